@@ -1,0 +1,35 @@
+# The two commands of the README: `make demo` and `make test`. Each creates .venv if needed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/scorekit demo
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis

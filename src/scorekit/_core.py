@@ -1,0 +1,477 @@
+"""The metric core: mergeable states, the ``Metric`` base, the registry and metric names.
+
+A metric is defined once as three functions over a *state*::
+
+    summarize(batch) -> State    one chunk of data -> its sufficient statistics
+    merge(a, b)      -> State    associative, commutative, empty() is the identity
+    compute(state)   -> result   the number(s) a user sees
+
+Each field of a state declares how it merges (``sum``, ``min``, ``max``, ``concat``,
+``same`` for settings that must agree, or ``custom``), so most states need no merge
+code at all.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import difflib
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+import numpy as np
+
+from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message
+
+__all__ = [
+    "STATE_FORMAT",
+    "Metric",
+    "MetricInfo",
+    "State",
+    "available",
+    "get",
+    "parse_metric",
+    "register",
+    "state_field",
+]
+
+STATE_FORMAT = 1
+"""Version of the serialised state format; states of another version do not load."""
+
+MergeRule = Literal["sum", "min", "max", "concat", "same", "custom"]
+_RULES = ("sum", "min", "max", "concat", "same", "custom")
+
+
+def state_field(rule: MergeRule, **kwargs: Any) -> Any:
+    """Declare a state field together with the rule that merges it.
+
+    ``sum``, ``min`` and ``max`` combine values element-wise; ``concat`` joins
+    arrays along their first axis (or tuples); ``same`` marks a setting that both
+    states must share (merging states that differ raises
+    :class:`~scorekit.errors.StateMismatchError`); ``custom`` fields are merged by
+    the state's ``_merge_custom`` method.
+    """
+    if rule not in _RULES:
+        raise ConfigError(message("state_field", "unknown merge rule", rule, choices(_RULES)))
+    metadata = dict(kwargs.pop("metadata", {}) or {})
+    metadata["merge"] = rule
+    return field(metadata=metadata, **kwargs)
+
+
+_STATE_TYPES: dict[str, type[State]] = {}
+
+S = TypeVar("S", bound="State")
+
+
+@dataclass(frozen=True, eq=False)
+class State:
+    """Base class of metric states: plain data with declared merge rules.
+
+    States are immutable. ``a.merge(b)`` returns a new state; ``equals`` compares
+    two states field by field (arrays exactly). States round-trip through pickle
+    and through :meth:`to_dict` / :meth:`from_dict` (JSON-ready).
+    """
+
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind") or cls.__name__
+        cls.kind = kind
+        _STATE_TYPES[kind] = cls
+
+    # merging -----------------------------------------------------------------
+
+    def merge(self: S, other: S) -> S:
+        """Return the state of the union of the data behind ``self`` and ``other``."""
+        if type(other) is not type(self):
+            raise StateMismatchError(
+                message(
+                    self.kind,
+                    "cannot merge states of different kinds",
+                    type(other).__name__,
+                    f"a {type(self).__name__}",
+                )
+            )
+        values: dict[str, Any] = {}
+        custom = False
+        for f in dataclasses.fields(self):
+            rule = f.metadata.get("merge", "same")
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if rule == "custom":
+                custom = True
+            elif rule == "same":
+                if not _equal(a, b):
+                    raise StateMismatchError(
+                        message(
+                            self.kind,
+                            f"cannot merge states with different {f.name!r}",
+                            b,
+                            f"{a!r} as in the other state",
+                        )
+                    )
+                values[f.name] = a
+            else:
+                values[f.name] = _combine(rule, a, b)
+        if custom:
+            values.update(self._merge_custom(other))
+        return dataclasses.replace(self, **values)
+
+    def _merge_custom(self: S, other: S) -> dict[str, Any]:
+        """Merge the fields declared ``custom``; return their new values by name."""
+        raise TypeError(f"{type(self).__name__} declares custom fields but no _merge_custom")
+
+    def equals(self, other: object) -> bool:
+        """True when ``other`` is a state of the same kind with equal fields."""
+        if type(other) is not type(self):
+            return False
+        return all(
+            _equal(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)
+        )
+
+    # serialisation -----------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (arrays become tagged lists) that :meth:`from_dict` reverses."""
+        return {
+            "scorekit_state": self.kind,
+            "format": STATE_FORMAT,
+            "fields": {f.name: _encode(getattr(self, f.name)) for f in dataclasses.fields(self)},
+        }
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> State:
+        """Rebuild a state from :meth:`to_dict` output, checking kind and format."""
+        if not isinstance(data, Mapping) or "scorekit_state" not in data:
+            raise InputError(
+                message("state", "not a scorekit state", type(data).__name__, "a state dict")
+            )
+        kind = data["scorekit_state"]
+        if data.get("format") != STATE_FORMAT:
+            raise StateMismatchError(
+                message(
+                    "state",
+                    "unsupported state format",
+                    data.get("format"),
+                    f"format {STATE_FORMAT}",
+                )
+            )
+        cls = _STATE_TYPES.get(kind)
+        if cls is None:
+            raise InputError(message("state", "unknown state kind", kind, choices(_STATE_TYPES)))
+        names = {f.name for f in dataclasses.fields(cls)}
+        fields = data.get("fields", {})
+        if set(fields) != names:
+            raise InputError(
+                message(
+                    kind, "state fields do not match", sorted(fields), f"the fields {sorted(names)}"
+                )
+            )
+        return cls(**{name: _decode(value) for name, value in fields.items()})
+
+    def to_json(self) -> str:
+        """Serialise to a JSON string (exact for floats, which JSON writes in full)."""
+        return json.dumps(self.to_dict(), allow_nan=True)
+
+    @staticmethod
+    def from_json(text: str) -> State:
+        """Rebuild a state from :meth:`to_json` output."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                message("state", "invalid JSON", f"{exc.msg} at line {exc.lineno}", "a state")
+            ) from None
+        return State.from_dict(data)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a_arr, b_arr = np.asarray(a), np.asarray(b)
+        if a_arr.shape != b_arr.shape:
+            return False
+        if a_arr.dtype.kind in "fc" or b_arr.dtype.kind in "fc":
+            return bool(np.array_equal(a_arr, b_arr, equal_nan=True))
+        return bool(np.array_equal(a_arr, b_arr))
+    if isinstance(a, State):
+        return a.equals(b)
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return bool(a == b)
+
+
+def _combine(rule: str, a: Any, b: Any) -> Any:
+    if rule == "sum":
+        return a + b
+    if rule == "min":
+        return np.minimum(a, b) if isinstance(a, np.ndarray) else min(a, b)
+    if rule == "max":
+        return np.maximum(a, b) if isinstance(a, np.ndarray) else max(a, b)
+    # concat
+    if isinstance(a, np.ndarray):
+        return np.concatenate([a, b])
+    return tuple(a) + tuple(b)
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, State):
+        return {"__state__": value.to_dict()}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "O":
+            items = value.tolist()
+            return {"__ndarray__": items, "dtype": "object", "shape": list(value.shape)}
+        return {"__ndarray__": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "__state__" in value:
+            return State.from_dict(value["__state__"])
+        if "__ndarray__" in value:
+            dtype = np.dtype(object) if value["dtype"] == "object" else np.dtype(value["dtype"])
+            arr = np.array(value["__ndarray__"], dtype=dtype)
+            return arr.reshape(value["shape"])
+        if "__tuple__" in value:
+            return tuple(_decode(v) for v in value["__tuple__"])
+    return value
+
+
+# metrics ----------------------------------------------------------------------
+
+
+class Metric(abc.ABC, Generic[S]):
+    """Base class of every metric: a frozen, validated configuration plus three methods.
+
+    Subclasses are frozen dataclasses that implement :meth:`summarize`,
+    :meth:`compute` and :meth:`empty`; everything else derives from those.
+    Registry metadata (name, direction, bounds, input kind) is attached by
+    :func:`register`.
+    """
+
+    info: ClassVar[MetricInfo]
+
+    @abc.abstractmethod
+    def summarize(self, *batch: Any, **kwargs: Any) -> S:
+        """Reduce one batch of data to its state."""
+
+    @abc.abstractmethod
+    def compute(self, state: S) -> Any:
+        """Turn a state into the value a user sees."""
+
+    @abc.abstractmethod
+    def empty(self) -> S:
+        """The state of no data: the identity of :meth:`merge`."""
+
+    def merge(self, a: S, b: S) -> S:
+        """Merge two states (associative and commutative)."""
+        return a.merge(b)
+
+    def update(self, state: S, *batch: Any, **kwargs: Any) -> S:
+        """Fold one more batch into ``state``."""
+        return self.merge(state, self.summarize(*batch, **kwargs))
+
+    def score(self, *batch: Any, **kwargs: Any) -> Any:
+        """Compute the metric on one in-memory batch: ``compute(summarize(batch))``."""
+        return self.compute(self.summarize(*batch, **kwargs))
+
+    @property
+    def name(self) -> str:
+        """The registered name of this metric."""
+        return self.info.name
+
+    @property
+    def inputs(self) -> str:
+        """The kind of input this configuration takes (see :data:`INPUT_KINDS`)."""
+        return self.info.inputs
+
+    def _error(self, problem: str, got: Any = None, expected: str | None = None) -> str:
+        return message(self.name, problem, got, expected)
+
+
+INPUT_KINDS = {
+    "binary_labels": "y_true, y_pred: 1-D labels of two classes",
+    "labels": "y_true, y_pred: 1-D class labels",
+    "multilabel": "y_true, y_pred: 2-D 0/1 indicator matrices (samples x labels)",
+    "binary_scores": "y_true: 1-D binary labels; y_score: 1-D scores of the positive class",
+    "multiclass_scores": "y_true: 1-D labels; y_score: 2-D scores (samples x classes)",
+    "multilabel_scores": "y_true: 2-D 0/1 indicators; y_score: 2-D scores (samples x labels)",
+    "binary_proba": "y_true: 1-D binary labels; y_proba: probability of the positive class",
+    "proba": "y_true: 1-D labels; y_proba: 2-D class probabilities (rows sum to 1)",
+}
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Registry entry: what a metric is called and how it behaves."""
+
+    name: str
+    cls: type[Metric[Any]]
+    higher_is_better: bool | None
+    bounds: tuple[float, float]
+    inputs: str
+    summary: str
+    aliases: tuple[str, ...] = ()
+    at: str | None = None
+    variant: str | None = None
+    variants: tuple[str, ...] = ()
+    grows: bool = False
+
+
+_REGISTRY: dict[str, MetricInfo] = {}
+_ALIASES: dict[str, str] = {}
+
+M = TypeVar("M", bound=type[Metric[Any]])
+
+
+def register(
+    name: str,
+    *,
+    higher_is_better: bool | None,
+    bounds: tuple[float, float],
+    inputs: str,
+    aliases: tuple[str, ...] = (),
+    at: str | None = None,
+    variant: str | None = None,
+    variants: tuple[str, ...] = (),
+    grows: bool = False,
+) -> Callable[[M], M]:
+    """Class decorator that enters a metric in the registry.
+
+    Parameters
+    ----------
+    name
+        The metric's name in metric strings (``f1``, ``roc_auc``).
+    higher_is_better
+        Direction; ``None`` for values that are not scores (curves, matrices).
+    bounds
+        The closed range every value lies in.
+    inputs
+        The input kind of the default configuration, a key of :data:`INPUT_KINDS`.
+    aliases
+        Other names accepted for the metric.
+    at
+        The parameter set by ``name@k`` (for example ``"k"``).
+    variant
+        The parameter set by ``name:value`` (for example ``"average"``).
+    variants
+        The values ``name:value`` accepts.
+    grows
+        True when the exact state grows with the data (histograms, kept values).
+    """
+    if inputs not in INPUT_KINDS:
+        raise ConfigError(message(name, "unknown input kind", inputs, choices(INPUT_KINDS)))
+
+    def decorate(cls: M) -> M:
+        doc = (cls.__doc__ or "").strip().splitlines()
+        info = MetricInfo(
+            name=name,
+            cls=cls,
+            higher_is_better=higher_is_better,
+            bounds=bounds,
+            inputs=inputs,
+            summary=doc[0] if doc else name,
+            aliases=aliases,
+            at=at,
+            variant=variant,
+            variants=variants,
+            grows=grows,
+        )
+        cls.info = info
+        _REGISTRY[name] = info
+        for alias in aliases:
+            _ALIASES[alias] = name
+        return cls
+
+    return decorate
+
+
+def available() -> list[MetricInfo]:
+    """Every registered metric, sorted by name."""
+    _load_all()
+    return [_REGISTRY[n] for n in sorted(_REGISTRY)]
+
+
+def get(name: str) -> MetricInfo:
+    """The registry entry for a metric name or alias (without ``@k`` or ``:variant``)."""
+    _load_all()
+    key = _ALIASES.get(name, name)
+    if key not in _REGISTRY:
+        known = sorted(set(_REGISTRY) | set(_ALIASES))
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        hint = f"a registered name (close: {', '.join(close)})" if close else "a registered name"
+        raise ConfigError(message("scorekit", "unknown metric", name, hint + "; see `scorekit list`"))
+    return _REGISTRY[key]
+
+
+_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<at>[^:]+))?(?::(?P<variant>.+))?$")
+
+
+def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
+    """Build a metric from its string form: ``name[@k][:variant]``.
+
+    Examples
+    --------
+    >>> parse_metric("f1:macro")
+    F1(average='macro', ...)
+    >>> parse_metric("accuracy").name
+    'accuracy'
+    """
+    if isinstance(spec, Metric):
+        return spec
+    if not isinstance(spec, str):
+        raise ConfigError(message("scorekit", "metric must be a name", spec, "a string like 'f1'"))
+    match = _NAME.match(spec.strip())
+    if not match:
+        raise ConfigError(
+            message("scorekit", "malformed metric name", spec, "name[@k][:variant], e.g. 'ndcg@10'")
+        )
+    info = get(match["name"])
+    kwargs = dict(options)
+    if match["at"] is not None:
+        if info.at is None:
+            raise ConfigError(message(info.name, "takes no @ parameter", spec, f"'{info.name}'"))
+        try:
+            kwargs[info.at] = int(match["at"])
+        except ValueError:
+            raise ConfigError(
+                message(info.name, f"{info.at} after @ must be an integer", match["at"], "e.g. @10")
+            ) from None
+    if match["variant"] is not None:
+        if info.variant is None:
+            raise ConfigError(message(info.name, "takes no :variant", spec, f"'{info.name}'"))
+        if info.variants and match["variant"] not in info.variants:
+            raise ConfigError(
+                message(info.name, f"unknown {info.variant}", match["variant"], choices(info.variants))
+            )
+        kwargs[info.variant] = match["variant"]
+    try:
+        return info.cls(**kwargs)
+    except TypeError as exc:
+        raise ConfigError(message(info.name, "invalid option", str(exc), "a documented parameter")) from None
+
+
+def iter_variants(info: MetricInfo) -> Iterator[Metric[Any]]:
+    """Every configuration reachable by name: the default and each ``:variant``."""
+    yield info.cls()
+    for v in info.variants:
+        yield parse_metric(f"{info.name}:{v}")
+
+
+_MODULES = ("scorekit.classification", "scorekit.multilabel")
+
+
+def _load_all() -> None:
+    import importlib
+
+    for module in _MODULES:
+        importlib.import_module(module)

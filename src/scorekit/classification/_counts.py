@@ -1,0 +1,246 @@
+"""The confusion-count state shared by every label-based classification metric."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._check import as_array, as_labels, as_weights, check_same_length, union_labels
+from scorekit._core import State, state_field
+from scorekit.errors import InputError, StateMismatchError, message, raw
+
+__all__ = ["ConfusionCounts", "summarize_counts"]
+
+_DIRECT_LIMIT = 1 << 22
+
+
+@dataclass(frozen=True, eq=False)
+class ConfusionCounts(State):
+    """Sufficient statistics of label predictions.
+
+    Single-label data keeps a ``k x k`` matrix (rows: true class, columns:
+    predicted class, in the order of ``labels``). Multi-label data keeps one
+    ``2 x 2`` matrix per label (``[[tn, fp], [fn, tp]]``, as scikit-learn's
+    ``multilabel_confusion_matrix``) plus a table of per-sample
+    ``(tp, fp, fn)`` triples with their summed weights, from which every
+    sample-averaged score follows exactly. Counts are int64 without sample
+    weights and float64 with them.
+    """
+
+    labels: NDArray[Any] = state_field("custom")
+    matrix: NDArray[Any] = state_field("custom")
+    multilabel: bool | None = state_field("custom")
+    sample_keys: NDArray[np.int64] = state_field("custom")
+    sample_weights: NDArray[np.float64] = state_field("custom")
+
+    @classmethod
+    def empty(cls) -> ConfusionCounts:
+        """The state of no data."""
+        return cls(
+            labels=np.empty(0, dtype=np.int64),
+            matrix=np.zeros((0, 0), dtype=np.int64),
+            multilabel=None,
+            sample_keys=np.zeros((0, 3), dtype=np.int64),
+            sample_weights=np.zeros(0, dtype=np.float64),
+        )
+
+    @property
+    def total(self) -> float:
+        """Total (weighted) number of samples."""
+        if self.multilabel:
+            return float(self.sample_weights.sum())
+        return float(self.matrix.sum())
+
+    def _merge_custom(self, other: ConfusionCounts) -> dict[str, Any]:
+        if self.multilabel is None:
+            return _fields(other)
+        if other.multilabel is None:
+            return _fields(self)
+        if self.multilabel != other.multilabel:
+            raise StateMismatchError(
+                message(
+                    "confusion counts",
+                    "cannot merge single-label and multi-label states",
+                    raw("a multi-label state" if other.multilabel else "a single-label state"),
+                    "states of one task",
+                )
+            )
+        if self.multilabel:
+            if len(self.labels) != len(other.labels):
+                raise StateMismatchError(
+                    message(
+                        "confusion counts",
+                        "multi-label states differ in their number of labels",
+                        len(other.labels),
+                        f"{len(self.labels)} labels",
+                    )
+                )
+            keys, weights = _reduce_keys(
+                np.concatenate([self.sample_keys, other.sample_keys]),
+                np.concatenate([self.sample_weights, other.sample_weights]),
+            )
+            return {
+                "labels": self.labels,
+                "matrix": self.matrix + other.matrix,
+                "multilabel": True,
+                "sample_keys": keys,
+                "sample_weights": weights,
+            }
+        labels = union_labels("confusion counts", self.labels, other.labels)
+        k = len(labels)
+        dtype = np.result_type(self.matrix.dtype, other.matrix.dtype)
+        matrix = np.zeros((k, k), dtype=dtype)
+        for part in (self, other):
+            idx = np.searchsorted(labels, part.labels)
+            matrix[np.ix_(idx, idx)] += part.matrix
+        return {**_fields(self), "labels": labels, "matrix": matrix}
+
+
+def _fields(state: ConfusionCounts) -> dict[str, Any]:
+    return {
+        "labels": state.labels,
+        "matrix": state.matrix,
+        "multilabel": state.multilabel,
+        "sample_keys": state.sample_keys,
+        "sample_weights": state.sample_weights,
+    }
+
+
+def _reduce_keys(
+    keys: NDArray[np.int64], weights: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Sum the weights of equal (tp, fp, fn) rows; rows come out sorted."""
+    if len(keys) == 0:
+        return keys.reshape(0, 3).astype(np.int64), weights.astype(np.float64)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
+    return unique.astype(np.int64), summed
+
+
+def summarize_counts(
+    metric: str,
+    y_true: Any,
+    y_pred: Any,
+    sample_weight: Any = None,
+    labels: Any = None,
+) -> ConfusionCounts:
+    """Count one batch: 1-D inputs are single-label, 2-D indicator matrices multi-label."""
+    t = as_array(metric, "y_true", y_true)
+    p = as_array(metric, "y_pred", y_pred)
+    multilabel = (t.ndim == 2 and t.shape[1] > 1) or (p.ndim == 2 and p.shape[1] > 1)
+    n = check_same_length(metric, y_true=t, y_pred=p)
+    w = as_weights(metric, sample_weight, n)
+    if multilabel:
+        return _multilabel_counts(metric, t, p, w)
+    t = as_labels(metric, "y_true", t)
+    p = as_labels(metric, "y_pred", p)
+    extra = None if labels is None else as_labels(metric, "labels", labels)
+    values, matrix = _pair_counts(metric, t, p, w, extra)
+    return ConfusionCounts(
+        labels=values,
+        matrix=matrix,
+        multilabel=False,
+        sample_keys=np.zeros((0, 3), dtype=np.int64),
+        sample_weights=np.zeros(0, dtype=np.float64),
+    )
+
+
+def _pair_counts(
+    metric: str,
+    t: NDArray[Any],
+    p: NDArray[Any],
+    w: NDArray[np.float64] | None,
+    labels: NDArray[Any] | None,
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Confusion matrix over the sorted union of labels, without a sort for small ints."""
+    ints = t.dtype.kind in "biu" and p.dtype.kind in "biu"
+    if ints and t.size and (labels is None or labels.dtype.kind in "biu"):
+        lo = min(int(t.min()), int(p.min()))
+        hi = max(int(t.max()), int(p.max()))
+        if labels is not None and labels.size:
+            lo, hi = min(lo, int(labels.min())), max(hi, int(labels.max()))
+        span = hi - lo + 1
+        if span * span <= _DIRECT_LIMIT:
+            codes = t.astype(np.intp) * span
+            codes += p
+            if lo:
+                codes -= lo * (span + 1)
+            full = np.bincount(codes, weights=w, minlength=span * span).reshape(span, span)
+            seen = full if w is None else np.bincount(codes, minlength=span * span).reshape(span, span)
+            present = (seen.sum(axis=0) > 0) | (seen.sum(axis=1) > 0)
+            if labels is not None and labels.size:
+                present[labels.astype(np.intp) - lo] = True
+            idx = np.flatnonzero(present)
+            dtype = np.result_type(t.dtype, p.dtype)
+            values = (idx + lo).astype(dtype)
+            if idx.size != span:
+                full = full[np.ix_(idx, idx)]
+            return values, np.ascontiguousarray(full)
+    parts = [t, p] if labels is None else [t, p, labels]
+    values = union_labels(metric, *parts)
+    k = len(values)
+    ti = np.searchsorted(values, t)
+    pi = np.searchsorted(values, p)
+    codes = ti * k + pi
+    matrix = np.bincount(codes, weights=w, minlength=k * k).reshape(k, k)
+    return values, matrix
+
+
+def _as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_]:
+    if arr.ndim != 2:
+        raise InputError(
+            message(metric, f"{name} must be a 2-D indicator matrix", raw(f"shape {arr.shape}"), "shape (n_samples, n_labels)")
+        )
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind not in "iuf":
+        raise InputError(message(metric, f"{name} must hold 0/1 indicators", raw(str(arr.dtype)), "0 and 1"))
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise InputError(
+            message(metric, f"{name} must hold 0/1 indicators", raw(f"{arr[i, j]} at row {i}, column {j}"), "0 and 1")
+        )
+    return arr.astype(bool)
+
+
+def _multilabel_counts(
+    metric: str, t: NDArray[Any], p: NDArray[Any], w: NDArray[np.float64] | None
+) -> ConfusionCounts:
+    t = _as_indicator(metric, "y_true", t)
+    p = _as_indicator(metric, "y_pred", p)
+    if t.shape != p.shape:
+        raise InputError(
+            message(metric, "y_true and y_pred differ in shape", raw(f"{t.shape} and {p.shape}"), "equal shapes")
+        )
+    n, k = t.shape
+    tp_cells = t & p
+    fp_cells = ~t & p
+    fn_cells = t & ~p
+    if w is None:
+        tp = tp_cells.sum(axis=0)
+        fp = fp_cells.sum(axis=0)
+        fn = fn_cells.sum(axis=0)
+        tn = n - tp - fp - fn
+        weights = np.ones(n, dtype=np.float64)
+    else:
+        tp = w @ tp_cells
+        fp = w @ fp_cells
+        fn = w @ fn_cells
+        tn = w.sum() - tp - fp - fn
+        weights = w
+    matrix = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
+    keys = np.stack(
+        [tp_cells.sum(axis=1), fp_cells.sum(axis=1), fn_cells.sum(axis=1)], axis=1
+    ).astype(np.int64)
+    keys, summed = _reduce_keys(keys, weights)
+    return ConfusionCounts(
+        labels=np.arange(k, dtype=np.int64),
+        matrix=matrix,
+        multilabel=True,
+        sample_keys=keys,
+        sample_weights=summed,
+    )

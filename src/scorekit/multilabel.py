@@ -1,0 +1,1 @@
+"""Multi-label metrics (Wu & Zhou 2017): hamming loss, ranking losses, coverage."""

@@ -1,0 +1,17 @@
+"""Test configuration: Hypothesis profiles and shared fixtures."""
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
