@@ -43,7 +43,10 @@ def as_array(metric: str, name: str, values: Any) -> NDArray[Any]:
         raise InputError(
             message(metric, f"{name} is not a rectangular array", raw(str(exc)), "an array")
         ) from None
-    if arr.dtype.kind == "O" and arr.ndim >= 1:
+    if arr.dtype.kind == "U" and isinstance(values, list | tuple):
+        # numpy turns [0, "a"] into strings; look at the items to refuse the mix
+        arr = _narrow_object(metric, name, np.asarray(values, dtype=object))
+    elif arr.dtype.kind == "O" and arr.ndim >= 1:
         arr = _narrow_object(metric, name, arr)
     return arr
 
@@ -62,7 +65,11 @@ def _narrow_object(metric: str, name: str, arr: NDArray[Any]) -> NDArray[Any]:
         return arr.astype(np.float64)
     if "none" in kinds:
         idx = next(i for i, v in enumerate(flat) if v is None)
-        raise InputError(message(metric, f"{name} contains None", raw(f"None at index {idx}"), "no missing values"))
+        raise InputError(
+            message(
+                metric, f"{name} contains None", raw(f"None at index {idx}"), "no missing values"
+            )
+        )
     shown = sorted(k for k in kinds)
     raise InputError(
         message(metric, f"{name} mixes value types", raw(", ".join(shown)), "labels of one type")
@@ -107,22 +114,43 @@ def as_labels(metric: str, name: str, values: Any) -> NDArray[Any]:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise InputError(
-                message(metric, f"{name} contains a non-finite label", raw(f"{arr[i]} at index {i}"), "finite labels")
+                message(
+                    metric,
+                    f"{name} contains a non-finite label",
+                    raw(f"{arr[i]} at index {i}"),
+                    "finite labels",
+                )
             )
     elif kind == "S":
         arr = arr.astype(str)
     elif kind not in "biuU":
-        raise InputError(message(metric, f"{name} has an unsupported label type", raw(str(arr.dtype)), "integers, floats, booleans or strings"))
+        raise InputError(
+            message(
+                metric,
+                f"{name} has an unsupported label type",
+                raw(str(arr.dtype)),
+                "integers, floats, booleans or strings",
+            )
+        )
     return arr
 
 
-def as_scores(metric: str, name: str, values: Any, ndim: int | tuple[int, ...] = 1) -> NDArray[np.float64]:
+def as_scores(
+    metric: str, name: str, values: Any, ndim: int | tuple[int, ...] = 1
+) -> NDArray[np.float64]:
     """Finite float64 scores of the given dimensionality."""
     arr = as_array(metric, name, values)
     dims = (ndim,) if isinstance(ndim, int) else ndim
     if arr.ndim not in dims:
         want = " or ".join(f"{d}-D" for d in dims)
-        raise InputError(message(metric, f"{name} must be {want}", raw(f"shape {arr.shape}"), f"a {want} array of scores"))
+        raise InputError(
+            message(
+                metric,
+                f"{name} must be {want}",
+                raw(f"shape {arr.shape}"),
+                f"a {want} array of scores",
+            )
+        )
     if arr.dtype.kind not in "biuf":
         raise InputError(message(metric, f"{name} must be numeric", raw(str(arr.dtype)), "numbers"))
     out = np.asarray(arr, dtype=np.float64)
@@ -138,7 +166,12 @@ def check_finite(metric: str, name: str, arr: NDArray[np.float64]) -> None:
             pos = np.argwhere(bad)[0]
             where = int(pos[0]) if len(pos) == 1 else tuple(int(p) for p in pos)
             raise InputError(
-                message(metric, f"{name} contains {arr[tuple(pos)]}", raw(f"{arr[tuple(pos)]} at index {where}"), "finite values")
+                message(
+                    metric,
+                    f"{name} contains {arr[tuple(pos)]}",
+                    raw(f"{arr[tuple(pos)]} at index {where}"),
+                    "finite values",
+                )
             )
 
 
@@ -148,10 +181,21 @@ def as_weights(metric: str, sample_weight: Any, n: int) -> NDArray[np.float64] |
         return None
     w = as_scores(metric, "sample_weight", sample_weight)
     if len(w) != n:
-        raise InputError(message(metric, "sample_weight differs in length", raw(f"{len(w)} weights for {n} samples"), "one weight per sample"))
+        raise InputError(
+            message(
+                metric,
+                "sample_weight differs in length",
+                raw(f"{len(w)} weights for {n} samples"),
+                "one weight per sample",
+            )
+        )
     if w.size and w.min() < 0:
         i = int(np.argmin(w))
-        raise InputError(message(metric, "sample_weight is negative", raw(f"{w[i]} at index {i}"), "weights >= 0"))
+        raise InputError(
+            message(
+                metric, "sample_weight is negative", raw(f"{w[i]} at index {i}"), "weights >= 0"
+            )
+        )
     return w
 
 
@@ -162,8 +206,15 @@ def union_labels(metric: str, *arrays: NDArray[Any]) -> NDArray[Any]:
         return np.asarray(arrays[0])[:0] if arrays else np.empty(0)
     kinds = {"str" if a.dtype.kind == "U" else "num" for a in parts}
     if len(kinds) > 1:
-        examples = [repr(a[0]) for a in parts]
-        raise InputError(message(metric, "labels mix strings and numbers", raw(", ".join(examples)), "labels of one type"))
+        examples = [repr(a[0].item()) for a in parts]
+        raise InputError(
+            message(
+                metric,
+                "labels mix strings and numbers",
+                raw(", ".join(examples)),
+                "labels of one type",
+            )
+        )
     return np.unique(np.concatenate(parts))
 
 

@@ -409,7 +409,9 @@ def get(name: str) -> MetricInfo:
         known = sorted(set(_REGISTRY) | set(_ALIASES))
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
         hint = f"a registered name (close: {', '.join(close)})" if close else "a registered name"
-        raise ConfigError(message("scorekit", "unknown metric", name, hint + "; see `scorekit list`"))
+        raise ConfigError(
+            message("scorekit", "unknown metric", name, hint + "; see `scorekit list`")
+        )
     return _REGISTRY[key]
 
 
@@ -451,13 +453,17 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
             raise ConfigError(message(info.name, "takes no :variant", spec, f"'{info.name}'"))
         if info.variants and match["variant"] not in info.variants:
             raise ConfigError(
-                message(info.name, f"unknown {info.variant}", match["variant"], choices(info.variants))
+                message(
+                    info.name, f"unknown {info.variant}", match["variant"], choices(info.variants)
+                )
             )
         kwargs[info.variant] = match["variant"]
     try:
         return info.cls(**kwargs)
     except TypeError as exc:
-        raise ConfigError(message(info.name, "invalid option", str(exc), "a documented parameter")) from None
+        raise ConfigError(
+            message(info.name, "invalid option", str(exc), "a documented parameter")
+        ) from None
 
 
 def iter_variants(info: MetricInfo) -> Iterator[Metric[Any]]:

@@ -113,11 +113,18 @@ def _reduce_keys(
     keys: NDArray[np.int64], weights: NDArray[np.float64]
 ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Sum the weights of equal (tp, fp, fn) rows; rows come out sorted."""
+    keys = np.asarray(keys, dtype=np.int64).reshape(-1, 3)
+    weights = np.asarray(weights, dtype=np.float64)
     if len(keys) == 0:
-        return keys.reshape(0, 3).astype(np.int64), weights.astype(np.float64)
-    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
-    summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
-    return unique.astype(np.int64), summed
+        return keys, weights
+    base = int(keys.max()) + 1
+    codes = (keys[:, 0] * base + keys[:, 1]) * base + keys[:, 2]
+    unique, inverse = np.unique(codes, return_inverse=True)
+    summed: NDArray[np.float64] = np.bincount(
+        inverse, weights=weights, minlength=len(unique)
+    ).astype(np.float64)
+    rows = np.stack([unique // (base * base), (unique // base) % base, unique % base], axis=1)
+    return rows.astype(np.int64), summed
 
 
 def summarize_counts(
@@ -169,7 +176,9 @@ def _pair_counts(
             if lo:
                 codes -= lo * (span + 1)
             full = np.bincount(codes, weights=w, minlength=span * span).reshape(span, span)
-            seen = full if w is None else np.bincount(codes, minlength=span * span).reshape(span, span)
+            seen = (
+                full if w is None else np.bincount(codes, minlength=span * span).reshape(span, span)
+            )
             present = (seen.sum(axis=0) > 0) | (seen.sum(axis=1) > 0)
             if labels is not None and labels.size:
                 present[labels.astype(np.intp) - lo] = True
@@ -192,17 +201,29 @@ def _pair_counts(
 def _as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_]:
     if arr.ndim != 2:
         raise InputError(
-            message(metric, f"{name} must be a 2-D indicator matrix", raw(f"shape {arr.shape}"), "shape (n_samples, n_labels)")
+            message(
+                metric,
+                f"{name} must be a 2-D indicator matrix",
+                raw(f"shape {arr.shape}"),
+                "shape (n_samples, n_labels)",
+            )
         )
     if arr.dtype.kind == "b":
         return arr
     if arr.dtype.kind not in "iuf":
-        raise InputError(message(metric, f"{name} must hold 0/1 indicators", raw(str(arr.dtype)), "0 and 1"))
+        raise InputError(
+            message(metric, f"{name} must hold 0/1 indicators", raw(str(arr.dtype)), "0 and 1")
+        )
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
         raise InputError(
-            message(metric, f"{name} must hold 0/1 indicators", raw(f"{arr[i, j]} at row {i}, column {j}"), "0 and 1")
+            message(
+                metric,
+                f"{name} must hold 0/1 indicators",
+                raw(f"{arr[i, j]} at row {i}, column {j}"),
+                "0 and 1",
+            )
         )
     return arr.astype(bool)
 
@@ -214,7 +235,12 @@ def _multilabel_counts(
     p = _as_indicator(metric, "y_pred", p)
     if t.shape != p.shape:
         raise InputError(
-            message(metric, "y_true and y_pred differ in shape", raw(f"{t.shape} and {p.shape}"), "equal shapes")
+            message(
+                metric,
+                "y_true and y_pred differ in shape",
+                raw(f"{t.shape} and {p.shape}"),
+                "equal shapes",
+            )
         )
     n, k = t.shape
     tp_cells = t & p

@@ -16,13 +16,13 @@ from scorekit.classification._counts import ConfusionCounts, summarize_counts
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [
+    "F1",
     "MCC",
     "Accuracy",
     "BalancedAccuracy",
     "CohenKappa",
     "ConfusionMatrix",
     "ErrorRate",
-    "F1",
     "FBeta",
     "Precision",
     "Recall",
@@ -51,13 +51,17 @@ def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
         return None
     arr = as_labels(metric, "labels", labels)
     if len(np.unique(arr)) != len(arr):
-        raise ConfigError(message(metric, "labels contain duplicates", list(arr.tolist()), "distinct labels"))
+        raise ConfigError(
+            message(metric, "labels contain duplicates", list(arr.tolist()), "distinct labels")
+        )
     return tuple(arr.tolist())
 
 
 def _check_zero_division(metric: str, value: Any) -> None:
     ok = value == "warn" or (
-        isinstance(value, int | float) and not isinstance(value, bool) and (value in (0, 1) or math.isnan(value))
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (value in (0, 1) or math.isnan(value))
     )
     if not ok:
         raise ConfigError(message(metric, "invalid zero_division", value, "'warn', 0, 1 or nan"))
@@ -72,7 +76,9 @@ def _require_data(metric: str, state: ConfusionCounts) -> None:
         raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
 
 
-def _divide(num: NDArray[np.float64], den: NDArray[np.float64], zero_division: ZeroDivision) -> tuple[NDArray[np.float64], bool]:
+def _divide(
+    num: NDArray[np.float64], den: NDArray[np.float64], zero_division: ZeroDivision
+) -> tuple[NDArray[np.float64], bool]:
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     mask = den == 0
@@ -125,18 +131,40 @@ def prf_counts(
     if state.multilabel:
         if average == "binary":
             raise InputError(
-                message(metric, "target is multi-label but average='binary'", raw("a 2-D indicator matrix"), choices(_VARIANTS[1:]))
+                message(
+                    metric,
+                    "target is multi-label but average='binary'",
+                    raw("a 2-D indicator matrix"),
+                    choices(_VARIANTS[1:]),
+                )
             )
         k = len(state.labels)
         cols = np.arange(k) if labels is None else np.asarray(labels)
         if cols.dtype.kind not in "iu" or (cols.size and (cols.min() < 0 or cols.max() >= k)):
-            raise InputError(message(metric, "multi-label labels must be column indices", list(cols.tolist()), f"integers in [0, {k})"))
+            raise InputError(
+                message(
+                    metric,
+                    "multi-label labels must be column indices",
+                    list(cols.tolist()),
+                    f"integers in [0, {k})",
+                )
+            )
         m = state.matrix[cols]
         tp, fp, fn = m[:, 1, 1], m[:, 0, 1], m[:, 1, 0]
-        return tp.astype(np.float64), (tp + fp).astype(np.float64), (tp + fn).astype(np.float64), cols
+        return (
+            tp.astype(np.float64),
+            (tp + fp).astype(np.float64),
+            (tp + fn).astype(np.float64),
+            cols,
+        )
     if average == "samples":
         raise InputError(
-            message(metric, "average='samples' needs multi-label input", raw("1-D labels"), "a 2-D indicator matrix or another average")
+            message(
+                metric,
+                "average='samples' needs multi-label input",
+                raw("1-D labels"),
+                "a 2-D indicator matrix or another average",
+            )
         )
     present = state.labels
     matrix = state.matrix
@@ -146,11 +174,23 @@ def prf_counts(
     if average == "binary":
         if len(present) > 2:
             raise InputError(
-                message(metric, "target is multiclass but average='binary'", raw(f"{len(present)} classes"), "two classes, or average='micro', 'macro' or 'weighted'")
+                message(
+                    metric,
+                    "target is multiclass but average='binary'",
+                    raw(f"{len(present)} classes"),
+                    "two classes, or average='micro', 'macro' or 'weighted'",
+                )
             )
         if pos_label not in set(present.tolist()):
             if len(present) >= 2:
-                raise InputError(message(metric, "pos_label is not a label of the data", pos_label, choices(present.tolist())))
+                raise InputError(
+                    message(
+                        metric,
+                        "pos_label is not a label of the data",
+                        pos_label,
+                        choices(present.tolist()),
+                    )
+                )
             zero = np.zeros(1)
             return zero, zero, zero, np.asarray([pos_label])
         selected = np.asarray([pos_label])
@@ -176,7 +216,9 @@ def prf(
     """Precision, recall, F-beta and support, averaged as scikit-learn does."""
     if average == "samples" and state.multilabel:
         return _prf_samples(metric, state, labels, beta, zero_division, warn_for)
-    tp, pred, true, _ = prf_counts(metric, state, average=average, labels=labels, pos_label=pos_label)
+    tp, pred, true, _ = prf_counts(
+        metric, state, average=average, labels=labels, pos_label=pos_label
+    )
     if average == "micro":
         tp, pred, true = tp.sum(keepdims=True), pred.sum(keepdims=True), true.sum(keepdims=True)
     p, r, f = _prf_arrays(metric, tp, pred, true, beta, zero_division, warn_for, average)
@@ -214,8 +256,8 @@ def _prf_arrays(
         ):
             if bad and name in warn_for:
                 warnings.warn(
-                    f"{metric}: {name} is ill-defined and set to 0.0 in {where} with {why} samples; "
-                    "set zero_division to choose the value.",
+                    f"{metric}: {name} is ill-defined and set to 0.0 in {where} "
+                    f"with {why} samples; set zero_division to choose the value.",
                     UndefinedMetricWarning,
                     stacklevel=4,
                 )
@@ -232,7 +274,12 @@ def _prf_samples(
 ) -> tuple[float, float, float, None]:
     if labels is not None and tuple(labels) != tuple(range(len(state.labels))):
         raise ConfigError(
-            message(metric, "labels cannot select columns with average='samples'", list(labels), "labels=None")
+            message(
+                metric,
+                "labels cannot select columns with average='samples'",
+                list(labels),
+                "labels=None",
+            )
         )
     keys = state.sample_keys.astype(np.float64)
     tp, fp, fn = keys[:, 0], keys[:, 1], keys[:, 2]
@@ -322,6 +369,19 @@ class Precision(_PRFMetric):
 
     Parameters
     ----------
+
+    Examples
+    --------
+    >>> Precision().score([0, 1, 1, 0], [0, 1, 0, 1])
+    0.5
+    >>> Precision(average="micro").score([0, 1, 2], [0, 2, 2])
+    0.666...
+
+    References
+    ----------
+    Agrees with scikit-learn's ``precision_recall_fscore_support`` (including
+    ``zero_division`` and the ``labels`` subset rule). Van Rijsbergen, C. J.
+    (1979), *Information Retrieval*, for F-beta.
     """
 
     _which = 0
@@ -345,6 +405,17 @@ class Recall(_PRFMetric):
 
     Parameters
     ----------
+
+    Examples
+    --------
+    >>> Recall().score([0, 1, 1, 0], [0, 1, 0, 1])
+    0.5
+
+    References
+    ----------
+    Agrees with scikit-learn's ``precision_recall_fscore_support`` (including
+    ``zero_division`` and the ``labels`` subset rule). Van Rijsbergen, C. J.
+    (1979), *Information Retrieval*, for F-beta.
     """
 
     _which = 1
@@ -367,6 +438,17 @@ class F1(_PRFMetric):
 
     Parameters
     ----------
+
+    Examples
+    --------
+    >>> F1(average="macro").score([0, 1, 2, 2], [0, 2, 2, 2])
+    0.6
+
+    References
+    ----------
+    Agrees with scikit-learn's ``precision_recall_fscore_support`` (including
+    ``zero_division`` and the ``labels`` subset rule). Van Rijsbergen, C. J.
+    (1979), *Information Retrieval*, for F-beta.
     """
 
 
@@ -388,6 +470,17 @@ class FBeta(_PRFMetric):
     ----------
     beta : float, default 1.0
         Weight of recall relative to precision; ``inf`` gives recall, 0 precision.
+
+    Examples
+    --------
+    >>> round(FBeta(beta=2.0).score([0, 1, 1, 0], [0, 1, 1, 1]), 4)
+    0.9091
+
+    References
+    ----------
+    Agrees with scikit-learn's ``precision_recall_fscore_support`` (including
+    ``zero_division`` and the ``labels`` subset rule). Van Rijsbergen, C. J.
+    (1979), *Information Retrieval*, for F-beta.
     """
 
     beta: float = 1.0
@@ -402,7 +495,9 @@ class FBeta(_PRFMetric):
 
 
 for _cls in (Precision, Recall, F1, FBeta):
-    _cls.__doc__ = (_cls.__doc__ or "").replace("Parameters\n    ----------\n", "Parameters\n    ----------" + _PRF_DOC_PARAMS, 1)
+    _cls.__doc__ = (_cls.__doc__ or "").replace(
+        "Parameters\n    ----------\n", "Parameters\n    ----------" + _PRF_DOC_PARAMS, 1
+    )
 
 
 def precision(
@@ -421,7 +516,7 @@ def precision(
     --------
     >>> precision([0, 1, 1, 0], [0, 1, 0, 1])
     0.5
-    >>> precision([0, 1, 2, 2], [0, 2, 2, 2], average="macro")
+    >>> precision([0, 1, 2, 2], [0, 2, 2, 2], average="macro", zero_division=0)
     0.555...
     """
     m = Precision(average=average, labels=labels, pos_label=pos_label, zero_division=zero_division)
@@ -566,12 +661,22 @@ class Accuracy(_CountsMetric):
             return correct
         total = state.total
         if total == 0:
-            warnings.warn(f"{self.name}: all sample weights are 0; returning nan.", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn(
+                f"{self.name}: all sample weights are 0; returning nan.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
             return math.nan
         return correct / total
 
 
-@register("error_rate", higher_is_better=False, bounds=(0.0, 1.0), inputs="labels", aliases=("zero_one_loss",))
+@register(
+    "error_rate",
+    higher_is_better=False,
+    bounds=(0.0, 1.0),
+    inputs="labels",
+    aliases=("zero_one_loss",),
+)
 @dataclass(frozen=True)
 class ErrorRate(_CountsMetric):
     """Error rate: the fraction of samples whose prediction is wrong (1 - accuracy).
@@ -592,7 +697,9 @@ class ErrorRate(_CountsMetric):
         return state.total - correct if not self.normalize else 1.0 - correct
 
 
-def accuracy(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None) -> float:
+def accuracy(
+    y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None
+) -> float:
     """Accuracy, as :class:`Accuracy` (scikit-learn's ``accuracy_score``).
 
     Examples
@@ -600,10 +707,12 @@ def accuracy(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight:
     >>> accuracy(["a", "b", "b"], ["a", "b", "a"])
     0.666...
     """
-    return Accuracy(normalize=normalize).score(y_true, y_pred, sample_weight=sample_weight)
+    return float(Accuracy(normalize=normalize).score(y_true, y_pred, sample_weight=sample_weight))
 
 
-def error_rate(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None) -> float:
+def error_rate(
+    y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None
+) -> float:
     """Error rate, as :class:`ErrorRate` (scikit-learn's ``zero_one_loss``).
 
     Examples
@@ -611,7 +720,7 @@ def error_rate(y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weigh
     >>> error_rate([1, 1, 0, 0], [1, 0, 0, 0])
     0.25
     """
-    return ErrorRate(normalize=normalize).score(y_true, y_pred, sample_weight=sample_weight)
+    return float(ErrorRate(normalize=normalize).score(y_true, y_pred, sample_weight=sample_weight))
 
 
 _NORMALIZE = (None, "true", "pred", "all")
@@ -660,7 +769,11 @@ class ConfusionMatrix(_CountsMetric):
         _require_data(self.name, state)
         if state.multilabel:
             raise InputError(
-                self._error("needs 1-D labels", raw("a multi-label indicator matrix"), "1-D labels; see multilabel_confusion_matrix")
+                self._error(
+                    "needs 1-D labels",
+                    raw("a multi-label indicator matrix"),
+                    "1-D labels; see multilabel_confusion_matrix",
+                )
             )
         cm = state.matrix
         if self.labels is not None:
@@ -670,7 +783,13 @@ class ConfusionMatrix(_CountsMetric):
                 idx = np.searchsorted(state.labels, extra)
                 counts = cm[idx].sum() + cm[:, idx].sum()
                 if counts:
-                    raise InputError(self._error("data contains a class outside labels", extra[0].item(), f"one of {list(self.labels)}"))
+                    raise InputError(
+                        self._error(
+                            "data contains a class outside labels",
+                            extra[0].item(),
+                            f"one of {list(self.labels)}",
+                        )
+                    )
             pos = np.searchsorted(state.labels, wanted)
             cm = cm[np.ix_(pos, pos)]
         if self.normalize is None:
@@ -682,7 +801,8 @@ class ConfusionMatrix(_CountsMetric):
                 out = cm / cm.sum(axis=0, keepdims=True)
             else:
                 out = cm / cm.sum()
-        return np.nan_to_num(out)
+        result: NDArray[Any] = np.nan_to_num(out)
+        return result
 
 
 def confusion_matrix(
@@ -702,13 +822,20 @@ def confusion_matrix(
            [0.5, 0.5]])
     """
     m = ConfusionMatrix(labels=labels, normalize=normalize)
-    return m.score(y_true, y_pred, sample_weight=sample_weight)
+    return m.compute(m.summarize(y_true, y_pred, sample_weight=sample_weight))
 
 
 def _single_label(metric: str, state: ConfusionCounts) -> NDArray[Any]:
     _require_data(metric, state)
     if state.multilabel:
-        raise InputError(message(metric, "multi-label input is not supported", raw("a 2-D indicator matrix"), "1-D labels"))
+        raise InputError(
+            message(
+                metric,
+                "multi-label input is not supported",
+                raw("a 2-D indicator matrix"),
+                "1-D labels",
+            )
+        )
     return state.matrix
 
 
@@ -737,7 +864,9 @@ class BalancedAccuracy(_CountsMetric):
         support = cm.sum(axis=1)
         keep = support > 0
         if not keep.all():
-            warnings.warn(f"{self.name}: y_pred contains classes not in y_true", UserWarning, stacklevel=2)
+            warnings.warn(
+                f"{self.name}: y_pred contains classes not in y_true", UserWarning, stacklevel=2
+            )
         per_class = np.diagonal(cm)[keep] / support[keep]
         if per_class.size == 0:
             return math.nan
@@ -748,7 +877,13 @@ class BalancedAccuracy(_CountsMetric):
         return score
 
 
-@register("mcc", higher_is_better=True, bounds=(-1.0, 1.0), inputs="labels", aliases=("matthews_corrcoef",))
+@register(
+    "mcc",
+    higher_is_better=True,
+    bounds=(-1.0, 1.0),
+    inputs="labels",
+    aliases=("matthews_corrcoef",),
+)
 @dataclass(frozen=True)
 class MCC(_CountsMetric):
     """Matthews correlation coefficient, binary and multiclass (Gorodkin's R_K).
@@ -783,7 +918,14 @@ class MCC(_CountsMetric):
 _KAPPA_WEIGHTS = (None, "linear", "quadratic")
 
 
-@register("cohen_kappa", higher_is_better=True, bounds=(-1.0, 1.0), inputs="labels", variant="weights", variants=("linear", "quadratic"))
+@register(
+    "cohen_kappa",
+    higher_is_better=True,
+    bounds=(-1.0, 1.0),
+    inputs="labels",
+    variant="weights",
+    variants=("linear", "quadratic"),
+)
 @dataclass(frozen=True)
 class CohenKappa(_CountsMetric):
     """Cohen's kappa: agreement between two labelings, corrected for chance.
@@ -826,7 +968,11 @@ class CohenKappa(_CountsMetric):
         sum1 = cm.sum(axis=1)
         total = sum0.sum()
         if total == 0:
-            warnings.warn(f"{self.name}: no sample falls in labels; kappa is undefined.", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn(
+                f"{self.name}: no sample falls in labels; kappa is undefined.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
             return float(self.replace_undefined_by)
         expected = np.outer(sum0, sum1) / total
         if self.weights is None:
@@ -836,12 +982,18 @@ class CohenKappa(_CountsMetric):
             w = np.abs(grid - grid.T) if self.weights == "linear" else (grid - grid.T) ** 2
         denom = float(np.sum(w * expected))
         if denom == 0:
-            warnings.warn(f"{self.name}: expected disagreement is 0; kappa is undefined.", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn(
+                f"{self.name}: expected disagreement is 0; kappa is undefined.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
             return float(self.replace_undefined_by)
         return 1.0 - float(np.sum(w * cm)) / denom
 
 
-def balanced_accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None, adjusted: bool = False) -> float:
+def balanced_accuracy(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, adjusted: bool = False
+) -> float:
     """Balanced accuracy, as :class:`BalancedAccuracy` (scikit-learn's ``balanced_accuracy_score``).
 
     Examples
@@ -849,7 +1001,9 @@ def balanced_accuracy(y_true: Any, y_pred: Any, *, sample_weight: Any = None, ad
     >>> balanced_accuracy([0, 0, 1, 1], [0, 0, 0, 1])
     0.75
     """
-    return BalancedAccuracy(adjusted=adjusted).score(y_true, y_pred, sample_weight=sample_weight)
+    return float(
+        BalancedAccuracy(adjusted=adjusted).score(y_true, y_pred, sample_weight=sample_weight)
+    )
 
 
 def mcc(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
@@ -860,7 +1014,7 @@ def mcc(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> float:
     >>> mcc([0, 1, 2], [0, 1, 2])
     1.0
     """
-    return MCC().score(y_true, y_pred, sample_weight=sample_weight)
+    return float(MCC().score(y_true, y_pred, sample_weight=sample_weight))
 
 
 def cohen_kappa(
@@ -877,10 +1031,10 @@ def cohen_kappa(
     Examples
     --------
     >>> cohen_kappa([0, 1, 2, 2], [0, 1, 2, 1], weights="quadratic")
-    0.833...
+    0.8
     """
     m = CohenKappa(labels=labels, weights=weights, replace_undefined_by=replace_undefined_by)
-    return m.score(y1, y2, sample_weight=sample_weight)
+    return float(m.score(y1, y2, sample_weight=sample_weight))
 
 
 def classification_report(
@@ -924,21 +1078,48 @@ def classification_report(
     else:
         names = [str(v) for v in target_names]
         if len(names) != len(shown):
-            raise InputError(message(name, "target_names and labels differ in length", raw(f"{len(names)} names for {len(shown)} labels"), "one name per label"))
-    kw: dict[str, Any] = {"labels": chosen, "pos_label": 1, "beta": 1.0, "zero_division": zero_division}
+            raise InputError(
+                message(
+                    name,
+                    "target_names and labels differ in length",
+                    raw(f"{len(names)} names for {len(shown)} labels"),
+                    "one name per label",
+                )
+            )
+    kw: dict[str, Any] = {
+        "labels": chosen,
+        "pos_label": 1,
+        "beta": 1.0,
+        "zero_division": zero_division,
+    }
     p, r, f, s = prf(name, state, average=None, warn_for=("precision", "recall", "f-score"), **kw)
+    s = np.asarray(s)
     report: dict[str, Any] = {}
     for i, label in enumerate(names):
-        report[label] = {"precision": float(p[i]), "recall": float(r[i]), "f1-score": float(f[i]), "support": _num(s[i])}
+        report[label] = {
+            "precision": float(p[i]),
+            "recall": float(r[i]),
+            "f1-score": float(f[i]),
+            "support": _num(s[i]),
+        }
     total = _num(float(np.sum(s)))
     all_reported = chosen is None or set(chosen) >= set(state.labels.tolist())
-    averages = ["micro", "macro", "weighted"] + (["samples"] if state.multilabel else [])
+    averages: list[Average] = ["micro", "macro", "weighted"]
+    if state.multilabel:
+        averages.append("samples")
     for avg in averages:
-        ap, ar, af, _ = prf(name, state, average=avg, warn_for=("precision", "recall", "f-score"), **kw)  # type: ignore[arg-type]
+        ap, ar, af, _ = prf(
+            name, state, average=avg, warn_for=("precision", "recall", "f-score"), **kw
+        )
         if avg == "micro" and not state.multilabel and all_reported:
             report["accuracy"] = float(ap)
             continue
-        report[f"{avg} avg"] = {"precision": float(ap), "recall": float(ar), "f1-score": float(af), "support": total}
+        report[f"{avg} avg"] = {
+            "precision": float(ap),
+            "recall": float(ar),
+            "f1-score": float(af),
+            "support": total,
+        }
     if output_dict:
         return report
     return _format_report(report, names, digits)
@@ -957,7 +1138,17 @@ def _format_report(report: dict[str, Any], names: list[str], digits: int) -> str
     row = "{:>{width}s} " + " {:>9.{digits}f}" * 3 + " {:>9}"
     for n in names:
         v = report[n]
-        lines.append(row.format(n, v["precision"], v["recall"], v["f1-score"], v["support"], width=width, digits=digits))
+        lines.append(
+            row.format(
+                n,
+                v["precision"],
+                v["recall"],
+                v["f1-score"],
+                v["support"],
+                width=width,
+                digits=digits,
+            )
+        )
     lines.append("")
     for key in report:
         if key in names:
@@ -965,8 +1156,22 @@ def _format_report(report: dict[str, Any], names: list[str], digits: int) -> str
         if key == "accuracy":
             total = sum(report[n]["support"] for n in names)
             acc_row = "{:>{width}s} " + " {:>9}" * 2 + " {:>9.{digits}f}" + " {:>9}"
-            lines.append(acc_row.format("accuracy", "", "", report["accuracy"], total, width=width, digits=digits))
+            lines.append(
+                acc_row.format(
+                    "accuracy", "", "", report["accuracy"], total, width=width, digits=digits
+                )
+            )
             continue
         v = report[key]
-        lines.append(row.format(key, v["precision"], v["recall"], v["f1-score"], v["support"], width=width, digits=digits))
+        lines.append(
+            row.format(
+                key,
+                v["precision"],
+                v["recall"],
+                v["f1-score"],
+                v["support"],
+                width=width,
+                digits=digits,
+            )
+        )
     return "\n".join(lines) + "\n"
