@@ -1,5 +1,60 @@
-"""scorekit: evaluation metrics for machine learning."""
+"""scorekit: evaluation metrics for machine learning, defined once as mergeable states.
 
+Families live in submodules, imported on first use::
+
+    >>> import scorekit
+    >>> scorekit.classification.f1([0, 1, 1, 0], [0, 1, 1, 1])
+    0.8
+    >>> scorekit.parse_metric("f1:macro").score([0, 1, 2], [0, 1, 1])
+    0.555...
+
+Every metric is a :class:`Metric` with ``summarize`` (data -> state), ``merge``
+(state, state -> state) and ``compute`` (state -> value), so a value computed on
+chunks, files or workers equals the in-memory one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from scorekit._core import Metric, MetricInfo, State, available, get, parse_metric
 from scorekit._version import __version__
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    ScorekitError,
+    StateMismatchError,
+    UndefinedMetricWarning,
+)
 
-__all__ = ["__version__"]
+__all__ = [
+    "ConfigError",
+    "InputError",
+    "Metric",
+    "MetricInfo",
+    "ScorekitError",
+    "State",
+    "StateMismatchError",
+    "UndefinedMetricWarning",
+    "__version__",
+    "available",
+    "classification",
+    "get",
+    "multilabel",
+    "parse_metric",
+]
+
+_SUBMODULES = ("classification", "multilabel")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"scorekit.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'scorekit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SUBMODULES))

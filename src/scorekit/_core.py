@@ -407,7 +407,7 @@ def get(name: str) -> MetricInfo:
     key = _ALIASES.get(name, name)
     if key not in _REGISTRY:
         known = sorted(set(_REGISTRY) | set(_ALIASES))
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f"a registered name (close: {', '.join(close)})" if close else "a registered name"
         raise ConfigError(
             message("scorekit", "unknown metric", name, hint + "; see `scorekit list`")

@@ -1,0 +1,68 @@
+"""Classification benchmarks against scikit-learn on 10,000,000 samples."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import sklearn
+import sklearn.metrics as skm
+
+import scorekit.classification as C
+from _timing import Row, best_of
+
+N = 10_000_000
+
+
+def _agree(a: object, b: object) -> str:
+    ok = np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-12, atol=0)
+    return "yes" if ok else f"NO ({a} vs {b})"
+
+
+def run(n: int = N) -> list[Row]:
+    rng = np.random.default_rng(0)
+    size = f"{n:,} samples"
+    rows = []
+    sk = f"scikit-learn {sklearn.__version__}"
+
+    y_true = rng.integers(0, 10, n)
+    y_pred = np.where(rng.random(n) < 0.7, y_true, rng.integers(0, 10, n))
+
+    t_ours, ours = best_of(lambda: C.confusion_matrix(y_true, y_pred))
+    t_ref, ref = best_of(lambda: skm.confusion_matrix(y_true, y_pred), repeat=1)
+    rows.append(Row("confusion_matrix, 10 classes", size, t_ours, sk, t_ref, _agree(ours, ref)))
+    t_np, counts = best_of(lambda: np.bincount(y_true * 10 + y_pred, minlength=100))
+    rows.append(
+        Row(
+            "confusion_matrix vs bare numpy.bincount(t*k+p)",
+            size,
+            t_ours,
+            "numpy",
+            t_np,
+            _agree(ours.ravel(), counts),
+        )
+    )
+
+    t_ours, ours = best_of(lambda: C.f1(y_true, y_pred, average="macro"))
+    t_ref, ref = best_of(lambda: skm.f1_score(y_true, y_pred, average="macro"), repeat=1)
+    rows.append(Row("f1 macro, 10 classes", size, t_ours, sk, t_ref, _agree(ours, ref)))
+
+    labels = rng.integers(0, 2, n)
+    scores = np.round(np.clip(rng.normal(0.35 + 0.3 * labels, 0.2), 0, 1), 3)  # ties
+    if hasattr(C, "roc_auc"):
+        t_ours, ours = best_of(lambda: C.roc_auc(labels, scores))
+        t_ref, ref = best_of(lambda: skm.roc_auc_score(labels, scores), repeat=1)
+        rows.append(Row("roc_auc, binary, ties", size, t_ours, sk, t_ref, _agree(ours, ref)))
+    if hasattr(C, "average_precision"):
+        t_ours, ours = best_of(lambda: C.average_precision(labels, scores))
+        t_ref, ref = best_of(lambda: skm.average_precision_score(labels, scores), repeat=1)
+        rows.append(
+            Row("average_precision, binary, ties", size, t_ours, sk, t_ref, _agree(ours, ref))
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore")
+    for row in run():
+        print(row.markdown())

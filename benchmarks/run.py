@@ -1,0 +1,29 @@
+"""Run every benchmark and print a Markdown table of speed-ups (reference time / scorekit time).
+
+Usage: ``python benchmarks/run.py [--small]`` (``--small`` uses 1/10 of the data for a
+quick look; the README table is made from a full run).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_classification
+from _timing import HEADER, machine
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    scale = 10 if "--small" in sys.argv else 1
+    print(f"Machine: {machine()}\n")
+    print(HEADER)
+    for row in bench_classification.run(bench_classification.N // scale):
+        print(row.markdown(), flush=True)
+
+
+if __name__ == "__main__":
+    main()
