@@ -387,6 +387,17 @@ def register(
             grows=grows,
         )
         cls.info = info
+        for key in (name, *aliases):
+            owner = _REGISTRY.get(key) or _REGISTRY.get(_ALIASES.get(key, ""))
+            if owner is not None and owner.cls.__qualname__ != cls.__qualname__:
+                raise ConfigError(
+                    message(
+                        name,
+                        "metric name already registered",
+                        key,
+                        f"a name not used by {owner.cls.__qualname__}",
+                    )
+                )
         _REGISTRY[name] = info
         for alias in aliases:
             _ALIASES[alias] = name

@@ -693,8 +693,28 @@ class ErrorRate(_CountsMetric):
 
     def compute(self, state: ConfusionCounts) -> float:
         """Fraction (or count) of wrong samples."""
-        correct = Accuracy(normalize=self.normalize).compute(state)
-        return state.total - correct if not self.normalize else 1.0 - correct
+        _require_data(self.name, state)
+        if state.multilabel:
+            wrong_rows = (state.sample_keys[:, 1] + state.sample_keys[:, 2]) > 0
+            wrong = float(state.sample_weights[wrong_rows].sum())
+        else:
+            m = state.matrix
+            wrong = (
+                float(m.sum() - np.trace(m))
+                if m.dtype.kind in "iu"
+                else float(m[~np.eye(len(m), dtype=bool)].sum())
+            )
+        if not self.normalize:
+            return wrong
+        total = state.total
+        if total == 0:
+            warnings.warn(
+                f"{self.name}: all sample weights are 0; returning nan.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+            return math.nan
+        return wrong / total
 
 
 def accuracy(

@@ -1,0 +1,583 @@
+"""Reading tables of labels and scores from files, with errors that point at the cell.
+
+:func:`read_table` picks a pyarrow reader by file extension (CSV, TSV, Parquet,
+JSON Lines, optionally gzip-compressed). The column helpers turn table columns
+into the numpy arrays metrics take: labels keep their type (strings stay strings,
+integers stay integers), scores and weights become float64. Every problem is an
+:class:`~scorekit.errors.InputError` naming the file and, for content problems,
+the line (CSV, JSON Lines) or row (Parquet) and the column.
+
+pyarrow is imported inside the functions, so importing this module costs nothing
+until a file is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import gzip
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import InputError, choices, message, raw
+
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "label_array",
+    "label_matrix",
+    "read_table",
+    "score_array",
+    "score_matrix",
+    "weight_array",
+]
+
+_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+}
+_COMPRESSIBLE = ("csv", "tsv", "jsonl")
+
+SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(_FORMATS) + tuple(
+    ext + ".gz" for ext, fmt in _FORMATS.items() if fmt in _COMPRESSIBLE
+)
+"""File name endings :func:`read_table` understands."""
+
+_SOURCE = b"scorekit.source"
+_FORMAT = b"scorekit.format"
+
+_NUMBER = r"^\s*[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity|nan)\s*$"
+
+
+def _format_of(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        fmt = _FORMATS.get(Path(name[:-3]).suffix)
+        if fmt in _COMPRESSIBLE:
+            return str(fmt)
+    else:
+        fmt = _FORMATS.get(path.suffix.lower())
+        if fmt is not None:
+            return fmt
+    raise InputError(
+        message(
+            str(path),
+            "unknown file type",
+            raw(f"extension {''.join(path.suffixes) or '(none)'!r}"),
+            choices(SUPPORTED_EXTENSIONS),
+        )
+    )
+
+
+def read_table(path: str | Path, columns: Sequence[str] | None = None) -> Any:
+    """Read a table file with pyarrow, choosing the reader by extension.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv``, ``.tsv``, ``.parquet``/``.pq`` or ``.jsonl``/``.ndjson``
+        file; CSV, TSV and JSON Lines may be gzip-compressed (``.gz``).
+    columns : sequence of str, optional
+        Read only these columns, in this order. A missing column is an error
+        that lists the columns present and the close matches.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table; its schema metadata records the file, so the column helpers
+        of this module can name the line or row of a bad cell.
+
+    Raises
+    ------
+    InputError
+        Missing file, unknown extension, a missing or duplicated column, a
+        ragged CSV row (with its line number) or unreadable content.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "preds.csv"
+    >>> _ = path.write_text("label,score\\n1,0.9\\n0,0.2\\n")
+    >>> table = read_table(path, columns=["score"])
+    >>> table.column_names, score_array(table, "score")
+    (['score'], array([0.9, 0.2]))
+    """
+    path = Path(path)
+    fmt = _format_of(path)
+    if not path.exists():
+        raise InputError(message(str(path), "no such file", None, "an existing file"))
+    if path.is_dir():
+        raise InputError(message(str(path), "is a directory", None, "a file"))
+    wanted = None if columns is None else list(dict.fromkeys(columns))
+    if fmt in ("csv", "tsv"):
+        table = _read_csv(path, "\t" if fmt == "tsv" else ",", wanted)
+    elif fmt == "parquet":
+        table = _read_parquet(path, wanted)
+    else:
+        table = _read_jsonl(path, wanted)
+    if wanted is not None:
+        table = table.select(wanted)
+    meta = {_SOURCE: str(path).encode(), _FORMAT: fmt.encode()}
+    return table.replace_schema_metadata(meta)
+
+
+def _check_columns(path: Path, present: list[str], wanted: list[str] | None) -> None:
+    names = set(present)
+    dupes = sorted({c for c in present if present.count(c) > 1})
+    for col in wanted if wanted is not None else []:
+        if col not in names:
+            close = difflib.get_close_matches(col, present, n=3, cutoff=0.6)
+            hint = f" (close: {', '.join(repr(c) for c in close)})" if close else ""
+            raise InputError(
+                message(
+                    str(path),
+                    "no such column",
+                    col,
+                    f"one of the columns present: {', '.join(repr(c) for c in present)}{hint}",
+                )
+            )
+        if col in dupes:
+            raise InputError(
+                message(str(path), "column name appears more than once", col, "unique names")
+            )
+
+
+def _pyarrow_error(path: Path, kind: str, exc: Exception) -> InputError:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return InputError(
+        message(str(path), f"cannot read as {kind}", raw(text), f"a valid {kind} file")
+    )
+
+
+def _read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
+    import pyarrow as pa
+    from pyarrow import csv
+
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    parse = csv.ParseOptions(delimiter=delimiter)
+    try:
+        if wanted is not None:
+            reader = csv.open_csv(path, parse_options=parse)
+            present = list(reader.schema.names)
+            reader.close()
+            _check_columns(path, present, wanted)
+        convert = csv.ConvertOptions(
+            include_columns=wanted, strings_can_be_null=True, null_values=[""]
+        )
+        table = csv.read_csv(path, parse_options=parse, convert_options=convert)
+    except (pa.ArrowException, OSError) as exc:
+        if "Empty CSV file" in str(exc):
+            raise InputError(
+                message(str(path), "file is empty", None, "a header line and data rows")
+            ) from None
+        if "CSV parse error" in str(exc):
+            raise _ragged_row(path, delimiter, exc) from None
+        raise _pyarrow_error(path, kind, exc) from None
+    return table
+
+
+def _ragged_row(path: Path, delimiter: str, exc: Exception) -> InputError:
+    """Re-parse single-threaded to learn the line number of the first bad row."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    bad: list[Any] = []
+
+    def handler(row: Any) -> str:
+        bad.append(row)
+        return "error"
+
+    parse = csv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler)
+    with contextlib.suppress(pa.ArrowException, OSError):
+        csv.read_csv(path, read_options=csv.ReadOptions(use_threads=False), parse_options=parse)
+    if bad and bad[0].number is not None and bad[0].number > 0:
+        row = bad[0]
+        line = _nonblank_line(path, row.number - 1) or row.number
+        return InputError(
+            message(
+                f"{path}, line {line}",
+                "row has the wrong number of fields",
+                raw(f"{row.actual_columns} fields: {row.text!r}"),
+                f"{row.expected_columns} fields as in the header",
+            )
+        )
+    return _pyarrow_error(path, "CSV", exc)
+
+
+def _read_parquet(path: Path, wanted: list[str] | None) -> Any:
+    import pyarrow as pa
+    from pyarrow import parquet
+
+    try:
+        present = list(parquet.read_schema(path).names)
+        _check_columns(path, present, wanted)
+        return parquet.read_table(path, columns=wanted)
+    except (pa.ArrowException, OSError) as exc:
+        raise _pyarrow_error(path, "Parquet", exc) from None
+
+
+def _read_jsonl(path: Path, wanted: list[str] | None) -> Any:
+    import pyarrow as pa
+    from pyarrow import json
+
+    try:
+        table = json.read_json(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise _json_error(path, exc) from None
+    _check_columns(path, list(table.column_names), wanted)
+    return table
+
+
+def _open_text(path: Path) -> Any:
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return path.open(encoding="utf-8", errors="replace")
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "list" if isinstance(value, list) else "object"
+
+
+def _json_error(path: Path, exc: Exception) -> InputError:
+    """Find the first line that breaks JSON Lines (only runs once reading has failed)."""
+    import json
+
+    kinds: dict[str, str] = {}
+    try:
+        with _open_text(path) as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as err:
+                    return InputError(
+                        message(
+                            f"{path}, line {number}",
+                            "invalid JSON",
+                            raw(f"{err.msg} at column {err.colno}"),
+                            "one JSON object per line",
+                        )
+                    )
+                if not isinstance(record, dict):
+                    return InputError(
+                        message(
+                            f"{path}, line {number}",
+                            "line is not a JSON object",
+                            raw(_json_kind(record)),
+                            "one JSON object per line",
+                        )
+                    )
+                for key, value in record.items():
+                    kind = _json_kind(value)
+                    if kind == "null":
+                        continue
+                    first = kinds.setdefault(key, kind)
+                    if first != kind:
+                        return InputError(
+                            message(
+                                f"{path}, line {number}, column {key!r}",
+                                f"value is a {kind} where earlier lines have a {first}",
+                                value,
+                                f"a {first}",
+                            )
+                        )
+    except OSError:
+        pass
+    return _pyarrow_error(path, "JSON Lines", exc)
+
+
+# columns -> numpy ---------------------------------------------------------------
+
+
+def _where(table: Any, column: str, row: int) -> str:
+    """``file, line N, column 'c'`` for a 0-based data row (``row N`` for Parquet)."""
+    meta = table.schema.metadata or {}
+    source = meta.get(_SOURCE, b"table").decode()
+    fmt = meta.get(_FORMAT, b"").decode()
+    place = f"row {row + 1}"
+    if fmt in ("csv", "tsv", "jsonl"):
+        line = _nonblank_line(Path(source), row + (0 if fmt == "jsonl" else 1))
+        if line is not None:
+            place = f"line {line}"
+    return f"{source}, {place}, column {column!r}"
+
+
+def _nonblank_line(path: Path, index: int) -> int | None:
+    """Line number of the 0-based ``index``-th non-blank line (one record per line)."""
+    seen = -1
+    try:
+        with _open_text(path) as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    seen += 1
+                    if seen == index:
+                        return number
+    except OSError:
+        return None
+    return None
+
+
+def _column(table: Any, column: str) -> Any:
+    import pyarrow as pa
+
+    if column not in table.column_names:
+        meta = table.schema.metadata or {}
+        source = meta.get(_SOURCE, b"table").decode()
+        close = difflib.get_close_matches(column, table.column_names, n=3, cutoff=0.6)
+        hint = f" (close: {', '.join(repr(c) for c in close)})" if close else ""
+        raise InputError(
+            message(
+                source,
+                "no such column",
+                column,
+                f"one of the columns present: "
+                f"{', '.join(repr(c) for c in table.column_names)}{hint}",
+            )
+        )
+    col = table.column(column)
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    return col
+
+
+def _first(mask: Any) -> int:
+    import pyarrow.compute as pc
+
+    return int(pc.index(mask, True).as_py())
+
+
+def _check_present(table: Any, column: str, col: Any) -> None:
+    import pyarrow.compute as pc
+
+    if col.null_count:
+        row = _first(pc.is_null(col))
+        raise InputError(
+            message(
+                _where(table, column, row), "missing value", raw("an empty cell or null"), "a value"
+            )
+        )
+
+
+def label_array(table: Any, column: str) -> NDArray[Any]:
+    """One column as 1-D labels: strings stay strings, integers integers, booleans booleans.
+
+    Empty cells, empty strings and NaN are errors naming the line or row.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> label_array(pa.table({"y": ["cat", "dog"]}), "y")
+    array(['cat', 'dog'], dtype='<U3')
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = _column(table, column)
+    _check_present(table, column, col)
+    kind = col.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind):
+        if len(col):
+            empty = pc.equal(pc.utf8_length(col), 0)
+            if pc.any(empty).as_py():
+                row = _first(empty)
+                raise InputError(
+                    message(
+                        _where(table, column, row),
+                        "missing value",
+                        raw("an empty label"),
+                        "a label",
+                    )
+                )
+        return np.asarray(col.to_numpy(), dtype=str) if len(col) else np.empty(0, dtype=str)
+    if pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+        out: NDArray[Any] = np.asarray(col.to_numpy())
+        return out
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        values = np.asarray(col.cast(pa.float64()).to_numpy(), dtype=np.float64)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            problem = "missing value" if np.isnan(values[row]) else "non-finite label"
+            raise InputError(
+                message(_where(table, column, row), problem, raw(str(values[row])), "a label")
+            )
+        return values
+    if pa.types.is_null(kind):
+        return np.empty(0, dtype=np.float64)
+    raise InputError(
+        message(
+            _source(table),
+            f"column {column!r} has an unsupported type for labels",
+            raw(str(kind)),
+            "integers, booleans, floats or strings",
+        )
+    )
+
+
+def _source(table: Any) -> str:
+    meta = table.schema.metadata or {}
+    return str(meta.get(_SOURCE, b"table").decode())
+
+
+def _is_numeric(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_decimal(kind)
+        or pa.types.is_null(kind)
+    )
+
+
+def _is_string_view(kind: Any) -> bool:
+    import pyarrow as pa
+
+    check = getattr(pa.types, "is_string_view", None)
+    return bool(check(kind)) if check is not None else False
+
+
+def score_array(table: Any, column: str) -> NDArray[np.float64]:
+    """One column as finite float64 scores.
+
+    A value that is not a number, an empty cell, NaN or an infinite value is an
+    error naming the line or row, the column and the value.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> score_array(pa.table({"p": [1, 0]}), "p")
+    array([1., 0.])
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = _column(table, column)
+    kind = col.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind):
+        ok = pc.match_substring_regex(col, _NUMBER, ignore_case=True)
+        bad = pc.invert(pc.fill_null(ok, True))
+        if len(col) and pc.any(bad).as_py():
+            row = _first(bad)
+            value = col[row].as_py()
+            raise InputError(message(_where(table, column, row), "not a number", value, "a number"))
+        _check_present(table, column, col)
+        values = np.asarray(col.to_numpy(), dtype=str).astype(np.float64)
+    elif _is_numeric(kind):
+        _check_present(table, column, col)
+        values = np.asarray(col.cast(pa.float64()).to_numpy(), dtype=np.float64)
+    else:
+        raise InputError(
+            message(
+                _source(table),
+                f"column {column!r} must be numeric",
+                raw(str(kind)),
+                "a column of numbers",
+            )
+        )
+    bad_values = ~np.isfinite(values)
+    if bad_values.any():
+        row = int(np.flatnonzero(bad_values)[0])
+        problem = "missing value" if np.isnan(values[row]) else "non-finite value"
+        raise InputError(
+            message(_where(table, column, row), problem, raw(str(values[row])), "a finite number")
+        )
+    return values
+
+
+def weight_array(table: Any, column: str) -> NDArray[np.float64]:
+    """One column as sample weights: finite float64 values >= 0."""
+    values = score_array(table, column)
+    negative = values < 0
+    if negative.any():
+        row = int(np.flatnonzero(negative)[0])
+        raise InputError(
+            message(
+                _where(table, column, row),
+                "negative sample weight",
+                raw(str(values[row])),
+                "a weight >= 0",
+            )
+        )
+    return values
+
+
+def score_matrix(table: Any, columns: Sequence[str]) -> NDArray[np.float64]:
+    """Several columns as a 2-D float64 array (samples x columns).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> score_matrix(pa.table({"a": [0.2, 0.7], "b": [0.8, 0.3]}), ["a", "b"])
+    array([[0.2, 0.8],
+           [0.7, 0.3]])
+    """
+    parts = [score_array(table, c) for c in columns]
+    if not parts:
+        return np.empty((table.num_rows, 0), dtype=np.float64)
+    return np.column_stack(parts)
+
+
+def label_matrix(table: Any, columns: Sequence[str]) -> NDArray[np.int64]:
+    """Several 0/1 (or boolean) columns as a 2-D int64 indicator matrix.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> label_matrix(pa.table({"a": [1, 0], "b": [True, True]}), ["a", "b"])
+    array([[1, 1],
+           [0, 1]])
+    """
+    parts = []
+    for column in columns:
+        values = label_array(table, column)
+        if values.dtype.kind == "b":
+            parts.append(values.astype(np.int64))
+            continue
+        if values.dtype.kind == "U":
+            text = np.char.strip(values)
+            wrong = ~np.isin(text, ["0", "1"])
+            if not wrong.any():
+                parts.append((text == "1").astype(np.int64))
+                continue
+            row = int(np.flatnonzero(wrong)[0])
+            raise InputError(
+                message(
+                    _where(table, column, row),
+                    "not a 0/1 indicator",
+                    str(values[row]),
+                    "0 or 1 in every cell",
+                )
+            )
+        bad = (values != 0) & (values != 1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                message(
+                    _where(table, column, row),
+                    "not a 0/1 indicator",
+                    values[row].item(),
+                    "0 or 1 in every cell",
+                )
+            )
+        parts.append(values.astype(np.int64))
+    if not parts:
+        return np.empty((table.num_rows, 0), dtype=np.int64)
+    return np.column_stack(parts)
