@@ -488,3 +488,20 @@ def test_registry_entries():
     metric = parse_metric("one_error:average")
     assert metric.score([[1, 0, 0]], [[0.5, 0.5, 0.1]]) == 0.5
     assert parse_metric("jaccard:micro").score([[1, 0], [1, 1]], [[1, 1], [1, 1]]) == 0.75
+
+
+@given(scored())
+def test_roc_auc_on_indicator_matrices_matches_sklearn(data):
+    t, s, w = data
+    t = t.copy()
+    t[0, :] = 1
+    t[-1, :] = 0
+    for average in ("micro", "macro", "weighted", "samples"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                ref = skm.roc_auc_score(t, s, average=average, sample_weight=w)
+            except ValueError:
+                continue
+            got = ML.roc_auc(t, s, average=average, sample_weight=w)
+        assert _close(got, ref, rtol=1e-12)

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from scorekit._check import as_array, as_scores, as_weights
 from scorekit._core import Metric, State, register, state_field
 from scorekit.classification import F1, Precision, Recall
+from scorekit.classification import roc_auc as _roc_auc
 from scorekit.classification._counts import ConfusionCounts, _as_indicator, _multilabel_counts
 from scorekit.classification._labels import (
     ZeroDivision,
@@ -66,6 +67,7 @@ __all__ = [
     "precision",
     "ranking_loss",
     "recall",
+    "roc_auc",
     "subset_accuracy",
 ]
 
@@ -881,3 +883,31 @@ def label_ranking_average_precision(
     """
     m = LabelRankingAveragePrecision()
     return float(m.score(y_true, y_score, sample_weight=sample_weight))
+
+
+def roc_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: SamplesAverage = "macro",
+    sample_weight: Any = None,
+) -> Any:
+    """ROC AUC of indicator matrices: instance (``samples``), micro or macro averaged.
+
+    The classification :class:`~scorekit.classification.ROCAUC` on a 2-D
+    indicator ``y_true`` and 2-D scores. ``macro`` averages per-label AUCs,
+    ``micro`` pools every (label, score) pair, ``samples`` (Wu & Zhou's instance
+    AUC) averages per-sample AUCs, ``weighted`` weights labels by support and
+    ``None`` returns one AUC per label. Agrees with scikit-learn's ``roc_auc_score``.
+
+    Examples
+    --------
+    >>> t = [[1, 0, 1], [0, 1, 1], [1, 0, 0]]
+    >>> s = [[0.9, 0.2, 0.4], [0.3, 0.8, 0.6], [0.7, 0.1, 0.5]]
+    >>> roc_auc(t, s, average="micro")
+    0.95
+    >>> roc_auc(t, s, average="samples")
+    1.0
+    """
+    y = _matrix("roc_auc", "y_true", y_true)
+    return _roc_auc(y, y_score, average=average, sample_weight=sample_weight)
