@@ -59,6 +59,13 @@ def run(n: int = N) -> list[Row]:
         rows.append(
             Row("average_precision, binary, ties", size, t_ours, sk, t_ref, _agree(ours, ref))
         )
+    if hasattr(C, "roc_auc"):
+        distinct = rng.normal(0.35 + 0.3 * labels, 0.2)
+        t_ours, ours = best_of(lambda: C.roc_auc(labels, distinct))
+        t_ref, ref = best_of(lambda: skm.roc_auc_score(labels, distinct), repeat=1)
+        rows.append(
+            Row("roc_auc, binary, distinct scores", size, t_ours, sk, t_ref, _agree(ours, ref))
+        )
     return rows
 
 
