@@ -5,46 +5,44 @@ meaning, so switching is a change of import.
 """
 
 from scorekit.classification._counts import ConfusionCounts
-from scorekit.classification._curves import (
-    ROCAUC,
-    AveragePrecision,
-    BreakEvenPoint,
-    PrCurve,
-    PRCurveMetric,
-    RocCurve,
-    ROCCurveMetric,
-    ScoreHistogram,
-    average_precision,
-    break_even_point,
-    pr_curve,
-    roc_auc,
-    roc_curve,
-)
+from scorekit.classification._histogram import ScoreHistogram
 from scorekit.classification._labels import (
-    F1,
     MCC,
     Accuracy,
     BalancedAccuracy,
     CohenKappa,
     ConfusionMatrix,
     ErrorRate,
-    FBeta,
-    Precision,
-    Recall,
     accuracy,
     balanced_accuracy,
-    classification_report,
     cohen_kappa,
     confusion_matrix,
     error_rate,
+    mcc,
+)
+from scorekit.classification._pr import (
+    AveragePrecision,
+    BreakEvenPoint,
+    PrCurve,
+    PRCurveMetric,
+    average_precision,
+    break_even_point,
+    pr_curve,
+)
+from scorekit.classification._prf import (
+    F1,
+    FBeta,
+    Precision,
+    Recall,
     f1,
     fbeta,
-    mcc,
     precision,
     precision_recall_fscore_support,
     recall,
 )
 from scorekit.classification._proba import Brier, LogLoss, ProbaSums, brier, log_loss
+from scorekit.classification._report import classification_report
+from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
 
 __all__ = [
     "F1",

@@ -1,0 +1,432 @@
+"""The state of the score-based classification metrics: :class:`ScoreHistogram`.
+
+For each distinct score, the (weighted) number of samples of each kind at that
+score. Merging adds counts on the union of scores, so streamed, chunked and
+distributed results are the in-memory result (exactly for unweighted counts).
+Here: the state, its summarize (from 1-D or 2-D scores) and merge, and the
+readers that turn it into cumulative true/false positive counts by threshold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._check import (
+    union_labels,
+)
+from scorekit._core import State, state_field
+from scorekit.errors import (
+    InputError,
+    StateMismatchError,
+    message,
+    raw,
+)
+
+__all__ = [
+    "ScoreHistogram",
+]
+
+Float = NDArray[np.float64]
+_MANY_LABELS = 16
+
+
+# the state ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreHistogram(State):
+    """Exact sufficient statistics of scores: a histogram over distinct score values.
+
+    Rows ``(key[i], score[i], counts[i])`` are sorted by key, then score, with
+    one row per distinct pair. For 1-D scores (``task='binary'``) the key is the
+    index of the true label in ``labels`` (every ``y_true`` value seen, so the
+    positive class is chosen at compute time) and ``counts`` has one column.
+    For 2-D scores (``'multiclass'``, ``'multilabel'``) the key is the column
+    of ``y_score`` and ``counts`` holds ``[negatives, positives]``; for
+    multiclass, ``labels`` are the classes of the columns. Counts are int64
+    without sample weights, float64 sums of weights with them. Samples of zero
+    weight add no row. ``sample_values`` keeps per-sample values (with their
+    weights) when ``average='samples'`` asked for them (``per_sample`` names
+    the metric).
+    """
+
+    task: str = state_field("custom")
+    labels: NDArray[Any] = state_field("custom")
+    n_columns: int = state_field("custom")
+    n_samples: int = state_field("custom")
+    key: NDArray[np.int64] = state_field("custom")
+    score: Float = state_field("custom")
+    counts: NDArray[Any] = state_field("custom")
+    per_sample: str = state_field("custom")
+    sample_values: Float = state_field("custom")
+    sample_weights: Float = state_field("custom")
+
+    @classmethod
+    def empty(cls) -> ScoreHistogram:
+        """The state of no data."""
+        return cls(
+            task="",
+            labels=np.empty(0, dtype=np.int64),
+            n_columns=0,
+            n_samples=0,
+            key=np.empty(0, dtype=np.int64),
+            score=np.empty(0, dtype=np.float64),
+            counts=np.zeros((0, 0), dtype=np.int64),
+            per_sample="",
+            sample_values=np.empty(0, dtype=np.float64),
+            sample_weights=np.empty(0, dtype=np.float64),
+        )
+
+    def _merge_custom(self, other: ScoreHistogram) -> dict[str, Any]:
+        if not self.task:
+            return _fields(other)
+        if not other.task:
+            return _fields(self)
+        name = "score histogram"
+        if self.task != other.task:
+            raise StateMismatchError(
+                message(name, "cannot merge states of different tasks", other.task, self.task)
+            )
+        if self.per_sample != other.per_sample:
+            raise StateMismatchError(
+                message(
+                    name,
+                    "cannot merge states with and without per-sample values",
+                    other.per_sample or "none",
+                    repr(self.per_sample or "none"),
+                )
+            )
+        if self.task == "binary":
+            labels = union_labels(name, self.labels, other.labels)
+            keys = [
+                np.searchsorted(labels, part.labels).astype(np.int64)[part.key]
+                for part in (self, other)
+            ]
+        else:
+            if self.n_columns != other.n_columns:
+                raise StateMismatchError(
+                    message(name, "states differ in columns", other.n_columns, str(self.n_columns))
+                )
+            if not np.array_equal(self.labels, other.labels):
+                raise StateMismatchError(
+                    message(
+                        name,
+                        "states differ in classes",
+                        other.labels.tolist(),
+                        f"{self.labels.tolist()}; pass labels= to fix the classes",
+                    )
+                )
+            labels = self.labels
+            keys = [self.key, other.key]
+        key, score, counts = _reduce_rows(
+            np.concatenate(keys),
+            np.concatenate([self.score, other.score]),
+            np.concatenate([self.counts, other.counts]),
+        )
+        return {
+            "task": self.task,
+            "labels": labels,
+            "n_columns": self.n_columns,
+            "n_samples": self.n_samples + other.n_samples,
+            "key": key,
+            "score": score,
+            "counts": counts,
+            "per_sample": self.per_sample,
+            "sample_values": np.concatenate([self.sample_values, other.sample_values]),
+            "sample_weights": np.concatenate([self.sample_weights, other.sample_weights]),
+        }
+
+
+def _fields(state: ScoreHistogram) -> dict[str, Any]:
+    return {
+        "task": state.task,
+        "labels": state.labels,
+        "n_columns": state.n_columns,
+        "n_samples": state.n_samples,
+        "key": state.key,
+        "score": state.score,
+        "counts": state.counts,
+        "per_sample": state.per_sample,
+        "sample_values": state.sample_values,
+        "sample_weights": state.sample_weights,
+    }
+
+
+def _starts(sorted_values: Float) -> NDArray[np.intp]:
+    """Indices where a run of equal values starts in a sorted array."""
+    if sorted_values.size == 0:
+        return np.empty(0, dtype=np.intp)
+    change = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
+    return np.concatenate([np.zeros(1, dtype=np.intp), change])
+
+
+def _reduce_rows(
+    key: NDArray[np.int64], score: Float, counts: NDArray[Any]
+) -> tuple[NDArray[np.int64], Float, NDArray[Any]]:
+    """Sort rows by (key, score) and add the counts of equal rows."""
+    if key.size == 0:
+        return key.astype(np.int64), score, counts
+    order = np.lexsort((score, key))
+    key, score, counts = key[order], score[order], counts[order]
+    new = np.ones(key.size, dtype=bool)
+    new[1:] = (key[1:] != key[:-1]) | (score[1:] != score[:-1])
+    starts = np.flatnonzero(new)
+    return key[starts].astype(np.int64), score[starts], np.add.reduceat(counts, starts, axis=0)
+
+
+def _hist(s: Float, w: Float | None) -> tuple[Float, NDArray[Any]]:
+    """Distinct values of ``s`` (ascending) and their counts or summed weights."""
+    if w is None:
+        ss = np.sort(s)
+        starts = _starts(ss)
+        counts: NDArray[Any] = np.diff(np.append(starts, ss.size)).astype(np.int64)
+    else:
+        order = np.argsort(s, kind="stable")
+        ss = s[order]
+        starts = _starts(ss)
+        counts = np.add.reduceat(w[order], starts) if starts.size else np.empty(0, dtype=np.float64)
+    # adding 0.0 turns -0.0 into 0.0, so equal scores have one representation
+    return ss[starts] + 0.0, counts
+
+
+def _split_labels(y: NDArray[Any]) -> tuple[NDArray[Any], list[NDArray[np.bool_]] | None]:
+    """Sorted distinct labels and, for few labels, one mask per label."""
+    if y.dtype.kind in "biu" and y.size:
+        lo, hi = y.min(), y.max()
+        if lo == hi:
+            return np.asarray([lo]), [np.ones(y.size, dtype=bool)]
+        if y.dtype.kind == "b" or int(hi) - int(lo) == 1:
+            upper = y == hi
+            return np.asarray([lo, hi]), [~upper, upper]
+    values = np.unique(y)
+    if values.size > _MANY_LABELS:
+        return values, None
+    return values, [y == v for v in values]
+
+
+def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogram:
+    n = int(y.size)
+    values, masks = _split_labels(y)
+    if w is not None:
+        keep = w != 0
+        if not keep.all():
+            y, s, w = y[keep], s[keep], w[keep]
+            masks = None if masks is None else [m[keep] for m in masks]
+    width = 1
+    if masks is None:
+        codes = np.searchsorted(values, y).astype(np.int64)
+        cnt = np.ones((y.size, width), dtype=np.int64) if w is None else w[:, None]
+        key, score, counts = _reduce_rows(codes, s + 0.0, cnt)
+    else:
+        keys, scores, parts = [], [], []
+        for j, mask in enumerate(masks):
+            u, c = _hist(s[mask], None if w is None else w[mask])
+            keys.append(np.full(u.size, j, dtype=np.int64))
+            scores.append(u)
+            parts.append(c)
+        key, score = np.concatenate(keys), np.concatenate(scores)
+        counts = np.concatenate(parts)[:, None]
+    return _state("binary", values, 0, n, key, score, counts)
+
+
+def _state(
+    task: str,
+    labels: NDArray[Any],
+    n_columns: int,
+    n_samples: int,
+    key: NDArray[np.int64],
+    score: Float,
+    counts: NDArray[Any],
+    per_sample: str = "",
+    sample_values: Float | None = None,
+    sample_weights: Float | None = None,
+) -> ScoreHistogram:
+    return ScoreHistogram(
+        task=task,
+        labels=labels,
+        n_columns=n_columns,
+        n_samples=n_samples,
+        key=key,
+        score=score,
+        counts=counts,
+        per_sample=per_sample,
+        sample_values=np.empty(0) if sample_values is None else sample_values,
+        sample_weights=np.empty(0) if sample_weights is None else sample_weights,
+    )
+
+
+def _union2(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> tuple[Float, NDArray[Any]]:
+    """Align a negative and a positive histogram on the union of their scores."""
+    s = np.concatenate([un, up])
+    dtype = np.result_type(cn.dtype, cp.dtype)
+    c = np.zeros((s.size, 2), dtype=dtype)
+    c[: un.size, 0] = cn
+    c[un.size :, 1] = cp
+    if s.size == 0:
+        return s, c
+    order = np.argsort(s, kind="stable")
+    s, c = s[order], c[order]
+    starts = _starts(s)
+    return s[starts], np.add.reduceat(c, starts, axis=0)
+
+
+def _column_summary(
+    task: str,
+    labels: NDArray[Any],
+    pos: NDArray[np.bool_],
+    s: Float,
+    w: Float | None,
+    per_sample: str,
+) -> ScoreHistogram:
+    n, k = s.shape
+    if w is not None:
+        keep = w != 0
+        if not keep.all():
+            pos, s, w = pos[keep], s[keep], w[keep]
+    keys, scores, parts = [], [], []
+    for c in range(k):
+        col, here = s[:, c], pos[:, c]
+        un, cn = _hist(col[~here], None if w is None else w[~here])
+        up, cp = _hist(col[here], None if w is None else w[here])
+        u, cc = _union2(un, cn, up, cp)
+        keys.append(np.full(u.size, c, dtype=np.int64))
+        scores.append(u)
+        parts.append(cc)
+    values = weights = None
+    if per_sample:
+        values = _row_values(per_sample, pos, s)
+        weights = np.ones(values.size) if w is None else w.copy()
+    return _state(
+        task,
+        labels,
+        k,
+        n,
+        np.concatenate(keys),
+        np.concatenate(scores),
+        np.concatenate(parts),
+        per_sample,
+        values,
+        weights,
+    )
+
+
+def _row_values(kind: str, pos: NDArray[np.bool_], s: Float) -> Float:
+    """Per-row ROC AUC or step-wise AP of each row's scores against its 0/1 labels."""
+    n, k = s.shape
+    if n == 0:
+        return np.empty(0, dtype=np.float64)
+    order = np.argsort(s, axis=1, kind="stable")
+    ss = np.take_along_axis(s, order, axis=1)
+    yy = np.take_along_axis(pos, order, axis=1).astype(np.float64)
+    new = np.ones((n, k), dtype=bool)
+    new[:, 1:] = ss[:, 1:] != ss[:, :-1]
+    flat = new.ravel()
+    gid = np.cumsum(flat) - 1
+    groups = int(gid[-1]) + 1
+    pos_g = np.bincount(gid, weights=yy.ravel(), minlength=groups)
+    cnt_g = np.bincount(gid, minlength=groups).astype(np.float64)
+    row_g = np.flatnonzero(flat) // k
+    first_g = gid[np.arange(n) * k]
+    n_pos = yy.sum(axis=1)
+    n_neg = k - n_pos
+    if kind == "roc_auc":
+        neg_g = cnt_g - pos_g
+        below = np.cumsum(neg_g) - neg_g
+        below = below - below[first_g][row_g]
+        area = np.bincount(row_g, weights=pos_g * (below + 0.5 * neg_g), minlength=n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: Float = np.where((n_pos > 0) & (n_neg > 0), area / (n_pos * n_neg), np.nan)
+        return out
+    # step-wise AP: each group's new positives times precision at its threshold
+    pos_below = np.cumsum(pos_g) - pos_g
+    pos_below = pos_below - pos_below[first_g][row_g]
+    cnt_below = np.cumsum(cnt_g) - cnt_g
+    cnt_below = cnt_below - cnt_below[first_g][row_g]
+    precision = (n_pos[row_g] - pos_below) / (k - cnt_below)
+    total = np.bincount(row_g, weights=pos_g * precision, minlength=n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ap: Float = np.where(n_pos > 0, total / n_pos, 0.0)
+    return ap
+
+
+# reading the state ---------------------------------------------------------------------
+
+
+def _require_data(metric: str, state: ScoreHistogram) -> None:
+    if not state.task:
+        raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
+    if state.score.size == 0:
+        raise InputError(
+            message(metric, "every sample has zero weight", raw("sample_weight all 0"), "some > 0")
+        )
+
+
+def _find(labels: NDArray[Any], value: Any) -> int:
+    """Index of ``value`` among ``labels``, or -1 (also when types cannot match)."""
+    if (labels.dtype.kind == "U") != isinstance(value, str | np.str_):
+        return -1
+    hits = np.flatnonzero(labels == value)
+    return int(hits[0]) if hits.size else -1
+
+
+def _cumulative(score: Float, pos: NDArray[Any], neg: NDArray[Any]) -> tuple[Float, Float, Float]:
+    """Thresholds (descending) with the true- and false-positive totals at each."""
+    thresholds = score[::-1]
+    tps = np.cumsum(pos[::-1], dtype=np.float64)
+    fps = np.cumsum(neg[::-1], dtype=np.float64)
+    return thresholds, tps, fps
+
+
+def _binary_arrays(state: ScoreHistogram, pos_idx: int) -> tuple[Float, Float, Float]:
+    """Descending thresholds, tps and fps for the positive label ``pos_idx``."""
+    c = state.counts[:, 0]
+    key, score = state.key, state.score
+    lo, hi = (int(i) for i in np.searchsorted(key, [pos_idx, pos_idx + 1]))
+    distinct = int(np.count_nonzero(key[1:] != key[:-1])) + 1 if key.size else 0
+    n_neg_keys = distinct - int(lo < hi)
+    if lo == hi and n_neg_keys <= 1:
+        return _cumulative(score, np.zeros_like(c), c)
+    if n_neg_keys == 0:
+        return _cumulative(score, c, np.zeros_like(c))
+    zeros = np.zeros_like(c)
+    if n_neg_keys == 1:
+        # one positive and one negative run, each of distinct scores: merge the two
+        sn = np.concatenate([score[:lo], score[hi:]])
+        cn = np.concatenate([c[:lo], c[hi:]])
+        s = np.concatenate([score[lo:hi], sn])
+        pos = np.concatenate([c[lo:hi], zeros[: sn.size]])
+        neg = np.concatenate([zeros[: hi - lo], cn])
+        order = np.argsort(s, kind="stable")
+        s, pos, neg = s[order], pos[order], neg[order]
+        starts = _starts(s)
+        pair = np.flatnonzero(np.diff(np.append(starts, s.size)) == 2)
+        pos_u, neg_u = pos[starts], neg[starts]
+        pos_u[pair] += pos[starts[pair] + 1]
+        neg_u[pair] += neg[starts[pair] + 1]
+        return _cumulative(s[starts], pos_u, neg_u)
+    is_pos = key == pos_idx
+    pos = np.where(is_pos, c, zeros)
+    neg = np.where(is_pos, zeros, c)
+    order = np.argsort(score, kind="stable")
+    s = score[order]
+    starts = _starts(s)
+    return _cumulative(
+        s[starts], np.add.reduceat(pos[order], starts), np.add.reduceat(neg[order], starts)
+    )
+
+
+def _column_arrays(state: ScoreHistogram, column: int | None) -> tuple[Float, Float, Float]:
+    """Descending thresholds, tps and fps of one column, or of all pooled (``None``)."""
+    if column is None:
+        order = np.argsort(state.score, kind="stable")
+        s = state.score[order]
+        starts = _starts(s)
+        counts = np.add.reduceat(state.counts[order], starts, axis=0)
+        return _cumulative(s[starts], counts[:, 1], counts[:, 0])
+    lo, hi = np.searchsorted(state.key, [column, column + 1])
+    counts = state.counts[lo:hi]
+    return _cumulative(state.score[lo:hi], counts[:, 1], counts[:, 0])

@@ -1,0 +1,387 @@
+"""ROC curve and the area under it (ROC AUC), from a :class:`ScoreHistogram`.
+
+Ties form one step of every curve, as in scikit-learn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from scorekit._core import register
+from scorekit.classification._histogram import (
+    Float,
+    ScoreHistogram,
+    _binary_arrays,
+    _column_arrays,
+    _require_data,
+)
+from scorekit.classification._scores import (
+    _VARIANTS,
+    Average,
+    _average,
+    _average_check,
+    _binary_state,
+    _HistogramMetric,
+    _inputs,
+    _labels_tuple,
+    _multi_task_checks,
+    _positive_index,
+    _samples_mean,
+    _warn,
+)
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    choices,
+    raw,
+)
+
+__all__ = [
+    "ROCAUC",
+    "ROCCurveMetric",
+    "RocCurve",
+    "roc_auc",
+    "roc_curve",
+]
+
+_MULTI_CLASS = ("raise", "ovr")
+
+
+class RocCurve(NamedTuple):
+    """Points of a ROC curve, by decreasing threshold (unpacks as ``fpr, tpr, thresholds``)."""
+
+    fpr: Float
+    tpr: Float
+    thresholds: Float
+
+
+def _roc_points(
+    metric: str, thresholds: Float, tps: Float, fps: Float, drop_intermediate: bool, warn: bool
+) -> RocCurve:
+    if drop_intermediate and fps.size > 2:
+        corner = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
+        keep = np.flatnonzero(np.concatenate([[True], corner, [True]]))
+        fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
+    tps = np.concatenate([[0.0], tps])
+    fps = np.concatenate([[0.0], fps])
+    thresholds = np.concatenate([[np.inf], thresholds])
+    if fps[-1] <= 0:
+        if warn:
+            _warn(metric, "no negative samples in y_true; the false positive rate is undefined")
+        fpr = np.full(fps.shape, np.nan)
+    else:
+        fpr = fps / fps[-1]
+    if tps[-1] <= 0:
+        if warn:
+            _warn(metric, "no positive samples in y_true; the true positive rate is undefined")
+        tpr = np.full(tps.shape, np.nan)
+    else:
+        tpr = tps / tps[-1]
+    return RocCurve(fpr, tpr, thresholds)
+
+
+def _auc_value(
+    metric: str, arrays: tuple[Float, Float, Float], max_fpr: float | None
+) -> tuple[float, bool]:
+    """ROC AUC (McClish-corrected partial AUC with ``max_fpr``); flag if undefined."""
+    thresholds, tps, fps = arrays
+    if tps.size == 0 or tps[-1] <= 0 or fps[-1] <= 0:
+        return math.nan, True
+    fpr, tpr, _ = _roc_points(metric, thresholds, tps, fps, True, False)
+    if max_fpr is None or max_fpr == 1:
+        return float(np.trapezoid(tpr, fpr)), False
+    stop = int(np.searchsorted(fpr, max_fpr, "right"))
+    y_end = np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1])
+    tpr = np.append(tpr[:stop], y_end)
+    fpr = np.append(fpr[:stop], max_fpr)
+    area = float(np.trapezoid(tpr, fpr))
+    lo, hi = 0.5 * max_fpr**2, max_fpr
+    return 0.5 * (1 + (area - lo) / (hi - lo)), False
+
+
+@register(
+    "roc_auc",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="binary_scores",
+    variant="average",
+    variants=_VARIANTS,
+    grows=True,
+)
+@dataclass(frozen=True)
+class ROCAUC(_HistogramMetric):
+    """Area under the ROC curve: the chance a positive outranks a negative (ties count 1/2).
+
+    .. math:: \\mathrm{AUC} = P(s^+ > s^-) + \\tfrac12 P(s^+ = s^-)
+              = \\int_0^1 \\mathrm{TPR}\\, d\\mathrm{FPR}
+
+    computed exactly as the trapezoidal area under the ROC curve of
+    :func:`roc_curve`, whose steps are the distinct scores.
+
+    Parameters
+    ----------
+    average : {'macro', 'micro', 'weighted', 'samples'} or None, default 'macro'
+        For 2-D scores: ``macro`` is the mean of per-column AUCs, ``weighted``
+        weights them by the (weighted) number of positives, ``micro`` pools
+        every (label, score) pair into one binary problem, ``samples`` averages
+        per-sample AUCs (multi-label only), ``None`` returns one value per
+        column. Ignored for 1-D scores.
+    max_fpr : float in (0, 1], optional
+        Return the standardized partial AUC over ``FPR <= max_fpr`` with the
+        McClish correction (0.5 for a random ranking, 1 for a perfect one).
+        Not available for multiclass input.
+    multi_class : {'raise', 'ovr'}, default 'raise'
+        For 1-D labels with 2-D scores (multiclass): ``'ovr'`` computes each
+        class against the rest; ``'raise'`` rejects multiclass input. One-vs-one
+        (Hand & Till, ``'ovo'``) is not provided and raises a ConfigError.
+    labels : sequence, optional
+        Multiclass only: the sorted classes of the columns of ``y_score``.
+        Without it, integer labels in ``range(n_columns)`` name their column,
+        and other labels must have exactly ``n_columns`` distinct values in
+        every summarized batch (pass ``labels`` when streaming such data).
+
+    Notes
+    -----
+    Input shapes decide the task: 1-D ``y_score`` is binary (the positive class
+    is the greater label, as in scikit-learn), 2-D ``y_score`` with a 2-D 0/1
+    ``y_true`` is multi-label, 2-D ``y_score`` with 1-D ``y_true`` is
+    multiclass (rows must sum to 1). When ``y_true`` holds one class only (or
+    a column has no positive or no negative) the AUC is undefined: nan and an
+    :class:`~scorekit.errors.UndefinedMetricWarning`, as scikit-learn >= 1.6
+    does. Where scikit-learn raises because a class in ``range(n_columns)`` is
+    absent from ``y_true``, this metric computes (that class's AUC is nan).
+    Empty input raises an InputError. The state is exact and grows with the
+    number of distinct scores.
+
+    References
+    ----------
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition
+    Letters* 27(8). McClish, D. K. (1989). Analyzing a portion of the ROC
+    curve. *Medical Decision Making* 9(3). Agrees with scikit-learn's
+    ``roc_auc_score``.
+
+    Examples
+    --------
+    >>> ROCAUC().score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> ROCAUC(multi_class="ovr").score(
+    ...     [0, 1, 2, 2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.3, 0.3, 0.4]]
+    ... )
+    1.0
+    """
+
+    average: Average = "macro"
+    max_fpr: float | None = None
+    multi_class: Literal["raise", "ovr"] = "raise"
+    labels: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        _average_check(self.name, self.average)
+        multi_class: str = self.multi_class
+        if multi_class == "ovo":
+            raise ConfigError(
+                self._error("one-vs-one (Hand & Till) is not supported", "ovo", "'ovr'")
+            )
+        if self.multi_class not in _MULTI_CLASS:
+            raise ConfigError(
+                self._error("unknown multi_class", self.multi_class, choices(_MULTI_CLASS))
+            )
+        if self.max_fpr is not None:
+            ok = isinstance(self.max_fpr, int | float) and not isinstance(self.max_fpr, bool)
+            if not ok or not 0 < self.max_fpr <= 1:
+                raise ConfigError(self._error("invalid max_fpr", self.max_fpr, "0 < max_fpr <= 1"))
+        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
+
+    @property
+    def inputs(self) -> str:
+        """Binary scores by default; multiclass with ``'ovr'``; multi-label otherwise."""
+        if self.multi_class == "ovr" and self.average != "samples":
+            return "multiclass_scores"
+        return _inputs(self.average)
+
+    def _class_labels(self) -> tuple[Any, ...] | None:
+        return self.labels
+
+    def _per_sample(self, task: str) -> str:
+        if self.average == "samples" and task == "multiclass":
+            raise InputError(
+                self._error(
+                    "average='samples' is not defined for multiclass ROC AUC",
+                    "samples",
+                    "one of 'micro', 'macro', 'weighted', None",
+                )
+            )
+        return self.name if self.average == "samples" else ""
+
+    def _check_multiclass(self, s: Float) -> None:
+        if self.multi_class == "raise":
+            raise InputError(
+                self._error(
+                    "2-D y_score with 1-D y_true is multiclass, which needs multi_class='ovr'",
+                    raw(f"y_score of shape {s.shape}"),
+                    "multi_class='ovr', or 1-D scores for a binary task",
+                )
+            )
+        sums = s.sum(axis=1)
+        bad = np.flatnonzero(~(np.abs(sums - 1) <= 1e-8 + 1e-5 * np.abs(sums)))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(
+                self._error(
+                    "multiclass scores must be probabilities whose rows sum to 1",
+                    raw(f"row {i} sums to {sums[i].item()!r}"),
+                    "rows summing to 1",
+                )
+            )
+
+    def compute(self, state: ScoreHistogram) -> Any:
+        """The AUC (a float), or per-column AUCs when ``average=None`` on 2-D scores."""
+        name = self.name
+        _require_data(name, state)
+
+        def value(arrays: tuple[Float, Float, Float]) -> tuple[float, bool]:
+            return _auc_value(name, arrays, self.max_fpr)
+
+        if state.task == "binary":
+            if state.labels.size > 2:
+                raise InputError(
+                    self._error(
+                        "y_true has more than two classes but y_score is 1-D",
+                        raw(f"{state.labels.size} classes"),
+                        "2-D y_score (n, n_classes) with multi_class='ovr'",
+                    )
+                )
+            if state.labels.size < 2:
+                _warn(name, "only one class is present in y_true; ROC AUC is undefined")
+                return math.nan
+            auc, undefined = value(_binary_arrays(state, 1))
+            if undefined:
+                _warn(name, "only one class has a positive weight; ROC AUC is undefined")
+            return auc
+        if state.task == "multiclass" and self.max_fpr is not None and self.max_fpr != 1:
+            raise InputError(
+                self._error(
+                    "partial AUC (max_fpr) is not available for multiclass input",
+                    self.max_fpr,
+                    "max_fpr=None",
+                )
+            )
+        _multi_task_checks(name, state, self.average)
+        if self.average == "samples":
+            return _samples_mean(name, state)
+        if self.average == "micro":
+            auc, undefined = value(_column_arrays(state, None))
+            if undefined:
+                _warn(name, "the pooled labels hold one class only; ROC AUC is undefined")
+            return auc
+        values, support, bad = self._columns(state, value)
+        return _average(name, values, support, self.average, bad)
+
+
+@register(
+    "roc_curve",
+    higher_is_better=None,
+    bounds=(-math.inf, math.inf),
+    inputs="binary_scores",
+    grows=True,
+)
+@dataclass(frozen=True)
+class ROCCurveMetric(_HistogramMetric):
+    """ROC curve: false and true positive rates at every distinct score as threshold.
+
+    .. math:: \\mathrm{FPR}(\\theta) = \\frac{FP(s \\ge \\theta)}{N},\\quad
+              \\mathrm{TPR}(\\theta) = \\frac{TP(s \\ge \\theta)}{P}
+
+    Thresholds decrease; the first is ``inf`` (nothing predicted positive, the
+    point (0, 0)); ties form one step.
+
+    Parameters
+    ----------
+    pos_label : label, optional
+        The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
+        With it, ``y_true`` may hold more than two classes (the others are
+        negatives).
+    drop_intermediate : bool, default True
+        Drop points collinear with their neighbours (scikit-learn's rule:
+        where neither FP nor TP count has a non-zero second difference); the
+        shape and area of the curve do not change.
+
+    Notes
+    -----
+    Without negatives (positives) the FPR (TPR) is nan, with an
+    :class:`~scorekit.errors.UndefinedMetricWarning`, as in scikit-learn.
+
+    References
+    ----------
+    Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition
+    Letters* 27(8). Agrees with scikit-learn's ``roc_curve``.
+
+    Examples
+    --------
+    >>> fpr, tpr, thresholds = ROCCurveMetric().score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr
+    array([0. , 0. , 0.5, 0.5, 1. ])
+    >>> thresholds
+    array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
+    """
+
+    pos_label: Any = None
+    drop_intermediate: bool = True
+
+    def compute(self, state: ScoreHistogram) -> RocCurve:
+        """The curve as ``RocCurve(fpr, tpr, thresholds)``."""
+        name = self.name
+        state = _binary_state(name, state)
+        arrays = _binary_arrays(state, _positive_index(name, state.labels, self.pos_label))
+        return _roc_points(name, *arrays, self.drop_intermediate, True)
+
+
+# functions ------------------------------------------------------------------------------
+
+
+def roc_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = True,
+) -> RocCurve:
+    """ROC curve, as :class:`ROCCurveMetric` (scikit-learn's ``roc_curve``).
+
+    Examples
+    --------
+    >>> curve = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> curve.tpr
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    """
+    m = ROCCurveMetric(pos_label=pos_label, drop_intermediate=drop_intermediate)
+    curve: RocCurve = m.score(y_true, y_score, sample_weight=sample_weight)
+    return curve
+
+
+def roc_auc(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: Average = "macro",
+    sample_weight: Any = None,
+    max_fpr: float | None = None,
+    multi_class: Literal["raise", "ovr"] = "raise",
+    labels: Any = None,
+) -> Any:
+    """Area under the ROC curve, as :class:`ROCAUC` (scikit-learn's ``roc_auc_score``).
+
+    Examples
+    --------
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> roc_auc([[0, 1], [1, 0], [1, 1]], [[0.2, 0.9], [0.7, 0.4], [0.6, 0.5]], average=None)
+    array([1., 1.])
+    """
+    m = ROCAUC(average=average, max_fpr=max_fpr, multi_class=multi_class, labels=labels)
+    return m.score(y_true, y_score, sample_weight=sample_weight)

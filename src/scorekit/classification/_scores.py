@@ -1,0 +1,281 @@
+"""Shared plumbing of the score-based classification metrics (ROC and PR families).
+
+The metric base class over :class:`ScoreHistogram` (its ``summarize``), the
+class and label checks, and the averaging of per-column values.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._check import (
+    as_array,
+    as_labels,
+    as_scores,
+    as_weights,
+    check_same_length,
+)
+from scorekit._core import Metric
+from scorekit.classification._histogram import (
+    Float,
+    ScoreHistogram,
+    _binary_summary,
+    _column_arrays,
+    _column_summary,
+    _find,
+    _require_data,
+)
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    UndefinedMetricWarning,
+    choices,
+    message,
+    raw,
+)
+
+Average = Literal["micro", "macro", "weighted", "samples"] | None
+AVERAGES: tuple[str | None, ...] = ("micro", "macro", "weighted", "samples", None)
+_VARIANTS = ("micro", "macro", "weighted", "samples")
+
+
+def _warn(metric: str, text: str) -> None:
+    warnings.warn(f"{metric}: {text}.", UndefinedMetricWarning, stacklevel=4)
+
+
+def _positive_index(metric: str, labels: NDArray[Any], pos_label: Any) -> int:
+    """scikit-learn's rule: pos_label if given, else 1 for {0, 1}, {-1, 1} and subsets."""
+    if pos_label is None:
+        allowed = ([0, 1], [-1, 1], [0], [-1], [1])
+        ok = labels.dtype.kind != "U" and any(
+            labels.size == len(a) and bool(np.all(labels == np.asarray(a))) for a in allowed
+        )
+        if not ok:
+            raise InputError(
+                message(
+                    metric,
+                    "pos_label is needed for these labels",
+                    labels.tolist(),
+                    "labels in {0, 1} or {-1, 1}, or an explicit pos_label",
+                )
+            )
+        pos_label = 1
+    return _find(labels, pos_label)
+
+
+def _binary_state(metric: str, state: ScoreHistogram) -> ScoreHistogram:
+    _require_data(metric, state)
+    if state.task != "binary":
+        raise InputError(
+            message(
+                metric,
+                "needs 1-D scores of one positive class",
+                raw(f"a {state.task} score matrix"),
+                "y_score of shape (n,)",
+            )
+        )
+    if state.score.size == 0:
+        raise InputError(
+            message(metric, "every sample has zero weight", raw("sample_weight all 0"), "some > 0")
+        )
+    return state
+
+
+def _average(metric: str, values: Float, support: Float, average: Average, bad: list[int]) -> Any:
+    if bad:
+        _warn(metric, f"undefined for columns {bad} (one class only); their value is nan or 0")
+    if average is None:
+        return values
+    if average == "weighted":
+        if np.isclose(np.sum(support), 0.0):
+            return 0.0
+        values = np.where(support == 0, 0.0, values)
+        return float(np.average(values, weights=support))
+    return float(np.mean(values))
+
+
+def _multi_task_checks(metric: str, state: ScoreHistogram, average: Average) -> None:
+    if average == "samples" and state.per_sample != metric:
+        raise InputError(
+            message(
+                metric,
+                "average='samples' needs per-sample values in the state",
+                raw("a state summarized without them"),
+                "a state summarized with average='samples'",
+            )
+        )
+
+
+def _samples_mean(metric: str, state: ScoreHistogram) -> float:
+    values, weights = state.sample_values, state.sample_weights
+    if weights.size == 0 or weights.sum() == 0:
+        _warn(metric, "no sample has a positive weight; the samples average is undefined")
+        return math.nan
+    if np.isnan(values).any():
+        _warn(metric, "undefined for samples whose labels are all 0 or all 1")
+    return float(np.average(values, weights=weights))
+
+
+def _classes(
+    metric: str, y: NDArray[Any], k: int, labels: tuple[Any, ...] | None
+) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """The classes of the score columns and the column of each sample."""
+    if labels is not None:
+        classes = np.asarray(labels)
+        if classes.size != k:
+            raise InputError(
+                message(
+                    metric,
+                    "labels and the columns of y_score differ in number",
+                    raw(f"{classes.size} labels for {k} columns"),
+                    "one label per column",
+                )
+            )
+        if (classes.dtype.kind == "U") != (y.dtype.kind == "U"):
+            raise InputError(
+                message(metric, "y_true and labels differ in type", y[:1].tolist(), "same type")
+            )
+        codes = np.minimum(np.searchsorted(classes, y), k - 1)
+        bad = np.flatnonzero(classes[codes] != y)
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(
+                message(
+                    metric,
+                    "y_true contains a label not in labels",
+                    raw(f"{y[i].item()!r} at index {i}"),
+                    choices(classes.tolist()),
+                )
+            )
+        return classes, codes.astype(np.intp)
+    if y.dtype.kind in "biu" and (y.size == 0 or (int(y.min()) >= 0 and int(y.max()) < k)):
+        return np.arange(k, dtype=np.int64), y.astype(np.intp)
+    classes = np.unique(y)
+    if classes.size != k:
+        raise InputError(
+            message(
+                metric,
+                "the classes in y_true do not match the columns of y_score",
+                raw(f"{classes.size} classes for {k} columns"),
+                "labels= listing the class of each column, or integer labels in range(n_columns)",
+            )
+        )
+    return classes, np.searchsorted(classes, y).astype(np.intp)
+
+
+def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
+    if labels is None:
+        return None
+    arr = as_labels(metric, "labels", labels)
+    uniq = np.unique(arr)
+    if uniq.size != arr.size:
+        raise ConfigError(message(metric, "labels contain duplicates", arr.tolist(), "distinct"))
+    if not np.array_equal(uniq, arr):
+        raise ConfigError(
+            message(metric, "labels must be sorted", arr.tolist(), f"{uniq.tolist()}")
+        )
+    return tuple(arr.tolist())
+
+
+# metrics --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _HistogramMetric(Metric[ScoreHistogram]):
+    """Shared plumbing of the metrics whose state is :class:`ScoreHistogram`."""
+
+    def empty(self) -> ScoreHistogram:
+        """The state of no data."""
+        return ScoreHistogram.empty()
+
+    def _class_labels(self) -> tuple[Any, ...] | None:
+        return None
+
+    def _per_sample(self, task: str) -> str:
+        return ""
+
+    def _check_multiclass(self, s: Float) -> None:
+        """Reject 2-D scores with 1-D labels when the configuration does not allow them."""
+
+    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
+        """Histogram one batch of ``(y_true, y_score)``."""
+        name = self.name
+        s = as_scores(name, "y_score", y_score, ndim=(1, 2))
+        if s.ndim == 2 and s.shape[1] == 1:
+            s = s[:, 0]
+        t = as_array(name, "y_true", y_true)
+        multilabel = t.ndim == 2 and t.shape[1] > 1
+        if not multilabel:
+            t = as_labels(name, "y_true", t)
+        n = check_same_length(name, y_true=t, y_score=s)
+        w = as_weights(name, sample_weight, n)
+        if s.ndim == 1:
+            if multilabel:
+                raise InputError(
+                    message(
+                        name,
+                        "y_true is a 2-D indicator matrix but y_score is 1-D",
+                        raw(f"shapes {t.shape} and {s.shape}"),
+                        "y_score of the same shape as y_true",
+                    )
+                )
+            return self.empty() if n == 0 else _binary_summary(t, s, w)
+        k = s.shape[1]
+        if multilabel:
+            if t.shape != s.shape:
+                raise InputError(
+                    message(
+                        name,
+                        "y_true and y_score differ in shape",
+                        raw(f"{t.shape} and {s.shape}"),
+                        "equal shapes",
+                    )
+                )
+            if t.dtype.kind not in "biuf" or not np.all((t == 0) | (t == 1)):
+                bad = np.argwhere(~((t == 0) | (t == 1)))[0] if t.dtype.kind in "biuf" else [0, 0]
+                raise InputError(
+                    message(
+                        name,
+                        "y_true must be a 0/1 indicator matrix",
+                        raw(f"{t[tuple(bad)].item()!r} at index {tuple(int(b) for b in bad)}"),
+                        "0 or 1",
+                    )
+                )
+            if n == 0:
+                return self.empty()
+            per_sample = self._per_sample("multilabel")
+            return _column_summary("multilabel", np.arange(k), t == 1, s, w, per_sample)
+        self._check_multiclass(s)
+        classes, codes = _classes(name, t, k, self._class_labels())
+        if n == 0:
+            return self.empty()
+        pos = codes[:, None] == np.arange(k)
+        per_sample = self._per_sample("multiclass")
+        return _column_summary("multiclass", classes, pos, s, w, per_sample)
+
+    def _columns(self, state: ScoreHistogram, value: Any) -> tuple[Float, Float, list[int]]:
+        """Per-column values, positive support and the columns where undefined."""
+        k = state.n_columns
+        values = np.empty(k)
+        bad = []
+        for c in range(k):
+            values[c], undefined = value(_column_arrays(state, c))
+            if undefined:
+                bad.append(c)
+        support = np.bincount(state.key, weights=state.counts[:, 1], minlength=k)
+        return values, support.astype(np.float64), bad
+
+
+def _average_check(metric: str, average: Any) -> None:
+    if average not in AVERAGES:
+        raise ConfigError(message(metric, "unknown average", average, choices(AVERAGES)))
+
+
+def _inputs(average: Average) -> str:
+    return "binary_scores" if average == "macro" else "multilabel_scores"
