@@ -59,6 +59,7 @@ def binary_data(draw: st.DrawFn) -> tuple[Any, Any, Any]:
     if draw(st.booleans()):
         w = rng.random(n) * 3
         w[rng.random(n) < 0.2] = 0.0
+        w[0] = 1.0  # scikit-learn refuses all-zero weights
     return y, s, w
 
 

@@ -38,8 +38,8 @@ def binary_proba(draw: st.DrawFn) -> tuple[Any, Any, Any]:
     w = None
     if draw(st.booleans()):
         w = rng.random(n) * 3
-        w[0] = 1.0
         w[rng.random(n) < 0.2] = 0.0
+        w[0] = 1.0  # scikit-learn refuses all-zero weights
     return y, p, w
 
 
