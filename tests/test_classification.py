@@ -379,3 +379,48 @@ def test_caller_data_is_not_mutated():
     C.confusion_matrix(t, p, sample_weight=w)
     for a, b in zip((t, p, w), copies, strict=True):
         assert np.array_equal(a, b)
+
+
+def test_float32_probabilities_are_accepted():
+    rng = np.random.default_rng(0)
+    p = rng.random((50, 3)).astype(np.float32)
+    p /= p.sum(axis=1, keepdims=True)
+    y = rng.integers(0, 3, 50)
+    y[:3] = [0, 1, 2]
+    assert _close(C.log_loss(y, p), skm.log_loss(y, p.astype(np.float64)))
+    assert np.isclose(C.brier(y, p), skm.brier_score_loss(y, p), rtol=1e-6)
+
+
+def test_empty_chunk_is_identity_for_multiclass_histograms():
+    ys = np.array(["a", "b", "c", "a"])
+    scores = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6], [0.3, 0.3, 0.4]])
+    for m in (C.ROCAUC(multi_class="ovr"), C.AveragePrecision()):
+        whole = m.score(ys, scores)
+        merged = m.merge(m.summarize(ys, scores), m.summarize(ys[:0], scores[:0]))
+        assert m.compute(merged) == whole
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: C.f1(1, 1), InputError, r"f1: y_true must be an array; got 1"),
+        (
+            lambda: C.f1([0, 1], [0, 1], pos_label=[1]),
+            ConfigError,
+            r"pos_label must be a single label",
+        ),
+        (
+            lambda: C.classification_report([0, 1], [0, 1], digits=-1),
+            ConfigError,
+            r"digits must be an integer >= 0",
+        ),
+        (
+            lambda: C.F1().compute(C.ROCAUC().summarize([0, 1], [0.1, 0.2])),
+            StateMismatchError,
+            r"state of another kind; got 'ScoreHistogram'",
+        ),
+    ],
+)
+def test_more_mistakes_get_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

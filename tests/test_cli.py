@@ -844,3 +844,15 @@ def test_demo_needs_only_numpy_and_pyarrow() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "Multi-label classification" in done.stdout
+
+
+def test_pos_label_applies_to_every_score_metric(tmp_path, capsys):
+    import sklearn.metrics as skm
+
+    path = tmp_path / "b.csv"
+    path.write_text("y,p\nyes,0.9\nno,0.2\nyes,0.6\nno,0.7\nno,0.1\n", encoding="utf-8")
+    args = ["eval", str(path), "--task", "binary", "--true", "y", "--score", "p"]
+    assert main([*args, "--pos-label", "no", "--metric", "roc_auc", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)["roc_auc"]
+    y = np.array(["yes", "no", "yes", "no", "no"]) == "no"
+    assert got == pytest.approx(skm.roc_auc_score(y, [0.9, 0.2, 0.6, 0.7, 0.1]), rel=1e-12)

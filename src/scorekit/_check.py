@@ -92,6 +92,16 @@ def _kind(value: Any) -> str:
 
 def check_same_length(metric: str, **arrays: NDArray[Any] | None) -> int:
     """Check that all given arrays have the same number of rows; return it."""
+    for key, value in arrays.items():
+        if value is not None and np.ndim(value) == 0:
+            raise InputError(
+                message(
+                    metric,
+                    f"{key} must be an array",
+                    np.asarray(value).item(),
+                    "a sequence with one item per sample",
+                )
+            )
     lengths = {k: len(v) for k, v in arrays.items() if v is not None}
     if len(set(lengths.values())) > 1:
         shown = ", ".join(f"{k} has {n}" for k, n in lengths.items())

@@ -193,7 +193,13 @@ def _run_one(spec: str, data: _Inputs) -> Any:
                 message(spec, "does not take sample weights", raw("--weight"), "no --weight")
             )
         kwargs["sample_weight"] = data.weight
-    return metric.score(data.y_true, second, **kwargs)
+    first = data.y_true
+    takes_pos_label = "pos_label" in _fields(metric.info)
+    on_scores = kind not in _PRED_KINDS
+    if data.task == "binary" and data.pos_label is not None and on_scores and not takes_pos_label:
+        # the positive class is --pos-label: metrics without that option see 0/1 truth
+        first = (data.y_true == data.pos_label).astype(np.int64)
+    return metric.score(first, second, **kwargs)
 
 
 def _usage_error(problem: str, got: str, expected: str) -> ConfigError:

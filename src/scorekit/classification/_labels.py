@@ -17,7 +17,15 @@ from numpy.typing import NDArray
 from scorekit._check import as_labels
 from scorekit._core import Metric, register
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    StateMismatchError,
+    UndefinedMetricWarning,
+    choices,
+    message,
+    raw,
+)
 
 __all__ = [
     "MCC",
@@ -63,6 +71,12 @@ def _zd_value(zero_division: ZeroDivision) -> float:
 
 
 def _require_data(metric: str, state: ConfusionCounts) -> None:
+    if not isinstance(state, ConfusionCounts):
+        raise StateMismatchError(
+            message(
+                metric, "state of another kind", type(state).__name__, "a ConfusionCounts state"
+            )
+        )
     if state.multilabel is None or (not state.multilabel and state.matrix.size == 0):
         raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
 

@@ -240,6 +240,12 @@ class _PRFMetric(_CountsMetric):
     _warn = "f-score"
 
     def __post_init__(self) -> None:
+        try:
+            hash(self.pos_label)
+        except TypeError:
+            raise ConfigError(
+                self._error("pos_label must be a single label", self.pos_label, "e.g. 1 or 'spam'")
+            ) from None
         if self.average not in AVERAGES:
             raise ConfigError(self._error("unknown average", self.average, choices(AVERAGES)))
         object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))

@@ -32,7 +32,7 @@ __all__ = ["Brier", "LogLoss", "ProbaSums", "brier", "log_loss"]
 
 Float = NDArray[np.float64]
 _EPS = float(np.finfo(np.float64).eps)
-_SUM_TOL = 1e-8 + math.sqrt(_EPS)
+_SUM_TOL = 1e-8 + math.sqrt(float(np.finfo(np.float32).eps))
 
 
 @dataclass(frozen=True, eq=False)
@@ -286,8 +286,9 @@ class LogLoss(Metric[ProbaSums]):
     -----
     ``y_proba`` is ``(n, k)`` class probabilities, or ``(n,)`` probabilities of
     the greater of two classes. Values outside [0, 1] raise an InputError, as
-    in scikit-learn; rows that do not sum to 1 within ``1e-8 + sqrt(eps)``
-    also raise an InputError (scikit-learn only warns). Where scikit-learn
+    in scikit-learn; rows that do not sum to 1 within ``1e-8 + sqrt(eps32)``
+    (about 3.5e-4, so that rounded float32 softmax output passes) raise an
+    InputError (scikit-learn only warns). Where scikit-learn
     raises because ``y_true`` lacks a class of ``range(n_columns)``, this
     metric computes. Probabilities are computed in float64 whatever the input
     dtype (scikit-learn clips float32 input at float32's epsilon).

@@ -9,7 +9,7 @@ import numpy as np
 from scorekit.classification._counts import summarize_counts
 from scorekit.classification._labels import ZeroDivision, _labels_tuple, _require_data
 from scorekit.classification._prf import Average, prf
-from scorekit.errors import InputError, message, raw
+from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = ["classification_report"]
 
@@ -46,6 +46,8 @@ def classification_report(
     <BLANKLINE>
     """
     name = "classification_report"
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise ConfigError(message(name, "digits must be an integer >= 0", digits, "e.g. 2"))
     chosen = _labels_tuple(name, labels)
     state = summarize_counts(name, y_true, y_pred, sample_weight, chosen)
     _require_data(name, state)

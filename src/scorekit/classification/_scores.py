@@ -226,6 +226,8 @@ class _HistogramMetric(Metric[ScoreHistogram]):
                     )
                 )
             return self.empty() if n == 0 else _binary_summary(t, s, w)
+        if n == 0:
+            return self.empty()
         k = s.shape[1]
         if multilabel:
             if t.shape != s.shape:
