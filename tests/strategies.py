@@ -52,6 +52,18 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         return rng.integers(0, 2, n), p
     if kind == "proba":
         return rng.integers(0, k, n), _proba(rng, n, k)
+    if kind == "target":
+        return (rng.integers(0, k, n),)
+    if kind == "feature_target":
+        x = rng.integers(0, 4, n) if style < 2 else np.round(rng.normal(size=n), 1)
+        return x, rng.integers(0, k, n)
+    if kind in ("regression", "regression_multi", "regression_positive"):
+        shape = (n, k) if kind == "regression_multi" else (n,)
+        y = _scores(rng, shape, style)
+        noise = _scores(rng, shape, (style + 1) % 4)
+        if kind == "regression_positive":
+            return np.abs(y), np.abs(y + noise)
+        return y, y + noise
     raise KeyError(kind)
 
 

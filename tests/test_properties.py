@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from scorekit._core import Metric, State, available, iter_variants
+from scorekit._core import INPUT_KINDS, Metric, State, available, iter_variants
 from scorekit.errors import ScorekitError, UndefinedMetricWarning
 from strategies import batches
 
@@ -136,14 +136,5 @@ def test_metric_metadata(metric: Metric[Any]) -> None:
     info = metric.info
     assert info.name and info.summary
     assert info.bounds[0] <= info.bounds[1]
-    assert metric.inputs in {
-        "binary_labels",
-        "labels",
-        "multilabel",
-        "binary_scores",
-        "multiclass_scores",
-        "multilabel_scores",
-        "binary_proba",
-        "proba",
-    }
+    assert metric.inputs in INPUT_KINDS
     assert metric.__doc__ and "Examples" in (type(metric).__doc__ or ""), info.name

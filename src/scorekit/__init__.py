@@ -41,11 +41,13 @@ __all__ = [
     "available",
     "classification",
     "get",
+    "information",
     "multilabel",
     "parse_metric",
+    "regression",
 ]
 
-_SUBMODULES = ("classification", "multilabel")
+_SUBMODULES = ("classification", "multilabel", "information", "regression")
 
 
 def __getattr__(name: str) -> Any:

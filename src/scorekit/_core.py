@@ -307,6 +307,11 @@ INPUT_KINDS = {
     "multilabel_scores": "y_true: 2-D 0/1 indicators; y_score: 2-D scores (samples x labels)",
     "binary_proba": "y_true: 1-D binary labels; y_proba: probability of the positive class",
     "proba": "y_true: 1-D labels; y_proba: 2-D class probabilities (rows sum to 1)",
+    "target": "y: 1-D class labels (one column)",
+    "feature_target": "x: 1-D feature values; y: 1-D class labels",
+    "regression": "y_true, y_pred: 1-D real targets",
+    "regression_multi": "y_true, y_pred: 2-D real targets (samples x outputs)",
+    "regression_positive": "y_true, y_pred: 1-D real targets >= 0 (log errors)",
 }
 
 
@@ -484,7 +489,12 @@ def iter_variants(info: MetricInfo) -> Iterator[Metric[Any]]:
         yield parse_metric(f"{info.name}:{v}")
 
 
-_MODULES = ("scorekit.classification", "scorekit.multilabel")
+_MODULES = (
+    "scorekit.classification",
+    "scorekit.multilabel",
+    "scorekit.information",
+    "scorekit.regression",
+)
 
 
 def _load_all() -> None:

@@ -1,0 +1,60 @@
+"""Information theory and decision-tree split criteria.
+
+Entropy, Gini impurity, mutual information, cross-entropy and the KL / JS
+divergences, of label columns or of probability vectors; the split criteria of
+ID3 (information gain), C4.5 (split information, gain ratio) and CART (Gini
+gain) for categorical and numeric features; and :func:`best_split` /
+:func:`rank_features` over the columns of a table. Entropies are in bits unless
+``base`` says otherwise.
+"""
+
+from scorekit.information._measures import (
+    Entropy,
+    GiniImpurity,
+    MutualInformation,
+    cross_entropy,
+    entropy,
+    gini_impurity,
+    js_divergence,
+    kl_divergence,
+    mutual_information,
+)
+from scorekit.information._splits import (
+    GainRatio,
+    GiniGain,
+    InformationGain,
+    Split,
+    SplitInformation,
+    best_split,
+    gain_ratio,
+    gini_gain,
+    information_gain,
+    rank_features,
+    split_information,
+)
+from scorekit.information._tables import ClassCounts, Contingency
+
+__all__ = [
+    "ClassCounts",
+    "Contingency",
+    "Entropy",
+    "GainRatio",
+    "GiniGain",
+    "GiniImpurity",
+    "InformationGain",
+    "MutualInformation",
+    "Split",
+    "SplitInformation",
+    "best_split",
+    "cross_entropy",
+    "entropy",
+    "gain_ratio",
+    "gini_gain",
+    "gini_impurity",
+    "information_gain",
+    "js_divergence",
+    "kl_divergence",
+    "mutual_information",
+    "rank_features",
+    "split_information",
+]

@@ -1,0 +1,553 @@
+"""Decision-tree split criteria (ID3, C4.5, CART) and feature ranking over a table.
+
+Every criterion is computed from one :class:`Contingency` table of feature
+values x classes. A categorical feature splits multiway, one branch per value;
+a numeric feature splits in two at a midpoint between consecutive distinct
+values, and cumulative class counts over the sorted values score every such
+threshold at once.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from numpy.typing import NDArray
+
+from scorekit._check import as_array, as_labels, as_weights
+from scorekit._core import Metric, register
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.information._measures import summarize_pairs
+from scorekit.information._tables import (
+    CRITERIA,
+    Contingency,
+    Criterion,
+    Feature,
+    Scored,
+    check_base,
+    check_feature,
+    cross_table,
+    encode,
+    feature_values,
+    require_data,
+    split_score,
+)
+
+__all__ = [
+    "GainRatio",
+    "GiniGain",
+    "InformationGain",
+    "Split",
+    "SplitInformation",
+    "best_split",
+    "gain_ratio",
+    "gini_gain",
+    "information_gain",
+    "rank_features",
+    "split_information",
+]
+
+
+@dataclass(frozen=True)
+class Split:
+    """One feature's split: its criterion value and, for a numeric feature, the threshold.
+
+    A numeric split sends ``x <= threshold`` to the left branch; a categorical
+    split has one branch per value and ``threshold`` None.
+    """
+
+    feature: Any
+    criterion: str
+    score: float
+    kind: str
+    threshold: float | None = None
+
+
+_FEATURE_DOC = """
+    feature : {'categorical', 'numeric'}, default 'categorical'
+        How ``x`` is split: multiway, one branch per distinct value (ID3, C4.5
+        on nominal attributes), or in two at the best threshold ``x <= t`` with
+        ``t`` a midpoint between consecutive distinct values (C4.5 on continuous
+        attributes, CART). Numeric features must be finite numbers.
+"""
+
+
+@dataclass(frozen=True)
+class _SplitMetric(Metric[Contingency]):
+    """Shared plumbing of the criteria on a feature column ``x`` and a target ``y``."""
+
+    feature: Feature = "categorical"
+
+    _criterion: ClassVar[str] = "information_gain"
+
+    def __post_init__(self) -> None:
+        check_feature(self.name, self.feature)
+        check_base(self.name, getattr(self, "base", 2.0))
+
+    @property
+    def inputs(self) -> str:
+        """A feature column and a target column of class labels."""
+        return "feature_target"
+
+    def summarize(self, x: Any, y: Any, sample_weight: Any = None) -> Contingency:
+        """Cross-tabulate one batch of feature values against class labels."""
+        xs = feature_values(self.name, x, self.feature)
+        ys = as_labels(self.name, "y", y)
+        return summarize_pairs(self.name, self.feature, xs, ys, sample_weight)
+
+    def empty(self) -> Contingency:
+        """The state of no data."""
+        return Contingency.empty(self.feature)
+
+    def split(self, state: Contingency) -> Split:
+        """The criterion's value and, for a numeric feature, the chosen threshold."""
+        require_data(self.name, state.values.size)
+        if float(state.table.sum()) == 0:
+            warnings.warn(
+                f"{self.name}: all sample weights are 0; returning nan.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+            return Split(None, self.name, math.nan, self.feature)
+        scored = split_score(self.name, self._criterion, self.feature, state.values, state.table)
+        return _finish(None, self._criterion, self.feature, scored, getattr(self, "base", 2.0))
+
+    def compute(self, state: Contingency) -> float:
+        """The criterion's value for the tabulated data."""
+        return self.split(state).score
+
+
+def _finish(name: Any, criterion: str, feature: str, scored: Scored, base: float) -> Split:
+    score = scored.score
+    if criterion in ("information_gain", "split_information"):
+        score /= math.log(base)
+    return Split(name, criterion, score, feature, scored.threshold)
+
+
+@register(
+    "information_gain",
+    higher_is_better=True,
+    bounds=(0.0, math.inf),
+    inputs="feature_target",
+    variant="feature",
+    variants=("categorical", "numeric"),
+    grows=True,
+)
+@dataclass(frozen=True)
+class InformationGain(_SplitMetric):
+    """Information gain of splitting the target on a feature (ID3).
+
+    .. math:: IG(Y, X) = H(Y) - \\sum_v \\frac{|Y_v|}{|Y|} H(Y_v)
+
+    where :math:`Y_v` is the target on the samples of branch :math:`v` and
+    sizes are weighted when ``sample_weight`` is given.
+
+    Parameters
+    ----------{feature}
+    base : float, default 2
+        Logarithm base of the entropies (2: bits).
+
+    Notes
+    -----
+    Arguments are ``(x, y)``: the feature column, then the target. The state is
+    the feature-value x class contingency table (it grows with the number of
+    distinct feature values); merging adds counts, so chunked values equal the
+    in-memory one. A constant feature, or a target with one class, has gain 0.
+    For a multiway split, IG equals the mutual information :math:`I(X; Y)`.
+    For ties between thresholds, the lowest threshold wins.
+
+    References
+    ----------
+    Quinlan, J. R. (1986). Induction of decision trees. *Machine Learning* 1,
+    81-106. Numeric splits match the impurity decrease of scikit-learn's
+    ``DecisionTreeClassifier(criterion="entropy", max_depth=1)`` (in bits).
+
+    Examples
+    --------
+    >>> outlook = ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast",
+    ...            "sunny", "sunny", "rain", "sunny", "overcast", "overcast", "rain"]
+    >>> play = ["no", "no", "yes", "yes", "yes", "no", "yes",
+    ...         "no", "yes", "yes", "yes", "yes", "yes", "no"]
+    >>> round(InformationGain().score(outlook, play), 4)
+    0.2467
+    >>> InformationGain(feature="numeric").score([1.0, 2.0, 3.0, 4.0], [0, 0, 1, 1])
+    1.0
+    """
+
+    base: float = 2.0
+
+
+@register(
+    "split_information",
+    higher_is_better=None,
+    bounds=(0.0, math.inf),
+    inputs="feature_target",
+    variant="feature",
+    variants=("categorical", "numeric"),
+    grows=True,
+)
+@dataclass(frozen=True)
+class SplitInformation(_SplitMetric):
+    """Split information: the entropy of the branch sizes of a split (C4.5).
+
+    .. math:: SI(X) = -\\sum_v \\frac{|Y_v|}{|Y|} \\log_b \\frac{|Y_v|}{|Y|}
+
+    Parameters
+    ----------{feature}
+    base : float, default 2
+
+    Notes
+    -----
+    For a numeric feature the split is the binary one at the threshold of
+    highest information gain (as C4.5 chooses it); the target ``y`` is needed
+    for that choice. A constant feature has split information 0.
+
+    References
+    ----------
+    Quinlan, J. R. (1993). *C4.5: Programs for Machine Learning*, section 2.2.
+
+    Examples
+    --------
+    >>> SplitInformation().score(["a", "a", "b", "b"], [0, 1, 0, 1])
+    1.0
+    >>> SplitInformation().score(["a", "a", "a"], [0, 1, 0])
+    0.0
+    """
+
+    base: float = 2.0
+
+    _criterion: ClassVar[str] = "split_information"
+
+
+@register(
+    "gain_ratio",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="feature_target",
+    variant="feature",
+    variants=("categorical", "numeric"),
+    grows=True,
+)
+@dataclass(frozen=True)
+class GainRatio(_SplitMetric):
+    """Gain ratio: information gain divided by split information (C4.5).
+
+    .. math:: GR(Y, X) = \\frac{IG(Y, X)}{SI(X)}
+
+    Parameters
+    ----------{feature}
+
+    Notes
+    -----
+    When the split information is 0 (a constant feature: one branch) the
+    ratio is undefined; it is set to 0 with an
+    :class:`~scorekit.errors.UndefinedMetricWarning`. For a numeric feature the
+    threshold is the one of highest information gain and the ratio is taken
+    there, as in C4.5 (which does not maximise the ratio over thresholds). The
+    value lies in [0, 1] since :math:`IG \\le SI`, and does not depend on the
+    logarithm base.
+
+    References
+    ----------
+    Quinlan, J. R. (1993). *C4.5: Programs for Machine Learning*; Quinlan, J. R.
+    (1996). Improved use of continuous attributes in C4.5. *JAIR* 4, 77-90.
+
+    Examples
+    --------
+    >>> GainRatio().score(["a", "a", "b", "b"], [0, 0, 1, 1])
+    1.0
+    >>> round(GainRatio().score(["a", "b", "c", "c"], [0, 1, 1, 1]), 6)
+    0.540852
+    """
+
+    _criterion: ClassVar[str] = "gain_ratio"
+
+
+@register(
+    "gini_gain",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="feature_target",
+    variant="feature",
+    variants=("categorical", "numeric"),
+    grows=True,
+)
+@dataclass(frozen=True)
+class GiniGain(_SplitMetric):
+    """Gini gain: the decrease in Gini impurity achieved by a split (CART).
+
+    .. math:: \\Delta G(Y, X) = G(Y) - \\sum_v \\frac{|Y_v|}{|Y|} G(Y_v),
+              \\qquad G(Y) = 1 - \\sum_c p_c^2
+
+    Parameters
+    ----------{feature}
+
+    Notes
+    -----
+    CART splits in two; use ``feature='numeric'`` for its binary threshold
+    search. For a numeric feature the threshold maximises the Gini gain.
+
+    References
+    ----------
+    Breiman, Friedman, Olshen and Stone (1984), *Classification and Regression
+    Trees*. Numeric splits match the impurity decrease of scikit-learn's
+    ``DecisionTreeClassifier(criterion="gini", max_depth=1)``.
+
+    Examples
+    --------
+    >>> GiniGain().score(["a", "a", "b", "b"], [0, 0, 1, 1])
+    0.5
+    >>> GiniGain(feature="numeric").score([1, 2, 3, 4], [0, 1, 1, 1])
+    0.375
+    """
+
+    _criterion: ClassVar[str] = "gini_gain"
+
+
+for _cls in (InformationGain, SplitInformation, GainRatio, GiniGain):
+    _cls.__doc__ = (_cls.__doc__ or "").replace("{feature}", _FEATURE_DOC.rstrip())
+
+
+def information_gain(
+    x: Any,
+    y: Any,
+    *,
+    feature: Feature = "categorical",
+    base: float = 2.0,
+    sample_weight: Any = None,
+) -> float:
+    """Information gain of splitting ``y`` on ``x`` (see :class:`InformationGain`).
+
+    Examples
+    --------
+    >>> information_gain(["a", "a", "b", "b"], [0, 0, 1, 1])
+    1.0
+    """
+    return float(
+        InformationGain(feature=feature, base=base).score(x, y, sample_weight=sample_weight)
+    )
+
+
+def split_information(
+    x: Any,
+    y: Any,
+    *,
+    feature: Feature = "categorical",
+    base: float = 2.0,
+    sample_weight: Any = None,
+) -> float:
+    """Split information of the split of ``y`` on ``x`` (see :class:`SplitInformation`).
+
+    Examples
+    --------
+    >>> split_information(["a", "b", "c", "d"], [0, 0, 1, 1])
+    2.0
+    """
+    return float(
+        SplitInformation(feature=feature, base=base).score(x, y, sample_weight=sample_weight)
+    )
+
+
+def gain_ratio(
+    x: Any, y: Any, *, feature: Feature = "categorical", sample_weight: Any = None
+) -> float:
+    """Gain ratio of splitting ``y`` on ``x`` (see :class:`GainRatio`).
+
+    Examples
+    --------
+    >>> gain_ratio(["a", "b", "c", "d"], [0, 0, 1, 1])
+    0.5
+    """
+    return float(GainRatio(feature=feature).score(x, y, sample_weight=sample_weight))
+
+
+def gini_gain(
+    x: Any, y: Any, *, feature: Feature = "categorical", sample_weight: Any = None
+) -> float:
+    """Gini gain of splitting ``y`` on ``x`` (see :class:`GiniGain`).
+
+    Examples
+    --------
+    >>> gini_gain([0.5, 1.5, 2.5], ["n", "y", "y"], feature="numeric")
+    0.4444444444444444
+    """
+    return float(GiniGain(feature=feature).score(x, y, sample_weight=sample_weight))
+
+
+# tables ---------------------------------------------------------------------------------
+
+
+def _columns(metric: str, X: Any) -> list[tuple[Any, Any]]:
+    """The named columns of a numpy 2-D array, pandas DataFrame, pyarrow Table or mapping."""
+    module = type(X).__module__
+    if module.startswith("pandas") and hasattr(X, "columns"):
+        return [(name, X[name]) for name in X.columns]
+    if module.startswith("pyarrow") and hasattr(X, "column_names"):
+        return [(name, X.column(name)) for name in X.column_names]
+    if isinstance(X, Mapping):
+        return list(X.items())
+    arr = as_array(metric, "X", X)
+    if arr.ndim != 2:
+        raise InputError(
+            message(
+                metric,
+                "X must be a table",
+                raw(f"shape {arr.shape}"),
+                "a 2-D array, DataFrame or Table (samples x features)",
+            )
+        )
+    return [(j, arr[:, j]) for j in range(arr.shape[1])]
+
+
+def _is_categorical(name: Any, values: NDArray[Any], categorical: Any) -> bool:
+    if categorical is None:
+        return values.dtype.kind not in "iuf"
+    if isinstance(categorical, bool):
+        return categorical
+    return name in categorical
+
+
+def _check_criterion(metric: str, criterion: Any) -> None:
+    if criterion not in CRITERIA:
+        raise ConfigError(message(metric, "unknown criterion", criterion, choices(CRITERIA)))
+
+
+def _check_categorical(metric: str, categorical: Any, names: list[Any]) -> None:
+    if categorical is None or isinstance(categorical, bool):
+        return
+    if isinstance(categorical, str) or not isinstance(categorical, Sequence | set | frozenset):
+        raise ConfigError(
+            message(
+                metric,
+                "categorical must list columns",
+                categorical,
+                "None, True, False or a list of column names",
+            )
+        )
+    unknown = [c for c in categorical if c not in names]
+    if unknown:
+        raise ConfigError(
+            message(metric, "categorical names unknown columns", unknown, choices(names))
+        )
+
+
+def rank_features(
+    X: Any,
+    y: Any,
+    *,
+    criterion: Criterion = "information_gain",
+    categorical: Any = None,
+    sample_weight: Any = None,
+    base: float = 2.0,
+) -> list[Split]:
+    """Score every column of a table as a split of ``y``, best first.
+
+    Each column is cross-tabulated against the target with one ``bincount``;
+    numeric columns are sorted once and every threshold is scored at once from
+    cumulative class counts, so the cost is one sort per numeric column.
+
+    Parameters
+    ----------
+    X : 2-D array, pandas DataFrame, pyarrow Table or mapping of columns
+        The features (samples x features). Column names come from the table
+        (integer positions for an array).
+    y : array-like
+        The target: class labels, at least two distinct.
+    criterion : {'information_gain', 'split_information', 'gain_ratio', 'gini_gain'}
+        The score: ID3's gain, C4.5's split information or gain ratio, CART's
+        Gini gain.
+    categorical : None, bool or list of column names, default None
+        Which columns split multiway. None decides by type: numeric dtypes
+        (integers, floats) are split at a threshold, every other type (strings,
+        booleans, categories) multiway. True or False applies to every column.
+    sample_weight : array-like, optional
+    base : float, default 2
+        Logarithm base of information gain and split information.
+
+    Returns
+    -------
+    list of Split
+        One per column, by decreasing score (ties keep column order).
+
+    Raises
+    ------
+    InputError
+        ``y`` has one class, lengths differ, or a numeric column holds NaN/inf.
+
+    Examples
+    --------
+    >>> X = {"windy": [0, 1, 0, 1], "hot": [30.0, 31.0, 20.0, 21.0]}
+    >>> [(s.feature, s.score, s.threshold) for s in rank_features(X, ["y", "y", "n", "n"])]
+    [('hot', 1.0, 25.5), ('windy', 0.0, 0.5)]
+    """
+    metric = "rank_features"
+    _check_criterion(metric, criterion)
+    check_base(metric, base)
+    columns = _columns(metric, X)
+    _check_categorical(metric, categorical, [name for name, _ in columns])
+    ys = as_labels(metric, "y", y)
+    classes, ycodes = encode(metric, "y", ys)
+    n = len(ys)
+    if n == 0:
+        raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
+    if len(classes) < 2:
+        raise InputError(
+            message(
+                metric,
+                "y has a single class",
+                raw(f"only {classes[0].item()!r}"),
+                "at least two classes to split",
+            )
+        )
+    w = as_weights(metric, sample_weight, n)
+    results: list[Split] = []
+    for name, column in columns:
+        values = as_array(metric, f"column {name!r}", column)
+        if len(values) != n:
+            raise InputError(
+                message(
+                    metric,
+                    "X and y differ in length",
+                    raw(f"column {name!r} has {len(values)} rows, y has {n}"),
+                    "equal lengths",
+                )
+            )
+        kind: Feature = "categorical" if _is_categorical(name, values, categorical) else "numeric"
+        checked = feature_values(metric, values, kind, name=f"column {name!r}")
+        uniq, rows = encode(metric, "x", checked)
+        # built class-major so that the threshold scan runs over contiguous memory
+        table = cross_table(ycodes, len(classes), rows, len(uniq), w).T
+        scored = split_score(f"{metric}: column {name!r}", criterion, kind, uniq, table)
+        results.append(_finish(name, criterion, kind, scored, base))
+    order = sorted(range(len(results)), key=lambda i: -results[i].score)
+    return [results[i] for i in order]
+
+
+def best_split(
+    X: Any,
+    y: Any,
+    *,
+    criterion: Criterion = "information_gain",
+    categorical: Any = None,
+    sample_weight: Any = None,
+    base: float = 2.0,
+) -> Split:
+    """The split ID3 / C4.5 / CART would make at the root: the best column of ``X``.
+
+    Parameters are those of :func:`rank_features`; ties go to the first column.
+
+    Examples
+    --------
+    >>> X = {"windy": [0, 1, 0, 1], "hot": [30.0, 31.0, 20.0, 21.0]}
+    >>> best_split(X, ["y", "y", "n", "n"], criterion="gini_gain")
+    Split(feature='hot', criterion='gini_gain', score=0.5, kind='numeric', threshold=25.5)
+    """
+    ranked = rank_features(
+        X, y, criterion=criterion, categorical=categorical, sample_weight=sample_weight, base=base
+    )
+    if not ranked:
+        raise InputError(message("best_split", "X has no columns", raw("0 columns"), "a feature"))
+    return ranked[0]

@@ -1,0 +1,76 @@
+"""Regression metrics: squared, absolute, percentage and logarithmic errors, R^2.
+
+Every function follows scikit-learn's signature for the metric of the same
+meaning (``sample_weight``, ``multioutput``), so switching is a change of
+import. Targets are 1-D ``(n,)`` or 2-D ``(n, n_outputs)``; statistics are
+accumulated in float64.
+
+Examples
+--------
+>>> from scorekit import regression
+>>> regression.mse([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+0.375
+>>> regression.r2([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+0.948...
+"""
+
+from scorekit.regression._base import ErrorSums
+from scorekit.regression._means import (
+    MAE,
+    MAPE,
+    MSE,
+    MSLE,
+    RMSE,
+    RMSLE,
+    SMAPE,
+    WMAPE,
+    mae,
+    mape,
+    mse,
+    msle,
+    rmse,
+    rmsle,
+    smape,
+    wmape,
+)
+from scorekit.regression._order import AbsErrors, MaxAbsError, MaxError, MedAE, max_error, medae
+from scorekit.regression._variance import (
+    R2,
+    ExplainedVariance,
+    ExplainedVarianceSums,
+    R2Sums,
+    explained_variance,
+    r2,
+)
+
+__all__ = [
+    "MAE",
+    "MAPE",
+    "MSE",
+    "MSLE",
+    "R2",
+    "RMSE",
+    "RMSLE",
+    "SMAPE",
+    "WMAPE",
+    "AbsErrors",
+    "ErrorSums",
+    "ExplainedVariance",
+    "ExplainedVarianceSums",
+    "MaxAbsError",
+    "MaxError",
+    "MedAE",
+    "R2Sums",
+    "explained_variance",
+    "mae",
+    "mape",
+    "max_error",
+    "medae",
+    "mse",
+    "msle",
+    "r2",
+    "rmse",
+    "rmsle",
+    "smape",
+    "wmape",
+]

@@ -1,0 +1,270 @@
+"""Shared plumbing of the regression metrics: input coercion, output averaging, sum states.
+
+Targets are 1-D ``(n,)`` or 2-D ``(n, n_outputs)`` real arrays and are handled
+internally as ``(n, n_outputs)`` float64 arrays (float32 input is upcast, so the
+statistics are accumulated in float64). Per-output values are combined as
+scikit-learn's ``multioutput`` argument says.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._check import as_array, as_weights, check_finite, check_same_length
+from scorekit._core import Metric, State, state_field
+from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
+
+__all__ = ["ErrorSums", "Multioutput", "combine_outputs", "targets"]
+
+Multioutput = Literal["raw_values", "uniform_average", "variance_weighted"] | tuple[float, ...]
+
+EPS = float(np.finfo(np.float64).eps)
+
+S = TypeVar("S", bound=State)
+
+
+def _numeric(metric: str, name: str, values: Any) -> NDArray[np.float64]:
+    arr = as_array(metric, name, values)
+    if arr.ndim not in (1, 2):
+        raise InputError(
+            message(
+                metric,
+                f"{name} must be 1-D or 2-D",
+                raw(f"shape {arr.shape}"),
+                "shape (n,) or (n, n_outputs)",
+            )
+        )
+    if arr.dtype.kind not in "biuf":
+        raise InputError(
+            message(metric, f"{name} must be numeric", raw(str(arr.dtype)), "real numbers")
+        )
+    out = np.asarray(arr, dtype=np.float64)
+    return out[:, None] if out.ndim == 1 else out
+
+
+def targets(
+    metric: str, y_true: Any, y_pred: Any, sample_weight: Any = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
+    """Coerce one batch to ``(n, n_outputs)`` float64 arrays and checked weights.
+
+    Values are not checked for NaN/inf here: callers compute their statistics
+    first and call :func:`ensure_finite` only when a statistic is not finite,
+    which saves a pass over the data.
+    """
+    t = _numeric(metric, "y_true", y_true)
+    p = _numeric(metric, "y_pred", y_pred)
+    n = check_same_length(metric, y_true=t, y_pred=p)
+    if t.shape[1] != p.shape[1]:
+        raise InputError(
+            message(
+                metric,
+                "y_true and y_pred differ in number of outputs",
+                raw(f"{t.shape[1]} and {p.shape[1]}"),
+                "the same number of columns",
+            )
+        )
+    if t.shape[1] == 0:
+        raise InputError(message(metric, "no outputs", raw(f"shape {t.shape}"), "n_outputs >= 1"))
+    return t, p, as_weights(metric, sample_weight, n)
+
+
+def _flat(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    return x[:, 0] if x.shape[1] == 1 else x
+
+
+def ensure_finite(metric: str, y_true: NDArray[np.float64], y_pred: NDArray[np.float64]) -> None:
+    """Raise an InputError naming the first NaN or infinite value of either input."""
+    check_finite(metric, "y_true", _flat(y_true))
+    check_finite(metric, "y_pred", _flat(y_pred))
+
+
+def wsum(x: NDArray[np.float64], w: NDArray[np.float64] | None) -> NDArray[np.float64]:
+    """Per-output (weighted) column sums of an ``(n, k)`` array, shape ``(k,)``."""
+    if w is not None:
+        return np.asarray(w @ x, dtype=np.float64)
+    if x.shape[1] == 1:
+        return np.array([x[:, 0].sum()], dtype=np.float64)
+    return np.asarray(x.sum(axis=0), dtype=np.float64)
+
+
+def total_weight(n: int, w: NDArray[np.float64] | None) -> float:
+    """Total weight of a batch: ``n`` without weights."""
+    return float(n) if w is None else float(w.sum())
+
+
+def require_data(metric: str, count: int, weight: float) -> None:
+    """Raise on a state of no samples, or of samples whose weights are all 0."""
+    if count == 0:
+        raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
+    if weight == 0:
+        raise InputError(
+            message(
+                metric,
+                "all sample weights are 0",
+                raw(f"{count} samples of weight 0"),
+                "at least one positive weight",
+            )
+        )
+
+
+def check_multioutput(metric: str, value: Any, allowed: tuple[str, ...]) -> Multioutput:
+    """Validate ``multioutput``: one of ``allowed`` or a sequence of output weights."""
+    if isinstance(value, str):
+        if value not in allowed:
+            raise ConfigError(message(metric, "unknown multioutput", value, choices(allowed)))
+        return value  # type: ignore[return-value]
+    try:
+        weights = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            message(
+                metric,
+                "invalid multioutput",
+                value,
+                f"{choices(allowed)} or a sequence of output weights",
+            )
+        ) from None
+    if (
+        weights.ndim != 1
+        or weights.size == 0
+        or not np.isfinite(weights).all()
+        or (weights < 0).any()
+        or weights.sum() == 0
+    ):
+        raise ConfigError(
+            message(
+                metric,
+                "invalid multioutput weights",
+                value,
+                "a 1-D sequence of finite weights >= 0, not all 0",
+            )
+        )
+    return tuple(float(v) for v in weights)
+
+
+def combine_outputs(
+    metric: str,
+    values: NDArray[np.float64],
+    multioutput: Multioutput,
+    variances: NDArray[np.float64] | None = None,
+) -> float | NDArray[np.float64]:
+    """Average per-output values as scikit-learn's ``multioutput`` does."""
+    if multioutput == "raw_values":
+        return np.array(values, dtype=np.float64)
+    if multioutput == "uniform_average":
+        return float(np.mean(values))
+    if multioutput == "variance_weighted":
+        if variances is None or not (variances != 0).any():
+            return float(np.mean(values))
+        return float(np.average(values, weights=variances))
+    weights = np.asarray(multioutput, dtype=np.float64)
+    if len(values) == 1:
+        raise InputError(
+            message(
+                metric,
+                "output weights need multi-output input",
+                raw("1 output"),
+                "2-D targets with one column per weight",
+            )
+        )
+    if len(weights) != len(values):
+        raise InputError(
+            message(
+                metric,
+                "multioutput weights differ in length from the outputs",
+                raw(f"{len(weights)} weights for {len(values)} outputs"),
+                "one weight per output",
+            )
+        )
+    return float(np.average(values, weights=weights))
+
+
+@dataclass(frozen=True)
+class RegressionMetric(Metric[S]):
+    """Shared configuration of the regression metrics: ``multioutput``."""
+
+    multioutput: Multioutput = "uniform_average"
+
+    _multioutputs: ClassVar[tuple[str, ...]] = ("raw_values", "uniform_average")
+
+    def __post_init__(self) -> None:
+        value = check_multioutput(self.name, self.multioutput, self._multioutputs)
+        object.__setattr__(self, "multioutput", value)
+
+    @property
+    def inputs(self) -> str:
+        """The input kind: 2-D targets for per-output configurations."""
+        if self.multioutput in ("raw_values", "variance_weighted") and self.info.inputs == (
+            "regression"
+        ):
+            return "regression_multi"
+        return self.info.inputs
+
+
+# the state of the mean-type metrics ---------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorSums(State):
+    """Weighted sums of per-sample error terms, per output.
+
+    ``term`` names the error term (for example ``"squared"`` or
+    ``"absolute_percentage(eps=2.22e-16)"``); states of different terms do not
+    merge. ``sums`` has shape ``(k,)``, or ``(2, k)`` for ratio metrics
+    (numerator and denominator sums); the empty state has no outputs yet and
+    takes the shape of whatever it is merged with. ``count`` is the number of
+    samples and ``weight`` their total weight (``count`` without weights).
+    """
+
+    term: str = state_field("same")
+    count: int = state_field("custom")
+    weight: float = state_field("custom")
+    sums: NDArray[np.float64] = state_field("custom")
+
+    @classmethod
+    def empty(cls, term: str) -> ErrorSums:
+        """The state of no data for the given error term."""
+        return cls(term=term, count=0, weight=0.0, sums=np.zeros(0, dtype=np.float64))
+
+    def _merge_custom(self, other: ErrorSums) -> dict[str, Any]:
+        if other.sums.size == 0:
+            return {"count": self.count, "weight": self.weight, "sums": self.sums}
+        if self.sums.size == 0:
+            return {"count": other.count, "weight": other.weight, "sums": other.sums}
+        check_outputs(self.kind, self.sums.shape[-1], other.sums.shape[-1])
+        return {
+            "count": self.count + other.count,
+            "weight": self.weight + other.weight,
+            "sums": self.sums + other.sums,
+        }
+
+
+def check_outputs(kind: str, mine: int, theirs: int) -> None:
+    """Refuse to merge states built from different numbers of outputs."""
+    if mine != theirs:
+        raise StateMismatchError(
+            message(
+                kind,
+                "cannot merge states with different numbers of outputs",
+                theirs,
+                f"{mine} as in the other state",
+            )
+        )
+
+
+def eps_term(name: str, eps: float) -> str:
+    """The state term of an eps-guarded error, recording ``eps`` exactly."""
+    return f"{name}(eps={eps!r})"
+
+
+def check_eps(metric: str, eps: Any) -> float:
+    """Validate an ``eps`` floor: a finite float > 0."""
+    ok = isinstance(eps, int | float) and not isinstance(eps, bool) and math.isfinite(eps)
+    if not ok or eps <= 0:
+        raise ConfigError(message(metric, "invalid eps", eps, "a finite number > 0"))
+    return float(eps)

@@ -1,0 +1,270 @@
+"""Order statistics of the absolute error: median absolute error and max error."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._core import Metric, State, register, state_field
+from scorekit.errors import InputError, message, raw
+from scorekit.regression._base import (
+    EPS,
+    Multioutput,
+    RegressionMetric,
+    check_outputs,
+    combine_outputs,
+    ensure_finite,
+    require_data,
+    targets,
+)
+
+__all__ = ["AbsErrors", "MaxAbsError", "MaxError", "MedAE", "max_error", "medae"]
+
+
+@dataclass(frozen=True, eq=False)
+class AbsErrors(State):
+    """Every absolute error, kept for an exact median.
+
+    ``errors`` has shape ``(n, k)`` (float64, 8 bytes per sample and output);
+    ``weights`` has shape ``(n,)`` for weighted data and ``(0,)`` when every
+    weight is 1. Merging concatenates, so memory grows with the data.
+    """
+
+    errors: NDArray[np.float64] = state_field("custom")
+    weights: NDArray[np.float64] = state_field("custom")
+
+    @classmethod
+    def empty(cls) -> AbsErrors:
+        """The state of no data."""
+        return cls(errors=np.zeros((0, 0), dtype=np.float64), weights=np.zeros(0))
+
+    @property
+    def weighted(self) -> bool:
+        """True when the state holds one explicit weight per kept error."""
+        return len(self.errors) > 0 and len(self.weights) == len(self.errors)
+
+    def _merge_custom(self, other: AbsErrors) -> dict[str, Any]:
+        if len(other.errors) == 0 and (other.errors.shape[1] == 0 or len(self.errors)):
+            return {"errors": self.errors, "weights": self.weights}
+        if len(self.errors) == 0:
+            return {"errors": other.errors, "weights": other.weights}
+        check_outputs(self.kind, self.errors.shape[1], other.errors.shape[1])
+        errors = np.concatenate([self.errors, other.errors])
+        if self.weighted or other.weighted:
+            parts = [s.weights if s.weighted else np.ones(len(s.errors)) for s in (self, other)]
+            weights = np.concatenate(parts)
+        else:
+            weights = np.zeros(0)
+        return {"errors": errors, "weights": weights}
+
+
+_SORT_BELOW = 2048
+
+
+def weighted_median(values: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
+    """The weighted median by the averaged inverted CDF, as scikit-learn's ``_weighted_percentile``.
+
+    Let ``x`` be the smallest value whose cumulative weight ``G(x)`` (of all
+    values ``<= x``) reaches half the total. The result is ``x`` when ``G(x)``
+    exceeds the half by more than float64 eps, else the mean of ``x`` and the
+    next larger value of positive weight. Values are found by weighted
+    quickselect (``np.partition`` halves the candidates each round), so no full
+    sort of the data is needed.
+    """
+    keep = weights > 0
+    v, w = (values, weights) if keep.all() else (values[keep], weights[keep])
+    target = 0.5 * float(w.sum())
+    below = 0.0
+    upper = math.inf
+    while len(v) > _SORT_BELOW:
+        pivot = np.partition(v, len(v) // 2)[len(v) // 2]
+        lt = v < pivot
+        w_lt = float(np.sum(w, where=lt))
+        if below + w_lt >= target:
+            upper = float(pivot)
+            v, w = v[lt], w[lt]
+            continue
+        gt = v > pivot
+        reached = below + w_lt + float(np.sum(w, where=~(lt | gt)))
+        if reached >= target:
+            nxt = float(v[gt].min()) if gt.any() else upper
+            return _averaged(float(pivot), reached - target, nxt)
+        below = reached
+        v, w = v[gt], w[gt]
+    order = np.argsort(v, kind="stable")
+    vs = v[order]
+    cdf = below + np.cumsum(w[order])
+    i = min(int(np.searchsorted(cdf, target, side="left")), len(vs) - 1)
+    j = int(np.searchsorted(vs, vs[i], side="right")) - 1
+    nxt = float(vs[j + 1]) if j + 1 < len(vs) else upper
+    return _averaged(float(vs[i]), float(cdf[j]) - target, nxt)
+
+
+def _averaged(value: float, excess: float, nxt: float) -> float:
+    if excess > EPS or math.isinf(nxt):
+        return value
+    return (value + nxt) / 2
+
+
+@register(
+    "medae",
+    higher_is_better=False,
+    bounds=(0.0, math.inf),
+    inputs="regression",
+    aliases=("median_absolute_error",),
+    variant="multioutput",
+    variants=("uniform_average", "raw_values"),
+    grows=True,
+)
+@dataclass(frozen=True)
+class MedAE(RegressionMetric[AbsErrors]):
+    """Median absolute error.
+
+    .. math:: \\mathrm{MedAE} = \\operatorname{median}_i |y_i - \\hat y_i|
+
+    With ``sample_weight`` the weighted median uses the averaged inverted CDF
+    (the mean of the two middle values when the half weight falls exactly on
+    a data point), as scikit-learn's ``median_absolute_error``.
+
+    Notes
+    -----
+    The state keeps every absolute error (8 bytes per sample and output, plus
+    8 per sample for weights); memory grows linearly with the data. Without
+    weights the streamed value is exactly the in-memory one. With weights it
+    is exact when chunks are merged in data order; in another order the
+    cumulative weights may differ by rounding, which can only matter when
+    half the total weight falls within float64 eps of a data point.
+
+    Examples
+    --------
+    >>> MedAE().score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+    0.5
+    >>> MedAE().score([1, 2, 3, 4], [0, 0, 0, 0], sample_weight=[1, 1, 1, 5])
+    4.0
+    """
+
+    def empty(self) -> AbsErrors:
+        """The state of no data."""
+        return AbsErrors.empty()
+
+    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> AbsErrors:
+        """Keep the absolute errors (and weights) of one batch."""
+        t, p, w = targets(self.name, y_true, y_pred, sample_weight)
+        with np.errstate(invalid="ignore"):
+            errors = np.subtract(t, p)
+            np.abs(errors, out=errors)
+        if errors.size and not np.isfinite(errors.sum()):
+            ensure_finite(self.name, t, p)
+        return AbsErrors(errors=errors, weights=np.zeros(0) if w is None else w.copy())
+
+    def compute(self, state: AbsErrors) -> float | NDArray[np.float64]:
+        """The (weighted) median per output, combined as ``multioutput`` says."""
+        n = len(state.errors)
+        if not state.weighted:
+            require_data(self.name, n, float(n))
+            values = np.median(state.errors, axis=0)
+        else:
+            require_data(self.name, n, float(state.weights.sum()))
+            values = np.array(
+                [weighted_median(col, state.weights) for col in state.errors.T],
+                dtype=np.float64,
+            )
+        return combine_outputs(self.name, np.asarray(values, dtype=np.float64), self.multioutput)
+
+
+@dataclass(frozen=True, eq=False)
+class MaxAbsError(State):
+    """The number of samples and the largest absolute error seen."""
+
+    count: int = state_field("sum")
+    value: float = state_field("max")
+
+    @classmethod
+    def empty(cls) -> MaxAbsError:
+        """The state of no data (0 is the identity of max over absolute errors)."""
+        return cls(count=0, value=0.0)
+
+
+@register(
+    "max_error",
+    higher_is_better=False,
+    bounds=(0.0, math.inf),
+    inputs="regression",
+)
+@dataclass(frozen=True)
+class MaxError(Metric[MaxAbsError]):
+    """Max error: the largest absolute residual.
+
+    .. math:: \\max_i |y_i - \\hat y_i|
+
+    Matches scikit-learn's ``max_error``: single-output only, no sample weights.
+
+    Examples
+    --------
+    >>> MaxError().score([3, 2, 7, 1], [4, 2, 7, 1])
+    1.0
+    """
+
+    def empty(self) -> MaxAbsError:
+        """The state of no data."""
+        return MaxAbsError.empty()
+
+    def summarize(self, y_true: Any, y_pred: Any) -> MaxAbsError:
+        """The largest absolute error of one batch."""
+        t, p, _ = targets(self.name, y_true, y_pred)
+        if t.shape[1] != 1:
+            raise InputError(
+                message(
+                    self.name,
+                    "multi-output targets are not supported",
+                    raw(f"{t.shape[1]} outputs"),
+                    "1-D targets",
+                )
+            )
+        if len(t) == 0:
+            return MaxAbsError(count=0, value=0.0)
+        with np.errstate(invalid="ignore"):
+            value = float(np.max(np.abs(t[:, 0] - p[:, 0])))
+        if not math.isfinite(value):
+            ensure_finite(self.name, t, p)
+        return MaxAbsError(count=len(t), value=value)
+
+    def compute(self, state: MaxAbsError) -> float:
+        """The largest absolute error."""
+        require_data(self.name, state.count, float(state.count))
+        return float(state.value)
+
+
+def medae(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    multioutput: Multioutput | Any = "uniform_average",
+    sample_weight: Any = None,
+) -> float | NDArray[np.float64]:
+    """Median absolute error; see :class:`MedAE`.
+
+    Examples
+    --------
+    >>> medae([1, 2, 3], [1, 5, 4])
+    1.0
+    """
+    result: float | NDArray[np.float64] = MedAE(multioutput=multioutput).score(
+        y_true, y_pred, sample_weight=sample_weight
+    )
+    return result
+
+
+def max_error(y_true: Any, y_pred: Any) -> float:
+    """Largest absolute residual; see :class:`MaxError`.
+
+    Examples
+    --------
+    >>> max_error([1, 2, 3], [1, 5, 4])
+    3.0
+    """
+    return float(MaxError().score(y_true, y_pred))
