@@ -13,6 +13,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_classification
+import bench_information
+import bench_regression
 from _timing import HEADER, machine
 
 
@@ -21,8 +23,9 @@ def main() -> None:
     scale = 10 if "--small" in sys.argv else 1
     print(f"Machine: {machine()}\n")
     print(HEADER)
-    for row in bench_classification.run(bench_classification.N // scale):
-        print(row.markdown(), flush=True)
+    for module in (bench_classification, bench_regression, bench_information):
+        for row in module.run(module.N // scale):
+            print(row.markdown(), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,17 @@
 """Build the small example files that ``scorekit demo`` evaluates.
 
 Run ``python examples/make_data.py`` to rebuild ``examples/data/``; the output is
-the same on every run (fixed seeds, numpy and pyarrow only). Three files, one per
-task and one per format:
+the same on every run (fixed seeds, numpy and pyarrow only). One file per task:
 
 - ``binary.csv``: a spam filter's labels, scores and thresholded predictions;
 - ``multiclass.parquet``: three classes with per-class probabilities;
-- ``multilabel.jsonl``: four topic labels with scores and predictions.
+- ``multilabel.jsonl``: four topic labels with scores and predictions;
+- ``regression.csv``: house prices and days on the market with a model's predictions;
+- ``play_tennis.csv``: Quinlan's weather table (C4.5's numeric version), for
+  ``scorekit features``.
 
-``manifest.json`` lists each file with its task and columns, which is what the
-demo reads.
+``manifest.json`` lists each file with its command, task and columns, which is
+what the demo reads.
 """
 
 from __future__ import annotations
@@ -76,6 +78,54 @@ def multilabel(rng: np.random.Generator, n: int = 250) -> pa.Table:
     return pa.table(columns)
 
 
+def regression(rng: np.random.Generator, n: int = 300) -> pa.Table:
+    """House prices (thousands) and days on the market, with a model's noisy predictions."""
+    area = np.round(rng.gamma(9.0, 14.0, n))
+    rooms = np.clip(np.round(area / 35 + rng.normal(0, 0.8, n)), 1, None).astype(np.int64)
+    price = np.round(60 + 2.1 * area + 9.0 * rooms + rng.normal(0, 28, n), 1)
+    days = np.round(np.exp(3.2 + 0.002 * (price - price.mean()) + rng.normal(0, 0.5, n)))
+    pred_price = np.round(price + rng.normal(0, 22, n) + 0.04 * (price - price.mean()), 1)
+    pred_days = np.round(np.exp(np.log(days) * 0.6 + 1.3 + rng.normal(0, 0.3, n)))
+    return pa.table(
+        {
+            "id": np.arange(1, n + 1),
+            "area": area,
+            "rooms": rooms,
+            "price": price,
+            "pred_price": pred_price,
+            "days": days.astype(np.int64),
+            "pred_days": pred_days.astype(np.int64),
+        }
+    )
+
+
+# Quinlan, C4.5: Programs for Machine Learning (1993), the weather data with numeric
+# temperature and humidity.
+PLAY_TENNIS = [
+    ("sunny", 85, 85, False, "no"),
+    ("sunny", 80, 90, True, "no"),
+    ("overcast", 83, 86, False, "yes"),
+    ("rain", 70, 96, False, "yes"),
+    ("rain", 68, 80, False, "yes"),
+    ("rain", 65, 70, True, "no"),
+    ("overcast", 64, 65, True, "yes"),
+    ("sunny", 72, 95, False, "no"),
+    ("sunny", 69, 70, False, "yes"),
+    ("rain", 75, 80, False, "yes"),
+    ("sunny", 75, 70, True, "yes"),
+    ("overcast", 72, 90, True, "yes"),
+    ("overcast", 81, 75, False, "yes"),
+    ("rain", 71, 91, True, "no"),
+]
+
+
+def play_tennis() -> pa.Table:
+    """The 14 days of the weather table: four features and whether tennis was played."""
+    names = ("outlook", "temperature", "humidity", "windy", "play")
+    columns = list(zip(*PLAY_TENNIS, strict=True))
+    return pa.table({name: list(values) for name, values in zip(names, columns, strict=True)})
+
+
 def _write_jsonl(table: pa.Table, path: Path) -> None:
     rows = table.to_pylist()
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -106,15 +156,31 @@ MANIFEST = [
         "pred": [f"pred_{t}" for t in TOPICS],
         "score": [f"score_{t}" for t in TOPICS],
     },
+    {
+        "file": "regression.csv",
+        "title": "Regression: house prices (thousands)",
+        "task": "regression",
+        "true": ["price"],
+        "pred": ["pred_price"],
+    },
+    {
+        "file": "play_tennis.csv",
+        "title": "Feature ranking: which attribute ID3 splits on first",
+        "command": "features",
+        "target": "play",
+        "criterion": "information_gain",
+    },
 ]
 
 
 def main() -> None:
-    """Write the three example files and the manifest."""
+    """Write the example files and the manifest."""
     OUT.mkdir(parents=True, exist_ok=True)
     pacsv.write_csv(binary(np.random.default_rng(20240501)), OUT / "binary.csv")
     pq.write_table(multiclass(np.random.default_rng(20240502)), OUT / "multiclass.parquet")
     _write_jsonl(multilabel(np.random.default_rng(20240503)), OUT / "multilabel.jsonl")
+    pacsv.write_csv(regression(np.random.default_rng(20240504)), OUT / "regression.csv")
+    pacsv.write_csv(play_tennis(), OUT / "play_tennis.csv")
     (OUT / "manifest.json").write_text(json.dumps(MANIFEST, indent=2) + "\n", encoding="utf-8")
 
 

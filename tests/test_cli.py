@@ -36,7 +36,8 @@ from scorekit.errors import ScorekitError
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "examples" / "data"
-MANIFEST = {e["task"]: e for e in json.loads((DATA / "manifest.json").read_text())}
+ENTRIES = json.loads((DATA / "manifest.json").read_text())
+MANIFEST = {e["task"]: e for e in ENTRIES if e.get("command", "eval") == "eval"}
 
 
 def _run(capsys: Any, *argv: str) -> tuple[int, str, str]:
@@ -55,9 +56,9 @@ def _json(capsys: Any, *argv: str) -> dict[str, Any]:
 def _eval_args(task: str, *, pred: bool = True, score: bool = True) -> list[str]:
     entry = MANIFEST[task]
     args = ["eval", str(DATA / entry["file"]), "--task", task, "--true", *entry["true"]]
-    if pred:
+    if pred and entry.get("pred"):
         args += ["--pred", *entry["pred"]]
-    if score:
+    if score and entry.get("score"):
         args += ["--score", *entry["score"]]
     return args
 
@@ -802,7 +803,7 @@ def test_bundled_files_have_the_manifest_columns() -> None:
     from scorekit._io import read_table
 
     for entry in MANIFEST.values():
-        columns = entry["true"] + entry["pred"] + entry["score"]
+        columns = entry["true"] + entry.get("pred", []) + entry.get("score", [])
         table = read_table(DATA / entry["file"], columns=columns)
         assert 200 <= table.num_rows <= 1000
 

@@ -21,10 +21,11 @@ from scorekit.errors import ConfigError, InputError, ScorekitError, choices, mes
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table"]
 
-TASKS = ("binary", "multiclass", "multilabel")
+TASKS = ("binary", "multiclass", "multilabel", "regression")
 """The tasks ``scorekit eval --task`` accepts."""
 
-_PRED_KINDS = ("binary_labels", "labels", "multilabel")
+_REGRESSION_KINDS = ("regression", "regression_multi", "regression_positive")
+_PRED_KINDS = ("binary_labels", "labels", "multilabel", *_REGRESSION_KINDS)
 _SCORE_KINDS = (
     "binary_scores",
     "multiclass_scores",
@@ -36,6 +37,7 @@ _TASK_KINDS = {
     "binary": ("binary_labels", "labels", "binary_scores", "binary_proba"),
     "multiclass": ("labels", "multiclass_scores", "proba"),
     "multilabel": ("multilabel", "multilabel_scores"),
+    "regression": _REGRESSION_KINDS,
 }
 
 _DEFAULTS_PRED = {
@@ -49,6 +51,18 @@ _DEFAULTS_PRED = {
         "cohen_kappa",
     ),
     "multilabel": ("subset_accuracy", "hamming_loss", "f1:samples", "f1:micro", "f1:macro"),
+    "regression": (
+        "mae",
+        "mse",
+        "rmse",
+        "medae",
+        "max_error",
+        "r2",
+        "explained_variance",
+        "mape",
+        "smape",
+        "wmape",
+    ),
 }
 _DEFAULTS_SCORE = {
     "binary": ("roc_auc", "average_precision", "log_loss"),
@@ -59,6 +73,7 @@ _DEFAULTS_SCORE = {
         "coverage_error",
         "one_error",
     ),
+    "regression": (),
 }
 
 
@@ -125,13 +140,17 @@ def _configure(spec: str, task: str, options: dict[str, Any]) -> Metric[Any]:
             ovr = parse_metric(spec, multi_class="ovr", **usable)
             if ovr.inputs in _TASK_KINDS[task]:
                 return ovr
-    if metric.inputs not in _PRED_KINDS and metric.inputs not in _SCORE_KINDS:
+    regression = metric.inputs in _REGRESSION_KINDS
+    if (task == "regression") != regression or (
+        metric.inputs not in _PRED_KINDS and metric.inputs not in _SCORE_KINDS
+    ):
+        expected = "a regression metric" if task == "regression" else "a metric of labels or scores"
         raise ConfigError(
             message(
                 spec,
                 f"does not apply to --task {task}",
                 raw(f"input kind {metric.inputs!r} ({INPUT_KINDS.get(metric.inputs, '?')})"),
-                "a metric of labels or scores",
+                expected,
             )
         )
     return metric
@@ -212,6 +231,22 @@ def _check_flags(
     """Check the number of columns given to each flag, before reading any file."""
     if task not in TASKS:
         raise ConfigError(message("scorekit eval", "unknown --task", task, choices(TASKS)))
+    if task == "regression":
+        if score:
+            raise _usage_error(
+                "--task regression compares --pred with --true",
+                "--score",
+                "--pred COL with the predicted values",
+            )
+        if not pred:
+            raise _usage_error("nothing to evaluate", "no --pred", "--pred COL")
+        if len(pred) != len(true):
+            raise _usage_error(
+                "--pred must name one column per --true column",
+                f"{len(pred)} columns for {len(true)} targets",
+                f"{len(true)} columns",
+            )
+        return
     if not pred and not score:
         raise _usage_error("nothing to evaluate", "no --pred or --score", "--pred, --score or both")
     if task == "multilabel":
@@ -259,8 +294,15 @@ def _load(
     needed = [*true, *(pred or ()), *(score or ()), *([weight] if weight else [])]
     table = _io.read_table(path, columns=needed)
     y_score: NDArray[np.float64] | None = None
-    if task == "multilabel":
-        y_true: NDArray[Any] = _io.label_matrix(table, true)
+    y_true: NDArray[Any]
+    y_pred: NDArray[Any] | None
+    if task == "regression":
+        if pos_label is not None:
+            raise _usage_error("--pos-label is for --task binary", "--pos-label", "no --pos-label")
+        y_true = _targets(table, true)
+        y_pred = _targets(table, pred or ())
+    elif task == "multilabel":
+        y_true = _io.label_matrix(table, true)
         y_pred = _io.label_matrix(table, pred) if pred else None
         y_score = _io.score_matrix(table, score) if score else None
     else:
@@ -284,6 +326,15 @@ def _load(
         )
     w = _io.weight_array(table, weight) if weight else None
     return _Inputs(task, y_true, y_pred, y_score, w, _pos_label(pos_label, y_true))
+
+
+def _targets(table: Any, columns: Sequence[str]) -> NDArray[np.float64]:
+    """Regression targets: one column as 1-D values, several as (samples x outputs)."""
+    from scorekit import _io
+
+    if len(columns) == 1:
+        return _io.score_array(table, columns[0])
+    return _io.score_matrix(table, columns)
 
 
 def _preview(values: NDArray[Any], limit: int = 5) -> str:

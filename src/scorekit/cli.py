@@ -2,9 +2,12 @@
 
 ::
 
-    scorekit eval DATA --task binary|multiclass|multilabel --true COL [COL ...]
+    scorekit eval DATA --task binary|multiclass|multilabel|regression --true COL [COL ...]
                   (--pred COL [COL ...] | --score COL [COL ...]) [--weight COL]
                   [--metric NAME ...] [--format table|json|csv]
+    scorekit features DATA --target COL [--criterion NAME] [--features COL ...]
+                  [--exclude COL ...] [--categorical COL ...] [--weight COL]
+                  [--base B] [--top N] [--format table|json|csv]
     scorekit list [--format table|json]
     scorekit explain NAME
     scorekit demo [--data DIR]
@@ -34,8 +37,10 @@ import numpy as np
 from scorekit._core import MetricInfo, available
 from scorekit._evaluate import TASKS, Evaluation, default_metrics, evaluate_table
 from scorekit._explain import bound_text, explain
+from scorekit._features import FeatureRanking, rank_file
 from scorekit._version import __version__
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
+from scorekit.information._tables import CRITERIA
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table", "main"]
 
@@ -143,6 +148,66 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _threshold_text(split: Any) -> str:
+    if split.kind == "categorical":
+        return "multiway"
+    if split.threshold is None:
+        return "none (one value)"
+    return f"<= {split.threshold:.6g}"
+
+
+def _write_ranking(ranking: FeatureRanking, splits: list[Any], fmt: str, out: TextIO) -> None:
+    criterion = ranking.criterion
+    if fmt == "json":
+        rows = [
+            {
+                "rank": i,
+                "feature": s.feature,
+                "kind": s.kind,
+                criterion: _plain(s.score),
+                "threshold": s.threshold,
+            }
+            for i, s in enumerate(splits, start=1)
+        ]
+        doc = {"target": ranking.target, "criterion": criterion, "rows": ranking.rows}
+        out.write(json.dumps({**doc, "features": rows}, indent=2) + "\n")
+        return
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["rank", "feature", "kind", criterion, "threshold"])
+        for i, s in enumerate(splits, start=1):
+            threshold = "" if s.threshold is None else repr(s.threshold)
+            writer.writerow([i, s.feature, s.kind, repr(s.score), threshold])
+        return
+    header = ["rank", "feature", "kind", criterion, "split"]
+    table = [
+        [str(i), str(s.feature), s.kind, _number(s.score), _threshold_text(s)]
+        for i, s in enumerate(splits, start=1)
+    ]
+    widths = [max([len(h), *(len(line[c]) for line in table)]) for c, h in enumerate(header)]
+    for line in [header, ["-" * w for w in widths], *table]:
+        out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
+        out.write("\n")
+
+
+def _cmd_features(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    ranking = rank_file(
+        args.data,
+        target=args.target,
+        features=args.features,
+        exclude=args.exclude or (),
+        categorical=args.categorical or (),
+        criterion=args.criterion,
+        weight=args.weight,
+        base=args.base,
+    )
+    for text in ranking.warnings:
+        err.write(f"scorekit: warning: {text}\n")
+    splits = ranking.splits[: args.top] if args.top else ranking.splits
+    _write_ranking(ranking, splits, args.format, out)
+    return 0
+
+
 def _direction(info: MetricInfo) -> str:
     if info.higher_is_better is None:
         return "—"
@@ -242,12 +307,27 @@ def _demo_entries(directory: Path) -> list[dict[str, Any]]:
     return [e for e in entries if isinstance(e, dict)]
 
 
+def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
+    criterion = str(entry.get("criterion", "information_gain"))
+    ranking = rank_file(str(path), target=str(entry["target"]), criterion=criterion)
+    title = f"{entry.get('title', entry['file'])} ({entry['file']}, {ranking.rows} rows)"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    command = ["scorekit features", str(entry["file"]), "--target", str(entry["target"])]
+    out.write("$ " + " ".join([*command, "--criterion", criterion]) + "\n\n")
+    _write_ranking(ranking, ranking.splits, "table", out)
+    for text in ranking.warnings:
+        out.write(f"note: {text}\n")
+
+
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     directory = _demo_dir(args.data)
     entries = _demo_entries(directory)
     out.write(f"scorekit {__version__} demo: the files in {directory}\n")
     for entry in entries:
         path = directory / str(entry["file"])
+        if entry.get("command") == "features":
+            _demo_features(entry, path, out)
+            continue
         result = evaluate_table(
             str(path),
             task=str(entry["task"]),
@@ -283,6 +363,26 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0 and value != 1):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0 other than 1, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``scorekit`` command."""
     parser = _Parser(
@@ -297,15 +397,18 @@ def build_parser() -> argparse.ArgumentParser:
         "eval",
         help="evaluate predictions in a CSV, TSV, Parquet or JSON Lines file",
         description=(
-            "Evaluate labels and scores stored in a file. Multi-label truth and "
-            "predictions are several 0/1 columns; multiclass scores are one column "
-            "per class, in the sorted order of the classes."
+            "Evaluate labels, scores or predicted values stored in a file. Multi-label "
+            "truth and predictions are several 0/1 columns; multiclass scores are one "
+            "column per class, in the sorted order of the classes; multi-output "
+            "regression names one --pred column per --true column."
         ),
     )
     ev.add_argument("data", metavar="DATA", help="the file (.csv, .tsv, .parquet, .jsonl, ...)")
     ev.add_argument("--task", required=True, choices=TASKS)
-    ev.add_argument("--true", required=True, nargs="+", metavar="COL", help="true labels")
-    ev.add_argument("--pred", nargs="+", metavar="COL", help="predicted labels")
+    ev.add_argument(
+        "--true", required=True, nargs="+", metavar="COL", help="true labels or target values"
+    )
+    ev.add_argument("--pred", nargs="+", metavar="COL", help="predicted labels or values")
     ev.add_argument("--score", nargs="+", metavar="COL", help="scores or probabilities")
     ev.add_argument("--weight", metavar="COL", help="sample weights")
     ev.add_argument(
@@ -318,6 +421,34 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
     ev.set_defaults(run=_cmd_eval)
+
+    ft = sub.add_parser(
+        "features",
+        help="rank the columns of a file as decision-tree splits of a target",
+        description=(
+            "Score every feature column as a split of the target column, as ID3 (information "
+            "gain), C4.5 (gain ratio) or CART (Gini gain) would at the root, best first. "
+            "Numeric columns split in two at the best threshold; text and boolean columns "
+            "(and those named by --categorical) split multiway."
+        ),
+    )
+    ft.add_argument("data", metavar="DATA", help="the file (.csv, .tsv, .parquet, .jsonl, ...)")
+    ft.add_argument("--target", required=True, metavar="COL", help="the class label column")
+    ft.add_argument("--criterion", choices=CRITERIA, default="information_gain")
+    ft.add_argument(
+        "--features", nargs="+", metavar="COL", help="the columns to rank (default: all others)"
+    )
+    ft.add_argument("--exclude", nargs="+", metavar="COL", help="columns not to rank (ids, ...)")
+    ft.add_argument(
+        "--categorical", nargs="+", metavar="COL", help="numeric columns to split multiway"
+    )
+    ft.add_argument("--weight", metavar="COL", help="sample weights")
+    ft.add_argument(
+        "--base", type=_positive_float, default=2.0, help="logarithm base (default 2: bits)"
+    )
+    ft.add_argument("--top", type=_positive_int, metavar="N", help="show the best N only")
+    ft.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    ft.set_defaults(run=_cmd_features)
 
     ls = sub.add_parser("list", help="list the registered metrics")
     ls.add_argument("--format", choices=("table", "json"), default="table")
