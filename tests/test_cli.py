@@ -81,6 +81,9 @@ def _arrays(task: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             df[entry["pred"]].to_numpy(),
             df[entry["score"]].to_numpy(dtype=float),
         )
+    if task == "regression":
+        true, pred = df[entry["true"][0]], df[entry["pred"][0]]
+        return true.to_numpy(float), pred.to_numpy(float), pred.to_numpy(float)
     score = df[entry["score"]].to_numpy(dtype=float)
     return (
         df[entry["true"][0]].to_numpy(),
@@ -448,6 +451,9 @@ _FILE_FOR_KIND = {
     "proba": "multiclass",
     "multilabel": "multilabel",
     "multilabel_scores": "multilabel",
+    "regression": "regression",
+    "regression_positive": "regression",
+    "regression_multi": "regression",
 }
 _SCORE_KINDS = {"binary_scores", "binary_proba", "multiclass_scores", "proba", "multilabel_scores"}
 
@@ -466,21 +472,30 @@ def _plain(value: Any) -> Any:
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-@pytest.mark.parametrize("spec", SPECS)
+# entropy and the split criteria take one column or a feature and a target, not a pair of
+# truth and prediction: `scorekit features` covers the criteria (tests/test_cli_regression.py)
+EVAL_SPECS = [p for p in SPECS if parse_metric(p.values[0]).inputs in _FILE_FOR_KIND]
+
+
+@pytest.mark.parametrize("spec", EVAL_SPECS)
 def test_cli_agrees_with_a_direct_call_for_every_registered_metric(spec: str, capsys: Any) -> None:
     metric = parse_metric(spec)
-    task = _FILE_FOR_KIND.get(metric.inputs)
-    if task is None:
-        pytest.skip(f"input kind {metric.inputs!r} is not a classification input")
-    y, p, s = _arrays(task)
-    second = s if metric.inputs in _SCORE_KINDS else p
+    task = _FILE_FOR_KIND[metric.inputs]
+    argv = _eval_args(task)
+    if metric.inputs == "regression_multi":
+        df = _frame(task)
+        y, second = df[["price", "days"]].to_numpy(float), df[["pred_price", "pred_days"]]
+        argv = [*argv[:5], "price", "days", "--pred", "pred_price", "pred_days"]
+    else:
+        y, p, s = _arrays(task)
+        second = s if metric.inputs in _SCORE_KINDS else p
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             expected: Any = ("value", _plain(metric.score(y, second)))
         except ScorekitError as exc:
             expected = ("error", str(exc))
-    code, out, err = _run(capsys, *_eval_args(task), "--metric", spec, "--format", "json")
+    code, out, err = _run(capsys, *argv, "--metric", spec, "--format", "json")
     if expected[0] == "error":
         assert code == 2
         assert expected[1] in err
