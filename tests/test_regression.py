@@ -50,6 +50,7 @@ from scorekit.regression import (
     smape,
     wmape,
 )
+from scorekit.regression._base import BLOCK
 
 RTOL = 1e-12
 
@@ -567,3 +568,206 @@ def test_weighted_medae_streamed_in_order_is_exact() -> None:
     cuts = [0, 3_000, 3_001, 12_000, 20_000]
     parts = [m.summarize(y[a:b], p[a:b], sample_weight=w[a:b]) for a, b in itertools.pairwise(cuts)]
     np.testing.assert_array_equal(m.compute(reduce(m.merge, parts)), m.score(y, p, sample_weight=w))
+
+
+# blocked kernels: large, multi-block inputs ----------------------------------------
+
+BIG = 3 * BLOCK + 17  # several blocks, the last one short
+
+
+def _big_data(k: int, seed: int = 21) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    shape = (BIG,) if k == 0 else (BIG, k)
+    y = np.abs(rng.normal(size=shape) * 5 + 3)
+    p = np.abs(y + rng.normal(size=shape))
+    return y, p, rng.random(BIG)
+
+
+@pytest.mark.parametrize(("ours", "ref", "outputs"), PAIRS, ids=IDS)
+@pytest.mark.parametrize("k", [0, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multi_block_inputs_agree_with_sklearn(
+    ours: Callable[..., Any],
+    ref: Callable[..., Any],
+    outputs: tuple[str, ...],
+    k: int,
+    weighted: bool,
+) -> None:
+    y, p, w = _big_data(k)
+    sw = w if weighted else None
+    for multioutput in outputs:
+        _close(
+            ours(y, p, sample_weight=sw, multioutput=multioutput),
+            ref(y, p, sample_weight=sw, multioutput=multioutput),
+        )
+
+
+def test_multi_block_max_error_smape_wmape() -> None:
+    y, p, w = _big_data(0)
+    p[-1] = y[-1] + 1e3  # the largest error sits in the last, short block
+    assert max_error(y, p) == skm.max_error(y, p) == 1e3
+    den = np.abs(y) + np.abs(p)
+    _close(smape(y, p, sample_weight=w), np.average(2 * np.abs(y - p) / den, weights=w))
+    _close(wmape(y, p, sample_weight=w), math.fsum(w * np.abs(y - p)) / math.fsum(w * np.abs(y)))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [mse, rmse, mae, medae, mape, smape, wmape, r2, explained_variance, max_error, msle, rmsle],
+    ids=lambda f: f.__name__,
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8])
+def test_narrow_dtypes_equal_their_float64_values(fn: Callable[..., Any], dtype: type) -> None:
+    y, p, _ = _big_data(0, seed=5)
+    scale = 1 if dtype == np.float32 else 40
+    y_n, p_n = (y * scale).astype(dtype), (p * scale).astype(dtype)
+    assert fn(y_n, p_n) == fn(y_n.astype(np.float64), p_n.astype(np.float64))
+
+
+def test_unsigned_integers_do_not_wrap() -> None:
+    y = np.array([0, 255, 10], dtype=np.uint8)
+    p = np.array([255, 0, 10], dtype=np.uint8)
+    assert mse(y, p) == 2 * 255**2 / 3
+    assert mae(y, p) == 170.0
+    assert medae(y, p) == 255.0
+    assert max_error(y, p) == 255.0
+    assert r2(y, p) == skm.r2_score(y.astype(float), p.astype(float))
+
+
+def test_strided_and_fortran_ordered_inputs() -> None:
+    y, p, w = _big_data(2, seed=8)
+    yf, pf = np.asfortranarray(y), np.asfortranarray(p)
+    for fn in (mse, mae, medae, r2, explained_variance, smape, wmape, msle):
+        _close(fn(yf, pf, multioutput="raw_values"), fn(y, p, multioutput="raw_values"))
+        _close(
+            fn(y[::3], p[::3], sample_weight=w[::3], multioutput="raw_values"),
+            fn(y[::3].copy(), p[::3].copy(), sample_weight=w[::3].copy(), multioutput="raw_values"),
+        )
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [MSE(), MAE(), SMAPE(), WMAPE(), MSLE(), R2(), ExplainedVariance(), MedAE()],
+    ids=lambda m: m.name,
+)
+def test_multi_block_streamed_equals_in_memory(metric: Any) -> None:
+    y, p, w = _big_data(2, seed=13)
+    m = type(metric)(multioutput="raw_values")
+    whole = m.score(y, p, sample_weight=w)
+    cuts = [0, 5, BLOCK + 3, 2 * BLOCK, BIG]
+    parts = [m.summarize(y[a:b], p[a:b], sample_weight=w[a:b]) for a, b in itertools.pairwise(cuts)]
+    got = m.compute(reduce(m.merge, parts))
+    if isinstance(metric, MedAE):
+        np.testing.assert_array_equal(got, whole)
+    else:
+        _close(got, whole)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("chunks", [1, 2, 7])
+def test_r2_multi_block_large_offset_matches_two_pass(dtype: type, chunks: int) -> None:
+    rng = np.random.default_rng(17)
+    n = 5 * BLOCK + 11
+    y = (1e9 + rng.normal(size=n) * 50).astype(dtype)
+    p = (y.astype(np.float64) + rng.normal(size=n) * 10).astype(dtype)
+    y64, p64 = y.astype(np.float64), p.astype(np.float64)
+    mean, m2 = _two_pass(y64)
+    sse = math.fsum((y64 - p64) ** 2)
+    _, res_m2 = _two_pass(y64 - p64)
+    for metric, want in ((R2(), 1 - sse / m2), (ExplainedVariance(), 1 - res_m2 / m2)):
+        pairs = zip(np.array_split(y, chunks), np.array_split(p, chunks), strict=True)
+        parts = [metric.summarize(a, b) for a, b in pairs]
+        state = reduce(metric.merge, parts)
+        assert state.m2[0] == pytest.approx(m2, rel=1e-13)
+        assert state.mean[0] + state.mean_lo[0] == pytest.approx(mean, rel=1e-15, abs=1e-9)
+        assert metric.compute(state) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 1_001, 2 * BLOCK, 2 * BLOCK + 1])
+def test_unweighted_median_is_numpy_median_bit_for_bit(n: int) -> None:
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, 20, (n, 2)).astype(float)  # many ties
+    p = rng.normal(size=(n, 2))
+    got = medae(y, p, multioutput="raw_values")
+    np.testing.assert_array_equal(got, np.median(np.abs(y - p), axis=0))
+    np.testing.assert_array_equal(got, skm.median_absolute_error(y, p, multioutput="raw_values"))
+
+
+# more input containers and zero cases ------------------------------------------------
+
+
+def test_more_containers() -> None:
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    y, p = [1.0, 2.0, 3.0, 5.0], [1.0, 2.0, 3.0, 4.0]
+    expected = skm.r2_score(y, p)
+    assert r2(pa.chunked_array([y[:2], y[2:]]), p) == pytest.approx(expected, rel=RTOL)
+    assert r2(pd.Series([1, 2, 3, 5], dtype="Int64"), p) == pytest.approx(expected, rel=RTOL)
+    assert mse(y, p, sample_weight=pd.Series([1.0, 1.0, 1.0, 1.0])) == 0.25
+    with pytest.raises(InputError, match="y_true contains nan; got nan at index 1"):
+        mse(pd.Series([1.0, None, 3.0, 5.0], dtype="Float64"), p)
+    with pytest.raises(InputError, match="y_pred contains nan; got nan at index 2"):
+        mae(y, pa.array([1.0, 2.0, None, 4.0]))
+
+
+def test_smape_terms_stay_in_range_at_the_ends_of_float64() -> None:
+    assert smape([1e308], [-1e308]) == 2.0
+    assert smape([1e308], [0.9e308]) == pytest.approx(2 * 0.1 / 1.9, rel=1e-15)
+    assert smape([5e-324], [0.0]) == 2.0
+    assert smape([5e-324], [5e-324]) == 0.0
+    assert smape([-3e-320, 1.5e308], [1e-320, -1.7e308]) == 2.0
+
+
+def test_r2_accepts_none_multioutput_like_sklearn() -> None:
+    y, p = [[0.5, 1], [-1, 1], [7, -6]], [[0, 2], [-1, 2], [8, -5]]
+    assert r2(y, p, multioutput=None) == skm.r2_score(y, p, multioutput=None)
+    assert R2(multioutput=None).multioutput == "uniform_average"
+    with pytest.raises(ConfigError, match="mse: invalid multioutput; got None, expected one of"):
+        mse(y, p, multioutput=None)
+
+
+# more bad input ----------------------------------------------------------------------
+
+WEIGHTED = [mse, rmse, mae, medae, mape, smape, wmape, r2, explained_variance, msle, rmsle]
+
+
+@pytest.mark.parametrize("fn", WEIGHTED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("where", ["y_true", "y_pred"])
+def test_non_finite_value_of_zero_weight_is_still_an_error(
+    fn: Callable[..., Any], where: str
+) -> None:
+    y, p = [1.0, 2.0, 3.0], [1.5, 2.0, 3.0]
+    (y if where == "y_true" else p)[1] = math.nan
+    with pytest.raises(InputError, match=rf"{fn.__name__}: {where} contains nan.*at index 1"):
+        fn(y, p, sample_weight=[1.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("fn", ALL, ids=lambda f: f.__name__)
+def test_non_finite_value_in_a_later_block_names_its_index(fn: Callable[..., Any]) -> None:
+    y, p, _ = _big_data(0, seed=3)
+    where = 2 * BLOCK + 9
+    p[where] = math.inf
+    with pytest.raises(InputError, match=rf"{fn.__name__}: y_pred contains inf.*at index {where}"):
+        fn(y, p)
+
+
+@pytest.mark.parametrize("fn", [msle, rmsle])
+def test_log_domain_error_names_the_index_in_the_whole_input(fn: Callable[..., Any]) -> None:
+    y, p, _ = _big_data(0, seed=4)
+    p[7] = -2.0
+    y[BLOCK + 5] = -1.0
+    with pytest.raises(InputError, match=rf"y_true contains a value <= -1.*at index {BLOCK + 5}"):
+        fn(y, p)
+    y[BLOCK + 5] = 1.0
+    with pytest.raises(InputError, match=r"y_pred contains a value <= -1.*; got -2.0 at index 7"):
+        fn(y, p)
+
+
+@pytest.mark.parametrize("fn", ALL, ids=lambda f: f.__name__)
+def test_empty_multi_output_input(fn: Callable[..., Any]) -> None:
+    if fn is max_error:
+        with pytest.raises(InputError, match="multi-output targets are not supported"):
+            fn(np.zeros((0, 2)), np.zeros((0, 2)))
+    else:
+        with pytest.raises(InputError, match=rf"{fn.__name__}: empty input"):
+            fn(np.zeros((0, 2)), np.zeros((0, 2)))

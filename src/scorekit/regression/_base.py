@@ -1,14 +1,17 @@
 """Shared plumbing of the regression metrics: input coercion, output averaging, sum states.
 
 Targets are 1-D ``(n,)`` or 2-D ``(n, n_outputs)`` real arrays and are handled
-internally as ``(n, n_outputs)`` float64 arrays (float32 input is upcast, so the
-statistics are accumulated in float64). Per-output values are combined as
-scikit-learn's ``multioutput`` argument says.
+internally as ``(n, n_outputs)`` views of the caller's data. Kernels run over
+blocks of rows (:func:`blockwise`): each block is converted to float64 (so
+float32 and integer input are accumulated in float64 without a full-size copy),
+its temporaries stay in cache, and the block sums are added pairwise. Per-output
+values are combined as scikit-learn's ``multioutput`` argument says.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -19,7 +22,15 @@ from scorekit._check import as_array, as_weights, check_finite, check_same_lengt
 from scorekit._core import Metric, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
-__all__ = ["ErrorSums", "Multioutput", "combine_outputs", "targets"]
+__all__ = [
+    "BLOCK",
+    "ErrorSums",
+    "Multioutput",
+    "as_float",
+    "blockwise",
+    "combine_outputs",
+    "targets",
+]
 
 Multioutput = Literal["raw_values", "uniform_average", "variance_weighted"] | tuple[float, ...]
 
@@ -43,18 +54,19 @@ def _numeric(metric: str, name: str, values: Any) -> NDArray[np.float64]:
         raise InputError(
             message(metric, f"{name} must be numeric", raw(str(arr.dtype)), "real numbers")
         )
-    out = np.asarray(arr, dtype=np.float64)
-    return out[:, None] if out.ndim == 1 else out
+    return arr[:, None] if arr.ndim == 1 else arr
 
 
 def targets(
     metric: str, y_true: Any, y_pred: Any, sample_weight: Any = None
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
-    """Coerce one batch to ``(n, n_outputs)`` float64 arrays and checked weights.
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[np.float64] | None]:
+    """Coerce one batch to ``(n, n_outputs)`` real arrays and checked weights.
 
-    Values are not checked for NaN/inf here: callers compute their statistics
-    first and call :func:`ensure_finite` only when a statistic is not finite,
-    which saves a pass over the data.
+    The arrays keep their dtype (no copy of float64 input, no full-size upcast
+    of float32 or integer input): kernels convert one block at a time with
+    :func:`as_float`. Values are not checked for NaN/inf here: callers compute
+    their statistics first and call :func:`ensure_finite` only when a
+    statistic is not finite, which saves a pass over the data.
     """
     t = _numeric(metric, "y_true", y_true)
     p = _numeric(metric, "y_pred", y_pred)
@@ -73,14 +85,53 @@ def targets(
     return t, p, as_weights(metric, sample_weight, n)
 
 
-def _flat(x: NDArray[np.float64]) -> NDArray[np.float64]:
+def _flat(x: NDArray[Any]) -> NDArray[Any]:
     return x[:, 0] if x.shape[1] == 1 else x
 
 
-def ensure_finite(metric: str, y_true: NDArray[np.float64], y_pred: NDArray[np.float64]) -> None:
+def ensure_finite(metric: str, y_true: NDArray[Any], y_pred: NDArray[Any]) -> None:
     """Raise an InputError naming the first NaN or infinite value of either input."""
     check_finite(metric, "y_true", _flat(y_true))
     check_finite(metric, "y_pred", _flat(y_pred))
+
+
+def as_float(x: NDArray[Any]) -> NDArray[np.float64]:
+    """``x`` as float64: the array itself when it already is float64, else a converted copy."""
+    return np.asarray(x, dtype=np.float64)
+
+
+BLOCK = 1 << 16
+"""Elements (rows times outputs) per block of :func:`blockwise`: 512 KiB of float64."""
+
+BlockSums = Callable[[slice, NDArray[np.float64] | None], NDArray[np.float64]]
+"""``fn(rows, weights)``: the sums of one block of rows, any fixed shape."""
+
+
+def block_rows(k: int) -> int:
+    """Rows per block for data of ``k`` outputs (at least one row)."""
+    return max(1, BLOCK // max(k, 1))
+
+
+def blockwise(n: int, k: int, w: NDArray[np.float64] | None, fn: BlockSums) -> NDArray[np.float64]:
+    """Add up ``fn(rows, weights)`` over consecutive blocks of rows of ``n``-row data.
+
+    One block (``n`` up to :data:`BLOCK` elements) is a single call, so small
+    inputs are summed exactly as one whole-array reduction. Larger inputs are
+    cut into blocks whose temporaries stay in cache; the block results are then
+    added as a balanced tree, so the rounding error grows with the logarithm of
+    the number of blocks, as in numpy's pairwise summation.
+    """
+    step = block_rows(k)
+    if n <= step:
+        return fn(slice(0, n), w)
+    parts = np.stack(
+        [fn(slice(i, i + step), None if w is None else w[i : i + step]) for i in range(0, n, step)]
+    )
+    while len(parts) > 1:
+        half = len(parts) // 2
+        head = parts[:half] + parts[half : 2 * half]
+        parts = head if len(parts) % 2 == 0 else np.concatenate([head, parts[2 * half :]])
+    return np.asarray(parts[0], dtype=np.float64)
 
 
 def wsum(x: NDArray[np.float64], w: NDArray[np.float64] | None) -> NDArray[np.float64]:
@@ -114,6 +165,15 @@ def require_data(metric: str, count: int, weight: float) -> None:
 
 def check_multioutput(metric: str, value: Any, allowed: tuple[str, ...]) -> Multioutput:
     """Validate ``multioutput``: one of ``allowed`` or a sequence of output weights."""
+    if value is None:
+        raise ConfigError(
+            message(
+                metric,
+                "invalid multioutput",
+                raw("None"),
+                f"{choices(allowed)} or a sequence of output weights",
+            )
+        )
     if isinstance(value, str):
         if value not in allowed:
             raise ConfigError(message(metric, "unknown multioutput", value, choices(allowed)))

@@ -2,7 +2,9 @@
 
 Each keeps the weighted sums of one per-sample error term per output
 (:class:`ErrorSums`); merging adds the sums, so streamed values equal in-memory
-ones up to float rounding of the sums.
+ones up to float rounding of the sums. The terms of a batch are computed and
+summed block by block (:func:`~scorekit.regression._base.blockwise`), one pass
+over the inputs with no full-size temporary.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from scorekit.regression._base import (
     ErrorSums,
     Multioutput,
     RegressionMetric,
+    as_float,
+    blockwise,
     check_eps,
     combine_outputs,
     ensure_finite,
@@ -67,7 +71,17 @@ class _MeanError(RegressionMetric[ErrorSums]):
 
     @abc.abstractmethod
     def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Per-sample error terms, shape ``(n, k)``, in a new array."""
+        """Per-sample error terms of a block, shape ``(m, k)``, in a new array."""
+
+    def _block_sums(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], w: NDArray[np.float64] | None
+    ) -> NDArray[np.float64]:
+        """The state's sums over one block of rows."""
+        return wsum(self._terms(t, p), w)
+
+    def _explain_non_finite(self, t: NDArray[Any], p: NDArray[Any]) -> None:
+        """Raise the InputError behind non-finite sums (none when they overflowed)."""
+        ensure_finite(self.name, t, p)
 
     def empty(self) -> ErrorSums:
         """The state of no data."""
@@ -76,13 +90,16 @@ class _MeanError(RegressionMetric[ErrorSums]):
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ErrorSums:
         """Sum the error terms of one batch, per output."""
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
-        with np.errstate(invalid="ignore"):
-            sums = wsum(self._terms(t, p), w)
+        n, k = t.shape
+
+        def block(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            return self._block_sums(as_float(t[rows]), as_float(p[rows]), ws)
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sums = blockwise(n, k, w, block)
         if not np.isfinite(sums).all():
-            ensure_finite(self.name, t, p)
-        return ErrorSums(
-            term=self._term_name(), count=len(t), weight=total_weight(len(t), w), sums=sums
-        )
+            self._explain_non_finite(t, p)
+        return ErrorSums(term=self._term_name(), count=n, weight=total_weight(n, w), sums=sums)
 
     def compute(self, state: ErrorSums) -> float | NDArray[np.float64]:
         """The weighted mean per output, combined as ``multioutput`` says."""
@@ -278,7 +295,9 @@ class SMAPE(_MeanError):
     -----
     A term with ``y = yhat = 0`` is 0 (a perfect prediction), which keeps the
     value finite; this is the convention of the M4 competition's sMAPE up to
-    its factor 100. scikit-learn has no sMAPE.
+    its factor 100. Every other term lies in [0, 2], also for subnormal values
+    and for values beyond half the float64 range (such pairs are halved,
+    exactly, before the division). scikit-learn has no sMAPE.
 
     Examples
     --------
@@ -290,13 +309,19 @@ class SMAPE(_MeanError):
         return "symmetric_percentage"
 
     def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        den = np.abs(t) + np.abs(p)
-        den *= 0.5
-        num = _abs_diff(t, p)
-        zero = den == 0
-        if zero.any():
-            den[zero] = 1.0
-        num /= den
+        with np.errstate(over="ignore"):  # |e| <= |y| + |yhat|: both overflow, or neither
+            num = _abs_diff(t, p)
+            den = np.abs(t)
+            den += np.abs(p)
+        if den.size and den.max() == math.inf:
+            # |y| + |yhat| overflows: halve those pairs (exact at that size) and redo them
+            big = np.isinf(den)
+            th, ph = t[big] * 0.5, p[big] * 0.5
+            num[big] = np.abs(th - ph)
+            den[big] = np.abs(th) + np.abs(ph)
+        # 2 |e| / (|y| + |yhat|); where both are 0, so is |e| and the term stays 0
+        np.divide(num, den, out=num, where=den > 0)
+        num *= 2.0
         return num
 
 
@@ -334,16 +359,11 @@ class WMAPE(_MeanError):
     def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
         return _abs_diff(t, p)
 
-    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ErrorSums:
-        """Sum ``|y - yhat|`` and ``|y|`` of one batch, per output."""
-        t, p, w = targets(self.name, y_true, y_pred, sample_weight)
-        with np.errstate(invalid="ignore"):
-            sums = np.stack([wsum(self._terms(t, p), w), wsum(np.abs(t), w)])
-        if not np.isfinite(sums).all():
-            ensure_finite(self.name, t, p)
-        return ErrorSums(
-            term=self._term_name(), count=len(t), weight=total_weight(len(t), w), sums=sums
-        )
+    def _block_sums(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], w: NDArray[np.float64] | None
+    ) -> NDArray[np.float64]:
+        """Sums of ``|y - yhat|`` and of ``|y|`` over one block, shape ``(2, k)``."""
+        return np.stack([wsum(self._terms(t, p), w), wsum(np.abs(t), w)])
 
     def compute(self, state: ErrorSums) -> float | NDArray[np.float64]:
         """Total absolute error over total absolute target, per output."""
@@ -363,9 +383,8 @@ class WMAPE(_MeanError):
         return combine_outputs(self.name, values, self.multioutput)
 
 
-def _log1p_pair(
-    metric: str, t: NDArray[np.float64], p: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def check_log_domain(metric: str, t: NDArray[Any], p: NDArray[Any]) -> None:
+    """Raise an InputError naming the first finite value ``<= -1`` of either input."""
     for name, arr in (("y_true", t), ("y_pred", p)):
         bad = (arr <= -1) & (arr > -np.inf)
         if bad.any():
@@ -379,7 +398,6 @@ def _log1p_pair(
                     "values > -1",
                 )
             )
-    return np.log1p(t), np.log1p(p)
 
 
 @register(
@@ -402,7 +420,9 @@ class MSLE(_MeanError):
     -----
     Values ``<= -1`` in either input raise :class:`~scorekit.errors.InputError`
     (the logarithm is undefined there). Like scikit-learn 1.9, values in
-    ``(-1, 0)`` are accepted.
+    ``(-1, 0)`` are accepted. The domain costs no extra pass: ``log1p`` of such
+    a value is NaN or ``-inf``, which makes the sums non-finite, and only then
+    are the inputs searched for the offending value.
 
     Examples
     --------
@@ -414,10 +434,15 @@ class MSLE(_MeanError):
         return "squared_log"
 
     def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        lt, lp = _log1p_pair(self.name, t, p)
-        lt -= lp
+        lt = np.log1p(t)
+        lt -= np.log1p(p)
         np.multiply(lt, lt, out=lt)
         return lt
+
+    def _explain_non_finite(self, t: NDArray[Any], p: NDArray[Any]) -> None:
+        """Raise for a value ``<= -1``, then for NaN or inf."""
+        check_log_domain(self.name, t, p)
+        ensure_finite(self.name, t, p)
 
 
 @register(

@@ -15,6 +15,8 @@ from scorekit.regression._base import (
     EPS,
     Multioutput,
     RegressionMetric,
+    block_rows,
+    blockwise,
     check_outputs,
     combine_outputs,
     ensure_finite,
@@ -63,6 +65,21 @@ class AbsErrors(State):
 
 
 _SORT_BELOW = 2048
+
+
+def median(values: NDArray[np.float64]) -> float:
+    """The median of finite values, as :func:`numpy.median` computes it, bit for bit.
+
+    One partition around the upper middle element; for an even count the lower
+    middle element is the largest value below it. (A partition around both
+    middle elements at once is several times slower in numpy.)
+    """
+    half = len(values) // 2
+    part = np.partition(values, half)
+    upper = part[half]
+    if len(values) % 2:
+        return float(upper)
+    return float((part[:half].max() + upper) / 2)
 
 
 def weighted_median(values: NDArray[np.float64], weights: NDArray[np.float64]) -> float:
@@ -154,10 +171,18 @@ class MedAE(RegressionMetric[AbsErrors]):
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> AbsErrors:
         """Keep the absolute errors (and weights) of one batch."""
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
+        n, k = t.shape
+        errors = np.empty((n, k), dtype=np.float64)
+
+        def block(rows: slice, _: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            out = errors[rows]
+            np.subtract(t[rows], p[rows], out=out, dtype=np.float64)
+            np.abs(out, out=out)
+            return np.asarray(out.sum(axis=0), dtype=np.float64)  # NaN/inf probe, from cache
+
         with np.errstate(invalid="ignore"):
-            errors = np.subtract(t, p)
-            np.abs(errors, out=errors)
-        if errors.size and not np.isfinite(errors.sum()):
+            probe = blockwise(n, k, None, block)
+        if not np.isfinite(probe).all():
             ensure_finite(self.name, t, p)
         return AbsErrors(errors=errors, weights=np.zeros(0) if w is None else w.copy())
 
@@ -166,7 +191,7 @@ class MedAE(RegressionMetric[AbsErrors]):
         n = len(state.errors)
         if not state.weighted:
             require_data(self.name, n, float(n))
-            values = np.median(state.errors, axis=0)
+            values = np.array([median(col) for col in state.errors.T], dtype=np.float64)
         else:
             require_data(self.name, n, float(state.weights.sum()))
             values = np.array(
@@ -225,13 +250,20 @@ class MaxError(Metric[MaxAbsError]):
                     "1-D targets",
                 )
             )
-        if len(t) == 0:
+        n = len(t)
+        if n == 0:
             return MaxAbsError(count=0, value=0.0)
+        step = block_rows(1)
+        peaks = np.empty((n + step - 1) // step, dtype=np.float64)
         with np.errstate(invalid="ignore"):
-            value = float(np.max(np.abs(t[:, 0] - p[:, 0])))
+            for i, start in enumerate(range(0, n, step)):
+                d = np.subtract(t[start : start + step, 0], p[start : start + step, 0], dtype=float)
+                np.abs(d, out=d)
+                peaks[i] = d.max()  # NaN propagates through max
+        value = float(peaks.max())
         if not math.isfinite(value):
             ensure_finite(self.name, t, p)
-        return MaxAbsError(count=len(t), value=value)
+        return MaxAbsError(count=n, value=value)
 
     def compute(self, state: MaxAbsError) -> float:
         """The largest absolute error."""

@@ -2,8 +2,9 @@
 
 Their states keep, per output, the total weight, the weighted mean and the sum
 of squared deviations ``M2`` of the targets (and of the residuals for explained
-variance). A chunk's mean and ``M2`` are computed in two passes in float64, and
-chunks merge with Chan, Golub and LeVeque's pairwise update
+variance). A chunk's mean and ``M2`` are computed in two blocked passes in
+float64 (the second also sums the squared residuals), and chunks merge with
+Chan, Golub and LeVeque's pairwise update
 
 .. math:: M_2 = M_{2,a} + M_{2,b} + \\delta^2 \\frac{W_a W_b}{W_a + W_b},
     \\qquad \\delta = \\bar y_b - \\bar y_a
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -29,6 +31,8 @@ from scorekit.regression._base import (
     EPS,
     Multioutput,
     RegressionMetric,
+    as_float,
+    blockwise,
     check_outputs,
     combine_outputs,
     ensure_finite,
@@ -51,31 +55,48 @@ Moments = tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.floa
 """(total weight, mean, low-order part of the mean, M2): the mean is ``mean + mean_lo``."""
 
 
-def moments(x: NDArray[np.float64], w: NDArray[np.float64] | None) -> Moments:
-    """Total weight, mean (as a high and a low part) and ``M2`` per column, two-pass.
+def centred_sums(
+    x: NDArray[np.float64], mean: NDArray[np.float64], w: NDArray[np.float64] | None
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per-column (weighted) sums of ``x - mean`` and of ``(x - mean)**2`` over a block."""
+    dev = x - mean
+    lo = wsum(dev, w)
+    np.multiply(dev, dev, out=dev)
+    return lo, wsum(dev, w)
 
-    The rounded mean ``m`` is refined by the mean of ``x - m`` (the corrected
-    two-pass algorithm), so the pair keeps the mean of values like ``1e9 +
-    noise`` well below one ulp of ``1e9``. A column that is exactly constant gets
-    its value as mean and ``M2 = 0``.
+
+def finish_moments(
+    weight: float,
+    mean: NDArray[np.float64],
+    dev_sum: NDArray[np.float64],
+    sq_sum: NDArray[np.float64],
+    column: Callable[[int], NDArray[Any]],
+) -> Moments:
+    """Moments from a rounded mean and the sums of deviations from it (corrected two-pass).
+
+    The rounded mean ``m`` is refined by the mean of ``x - m``, so the pair
+    keeps the mean of values like ``1e9 + noise`` well below one ulp of
+    ``1e9``, and ``M2 = sum (x - m)^2 - W (mean of x - m)^2``. A column whose
+    ``M2`` is within rounding of 0 is looked at (``column(j)`` gives its values
+    of positive weight): if it is exactly constant it gets its value as mean
+    and ``M2 = 0``.
     """
-    weight = total_weight(len(x), w)
-    k = x.shape[1]
+    k = len(mean)
     if weight == 0:
         return weight, np.zeros(k), np.zeros(k), np.zeros(k)
-    mean = wsum(x, w) / weight
-    dev = x - mean
-    lo = wsum(dev, w) / weight
-    np.multiply(dev, dev, out=dev)
-    m2 = np.maximum(wsum(dev, w) - weight * lo * lo, 0.0)
+    mean = mean.copy()
+    lo = dev_sum / weight
+    m2 = np.maximum(sq_sum - weight * lo * lo, 0.0)
     small = m2 <= weight * np.square(8 * EPS * np.abs(mean))
-    if small.any():
-        rows = x if w is None else x[w > 0]
-        for j in np.flatnonzero(small):
-            col = rows[:, j]
-            if (col == col[0]).all():
-                mean[j], lo[j], m2[j] = col[0], 0.0, 0.0
+    for j in np.flatnonzero(small):
+        col = column(int(j))
+        if (col == col[0]).all():
+            mean[j], lo[j], m2[j] = col[0], 0.0, 0.0
     return weight, mean, lo, m2
+
+
+def _positive_rows(x: NDArray[Any], w: NDArray[np.float64] | None) -> NDArray[Any]:
+    return x if w is None else x[w > 0]
 
 
 def _two_sum(
@@ -251,9 +272,11 @@ class R2(RegressionMetric[R2Sums]):
 
     Parameters
     ----------
-    multioutput : {"uniform_average", "raw_values", "variance_weighted"} or sequence of float
+    multioutput : {"uniform_average", "raw_values", "variance_weighted"}, sequence of float \
+or None
         How per-output scores are combined; ``variance_weighted`` weights each
-        output by the variance of its targets.
+        output by the variance of its targets. None means ``uniform_average``,
+        as in scikit-learn's ``r2_score``.
     force_finite : bool, default True
         With constant ``y_true`` the formula is 0/0 or x/0. True follows
         scikit-learn: 1.0 for exact predictions, 0.0 otherwise. False returns
@@ -289,6 +312,8 @@ class R2(RegressionMetric[R2Sums]):
     _multioutputs: ClassVar[tuple[str, ...]] = _VARIANTS
 
     def __post_init__(self) -> None:
+        if self.multioutput is None:
+            object.__setattr__(self, "multioutput", "uniform_average")
         super().__post_init__()
         _check_force_finite(self.name, self.force_finite)
 
@@ -299,14 +324,28 @@ class R2(RegressionMetric[R2Sums]):
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> R2Sums:
         """Target moments and the squared residual sum of one batch."""
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
-        with np.errstate(invalid="ignore"):
-            weight, mean, mean_lo, m2 = moments(t, w)
-            d = np.subtract(t, p)
+        n, k = t.shape
+        weight = total_weight(n, w)
+
+        def first(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            return wsum(as_float(t[rows]), ws)
+
+        def second(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            tb = as_float(t[rows])
+            dev_sum, sq_sum = centred_sums(tb, mean, ws)
+            d = tb - as_float(p[rows])
             np.multiply(d, d, out=d)
-            sse = wsum(d, w)
+            return np.stack([dev_sum, sq_sum, wsum(d, ws)])
+
+        with np.errstate(invalid="ignore"):
+            mean = blockwise(n, k, w, first) / weight if weight else np.zeros(k)
+            dev_sum, sq_sum, sse = blockwise(n, k, w, second)
+            weight, mean, mean_lo, m2 = finish_moments(
+                weight, mean, dev_sum, sq_sum, lambda j: _positive_rows(t[:, j], w)
+            )
         if not (np.isfinite(m2).all() and np.isfinite(sse).all()):
             ensure_finite(self.name, t, p)
-        return R2Sums(count=len(t), weight=weight, mean=mean, mean_lo=mean_lo, m2=m2, sse=sse)
+        return R2Sums(count=n, weight=weight, mean=mean, mean_lo=mean_lo, m2=m2, sse=sse)
 
     def compute(self, state: R2Sums) -> float | NDArray[np.float64]:
         """``1 - SSE / M2`` per output, combined as ``multioutput`` says."""
@@ -376,13 +415,37 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
     ) -> ExplainedVarianceSums:
         """Moments of the targets and of the residuals of one batch."""
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
+        n, k = t.shape
+        weight = total_weight(n, w)
+
+        def first(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            tb = as_float(t[rows])
+            return np.stack([wsum(tb, ws), wsum(tb - as_float(p[rows]), ws)])
+
+        def second(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            tb = as_float(t[rows])
+            res = tb - as_float(p[rows])
+            return np.stack([*centred_sums(tb, mean, ws), *centred_sums(res, res_mean, ws)])
+
+        def residuals(j: int) -> NDArray[np.float64]:
+            return _positive_rows(as_float(t[:, j]) - as_float(p[:, j]), w)
+
         with np.errstate(invalid="ignore"):
-            weight, mean, mean_lo, m2 = moments(t, w)
-            _, res_mean, res_mean_lo, res_m2 = moments(np.subtract(t, p), w)
+            if weight:
+                mean, res_mean = blockwise(n, k, w, first) / weight
+            else:
+                mean, res_mean = np.zeros(k), np.zeros(k)
+            dev_sum, sq_sum, res_dev_sum, res_sq_sum = blockwise(n, k, w, second)
+            weight, mean, mean_lo, m2 = finish_moments(
+                weight, mean, dev_sum, sq_sum, lambda j: _positive_rows(t[:, j], w)
+            )
+            _, res_mean, res_mean_lo, res_m2 = finish_moments(
+                weight, res_mean, res_dev_sum, res_sq_sum, residuals
+            )
         if not (np.isfinite(m2).all() and np.isfinite(res_m2).all()):
             ensure_finite(self.name, t, p)
         return ExplainedVarianceSums(
-            count=len(t),
+            count=n,
             weight=weight,
             mean=mean,
             mean_lo=mean_lo,
