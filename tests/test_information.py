@@ -26,6 +26,7 @@ from scorekit.errors import (
     StateMismatchError,
     UndefinedMetricWarning,
 )
+from scorekit.information._kernels import value_counts
 
 # the play-tennis table (Quinlan 1986, Mitchell 1997 table 3.2) ----------------------------
 
@@ -110,7 +111,7 @@ def test_entropy_of_a_distribution_matches_scipy(raw: list[float], base: float) 
     )
 
 
-@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.sampled_from([2.0, math.e]))
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.sampled_from([2.0, math.e, 10.0, 1.5]))
 def test_kl_cross_entropy_js_match_scipy(seed: int, k: int, base: float) -> None:
     rng = np.random.default_rng(seed)
     p = rng.random(k) * (rng.random(k) < 0.8)
@@ -294,6 +295,120 @@ def test_rank_features_numeric_and_categorical_columns() -> None:
     ]
 
 
+def _reference_counts(
+    x: np.ndarray, y: np.ndarray, k: int, w: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    values, inverse = np.unique(x, return_inverse=True)
+    counts = np.zeros((k, len(values)), dtype=float if w is not None else np.int64)
+    np.add.at(counts, (y, inverse.reshape(-1)), 1 if w is None else w)
+    return values, counts
+
+
+def _column(style: int, rng: np.random.Generator, n: int) -> np.ndarray:
+    if style == 0:  # float32 values: the low bits are free for the class
+        return rng.normal(size=n).astype(np.float32).astype(np.float64)
+    if style == 1:  # full float64, with neighbours one ulp apart and signed zeros
+        x = rng.normal(size=n)
+        x[: n // 3] = np.nextafter(x[n // 3 : 2 * (n // 3)], np.inf)
+        x[rng.random(n) < 0.1] = -0.0
+        x[rng.random(n) < 0.1] = 0.0
+        return x
+    if style == 2:  # few repeated decimals
+        return np.round(rng.normal(size=n), 1)
+    if style == 3:  # small-range integers
+        return rng.integers(-3, 4, n)
+    if style == 4:  # wide-range integers (sorted, not offset-counted)
+        return rng.integers(-(2**40), 2**40, n) // 7
+    return np.array([f"v{i}" for i in rng.integers(0, 6, n)])
+
+
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 300),
+    st.integers(0, 5),
+    st.sampled_from([2, 3, 5, 200]),
+    st.booleans(),
+)
+def test_value_counts_agree_with_unique_on_every_path(
+    seed: int, n: int, style: int, k: int, weighted: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    x = _column(style, rng, n)
+    y = rng.integers(0, k, n)
+    w = rng.random(n) * (rng.random(n) < 0.8) if weighted else None
+    values, counts = value_counts(x, y, k, w)
+    ref_values, ref_counts = _reference_counts(x, y, k, w)
+    assert values.tolist() == ref_values.tolist()
+    assert counts.dtype == ref_counts.dtype
+    np.testing.assert_allclose(counts, ref_counts, rtol=1e-12, atol=0)
+
+
+def test_rank_features_scores_equal_the_criteria_on_each_column() -> None:
+    rng = np.random.default_rng(7)
+    n = 9000  # more rows than one block of the column copy
+    X = np.column_stack([_column(style, rng, n) for style in range(5)] + [np.zeros(n)])
+    y = (X[:, 0] + X[:, 2] > 0.3).astype(int) + (X[:, 3] > 1)
+    w = rng.integers(0, 3, n).astype(float)
+    metrics = {
+        "information_gain": inf.InformationGain(feature="numeric"),
+        "gini_gain": inf.GiniGain(feature="numeric"),
+        "split_information": inf.SplitInformation(feature="numeric"),
+        "gain_ratio": inf.GainRatio(feature="numeric"),
+    }
+    for criterion, metric in metrics.items():
+        for weights in (None, w):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                ranked = inf.rank_features(X, y, criterion=criterion, sample_weight=weights)  # type: ignore[arg-type]
+                for s in ranked:
+                    expected = metric.split(metric.summarize(X[:, s.feature], y, weights))
+                    assert s.threshold == expected.threshold, (criterion, s)
+                    assert s.score == pytest.approx(expected.score, rel=1e-12, abs=1e-15)
+            assert [s.score for s in ranked] == sorted((s.score for s in ranked), reverse=True)
+
+
+def test_rank_features_matches_one_depth_one_tree_per_column() -> None:
+    rng = np.random.default_rng(11)
+    n = 6000
+    X = np.round(rng.normal(size=(n, 4)) * 10, 2).astype(np.float32)
+    y = np.digitize(X[:, 0] - X[:, 1] + rng.normal(size=n) * 5, [-5.0, 5.0])
+    for criterion, tree_criterion in (("gini_gain", "gini"), ("information_gain", "entropy")):
+        ranked = inf.rank_features(X, y, criterion=criterion)  # type: ignore[arg-type]
+        for s in ranked:
+            tree = DecisionTreeClassifier(max_depth=1, criterion=tree_criterion)
+            t = tree.fit(X[:, [s.feature]], y).tree_
+            nw = t.weighted_n_node_samples
+            gain = t.impurity[0] - (nw[1] * t.impurity[1] + nw[2] * t.impurity[2]) / nw[0]
+            assert s.threshold == t.threshold[0]
+            assert s.score == pytest.approx(gain, abs=1e-9)
+
+
+def test_tied_thresholds_go_to_the_lowest() -> None:
+    x, y = [1.0, 2.0, 3.0, 4.0], [0, 1, 1, 0]
+    for criterion in ("gini_gain", "information_gain"):
+        split = inf.best_split({"x": x}, y, criterion=criterion)  # type: ignore[arg-type]
+        assert split.threshold == 1.5 and split.score > 0
+        metric = inf.GiniGain(feature="numeric")
+        assert metric.split(metric.summarize(x, y)).threshold == 1.5
+    # zero-weight values still separate thresholds; the lowest of the tied cuts wins
+    w = [1.0, 0.0, 0.0, 1.0]
+    assert inf.best_split({"x": x}, y, criterion="gini_gain", sample_weight=w).threshold == 1.5
+
+
+def test_rank_features_columns_of_every_container_agree() -> None:
+    rng = np.random.default_rng(5)
+    n = 5000
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 5, n).astype(float)])
+    y = rng.integers(0, 3, n)
+    expected = [(s.feature, s.score, s.threshold) for s in inf.rank_features(X, y)]
+    fortran = inf.rank_features(np.asfortranarray(X), y)
+    assert [(s.feature, s.score, s.threshold) for s in fortran] == expected
+    frame = pd.DataFrame(X)
+    assert [(s.feature, s.score, s.threshold) for s in inf.rank_features(frame, y)] == expected
+    twice = pd.DataFrame(X, columns=["a", "a"])  # repeated names are still two columns
+    assert [s.score for s in inf.rank_features(twice, y)] == [e[1] for e in expected]
+
+
 def test_inputs_are_not_mutated() -> None:
     x = np.array([3.0, 1.0, 2.0, 1.0])
     y = np.array([1, 0, 1, 0])
@@ -377,6 +492,11 @@ def test_single_class_target() -> None:
         (lambda: inf.entropy([1.0], base=1), ConfigError, "invalid logarithm base"),
         (lambda: inf.Entropy(base=-2.0), ConfigError, "invalid logarithm base"),
         (
+            lambda: inf.kl_divergence([0.5, 0.5], [0.25, 0.75], base=0.5),
+            ConfigError,
+            "invalid logarithm base; got 0.5, expected a finite number > 1",
+        ),
+        (
             lambda: inf.information_gain([1], [1], feature="ordinal"),  # type: ignore[arg-type]
             ConfigError,
             "unknown feature kind",
@@ -398,6 +518,16 @@ def test_single_class_target() -> None:
         ),
         (lambda: inf.rank_features([1, 2, 3], [0, 1, 0]), InputError, "X must be a table"),
         (lambda: inf.best_split(np.zeros((2, 0)), [0, 1]), InputError, "X has no columns"),
+        (
+            lambda: inf.rank_features({"a": [1.0, 2.0]}, [0, 1], sample_weight=[0, 0]),
+            InputError,
+            "every sample weight is 0",
+        ),
+        (
+            lambda: inf.rank_features({"a": [1.0, np.nan]}, [0, 1], categorical=True),
+            InputError,
+            "column 'a' contains a non-finite label",
+        ),
         (
             lambda: inf.entropy([0.5, 0.5], sample_weight=[1, 1]),
             ConfigError,

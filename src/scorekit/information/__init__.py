@@ -19,17 +19,16 @@ from scorekit.information._measures import (
     kl_divergence,
     mutual_information,
 )
+from scorekit.information._rank import best_split, rank_features
 from scorekit.information._splits import (
     GainRatio,
     GiniGain,
     InformationGain,
     Split,
     SplitInformation,
-    best_split,
     gain_ratio,
     gini_gain,
     information_gain,
-    rank_features,
     split_information,
 )
 from scorekit.information._tables import ClassCounts, Contingency

@@ -17,16 +17,13 @@ from numpy.typing import NDArray
 from scorekit._check import as_labels, as_scores, as_weights, check_same_length, union_labels
 from scorekit._core import Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.information._kernels import entropy_rows, gini_rows, split_score, value_counts
 from scorekit.information._tables import (
     ClassCounts,
     Contingency,
     check_base,
-    cross_table,
     encode,
-    entropy_rows,
-    gini_rows,
     require_data,
-    split_score,
     warn_zero_weight,
 )
 
@@ -66,9 +63,9 @@ def summarize_pairs(
     """The contingency table of a checked feature column ``x`` against labels ``y``."""
     n = check_same_length(metric, x=x, y=y)
     w = as_weights(metric, sample_weight, n)
-    values, rows = encode(metric, "x", x)
-    classes, cols = encode(metric, "y", y)
-    table = cross_table(rows, len(values), cols, len(classes), w)
+    classes, ycodes = encode(metric, "y", y)
+    values, counts = value_counts(x, ycodes, len(classes), w)
+    table = np.ascontiguousarray(counts.T)
     return Contingency(feature=feature, values=values, classes=classes, table=table)
 
 
@@ -220,7 +217,7 @@ class MutualInformation(Metric[Contingency]):
         if _class_total(self.name, state.table, state.values.size) is None:
             return warn_zero_weight(self.name)
         scored = split_score(
-            self.name, "information_gain", "categorical", state.values, state.table
+            self.name, "information_gain", "categorical", state.values, state.table.T
         )
         return scored.score / math.log(self.base)
 

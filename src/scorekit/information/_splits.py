@@ -1,4 +1,4 @@
-"""Decision-tree split criteria (ID3, C4.5, CART) and feature ranking over a table.
+"""Decision-tree split criteria (ID3, C4.5, CART) of one feature column.
 
 Every criterion is computed from one :class:`Contingency` table of feature
 values x classes. A categorical feature splits multiway, one branch per value;
@@ -11,29 +11,21 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from numpy.typing import NDArray
-
-from scorekit._check import as_array, as_labels, as_weights
+from scorekit._check import as_labels
 from scorekit._core import Metric, register
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.errors import UndefinedMetricWarning
+from scorekit.information._kernels import Scored, split_score
 from scorekit.information._measures import summarize_pairs
 from scorekit.information._tables import (
-    CRITERIA,
     Contingency,
-    Criterion,
     Feature,
-    Scored,
     check_base,
     check_feature,
-    cross_table,
-    encode,
     feature_values,
     require_data,
-    split_score,
 )
 
 __all__ = [
@@ -42,11 +34,9 @@ __all__ = [
     "InformationGain",
     "Split",
     "SplitInformation",
-    "best_split",
     "gain_ratio",
     "gini_gain",
     "information_gain",
-    "rank_features",
     "split_information",
 ]
 
@@ -112,15 +102,17 @@ class _SplitMetric(Metric[Contingency]):
                 stacklevel=2,
             )
             return Split(None, self.name, math.nan, self.feature)
-        scored = split_score(self.name, self._criterion, self.feature, state.values, state.table)
-        return _finish(None, self._criterion, self.feature, scored, getattr(self, "base", 2.0))
+        table = state.table.T
+        scored = split_score(self.name, self._criterion, self.feature, state.values, table)
+        return finish(None, self._criterion, self.feature, scored, getattr(self, "base", 2.0))
 
     def compute(self, state: Contingency) -> float:
         """The criterion's value for the tabulated data."""
         return self.split(state).score
 
 
-def _finish(name: Any, criterion: str, feature: str, scored: Scored, base: float) -> Split:
+def finish(name: Any, criterion: str, feature: str, scored: Scored, base: float) -> Split:
+    """A :class:`Split` from a kernel score in nats, converted to ``base`` where it applies."""
     score = scored.score
     if criterion in ("information_gain", "split_information"):
         score /= math.log(base)
@@ -375,179 +367,3 @@ def gini_gain(
     0.4444444444444444
     """
     return float(GiniGain(feature=feature).score(x, y, sample_weight=sample_weight))
-
-
-# tables ---------------------------------------------------------------------------------
-
-
-def _columns(metric: str, X: Any) -> list[tuple[Any, Any]]:
-    """The named columns of a numpy 2-D array, pandas DataFrame, pyarrow Table or mapping."""
-    module = type(X).__module__
-    if module.startswith("pandas") and hasattr(X, "columns"):
-        return [(name, X[name]) for name in X.columns]
-    if module.startswith("pyarrow") and hasattr(X, "column_names"):
-        return [(name, X.column(name)) for name in X.column_names]
-    if isinstance(X, Mapping):
-        return list(X.items())
-    arr = as_array(metric, "X", X)
-    if arr.ndim != 2:
-        raise InputError(
-            message(
-                metric,
-                "X must be a table",
-                raw(f"shape {arr.shape}"),
-                "a 2-D array, DataFrame or Table (samples x features)",
-            )
-        )
-    return [(j, arr[:, j]) for j in range(arr.shape[1])]
-
-
-def _is_categorical(name: Any, values: NDArray[Any], categorical: Any) -> bool:
-    if categorical is None:
-        return values.dtype.kind not in "iuf"
-    if isinstance(categorical, bool):
-        return categorical
-    return name in categorical
-
-
-def _check_criterion(metric: str, criterion: Any) -> None:
-    if criterion not in CRITERIA:
-        raise ConfigError(message(metric, "unknown criterion", criterion, choices(CRITERIA)))
-
-
-def _check_categorical(metric: str, categorical: Any, names: list[Any]) -> None:
-    if categorical is None or isinstance(categorical, bool):
-        return
-    if isinstance(categorical, str) or not isinstance(categorical, Sequence | set | frozenset):
-        raise ConfigError(
-            message(
-                metric,
-                "categorical must list columns",
-                categorical,
-                "None, True, False or a list of column names",
-            )
-        )
-    unknown = [c for c in categorical if c not in names]
-    if unknown:
-        raise ConfigError(
-            message(metric, "categorical names unknown columns", unknown, choices(names))
-        )
-
-
-def rank_features(
-    X: Any,
-    y: Any,
-    *,
-    criterion: Criterion = "information_gain",
-    categorical: Any = None,
-    sample_weight: Any = None,
-    base: float = 2.0,
-) -> list[Split]:
-    """Score every column of a table as a split of ``y``, best first.
-
-    Each column is cross-tabulated against the target with one ``bincount``;
-    numeric columns are sorted once and every threshold is scored at once from
-    cumulative class counts, so the cost is one sort per numeric column.
-
-    Parameters
-    ----------
-    X : 2-D array, pandas DataFrame, pyarrow Table or mapping of columns
-        The features (samples x features). Column names come from the table
-        (integer positions for an array).
-    y : array-like
-        The target: class labels, at least two distinct.
-    criterion : {'information_gain', 'split_information', 'gain_ratio', 'gini_gain'}
-        The score: ID3's gain, C4.5's split information or gain ratio, CART's
-        Gini gain.
-    categorical : None, bool or list of column names, default None
-        Which columns split multiway. None decides by type: numeric dtypes
-        (integers, floats) are split at a threshold, every other type (strings,
-        booleans, categories) multiway. True or False applies to every column.
-    sample_weight : array-like, optional
-    base : float, default 2
-        Logarithm base of information gain and split information.
-
-    Returns
-    -------
-    list of Split
-        One per column, by decreasing score (ties keep column order).
-
-    Raises
-    ------
-    InputError
-        ``y`` has one class, lengths differ, or a numeric column holds NaN/inf.
-
-    Examples
-    --------
-    >>> X = {"windy": [0, 1, 0, 1], "hot": [30.0, 31.0, 20.0, 21.0]}
-    >>> [(s.feature, s.score, s.threshold) for s in rank_features(X, ["y", "y", "n", "n"])]
-    [('hot', 1.0, 25.5), ('windy', 0.0, 0.5)]
-    """
-    metric = "rank_features"
-    _check_criterion(metric, criterion)
-    check_base(metric, base)
-    columns = _columns(metric, X)
-    _check_categorical(metric, categorical, [name for name, _ in columns])
-    ys = as_labels(metric, "y", y)
-    classes, ycodes = encode(metric, "y", ys)
-    n = len(ys)
-    if n == 0:
-        raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
-    if len(classes) < 2:
-        raise InputError(
-            message(
-                metric,
-                "y has a single class",
-                raw(f"only {classes[0].item()!r}"),
-                "at least two classes to split",
-            )
-        )
-    w = as_weights(metric, sample_weight, n)
-    results: list[Split] = []
-    for name, column in columns:
-        values = as_array(metric, f"column {name!r}", column)
-        if len(values) != n:
-            raise InputError(
-                message(
-                    metric,
-                    "X and y differ in length",
-                    raw(f"column {name!r} has {len(values)} rows, y has {n}"),
-                    "equal lengths",
-                )
-            )
-        kind: Feature = "categorical" if _is_categorical(name, values, categorical) else "numeric"
-        checked = feature_values(metric, values, kind, name=f"column {name!r}")
-        uniq, rows = encode(metric, "x", checked)
-        # built class-major so that the threshold scan runs over contiguous memory
-        table = cross_table(ycodes, len(classes), rows, len(uniq), w).T
-        scored = split_score(f"{metric}: column {name!r}", criterion, kind, uniq, table)
-        results.append(_finish(name, criterion, kind, scored, base))
-    order = sorted(range(len(results)), key=lambda i: -results[i].score)
-    return [results[i] for i in order]
-
-
-def best_split(
-    X: Any,
-    y: Any,
-    *,
-    criterion: Criterion = "information_gain",
-    categorical: Any = None,
-    sample_weight: Any = None,
-    base: float = 2.0,
-) -> Split:
-    """The split ID3 / C4.5 / CART would make at the root: the best column of ``X``.
-
-    Parameters are those of :func:`rank_features`; ties go to the first column.
-
-    Examples
-    --------
-    >>> X = {"windy": [0, 1, 0, 1], "hot": [30.0, 31.0, 20.0, 21.0]}
-    >>> best_split(X, ["y", "y", "n", "n"], criterion="gini_gain")
-    Split(feature='hot', criterion='gini_gain', score=0.5, kind='numeric', threshold=25.5)
-    """
-    ranked = rank_features(
-        X, y, criterion=criterion, categorical=categorical, sample_weight=sample_weight, base=base
-    )
-    if not ranked:
-        raise InputError(message("best_split", "X has no columns", raw("0 columns"), "a feature"))
-    return ranked[0]

@@ -1,4 +1,4 @@
-"""Count tables behind the information measures, and the kernels that score them.
+"""The count tables behind the information measures, and the checks of their inputs.
 
 Two mergeable states: :class:`ClassCounts` (the weighted count of each class of
 one label column) and :class:`Contingency` (a table of feature values x classes).
@@ -21,12 +21,13 @@ from scorekit._core import State, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [
+    "CRITERIA",
     "ClassCounts",
     "Contingency",
     "check_base",
-    "entropy_rows",
-    "gini_rows",
-    "split_score",
+    "check_feature",
+    "encode",
+    "feature_values",
 ]
 
 Feature = Literal["categorical", "numeric"]
@@ -137,19 +138,6 @@ def encode(metric: str, name: str, values: NDArray[Any]) -> tuple[NDArray[Any], 
     return uniq, inverse.reshape(-1).astype(np.intp)
 
 
-def cross_table(
-    row: NDArray[np.intp],
-    n_rows: int,
-    col: NDArray[np.intp],
-    n_cols: int,
-    weights: NDArray[np.float64] | None,
-) -> NDArray[Any]:
-    """``n_rows x n_cols`` counts of the index pairs ``(row, col)`` by one bincount."""
-    codes = row * n_cols
-    codes += col
-    return np.bincount(codes, weights=weights, minlength=n_rows * n_cols).reshape(n_rows, n_cols)
-
-
 def feature_values(metric: str, x: Any, feature: str, name: str = "x") -> NDArray[Any]:
     """Check a feature column: finite numbers when numeric, labels when categorical."""
     if feature == "numeric":
@@ -182,16 +170,18 @@ def check_feature(metric: str, feature: Any) -> None:
 
 
 def check_base(metric: str, base: Any) -> None:
-    """Raise a ConfigError unless ``base`` is a finite number > 0 other than 1."""
+    """Raise a ConfigError unless ``base`` is a finite number > 1.
+
+    A base below 1 would make every entropy and divergence negative.
+    """
     ok = (
         isinstance(base, int | float)
         and not isinstance(base, bool)
         and math.isfinite(base)
-        and base > 0
-        and base != 1
+        and base > 1
     )
     if not ok:
-        raise ConfigError(message(metric, "invalid logarithm base", base, "a number > 0, not 1"))
+        raise ConfigError(message(metric, "invalid logarithm base", base, "a finite number > 1"))
 
 
 def require_data(metric: str, total: int) -> None:
@@ -206,143 +196,3 @@ def warn_zero_weight(metric: str) -> float:
         f"{metric}: all sample weights are 0; returning nan.", UndefinedMetricWarning, stacklevel=3
     )
     return math.nan
-
-
-# kernels ---------------------------------------------------------------------------
-
-
-def _proportions(counts: NDArray[Any]) -> NDArray[np.float64]:
-    c = np.asarray(counts, dtype=np.float64)
-    total = c.sum(axis=-1, keepdims=True)
-    return c / np.where(total == 0, 1.0, total)
-
-
-def entropy_rows(counts: NDArray[Any]) -> NDArray[np.float64]:
-    """Entropy in nats of each row of counts (0 for an all-zero row)."""
-    p = _proportions(counts)
-    logs = np.log(np.where(p > 0, p, 1.0))
-    out: NDArray[np.float64] = -(p * logs).sum(axis=-1)
-    return np.maximum(out, 0.0)
-
-
-def gini_rows(counts: NDArray[Any]) -> NDArray[np.float64]:
-    """Gini impurity of each row of counts (0 for an all-zero row)."""
-    p = _proportions(counts)
-    total = np.asarray(counts, dtype=np.float64).sum(axis=-1)
-    out: NDArray[np.float64] = np.where(total > 0, 1.0 - (p * p).sum(axis=-1), 0.0)
-    return np.maximum(out, 0.0)
-
-
-@dataclass(frozen=True)
-class Scored:
-    """A criterion's value for one feature and, for a numeric feature, its threshold."""
-
-    score: float
-    threshold: float | None
-
-
-def _binary_sides(table: NDArray[Any]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Class counts left and right of each cut between consecutive rows, as ``classes x cuts``.
-
-    The class axis comes first so that the cumulative sums run over contiguous memory.
-    """
-    t = np.ascontiguousarray(table.T)
-    if t.dtype.kind in "biu":
-        # integer counts are exact, so the right side is the total minus the left
-        cum = np.cumsum(t, axis=1)
-        return cum[:, :-1].astype(np.float64), (cum[:, -1:] - cum[:, :-1]).astype(np.float64)
-    t = t.astype(np.float64, copy=False)
-    return np.cumsum(t, axis=1)[:, :-1], np.cumsum(t[:, ::-1], axis=1)[:, ::-1][:, 1:]
-
-
-def _xlogx(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    out = np.zeros_like(a)
-    np.log(a, out=out, where=a > 0)
-    out *= a
-    return out
-
-
-def _children(
-    left: NDArray[np.float64], right: NDArray[np.float64], gini: bool
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Weighted child impurity of every binary cut at once, and the two side totals.
-
-    ``left`` and ``right`` are ``classes x cuts``. With side totals ``n_L``,
-    ``n_R`` and ``N = n_L + n_R``, the weighted child entropy is
-    ``(n_L log n_L - sum_c L_c log L_c + n_R log n_R - sum_c R_c log R_c) / N``
-    and the weighted child Gini impurity
-    ``1 - (sum_c L_c^2 / n_L + sum_c R_c^2 / n_R) / N``.
-    """
-    n_left, n_right = left.sum(axis=0), right.sum(axis=0)
-    n = n_left + n_right
-    n = np.where(n == 0, 1.0, n)
-    if gini:
-        sq_left = (left * left).sum(axis=0) / np.where(n_left == 0, 1.0, n_left)
-        sq_right = (right * right).sum(axis=0) / np.where(n_right == 0, 1.0, n_right)
-        child: NDArray[np.float64] = 1.0 - (sq_left + sq_right) / n
-    else:
-        inner = _xlogx(n_left) + _xlogx(n_right)
-        inner -= _xlogx(left).sum(axis=0)
-        inner -= _xlogx(right).sum(axis=0)
-        child = inner / n
-    return child, n_left, n_right
-
-
-def _first_best(scores: NDArray[np.float64], scale: float) -> int:
-    """Index of the first score within rounding of the maximum (ties go to the lowest cut)."""
-    best = float(scores.max())
-    tol = 1e-12 * max(1.0, abs(scale))
-    return int(np.flatnonzero(scores >= best - tol)[0])
-
-
-def split_score(
-    metric: str, criterion: str, feature: str, values: NDArray[Any], table: NDArray[Any]
-) -> Scored:
-    """Score one feature's contingency table by ``criterion`` (entropies in nats).
-
-    Categorical features split multiway, one branch per row. Numeric features
-    split in two at the best midpoint between consecutive distinct values: the
-    one of highest Gini gain for ``gini_gain`` and of highest information gain
-    otherwise (C4.5 reports split information and gain ratio at the cut chosen
-    by gain).
-    """
-    t = np.asarray(table, dtype=np.float64)
-    class_totals = t.sum(axis=0)
-    gini = criterion == "gini_gain"
-    impurity = gini_rows if gini else entropy_rows
-    parent = float(impurity(class_totals))
-    if feature == "categorical":
-        branch = t.sum(axis=1)
-        n = float(branch.sum())
-        child = float((branch * impurity(t)).sum() / n) if n > 0 else 0.0
-        gain = max(parent - child, 0.0)
-        si = float(entropy_rows(branch))
-        threshold = None
-    else:
-        if t.shape[0] < 2:
-            gain, si, threshold = 0.0, 0.0, None
-        else:
-            left, right = _binary_sides(t)
-            child_all, n_left, n_right = _children(left, right, gini)
-            gains = np.maximum(parent - child_all, 0.0)
-            cut = _first_best(gains, parent)
-            gain = float(gains[cut])
-            si = float(entropy_rows(np.array([n_left[cut], n_right[cut]])))
-            v = np.asarray(values, dtype=np.float64)
-            lo, hi = float(v[cut]), float(v[cut + 1])
-            threshold = lo / 2 + hi / 2
-            if threshold == hi:  # adjacent floats: keep the lower value, as CART does
-                threshold = lo
-    if criterion == "split_information":
-        return Scored(si, threshold)
-    if criterion == "gain_ratio":
-        if si <= 0.0:
-            warnings.warn(
-                f"{metric}: split information is 0 (the feature takes one value); "
-                "gain ratio set to 0.",
-                UndefinedMetricWarning,
-                stacklevel=3,
-            )
-            return Scored(0.0, threshold)
-        return Scored(min(gain / si, 1.0), threshold)
-    return Scored(gain, threshold)
