@@ -24,6 +24,7 @@ from scorekit.errors import ConfigError, InputError, StateMismatchError, choices
 
 __all__ = [
     "BLOCK",
+    "Block",
     "ErrorSums",
     "Multioutput",
     "as_float",
@@ -103,17 +104,55 @@ def as_float(x: NDArray[Any]) -> NDArray[np.float64]:
 BLOCK = 1 << 16
 """Elements (rows times outputs) per block of :func:`blockwise`: 512 KiB of float64."""
 
-BlockSums = Callable[[slice, NDArray[np.float64] | None], NDArray[np.float64]]
-"""``fn(rows, weights)``: the sums of one block of rows, any fixed shape."""
-
 
 def block_rows(k: int) -> int:
     """Rows per block for data of ``k`` outputs (at least one row)."""
     return max(1, BLOCK // max(k, 1))
 
 
-def blockwise(n: int, k: int, w: NDArray[np.float64] | None, fn: BlockSums) -> NDArray[np.float64]:
-    """Add up ``fn(rows, weights)`` over consecutive blocks of rows of ``n``-row data.
+class Block:
+    """One block of rows of a batch, with float64 scratch buffers reused from block to block.
+
+    Kernels write their temporaries into :meth:`buffer` arrays instead of
+    allocating new ones per block: allocating and freeing half a megabyte per
+    block lets the C allocator return the memory to the system and fault it in
+    again, which costs more than the arithmetic.
+    """
+
+    def __init__(self, rows: int, k: int) -> None:
+        self._shape = (rows, k)
+        self._buffers: dict[str, NDArray[np.float64]] = {}
+        self.rows = slice(0, 0)
+        self.size = 0
+        self.w: NDArray[np.float64] | None = None
+
+    def at(self, start: int, stop: int, w: NDArray[np.float64] | None) -> Block:
+        """Point the block at rows ``start:stop`` with their weights (or None)."""
+        self.rows, self.size = slice(start, stop), stop - start
+        self.w = None if w is None else w[start:stop]
+        return self
+
+    def buffer(self, key: str) -> NDArray[np.float64]:
+        """The scratch array named ``key``, shape ``(rows of this block, k)``."""
+        buf = self._buffers.get(key)
+        if buf is None:
+            buf = self._buffers[key] = np.empty(self._shape, dtype=np.float64)
+        return buf[: self.size]
+
+    def take(self, x: NDArray[Any], key: str) -> NDArray[np.float64]:
+        """This block's rows of ``x`` as float64: a view if ``x`` is float64, else converted."""
+        part = x[self.rows]
+        if part.dtype == np.float64:
+            return part
+        out = self.buffer(key)
+        out[...] = part
+        return out
+
+
+def blockwise(
+    n: int, k: int, w: NDArray[np.float64] | None, fn: Callable[[Block], NDArray[np.float64]]
+) -> NDArray[np.float64]:
+    """Add up ``fn(block)`` over consecutive blocks of rows of ``n``-row data.
 
     One block (``n`` up to :data:`BLOCK` elements) is a single call, so small
     inputs are summed exactly as one whole-array reduction. Larger inputs are
@@ -122,11 +161,10 @@ def blockwise(n: int, k: int, w: NDArray[np.float64] | None, fn: BlockSums) -> N
     the number of blocks, as in numpy's pairwise summation.
     """
     step = block_rows(k)
+    block = Block(min(n, step), k)
     if n <= step:
-        return fn(slice(0, n), w)
-    parts = np.stack(
-        [fn(slice(i, i + step), None if w is None else w[i : i + step]) for i in range(0, n, step)]
-    )
+        return fn(block.at(0, n, w))
+    parts = np.stack([fn(block.at(i, min(i + step, n), w)) for i in range(0, n, step)])
     while len(parts) > 1:
         half = len(parts) // 2
         head = parts[:half] + parts[half : 2 * half]
@@ -134,13 +172,22 @@ def blockwise(n: int, k: int, w: NDArray[np.float64] | None, fn: BlockSums) -> N
     return np.asarray(parts[0], dtype=np.float64)
 
 
-def wsum(x: NDArray[np.float64], w: NDArray[np.float64] | None) -> NDArray[np.float64]:
-    """Per-output (weighted) column sums of an ``(n, k)`` array, shape ``(k,)``."""
-    if w is not None:
-        return np.asarray(w @ x, dtype=np.float64)
-    if x.shape[1] == 1:
-        return np.array([x[:, 0].sum()], dtype=np.float64)
-    return np.asarray(x.sum(axis=0), dtype=np.float64)
+def wsum(
+    x: NDArray[np.float64],
+    w: NDArray[np.float64] | None,
+    out: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """Per-output (weighted) column sums of an ``(n, k)`` array, shape ``(k,)``.
+
+    Weighted sums multiply (into ``out`` when given, which may be ``x``
+    itself) and then sum, pairwise for one output, rather than call BLAS: a
+    block is too small to gain from BLAS threads, and on a busy machine their
+    start-up per call costs more than the sum itself.
+    """
+    prod = x if w is None else np.multiply(x, w[:, None], out=out)
+    if prod.shape[1] == 1:
+        return np.array([prod[:, 0].sum()], dtype=np.float64)
+    return np.asarray(prod.sum(axis=0), dtype=np.float64)
 
 
 def total_weight(n: int, w: NDArray[np.float64] | None) -> float:

@@ -22,10 +22,10 @@ from scorekit._core import register
 from scorekit.errors import InputError, UndefinedMetricWarning, message, raw
 from scorekit.regression._base import (
     EPS,
+    Block,
     ErrorSums,
     Multioutput,
     RegressionMetric,
-    as_float,
     blockwise,
     check_eps,
     combine_outputs,
@@ -70,14 +70,17 @@ class _MeanError(RegressionMetric[ErrorSums]):
         """The name of the error term, recorded in the state."""
 
     @abc.abstractmethod
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Per-sample error terms of a block, shape ``(m, k)``, in a new array."""
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        """Per-sample error terms of a block, shape ``(m, k)``, in a buffer of ``block``."""
 
     def _block_sums(
-        self, t: NDArray[np.float64], p: NDArray[np.float64], w: NDArray[np.float64] | None
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
     ) -> NDArray[np.float64]:
         """The state's sums over one block of rows."""
-        return wsum(self._terms(t, p), w)
+        terms = self._terms(t, p, block)
+        return wsum(terms, block.w, out=terms)
 
     def _explain_non_finite(self, t: NDArray[Any], p: NDArray[Any]) -> None:
         """Raise the InputError behind non-finite sums (none when they overflowed)."""
@@ -92,11 +95,11 @@ class _MeanError(RegressionMetric[ErrorSums]):
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
         n, k = t.shape
 
-        def block(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
-            return self._block_sums(as_float(t[rows]), as_float(p[rows]), ws)
+        def sums_of(block: Block) -> NDArray[np.float64]:
+            return self._block_sums(block.take(t, "t"), block.take(p, "p"), block)
 
         with np.errstate(invalid="ignore", divide="ignore"):
-            sums = blockwise(n, k, w, block)
+            sums = blockwise(n, k, w, sums_of)
         if not np.isfinite(sums).all():
             self._explain_non_finite(t, p)
         return ErrorSums(term=self._term_name(), count=n, weight=total_weight(n, w), sums=sums)
@@ -110,16 +113,18 @@ class _MeanError(RegressionMetric[ErrorSums]):
         return combine_outputs(self.name, values, self.multioutput)
 
 
-def _squared_diff(t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-    d = np.subtract(t, p)
-    np.multiply(d, d, out=d)
-    return d
+def _squared_diff(
+    t: NDArray[np.float64], p: NDArray[np.float64], out: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    d = np.subtract(t, p, out=out)
+    return np.multiply(d, d, out=d)
 
 
-def _abs_diff(t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-    d = np.subtract(t, p)
-    np.abs(d, out=d)
-    return d
+def _abs_diff(
+    t: NDArray[np.float64], p: NDArray[np.float64], out: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    d = np.subtract(t, p, out=out)
+    return np.abs(d, out=d)
 
 
 @register(
@@ -160,8 +165,10 @@ class MSE(_MeanError):
     def _term_name(self) -> str:
         return "squared"
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _squared_diff(t, p)
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        return _squared_diff(t, p, block.buffer("terms"))
 
 
 @register(
@@ -193,8 +200,10 @@ class RMSE(_MeanError):
     def _term_name(self) -> str:
         return "squared"
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _squared_diff(t, p)
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        return _squared_diff(t, p, block.buffer("terms"))
 
 
 @register(
@@ -223,8 +232,10 @@ class MAE(_MeanError):
     def _term_name(self) -> str:
         return "absolute"
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _abs_diff(t, p)
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        return _abs_diff(t, p, block.buffer("terms"))
 
 
 @register(
@@ -269,9 +280,12 @@ class MAPE(_MeanError):
     def _term_name(self) -> str:
         return eps_term("absolute_percentage", self.eps)
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        d = _abs_diff(t, p)
-        d /= np.maximum(np.abs(t), self.eps)
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        d = _abs_diff(t, p, block.buffer("terms"))
+        den = np.abs(t, out=block.buffer("den"))
+        d /= np.maximum(den, self.eps, out=den)
         return d
 
 
@@ -308,11 +322,13 @@ class SMAPE(_MeanError):
     def _term_name(self) -> str:
         return "symmetric_percentage"
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
         with np.errstate(over="ignore"):  # |e| <= |y| + |yhat|: both overflow, or neither
-            num = _abs_diff(t, p)
-            den = np.abs(t)
-            den += np.abs(p)
+            num = _abs_diff(t, p, block.buffer("terms"))
+            den = np.abs(t, out=block.buffer("den"))
+            den += np.abs(p, out=block.buffer("abs_pred"))
         if den.size and den.max() == math.inf:
             # |y| + |yhat| overflows: halve those pairs (exact at that size) and redo them
             big = np.isinf(den)
@@ -356,14 +372,18 @@ class WMAPE(_MeanError):
     def _term_name(self) -> str:
         return "absolute_over_absolute"
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _abs_diff(t, p)
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        return _abs_diff(t, p, block.buffer("terms"))
 
     def _block_sums(
-        self, t: NDArray[np.float64], p: NDArray[np.float64], w: NDArray[np.float64] | None
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
     ) -> NDArray[np.float64]:
         """Sums of ``|y - yhat|`` and of ``|y|`` over one block, shape ``(2, k)``."""
-        return np.stack([wsum(self._terms(t, p), w), wsum(np.abs(t), w)])
+        terms = self._terms(t, p, block)
+        abs_true = np.abs(t, out=block.buffer("den"))
+        return np.stack([wsum(terms, block.w, out=terms), wsum(abs_true, block.w, out=abs_true)])
 
     def compute(self, state: ErrorSums) -> float | NDArray[np.float64]:
         """Total absolute error over total absolute target, per output."""
@@ -433,11 +453,12 @@ class MSLE(_MeanError):
     def _term_name(self) -> str:
         return "squared_log"
 
-    def _terms(self, t: NDArray[np.float64], p: NDArray[np.float64]) -> NDArray[np.float64]:
-        lt = np.log1p(t)
-        lt -= np.log1p(p)
-        np.multiply(lt, lt, out=lt)
-        return lt
+    def _terms(
+        self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
+    ) -> NDArray[np.float64]:
+        lt = np.log1p(t, out=block.buffer("terms"))
+        lt -= np.log1p(p, out=block.buffer("log_pred"))
+        return np.multiply(lt, lt, out=lt)
 
     def _explain_non_finite(self, t: NDArray[Any], p: NDArray[Any]) -> None:
         """Raise for a value ``<= -1``, then for NaN or inf."""

@@ -13,6 +13,7 @@ from scorekit._core import Metric, State, register, state_field
 from scorekit.errors import InputError, message, raw
 from scorekit.regression._base import (
     EPS,
+    Block,
     Multioutput,
     RegressionMetric,
     block_rows,
@@ -174,14 +175,14 @@ class MedAE(RegressionMetric[AbsErrors]):
         n, k = t.shape
         errors = np.empty((n, k), dtype=np.float64)
 
-        def block(rows: slice, _: NDArray[np.float64] | None) -> NDArray[np.float64]:
-            out = errors[rows]
-            np.subtract(t[rows], p[rows], out=out, dtype=np.float64)
+        def probe_of(block: Block) -> NDArray[np.float64]:
+            out = errors[block.rows]
+            np.subtract(t[block.rows], p[block.rows], out=out, dtype=np.float64)
             np.abs(out, out=out)
             return np.asarray(out.sum(axis=0), dtype=np.float64)  # NaN/inf probe, from cache
 
         with np.errstate(invalid="ignore"):
-            probe = blockwise(n, k, None, block)
+            probe = blockwise(n, k, None, probe_of)
         if not np.isfinite(probe).all():
             ensure_finite(self.name, t, p)
         return AbsErrors(errors=errors, weights=np.zeros(0) if w is None else w.copy())
@@ -255,11 +256,13 @@ class MaxError(Metric[MaxAbsError]):
             return MaxAbsError(count=0, value=0.0)
         step = block_rows(1)
         peaks = np.empty((n + step - 1) // step, dtype=np.float64)
+        buffer = np.empty(min(n, step), dtype=np.float64)
         with np.errstate(invalid="ignore"):
             for i, start in enumerate(range(0, n, step)):
-                d = np.subtract(t[start : start + step, 0], p[start : start + step, 0], dtype=float)
-                np.abs(d, out=d)
-                peaks[i] = d.max()  # NaN propagates through max
+                rows = slice(start, start + step)
+                d = buffer[: len(t[rows])]
+                np.subtract(t[rows, 0], p[rows, 0], out=d, dtype=np.float64)
+                peaks[i] = np.abs(d, out=d).max()  # NaN propagates through max
         value = float(peaks.max())
         if not math.isfinite(value):
             ensure_finite(self.name, t, p)

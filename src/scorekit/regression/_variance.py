@@ -29,6 +29,7 @@ from scorekit._core import register as _register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message
 from scorekit.regression._base import (
     EPS,
+    Block,
     Multioutput,
     RegressionMetric,
     as_float,
@@ -56,13 +57,13 @@ Moments = tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.floa
 
 
 def centred_sums(
-    x: NDArray[np.float64], mean: NDArray[np.float64], w: NDArray[np.float64] | None
+    x: NDArray[np.float64], mean: NDArray[np.float64], block: Block
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per-column (weighted) sums of ``x - mean`` and of ``(x - mean)**2`` over a block."""
-    dev = x - mean
-    lo = wsum(dev, w)
+    dev = np.subtract(x, mean, out=block.buffer("dev"))
+    lo = wsum(dev, block.w, out=block.buffer("weighted"))
     np.multiply(dev, dev, out=dev)
-    return lo, wsum(dev, w)
+    return lo, wsum(dev, block.w, out=dev)
 
 
 def finish_moments(
@@ -272,8 +273,7 @@ class R2(RegressionMetric[R2Sums]):
 
     Parameters
     ----------
-    multioutput : {"uniform_average", "raw_values", "variance_weighted"}, sequence of float \
-or None
+    multioutput : {"uniform_average", "raw_values", "variance_weighted"}, sequence or None
         How per-output scores are combined; ``variance_weighted`` weights each
         output by the variance of its targets. None means ``uniform_average``,
         as in scikit-learn's ``r2_score``.
@@ -327,15 +327,15 @@ or None
         n, k = t.shape
         weight = total_weight(n, w)
 
-        def first(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
-            return wsum(as_float(t[rows]), ws)
+        def first(block: Block) -> NDArray[np.float64]:
+            return wsum(block.take(t, "t"), block.w, out=block.buffer("weighted"))
 
-        def second(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
-            tb = as_float(t[rows])
-            dev_sum, sq_sum = centred_sums(tb, mean, ws)
-            d = tb - as_float(p[rows])
+        def second(block: Block) -> NDArray[np.float64]:
+            tb = block.take(t, "t")
+            dev_sum, sq_sum = centred_sums(tb, mean, block)
+            d = np.subtract(tb, block.take(p, "p"), out=block.buffer("residual"))
             np.multiply(d, d, out=d)
-            return np.stack([dev_sum, sq_sum, wsum(d, ws)])
+            return np.stack([dev_sum, sq_sum, wsum(d, block.w, out=d)])
 
         with np.errstate(invalid="ignore"):
             mean = blockwise(n, k, w, first) / weight if weight else np.zeros(k)
@@ -418,14 +418,16 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
         n, k = t.shape
         weight = total_weight(n, w)
 
-        def first(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
-            tb = as_float(t[rows])
-            return np.stack([wsum(tb, ws), wsum(tb - as_float(p[rows]), ws)])
+        def first(block: Block) -> NDArray[np.float64]:
+            tb = block.take(t, "t")
+            res = np.subtract(tb, block.take(p, "p"), out=block.buffer("residual"))
+            total = wsum(tb, block.w, out=block.buffer("weighted"))
+            return np.stack([total, wsum(res, block.w, out=res)])
 
-        def second(rows: slice, ws: NDArray[np.float64] | None) -> NDArray[np.float64]:
-            tb = as_float(t[rows])
-            res = tb - as_float(p[rows])
-            return np.stack([*centred_sums(tb, mean, ws), *centred_sums(res, res_mean, ws)])
+        def second(block: Block) -> NDArray[np.float64]:
+            tb = block.take(t, "t")
+            res = np.subtract(tb, block.take(p, "p"), out=block.buffer("residual"))
+            return np.stack([*centred_sums(tb, mean, block), *centred_sums(res, res_mean, block)])
 
         def residuals(j: int) -> NDArray[np.float64]:
             return _positive_rows(as_float(t[:, j]) - as_float(p[:, j]), w)
