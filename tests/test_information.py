@@ -27,6 +27,7 @@ from scorekit.errors import (
     UndefinedMetricWarning,
 )
 from scorekit.information._kernels import value_counts
+from scorekit.information._tables import CRITERIA
 
 # the play-tennis table (Quinlan 1986, Mitchell 1997 table 3.2) ----------------------------
 
@@ -407,6 +408,40 @@ def test_rank_features_columns_of_every_container_agree() -> None:
     assert [(s.feature, s.score, s.threshold) for s in inf.rank_features(frame, y)] == expected
     twice = pd.DataFrame(X, columns=["a", "a"])  # repeated names are still two columns
     assert [s.score for s in inf.rank_features(twice, y)] == [e[1] for e in expected]
+
+
+def test_string_columns_of_frames_and_tables_score_as_label_arrays(monkeypatch: Any) -> None:
+    rng = np.random.default_rng(3)
+    words = np.array(["élan", "b", "a", "ab", "Z", "zz"])
+    s, y = words[rng.integers(0, 6, 3000)], rng.integers(0, 3, 3000)
+    order = ["zz", "a", "unused", "Z", "élan", "ab", "b"]
+    frame = pd.DataFrame({"obj": pd.Series(s, dtype=object), "str": pd.Series(s, dtype="string")})
+    frame["cat"] = pd.Categorical(s, categories=order)
+    table = pa.table({"chunks": pa.chunked_array([s[:700], s[700:]]), "dict": pa.array(s)})
+    table = table.append_column("large", pa.array(s, pa.large_string()))
+    table = table.set_column(1, "dict", pa.array(s).dictionary_encode())
+    expected = {c: inf.rank_features({"s": s}, y, criterion=c)[0].score for c in CRITERIA}
+    # strings of a frame or table are coded by pandas or pyarrow, not converted one by one
+    monkeypatch.setattr("scorekit.information._rank.as_array", None)
+    for container in (frame, table):
+        for criterion, score in expected.items():
+            ranked = inf.rank_features(container, y, criterion=criterion)  # type: ignore[arg-type]
+            assert [(r.score, r.kind) for r in ranked] == [(score, "categorical")] * 3
+
+
+@pytest.mark.parametrize(
+    ("column", "pattern"),
+    [
+        (pd.Series(["a", None, "b"], dtype=object), "column 'c' contains None"),
+        (pd.Series(["a", None, "b"], dtype="string"), "column 'c' mixes value types"),
+        (pd.Series(["a", 1, "b"], dtype=object), "column 'c' mixes value types"),
+        (pa.chunked_array([["a", None, "b"]]), "column 'c' contains None"),
+    ],
+)
+def test_missing_strings_in_frames_and_tables(column: Any, pattern: str) -> None:
+    X = pd.DataFrame({"c": column}) if isinstance(column, pd.Series) else pa.table({"c": column})
+    with pytest.raises(InputError, match=pattern):
+        inf.rank_features(X, [0, 1, 0])
 
 
 def test_inputs_are_not_mutated() -> None:

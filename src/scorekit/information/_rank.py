@@ -9,6 +9,7 @@ reads memory in order instead of one strided column at a time.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -108,6 +109,54 @@ def _check_categorical(metric: str, categorical: Any, names: list[Any]) -> None:
         )
 
 
+def _sorted_codes(codes: NDArray[Any], labels: NDArray[Any]) -> NDArray[np.intp]:
+    """Renumber codes into ``labels`` so that they follow the sorted order of the labels."""
+    rank = np.empty(len(labels), dtype=np.intp)
+    rank[np.argsort(labels, kind="stable")] = np.arange(len(labels))
+    out: NDArray[np.intp] = rank[codes]
+    return out
+
+
+def _string_codes(column: Any) -> NDArray[np.intp] | None:
+    """Codes of a DataFrame or Table column of strings with no missing value, else None.
+
+    Codes follow the sorted order of the strings, as the values of
+    :func:`~scorekit._check.as_labels` would, so scores are the same to the
+    last bit; hashing them in pandas or pyarrow avoids converting every string
+    to a Python object and sorting the strings.
+    """
+    module = type(column).__module__
+    if module.startswith("pandas") and hasattr(column, "isna"):
+        pd = sys.modules["pandas"]
+        infer = pd.api.types.infer_dtype
+        if len(column) == 0 or bool(column.isna().any()):
+            return None
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            categories = column.cat.categories
+            if infer(categories, skipna=False) != "string":
+                return None
+            labels = np.asarray(categories, dtype=str)
+            return _sorted_codes(column.cat.codes.to_numpy(), labels)
+        if infer(column, skipna=False) != "string":
+            return None
+        codes, _ = pd.factorize(column, sort=True)
+        return np.asarray(codes, dtype=np.intp)
+    if module.startswith("pyarrow") and hasattr(column, "null_count"):
+        pa = sys.modules["pyarrow"]
+        kind = column.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+            column = column.cast(kind)
+        if column.null_count or not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            return None
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        encoded = sys.modules["pyarrow.compute"].dictionary_encode(column)
+        labels = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
+        return _sorted_codes(encoded.indices.to_numpy(zero_copy_only=False), labels)
+    return None
+
+
 def _feature(metric: str, name: Any, values: NDArray[Any], kind: Feature) -> NDArray[Any]:
     """A checked feature column; numeric integers stay integers (counted with no sort)."""
     label = f"column {name!r}"
@@ -198,7 +247,11 @@ def rank_features(
     lut = xlogx_table(n) if w is None and criterion != "gini_gain" else None
     results: list[Split] = []
     for name, column in columns:
-        values = as_array(metric, f"column {name!r}", column)
+        multiway = categorical is None or categorical is True
+        if not multiway and categorical is not False:
+            multiway = name in categorical
+        codes = _string_codes(column) if multiway else None
+        values = codes if codes is not None else as_array(metric, f"column {name!r}", column)
         if len(values) != n:
             raise InputError(
                 message(
@@ -208,8 +261,12 @@ def rank_features(
                     "equal lengths",
                 )
             )
-        kind: Feature = "categorical" if _is_categorical(name, values, categorical) else "numeric"
-        x = _feature(metric, name, values, kind)
+        kind: Feature
+        if codes is not None:
+            kind, x = "categorical", codes
+        else:
+            kind = "categorical" if _is_categorical(name, values, categorical) else "numeric"
+            x = _feature(metric, name, values, kind)
         uniq, counts = column_counts(x, ycodes, len(classes), w)
         scored = split_score(f"{metric}: column {name!r}", criterion, kind, uniq, counts, lut=lut)
         results.append(finish(name, criterion, kind, scored, base))
