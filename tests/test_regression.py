@@ -156,6 +156,55 @@ def test_custom_output_weights_match_sklearn(
     _close(ours(y, p, multioutput=[0.2, 0.0, 0.8]), ref(y, p, multioutput=[0.2, 0.0, 0.8]))
 
 
+@pytest.mark.parametrize(
+    ("ours", "ref"), [(r2, skm.r2_score), (explained_variance, skm.explained_variance_score)]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 12),
+    k=st.integers(0, 3),
+    wkind=st.integers(0, 3),
+    out=st.integers(0, 2),
+)
+def test_force_finite_false_matches_sklearn_on_constant_columns(
+    ours: Callable[..., Any],
+    ref: Callable[..., Any],
+    seed: int,
+    n: int,
+    k: int,
+    wkind: int,
+    out: int,
+) -> None:
+    y, p = _data(seed, n, k, 1, False)  # a 0/1/2 grid: constant columns and exact predictions
+    w = _weights(seed, n, wkind)
+    multioutput = ("uniform_average", "raw_values", "variance_weighted")[out]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            got = ours(y, p, sample_weight=w, multioutput=multioutput, force_finite=False)
+            want = ref(y, p, sample_weight=w, multioutput=multioutput, force_finite=False)
+    _close(got, want)
+
+
+@pytest.mark.parametrize(("ours", "ref", "outputs"), PAIRS, ids=IDS)
+@pytest.mark.parametrize("k", [0, 2])
+def test_one_sample_matches_sklearn(
+    ours: Callable[..., Any], ref: Callable[..., Any], outputs: tuple[str, ...], k: int
+) -> None:
+    y, p = (
+        (np.array([3.0]), np.array([1.5]))
+        if k == 0
+        else (np.array([[3.0, 0.5]]), np.array([[1.5, 0.5]]))
+    )
+    for multioutput in outputs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = ours(y, p, multioutput=multioutput)
+            want = ref(y, p, multioutput=multioutput)
+        _close(got, want)
+    assert max_error([3.0], [1.5]) == skm.max_error([3.0], [1.5]) == 1.5
+
+
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), style=st.integers(0, 3))
 def test_max_error_agrees_with_sklearn(seed: int, n: int, style: int) -> None:
     y, p = _data(seed, n, 0, style, False)
