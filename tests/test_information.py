@@ -176,6 +176,21 @@ def test_mutual_information_matches_sklearn(seed: int, n: int, kx: int, ky: int)
     assert inf.mutual_information(x, y, base=math.e) == pytest.approx(expected, abs=1e-12)
     assert inf.mutual_information(x, y) == pytest.approx(expected / math.log(2), abs=1e-12)
     assert inf.information_gain(x, y, base=math.e) == pytest.approx(expected, abs=1e-12)
+    # C4.5 and CART on the same multiway split, from the branch sizes and class counts
+    _, branch = np.unique(x, return_counts=True)
+    si = scipy_entropy(branch, base=2)
+    assert inf.split_information(x, y) == pytest.approx(si, abs=1e-12)
+    ratio = expected / math.log(2) / si if si > 0 else 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        assert inf.gain_ratio(x, y) == pytest.approx(ratio, abs=1e-12)
+
+    def gini(labels: np.ndarray) -> float:
+        p = np.unique(labels, return_counts=True)[1] / len(labels)
+        return float(1 - np.sum(p**2))
+
+    children = sum(np.sum(x == v) / n * gini(y[x == v]) for v in np.unique(x))
+    assert inf.gini_gain(x, y) == pytest.approx(gini(y) - children, abs=1e-12)
 
 
 # numeric splits against scikit-learn's trees and a brute-force search -------------------
@@ -552,6 +567,11 @@ def test_single_class_target() -> None:
             "categorical must list columns",
         ),
         (lambda: inf.rank_features([1, 2, 3], [0, 1, 0]), InputError, "X must be a table"),
+        (
+            lambda: inf.rank_features({"a": 5}, [0, 1]),
+            InputError,
+            "column 'a' is not a column; got 5, expected one value per sample",
+        ),
         (lambda: inf.best_split(np.zeros((2, 0)), [0, 1]), InputError, "X has no columns"),
         (
             lambda: inf.rank_features({"a": [1.0, 2.0]}, [0, 1], sample_weight=[0, 0]),

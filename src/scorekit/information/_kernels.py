@@ -34,7 +34,7 @@ __all__ = [
 _SIGN = np.uint64(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 _PACK_BITS = 16  # classes packed below a sort key: at most 2**16 of them
-_XLOGX_LIMIT = 1 << 26  # largest count served from an x log x lookup table
+_XLOGX_LIMIT = 1 << 24  # largest count served from an x log x lookup table (128 MB)
 _CUT_BLOCK = 1 << 14  # thresholds scored per step
 _EXACT_LIMIT = 1 << 26  # integer counts up to this total are scored without rounding
 

@@ -1,8 +1,9 @@
 """Feature ranking over a table: every column scored as a split of the target.
 
 Each column becomes one class-major count table (one ``bincount``, after one
-sort for non-integer numbers) and is scored by the same kernel as the split
-criteria, so a column's score equals the criterion's value on that column.
+sort for non-integer numbers, or hashing for strings of a DataFrame or Table)
+and is scored by the same kernel as the split criteria, so a column's score
+equals the criterion's value on that column.
 Columns of a row-major numpy array are copied out in blocks of rows, which
 reads memory in order instead of one strided column at a time.
 """
@@ -180,8 +181,9 @@ def rank_features(
 
     Each column is cross-tabulated against the target with one ``bincount``:
     small integer ranges are counted directly, other numbers are sorted once,
-    and every threshold of a numeric column is scored at once from cumulative
-    class counts. The cost is at most one sort per column, with no loop over rows.
+    strings of a DataFrame or Table are hashed by pandas or pyarrow, and every
+    threshold of a numeric column is scored at once from cumulative class
+    counts. The cost is at most one sort per column, with no loop over rows.
 
     Parameters
     ----------
@@ -212,7 +214,21 @@ def rank_features(
     ------
     InputError
         ``y`` has one class, lengths differ, a numeric column holds NaN/inf,
-        or every sample weight is 0.
+        a categorical column holds missing values, or every sample weight is 0.
+    ConfigError
+        Unknown criterion, invalid ``base`` or ``categorical`` naming unknown columns.
+
+    Notes
+    -----
+    A numeric split sends ``x <= threshold`` left; the threshold is the
+    midpoint between two consecutive distinct values, and of equally good
+    thresholds the lowest wins. A constant column scores 0 (gain ratio: 0 with
+    an :class:`~scorekit.errors.UndefinedMetricWarning`). Numeric splits agree
+    with a ``DecisionTreeClassifier(max_depth=1)`` fitted on the column alone:
+    same threshold and impurity decrease (its entropy is in bits, the default
+    ``base``) for values that float32 holds exactly, as the trees compute in
+    float32. With ``base=math.e`` the information gain of categorical columns
+    equals scikit-learn's ``mutual_info_classif(X, y, discrete_features=True)``.
 
     Examples
     --------
@@ -252,6 +268,15 @@ def rank_features(
             multiway = name in categorical
         codes = _string_codes(column) if multiway else None
         values = codes if codes is not None else as_array(metric, f"column {name!r}", column)
+        if values.ndim == 0:
+            raise InputError(
+                message(
+                    metric,
+                    f"column {name!r} is not a column",
+                    values.item(),
+                    "one value per sample",
+                )
+            )
         if len(values) != n:
             raise InputError(
                 message(
