@@ -64,7 +64,47 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         if kind == "regression_positive":
             return np.abs(y), np.abs(y + noise)
         return y, y + noise
+    if kind == "qrels_run":
+        return _qrels_run(rng, n, style)
     raise KeyError(kind)
+
+
+def _qrels_run(rng: np.random.Generator, n: int, style: int) -> tuple[Any, ...]:
+    """``n`` queries of graded judgments and a run with ties, unjudged and unretrieved docs.
+
+    Some queries are only in the qrels, a few only in the run; every judged
+    query has a document of the top grade 3 (so that ERR's default max grade is
+    the same in any subset of the queries).
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for i in range(n):
+        q = f"q{i:03d}"
+        pool = [f"d{j}" for j in rng.permutation(12)[: rng.integers(2, 12)]]
+        role = rng.random()
+        if role > 0.1:
+            judged = [d for d in pool if rng.random() < 0.7] or pool[:1]
+            grades = rng.integers(-1 if style == 3 else 0, 4, len(judged))
+            grades[0] = 3
+            qrels[q] = dict(zip(judged, grades.tolist(), strict=True))
+        if role < 0.85 or role > 0.95:
+            retrieved = [d for d in pool if rng.random() < 0.8] or pool[-1:]
+            scores = rng.integers(0, 4, len(retrieved)) if style < 2 else rng.random(len(retrieved))
+            run[q] = dict(zip(retrieved, scores.astype(float).tolist(), strict=True))
+    return qrels, run
+
+
+def query_count(args: tuple[Any, ...]) -> int:
+    """How many queries a ranking batch has (the rows it is cut along)."""
+    return len(set(args[0]) | set(args[1]))
+
+
+def take(args: tuple[Any, ...], lo: int, hi: int) -> tuple[Any, ...]:
+    """Rows ``lo:hi`` of a batch; for ranking batches, the queries ``lo:hi`` in sorted order."""
+    if args and isinstance(args[0], dict):
+        keep = set(sorted(set(args[0]) | set(args[1]))[lo:hi])
+        return tuple({q: v for q, v in a.items() if q in keep} for a in args)
+    return tuple(a[lo:hi] for a in args)
 
 
 @st.composite
@@ -78,5 +118,9 @@ def batches(draw: st.DrawFn, kind: str, min_rows: int = 3, max_rows: int = 60) -
     weighted = draw(st.booleans())
     cuts = sorted(draw(st.lists(st.integers(0, n), min_size=2, max_size=2)))
     args = make_batch(kind, seed, n, k, style)
+    if kind == "qrels_run":
+        n = query_count(args)
+        cuts = sorted(min(c, n) for c in cuts)
+        weighted = False
     weights = np.random.default_rng(seed + 1).random(n) * 3 if weighted else None
     return {"args": args, "weights": weights, "cuts": cuts, "n": n}

@@ -21,7 +21,7 @@ from hypothesis import given
 
 from scorekit._core import INPUT_KINDS, Metric, State, available, iter_variants
 from scorekit.errors import ScorekitError, UndefinedMetricWarning
-from strategies import batches
+from strategies import batches, take
 
 CONFIGS = [
     pytest.param(metric, id=f"{info.name}-{i}")
@@ -35,8 +35,7 @@ def _takes_weight(metric: Metric[Any]) -> bool:
 
 
 def _rows(args: tuple[Any, ...], weights: Any, lo: int, hi: int) -> tuple[tuple[Any, ...], Any]:
-    part = tuple(a[lo:hi] for a in args)
-    return part, (None if weights is None else weights[lo:hi])
+    return take(args, lo, hi), (None if weights is None else weights[lo:hi])
 
 
 def _summarize(metric: Metric[Any], args: tuple[Any, ...], weights: Any) -> State:

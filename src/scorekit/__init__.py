@@ -44,10 +44,11 @@ __all__ = [
     "information",
     "multilabel",
     "parse_metric",
+    "ranking",
     "regression",
 ]
 
-_SUBMODULES = ("classification", "multilabel", "information", "regression")
+_SUBMODULES = ("classification", "multilabel", "information", "ranking", "regression")
 
 
 def __getattr__(name: str) -> Any:

@@ -312,6 +312,8 @@ INPUT_KINDS = {
     "regression": "y_true, y_pred: 1-D real targets",
     "regression_multi": "y_true, y_pred: 2-D real targets (samples x outputs)",
     "regression_positive": "y_true, y_pred: 1-D real targets >= 0 (log errors)",
+    "qrels_run": "qrels, run: relevance grades and scored documents per query (dicts, tables "
+    "or TREC files)",
 }
 
 
@@ -330,10 +332,12 @@ class MetricInfo:
     variant: str | None = None
     variants: tuple[str, ...] = ()
     grows: bool = False
+    at_aliases: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, MetricInfo] = {}
 _ALIASES: dict[str, str] = {}
+_AT_ALIASES: dict[str, str] = {}
 
 M = TypeVar("M", bound=type[Metric[Any]])
 
@@ -349,6 +353,7 @@ def register(
     variant: str | None = None,
     variants: tuple[str, ...] = (),
     grows: bool = False,
+    at_aliases: tuple[str, ...] = (),
 ) -> Callable[[M], M]:
     """Class decorator that enters a metric in the registry.
 
@@ -372,6 +377,9 @@ def register(
         The values ``name:value`` accepts.
     grows
         True when the exact state grows with the data (histograms, kept values).
+    at_aliases
+        Names that mean this metric only when followed by ``@k`` (``recall@10``
+        is the ranking metric, ``recall`` the classification one).
     """
     if inputs not in INPUT_KINDS:
         raise ConfigError(message(name, "unknown input kind", inputs, choices(INPUT_KINDS)))
@@ -390,11 +398,12 @@ def register(
             variant=variant,
             variants=variants,
             grows=grows,
+            at_aliases=at_aliases,
         )
         cls.info = info
         for key in (name, *aliases):
             owner = _REGISTRY.get(key) or _REGISTRY.get(_ALIASES.get(key, ""))
-            if owner is not None and owner.cls.__qualname__ != cls.__qualname__:
+            if owner is not None and _qualified(owner.cls) != _qualified(cls):
                 raise ConfigError(
                     message(
                         name,
@@ -406,9 +415,15 @@ def register(
         _REGISTRY[name] = info
         for alias in aliases:
             _ALIASES[alias] = name
+        for alias in at_aliases:
+            _AT_ALIASES[alias] = name
         return cls
 
     return decorate
+
+
+def _qualified(cls: type[Any]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def available() -> list[MetricInfo]:
@@ -453,7 +468,11 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
         raise ConfigError(
             message("scorekit", "malformed metric name", spec, "name[@k][:variant], e.g. 'ndcg@10'")
         )
-    info = get(match["name"])
+    name = match["name"]
+    if match["at"] is not None:
+        _load_all()
+        name = _AT_ALIASES.get(name, name)
+    info = get(name)
     kwargs = dict(options)
     if match["at"] is not None:
         if info.at is None:
@@ -494,6 +513,7 @@ _MODULES = (
     "scorekit.multilabel",
     "scorekit.information",
     "scorekit.regression",
+    "scorekit.ranking",
 )
 
 

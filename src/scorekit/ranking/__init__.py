@@ -1,0 +1,57 @@
+"""Ranking and information-retrieval metrics, with TREC run and qrels files.
+
+A run (retrieved documents with scores) is judged against qrels (relevance
+grades) query by query; each metric's value is the mean over queries. The
+definitions, the ranking order (score descending, ties by doc id descending)
+and the handling of unjudged documents follow trec_eval, through pytrec_eval.
+
+Examples
+--------
+>>> from scorekit import ranking
+>>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d5": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}, "q2": {"d4": 0.7, "d5": 0.6}}
+>>> dict(ranking.evaluate(qrels, run, ["ndcg@10", "map", "mrr"]))
+{'ndcg@10': 0.79..., 'map': 0.666..., 'mrr': 0.75}
+"""
+
+from scorekit.ranking._data import Qrels, Run, as_qrels, as_run, read_qrels, read_run
+from scorekit.ranking._evaluate import RankingResult, evaluate
+from scorekit.ranking._metrics import (
+    CG,
+    DCG,
+    ERR,
+    MAP,
+    MRR,
+    NDCG,
+    BPref,
+    FAtK,
+    HitRate,
+    Precision,
+    QueryValues,
+    Recall,
+    RPrecision,
+)
+
+__all__ = [
+    "CG",
+    "DCG",
+    "ERR",
+    "MAP",
+    "MRR",
+    "NDCG",
+    "BPref",
+    "FAtK",
+    "HitRate",
+    "Precision",
+    "Qrels",
+    "QueryValues",
+    "RPrecision",
+    "RankingResult",
+    "Recall",
+    "Run",
+    "as_qrels",
+    "as_run",
+    "evaluate",
+    "read_qrels",
+    "read_run",
+]

@@ -1,0 +1,455 @@
+"""Qrels and runs: relevance judgments and ranked results, from dicts, tables or TREC files.
+
+Both are columns of (query, doc, value): ``Qrels`` holds relevance grades and
+``Run`` retrieval scores. They are built from
+
+- the pytrec_eval dict form ``{query: {doc: value}}``;
+- a pandas DataFrame or pyarrow Table with named columns;
+- a TREC file path (``qid iter docid rel`` / ``qid Q0 docid rank score tag``).
+
+Ids are strings (numbers in dicts and tables are converted with ``str``). A
+(query, doc) pair may appear once: a duplicate is an error naming the line of a
+file, or the row of a table. Values must be finite numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import InputError, message, raw
+from scorekit.ranking._trec import Columns, line_of, read_qrels_file, read_run_file
+
+__all__ = ["Qrels", "Run", "as_qrels", "as_run"]
+
+_SEP = "\x00"
+
+
+class _Judged:
+    """Shared storage of :class:`Qrels` and :class:`Run`: query, doc and value columns."""
+
+    _value_name = "value"
+    _default_columns: tuple[str, str, str] = ("query", "doc", "value")
+
+    def __init__(self, query: Any, doc: Any, values: Any, *, source: str = "table") -> None:
+        import pyarrow as pa
+
+        what = type(self).__name__
+        self.query = _strings(what, "query", query)
+        self.doc = _strings(what, "doc", doc)
+        self.values = np.asarray(values, dtype=np.float64)
+        self.source = source
+        n = len(self.query)
+        if len(self.doc) != n or self.values.shape != (n,):
+            raise InputError(
+                message(
+                    what,
+                    "query, doc and value columns differ in length",
+                    raw(f"{n}, {len(self.doc)} and {self.values.shape}"),
+                    "equal lengths",
+                )
+            )
+        bad = ~np.isfinite(self.values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                message(
+                    self._where(row),
+                    f"{self._value_name} is not a finite number",
+                    raw(str(self.values[row])),
+                    "a finite number",
+                )
+            )
+        self._keys: pa.Array | None = None
+
+    # construction ------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Any:
+        """Build from ``{query: {doc: value}}`` (pytrec_eval's form)."""
+        what = cls.__name__
+        queries: list[str] = []
+        docs: list[str] = []
+        values: list[Any] = []
+        if not isinstance(data, Mapping):
+            raise InputError(
+                message(what, "not a mapping", type(data).__name__, "{query: {doc: value}}")
+            )
+        for q, inner in data.items():
+            if not isinstance(inner, Mapping):
+                raise InputError(
+                    message(
+                        what,
+                        f"query {q!r} does not map docs to values",
+                        type(inner).__name__,
+                        "{query: {doc: value}}",
+                    )
+                )
+            queries.extend([str(q)] * len(inner))
+            docs.extend(str(d) for d in inner)
+            values.extend(inner.values())
+        arr = _values(what, cls._value_name, values)
+        return cls(queries, docs, arr, source="dict")
+
+    @classmethod
+    def from_table(
+        cls,
+        table: Any,
+        *,
+        query: str | None = None,
+        doc: str | None = None,
+        value: str | None = None,
+    ) -> Any:
+        """Build from a pandas DataFrame or pyarrow Table with named columns."""
+        names = dict(zip(("query", "doc", "value"), cls._default_columns, strict=True))
+        wanted = {
+            "query": query or names["query"],
+            "doc": doc or names["doc"],
+            "value": value or names["value"],
+        }
+        what = cls.__name__
+        columns = list(getattr(table, "columns", None) or getattr(table, "column_names", []))
+        for role, name in wanted.items():
+            if name not in columns:
+                raise InputError(
+                    message(
+                        what,
+                        f"no {role} column",
+                        name,
+                        f"one of the columns present: {', '.join(repr(c) for c in columns)}",
+                    )
+                )
+        get = (lambda c: table.column(c)) if hasattr(table, "column_names") else table.__getitem__
+        arr = _values(what, cls._value_name, get(wanted["value"]))
+        return cls(get(wanted["query"]), get(wanted["doc"]), arr)
+
+    @classmethod
+    def _from_columns(cls, columns: Columns) -> Any:
+        return cls(columns.query, columns.doc, columns.values, source=str(columns.path))
+
+    # access --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.query)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} rows, {len(self.queries())} queries)"
+
+    def queries(self) -> NDArray[np.str_]:
+        """The distinct query ids, sorted (byte order of their UTF-8 form, as trec_eval)."""
+        import pyarrow.compute as pc
+
+        return np.sort(np.asarray(pc.unique(self.query).to_numpy(zero_copy_only=False), dtype=str))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """The pytrec_eval form ``{query: {doc: value}}``."""
+        out: dict[str, dict[str, float]] = {}
+        for q, d, v in zip(
+            self.query.to_pylist(), self.doc.to_pylist(), self.values.tolist(), strict=True
+        ):
+            out.setdefault(q, {})[d] = v
+        return out
+
+    def keys(self) -> Any:
+        """One string per row joining query and doc, for hash lookups (cached)."""
+        import pyarrow.compute as pc
+
+        if self._keys is None:
+            self._keys = pc.binary_join_element_wise(self.query, self.doc, _SEP)
+        return self._keys
+
+    def _where(self, row: int) -> str:
+        if self.source in ("table", "dict"):
+            q, d = self.query[row].as_py(), self.doc[row].as_py()
+            return f"{type(self).__name__} (query {q!r}, doc {d!r})"
+        return f"{self.source}, line {line_of(Path(self.source), row)}"
+
+    def _check_unique(self) -> None:
+        import pyarrow.compute as pc
+
+        keys = self.keys()
+        if pc.count_distinct(keys).as_py() == len(keys):
+            return
+        first = np.asarray(pc.index_in(keys, value_set=keys).to_numpy(zero_copy_only=False))
+        row = int(np.flatnonzero(first != np.arange(len(keys)))[0])
+        q, d = self.query[row].as_py(), self.doc[row].as_py()
+        raise InputError(
+            message(
+                self._where(row),
+                "duplicate document",
+                raw(f"doc {d!r} of query {q!r} again"),
+                "each (query, doc) pair once",
+            )
+        )
+
+
+def _strings(what: str, role: str, column: Any) -> Any:
+    """A column of ids as a pyarrow string array (numbers become their ``str``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if not isinstance(column, pa.Array):
+        values = getattr(column, "to_numpy", None)
+        data = values() if callable(values) else np.asarray(column)
+        data = np.asarray(data)
+        if data.size == 0:
+            return pa.array([], pa.string())
+        if data.dtype.kind in "iub":
+            data = data.astype(str)
+        try:
+            column = pa.array(data.tolist() if data.dtype.kind == "O" else data)
+        except (pa.ArrowException, TypeError):
+            column = pa.array([str(v) for v in data.tolist()])
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if pa.types.is_integer(column.type):
+        column = pc.cast(column, pa.string())
+    if pa.types.is_large_string(column.type):
+        column = column.cast(pa.string())
+    if not pa.types.is_string(column.type):
+        raise InputError(
+            message(what, f"{role} ids must be strings or integers", raw(str(column.type)), "ids")
+        )
+    if column.null_count:
+        row = int(np.flatnonzero(np.asarray(column.is_null().to_numpy(zero_copy_only=False)))[0])
+        raise InputError(message(what, f"missing {role} id", raw(f"null at row {row}"), "an id"))
+    return column
+
+
+def _values(what: str, name: str, column: Any) -> NDArray[np.float64]:
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray | pa.Array):
+        if column.null_count:
+            raise InputError(message(what, f"missing {name}", raw("a null value"), "a number"))
+        kind = column.type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            raise InputError(
+                message(what, f"{name} must be numeric", raw(str(kind)), "finite numbers")
+            )
+        return np.asarray(column.to_numpy(), dtype=np.float64)
+    arr = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    if arr.dtype.kind not in "iufb" or arr.dtype.kind == "b":
+        try:
+            arr = np.asarray(arr, dtype=np.float64)
+        except (TypeError, ValueError):
+            bad = next((v for v in arr.ravel().tolist() if not _is_number(v)), None)
+            raise InputError(
+                message(what, f"{name} is not a number", bad, "finite numbers")
+            ) from None
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+
+
+class Qrels(_Judged):
+    """Relevance judgments: a grade per judged (query, doc) pair.
+
+    Grades ``>= relevance_level`` (default 1) are relevant; 0 and grades below
+    the level are judged non-relevant; negative grades count as unjudged, as in
+    trec_eval. Build with :meth:`from_dict`, :meth:`from_table` or
+    :func:`read_qrels`.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d9": 1}})
+    >>> qrels
+    Qrels(3 rows, 2 queries)
+    >>> qrels.queries().tolist()
+    ['q1', 'q2']
+    """
+
+    _value_name = "relevance"
+    _default_columns = ("query", "doc", "relevance")
+
+    def __init__(self, query: Any, doc: Any, relevance: Any, *, source: str = "table") -> None:
+        super().__init__(query, doc, relevance, source=source)
+        self._check_unique()
+
+    @property
+    def relevance(self) -> NDArray[np.float64]:
+        """The grades, one per row."""
+        return self.values
+
+
+class Run(_Judged):
+    """Retrieved documents with scores; within a query, higher scores rank first.
+
+    Ties in score are broken by doc id, the larger id first, as trec_eval does;
+    a rank column, if the source has one, is ignored. Build with
+    :meth:`from_dict`, :meth:`from_table` or :func:`read_run`.
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.9}})
+    >>> run.ranking("q1")
+    ['d3', 'd2', 'd1']
+    """
+
+    _value_name = "score"
+    _default_columns = ("query", "doc", "score")
+
+    def __init__(self, query: Any, doc: Any, score: Any, *, source: str = "table") -> None:
+        super().__init__(query, doc, score, source=source)
+        self._check_unique()
+        self._order: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]] | None = None
+
+    @property
+    def score(self) -> NDArray[np.float64]:
+        """The scores, one per row."""
+        return self.values
+
+    def ranked(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]]:
+        """The rows in ranking order, the start of each query's rows, and the query ids.
+
+        Returns ``(order, starts, qids)``: ``order`` lists row indices query by
+        query, each query's rows by descending score with ties broken by
+        descending doc id; query ``qids[i]`` has rows ``order[starts[i]:starts[i+1]]``.
+        Queries appear in sorted order. Computed once and cached.
+        """
+        if self._order is None:
+            self._order = _rank_rows(self.query, self.doc, self.values)
+        return self._order
+
+    def ranking(self, query: str) -> list[str]:
+        """The doc ids of one query in ranking order."""
+        order, starts, qids = self.ranked()
+        i = int(np.searchsorted(qids, query))
+        if i == len(qids) or qids[i] != query:
+            raise InputError(message("Run", "no such query", query, "a query of the run"))
+        rows = order[starts[i] : starts[i + 1]]
+        docs: list[str] = self.doc.take(rows).to_pylist()
+        return docs
+
+
+def _rank_rows(
+    query: Any, doc: Any, score: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]]:
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(query)
+    names = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=str)
+    codes = np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
+    # renumber queries in sorted order of their ids
+    rank_of = np.empty(len(names), dtype=np.int64)
+    by_name = np.argsort(names, kind="stable")
+    rank_of[by_name] = np.arange(len(names))
+    codes = rank_of[codes]
+    qids = names[by_name]
+    order = _grouped_order(codes, score)
+    sorted_codes = codes[order]
+    sorted_scores = score[order]
+    tied = (sorted_codes[1:] == sorted_codes[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
+    if tied.any():
+        order = _break_ties(order, tied, doc)
+    starts = np.searchsorted(sorted_codes, np.arange(len(qids) + 1)).astype(np.int64)
+    return order, starts, qids
+
+
+def _grouped_order(codes: NDArray[np.int64], score: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Rows by query (in sorted order of the ids), then by descending score.
+
+    Runs usually list each query's rows together, best first; then the order
+    only moves whole blocks and no sort of the rows is needed.
+    """
+    n = len(codes)
+    if n == 0:
+        return np.arange(0, dtype=np.int64)
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    block_start = np.concatenate([[0], change])
+    block_code = codes[block_start]
+    same = codes[1:] == codes[:-1]
+    grouped = len(np.unique(block_code)) == len(block_code)
+    if not grouped or (score[1:][same] > score[:-1][same]).any():
+        return np.lexsort((-score, codes)).astype(np.int64)
+    block_len = np.diff(np.concatenate([block_start, [n]]))
+    perm = np.argsort(block_code, kind="stable")
+    lengths = block_len[perm]
+    shift = block_start[perm] - (np.cumsum(lengths) - lengths)
+    return (np.repeat(shift, lengths) + np.arange(n)).astype(np.int64)
+
+
+def _break_ties(order: NDArray[np.int64], tied: NDArray[np.bool_], doc: Any) -> NDArray[np.int64]:
+    """Within each run of equal (query, score), order rows by descending doc id."""
+    start = np.flatnonzero(tied & ~np.concatenate([[False], tied[:-1]]))
+    stop = np.flatnonzero(tied & ~np.concatenate([tied[1:], [False]])) + 2
+    lengths = stop - start
+    positions = np.repeat(stop - lengths.cumsum(), lengths) + np.arange(lengths.sum())
+    group = np.repeat(np.arange(len(start)), lengths)
+    rows = order[positions]
+    names = np.asarray(doc.take(rows).to_numpy(zero_copy_only=False), dtype=str)
+    ranks = np.unique(names, return_inverse=True)[1]
+    within = np.lexsort((-ranks, group))
+    out: NDArray[np.int64] = order.copy()
+    out[positions] = rows[within]
+    return out
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a TREC qrels file (``qid iter docid relevance``; ``.gz`` too).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 2\\nq1 0 d2 0\\n")
+    >>> read_qrels(path).to_dict()
+    {'q1': {'d1': 2.0, 'd2': 0.0}}
+    """
+    qrels: Qrels = Qrels._from_columns(read_qrels_file(Path(path)))
+    return qrels
+
+
+def read_run(path: str | os.PathLike[str]) -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``; ``.gz`` too).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 d1 1 0.2 bm25\\nq1 Q0 d2 2 0.9 bm25\\n")
+    >>> read_run(path).ranking("q1")
+    ['d2', 'd1']
+    """
+    run: Run = Run._from_columns(read_run_file(Path(path)))
+    return run
+
+
+def _coerce(what: str, obj: Any, cls: type[Any], reader: Any) -> Any:
+    if isinstance(obj, cls):
+        return obj
+    if isinstance(obj, str | os.PathLike):
+        return reader(obj)
+    if isinstance(obj, Mapping):
+        return cls.from_dict(obj)
+    if hasattr(obj, "columns") or hasattr(obj, "column_names"):
+        return cls.from_table(obj)
+    raise InputError(
+        message(
+            what,
+            "cannot read",
+            type(obj).__name__,
+            f"a {cls.__name__}, a {{query: {{doc: value}}}} dict, a table or a file path",
+        )
+    )
+
+
+def as_qrels(obj: Any) -> Qrels:
+    """Coerce a Qrels, dict, table or TREC file path to :class:`Qrels`."""
+    result: Qrels = _coerce("qrels", obj, Qrels, read_qrels)
+    return result
+
+
+def as_run(obj: Any) -> Run:
+    """Coerce a Run, dict, table or TREC file path to :class:`Run`."""
+    result: Run = _coerce("run", obj, Run, read_run)
+    return result

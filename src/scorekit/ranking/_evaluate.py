@@ -1,0 +1,164 @@
+"""``ranking.evaluate``: many ranking metrics over one join of a run with its qrels."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._core import Metric, parse_metric
+from scorekit.errors import ConfigError, message, raw
+from scorekit.ranking._data import as_qrels, as_run
+from scorekit.ranking._metrics import QueryValues, RankingMetric
+from scorekit.ranking._ranked import judge
+
+__all__ = ["RankingResult", "evaluate"]
+
+
+class RankingResult(Mapping[str, float]):
+    """The mean of each metric, by the metric string given; ``per_query`` on request.
+
+    A mapping ``{metric: mean}`` in the order the metrics were named. With
+    ``per_query=True``, :attr:`per_query` maps each query id to
+    ``{metric: value}`` (pytrec_eval's shape) and :attr:`states` holds the
+    mergeable per-query states.
+    """
+
+    def __init__(
+        self,
+        means: dict[str, float],
+        states: dict[str, QueryValues],
+        per_query: dict[str, dict[str, float]] | None,
+    ) -> None:
+        self._means = means
+        self.states = states
+        self.per_query = per_query
+
+    def __getitem__(self, key: str) -> float:
+        return self._means[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._means)
+
+    def __len__(self) -> int:
+        return len(self._means)
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k!r}: {v!r}" for k, v in self._means.items())
+        return f"RankingResult({{{body}}})"
+
+
+_OPTIONS = ("relevance_level", "missing", "gain", "beta", "max_grade")
+_LOCAL = {"ap": "map"}
+"""Names that mean a ranking metric here and another metric elsewhere."""
+
+
+def _metrics(
+    specs: Sequence[str | Metric[Any]], options: dict[str, Any]
+) -> dict[str, RankingMetric]:
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ConfigError(
+            message("ranking.evaluate", "unknown option", unknown[0], f"one of {_OPTIONS}")
+        )
+    out: dict[str, RankingMetric] = {}
+    for spec in specs:
+        if isinstance(spec, RankingMetric):
+            out[str(spec.name if spec.k is None else f"{spec.name}@{spec.k}")] = spec
+            continue
+        name, _, rest = str(spec).partition("@")
+        head, colon, variant = name.partition(":")
+        local = _LOCAL.get(head, head) + colon + variant + (f"@{rest}" if rest else "")
+        metric = parse_metric(local)
+        if not isinstance(metric, RankingMetric):
+            raise ConfigError(
+                message(
+                    str(spec),
+                    "is not a ranking metric",
+                    raw(f"input kind {metric.inputs!r}"),
+                    "a metric of qrels and a run, e.g. 'ndcg@10'",
+                )
+            )
+        fields = set(type(metric).__dataclass_fields__)
+        usable = {k: v for k, v in options.items() if k in fields}
+        configured = parse_metric(local, **usable) if usable else metric
+        out[str(spec)] = cast(RankingMetric, configured)
+    if not out:
+        raise ConfigError(message("ranking.evaluate", "no metric named", None, "e.g. ['ndcg@10']"))
+    return out
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: Sequence[str | Metric[Any]] = ("map", "ndcg@10", "mrr", "p@10", "recall@100"),
+    *,
+    per_query: bool = False,
+    **options: Any,
+) -> RankingResult:
+    """Evaluate a run against qrels with several ranking metrics in one pass.
+
+    Parameters
+    ----------
+    qrels, run
+        :class:`Qrels` / :class:`Run` objects, ``{query: {doc: value}}``
+        dicts, tables (``query``, ``doc``, ``relevance`` / ``score`` columns) or
+        TREC file paths.
+    metrics : sequence of str or Metric
+        Metric strings such as ``"ndcg@10"``, ``"map"``, ``"p@5"``, ``"mrr@10"``.
+    per_query : bool, default False
+        Also return every query's values (:attr:`RankingResult.per_query`).
+    **options
+        Options applied to every metric that has them: ``relevance_level``,
+        ``missing`` (``"zero"`` counts qrels queries absent from the run as 0,
+        trec_eval ``-c``), ``gain`` (``"exp"`` for 2^rel - 1), ``beta``,
+        ``max_grade``.
+
+    Returns
+    -------
+    RankingResult
+        ``{metric: mean}`` in the order given.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d5": 1}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}, "q2": {"d4": 0.7, "d5": 0.6}}
+    >>> result = evaluate(qrels, run, ["map", "mrr", "p@2"], per_query=True)
+    >>> dict(result)
+    {'map': 0.666..., 'mrr': 0.75, 'p@2': 0.5}
+    >>> result.per_query["q2"]
+    {'map': 0.5, 'mrr': 0.5, 'p@2': 0.5}
+    """
+    chosen = _metrics(metrics, options)
+    judged = judge(as_qrels(qrels), as_run(run))
+    states: dict[str, QueryValues] = {}
+    seen: set[str] = set()
+    for name, metric in chosen.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            states[name] = metric.from_judged(judged)
+        for w in caught:
+            text = str(w.message)
+            if text not in seen:
+                seen.add(text)
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    means = {name: chosen[name].compute(state) for name, state in states.items()}
+    table = _per_query(states) if per_query else None
+    return RankingResult(means, states, table)
+
+
+def _per_query(states: dict[str, QueryValues]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for name, state in states.items():
+        queries, values = state.table()
+        for q, v in zip(queries.tolist(), values.tolist(), strict=True):
+            out.setdefault(q, {})[name] = v
+    return out
+
+
+def query_values(state: QueryValues) -> tuple[NDArray[np.str_], NDArray[np.float64]]:
+    """The query ids and values of a state, in sorted query order."""
+    return state.table()
