@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_classification
 import bench_information
+import bench_ranking
 import bench_regression
 from _timing import HEADER, machine
 
@@ -23,7 +24,7 @@ def main() -> None:
     scale = 10 if "--small" in sys.argv else 1
     print(f"Machine: {machine()}\n")
     print(HEADER)
-    for module in (bench_classification, bench_regression, bench_information):
+    for module in (bench_classification, bench_regression, bench_information, bench_ranking):
         for row in module.run(module.N // scale):
             print(row.markdown(), flush=True)
 

@@ -314,6 +314,7 @@ INPUT_KINDS = {
     "regression_positive": "y_true, y_pred: 1-D real targets >= 0 (log errors)",
     "qrels_run": "qrels, run: relevance grades and scored documents per query (dicts, tables "
     "or TREC files)",
+    "paired_scores": "x, y: 1-D scores of the same items under two rankings",
 }
 
 
