@@ -73,7 +73,7 @@ class Distinct:
         return len(self._positions())
 
     def __getitem__(self, i: int) -> Any:
-        pos = 0 if i == 0 else int(np.flatnonzero(self._change)[i - 1]) + 1
+        pos = self._positions()[i]
         picked = self._source[pos : pos + 1]
         return (picked if self._decode is None else self._decode(picked))[0]
 

@@ -312,6 +312,14 @@ def best_split(
 
     Parameters are those of :func:`rank_features`; ties go to the first column.
 
+    Notes
+    -----
+    With ``criterion="gain_ratio"`` this is the column of highest gain ratio.
+    C4.5 itself only considers tests whose information gain is at least the
+    average gain, and release 8 lowers the gain of a numeric threshold by
+    ``log2(V - 1) / n`` for ``V`` distinct values and ``n`` samples (Quinlan
+    1996); neither refinement is applied here.
+
     Examples
     --------
     >>> X = {"windy": [0, 1, 0, 1], "hot": [30.0, 31.0, 20.0, 21.0]}
