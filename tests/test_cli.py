@@ -20,7 +20,7 @@ import pytest
 
 from scorekit import _core
 from scorekit._core import Metric, State, available, parse_metric, register, state_field
-from scorekit._explain import EXAMPLES, EXPLANATIONS, explanation_for
+from scorekit._explain import EXAMPLES, EXPLANATIONS, example_args, explanation_for
 from scorekit.classification import (
     accuracy,
     balanced_accuracy,
@@ -750,7 +750,7 @@ def test_explain_runs_and_shows_the_computed_example(name: str, capsys: Any) -> 
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        value = metric.score(*(np.asarray(v) for v in data.values()))
+        value = metric.score(*example_args(data))
     if isinstance(value, float | np.floating):
         assert f"-> {float(value)!r}" in out
 

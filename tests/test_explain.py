@@ -19,7 +19,9 @@ from scorekit._explain import (
     EXPLANATIONS,
     _classification,
     _information,
+    _ranking,
     _regression,
+    example_args,
     example_data,
     explain,
     explanation_for,
@@ -31,7 +33,12 @@ SPECS = [
     for info in available()
     for spec in [info.name, *(f"{info.name}:{v}" for v in info.variants)]
 ]
-FAMILIES = (_classification.EXPLANATIONS, _regression.EXPLANATIONS, _information.EXPLANATIONS)
+FAMILIES = (
+    _classification.EXPLANATIONS,
+    _regression.EXPLANATIONS,
+    _information.EXPLANATIONS,
+    _ranking.EXPLANATIONS,
+)
 
 
 def _shown(out: str) -> str:
@@ -47,7 +54,7 @@ def _score(spec: str) -> Any:
     assert data is not None, spec
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return metric.score(*(np.asarray(v) for v in data.values()))
+        return metric.score(*example_args(data))
 
 
 # every metric has an entry ---------------------------------------------------------------

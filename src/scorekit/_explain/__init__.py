@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from scorekit._core import INPUT_KINDS, Metric, MetricInfo, parse_metric
-from scorekit._explain import _classification, _information, _regression
+from scorekit._explain import _classification, _information, _ranking, _regression
 from scorekit._explain._entry import Explanation
 from scorekit.errors import ScorekitError
 
@@ -28,6 +28,7 @@ __all__ = [
     "EXPLANATIONS",
     "Explanation",
     "bound_text",
+    "example_args",
     "example_data",
     "explain",
     "explanation_for",
@@ -37,6 +38,7 @@ EXPLANATIONS: dict[str, Explanation] = {
     **_classification.EXPLANATIONS,
     **_regression.EXPLANATIONS,
     **_information.EXPLANATIONS,
+    **_ranking.EXPLANATIONS,
 }
 """Per registered metric name: definition, formula, convention and reference."""
 
@@ -94,6 +96,20 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "target": {"y": _PLAY},
     "feature_target": {"x": _OUTLOOK, "y": _PLAY},
     "feature_target:numeric": {"x": _HUMIDITY, "y": _PLAY},
+    "qrels_run": {
+        "qrels": {
+            "q1": {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1, "d6": 2, "d7": 3, "d8": 0},
+            "q2": {"a": 1, "b": 0, "c": 1, "d": 0, "e": 1, "f": 0},
+        },
+        "run": {
+            "q1": {"d1": 6.0, "d2": 5.0, "d3": 4.0, "d4": 3.0, "d5": 2.0, "d6": 1.0},
+            "q2": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5, "f": 0.4},
+        },
+    },
+    "paired_scores": {
+        "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "y": [1.5, 1.0, 3.5, 3.5, 6.0, 4.0],
+    },
 }
 """A tiny dataset per input kind (keys of ``INPUT_KINDS``) for the worked examples.
 
@@ -121,6 +137,11 @@ def example_data(metric: Metric[Any]) -> dict[str, Any] | None:
     if isinstance(feature, str) and f"{metric.inputs}:{feature}" in EXAMPLES:
         return EXAMPLES[f"{metric.inputs}:{feature}"]
     return EXAMPLES.get(metric.inputs)
+
+
+def example_args(data: dict[str, Any]) -> list[Any]:
+    """The positional arguments of a worked example: lists become arrays, mappings stay."""
+    return [v if isinstance(v, dict) else np.asarray(v) for v in data.values()]
 
 
 def explanation_for(info: MetricInfo) -> Explanation | None:
@@ -171,7 +192,7 @@ def _worked_example(spec: str, metric: Metric[Any]) -> list[str]:
     lines = ["Worked example (computed by scorekit now)"]
     for name, values in data.items():
         lines += _assignment(name, values)
-    args = [np.asarray(v) for v in data.values()]
+    args = example_args(data)
     call = f"parse_metric({spec!r}).score({', '.join(data)})"
     lines.append(f"  {call}")
     with warnings.catch_warnings(record=True) as caught:
