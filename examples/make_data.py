@@ -8,7 +8,9 @@ the same on every run (fixed seeds, numpy and pyarrow only). One file per task:
 - ``multilabel.jsonl``: four topic labels with scores and predictions;
 - ``regression.csv``: house prices and days on the market with a model's predictions;
 - ``play_tennis.csv``: Quinlan's weather table (C4.5's numeric version), for
-  ``scorekit features``.
+  ``scorekit features``;
+- ``qrels.txt`` and ``run.txt``: graded judgments and a search engine's ranked
+  results for 12 queries, in TREC format, for ``scorekit rank``.
 
 ``manifest.json`` lists each file with its command, task and columns, which is
 what the demo reads.
@@ -126,6 +128,23 @@ def play_tennis() -> pa.Table:
     return pa.table({name: list(values) for name, values in zip(names, columns, strict=True)})
 
 
+def ranking(rng: np.random.Generator, queries: int = 12, docs: int = 40) -> tuple[str, str]:
+    """TREC qrels and run text: graded judgments of a pool, and a noisy ranking of 30 docs."""
+    qrels_lines, run_lines = [], []
+    for i in range(queries):
+        qid = str(401 + i)
+        ids = np.array([f"DOC-{qid}-{j:03d}" for j in range(docs)])
+        grade = rng.choice([0, 0, 0, 1, 1, 2, 3], size=docs)
+        judged = rng.random(docs) < 0.75
+        for doc, g in zip(ids[judged], grade[judged], strict=True):
+            qrels_lines.append(f"{qid} 0 {doc} {g}")
+        score = np.round(grade + rng.normal(0, 1.3, docs), 3)
+        top = np.argsort(-score, kind="stable")[:30]
+        for rank, j in enumerate(top, start=1):
+            run_lines.append(f"{qid} Q0 {ids[j]} {rank} {score[j]:.3f} demo-bm25")
+    return "\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n"
+
+
 def _write_jsonl(table: pa.Table, path: Path) -> None:
     rows = table.to_pylist()
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -170,6 +189,13 @@ MANIFEST = [
         "target": "play",
         "criterion": "information_gain",
     },
+    {
+        "file": "run.txt",
+        "title": "Ranking: a search engine's results for 12 queries",
+        "command": "rank",
+        "qrels": "qrels.txt",
+        "metrics": ["map", "ndcg@10", "mrr", "p@5", "recall@20", "bpref"],
+    },
 ]
 
 
@@ -181,6 +207,9 @@ def main() -> None:
     _write_jsonl(multilabel(np.random.default_rng(20240503)), OUT / "multilabel.jsonl")
     pacsv.write_csv(regression(np.random.default_rng(20240504)), OUT / "regression.csv")
     pacsv.write_csv(play_tennis(), OUT / "play_tennis.csv")
+    qrels, run = ranking(np.random.default_rng(20240505))
+    (OUT / "qrels.txt").write_text(qrels, encoding="utf-8")
+    (OUT / "run.txt").write_text(run, encoding="utf-8")
     (OUT / "manifest.json").write_text(json.dumps(MANIFEST, indent=2) + "\n", encoding="utf-8")
 
 

@@ -8,6 +8,8 @@
     scorekit features DATA --target COL [--criterion NAME] [--features COL ...]
                   [--exclude COL ...] [--categorical COL ...] [--weight COL]
                   [--base B] [--top N] [--format table|json|csv]
+    scorekit rank QRELS RUN [-m NAME ...] [--per-query] [--missing skip|zero]
+                  [--relevance-level L] [--gain linear|exp] [--format table|json|csv|trec]
     scorekit list [--format table|json]
     scorekit explain NAME
     scorekit demo [--data DIR]
@@ -41,6 +43,7 @@ from scorekit._features import FeatureRanking, rank_file
 from scorekit._version import __version__
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 from scorekit.information._tables import CRITERIA
+from scorekit.ranking._metrics import GAINS, MISSING
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table", "main"]
 
@@ -208,6 +211,96 @@ def _cmd_features(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+_TREC_NAMES = {
+    "map": "map",
+    "ap": "map",
+    "mrr": "recip_rank",
+    "r_precision": "Rprec",
+    "bpref": "bpref",
+    "ndcg": "ndcg",
+}
+_TREC_AT = {
+    "p": "P",
+    "precision": "P",
+    "recall": "recall",
+    "map": "map_cut",
+    "ndcg": "ndcg_cut",
+    "hit_rate": "success",
+}
+
+
+def _trec_name(spec: str) -> str:
+    """trec_eval's name of a metric string where it has one (``ndcg@10`` -> ``ndcg_cut_10``)."""
+    name, _, k = spec.partition("@")
+    if k and name in _TREC_AT:
+        return f"{_TREC_AT[name]}_{k}"
+    return _TREC_NAMES.get(spec, spec)
+
+
+def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
+    table = result.per_query or {}
+    if fmt == "trec":
+        names = {spec: _trec_name(spec) for spec in result}
+        if per_query:
+            for query in sorted(table):
+                for spec, value in table[query].items():
+                    out.write(f"{names[spec]:<22}\t{query}\t{value:6.4f}\n")
+        num_q = len(next(iter(result.states.values())).table()[0]) if result.states else 0
+        out.write(f"{'num_q':<22}\tall\t{num_q}\n")
+        for spec, value in result.items():
+            out.write(f"{names[spec]:<22}\tall\t{value:6.4f}\n")
+        return
+    if not per_query:
+        _write_values(dict(result), fmt, out)
+        return
+    specs = list(result)
+    if fmt == "json":
+        doc = {"mean": {k: _plain(v) for k, v in result.items()}, "per_query": table}
+        out.write(json.dumps(_plain(doc), indent=2) + "\n")
+        return
+    rows = [[q, *(table[q][s] for s in specs)] for q in sorted(table)]
+    rows.append(["all", *(result[s] for s in specs)])
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["query", *specs])
+        for row in rows:
+            writer.writerow([row[0], *(repr(float(v)) for v in row[1:])])
+        return
+    header = ["query", *specs]
+    cells = [[str(row[0]), *(_number(v) for v in row[1:])] for row in rows]
+    widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
+    for line in [header, ["-" * w for w in widths], *cells]:
+        out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
+        out.write("\n")
+
+
+def _cmd_rank(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import warnings
+
+    from scorekit import ranking
+
+    options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
+    if args.relevance_level is not None:
+        options["relevance_level"] = args.relevance_level
+    metrics = args.metric or list(_RANK_DEFAULTS)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = ranking.evaluate(
+            args.qrels,
+            args.run,
+            metrics,
+            per_query=args.per_query or args.format == "trec",
+            **options,
+        )
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        err.write(f"scorekit: warning: {text}\n")
+    _write_rank(result, args.per_query, args.format, out)
+    return 0
+
+
+_RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
+
+
 def _direction(info: MetricInfo) -> str:
     if info.higher_is_better is None:
         return "—"
@@ -319,6 +412,22 @@ def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
         out.write(f"note: {text}\n")
 
 
+def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+    from scorekit import ranking
+
+    metrics = list(entry.get("metrics") or _RANK_DEFAULTS)
+    qrels = directory / str(entry["qrels"])
+    run = ranking.read_run(directory / str(entry["file"]))
+    result = ranking.evaluate(qrels, run, metrics)
+    queries = len(run.queries())
+    title = f"{entry.get('title', entry['file'])} ({entry['file']}, {len(run)} rows)"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    command = ["scorekit rank", str(entry["qrels"]), str(entry["file"]), "-m", *metrics]
+    out.write("$ " + " ".join(command) + "\n\n")
+    _write_table(dict(result), out)
+    out.write(f"({queries} queries)\n")
+
+
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     directory = _demo_dir(args.data)
     entries = _demo_entries(directory)
@@ -327,6 +436,9 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         path = directory / str(entry["file"])
         if entry.get("command") == "features":
             _demo_features(entry, path, out)
+            continue
+        if entry.get("command") == "rank":
+            _demo_rank(entry, directory, out)
             continue
         result = evaluate_table(
             str(path),
@@ -370,6 +482,16 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _positive_float_any(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
     return value
 
 
@@ -420,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    ev.set_defaults(run=_cmd_eval)
+    ev.set_defaults(handler=_cmd_eval)
 
     ft = sub.add_parser(
         "features",
@@ -448,19 +570,56 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ft.add_argument("--top", type=_positive_int, metavar="N", help="show the best N only")
     ft.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    ft.set_defaults(run=_cmd_features)
+    ft.set_defaults(handler=_cmd_features)
+
+    rk = sub.add_parser(
+        "rank",
+        help="evaluate a TREC run against its qrels (ranking metrics, like trec_eval)",
+        description=(
+            "Evaluate a run (qid Q0 docid rank score tag) against qrels (qid iter docid "
+            "relevance) with ranking metrics, as trec_eval does: ties in score are broken by "
+            "descending doc id and the rank column is ignored. The files may be gzip-compressed."
+        ),
+    )
+    rk.add_argument("qrels", metavar="QRELS", help="the qrels file")
+    rk.add_argument("run", metavar="RUN", help="the run file")
+    rk.add_argument(
+        "-m",
+        "--metric",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help=f"metrics such as ndcg@10, map, mrr@10, p@5 (default: {' '.join(_RANK_DEFAULTS)})",
+    )
+    rk.add_argument("--per-query", action="store_true", help="also show every query's values")
+    rk.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="skip",
+        help="qrels queries absent from the run: skip them, or count them as 0 (trec_eval -c)",
+    )
+    rk.add_argument(
+        "-l",
+        "--relevance-level",
+        type=_positive_float_any,
+        metavar="L",
+        help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
+    )
+    rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
+    rk.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
+    rk.set_defaults(handler=_cmd_rank)
 
     ls = sub.add_parser("list", help="list the registered metrics")
     ls.add_argument("--format", choices=("table", "json"), default="table")
-    ls.set_defaults(run=_cmd_list)
+    ls.set_defaults(handler=_cmd_list)
 
     ex = sub.add_parser("explain", help="definition, formula and a worked example of a metric")
     ex.add_argument("name", metavar="NAME")
-    ex.set_defaults(run=_cmd_explain)
+    ex.set_defaults(handler=_cmd_explain)
 
     demo = sub.add_parser("demo", help="evaluate the bundled example files")
     demo.add_argument("--data", metavar="DIR", help=_DEMO_HINT)
-    demo.set_defaults(run=_cmd_demo)
+    demo.set_defaults(handler=_cmd_demo)
     return parser
 
 
@@ -483,7 +642,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     buffer = io.StringIO()
     try:
-        status: int = args.run(args, buffer, err)
+        status: int = args.handler(args, buffer, err)
     except ScorekitError as exc:
         text = str(exc)
         err.write(text if text.startswith("scorekit:") else f"scorekit: {text}")

@@ -144,7 +144,7 @@ def _general(path: Path, names: tuple[str, ...], what: str) -> tuple[Any, Any, A
     lines = _lines(path)
     if len(lines) == 0:
         raise _empty(path, what)
-    parts = pc.ascii_split_whitespace(lines)
+    parts = pc.ascii_split_whitespace(pc.ascii_trim_whitespace(lines))
     counts = np.asarray(pc.list_value_length(parts).to_numpy(zero_copy_only=False))
     need = len(names)
     exact = what == "qrels"
