@@ -104,3 +104,14 @@ def test_lazy_submodules():
     assert scorekit.classification.accuracy([1], [1]) == 1.0
     with pytest.raises(AttributeError):
         scorekit.nonexistent  # noqa: B018
+
+
+def test_integers_too_large_for_64_bits_are_an_input_error() -> None:
+    from scorekit.classification import accuracy
+    from scorekit.errors import InputError
+    from scorekit.regression import mse
+
+    with pytest.raises(InputError, match=r"mse: y_true has an integer too large for 64 bits"):
+        mse([2**70, 1], [1, 1])
+    with pytest.raises(InputError, match=r"accuracy: y_true has an integer too large"):
+        accuracy([2**70, 1], [1, 1])

@@ -60,7 +60,15 @@ def _narrow_object(metric: str, name: str, arr: NDArray[Any]) -> NDArray[Any]:
     if kinds == {"str"}:
         return arr.astype(str)
     if kinds <= {"int", "bool"}:
-        return arr.astype(np.int64)
+        try:
+            return arr.astype(np.int64)
+        except OverflowError:
+            big = next(v for v in flat if isinstance(v, int) and not -(2**63) <= v < 2**63)
+            raise InputError(
+                message(
+                    metric, f"{name} has an integer too large for 64 bits", big, "|value| < 2**63"
+                )
+            ) from None
     if kinds <= {"int", "float", "bool"}:
         return arr.astype(np.float64)
     if "none" in kinds:
