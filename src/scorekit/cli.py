@@ -495,13 +495,13 @@ def _positive_float_any(text: str) -> float:
     return value
 
 
-def _positive_float(text: str) -> float:
+def _log_base(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0 and value != 1):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0 other than 1, got {text!r}")
+    if not (math.isfinite(value) and value > 1):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 1, got {text!r}")
     return value
 
 
@@ -566,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ft.add_argument("--weight", metavar="COL", help="sample weights")
     ft.add_argument(
-        "--base", type=_positive_float, default=2.0, help="logarithm base (default 2: bits)"
+        "--base", type=_log_base, default=2.0, help="logarithm base (default 2: bits)"
     )
     ft.add_argument("--top", type=_positive_int, metavar="N", help="show the best N only")
     ft.add_argument("--format", choices=("table", "json", "csv"), default="table")
