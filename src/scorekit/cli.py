@@ -313,7 +313,7 @@ def _listing() -> list[dict[str, Any]]:
         rows.append(
             {
                 "name": info.name,
-                "aliases": list(info.aliases),
+                "aliases": [*info.aliases, *(f"{a}@{info.at}" for a in info.at_aliases)],
                 "direction": _direction(info),
                 "bounds": [info.bounds[0], info.bounds[1]],
                 "inputs": info.inputs,
