@@ -66,6 +66,10 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         return y, y + noise
     if kind == "qrels_run":
         return _qrels_run(rng, n, style)
+    if kind == "paired_scores":
+        x = _scores(rng, (n,), style)
+        y = _scores(rng, (n,), (style + 1) % 4)
+        return x, np.where(rng.random(n) < 0.5, x, y)
     raise KeyError(kind)
 
 

@@ -14,8 +14,10 @@ Examples
 {'ndcg@10': 0.79..., 'map': 0.666..., 'mrr': 0.75}
 """
 
+from scorekit.ranking._arrays import dcg, ndcg
 from scorekit.ranking._data import Qrels, Run, as_qrels, as_run, read_qrels, read_run
 from scorekit.ranking._evaluate import RankingResult, evaluate
+from scorekit.ranking._kendall import KendallTau, kendall_tau
 from scorekit.ranking._metrics import (
     CG,
     DCG,
@@ -42,6 +44,7 @@ __all__ = [
     "BPref",
     "FAtK",
     "HitRate",
+    "KendallTau",
     "Precision",
     "Qrels",
     "QueryValues",
@@ -51,7 +54,10 @@ __all__ = [
     "Run",
     "as_qrels",
     "as_run",
+    "dcg",
     "evaluate",
+    "kendall_tau",
+    "ndcg",
     "read_qrels",
     "read_run",
 ]

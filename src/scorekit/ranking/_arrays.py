@@ -1,0 +1,458 @@
+"""DCG and nDCG on aligned arrays: one entry per candidate, grouped into queries.
+
+The array form suits learning-to-rank data, where every candidate of a query has
+both a relevance grade and a score: ``y_true[i]`` is the grade of candidate ``i``,
+``y_score[i]`` its score and ``group[i]`` the query it belongs to. A 2-D pair of
+arrays (one row per query, as scikit-learn's ``ndcg_score`` takes) is the same as
+1-D arrays grouped by row. Every candidate counts as judged, so the ideal ranking
+of a query orders all of its candidates by grade.
+
+Two rules for candidates of equal score:
+
+- ``ties="trec"`` ranks them as trec_eval does, by doc id descending, where a
+  candidate's doc id is its position within its query: of two candidates with
+  equal score, the one that comes *later* in the input (later in its row) ranks
+  higher. The values are those of :class:`~scorekit.ranking.NDCG` and
+  :class:`~scorekit.ranking.DCG` on qrels and a run built from the arrays with
+  doc ids that sort like the positions.
+- ``ties="average"`` gives every candidate of a tied block the mean gain of the
+  block, as scikit-learn's ``ndcg_score`` and ``dcg_score`` (``ignore_ties=False``)
+  do, so the value does not depend on how ties would be broken.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Literal, overload
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._check import as_labels, as_scores, as_weights
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.ranking._kendall import dense_rank
+from scorekit.ranking._metrics import DCG, NDCG, _gain
+from scorekit.ranking._ranked import Judged
+
+__all__ = ["dcg", "ndcg"]
+
+Ties = Literal["trec", "average"]
+TIES: tuple[Ties, ...] = ("trec", "average")
+Gain = Literal["linear", "exp"]
+
+_KEY_BITS = 64
+"""Width of the packed sort key of :func:`_order`; wider keys fall back to a lexsort."""
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Checked inputs as flat arrays with a query index per candidate.
+
+    ``query`` numbers the queries 0..count-1 in the order of ``labels`` (the
+    rows of 2-D input, or the sorted distinct group ids).
+    """
+
+    grade: NDArray[np.float64]
+    score: NDArray[np.float64]
+    query: NDArray[np.intp]
+    labels: NDArray[Any]
+
+    @property
+    def count(self) -> int:
+        return len(self.labels)
+
+
+@overload
+def ndcg(
+    y_true: Any,
+    y_score: Any,
+    *,
+    group: Any = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ties: Ties = "trec",
+    sample_weight: Any = None,
+    per_group: Literal[False] = False,
+) -> float: ...
+
+
+@overload
+def ndcg(
+    y_true: Any,
+    y_score: Any,
+    *,
+    group: Any = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ties: Ties = "trec",
+    sample_weight: Any = None,
+    per_group: Literal[True],
+) -> NDArray[np.float64]: ...
+
+
+def ndcg(
+    y_true: Any,
+    y_score: Any,
+    *,
+    group: Any = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ties: Ties = "trec",
+    sample_weight: Any = None,
+    per_group: bool = False,
+) -> float | NDArray[np.float64]:
+    """Normalised DCG at k of scored candidates, averaged over queries.
+
+    .. math:: nDCG@k = DCG@k / IDCG@k, \\quad
+        DCG@k = \\sum_{i=1}^{k} \\frac{\\text{gain}_i}{\\log_2(i + 1)}
+
+    where IDCG@k is the DCG@k of the query's candidates sorted by grade.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n_queries, n_candidates)
+        Relevance grades (finite real numbers).
+    y_score : array-like of the same shape
+        Scores; within a query, higher scores rank first.
+    group : array-like of shape (n,), optional
+        The query of each candidate (integers or strings), for 1-D input;
+        candidates of a query need not be contiguous. Without it, 1-D input is
+        a single query. 2-D input takes no ``group``: each row is a query.
+    k : int, optional
+        The cutoff; all candidates without one.
+    gain : {'linear', 'exp'}, default 'linear'
+        The gain of grade g: g (trec_eval, scikit-learn) or 2^g - 1.
+        Grades <= 0 gain 0.
+    ties : {'trec', 'average'}, default 'trec'
+        Equal scores: ranked by position within the query, later first
+        (trec_eval's doc id rule), or averaged over the tied block
+        (scikit-learn's ``ignore_ties=False``). See the module notes.
+    sample_weight : array-like of shape (n_queries,), optional
+        One weight per query, in the order of the rows (2-D input) or of the
+        sorted distinct ``group`` values; the result is the weighted mean.
+    per_group : bool, default False
+        Return the value of every query (same order as ``sample_weight``)
+        instead of their mean.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+
+    Notes
+    -----
+    With ``ties="average"`` and non-negative grades the value equals
+    scikit-learn's ``ndcg_score(y_true, y_score, k=k)`` on 2-D input
+    (scikit-learn refuses negative grades; here they gain 0, as in
+    trec_eval). With ``ties="trec"`` it equals trec_eval's ``ndcg``
+    (``ndcg_cut_k`` with ``k``) on qrels and a run holding every candidate.
+    A query whose grades are all <= 0 has IDCG = 0 and counts as 0, with an
+    :class:`~scorekit.errors.UndefinedMetricWarning`.
+
+    Examples
+    --------
+    >>> y_true = [3, 2, 0, 1, 1, 0]
+    >>> y_score = [0.9, 0.8, 0.7, 0.2, 0.6, 0.6]
+    >>> group = ["q1", "q1", "q1", "q2", "q2", "q2"]
+    >>> ndcg(y_true, y_score, group=group)
+    0.8467...
+    >>> ndcg(y_true, y_score, group=group, per_group=True)
+    array([1.       , 0.6934264])
+    >>> ndcg(y_true, y_score, group=group, ties="average", per_group=True)
+    array([1.       , 0.8065736])
+    >>> ndcg([[1, 0, 2]], [[0.5, 0.5, 0.1]], ties="average")
+    0.6900...
+    """
+    metric = NDCG(k=k, gain=gain)
+    values = _per_query(metric, y_true, y_score, group, ties)
+    return _combine(metric.name, values, sample_weight, per_group)
+
+
+@overload
+def dcg(
+    y_true: Any,
+    y_score: Any,
+    *,
+    group: Any = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ties: Ties = "trec",
+    sample_weight: Any = None,
+    per_group: Literal[False] = False,
+) -> float: ...
+
+
+@overload
+def dcg(
+    y_true: Any,
+    y_score: Any,
+    *,
+    group: Any = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ties: Ties = "trec",
+    sample_weight: Any = None,
+    per_group: Literal[True],
+) -> NDArray[np.float64]: ...
+
+
+def dcg(
+    y_true: Any,
+    y_score: Any,
+    *,
+    group: Any = None,
+    k: int | None = None,
+    gain: Gain = "linear",
+    ties: Ties = "trec",
+    sample_weight: Any = None,
+    per_group: bool = False,
+) -> float | NDArray[np.float64]:
+    """Discounted cumulative gain at k of scored candidates, averaged over queries.
+
+    .. math:: DCG@k = \\sum_{i=1}^{k} \\frac{\\text{gain}_i}{\\log_2(i + 1)}
+
+    Parameters are those of :func:`ndcg`.
+
+    Returns
+    -------
+    float or ndarray of shape (n_queries,)
+
+    Notes
+    -----
+    With ``ties="average"`` and non-negative grades the value equals
+    scikit-learn's ``dcg_score(y_true, y_score, k=k)`` on 2-D input
+    (scikit-learn counts negative grades as negative gains; here they gain
+    0, as in trec_eval).
+
+    Examples
+    --------
+    >>> dcg([3, 2, 0, 1], [0.9, 0.8, 0.1, 0.5])
+    4.7618...
+    >>> dcg([[1, 0, 2]], [[0.5, 0.5, 0.1]], ties="average")
+    1.815...
+    """
+    metric = DCG(k=k, gain=gain)
+    values = _per_query(metric, y_true, y_score, group, ties)
+    return _combine(metric.name, values, sample_weight, per_group)
+
+
+# shared ------------------------------------------------------------------------------------
+
+
+def _per_query(
+    metric: NDCG | DCG, y_true: Any, y_score: Any, group: Any, ties: Any
+) -> NDArray[np.float64]:
+    if not isinstance(ties, str) or ties not in TIES:
+        raise ConfigError(message(metric.name, "unknown ties", ties, choices(TIES)))
+    data = _candidates(metric.name, y_true, y_score, group)
+    if ties == "trec":
+        values: NDArray[np.float64] = metric.values(_judged(data))
+        return values
+    gains = _gain(data.grade, metric.gain)
+    result = _tie_averaged_dcg(data, gains, metric.k)
+    if isinstance(metric, NDCG):
+        ideal = _ideal_dcg(data, gains, metric.k)
+        zero = ideal <= 0
+        if zero.any():
+            warnings.warn(
+                f"{metric.name}: {int(zero.sum())} of {data.count} queries have no candidate "
+                "of positive grade (IDCG = 0); they count as 0, as in scikit-learn.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+        result = np.divide(result, ideal, out=np.zeros_like(result), where=~zero)
+    return result
+
+
+def _combine(
+    name: str, values: NDArray[np.float64], sample_weight: Any, per_group: bool
+) -> float | NDArray[np.float64]:
+    if sample_weight is not None:
+        size = np.size(sample_weight)
+        if size != len(values):
+            raise InputError(
+                message(
+                    name,
+                    "sample_weight differs in length",
+                    raw(f"{size} weights for {len(values)} queries"),
+                    "one weight per query",
+                )
+            )
+        weights = as_weights(name, sample_weight, len(values))
+        if weights is not None and not weights.sum() > 0:
+            raise InputError(
+                message(
+                    name,
+                    "all sample weights are 0",
+                    raw(f"{len(values)} queries of weight 0"),
+                    "at least one positive weight",
+                )
+            )
+    else:
+        weights = None
+    if per_group:
+        return values
+    if weights is None:
+        return float(np.mean(values))
+    return float(np.dot(weights, values) / weights.sum())
+
+
+def _candidates(name: str, y_true: Any, y_score: Any, group: Any) -> _Candidates:
+    grade = as_scores(name, "y_true", y_true, ndim=(1, 2))
+    score = as_scores(name, "y_score", y_score, ndim=(1, 2))
+    if grade.shape != score.shape:
+        raise InputError(
+            message(
+                name,
+                "y_true and y_score differ in shape",
+                raw(f"{grade.shape} and {score.shape}"),
+                "one score per grade",
+            )
+        )
+    if grade.size == 0:
+        raise InputError(
+            message(name, "no candidate to rank", raw(f"shape {grade.shape}"), "candidates")
+        )
+    if grade.ndim == 2:
+        if group is not None:
+            raise InputError(
+                message(
+                    name,
+                    "group is for 1-D input; 2-D input has a query per row",
+                    raw(f"shape {grade.shape} with a group"),
+                    "1-D y_true and y_score with group, or 2-D without",
+                )
+            )
+        rows, cols = grade.shape
+        return _Candidates(
+            grade=grade.ravel(),
+            score=score.ravel(),
+            query=np.repeat(np.arange(rows, dtype=np.intp), cols),
+            labels=np.arange(rows),
+        )
+    n = len(grade)
+    if group is None:
+        return _Candidates(
+            grade=grade,
+            score=score,
+            query=np.zeros(n, dtype=np.intp),
+            labels=np.zeros(1, dtype=np.intp),
+        )
+    ids = as_labels(name, "group", group)
+    if len(ids) != n:
+        raise InputError(
+            message(
+                name,
+                "group differs in length",
+                raw(f"{len(ids)} group ids for {n} candidates"),
+                "one group id per candidate",
+            )
+        )
+    labels, query = _distinct(ids)
+    return _Candidates(grade=grade, score=score, query=query, labels=labels)
+
+
+def _distinct(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """The sorted distinct ids and each id's index among them."""
+    exact = ids.dtype.kind == "f" or (
+        ids.dtype.kind in "biu" and int(ids.min()) >= -(2**53) and int(ids.max()) <= 2**53
+    )
+    if not exact:
+        labels, index = np.unique(ids, return_inverse=True)
+        return labels, index.astype(np.intp, copy=False)
+    ranks, count, _ = dense_rank(ids.astype(np.float64))
+    labels = np.empty(count, dtype=ids.dtype)
+    labels[ranks] = ids
+    return labels, ranks.astype(np.intp, copy=False)
+
+
+def _order(query: NDArray[np.intp], count: int, values: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Candidates by query, then by value descending, then by input position descending.
+
+    One sort of ``(query, descending value rank, reversed index)`` packed into
+    a uint64 when the three fit in 64 bits; a lexsort otherwise.
+    """
+    n = len(values)
+    ranks, distinct, _ = dense_rank(values)
+    value_bits = max(1, (distinct - 1).bit_length())
+    index_bits = max(1, (n - 1).bit_length())
+    if max(1, (count - 1).bit_length()) + value_bits + index_bits > _KEY_BITS:
+        return np.lexsort((-np.arange(n), -values, query)).astype(np.intp)
+    key = query.astype(np.uint64) << np.uint64(value_bits + index_bits)
+    key |= (distinct - 1 - ranks).astype(np.uint64) << np.uint64(index_bits)
+    key |= np.arange(n - 1, -1, -1, dtype=np.uint64)
+    key.sort()
+    reversed_index = (key & np.uint64((1 << index_bits) - 1)).astype(np.intp)
+    order: NDArray[np.intp] = (n - 1) - reversed_index
+    return order
+
+
+def _judged(data: _Candidates) -> Judged:
+    """The candidates as a judged ranking: every candidate retrieved and judged."""
+    n = len(data.grade)
+    # by query, then score descending, then position descending (trec_eval's doc id rule)
+    order = _order(data.query, data.count, data.score)
+    row_query = data.query[order]
+    rank = np.arange(n, dtype=np.int64) - _query_starts(data.query, data.count)[row_query] + 1
+    grade = data.grade[order].copy()
+    grade[grade < 0] = np.nan
+    return Judged(
+        queries=np.asarray(data.labels).astype(str),
+        row_query=row_query.astype(np.int64),
+        rank=rank,
+        grade=grade,
+        judged_query=data.query.astype(np.int64),
+        judged_grade=data.grade,
+        absent=np.array([], dtype=str),
+    )
+
+
+def _discounts(position: NDArray[np.intp], k: int | None) -> NDArray[np.float64]:
+    """1 / log2(rank + 1) for 0-based positions, 0 beyond the cutoff."""
+    discount: NDArray[np.float64] = 1.0 / np.log2(position + 2.0)
+    if k is not None:
+        discount[position >= k] = 0.0
+    return discount
+
+
+def _query_starts(query: NDArray[np.intp], count: int) -> NDArray[np.intp]:
+    sizes = np.bincount(query, minlength=count)
+    starts: NDArray[np.intp] = np.cumsum(sizes) - sizes
+    return starts
+
+
+def _tie_averaged_dcg(
+    data: _Candidates, gains: NDArray[np.float64], k: int | None
+) -> NDArray[np.float64]:
+    """DCG per query where each block of equal scores shares its mean gain.
+
+    A block occupying ranks r..s contributes its mean gain times the sum of
+    the discounts of ranks r..s (those within the cutoff).
+    """
+    order = _order(data.query, data.count, data.score)
+    query = data.query[order]
+    score = data.score[order]
+    rank0 = np.arange(len(order)) - _query_starts(data.query, data.count)[query]
+    new = np.empty(len(order), dtype=bool)
+    new[0] = True
+    new[1:] = (query[1:] != query[:-1]) | (score[1:] != score[:-1])
+    block = np.cumsum(new) - 1
+    gain_sum = np.bincount(block, weights=gains[order])
+    size = np.bincount(block)
+    discount_sum = np.bincount(block, weights=_discounts(rank0, k))
+    per_block = gain_sum / size * discount_sum
+    result: NDArray[np.float64] = np.bincount(
+        query[new], weights=per_block, minlength=data.count
+    ).astype(np.float64)
+    return result
+
+
+def _ideal_dcg(data: _Candidates, gains: NDArray[np.float64], k: int | None) -> NDArray[np.float64]:
+    """DCG per query of its candidates sorted by decreasing gain."""
+    order = _order(data.query, data.count, gains)
+    query = data.query[order]
+    rank0 = np.arange(len(order)) - _query_starts(data.query, data.count)[query]
+    result: NDArray[np.float64] = np.bincount(
+        query, weights=gains[order] * _discounts(rank0, k), minlength=data.count
+    ).astype(np.float64)
+    return result
