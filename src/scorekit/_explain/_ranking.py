@@ -149,12 +149,14 @@ EXPLANATIONS: dict[str, Explanation] = {
     "kendall_tau": Explanation(
         definition="Kendall's rank correlation of two scorings of the same items: concordant "
         "minus discordant pairs, normalised.",
-        formula="tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)) ;  tau_a = (C - D) / n0,  "
-        "n0 = n(n-1)/2, n1 / n2 = pairs tied in x / in y",
-        convention="tau-b (default) corrects for ties; tau-a does not. The state keeps the "
-        "pairs (it grows with the data); fewer than two items or an all-tied input is nan "
-        "with an UndefinedMetricWarning.",
-        reference="scipy.stats.kendalltau (variant 'b').",
+        formula="tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)) ;  tau_a = (C - D) / n0 ;  "
+        "tau_c = 2 m (C - D) / (n^2 (m - 1)),  n0 = n(n-1)/2, n1 / n2 = pairs tied in x / in y, "
+        "m = min(distinct x, distinct y)",
+        convention="tau-b (default) corrects for ties; tau-a does not; tau-c (Stuart) suits "
+        "rectangular tables. The state keeps the pairs (it grows with the data); fewer than "
+        "two items, or a constant x or y for tau-b and tau-c, is nan with an "
+        "UndefinedMetricWarning.",
+        reference="scipy.stats.kendalltau (variants 'b' and 'c'); tau-a from its definition.",
     ),
 }
 """Per ranking metric name: definition, formula, convention and reference."""
