@@ -66,6 +66,8 @@ class _Judged:
                 )
             )
         self._keys: pa.Array | None = None
+        self._index: tuple[NDArray[np.int64], NDArray[np.str_], pa.Array] | None = None
+        self._hashes: NDArray[np.uint64] | None = None
 
     # construction ------------------------------------------------------------------
 
@@ -113,7 +115,8 @@ class _Judged:
             "value": value or names["value"],
         }
         what = cls.__name__
-        columns = list(getattr(table, "columns", None) or getattr(table, "column_names", []))
+        names_of = getattr(table, "column_names", None)
+        columns = list(names_of if names_of is not None else getattr(table, "columns", []))
         for role, name in wanted.items():
             if name not in columns:
                 raise InputError(
@@ -142,9 +145,29 @@ class _Judged:
 
     def queries(self) -> NDArray[np.str_]:
         """The distinct query ids, sorted (byte order of their UTF-8 form, as trec_eval)."""
-        import pyarrow.compute as pc
+        names: NDArray[np.str_] = self._query_index()[1].copy()
+        return names
 
-        return np.sort(np.asarray(pc.unique(self.query).to_numpy(zero_copy_only=False), dtype=str))
+    def _query_index(self) -> tuple[NDArray[np.int64], NDArray[np.str_], Any]:
+        """Each row's query as an index into the sorted distinct query ids (cached).
+
+        Returns ``(codes, names, ids)``: row ``i`` belongs to query ``names[codes[i]]``;
+        ``ids`` holds the same sorted names as a pyarrow string array.
+        """
+        if self._index is None:
+            self._index = _query_codes(self.query)
+        return self._index
+
+    def _pair_hashes(self) -> NDArray[np.uint64]:
+        """A 64-bit hash of each row's (query, doc) pair (cached).
+
+        Equal pairs have equal hashes in every Qrels and Run; unequal pairs
+        rarely do, so callers confirm a hash match on the strings themselves.
+        """
+        if self._hashes is None:
+            codes, _, ids = self._query_index()
+            self._hashes = _hash_strings(self.doc, seed=_hash_strings(ids)[codes])
+        return self._hashes
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """The pytrec_eval form ``{query: {doc: value}}``."""
@@ -170,13 +193,30 @@ class _Judged:
         return f"{self.source}, line {line_of(Path(self.source), row)}"
 
     def _check_unique(self) -> None:
+        """Reject a repeated (query, doc) pair, naming the first row that repeats one.
+
+        Pairs with distinct hashes are distinct; only rows whose hash is shared
+        are compared as strings.
+        """
+        import pyarrow as pa
         import pyarrow.compute as pc
 
-        keys = self.keys()
-        if pc.count_distinct(keys).as_py() == len(keys):
+        hashes = self._pair_hashes()
+        ordered = np.sort(hashes)
+        same = ordered[1:] == ordered[:-1]
+        if not same.any():
             return
+        repeated = ordered[1:][same]
+        shared = repeated[np.concatenate([[True], repeated[1:] != repeated[:-1]])]
+        at = np.minimum(np.searchsorted(shared, hashes), len(shared) - 1)
+        rows = np.flatnonzero(shared[at] == hashes)
+        picked = pa.array(rows)
+        keys = pc.binary_join_element_wise(self.query.take(picked), self.doc.take(picked), _SEP)
         first = np.asarray(pc.index_in(keys, value_set=keys).to_numpy(zero_copy_only=False))
-        row = int(np.flatnonzero(first != np.arange(len(keys)))[0])
+        again = np.flatnonzero(first != np.arange(len(keys)))
+        if len(again) == 0:
+            return
+        row = int(rows[again[0]])
         q, d = self.query[row].as_py(), self.doc[row].as_py()
         raise InputError(
             message(
@@ -317,7 +357,8 @@ class Run(_Judged):
         Queries appear in sorted order. Computed once and cached.
         """
         if self._order is None:
-            self._order = _rank_rows(self.query, self.doc, self.values)
+            codes, names, _ = self._query_index()
+            self._order = _rank_rows(codes, names, self.doc, self.values)
         return self._order
 
     def ranking(self, query: str) -> list[str]:
@@ -331,64 +372,157 @@ class Run(_Judged):
         return docs
 
 
-def _rank_rows(
-    query: Any, doc: Any, score: NDArray[np.float64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]]:
+def _query_codes(query: Any) -> tuple[NDArray[np.int64], NDArray[np.str_], Any]:
+    """Index each row's query among the sorted distinct ids.
+
+    A run lists each query's rows together, so only the first id of every block
+    of equal ids is hashed; a file in no particular order is encoded row by row.
+    """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(query)
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str), pa.array([], pa.string())
+    change = pc.not_equal(query.slice(1), query.slice(0, n - 1))
+    heads = np.flatnonzero(
+        np.concatenate([[True], np.asarray(change.to_numpy(zero_copy_only=False), dtype=bool)])
+    )
+    blocks = 4 * len(heads) <= n
+    encoded = pc.dictionary_encode(query.take(pa.array(heads)) if blocks else query)
     names = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=str)
-    codes = np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
-    # renumber queries in sorted order of their ids
-    rank_of = np.empty(len(names), dtype=np.int64)
     by_name = np.argsort(names, kind="stable")
+    rank_of = np.empty(len(names), dtype=np.int64)
     rank_of[by_name] = np.arange(len(names))
-    codes = rank_of[codes]
-    qids = names[by_name]
-    order = _grouped_order(codes, score)
-    sorted_codes = codes[order]
-    sorted_scores = score[order]
-    tied = (sorted_codes[1:] == sorted_codes[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
-    if tied.any():
+    codes = rank_of[np.asarray(encoded.indices.to_numpy(), dtype=np.int64)]
+    if blocks:
+        codes = np.repeat(codes, np.diff(np.append(heads, n)))
+    return codes, names[by_name], encoded.dictionary.take(pa.array(by_name))
+
+
+_MULTIPLIERS = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xBF58476D1CE4E5B9),
+    np.uint64(0x94D049BB133111EB),
+)
+_LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+"""``_LOW_BYTES[i]`` keeps the first ``i`` bytes of a little-endian 8-byte word."""
+
+
+def _hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
+    """A 64-bit hash of every string of a pyarrow string array, from its buffers.
+
+    The bytes are read eight at a time straight from the array's data buffer,
+    one pass per 8 bytes of the longest string, with numpy integer arithmetic
+    (wrapping modulo 2**64). Equal strings with equal ``seed`` (one per
+    string, e.g. the hash of another id of the same row) get equal hashes.
+    """
+    from numpy.lib.stride_tricks import as_strided
+
+    n = len(column)
+    raw_offsets = column.buffers()[1]
+    if n == 0 or raw_offsets is None:
+        return np.zeros(n, dtype=np.uint64) if seed is None else seed.copy()
+    offsets = np.frombuffer(raw_offsets, dtype=np.int32, count=n + 1, offset=4 * column.offset)
+    offsets = offsets.astype(np.int64)
+    lengths = np.diff(offsets)
+    first, size = int(offsets[0]), int(offsets[-1] - offsets[0])
+    padded = np.zeros((size + 15) // 8 * 8, dtype=np.uint8)
+    if size:
+        padded[:size] = np.frombuffer(column.buffers()[2], dtype=np.uint8, count=size, offset=first)
+    words = as_strided(padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False)
+    at = offsets[:-1] - first
+    out = lengths.astype(np.uint64)
+    out *= _MULTIPLIERS[0]
+    if seed is not None:
+        out += seed
+    rows: NDArray[np.int64] | None = None
+    left = lengths
+    while True:
+        # the next 8 bytes of every string with bytes left, zeroed past its end
+        word = words[at]
+        word &= _LOW_BYTES[np.minimum(left, 8)]
+        h = out if rows is None else out[rows]
+        h ^= word
+        h *= _MULTIPLIERS[1]
+        h ^= h >> np.uint64(31)
+        if rows is not None:
+            out[rows] = h
+        more = left > 8
+        if not more.any():
+            break
+        rows = np.flatnonzero(more) if rows is None else rows[more]
+        at = at[more] + 8
+        left = left[more] - 8
+    out *= _MULTIPLIERS[2]
+    out ^= out >> np.uint64(29)
+    return out
+
+
+def _rank_rows(
+    codes: NDArray[np.int64], qids: NDArray[np.str_], doc: Any, score: NDArray[np.float64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]]:
+    starts = np.zeros(len(qids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(qids)), out=starts[1:])
+    order, tied = _grouped_order(codes, score, len(qids))
+    if tied is not None and tied.any():
         order = _break_ties(order, tied, doc)
-    starts = np.searchsorted(sorted_codes, np.arange(len(qids) + 1)).astype(np.int64)
     return order, starts, qids
 
 
-def _grouped_order(codes: NDArray[np.int64], score: NDArray[np.float64]) -> NDArray[np.int64]:
+def _grouped_order(
+    codes: NDArray[np.int64], score: NDArray[np.float64], n_queries: int
+) -> tuple[NDArray[np.int64], NDArray[np.bool_] | None]:
     """Rows by query (in sorted order of the ids), then by descending score.
 
+    Returns the order and, per position but the last, whether that row ties
+    in score with the next one of the same query (None when no row does).
     Runs usually list each query's rows together, best first; then the order
     only moves whole blocks and no sort of the rows is needed.
     """
     n = len(codes)
-    if n == 0:
-        return np.arange(0, dtype=np.int64)
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    block_start = np.concatenate([[0], change])
-    block_code = codes[block_start]
-    same = codes[1:] == codes[:-1]
-    grouped = len(np.unique(block_code)) == len(block_code)
-    if not grouped or (score[1:][same] > score[:-1][same]).any():
-        return np.lexsort((-score, codes)).astype(np.int64)
-    block_len = np.diff(np.concatenate([block_start, [n]]))
-    perm = np.argsort(block_code, kind="stable")
+    if n < 2:
+        return np.arange(n, dtype=np.int64), None
+    inside = codes[1:] == codes[:-1]
+    block_start = np.flatnonzero(np.concatenate([[True], ~inside]))
+    if len(block_start) != n_queries or ((score[1:] > score[:-1]) & inside).any():
+        order = np.lexsort((-score, codes)).astype(np.int64)
+        ranked_codes, ranked_scores = codes[order], score[order]
+        tied = ranked_codes[1:] == ranked_codes[:-1]
+        tied &= ranked_scores[1:] == ranked_scores[:-1]
+        return order, tied
+    block_len = np.diff(np.append(block_start, n))
+    perm = np.argsort(codes[block_start], kind="stable")
     lengths = block_len[perm]
     shift = block_start[perm] - (np.cumsum(lengths) - lengths)
-    return (np.repeat(shift, lengths) + np.arange(n)).astype(np.int64)
+    order = np.repeat(shift, lengths)
+    order += np.arange(n)
+    # within a block, rows keep their order: row i ties with row i + 1 of the file
+    equal = score[1:] == score[:-1]
+    equal &= inside
+    if not equal.any():
+        return order, None
+    return order, np.append(equal, False)[order[:-1]]
 
 
 def _break_ties(order: NDArray[np.int64], tied: NDArray[np.bool_], doc: Any) -> NDArray[np.int64]:
-    """Within each run of equal (query, score), order rows by descending doc id."""
+    """Within each run of equal (query, score), order rows by descending doc id.
+
+    Doc ids compare as bytes (their UTF-8 form), as trec_eval's ``strcmp`` does.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     start = np.flatnonzero(tied & ~np.concatenate([[False], tied[:-1]]))
     stop = np.flatnonzero(tied & ~np.concatenate([tied[1:], [False]])) + 2
     lengths = stop - start
     positions = np.repeat(stop - lengths.cumsum(), lengths) + np.arange(lengths.sum())
     group = np.repeat(np.arange(len(start)), lengths)
     rows = order[positions]
-    names = np.asarray(doc.take(rows).to_numpy(zero_copy_only=False), dtype=str)
-    ranks = np.unique(names, return_inverse=True)[1]
-    within = np.lexsort((-ranks, group))
+    names = doc.take(pa.array(rows)).cast(pa.binary())
+    table = pa.table({"group": group, "doc": names})
+    keys = [("group", "ascending"), ("doc", "descending")]
+    within = np.asarray(pc.sort_indices(table, sort_keys=keys).to_numpy(), dtype=np.int64)
     out: NDArray[np.int64] = order.copy()
     out[positions] = rows[within]
     return out

@@ -94,39 +94,79 @@ class Judged:
 
 def judge(qrels: Qrels, run: Run) -> Judged:
     """Join ``run`` with ``qrels`` over the queries they share."""
-    import pyarrow.compute as pc
-
     order, starts, run_queries = run.ranked()
-    qrels_queries = qrels.queries()
+    judged_codes, qrels_queries, _ = qrels._query_index()
     queries = np.intersect1d(run_queries, qrels_queries)
     absent = np.setdiff1d(qrels_queries, run_queries)
-    keep = np.isin(run_queries, queries)
     lengths = np.diff(starts)
-    kept_lengths = lengths[keep]
-    first = starts[:-1][keep]
-    n = int(kept_lengths.sum())
-    shift = first - (np.cumsum(kept_lengths) - kept_lengths)
-    positions = np.repeat(shift, kept_lengths) + np.arange(n)
-    rows = order[positions]
-    row_query = np.repeat(np.arange(len(queries)), kept_lengths).astype(np.int64)
-    rank = np.arange(n) - np.repeat(np.cumsum(kept_lengths) - kept_lengths, kept_lengths) + 1
+    if len(queries) == len(run_queries):
+        rows, kept_lengths = order, lengths
+    else:
+        keep = np.isin(run_queries, queries)
+        kept_lengths = lengths[keep]
+        first = starts[:-1][keep]
+        shift = first - (np.cumsum(kept_lengths) - kept_lengths)
+        positions = np.repeat(shift, kept_lengths) + np.arange(int(kept_lengths.sum()))
+        rows = order[positions]
+    row_query = np.repeat(np.arange(len(queries), dtype=np.int64), kept_lengths)
+    rank = np.arange(1, len(rows) + 1, dtype=np.int64)
+    rank -= np.repeat(np.cumsum(kept_lengths) - kept_lengths, kept_lengths)
 
-    found = pc.index_in(run.keys(), value_set=qrels.keys())
-    hit = np.asarray(found.is_valid().to_numpy(zero_copy_only=False))[rows]
-    index = np.asarray(found.fill_null(0).to_numpy(), dtype=np.int64)[rows]
-    grade = np.where(hit, qrels.values[index] if len(qrels) else 0.0, np.nan)
-    grade[grade < 0] = np.nan
+    hit, index = _matches(qrels, run)
+    grades = qrels.values[index]
+    grades[grades < 0] = np.nan
+    by_row = np.full(len(run), np.nan)
+    by_row[hit] = grades
 
-    judged_names = np.asarray(qrels.query.to_numpy(zero_copy_only=False), dtype=str)
-    at = np.searchsorted(queries, judged_names)
+    at = np.searchsorted(queries, qrels_queries)
     inside = at < len(queries)
-    inside[inside] = queries[at[inside]] == judged_names[inside]
+    inside[inside] = queries[at[inside]] == qrels_queries[inside]
+    judged = inside[judged_codes]
     return Judged(
         queries=queries,
         row_query=row_query,
-        rank=rank.astype(np.int64),
-        grade=grade,
-        judged_query=at[inside].astype(np.int64),
-        judged_grade=qrels.values[inside],
+        rank=rank,
+        grade=by_row[rows],
+        judged_query=at[judged_codes[judged]].astype(np.int64),
+        judged_grade=qrels.values[judged],
         absent=absent,
     )
+
+
+def _matches(qrels: Qrels, run: Run) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The run rows judged in the qrels, and the qrels row of each, by run row.
+
+    Rows are matched on the 64-bit hash of their (query, doc) pair, and every
+    match is confirmed on the ids themselves. Qrels pairs are distinct, so a
+    repeated qrels hash is a collision; then the ids are matched directly.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(qrels) == 0 or len(run) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    judged = qrels._pair_hashes()
+    by_hash = np.argsort(judged)
+    ordered = judged[by_hash]
+    if (ordered[1:] == ordered[:-1]).any():
+        found = pc.index_in(run.keys(), value_set=qrels.keys())
+        hit = np.flatnonzero(np.asarray(found.is_valid().to_numpy(zero_copy_only=False)))
+        return hit, np.asarray(found.drop_null().to_numpy(), dtype=np.int64)
+    hashes = run._pair_hashes()
+    # a bit table of the low bits of the judged hashes rules out most run rows at once
+    bits = int(np.clip(np.ceil(np.log2(16 * len(judged))), 10, 26))
+    low = np.uint64((1 << bits) - 1)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[judged & low] = True
+    hit = np.flatnonzero(table[hashes & low])
+    at = np.minimum(np.searchsorted(ordered, hashes[hit]), len(ordered) - 1)
+    same = ordered[at] == hashes[hit]
+    hit, index = hit[same], by_hash[at[same]]
+    rows, judged_rows = pa.array(hit), pa.array(index)
+    equal = pc.and_(
+        pc.equal(run.doc.take(rows), qrels.doc.take(judged_rows)),
+        pc.equal(run.query.take(rows), qrels.query.take(judged_rows)),
+    )
+    confirmed = np.asarray(equal.to_numpy(zero_copy_only=False), dtype=bool)
+    return hit[confirmed], index[confirmed].astype(np.int64)

@@ -96,9 +96,17 @@ def _fast(path: Path, names: tuple[str, ...], value: str) -> Any | None:
 
 
 def _has_empty(column: Any) -> bool:
-    import pyarrow.compute as pc
-
-    return bool(pc.any(pc.equal(pc.utf8_length(column), 0)).as_py())
+    """Whether any string of a chunked string column is empty (read from the offsets)."""
+    for chunk in column.chunks:
+        n = len(chunk)
+        if n == 0:
+            continue
+        offsets = np.frombuffer(
+            chunk.buffers()[1], dtype=np.int32, count=n + 1, offset=4 * chunk.offset
+        )
+        if (offsets[1:] == offsets[:-1]).any():
+            return True
+    return False
 
 
 def _open(path: Path) -> Any:

@@ -1,0 +1,283 @@
+"""Ranking benchmarks against pytrec_eval and ranx on an MS MARCO-sized run.
+
+The data: ``n`` queries (7,000 by default, about the size of the MS MARCO passage
+dev set) x 1,000 retrieved passages drawn from an 8.8M-passage corpus, scores
+strictly decreasing within each query (so no ties, on which ranx orders
+differently from trec_eval), and 1 to 4 judged passages per query with grades
+0-3, at least one of them relevant, most of them retrieved near the top. The
+TREC files are written once into ``benchmarks/.data/`` and reused.
+
+Rows:
+
+- end to end from TREC files (parse both files, then nDCG@10, MAP and MRR)
+  against pytrec_eval (``parse_run`` + ``parse_qrel`` + ``RelevanceEvaluator``)
+  and against ranx (``Qrels.from_file`` / ``Run.from_file`` + ``evaluate``,
+  after a warm-up call that compiles its numba kernels);
+- in memory, 1,000 queries x 1,000 rows = 1,000,000 rows: scorekit from pyarrow
+  tables (building ``Qrels`` / ``Run`` included) and from already built objects,
+  against ranx ``evaluate`` on already built ``ranx.Qrels`` / ``ranx.Run``.
+
+"same result" compares every query's value of every metric (rtol 1e-12), not
+only the means. On these data ranx's nDCG@10 (linear gains, "Jarvelin"), MAP and
+MRR are trec_eval's, but not in general: ranx orders tied scores by an unstable
+sort (trec_eval: doc id descending), counts only grades >= 1 as gains (trec_eval:
+every grade > 0), reads integer grades only, matches documents by ``hash(doc_id)``
+cast to float64 (distinct ids can meet), and needs the run and qrels to hold the
+same queries (trec_eval evaluates the queries of the run that have judgments).
+"""
+
+from __future__ import annotations
+
+import warnings
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytrec_eval
+from pyarrow import csv
+
+from _timing import Row, best_of
+from scorekit import ranking
+
+N = 7_000
+"""Queries in the full-size run (each with DOCS retrieved documents)."""
+DOCS = 1_000
+CORPUS = 8_841_823
+IN_MEMORY = 1_000
+"""Queries of the in-memory comparison at full size (x DOCS = 1,000,000 rows)."""
+METRICS = ["ndcg@10", "map", "mrr"]
+TREC_MEASURES = {"ndcg@10": "ndcg_cut_10", "map": "map", "mrr": "recip_rank"}
+DATA = Path(__file__).resolve().parent / ".data"
+
+
+# data --------------------------------------------------------------------------------
+
+
+def _distinct_per_query(rng: np.random.Generator, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
+    """Redraw documents until no query holds the same document twice."""
+    doc = doc.copy()
+    while True:
+        key = query.astype(np.int64) * CORPUS + doc
+        order = np.argsort(key, kind="stable")
+        again = order[1:][key[order][1:] == key[order][:-1]]
+        if len(again) == 0:
+            return doc
+        doc[again] = rng.integers(0, CORPUS, len(again))
+
+
+def make_data(n: int, seed: int = 0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Run and qrels columns for ``n`` queries x ``DOCS`` documents (deterministic)."""
+    rng = np.random.default_rng(seed)
+    qids = rng.choice(1_200_000, size=n, replace=False) + 1
+    rows = n * DOCS
+    query = np.repeat(np.arange(n), DOCS)
+    doc = _distinct_per_query(rng, query, rng.integers(0, CORPUS, rows))
+    steps = rng.integers(1, 50, (n, DOCS))
+    score = (steps[:, ::-1].cumsum(axis=1)[:, ::-1] + rng.integers(0, 5000, (n, 1))) / 1000
+    run = {
+        "query": qids[query],
+        "doc": doc,
+        "rank": np.tile(np.arange(1, DOCS + 1), n),
+        "score": score.ravel(),
+    }
+    judged = 1 + rng.binomial(3, 0.25, n)
+    jq = np.repeat(np.arange(n), judged)
+    at = np.minimum(rng.geometric(0.05, len(jq)), DOCS) - 1
+    retrieved = rng.random(len(jq)) < 0.7
+    jdoc = np.where(retrieved, doc[jq * DOCS + at], rng.integers(0, CORPUS, len(jq)))
+    jdoc = _distinct_per_query(rng, jq, jdoc)
+    first = np.concatenate([[True], jq[1:] != jq[:-1]])
+    grade = np.where(first, rng.integers(1, 4, len(jq)), rng.integers(0, 4, len(jq)))
+    qrels = {"query": qids[jq], "doc": jdoc, "relevance": grade}
+    return run, qrels
+
+
+def _text(values: np.ndarray) -> Any:
+    return pc.cast(pa.array(values), pa.string())
+
+
+def _write_lines(path: Path, lines: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    csv.write_csv(
+        pa.table({"line": lines}),
+        tmp,
+        write_options=csv.WriteOptions(include_header=False, quoting_style="none"),
+    )
+    tmp.replace(path)
+
+
+def trec_files(n: int) -> tuple[Path, Path]:
+    """The run and qrels files for ``n`` queries, written on first use."""
+    run_path = DATA / f"run_{n}x{DOCS}.txt"
+    qrels_path = DATA / f"qrels_{n}.txt"
+    if not (run_path.exists() and qrels_path.exists()):
+        DATA.mkdir(parents=True, exist_ok=True)
+        run, qrels = make_data(n)
+        fields = [_text(run["query"]), "Q0", _text(run["doc"]), _text(run["rank"])]
+        _write_lines(
+            run_path, pc.binary_join_element_wise(*fields, _text(run["score"]), "bm25", " ")
+        )
+        fields = [_text(qrels["query"]), "0", _text(qrels["doc"]), _text(qrels["relevance"])]
+        _write_lines(qrels_path, pc.binary_join_element_wise(*fields, " "))
+    return run_path, qrels_path
+
+
+# comparison --------------------------------------------------------------------------
+
+
+def _ours_per_query(result: ranking.RankingResult) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for name, state in result.states.items():
+        queries, values = state.table()
+        out[name] = dict(zip(queries.tolist(), values.tolist(), strict=True))
+    return out
+
+
+def _agree(ours: dict[str, dict[str, float]], ref: dict[str, dict[str, float]]) -> str:
+    """Compare every query's value of every metric; ``ref`` is ``{metric: {query: value}}``."""
+    worst = 0.0
+    for name in METRICS:
+        if set(ours[name]) != set(ref[name]):
+            return f"NO ({name}: different query sets)"
+        queries = sorted(ours[name])
+        a = np.array([ours[name][q] for q in queries])
+        b = np.array([ref[name][q] for q in queries])
+        if not np.allclose(a, b, rtol=1e-12, atol=0):
+            worst = max(worst, float(np.max(np.abs(a - b))))
+    if worst:
+        return f"NO (max difference {worst:.2e})"
+    return "yes (every query, rtol 1e-12)"
+
+
+def _pytrec(
+    qrels_path: Path, run_path: Path
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(run_path) as fh:
+        run = pytrec_eval.parse_run(fh)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"})
+    per_query = evaluator.evaluate(run)
+    out = {name: {q: v[m] for q, v in per_query.items()} for name, m in TREC_MEASURES.items()}
+    means = {name: float(np.mean(list(v.values()))) for name, v in out.items()}
+    return means, out
+
+
+def _ranx_per_query(ranx_run: Any) -> dict[str, dict[str, float]]:
+    return {name: {q: float(v) for q, v in ranx_run.scores[name].items()} for name in METRICS}
+
+
+def _ranx_warm_up(qrels_path: Path, run_path: Path) -> None:
+    """Compile ranx's numba kernels for these files' id widths on their first two queries."""
+    import itertools
+
+    import ranx
+
+    run: dict[str, dict[str, float]] = {}
+    with open(run_path) as fh:
+        for line in itertools.islice(fh, 2 * DOCS):
+            q, _, d, _, score, _ = line.split()
+            run.setdefault(q, {})[d] = float(score)
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path) as fh:
+        for line in fh:
+            q, _, d, rel = line.split()
+            if q in run:
+                qrels.setdefault(q, {})[d] = int(rel)
+    ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx.Run.from_dict(run), METRICS)
+
+
+def _ranx_files(qrels_path: Path, run_path: Path) -> tuple[dict[str, float], Any]:
+    import ranx
+
+    qrels = ranx.Qrels.from_file(str(qrels_path), kind="trec")
+    run = ranx.Run.from_file(str(run_path), kind="trec")
+    return ranx.evaluate(qrels, run, METRICS), run
+
+
+def _tables(n: int) -> tuple[Any, Any]:
+    run, qrels = make_data(n)
+    run_table = pa.table(
+        {"query": _text(run["query"]), "doc": _text(run["doc"]), "score": run["score"]}
+    )
+    qrels_table = pa.table(
+        {
+            "query": _text(qrels["query"]),
+            "doc": _text(qrels["doc"]),
+            "relevance": qrels["relevance"],
+        }
+    )
+    return run_table, qrels_table
+
+
+def _ranx_objects(run_table: Any, qrels_table: Any) -> tuple[Any, Any]:
+    import ranx
+
+    def nested(table: Any, value: str, cast: Any) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        columns = (table.column(c).to_pylist() for c in ("query", "doc", value))
+        for q, d, v in zip(*columns, strict=True):
+            out.setdefault(q, {})[d] = cast(v)
+        return out
+
+    qrels = ranx.Qrels(nested(qrels_table, "relevance", int))
+    run = ranx.Run(nested(run_table, "score", float))
+    return qrels, run
+
+
+def run(n: int = N) -> list[Row]:
+    import ranx
+
+    rows = []
+    files = f"{n:,} queries x {DOCS:,} docs, TREC files"
+    run_path, qrels_path = trec_files(n)
+    metrics = ", ".join(METRICS)
+
+    def ours_files() -> ranking.RankingResult:
+        return ranking.evaluate(ranking.read_qrels(qrels_path), ranking.read_run(run_path), METRICS)
+
+    t_ours, ours = best_of(ours_files)
+    ours_pq = _ours_per_query(ours)
+
+    t_ref, (_, ref) = best_of(lambda: _pytrec(qrels_path, run_path), repeat=1)
+    pt = f"pytrec_eval {version('pytrec-eval-terrier')}"
+    task = f"{metrics}: parse run + qrels, evaluate"
+    rows.append(Row(task, files, t_ours, pt, t_ref, _agree(ours_pq, ref)))
+
+    _ranx_warm_up(qrels_path, run_path)
+    rx = f"ranx {version('ranx')}"
+    t_ref, (_, ranx_run) = best_of(lambda: _ranx_files(qrels_path, run_path), repeat=1)
+    rows.append(Row(task, files, t_ours, rx, t_ref, _agree(ours_pq, _ranx_per_query(ranx_run))))
+
+    m = max(1, n * IN_MEMORY // N)
+    size = f"{m * DOCS:,} rows ({m:,} queries), in memory"
+    run_table, qrels_table = _tables(m)
+    ranx_qrels, ranx_run = _ranx_objects(run_table, qrels_table)
+    t_ref, _ = best_of(lambda: ranx.evaluate(ranx_qrels, ranx_run, METRICS))
+    ranx_pq = _ranx_per_query(ranx_run)
+
+    def from_tables() -> ranking.RankingResult:
+        qrels = ranking.Qrels.from_table(qrels_table)
+        run = ranking.Run.from_table(run_table)
+        return ranking.evaluate(qrels, run, METRICS)
+
+    t_ours, ours = best_of(from_tables)
+    task = f"{metrics} from pyarrow tables (building Qrels/Run included)"
+    rows.append(Row(task, size, t_ours, rx, t_ref, _agree(_ours_per_query(ours), ranx_pq)))
+
+    qrels_obj = ranking.Qrels.from_table(qrels_table)
+    run_obj = ranking.Run.from_table(run_table)
+    run_obj.ranked()  # as ranx sorts a Run when building it
+    t_ours, ours = best_of(lambda: ranking.evaluate(qrels_obj, run_obj, METRICS))
+    task = f"{metrics} on built, ranked Qrels/Run (ranx: built Qrels/Run)"
+    rows.append(Row(task, size, t_ours, rx, t_ref, _agree(_ours_per_query(ours), ranx_pq)))
+    return rows
+
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore")
+    for row in run():
+        print(row.markdown())
