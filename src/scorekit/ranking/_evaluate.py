@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._core import Metric, parse_metric
-from scorekit.errors import ConfigError, message, raw
+from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.ranking._data import as_qrels, as_run
 from scorekit.ranking._metrics import QueryValues, RankingMetric
 from scorekit.ranking._ranked import judge
@@ -57,35 +57,50 @@ _LOCAL = {"ap": "map"}
 
 
 def _metrics(
-    specs: Sequence[str | Metric[Any]], options: dict[str, Any]
+    specs: str | Metric[Any] | Sequence[str | Metric[Any]], options: dict[str, Any]
 ) -> dict[str, RankingMetric]:
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise ConfigError(
-            message("ranking.evaluate", "unknown option", unknown[0], f"one of {_OPTIONS}")
+            message("ranking.evaluate", "unknown option", unknown[0], choices(_OPTIONS))
         )
+    if isinstance(specs, str | Metric):
+        specs = [specs]
     out: dict[str, RankingMetric] = {}
     for spec in specs:
-        if isinstance(spec, RankingMetric):
-            out[str(spec.name if spec.k is None else f"{spec.name}@{spec.k}")] = spec
-            continue
-        name, _, rest = str(spec).partition("@")
-        head, colon, variant = name.partition(":")
-        local = _LOCAL.get(head, head) + colon + variant + (f"@{rest}" if rest else "")
-        metric = parse_metric(local)
+        if isinstance(spec, Metric):
+            metric = spec
+            k = getattr(spec, "k", None)
+            key = spec.name if k is None else f"{spec.name}@{k}"
+        else:
+            key = str(spec)
+            name, _, rest = key.partition("@")
+            head, colon, variant = name.partition(":")
+            local = _LOCAL.get(head, head) + colon + variant + (f"@{rest}" if rest else "")
+            metric = parse_metric(local)
+            if isinstance(metric, RankingMetric):
+                fields = set(type(metric).__dataclass_fields__)
+                usable = {k: v for k, v in options.items() if k in fields}
+                metric = parse_metric(local, **usable) if usable else metric
         if not isinstance(metric, RankingMetric):
             raise ConfigError(
                 message(
-                    str(spec),
+                    key,
                     "is not a ranking metric",
                     raw(f"input kind {metric.inputs!r}"),
                     "a metric of qrels and a run, e.g. 'ndcg@10'",
                 )
             )
-        fields = set(type(metric).__dataclass_fields__)
-        usable = {k: v for k, v in options.items() if k in fields}
-        configured = parse_metric(local, **usable) if usable else metric
-        out[str(spec)] = cast(RankingMetric, configured)
+        if key in out and out[key] != metric:
+            raise ConfigError(
+                message(
+                    "ranking.evaluate",
+                    f"{key!r} is named twice with different settings",
+                    raw(f"{out[key]!r} and {metric!r}"),
+                    "each metric name once",
+                )
+            )
+        out[key] = metric
     if not out:
         raise ConfigError(message("ranking.evaluate", "no metric named", None, "e.g. ['ndcg@10']"))
     return out
@@ -94,7 +109,13 @@ def _metrics(
 def evaluate(
     qrels: Any,
     run: Any,
-    metrics: Sequence[str | Metric[Any]] = ("map", "ndcg@10", "mrr", "p@10", "recall@100"),
+    metrics: str | Metric[Any] | Sequence[str | Metric[Any]] = (
+        "map",
+        "ndcg@10",
+        "mrr",
+        "p@10",
+        "recall@100",
+    ),
     *,
     per_query: bool = False,
     **options: Any,
@@ -107,12 +128,13 @@ def evaluate(
         :class:`Qrels` / :class:`Run` objects, ``{query: {doc: value}}``
         dicts, tables (``query``, ``doc``, ``relevance`` / ``score`` columns) or
         TREC file paths.
-    metrics : sequence of str or Metric
+    metrics : str, Metric or a sequence of them
         Metric strings such as ``"ndcg@10"``, ``"map"``, ``"p@5"``, ``"mrr@10"``.
     per_query : bool, default False
         Also return every query's values (:attr:`RankingResult.per_query`).
     **options
-        Options applied to every metric that has them: ``relevance_level``,
+        Options applied to every metric named by a string that has them
+        (metric objects are used as configured): ``relevance_level``,
         ``missing`` (``"zero"`` counts qrels queries absent from the run as 0,
         trec_eval ``-c``), ``gain`` (``"exp"`` for 2^rel - 1), ``beta``,
         ``max_grade``.
@@ -133,13 +155,14 @@ def evaluate(
     {'map': 0.5, 'mrr': 0.5, 'p@2': 0.5}
     """
     chosen = _metrics(metrics, options)
-    judged = judge(as_qrels(qrels), as_run(run))
+    judgments = as_qrels(qrels)
+    judged = judge(judgments, as_run(run))
     states: dict[str, QueryValues] = {}
     seen: set[str] = set()
     for name, metric in chosen.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            states[name] = metric.from_judged(judged)
+            states[name] = metric.for_qrels(judgments).from_judged(judged)
         for w in caught:
             text = str(w.message)
             if text not in seen:

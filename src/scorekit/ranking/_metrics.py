@@ -10,6 +10,7 @@ query-sorted chunks gives the in-memory result. Definitions follow trec_eval
 from __future__ import annotations
 
 import abc
+import dataclasses
 import itertools
 import math
 import warnings
@@ -29,7 +30,7 @@ from scorekit.errors import (
     message,
     raw,
 )
-from scorekit.ranking._data import as_qrels, as_run
+from scorekit.ranking._data import Qrels, as_qrels, as_run
 from scorekit.ranking._ranked import Judged, judge
 
 __all__ = [
@@ -175,10 +176,19 @@ class RankingMetric(Metric[QueryValues]):
         dicts, tables with ``query``/``doc``/``relevance`` (``score``) columns,
         or TREC file paths.
         """
-        return self.from_judged(judge(as_qrels(qrels), as_run(run)))
+        q = as_qrels(qrels)
+        return self.for_qrels(q).from_judged(judge(q, as_run(run)))
+
+    def for_qrels(self, qrels: Qrels) -> RankingMetric:
+        """This metric with any setting that defaults from the qrels resolved."""
+        return self
 
     def from_judged(self, judged: Judged) -> QueryValues:
-        """The state of an already joined ranking (shared by several metrics)."""
+        """The state of an already joined ranking (shared by several metrics).
+
+        Settings that default from the qrels (ERR's ``max_grade``) must be
+        resolved first with :meth:`for_qrels`.
+        """
         values = self.values(judged)
         if self._divides_by_relevant and judged.n_queries:
             empty = judged.num_relevant(self.relevance_level) == 0
@@ -793,14 +803,12 @@ class ERR(RankingMetric):
         ):
             raise ConfigError(message(self.name, "invalid max_grade", g, "a number > 0 or None"))
 
-    def summarize(self, qrels: Any, run: Any) -> QueryValues:
-        """Per-query ERR; ``max_grade`` defaults to the largest grade of ``qrels``."""
-        q = as_qrels(qrels)
-        metric = self
-        if self.max_grade is None:
-            top = float(q.values.max()) if len(q) else 1.0
-            metric = ERR(k=self.k, missing=self.missing, max_grade=max(top, 1.0))
-        return metric.from_judged(judge(q, as_run(run)))
+    def for_qrels(self, qrels: Qrels) -> ERR:
+        """This ERR with ``max_grade`` set to the largest grade of ``qrels`` if it was None."""
+        if self.max_grade is not None:
+            return self
+        top = float(qrels.values.max()) if len(qrels) else 1.0
+        return dataclasses.replace(self, max_grade=max(top, 1.0))
 
     def empty(self) -> QueryValues:
         """The state of no queries."""
