@@ -117,6 +117,16 @@ def test_duplicates_name_their_line_on_both_paths(tmp_path: Path, sep: str) -> N
         ranking.read_qrels(qrels)
 
 
+@pytest.mark.parametrize("sep", [" ", " \t"])
+@pytest.mark.parametrize("score", ["nan", "-inf", "1e999", "1.5x", "0x10"])
+def test_bad_scores_name_their_line_on_both_paths(tmp_path: Path, sep: str, score: str) -> None:
+    lines = ["q1 Q0 d1 1 3 t", "", f"q1 Q0 d2 2 {score} t", "q1 Q0 d3 3 1 t"]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(line.replace(" ", sep) for line in lines) + "\n")
+    with pytest.raises(InputError, match=r"line 3: score is not a finite number"):
+        read_run_file(path)
+
+
 def test_table_duplicates_name_the_first_repeating_row() -> None:
     table = pa.table(
         {"query": ["a", "b", "a", "b", "a"], "doc": ["x", "x", "y", "x", "x"], "score": [1.0] * 5}

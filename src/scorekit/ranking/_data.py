@@ -432,31 +432,35 @@ def _hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArra
         padded[:size] = np.frombuffer(column.buffers()[2], dtype=np.uint8, count=size, offset=first)
     words = as_strided(padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False)
     at = offsets[:-1] - first
-    out = lengths.astype(np.uint64)
-    out *= _MULTIPLIERS[0]
+    # scratch arrays are reused: each fresh array of n words costs its page faults
+    out: NDArray[np.uint64] = np.multiply(lengths.view(np.uint64), _MULTIPLIERS[0])
     if seed is not None:
         out += seed
+    spare = np.empty(n, dtype=np.uint64)
     rows: NDArray[np.int64] | None = None
     left = lengths
     while True:
         # the next 8 bytes of every string with bytes left, zeroed past its end
+        longest = int(left.max())
         word = words[at]
-        word &= _LOW_BYTES[np.minimum(left, 8)]
-        h = out if rows is None else out[rows]
+        if rows is None:
+            h, scratch = out, spare
+        else:
+            h, scratch = out[rows], spare[: len(rows)]
+        np.take(_LOW_BYTES, left if longest <= 8 else np.minimum(left, 8), out=scratch)
+        word &= scratch
         h ^= word
         h *= _MULTIPLIERS[1]
-        h ^= h >> np.uint64(31)
+        np.right_shift(h, np.uint64(31), out=scratch)
+        h ^= scratch
         if rows is not None:
             out[rows] = h
+        if longest <= 8:
+            return out
         more = left > 8
-        if not more.any():
-            break
         rows = np.flatnonzero(more) if rows is None else rows[more]
         at = at[more] + 8
         left = left[more] - 8
-    out *= _MULTIPLIERS[2]
-    out ^= out >> np.uint64(29)
-    return out
 
 
 def _rank_rows(

@@ -155,7 +155,7 @@ def _matches(qrels: Qrels, run: Run) -> tuple[NDArray[np.int64], NDArray[np.int6
         return hit, np.asarray(found.drop_null().to_numpy(), dtype=np.int64)
     hashes = run._pair_hashes()
     # a bit table of the low bits of the judged hashes rules out most run rows at once
-    bits = int(np.clip(np.ceil(np.log2(16 * len(judged))), 10, 26))
+    bits = int(np.clip(np.ceil(np.log2(64 * len(judged))), 10, 24))
     low = np.uint64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
     table[judged & low] = True

@@ -182,22 +182,26 @@ _NUMBER = r"^[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)$"
 
 
 def _numbers(path: Path, text: Any, field: str) -> NDArray[np.float64]:
-    """Parse a string column as finite numbers, naming the line of the first bad one."""
+    """Parse a string column as finite numbers, naming the line of the first bad one.
+
+    The strings are converted as the fast path's CSV parser converts them; only
+    when that fails is each one matched against a number pattern, to find it.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    ok = pc.match_substring_regex(text, _NUMBER)
-    if not pc.all(ok).as_py():
-        row = int(np.flatnonzero(~np.asarray(ok.to_numpy(zero_copy_only=False)))[0])
+    try:
+        values = np.asarray(pc.cast(text, pa.float64()).to_numpy(), dtype=np.float64)
+    except pa.ArrowInvalid as exc:
+        ok = np.asarray(pc.match_substring_regex(text, _NUMBER).to_numpy(zero_copy_only=False))
+        where, got = str(path), raw(str(exc).strip().splitlines()[0])
+        if not ok.all():
+            row = int(np.flatnonzero(~ok)[0])
+            where, got = f"{path}, line {line_of(path, row)}", text[row].as_py()
         raise InputError(
-            message(
-                f"{path}, line {line_of(path, row)}",
-                f"{field} is not a finite number",
-                text[row].as_py(),
-                "a number such as 1 or 0.25",
-            )
-        )
-    return np.asarray(pc.cast(text, pa.float64()).to_numpy(), dtype=np.float64)
+            message(where, f"{field} is not a finite number", got, "a number such as 1 or 0.25")
+        ) from None
+    return _finite(path, values, field)
 
 
 def _finite(path: Path, values: NDArray[np.float64], field: str) -> NDArray[np.float64]:
