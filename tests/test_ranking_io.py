@@ -10,6 +10,7 @@ give the same columns, rankings, errors and metric values.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +142,7 @@ def test_from_table_reads_pyarrow_and_pandas_columns() -> None:
     a = ranking.Run.from_table(table)
     b = ranking.Run.from_table(table.to_pandas())
     assert a.to_dict() == b.to_dict()
-    with pytest.raises(InputError, match="no value column; got 'score'"):
+    with pytest.raises(InputError, match="no score column; got 'score'"):
         ranking.Run.from_table(table.drop_columns(["score"]))
 
 
@@ -282,3 +283,25 @@ def test_reading_a_file_and_a_table_give_the_same_values(tmp_path: Path) -> None
     from_table = ranking.evaluate(qrels.to_dict(), _run_table(rows), metrics, per_query=True)
     assert from_files.per_query == from_table.per_query
     assert read_qrels_file(qrels_path).values.tolist() == qrels.values.tolist()
+
+
+@pytest.mark.parametrize(
+    ("line", "pattern"),
+    [
+        ("q Q0 a 1 n/a t\n", "line 1: score is not a finite number; got 'n/a'"),
+        ("q Q0 a 1 NA t\n", "line 1: score is not a finite number; got 'NA'"),
+        ("q\tQ0\tb\t1\t\tt\n", "line 1: malformed run line; got 5 fields"),
+    ],
+)
+def test_null_words_and_empty_fields_are_not_read_as_missing_scores(
+    tmp_path: Path, line: str, pattern: str
+) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text(line, encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(pattern)):
+        ranking.read_run(path)
+
+
+def test_a_table_without_its_score_column_names_it() -> None:
+    with pytest.raises(InputError, match="Run: no score column; got 'score'"):
+        ranking.Run.from_table(pa.table({"query": ["q"], "doc": ["d"], "points": [1.0]}))

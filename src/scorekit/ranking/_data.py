@@ -122,7 +122,7 @@ class _Judged:
                 raise InputError(
                     message(
                         what,
-                        f"no {role} column",
+                        f"no {cls._value_name if role == 'value' else role} column",
                         name,
                         f"one of the columns present: {', '.join(repr(c) for c in columns)}",
                     )

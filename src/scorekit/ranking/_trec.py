@@ -80,6 +80,7 @@ def _fast(path: Path, names: tuple[str, ...], value: str) -> Any | None:
             convert_options=csv.ConvertOptions(
                 column_types=types,
                 include_columns=["query", "doc", value],
+                null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
