@@ -43,7 +43,7 @@ from scorekit._features import FeatureRanking, rank_file
 from scorekit._version import __version__
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 from scorekit.information._tables import CRITERIA
-from scorekit.ranking._metrics import GAINS, MISSING
+from scorekit.ranking._state import GAINS, MISSING
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table", "main"]
 
@@ -565,9 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--categorical", nargs="+", metavar="COL", help="numeric columns to split multiway"
     )
     ft.add_argument("--weight", metavar="COL", help="sample weights")
-    ft.add_argument(
-        "--base", type=_log_base, default=2.0, help="logarithm base (default 2: bits)"
-    )
+    ft.add_argument("--base", type=_log_base, default=2.0, help="logarithm base (default 2: bits)")
     ft.add_argument("--top", type=_positive_int, metavar="N", help="show the best N only")
     ft.add_argument("--format", choices=("table", "json", "csv"), default="table")
     ft.set_defaults(handler=_cmd_features)

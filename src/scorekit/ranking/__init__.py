@@ -15,24 +15,21 @@ Examples
 """
 
 from scorekit.ranking._arrays import dcg, ndcg
-from scorekit.ranking._data import Qrels, Run, as_qrels, as_run, read_qrels, read_run
-from scorekit.ranking._evaluate import RankingResult, evaluate
-from scorekit.ranking._kendall import KendallTau, kendall_tau
-from scorekit.ranking._metrics import (
-    CG,
-    DCG,
-    ERR,
+from scorekit.ranking._binary import (
     MAP,
     MRR,
-    NDCG,
     BPref,
     FAtK,
     HitRate,
     Precision,
-    QueryValues,
     Recall,
     RPrecision,
 )
+from scorekit.ranking._data import Qrels, Run, as_qrels, as_run, read_qrels, read_run
+from scorekit.ranking._evaluate import RankingResult, evaluate
+from scorekit.ranking._graded import CG, DCG, ERR, NDCG
+from scorekit.ranking._kendall import KendallTau, kendall_tau
+from scorekit.ranking._state import QueryValues
 
 __all__ = [
     "CG",

@@ -31,9 +31,10 @@ from numpy.typing import NDArray
 
 from scorekit._check import as_labels, as_scores, as_weights
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.ranking._graded import DCG, NDCG
 from scorekit.ranking._kendall import dense_rank
-from scorekit.ranking._metrics import DCG, NDCG, _gain
 from scorekit.ranking._ranked import Judged
+from scorekit.ranking._state import _gain
 
 __all__ = ["dcg", "ndcg"]
 

@@ -328,6 +328,14 @@ class Run(_Judged):
     a rank column, if the source has one, is ignored. Build with
     :meth:`from_dict`, :meth:`from_table` or :func:`read_run`.
 
+    Notes
+    -----
+    Scores are compared in double precision. trec_eval stores them as
+    single-precision floats, so two scores that differ only beyond about 7
+    significant digits tie in trec_eval (and are then ordered by doc id) but not
+    in scorekit. Round the scores to float32 first to reproduce trec_eval on
+    such data.
+
     Examples
     --------
     >>> run = Run.from_dict({"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.9}})

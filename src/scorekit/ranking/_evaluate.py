@@ -12,8 +12,8 @@ from numpy.typing import NDArray
 from scorekit._core import Metric, parse_metric
 from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.ranking._data import as_qrels, as_run
-from scorekit.ranking._metrics import QueryValues, RankingMetric
 from scorekit.ranking._ranked import judge
+from scorekit.ranking._state import QueryValues, RankingMetric
 
 __all__ = ["RankingResult", "evaluate"]
 

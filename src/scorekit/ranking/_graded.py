@@ -1,0 +1,274 @@
+"""Graded ranking metrics: gains from the relevance grades, discounted by rank.
+
+Cumulative gain, DCG and nDCG sum a gain per document (its grade, or
+2^grade - 1) over the top k; ERR models a user who stops at each document with
+a probability that grows with its grade. nDCG follows trec_eval (through
+pytrec_eval); trec_eval has no ERR.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._core import register
+from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
+from scorekit.ranking._data import Qrels
+from scorekit.ranking._ranked import Judged
+from scorekit.ranking._state import GAINS, QueryValues, RankingMetric, _gain, _ratio
+
+__all__ = ["CG", "DCG", "ERR", "NDCG"]
+
+
+@dataclass(frozen=True)
+class _GainMetric(RankingMetric):
+    """Shared ``gain`` option of the graded metrics."""
+
+    gain: Literal["linear", "exp"] = "linear"
+    _divides_by_relevant: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.gain not in GAINS:
+            raise ConfigError(message(self.name, "unknown gain", self.gain, choices(GAINS)))
+
+    def _extra_setting(self) -> str:
+        return f", gain={self.gain!r}"
+
+    def _dcg(self, judged: Judged, discount: bool = True) -> NDArray[np.float64]:
+        cut = self._cut(judged)
+        gains = _gain(judged.grade, self.gain)
+        if discount:
+            gains = gains / np.log2(judged.rank + 1.0)
+        return judged.per_query(cut, gains)
+
+
+_GAIN_DOC = """
+    gain : {'linear', 'exp'}, default 'linear'
+        The gain of a document of grade g: g (trec_eval) or 2^g - 1 (Burges
+        et al.). Unjudged documents and grades <= 0 gain 0."""
+
+
+@register(
+    "cg", higher_is_better=True, bounds=(0.0, math.inf), inputs="qrels_run", grows=True, at="k"
+)
+@dataclass(frozen=True)
+class CG(_GainMetric):
+    """Cumulative gain at k: the sum of the gains of the top k documents.
+
+    Parameters
+    ----------
+    k : int, optional
+        The cutoff (all retrieved documents without one).
+    gain : {'linear', 'exp'}, default 'linear'
+        The gain of a document of grade g: g or 2^g - 1.
+    missing : {'skip', 'zero'}, default 'skip'
+        See :class:`Precision`.
+
+    Examples
+    --------
+    >>> CG(k=2).score({"q": {"a": 3, "b": 2, "c": 3}}, {"q": {"a": 3, "b": 2, "c": 1}})
+    5.0
+    """
+
+    def values(self, judged: Judged) -> NDArray[np.float64]:
+        """The summed gains of the top k, per query."""
+        return self._dcg(judged, discount=False)
+
+
+@register(
+    "dcg", higher_is_better=True, bounds=(0.0, math.inf), inputs="qrels_run", grows=True, at="k"
+)
+@dataclass(frozen=True)
+class DCG(_GainMetric):
+    """Discounted cumulative gain at k.
+
+    .. math:: DCG@k = \\sum_{i=1}^{k} \\frac{\\text{gain}_i}{\\log_2(i + 1)}
+
+    Parameters
+    ----------
+    k : int, optional
+        The cutoff (all retrieved documents without one).
+    gain : {'linear', 'exp'}, default 'linear'
+        The gain of a document of grade g: g (trec_eval) or 2^g - 1.
+    missing : {'skip', 'zero'}, default 'skip'
+        See :class:`Precision`.
+
+    Examples
+    --------
+    >>> qrels = {"q": {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1, "d6": 2, "d7": 3, "d8": 0}}
+    >>> run = {"q": {"d1": 6, "d2": 5, "d3": 4, "d4": 3, "d5": 2, "d6": 1}}
+    >>> round(DCG(k=6).score(qrels, run), 3)
+    6.861
+    """
+
+    def values(self, judged: Judged) -> NDArray[np.float64]:
+        """DCG@k per query."""
+        return self._dcg(judged)
+
+
+@register("ndcg", higher_is_better=True, bounds=(0.0, 1.0), inputs="qrels_run", grows=True, at="k")
+@dataclass(frozen=True)
+class NDCG(_GainMetric):
+    """Normalised DCG at k: DCG@k over the DCG@k of the ideal ordering of the judgments.
+
+    .. math:: nDCG@k = DCG@k / IDCG@k
+
+    The ideal ordering sorts every judged document of the query (retrieved or
+    not) by decreasing gain.
+
+    Parameters
+    ----------
+    k : int, optional
+        The cutoff: ``ndcg@10`` is trec_eval's ``ndcg_cut_10``; without one,
+        trec_eval's ``ndcg`` over the whole run and all judgments.
+    gain : {'linear', 'exp'}, default 'linear'
+        The gain of a document of grade g: g (trec_eval) or 2^g - 1.
+    missing : {'skip', 'zero'}, default 'skip'
+        See :class:`Precision`.
+
+    Notes
+    -----
+    As in trec_eval, gains are the grades themselves, so ``relevance_level``
+    does not change nDCG. A query whose judgments all have grade <= 0 has
+    IDCG = 0 and nDCG 0, with an :class:`~scorekit.errors.UndefinedMetricWarning`.
+
+    Examples
+    --------
+    >>> qrels = {"q": {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1, "d6": 2, "d7": 3, "d8": 0}}
+    >>> run = {"q": {"d1": 6, "d2": 5, "d3": 4, "d4": 3, "d5": 2, "d6": 1}}
+    >>> round(NDCG(k=6).score(qrels, run), 3)
+    0.818
+    """
+
+    def values(self, judged: Judged) -> NDArray[np.float64]:
+        """nDCG@k per query."""
+        dcg = self._dcg(judged)
+        ideal = self.ideal(judged)
+        zero = ideal <= 0
+        if zero.any():
+            warnings.warn(
+                f"{self.name}: {int(zero.sum())} of {judged.n_queries} queries have no judged "
+                "document of positive grade (IDCG = 0); they count as 0, as in trec_eval.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+        return _ratio(dcg, ideal)
+
+    def ideal(self, judged: Judged) -> NDArray[np.float64]:
+        """IDCG@k per query, from every judged document of the query."""
+        q, gains, rank = judged.ideal_gains(_gain(judged.judged_grade, self.gain))
+        keep = rank <= self.k if self.k is not None else np.ones(len(rank), dtype=bool)
+        weights = (gains / np.log2(rank + 1.0))[keep]
+        ideal: NDArray[np.float64] = np.bincount(
+            q[keep], weights=weights, minlength=judged.n_queries
+        ).astype(np.float64)
+        return ideal
+
+
+@register("err", higher_is_better=True, bounds=(0.0, 1.0), inputs="qrels_run", grows=True, at="k")
+@dataclass(frozen=True)
+class ERR(RankingMetric):
+    """Expected reciprocal rank (Chapelle et al. 2009) at k.
+
+    .. math:: ERR@k = \\sum_{r=1}^{k} \\frac{1}{r} R_r \\prod_{i<r} (1 - R_i),
+        \\quad R_i = \\frac{2^{g_i} - 1}{2^{g_{max}}}
+
+    Parameters
+    ----------
+    k : int, optional
+        The cutoff (the whole run without one).
+    max_grade : float, optional
+        :math:`g_{max}`. By default the largest grade in the qrels given;
+        states computed with different values do not merge.
+    missing : {'skip', 'zero'}, default 'skip'
+        See :class:`Precision`.
+
+    Notes
+    -----
+    Unjudged documents and grades <= 0 have :math:`R_i = 0`. trec_eval has no
+    ERR; values are checked against the definition by hand.
+
+    Examples
+    --------
+    >>> ERR().score({"q": {"a": 2, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}})
+    0.78125
+    """
+
+    max_grade: float | None = None
+    _divides_by_relevant: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        g = self.max_grade
+        if g is not None and (
+            isinstance(g, bool) or not isinstance(g, int | float) or not math.isfinite(g) or g <= 0
+        ):
+            raise ConfigError(message(self.name, "invalid max_grade", g, "a number > 0 or None"))
+
+    def for_qrels(self, qrels: Qrels) -> ERR:
+        """This ERR with ``max_grade`` set to the largest grade of ``qrels`` if it was None."""
+        if self.max_grade is not None:
+            return self
+        top = float(qrels.values.max()) if len(qrels) else 1.0
+        return dataclasses.replace(self, max_grade=max(top, 1.0))
+
+    def empty(self) -> QueryValues:
+        """The state of no queries."""
+        if self.max_grade is None:
+            none = np.array([], dtype=str)
+            return QueryValues(
+                f"{self.name}(max_grade=auto)", self.missing, none, np.zeros(0), none
+            )
+        return super().empty()
+
+    def _extra_setting(self) -> str:
+        return f", max_grade={self.max_grade!r}"
+
+    def values(self, judged: Judged) -> NDArray[np.float64]:
+        """ERR@k per query."""
+        g_max = float(self.max_grade) if self.max_grade is not None else 1.0
+        g = np.where(np.isnan(judged.grade) | (judged.grade <= 0), 0.0, judged.grade)
+        stop = np.minimum((np.exp2(g) - 1.0) / np.exp2(g_max), 1.0)
+        cut = self._cut(judged)
+        reach = _reach(judged, stop, cut)
+        return judged.per_query(cut, reach * stop / judged.rank)
+
+
+_CELLS = 1 << 24
+
+
+def _reach(
+    judged: Judged, stop: NDArray[np.float64], cut: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """Per ranked row within the cut: the product of (1 - stop) over the query's earlier rows.
+
+    Rows are laid out as a (queries x ranks) table, a block of queries at a
+    time, and multiplied along the ranks, which is exact.
+    """
+    reach = np.zeros(len(stop))
+    rows = np.flatnonzero(cut)
+    if len(rows) == 0:
+        return reach
+    depth = int(judged.rank[rows].max())
+    block = max(1, _CELLS // (depth + 1))
+    query = judged.row_query[rows]
+    bounds = np.searchsorted(query, np.arange(0, judged.n_queries + block, block))
+    for lo, hi in itertools.pairwise(bounds.tolist()):
+        if lo == hi:
+            continue
+        part = rows[lo:hi]
+        local = query[lo:hi] - query[lo]
+        table = np.ones((int(local[-1]) + 1, depth + 1))
+        table[local, judged.rank[part]] = 1.0 - stop[part]
+        table[:, 0] = 1.0
+        through = np.multiply.accumulate(table, axis=1)
+        reach[part] = through[local, judged.rank[part] - 1]
+    return reach

@@ -1,0 +1,231 @@
+"""Ranking metric state and base: per-query values as the state, their mean as the value.
+
+Every metric computes one value per evaluated query from a :class:`Judged` ranking
+(see :mod:`scorekit.ranking._ranked`). The state is those values with their query
+ids; states of disjoint query sets merge by concatenation, so a run streamed in
+query-sorted chunks gives the in-memory result. Definitions follow trec_eval
+(through pytrec_eval) wherever trec_eval has the measure. The metrics themselves
+are in :mod:`scorekit.ranking._binary` (binary relevance) and
+:mod:`scorekit.ranking._graded` (graded relevance); this module holds their
+state, their base class and the helpers they share.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._core import Metric, State, state_field
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    StateMismatchError,
+    UndefinedMetricWarning,
+    choices,
+    message,
+    raw,
+)
+from scorekit.ranking._data import Qrels, as_qrels, as_run
+from scorekit.ranking._ranked import Judged, judge
+
+__all__ = ["GAINS", "MISSING", "QueryValues", "RankingMetric"]
+
+Missing = Literal["skip", "zero"]
+MISSING: tuple[Missing, ...] = ("skip", "zero")
+GAINS = ("linear", "exp")
+
+
+@dataclass(frozen=True, eq=False)
+class QueryValues(State):
+    """One value per query, with the settings that produced them.
+
+    ``queries`` and ``values`` are aligned; ``absent`` lists the qrels queries
+    that had no document in the run (they count as 0 when ``missing`` is
+    ``"zero"``). Merging concatenates disjoint query sets and unites ``absent``;
+    the settings must agree unless one state holds no query at all.
+    """
+
+    setting: str = state_field("custom")
+    missing: str = state_field("same")
+    queries: NDArray[np.str_] = state_field("custom")
+    values: NDArray[np.float64] = state_field("custom")
+    absent: NDArray[np.str_] = state_field("custom")
+
+    def is_empty(self) -> bool:
+        """True for the state of no queries."""
+        return len(self.queries) == 0 and len(self.absent) == 0
+
+    def _merge_custom(self, other: QueryValues) -> dict[str, Any]:
+        setting = other.setting if self.is_empty() else self.setting
+        if not (self.is_empty() or other.is_empty()) and self.setting != other.setting:
+            raise StateMismatchError(
+                message(
+                    self.kind,
+                    "cannot merge states with different settings",
+                    other.setting,
+                    f"{self.setting!r} as in the other state",
+                )
+            )
+        both = np.intersect1d(self.queries, other.queries)
+        if len(both):
+            raise InputError(
+                message(
+                    self.setting,
+                    "the same query is in both states",
+                    both[0].item(),
+                    "states of disjoint query sets (chunks split between queries)",
+                )
+            )
+        queries = np.concatenate([self.queries, other.queries])
+        values = np.concatenate([self.values, other.values])
+        order = np.argsort(queries, kind="stable")
+        return {
+            "setting": setting,
+            "queries": queries[order],
+            "values": values[order],
+            "absent": np.union1d(self.absent, other.absent),
+        }
+
+    def table(self) -> tuple[NDArray[np.str_], NDArray[np.float64]]:
+        """Every query that counts and its value, in sorted query order."""
+        queries, values = self.queries, self.values
+        if self.missing == "zero":
+            extra = np.setdiff1d(self.absent, queries)
+            queries = np.concatenate([queries, extra])
+            values = np.concatenate([values, np.zeros(len(extra))])
+            order = np.argsort(queries, kind="stable")
+            queries, values = queries[order], values[order]
+        return queries, values
+
+
+def _check_k(name: str, k: Any, required: bool) -> int | None:
+    if k is None:
+        if required:
+            raise ConfigError(message(name, "needs a cutoff", None, f"k >= 1, e.g. '{name}@10'"))
+        return None
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ConfigError(message(name, "invalid cutoff k", k, "an integer >= 1"))
+    return int(k)
+
+
+def _check_level(name: str, level: Any) -> float:
+    ok = isinstance(level, int | float | np.integer | np.floating) and not isinstance(level, bool)
+    if not ok or not math.isfinite(level) or level <= 0:
+        raise ConfigError(message(name, "invalid relevance_level", level, "a number > 0"))
+    return float(level)
+
+
+@dataclass(frozen=True)
+class RankingMetric(Metric[QueryValues]):
+    """Shared options: the cutoff ``k``, ``relevance_level`` and the ``missing`` policy."""
+
+    k: int | None = None
+    relevance_level: float = 1
+    missing: Missing = "skip"
+
+    _needs_k: ClassVar[bool] = False
+    _divides_by_relevant: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", _check_k(self.name, self.k, self._needs_k))
+        object.__setattr__(self, "relevance_level", _check_level(self.name, self.relevance_level))
+        if self.missing not in MISSING:
+            raise ConfigError(message(self.name, "unknown missing", self.missing, choices(MISSING)))
+
+    def _setting(self) -> str:
+        at = "" if self.k is None else f"@{self.k}"
+        extra = self._extra_setting()
+        return f"{self.name}{at}(relevance_level={self.relevance_level!r}{extra})"
+
+    def _extra_setting(self) -> str:
+        return ""
+
+    @abc.abstractmethod
+    def values(self, judged: Judged) -> NDArray[np.float64]:
+        """One value per evaluated query of ``judged``."""
+
+    def empty(self) -> QueryValues:
+        """The state of no queries."""
+        none = np.array([], dtype=str)
+        return QueryValues(self._setting(), self.missing, none, np.zeros(0), none)
+
+    def summarize(self, qrels: Any, run: Any) -> QueryValues:
+        """Per-query values of a run against its qrels.
+
+        ``qrels`` and ``run`` are :class:`~scorekit.ranking.Qrels` /
+        :class:`~scorekit.ranking.Run` objects, ``{query: {doc: value}}``
+        dicts, tables with ``query``/``doc``/``relevance`` (``score``) columns,
+        or TREC file paths.
+        """
+        q = as_qrels(qrels)
+        return self.for_qrels(q).from_judged(judge(q, as_run(run)))
+
+    def for_qrels(self, qrels: Qrels) -> RankingMetric:
+        """This metric with any setting that defaults from the qrels resolved."""
+        return self
+
+    def from_judged(self, judged: Judged) -> QueryValues:
+        """The state of an already joined ranking (shared by several metrics).
+
+        Settings that default from the qrels (ERR's ``max_grade``) must be
+        resolved first with :meth:`for_qrels`.
+        """
+        values = self.values(judged)
+        if self._divides_by_relevant and judged.n_queries:
+            empty = judged.num_relevant(self.relevance_level) == 0
+            if empty.any():
+                warnings.warn(
+                    f"{self.name}: {int(empty.sum())} of {judged.n_queries} queries have no "
+                    f"relevant document (grade >= {self.relevance_level:g}); they count as 0, "
+                    "as in trec_eval.",
+                    UndefinedMetricWarning,
+                    stacklevel=3,
+                )
+        return QueryValues(
+            self._setting(), self.missing, judged.queries, values.astype(np.float64), judged.absent
+        )
+
+    def compute(self, state: QueryValues) -> float:
+        """The mean over the queries (with ``missing='zero'``, absent ones count 0)."""
+        if len(state.queries) == 0:
+            raise InputError(
+                message(
+                    self.name,
+                    "no query to evaluate",
+                    raw(f"{len(state.absent)} qrels queries and none of them in the run"),
+                    "a run that shares queries with the qrels",
+                )
+            )
+        _, values = state.table()
+        return float(np.mean(values))
+
+    def _cut(self, judged: Judged) -> NDArray[np.bool_]:
+        if self.k is None:
+            return np.ones(len(judged.rank), dtype=bool)
+        return np.asarray(judged.rank <= self.k)
+
+
+def _ratio(num: NDArray[np.float64], den: NDArray[np.float64]) -> NDArray[np.float64]:
+    out = np.zeros_like(num)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _gain(grade: NDArray[np.float64], kind: str) -> NDArray[np.float64]:
+    g = np.where(np.isnan(grade) | (grade <= 0), 0.0, grade)
+    return np.exp2(g) - 1.0 if kind == "exp" else g
+
+
+def _running_count(judged: Judged, mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Per ranked row: how many rows of its query up to and including it are in ``mask``."""
+    total = np.cumsum(mask, dtype=np.int64)
+    before = total - mask
+    first = np.flatnonzero(judged.rank == 1)
+    offset = np.repeat(before[first], np.diff(np.concatenate([first, [len(mask)]])))
+    return (total - offset).astype(np.float64)
