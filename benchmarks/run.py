@@ -12,6 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_bleu
+import bench_qa
+import bench_rouge
+
 import bench_classification
 import bench_information
 import bench_ranking
@@ -24,7 +28,15 @@ def main() -> None:
     scale = 10 if "--small" in sys.argv else 1
     print(f"Machine: {machine()}\n")
     print(HEADER)
-    for module in (bench_classification, bench_regression, bench_information, bench_ranking):
+    for module in (
+        bench_classification,
+        bench_regression,
+        bench_information,
+        bench_ranking,
+        bench_bleu,
+        bench_rouge,
+        bench_qa,
+    ):
         for row in module.run(module.N // scale):
             print(row.markdown(), flush=True)
 

@@ -44,11 +44,21 @@ __all__ = [
     "information",
     "multilabel",
     "parse_metric",
+    "qa",
     "ranking",
     "regression",
+    "text",
 ]
 
-_SUBMODULES = ("classification", "multilabel", "information", "ranking", "regression")
+_SUBMODULES = (
+    "classification",
+    "multilabel",
+    "information",
+    "qa",
+    "ranking",
+    "regression",
+    "text",
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -315,6 +315,12 @@ INPUT_KINDS = {
     "qrels_run": "qrels, run: relevance grades and scored documents per query (dicts, tables "
     "or TREC files)",
     "paired_scores": "x, y: 1-D scores of the same items under two rankings",
+    "references_predictions": "references, predictions: per item one reference string or a "
+    "list of them, and one predicted string",
+    "log_probs": "log_probs: per-token log-probabilities (a list of 1-D arrays, or a padded "
+    "2-D array with a mask)",
+    "qa_answers": "references, predictions: per question a list of gold answer strings, and "
+    "one predicted answer string",
 }
 
 
@@ -515,6 +521,8 @@ _MODULES = (
     "scorekit.information",
     "scorekit.regression",
     "scorekit.ranking",
+    "scorekit.text",
+    "scorekit.qa",
 )
 
 
