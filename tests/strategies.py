@@ -70,7 +70,40 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         x = _scores(rng, (n,), style)
         y = _scores(rng, (n,), (style + 1) % 4)
         return x, np.where(rng.random(n) < 0.5, x, y)
+    if kind == "log_probs":
+        return _log_probs(rng, n, k, style)
+    if kind == "qa_answers":
+        return _qa_answers(rng, n, style)
     raise KeyError(kind)
+
+
+def _log_probs(rng: np.random.Generator, n: int, k: int, style: int) -> tuple[Any, ...]:
+    """Per-token log-probabilities: ``n`` ragged sequences (some empty), or padded with a mask."""
+    lengths = rng.integers(0, 3 * k, n)
+    values = np.log(rng.random((n, 3 * k)) * 0.999 + 1e-3)
+    if style == 1:
+        values = np.round(values, 1).clip(max=0.0)
+    if style == 3:
+        mask = np.arange(3 * k)[None, :] < lengths[:, None]
+        return np.where(mask, values, 0.0), mask
+    return ([values[i, : lengths[i]] for i in range(n)],)
+
+
+_QA_WORDS = ["the", "a", "an", "Paris", "paris,", "Tower", "tower!", "1889", "x-y", "É", ""]
+
+
+def _qa_answers(rng: np.random.Generator, n: int, style: int) -> tuple[Any, ...]:
+    """Gold answer lists (some unanswerable) and predictions from a small, tie-prone vocabulary."""
+
+    def answer() -> str:
+        words = rng.choice(_QA_WORDS, rng.integers(0, 4))
+        return " ".join(str(w) for w in words)
+
+    references = [[answer() for _ in range(rng.integers(1, 4))] for _ in range(n)]
+    if style == 2:
+        references = [[""] if rng.random() < 0.3 else r for r in references]
+    predictions = [answer() for _ in range(n)]
+    return references, predictions
 
 
 def _qrels_run(rng: np.random.Generator, n: int, style: int) -> tuple[Any, ...]:

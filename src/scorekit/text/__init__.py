@@ -11,5 +11,11 @@ from streamed or merged chunks equal the in-memory ones.
 # ROUGE
 
 # perplexity
+from scorekit.text.perplexity import NLLSums, Perplexity, PerplexityResult, perplexity
 
-__all__: list[str] = []
+__all__: list[str] = [
+    "NLLSums",
+    "Perplexity",
+    "PerplexityResult",
+    "perplexity",
+]
