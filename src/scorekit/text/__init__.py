@@ -8,14 +8,32 @@ from streamed or merged chunks equal the in-memory ones.
 
 # BLEU
 
-# ROUGE
-
 # perplexity
 from scorekit.text.perplexity import NLLSums, Perplexity, PerplexityResult, perplexity
 
+# ROUGE
+from scorekit.text.rouge import (
+    ROUGE,
+    ROUGE1,
+    ROUGE2,
+    ROUGEL,
+    ROUGELsum,
+    RougeScore,
+    RougeSums,
+    rouge,
+)
+
 __all__: list[str] = [
+    "ROUGE",
+    "ROUGE1",
+    "ROUGE2",
+    "ROUGEL",
     "NLLSums",
     "Perplexity",
     "PerplexityResult",
+    "ROUGELsum",
+    "RougeScore",
+    "RougeSums",
     "perplexity",
+    "rouge",
 ]
