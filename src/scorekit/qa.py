@@ -22,11 +22,12 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import string
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -79,7 +80,7 @@ def _normalize_all(texts: list[str]) -> list[str]:
     # str.lower is context-free except for the final sigma, whose context ends at
     # the separator just as it ends at the end of a string
     parts = _ARTICLES.sub(" ", joined.lower().translate(_PUNCTUATION)).split(_SEP)
-    return [" ".join(p.split()) for p in parts]
+    return list(map(" ".join, map(str.split, parts)))
 
 
 # input checks ------------------------------------------------------------------
@@ -139,7 +140,7 @@ def _as_sequence(metric: str, name: str, values: Any, expected: str) -> Sequence
 def _check_predictions(metric: str, predictions: Any) -> list[str]:
     preds = _as_sequence(metric, "predictions", predictions, "one answer string per question")
     out = list(preds)
-    if not all(type(p) is str for p in out):
+    if not set(map(type, out)) <= {str}:
         for i, p in enumerate(out):
             if not isinstance(p, str):
                 raise _bad_item(metric, "predictions", p, f"index {i}")
@@ -151,8 +152,14 @@ def _check_references(metric: str, references: Any) -> tuple[list[str], list[int
     """Flatten the gold answers; return them and the number per question."""
     expected = "a list of gold answer strings per question"
     refs = _as_sequence(metric, "references", references, expected)
-    golds: list[str] = []
-    counts: list[int] = []
+    if set(map(type, refs)) <= {list, tuple}:
+        # fast path: flatten in C, check types once, look closer only on failure
+        counts = list(map(len, refs))
+        golds = list(itertools.chain.from_iterable(refs))
+        if set(map(type, golds)) <= {str} and (not counts or min(counts) > 0):
+            return golds, counts
+    golds = []
+    counts = []
     for i, answers in enumerate(refs):
         if isinstance(answers, str):
             raise InputError(
@@ -209,6 +216,19 @@ def _check_references(metric: str, references: Any) -> tuple[list[str], list[int
 # scoring -----------------------------------------------------------------------
 
 
+def _first_seen_ids(items: Iterable[str], count: int) -> NDArray[np.int64]:
+    """An id per item, equal for equal items: the position where the item first appears."""
+    first: dict[str, int] = {}
+    return np.fromiter(map(first.setdefault, items, itertools.count()), np.int64, count)
+
+
+def _distinct(items: list[str]) -> tuple[list[str], NDArray[np.int64]]:
+    """The distinct items in order of first appearance, and each item's index among them."""
+    ids = _first_seen_ids(iter(items), len(items))
+    firsts, index = np.unique(ids, return_inverse=True)
+    return [items[i] for i in firsts.tolist()], index.astype(np.int64, copy=False)
+
+
 def _ragged_take(starts: NDArray[np.int64], lens: NDArray[np.int64]) -> NDArray[np.int64]:
     """Concatenate ``arange(s, s + n)`` for each start ``s`` and length ``n``."""
     total = int(lens.sum())
@@ -223,16 +243,12 @@ def _overlaps(
 
     Returns the overlap per pair and the token count of each normalised string.
     """
-    token_lists = [s.split() for s in norms]
-    lengths = np.fromiter((len(t) for t in token_lists), np.int64, len(token_lists))
-    vocab: dict[str, int] = {}
-    ids = np.fromiter(
-        (vocab.setdefault(tok, len(vocab)) for toks in token_lists for tok in toks),
-        np.int64,
-        int(lengths.sum()),
-    )
+    token_lists = list(map(str.split, norms))
+    lengths = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
+    total = int(lengths.sum())
+    ids = _first_seen_ids(itertools.chain.from_iterable(token_lists), total)
     n_pairs = len(pred)
-    v = max(len(vocab), 1)
+    v = max(total, 1)  # ids are below the token count
     # distinct (string, token) entries with their counts, grouped by string
     owner = np.repeat(np.arange(len(norms), dtype=np.int64), lengths)
     keys, counts = np.unique(owner * v + ids, return_counts=True)
@@ -339,24 +355,15 @@ def question_scores(
     if n == 0:
         return np.zeros(0), (np.zeros(0) if with_f1 else None)
 
-    # distinct raw strings, then their normalised forms ("" always present)
-    position: dict[str, int] = {"": 0}
-    pred_raw = np.fromiter((position.setdefault(p, len(position)) for p in preds), np.int64, n)
-    gold_raw = np.fromiter(
-        (position.setdefault(g, len(position)) for g in golds), np.int64, len(golds)
-    )
-    normalised = _normalize_all(list(position))
-    norm_id: dict[str, int] = {}
-    raw_to_norm = np.fromiter(
-        (norm_id.setdefault(s, len(norm_id)) for s in normalised), np.int64, len(normalised)
-    )
-    norms = list(norm_id)
-    pred_n = raw_to_norm[pred_raw]
-    gold_n = raw_to_norm[gold_raw]
+    # distinct raw strings ("" first), then distinct normalised forms
+    raw_strings, raw_index = _distinct(["", *preds, *golds])
+    norms, raw_to_norm = _distinct(_normalize_all(raw_strings))
+    pred_n = raw_to_norm[raw_index[1 : n + 1]]
+    gold_n = raw_to_norm[raw_index[n + 1 :]]
     owner = np.repeat(np.arange(n, dtype=np.int64), np.asarray(counts, dtype=np.int64))
 
     if version == "2.0":
-        empty_norm = raw_to_norm[0]
+        empty_norm = raw_to_norm[raw_index[0]]
         keep = gold_n != empty_norm
         if not keep.all():
             kept_per_q = np.bincount(owner[keep], minlength=n)
