@@ -74,6 +74,8 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         return _log_probs(rng, n, k, style)
     if kind == "qa_answers":
         return _qa_answers(rng, n, style)
+    if kind == "references_predictions":
+        return _references_predictions(rng, n, style)
     raise KeyError(kind)
 
 
@@ -90,6 +92,23 @@ def _log_probs(rng: np.random.Generator, n: int, k: int, style: int) -> tuple[An
 
 
 _QA_WORDS = ["the", "a", "an", "Paris", "paris,", "Tower", "tower!", "1889", "x-y", "É", ""]
+
+
+_TEXT_WORDS = ["the", "cat", "Cat", "sat", "on", "mat.", "a", "dog", "runs", "42", "x-y", "\n", ""]
+
+
+def _references_predictions(rng: np.random.Generator, n: int, style: int) -> tuple[Any, ...]:
+    """Short sentences from a tiny vocabulary; with style 1 or 3, lists of 1-3 references."""
+
+    def sentence() -> str:
+        words = rng.choice(_TEXT_WORDS, rng.integers(0, 9))
+        return " ".join(str(w) for w in words)
+
+    references: list[Any] = [sentence() for _ in range(n)]
+    if style in (1, 3):
+        references = [[sentence() for _ in range(rng.integers(1, 4))] for _ in range(n)]
+    predictions = [sentence() for _ in range(n)]
+    return references, predictions
 
 
 def _qa_answers(rng: np.random.Generator, n: int, style: int) -> tuple[Any, ...]:

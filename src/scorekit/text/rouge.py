@@ -129,6 +129,27 @@ def _default_tokens(text: str) -> list[str]:
     return _DEFAULT_TOKEN.findall(text.lower())
 
 
+_SEP = b"\x00"
+# bytes of a-z and 0-9 stay, NUL marks the end of a text, every other byte separates
+_ALNUM_BYTES = bytes(c if c == 0 or 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+
+
+def _default_flat(texts: list[str]) -> tuple[list[bytes], dict[bytes, None]] | None:
+    """All texts' default tokens in one pass, with a NUL token after each text but the last.
+
+    The whole batch is lowercased, mapped byte-wise (non-ASCII characters only
+    ever separate tokens) and split at once; ``None`` when a text contains NUL.
+    """
+    joined = " \x00 ".join(texts)
+    if joined.count("\x00") != max(len(texts) - 1, 0):
+        return None
+    data = joined.lower().encode("utf-8", "surrogatepass").translate(_ALNUM_BYTES)
+    flat = data.split()
+    vocab = dict.fromkeys(flat)
+    vocab.setdefault(_SEP)
+    return flat, vocab
+
+
 def _unicode_tokens(text: str) -> list[str]:
     return _unicode_token().findall(unicodedata.normalize("NFKC", text).lower())
 
@@ -285,22 +306,37 @@ class _Batch:
         tokenize: Callable[[str], list[str]],
         stem_token: Callable[[str], str] | None,
     ) -> None:
-        lists = [tokenize(t) for t in texts]
-        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        flat = list(chain.from_iterable(lists))
-        vocab = dict.fromkeys(flat)
+        fast = _default_flat(texts) if tokenize is _default_tokens else None
+        if fast is None:
+            lists = [tokenize(t) for t in texts]
+            lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+            flat: list[Any] = list(chain.from_iterable(lists))
+            vocab: dict[Any, None] = dict.fromkeys(flat)
+        else:
+            flat, vocab = fast
         if stem_token is None:
             index = {tok: i for i, tok in enumerate(vocab)}
         else:
             stems: dict[str, int] = {}
-            index = {tok: stems.setdefault(stem_token(tok), len(stems)) for tok in vocab}
-        self.ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
+            index = {
+                tok: stems.setdefault(
+                    stem_token(tok if isinstance(tok, str) else tok.decode()), len(stems)
+                )
+                for tok in vocab
+            }
+        ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
+        if fast is not None:
+            # the texts were joined with a separator token; cut them apart again
+            is_sep = ids == index[_SEP]
+            bounds = np.flatnonzero(is_sep)
+            lengths = np.diff(bounds, prepend=-1, append=len(ids)) - 1
+            ids = ids[~is_sep]
+        self.ids = ids
         self.vocab = max(len(index), 1)
         self.lengths = lengths
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
         self._codes: list[NDArray[np.int64]] = [self.ids]
-        self._sizes = [self.vocab]
 
     def ngram_codes(self, n: int) -> NDArray[np.int64]:
         """Dense ids of the n-grams starting at each position (``len(ids) - n + 1`` of them)."""
@@ -308,9 +344,7 @@ class _Batch:
             k = len(self._codes)
             prev = self._codes[-1]
             combined = prev[:-1] * self.vocab + self.ids[k:]
-            codes, size = _dense(combined)
-            self._codes.append(codes)
-            self._sizes.append(size)
+            self._codes.append(_dense(combined)[0])
         return self._codes[n - 1]
 
 
