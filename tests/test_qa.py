@@ -294,6 +294,7 @@ def test_tuples_and_numpy_inputs() -> None:
     preds = np.array(["paris", "y"])
     assert exact_match(refs, preds) == 0.5
     assert f1([np.array(["a b"])], ["b"]) == 1.0
+    assert exact_match(np.array([["Paris", "x"], ["Rome", "y"]]), ["paris", "z"]) == 0.5
 
 
 def test_registry_and_variants() -> None:

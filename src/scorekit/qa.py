@@ -126,7 +126,9 @@ def _as_sequence(metric: str, name: str, values: Any, expected: str) -> Sequence
             )
         )
     if isinstance(values, np.ndarray):
-        return list(values.tolist()) if values.ndim == 1 else [values]
+        if values.ndim == 0:
+            raise InputError(message(metric, f"{name} is a single value", values.item(), expected))
+        return list(values.tolist())
     if not isinstance(values, Sequence):
         try:
             return list(values)
