@@ -7,6 +7,7 @@ from streamed or merged chunks equal the in-memory ones.
 """
 
 # BLEU
+from scorekit.text.bleu import BLEU, BLEUResult, BLEUStats, bleu, sentence_bleu
 
 # perplexity
 from scorekit.text.perplexity import NLLSums, Perplexity, PerplexityResult, perplexity
@@ -24,16 +25,21 @@ from scorekit.text.rouge import (
 )
 
 __all__: list[str] = [
+    "BLEU",
     "ROUGE",
     "ROUGE1",
     "ROUGE2",
     "ROUGEL",
+    "BLEUResult",
+    "BLEUStats",
     "NLLSums",
     "Perplexity",
     "PerplexityResult",
     "ROUGELsum",
     "RougeScore",
     "RougeSums",
+    "bleu",
     "perplexity",
     "rouge",
+    "sentence_bleu",
 ]
