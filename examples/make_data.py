@@ -10,7 +10,11 @@ the same on every run (fixed seeds, numpy and pyarrow only). One file per task:
 - ``play_tennis.csv``: Quinlan's weather table (C4.5's numeric version), for
   ``scorekit features``;
 - ``qrels.txt`` and ``run.txt``: graded judgments and a search engine's ranked
-  results for 12 queries, in TREC format, for ``scorekit rank``.
+  results for 12 queries, in TREC format, for ``scorekit rank``;
+- ``hyps.txt``, ``refs_a.txt`` and ``refs_b.txt``: a system's sentences and two
+  reference translations, line by line, for ``scorekit text``;
+- ``squad_dev.json`` and ``squad_preds.json``: a small SQuAD v2.0-style dataset
+  (some questions unanswerable) and a model's answers, for ``scorekit qa``.
 
 ``manifest.json`` lists each file with its command, task and columns, which is
 what the demo reads.
@@ -145,6 +149,57 @@ def ranking(rng: np.random.Generator, queries: int = 12, docs: int = 40) -> tupl
     return "\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n"
 
 
+TRANSLATIONS = [
+    ("the cat sat on the mat", "the cat was sitting on the mat", "a cat sat on the mat"),
+    (
+        "it is raining in the city today",
+        "today it rains in the city",
+        "it is raining in town today",
+    ),
+    ("the train leaves at nine", "the train departs at nine", "the train leaves at 9 o'clock"),
+    ("she reads a book every night", "every night she reads a book", "she reads books each night"),
+    ("we need more time to finish", "we need more time to finish", "more time is needed to finish"),
+    ("the museum opens on monday", "the museum is open on monday", "on monday the museum opens"),
+    (
+        "he bought fresh bread and milk",
+        "he bought fresh bread and milk",
+        "he purchased bread and milk",
+    ),
+    (
+        "the river is very cold in winter",
+        "in winter the river is very cold",
+        "the river gets cold in winter",
+    ),
+]
+
+QUESTIONS = [
+    ("q1", "Where did the cat sit?", ["on the mat", "the mat"], "on the mat"),
+    ("q2", "When does the train leave?", ["at nine", "nine"], "at 9"),
+    ("q3", "What did he buy?", ["fresh bread and milk", "bread and milk"], "bread"),
+    ("q4", "Who painted the museum ceiling?", [], ""),
+    ("q5", "What does she read every night?", ["a book"], "a book every night"),
+    ("q6", "How cold is the moon river?", [], "very cold"),
+]
+
+
+def text_pairs() -> tuple[str, str, str]:
+    """Hypotheses and two reference files, one sentence a line."""
+    hyps, refs_a, refs_b = zip(*TRANSLATIONS, strict=True)
+    return tuple("\n".join(lines) + "\n" for lines in (hyps, refs_a, refs_b))  # type: ignore[return-value]
+
+
+def squad() -> tuple[dict[str, object], dict[str, str], dict[str, float]]:
+    """A SQuAD v2.0-style dataset, a model's predictions and its no-answer probabilities."""
+    qas = [
+        {"id": qid, "question": q, "answers": [{"text": a, "answer_start": 0} for a in gold]}
+        for qid, q, gold, _ in QUESTIONS
+    ]
+    dataset = {"version": "v2.0", "data": [{"title": "demo", "paragraphs": [{"qas": qas}]}]}
+    predictions = {qid: pred for qid, _, _, pred in QUESTIONS}
+    na_probs = {"q1": 0.1, "q2": 0.3, "q3": 0.2, "q4": 0.9, "q5": 0.4, "q6": 0.6}
+    return dataset, predictions, na_probs
+
+
 def _write_jsonl(table: pa.Table, path: Path) -> None:
     rows = table.to_pylist()
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -196,6 +251,20 @@ MANIFEST = [
         "qrels": "qrels.txt",
         "metrics": ["map", "ndcg@10", "mrr", "p@5", "recall@20", "bpref"],
     },
+    {
+        "file": "hyps.txt",
+        "title": "Text generation: translations against two references",
+        "command": "text",
+        "refs": ["refs_a.txt", "refs_b.txt"],
+        "metrics": ["bleu", "rouge1", "rouge2", "rougeL"],
+    },
+    {
+        "file": "squad_preds.json",
+        "title": "Question answering: SQuAD v2.0 exact match and F1",
+        "command": "qa",
+        "dataset": "squad_dev.json",
+        "na_probs": "squad_na_probs.json",
+    },
 ]
 
 
@@ -210,6 +279,15 @@ def main() -> None:
     qrels, run = ranking(np.random.default_rng(20240505))
     (OUT / "qrels.txt").write_text(qrels, encoding="utf-8")
     (OUT / "run.txt").write_text(run, encoding="utf-8")
+    for name, content in zip(("hyps.txt", "refs_a.txt", "refs_b.txt"), text_pairs(), strict=True):
+        (OUT / name).write_text(content, encoding="utf-8")
+    dataset, predictions, na_probs = squad()
+    for name, doc in (
+        ("squad_dev.json", dataset),
+        ("squad_preds.json", predictions),
+        ("squad_na_probs.json", na_probs),
+    ):
+        (OUT / name).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     (OUT / "manifest.json").write_text(json.dumps(MANIFEST, indent=2) + "\n", encoding="utf-8")
 
 

@@ -21,6 +21,7 @@ from scorekit._explain import (
     _information,
     _ranking,
     _regression,
+    _text,
     example_args,
     example_data,
     explain,
@@ -38,6 +39,7 @@ FAMILIES = (
     _regression.EXPLANATIONS,
     _information.EXPLANATIONS,
     _ranking.EXPLANATIONS,
+    _text.EXPLANATIONS,
 )
 
 

@@ -10,6 +10,9 @@
                   [--base B] [--top N] [--format table|json|csv]
     scorekit rank QRELS RUN [-m NAME ...] [--per-query] [--missing skip|zero]
                   [--relevance-level L] [--gain linear|exp] [--format table|json|csv|trec]
+    scorekit text --refs FILE [--refs FILE ...] --hyps FILE [-m bleu rouge1 ...]
+                  [--tokenize 13a] [--lowercase] [--stemmer] [--format table|json|csv]
+    scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1]
     scorekit list [--format table|json]
     scorekit explain NAME
     scorekit demo [--data DIR]
@@ -29,6 +32,7 @@ import csv
 import io
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -44,6 +48,7 @@ from scorekit._version import __version__
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 from scorekit.information._tables import CRITERIA
 from scorekit.ranking._state import GAINS, MISSING
+from scorekit.text._tokenize import TOKENIZERS as BLEU_TOKENIZERS
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table", "main"]
 
@@ -300,6 +305,87 @@ def _cmd_rank(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 _RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
 
+_TEXT_DEFAULTS = ("bleu", "rouge1", "rouge2", "rougeL")
+_ROUGE_TYPE = re.compile(r"^rouge([1-9]|L|Lsum)$")
+
+
+def _cmd_text(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from scorekit import text
+    from scorekit.text._lines import read_parallel
+
+    hyps, refs = read_parallel(args.hyps, args.refs)
+    metrics = list(dict.fromkeys(args.metric or _TEXT_DEFAULTS))
+    unknown = [m for m in metrics if m != "bleu" and not _ROUGE_TYPE.match(m)]
+    if unknown:
+        raise ConfigError(
+            message(
+                "scorekit text",
+                "unknown metric",
+                unknown[0],
+                "bleu, rouge1 ... rouge9, rougeL or rougeLsum",
+            )
+        )
+    values: dict[str, Any] = {}
+    notes: list[str] = []
+    if "bleu" in metrics:
+        result = text.bleu(refs, hyps, tokenize=args.tokenize, lowercase=args.lowercase)
+        values["bleu"] = result.score
+        notes.append(f"bleu signature: {result.signature}")
+    types = [m for m in metrics if m != "bleu"]
+    if types:
+        scores = text.rouge(refs, hyps, types=types, stemmer=args.stemmer)
+        for name in types:
+            values[f"{name}:precision"] = scores[name].precision
+            values[f"{name}:recall"] = scores[name].recall
+            values[f"{name}:fmeasure"] = scores[name].fmeasure
+    _write_values(values, args.format, out)
+    for note in notes:
+        err.write(f"scorekit: {note}\n")
+    return 0
+
+
+def _read_json(path: str) -> Any:
+    try:
+        raw_text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(message(path, "no such file", None, "an existing file")) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(message(path, "cannot read", raw(str(exc)), "a UTF-8 JSON file")) from None
+    try:
+        return json.loads(raw_text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            message(
+                f"{path}, line {exc.lineno}, column {exc.colno}",
+                "invalid JSON",
+                raw(exc.msg),
+                "a JSON document",
+            )
+        ) from None
+
+
+def _cmd_qa(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import warnings
+
+    from scorekit import qa
+
+    dataset = _read_json(args.dataset)
+    predictions = _read_json(args.predictions)
+    na_probs = _read_json(args.na_probs) if args.na_probs else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = qa.squad(
+            dataset,
+            predictions,
+            version=args.version,
+            na_probs=na_probs,
+            na_prob_thresh=args.na_prob_thresh,
+        )
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        err.write(f"scorekit: warning: {text}\n")
+    _write_values(dict(result), args.format, out)
+    return 0
+
 
 def _direction(info: MetricInfo) -> str:
     if info.higher_is_better is None:
@@ -428,6 +514,25 @@ def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
     out.write(f"({queries} queries)\n")
 
 
+def _demo_text_or_qa(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+    parser = build_parser()
+    if entry["command"] == "text":
+        refs = [str(directory / r) for r in entry["refs"]]
+        argv = ["text", "--refs", *refs, "--hyps", str(directory / entry["file"])]
+        argv += ["-m", *entry["metrics"]]
+        shown = ["scorekit text --refs", *entry["refs"], "--hyps", entry["file"]]
+        shown += ["-m", *entry["metrics"]]
+    else:
+        argv = ["qa", str(directory / entry["dataset"]), str(directory / entry["file"])]
+        argv += ["--na-probs", str(directory / entry["na_probs"])]
+        shown = ["scorekit qa", entry["dataset"], entry["file"], "--na-probs", entry["na_probs"]]
+    title = f"{entry.get('title', entry['file'])} ({entry['file']})"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    out.write("$ " + " ".join(shown) + "\n\n")
+    args = parser.parse_args(argv)
+    args.handler(args, out, io.StringIO())
+
+
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     directory = _demo_dir(args.data)
     entries = _demo_entries(directory)
@@ -439,6 +544,9 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         if entry.get("command") == "rank":
             _demo_rank(entry, directory, out)
+            continue
+        if entry.get("command") in ("text", "qa"):
+            _demo_text_or_qa(entry, directory, out)
             continue
         result = evaluate_table(
             str(path),
@@ -606,6 +714,52 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
     rk.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
     rk.set_defaults(handler=_cmd_rank)
+
+    tx = sub.add_parser(
+        "text",
+        help="BLEU and ROUGE of line-aligned hypothesis and reference files",
+        description=(
+            "Score a file of hypotheses (one sentence a line, UTF-8) against one or more "
+            "reference files of the same length, like sacrebleu. BLEU is a fraction in [0, 1]; "
+            "its signature goes to stderr. ROUGE prints precision, recall and F-measure."
+        ),
+    )
+    tx.add_argument(
+        "--refs", required=True, nargs="+", action="extend", metavar="FILE", help="references"
+    )
+    tx.add_argument("--hyps", required=True, metavar="FILE", help="hypotheses")
+    tx.add_argument(
+        "-m",
+        "--metric",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help=f"bleu, rouge1..rouge9, rougeL, rougeLsum (default: {' '.join(_TEXT_DEFAULTS)})",
+    )
+    tx.add_argument("--tokenize", choices=BLEU_TOKENIZERS, default="13a", help="BLEU tokenizer")
+    tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU")
+    tx.add_argument("--stemmer", action="store_true", help="Porter stemming for ROUGE")
+    tx.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    tx.set_defaults(handler=_cmd_text)
+
+    qa_parser = sub.add_parser(
+        "qa",
+        help="SQuAD exact match and F1, like the official evaluation scripts",
+        description=(
+            "Evaluate SQuAD predictions (a JSON object: question id -> answer) against the "
+            "official dataset JSON. Scores are fractions (the official scripts print them "
+            "times 100)."
+        ),
+    )
+    qa_parser.add_argument("dataset", metavar="DATASET.json")
+    qa_parser.add_argument("predictions", metavar="PREDICTIONS.json")
+    qa_parser.add_argument("--na-probs", metavar="FILE", help="no-answer probabilities (v2.0)")
+    qa_parser.add_argument(
+        "--na-prob-thresh", type=float, default=1.0, help="no-answer threshold (v2.0)"
+    )
+    qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
+    qa_parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    qa_parser.set_defaults(handler=_cmd_qa)
 
     ls = sub.add_parser("list", help="list the registered metrics")
     ls.add_argument("--format", choices=("table", "json"), default="table")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from scorekit._core import INPUT_KINDS, Metric, MetricInfo, parse_metric
-from scorekit._explain import _classification, _information, _ranking, _regression
+from scorekit._explain import _classification, _information, _ranking, _regression, _text
 from scorekit._explain._entry import Explanation
 from scorekit.errors import ScorekitError
 
@@ -39,6 +39,7 @@ EXPLANATIONS: dict[str, Explanation] = {
     **_regression.EXPLANATIONS,
     **_information.EXPLANATIONS,
     **_ranking.EXPLANATIONS,
+    **_text.EXPLANATIONS,
 }
 """Per registered metric name: definition, formula, convention and reference."""
 
@@ -106,6 +107,18 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "q2": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6, "e": 0.5, "f": 0.4},
         },
     },
+    "references_predictions": {
+        "references": [
+            ["the cat sat on the mat", "a cat sat on the mat"],
+            ["it is raining today", "today it rains"],
+        ],
+        "predictions": ["the cat sat on a mat", "it rains today"],
+    },
+    "log_probs": {"log_probs": [[-0.1, -2.3, -0.7], [-1.2, -0.05]]},
+    "qa_answers": {
+        "references": [["on the mat", "the mat"], ["at nine", "nine"], [""]],
+        "predictions": ["on the mat", "at 9", "very cold"],
+    },
     "paired_scores": {
         "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         "y": [1.5, 1.0, 3.5, 3.5, 6.0, 4.0],
@@ -140,8 +153,22 @@ def example_data(metric: Metric[Any]) -> dict[str, Any] | None:
 
 
 def example_args(data: dict[str, Any]) -> list[Any]:
-    """The positional arguments of a worked example: lists become arrays, mappings stay."""
-    return [v if isinstance(v, dict) else np.asarray(v) for v in data.values()]
+    """The positional arguments of a worked example.
+
+    Rectangular numeric lists become arrays; mappings, text and ragged lists stay as given.
+    """
+    out: list[Any] = []
+    for value in data.values():
+        if isinstance(value, dict):
+            out.append(value)
+            continue
+        try:
+            arr = np.asarray(value)
+        except ValueError:
+            out.append(value)
+            continue
+        out.append(value if arr.dtype.kind in "OU" else arr)
+    return out
 
 
 def explanation_for(info: MetricInfo) -> Explanation | None:
