@@ -9,12 +9,12 @@ import rouge_score
 from rouge_score import rouge_scorer
 
 import scorekit.text as T
-from scorekit.text._porter import stem as stem_word
 from _timing import Row, best_of
+from scorekit.text._porter import stem as stem_word
 
 N = 10_000
 
-_WORDS = (
+_VOCABULARY = (
     "the a of and to in is was for on that with as by at from it this be are "
     "government market company people year years report said says new first last "
     "city state police court president minister officials study research data "
@@ -23,7 +23,8 @@ _WORDS = (
     "showed children school schools health hospital water energy power prices "
     "price rising rose fell falling team players season game games won win "
     "national international local public private major plans planned planning"
-).split()
+)
+_WORDS = _VOCABULARY.split()
 
 
 def _sentences(rng: np.random.Generator, n: int, lo: int, hi: int) -> list[str]:

@@ -114,14 +114,16 @@ _CJK = (
 def _unicode_token() -> re.Pattern[str]:
     """Runs of letters, digits and combining marks (not ``_``), or one CJK character."""
     marks: list[str] = []
-    start = None
-    for cp in chain(range(0x300, 0x20000), range(0xE0100, 0xE01F0), [-1]):
-        is_mark = cp >= 0 and unicodedata.category(chr(cp)).startswith("M")
-        if is_mark and start is None:
-            start = cp
-        elif not is_mark and start is not None:
-            marks.append(f"{re.escape(chr(start))}-{re.escape(chr(cp - 1))}")
-            start = None
+    for block in (range(0x300, 0x20000), range(0xE0100, 0xE01F0)):
+        start = None
+        for cp in [*block, -1]:
+            is_mark = cp >= 0 and unicodedata.category(chr(cp)).startswith("M")
+            if is_mark and start is None:
+                start = cp
+            elif not is_mark and start is not None:
+                end = cp - 1 if cp >= 0 else block[-1]
+                marks.append(f"{re.escape(chr(start))}-{re.escape(chr(end))}")
+                start = None
     return re.compile(f"[{_CJK}]|(?:[^\\W_{_CJK}]|[{''.join(marks)}])+")
 
 
