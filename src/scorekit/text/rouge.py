@@ -114,16 +114,12 @@ _CJK = (
 def _unicode_token() -> re.Pattern[str]:
     """Runs of letters, digits and combining marks (not ``_``), or one CJK character."""
     marks: list[str] = []
-    for block in (range(0x300, 0x20000), range(0xE0100, 0xE01F0)):
-        start = None
-        for cp in [*block, -1]:
-            is_mark = cp >= 0 and unicodedata.category(chr(cp)).startswith("M")
-            if is_mark and start is None:
-                start = cp
-            elif not is_mark and start is not None:
-                end = cp - 1 if cp >= 0 else block[-1]
-                marks.append(f"{re.escape(chr(start))}-{re.escape(chr(end))}")
-                start = None
+    for lo, hi in ((0x300, 0x20000), (0xE0100, 0xE01F0)):
+        chars = "".join(map(chr, range(lo, hi)))
+        is_mark = np.fromiter((c[0] == "M" for c in map(unicodedata.category, chars)), bool)
+        edges = np.flatnonzero(np.diff(np.concatenate([[False], is_mark, [False]])))
+        for start, stop in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+            marks.append(f"{re.escape(chars[start])}-{re.escape(chars[stop - 1])}")
     return re.compile(f"[{_CJK}]|(?:[^\\W_{_CJK}]|[{''.join(marks)}])+")
 
 
