@@ -11,8 +11,10 @@ Two kernels:
   second sequence's token only when that keeps a strictly longer LCS). Which LCS
   is read out matters for ROUGE-Lsum's union of LCS. The table rows are kept as
   Python integers used as bit vectors (Hyyrö's bit-parallel LCS), so building
-  them costs one step per token of the first sequence and reading out one step
-  per move of the backtrack.
+  them costs one step per token of the first sequence, and the read-out one
+  step per token of the first sequence too: a run of moves along the second
+  sequence ends at the previous occurrence of the current token, found from its
+  position mask.
 """
 
 from __future__ import annotations
@@ -115,19 +117,19 @@ def lcs_positions(
     out: list[int] = []
     i, j = m, n
     while i > 0 and j > 0:
-        if first[i - 1] == second[j - 1]:
-            out.append(i - 1)
-            i -= 1
-            j -= 1
-            continue
-        # LCS(first[:i], second[:j - 1]) > LCS(first[:i - 1], second[:j]) ?
-        low = (1 << (j - 1)) - 1
-        left = (j - 1) - (rows[i] & low).bit_count()
-        up = j - (rows[i - 1] & (low | (1 << (j - 1)))).bit_count()
-        if left > up:
-            j -= 1
-        else:
-            i -= 1
+        token = first[i - 1]
+        if token != second[j - 1]:
+            low = (1 << j) - 1
+            if (rows[i - 1] & low).bit_count() <= (rows[i] & low).bit_count():
+                # LCS(first[:i - 1], second[:j]) is as long: the backtrack drops first[i - 1]
+                i -= 1
+                continue
+            # first[:i] is ahead of first[:i - 1] from the column where first[i - 1] last
+            # matches, so the backtrack drops second's tokens back to that match
+            j = (masks[token] & (low >> 1)).bit_length()
+        out.append(i - 1)
+        i -= 1
+        j -= 1
     out.reverse()
     return out
 
