@@ -338,7 +338,7 @@ class BLEU(Metric[BLEUStats]):
         to the matches and totals of orders above 1, ``none`` leaves a zero
         precision (and a score of 0).
     smooth_value : float, optional
-        The value of ``floor`` (default 0.1) and ``add-k`` (default 1).
+        The value of ``floor`` (default 0.1, at most 1) and ``add-k`` (default 1).
     max_order : int, default 4
         The largest n-gram order N.
     weights : sequence of float, optional
@@ -429,6 +429,11 @@ class BLEU(Metric[BLEUStats]):
             if not math.isfinite(value) or value < 0:
                 raise ConfigError(
                     self._error("invalid smooth_value", value, "a finite number >= 0")
+                )
+            if self.smooth == "floor" and value > 1:
+                # a floor above one match would give a precision above 1 for a total of 1
+                raise ConfigError(
+                    self._error("invalid smooth_value", value, "at most 1 for 'floor'")
                 )
         if self.weights is not None:
             try:
@@ -555,9 +560,10 @@ class BLEU(Metric[BLEUStats]):
         bp = 1.0
         if sys_len < ref_len:
             bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
-        percents = [0.0] * order
+        percents = [0.0] * order  # sacrebleu's arithmetic, for the score
+        fractions = [0.0] * order  # the same precisions, reported as fractions
         if not any(correct):
-            return 0.0, percents, bp
+            return 0.0, fractions, bp
         value = self.smooth_value if self.smooth_value is not None else SMOOTHING[self.smooth]
         k: float = 0 if value is None else value
         halvings = 1.0
@@ -575,10 +581,13 @@ class BLEU(Metric[BLEUStats]):
                 if self.smooth == "exp":
                     halvings *= 2
                     percents[n - 1] = 100.0 / (halvings * t)
+                    fractions[n - 1] = 1.0 / (halvings * t)
                 elif self.smooth == "floor":
                     percents[n - 1] = 100.0 * k / t
+                    fractions[n - 1] = k / t
             else:
                 percents[n - 1] = 100.0 * c / t
+                fractions[n - 1] = c / t
         logs = [math.log(p) if p != 0.0 else _LOG_ZERO for p in percents[:used]]
         if self.weights is None:
             score = bp * math.exp(sum(logs) / used)
@@ -591,7 +600,8 @@ class BLEU(Metric[BLEUStats]):
                 score = bp * math.exp(
                     sum(wi * li for wi, li in zip(w, logs, strict=True) if wi > 0) / mass
                 )
-        return score / 100.0, [p / 100.0 for p in percents], bp
+        # exp(mean log) of precisions all 1 can round to just above 1
+        return min(score / 100.0, 1.0), fractions, bp
 
     def signature(self, state: BLEUStats | None = None) -> str:
         """The reproducibility signature, in sacrebleu's ``key:value|...`` form.
