@@ -1,0 +1,50 @@
+"""ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them.
+
+Per (reference, prediction) pair a precision, recall and F-measure per ROUGE
+type; a batch's state is the sums of those values and the number of pairs, so
+corpus means from merged chunks equal the in-memory ones.
+
+Modules: ``_tokens`` (tokenizers, stemming, sentence splitting), ``_scores``
+(input checks and per-item n-gram, LCS and Lsum scores), ``_metrics`` (the
+state, the registered metrics and :func:`rouge`).
+"""
+
+from scorekit.text.rouge._metrics import (
+    ROUGE,
+    ROUGE1,
+    ROUGE2,
+    ROUGE3,
+    ROUGE4,
+    ROUGE5,
+    ROUGE6,
+    ROUGE7,
+    ROUGE8,
+    ROUGE9,
+    ROUGE_TYPES,
+    ROUGEL,
+    ROUGELsum,
+    RougeScore,
+    RougeSums,
+    rouge,
+)
+from scorekit.text.rouge._tokens import TOKENIZERS
+
+__all__ = [
+    "ROUGE",
+    "ROUGE1",
+    "ROUGE2",
+    "ROUGE3",
+    "ROUGE4",
+    "ROUGE5",
+    "ROUGE6",
+    "ROUGE7",
+    "ROUGE8",
+    "ROUGE9",
+    "ROUGEL",
+    "ROUGE_TYPES",
+    "TOKENIZERS",
+    "ROUGELsum",
+    "RougeScore",
+    "RougeSums",
+    "rouge",
+]
