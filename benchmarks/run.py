@@ -13,13 +13,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_bleu
-import bench_qa
-import bench_rouge
-
 import bench_classification
 import bench_information
+import bench_qa
 import bench_ranking
 import bench_regression
+import bench_rouge
 from _timing import HEADER, machine
 
 
