@@ -378,7 +378,7 @@ def test_bad_input(refs: Any, preds: Any, problem: str) -> None:
     ("options", "problem"),
     [
         ({"types": ["rouge10"]}, "unknown ROUGE type"),
-        ({"types": ["rougeW"]}, "unknown ROUGE type"),
+        ({"types": ["rougeX"]}, "unknown ROUGE type"),
         ({"types": []}, "no ROUGE type given"),
         ({"types": ["rouge1", "rouge1"]}, "a ROUGE type is given twice"),
         ({"tokenizer": "13a"}, "unknown tokenizer"),

@@ -15,6 +15,14 @@ _ROUGE_TOKENS = (
     "mean F-measure over items; the function rouge() also gives precision and recall. The "
     "state sums the per-item values, so chunks merge exactly."
 )
+_ROUGE_155 = (
+    "Tokens as for rouge1 (lowercase runs of [a-z0-9] by default, optional Porter stemming); "
+    "each text is one token sequence, as ROUGE-1.5.5 scores a one-sentence summary. With "
+    "several references an item takes the reference of highest F-measure. The value is the "
+    "mean F-measure over items; rouge(types=[...]) also gives precision and recall, and "
+    "accepts rougeS<d> / rougeSU<d> for any gap d. The state sums the per-item values, so "
+    "chunks merge exactly."
+)
 _QA_NORMALISE = (
     "Answers are normalised as the official SQuAD scripts do: lowercase, punctuation removed, "
     "the articles a, an, the dropped, whitespace collapsed. Each question takes the best score "
@@ -72,6 +80,34 @@ EXPLANATIONS: dict[str, Explanation] = {
         "requiring newlines.",
         reference="Google's rouge-score rougeLsum; Lin (2004).",
     ),
+    "rougeW": Explanation(
+        definition="ROUGE-W: the weighted longest common subsequence of prediction and "
+        "reference tokens, rewarding consecutive matches, as ROUGE-1.5.5 computes it.",
+        formula="f(k) = k^w (w = 1.2) ; WLCS = sum over runs of consecutive reference tokens "
+        "on the weighted LCS of f(run) ; P = (WLCS / f(|prediction|))^(1/w) ; R = (WLCS / "
+        "f(f(|reference|)))^(1/w) ; F = 2PR / (P + R)",
+        convention=_ROUGE_155,
+        reference="ROUGE-1.5.5 (as rouge-metric's PyRouge); Lin (2004). Lin's paper divides R "
+        "by f(|reference|); ROUGE-1.5.5 applies f twice, so identical texts have R < 1.",
+    ),
+    **{
+        name: Explanation(
+            definition=f"ROUGE-{name[5:]}: the overlap of skip-bigrams (ordered token pairs "
+            + ("with any gap" if name[-1].isalpha() else f"at most {name[-1]} tokens apart")
+            + (", plus unigrams" if "SU" in name else "")
+            + ") between prediction and reference, as precision, recall and F-measure.",
+            formula="P = |skip-bigrams in both| / |skip-bigrams of prediction| ; R = |in both| / "
+            "|skip-bigrams of reference| ; F = 2PR / (P + R)   (counts clipped, multisets)"
+            + (
+                " ; ROUGE-SU also counts the unigrams of all tokens but the last"
+                if "SU" in name
+                else ""
+            ),
+            convention=_ROUGE_155,
+            reference="ROUGE-1.5.5 (as rouge-metric's PyRouge); Lin (2004).",
+        )
+        for name in ("rougeS", "rougeS4", "rougeSU", "rougeSU4")
+    },
     "perplexity": Explanation(
         definition="Perplexity: the exponential of the mean negative log-likelihood per token, "
         "over the whole corpus (token-weighted).",

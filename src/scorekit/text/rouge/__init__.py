@@ -1,4 +1,5 @@
-"""ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them.
+"""ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them; ROUGE-W, ROUGE-S and
+ROUGE-SU as ROUGE-1.5.5.
 
 Per (reference, prediction) pair a precision, recall and F-measure per ROUGE
 type; a batch's state is the sums of those values and the number of pairs, so
@@ -20,8 +21,14 @@ from scorekit.text.rouge._metrics import (
     ROUGE7,
     ROUGE8,
     ROUGE9,
+    ROUGE_155_TYPES,
     ROUGE_TYPES,
     ROUGEL,
+    ROUGES,
+    ROUGES4,
+    ROUGESU,
+    ROUGESU4,
+    ROUGEW,
     ROUGELsum,
     RougeScore,
     RougeSums,
@@ -41,6 +48,12 @@ __all__ = [
     "ROUGE8",
     "ROUGE9",
     "ROUGEL",
+    "ROUGES",
+    "ROUGES4",
+    "ROUGESU",
+    "ROUGESU4",
+    "ROUGEW",
+    "ROUGE_155_TYPES",
     "ROUGE_TYPES",
     "TOKENIZERS",
     "ROUGELsum",

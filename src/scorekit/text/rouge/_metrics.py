@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from scorekit._core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, choices, message, raw
-from scorekit.text.rouge._scores import _item_scores
+from scorekit.text.rouge._scores import _item_scores, _skip_type
 from scorekit.text.rouge._tokens import (
     TOKENIZERS,
     SentenceSplit,
@@ -51,6 +51,12 @@ __all__ = [
     "ROUGE8",
     "ROUGE9",
     "ROUGEL",
+    "ROUGES",
+    "ROUGES4",
+    "ROUGESU",
+    "ROUGESU4",
+    "ROUGEW",
+    "ROUGE_155_TYPES",
     "ROUGE_TYPES",
     "ROUGELsum",
     "RougeScore",
@@ -60,6 +66,12 @@ __all__ = [
 
 ROUGE_TYPES = (*(f"rouge{n}" for n in range(1, 10)), "rougeL", "rougeLsum")
 """The ROUGE types: n-gram overlap for n = 1..9, LCS, and summary-level union LCS."""
+
+ROUGE_155_TYPES = ("rougeW", "rougeS", "rougeSU", "rougeS4", "rougeSU4")
+"""ROUGE-1.5.5's weighted LCS and skip-bigram types with registered metrics.
+
+``rougeS<d>`` and ``rougeSU<d>`` take any maximum gap ``d`` (``rougeS`` and
+``rougeSU`` without a number: no limit)."""
 
 _DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 
@@ -88,14 +100,15 @@ class RougeSums(State):
     """Sums of per-item precision, recall and F-measure per ROUGE type, and the item count.
 
     ``sums[t]`` holds the sums for ``types[t]``; merging adds sums and counts.
-    The tokenizer, stemming and sentence splitting that produced the values are
-    recorded and must agree when merging.
+    The tokenizer, stemming, sentence splitting and ROUGE-W weight that produced
+    the values are recorded and must agree when merging.
     """
 
     types: tuple[str, ...] = state_field("same")
     tokenizer: str = state_field("same")
     stemmer: bool = state_field("same")
     sentences: str = state_field("same")
+    weight: float = state_field("same")
     count: int = state_field("sum")
     sums: NDArray[np.float64] = state_field("sum")
 
@@ -110,8 +123,20 @@ class _RougeBase(Metric[RougeSums]):
     stemmer: bool = False
     tokenizer: Tokenizer = "default"
     split_sentences: SentenceSplit = False
+    weight: float = 1.2
 
     def __post_init__(self) -> None:
+        w = self.weight
+        if (
+            isinstance(w, bool | np.bool_)
+            or not isinstance(w, int | float | np.integer | np.floating)
+            or not np.isfinite(w)
+            or w < 1
+        ):
+            raise ConfigError(
+                message(self.name, "weight must be a finite number >= 1", w, "e.g. 1.2")
+            )
+        object.__setattr__(self, "weight", float(w))
         if not isinstance(self.stemmer, bool | np.bool_):
             raise ConfigError(
                 message(self.name, "stemmer must be True or False", self.stemmer, "a bool")
@@ -216,6 +241,7 @@ class _RougeBase(Metric[RougeSums]):
             self._tokenize_fn(),
             self._stem_fn(),
             self._split_fn(),
+            self.weight,
         )
 
     # the Metric interface ----------------------------------------------------
@@ -228,6 +254,7 @@ class _RougeBase(Metric[RougeSums]):
             tokenizer=self._tokenizer_name(),
             stemmer=bool(self.stemmer),
             sentences=self._sentences_name(),
+            weight=self.weight,
             count=0,
             sums=np.zeros((len(types), 3)),
         )
@@ -239,6 +266,7 @@ class _RougeBase(Metric[RougeSums]):
             tokenizer=empty.tokenizer,
             stemmer=empty.stemmer,
             sentences=empty.sentences,
+            weight=empty.weight,
             count=len(scores),
             sums=scores.sum(axis=0) if len(scores) else empty.sums,
         )
@@ -265,12 +293,18 @@ def _check_types(name: str, types: Any) -> tuple[str, ...]:
     if not chosen:
         raise ConfigError(
             message(
-                name, "no ROUGE type given", chosen, "at least one of " + ", ".join(ROUGE_TYPES)
+                name,
+                "no ROUGE type given",
+                chosen,
+                "at least one of " + ", ".join(ROUGE_TYPES + ROUGE_155_TYPES),
             )
         )
+    known = (*ROUGE_TYPES, "rougeW", "rougeS<d>", "rougeSU<d>")
     for t in chosen:
-        if t not in ROUGE_TYPES:
-            raise ConfigError(message(name, "unknown ROUGE type", t, choices(ROUGE_TYPES)))
+        if not isinstance(t, str) or (
+            t not in ROUGE_TYPES and t != "rougeW" and _skip_type(t) is None
+        ):
+            raise ConfigError(message(name, "unknown ROUGE type", t, choices(known)))
     if len(set(chosen)) != len(chosen):
         raise ConfigError(message(name, "a ROUGE type is given twice", chosen, "distinct types"))
     return chosen
@@ -319,8 +353,15 @@ class ROUGE(_RougeBase):
             default); ``True`` also after ``.``, ``!`` or ``?`` followed by
             whitespace; a callable ``str -> list[str]`` (e.g. ``nltk.sent_tokenize``,
             as rouge-score's ``split_summaries=True``) splits its own way.
+        weight : float
+            ROUGE-W's exponent ``w >= 1`` in ``f(k) = k^w`` (default 1.2).
         types : sequence of str
-            The ROUGE types: ``rouge1`` ... ``rouge9``, ``rougeL``, ``rougeLsum``.
+            The ROUGE types: ``rouge1`` ... ``rouge9``, ``rougeL``, ``rougeLsum``
+            (rouge-score's), and ROUGE-1.5.5's ``rougeW`` (weighted LCS),
+            ``rougeS<d>`` (skip-bigrams at most ``d`` tokens apart, e.g.
+            ``rougeS4``; ``rougeS``: any distance) and ``rougeSU<d>`` / ``rougeSU``
+            (skip-bigrams and unigrams). See :class:`ROUGEW`, :class:`ROUGES4`,
+            :class:`ROUGESU4`.
 
         Returns
         -------
@@ -415,12 +456,48 @@ _SINGLE_DOC = """{title}, as rouge-score: the mean F-measure over the items.
 """
 
 
+_SINGLE_155_DOC = """{title}, as ROUGE-1.5.5: the mean F-measure over the items.
+
+    {what}
+
+    Parameters
+    ----------
+    stemmer : bool
+        Porter-stem tokens longer than 3 characters.
+    tokenizer : {{"default", "unicode", "none"}} or callable
+        How text becomes tokens; see :class:`ROUGE`.
+    split_sentences : bool or callable
+        Not used by this type (each text is one token sequence).
+    weight : float
+        The exponent ``w >= 1`` of ROUGE-W's ``f(k) = k^w`` (``rougeW`` only).
+
+    Notes
+    -----
+    Precision and recall are in :func:`rouge`'s result. Each text is one token
+    sequence (ROUGE-1.5.5 applied to single-sentence texts). Several references
+    per item: the one of highest F-measure, as the other ROUGE types (ROUGE-1.5.5
+    averages over references, or in its "best" mode picks the one of highest
+    recall).
+
+    References
+    ----------
+    Lin, C.-Y. (2004). ROUGE: A package for automatic evaluation of summaries.
+    Values equal rouge-metric's ``PyRouge`` (a Python ROUGE-1.5.5) to 1e-12 on
+    single-sentence texts.
+
+    Examples
+    --------
+    >>> {cls}().score(["the cat sat on the mat"], ["the cat lay on the mat"])
+    {value}
+"""
+
+
 def _single(
-    cls_name: str, rouge_type: str, title: str, what: str, value: str
+    cls_name: str, rouge_type: str, title: str, what: str, value: str, doc: str = _SINGLE_DOC
 ) -> type[_SingleRouge]:
     namespace = {
         "rouge_type": rouge_type,
-        "__doc__": _SINGLE_DOC.format(title=title, what=what, cls=cls_name, value=value),
+        "__doc__": doc.format(title=title, what=what, cls=cls_name, value=value),
         "__module__": __name__,
         "__qualname__": cls_name,
     }
@@ -470,6 +547,67 @@ ROUGELsum = _single(
     _EXAMPLE[1],
 )
 
+_W_DOC = (
+    "Hits are the weighted LCS of Lin (2004) with ``f(k) = k^w``: the table of "
+    "Lin's algorithm is filled, one LCS read back from its end, and each run of "
+    "consecutive reference tokens on it scores ``f(run)``. ``P = (WLCS / "
+    "f(|p|))^(1/w)`` and ``R = (WLCS / f(f(|r|)))^(1/w)``: ROUGE-1.5.5 applies "
+    "``f`` to the reference length twice, so R of identical texts is below 1 (Lin "
+    "2004 divides by ``f(|r|)``)."
+)
+
+
+def _skip_doc(gap: str, unigrams: bool) -> str:
+    what = (
+        f"Hits are the skip-bigrams (ordered token pairs with {gap} between "
+        "them) in both texts, each counted at most as often as in both"
+    )
+    if unigrams:
+        what += "; the unigrams of all tokens but the last count as well (ROUGE-1.5.5's ROUGE-SU)"
+    return what + "; precision divides by the prediction's, recall by the reference's."
+
+
+ROUGEW = _single(
+    "ROUGEW",
+    "rougeW",
+    "ROUGE-W (weighted longest common subsequence)",
+    _W_DOC,
+    "0.613...",
+    _SINGLE_155_DOC,
+)
+ROUGES = _single(
+    "ROUGES",
+    "rougeS",
+    "ROUGE-S (skip-bigrams, any gap)",
+    _skip_doc("any number of tokens", False),
+    "0.666...",
+    _SINGLE_155_DOC,
+)
+ROUGES4 = _single(
+    "ROUGES4",
+    "rougeS4",
+    "ROUGE-S4 (skip-bigrams, gap at most 4)",
+    _skip_doc("at most 4 tokens", False),
+    "0.666...",
+    _SINGLE_155_DOC,
+)
+ROUGESU = _single(
+    "ROUGESU",
+    "rougeSU",
+    "ROUGE-SU (skip-bigrams and unigrams, any gap)",
+    _skip_doc("any number of tokens", True),
+    "0.7",
+    _SINGLE_155_DOC,
+)
+ROUGESU4 = _single(
+    "ROUGESU4",
+    "rougeSU4",
+    "ROUGE-SU4 (skip-bigrams and unigrams, gap at most 4)",
+    _skip_doc("at most 4 tokens", True),
+    "0.7",
+    _SINGLE_155_DOC,
+)
+
 
 def rouge(
     references: Any,
@@ -479,6 +617,7 @@ def rouge(
     stemmer: bool = False,
     tokenizer: Tokenizer = "default",
     split_sentences: SentenceSplit = False,
+    weight: float = 1.2,
     per_sample: bool = False,
 ) -> dict[str, RougeScore]:
     """ROUGE precision, recall and F-measure per type, as Google's rouge-score.
@@ -489,7 +628,7 @@ def rouge(
         Per item, a reference string or a list of reference strings.
     predictions : sequence of str
         Per item, the predicted string.
-    types, stemmer, tokenizer, split_sentences
+    types, stemmer, tokenizer, split_sentences, weight
         See :class:`ROUGE`.
     per_sample : bool
         Also return each item's precision, recall and F-measure
@@ -512,7 +651,11 @@ def rouge(
            [0.66666667, 1.        , 0.8       ]])
     """
     metric = ROUGE(
-        types=types, stemmer=stemmer, tokenizer=tokenizer, split_sentences=split_sentences
+        types=types,
+        stemmer=stemmer,
+        tokenizer=tokenizer,
+        split_sentences=split_sentences,
+        weight=weight,
     )
     scores = metric._item_scores(references, predictions)
     result = metric.compute(metric._state_of(scores))

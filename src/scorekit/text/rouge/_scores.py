@@ -286,6 +286,7 @@ def _item_scores(
     tokenize: Callable[[str], list[str]],
     stem_token: Callable[[str], str] | None,
     split: Callable[[str], Sequence[str]],
+    weight: float = 1.2,
 ) -> NDArray[np.float64]:
     """Per item and type: precision, recall, F-measure, shape ``(n, types, 3)``."""
     refs, per_item, preds = _check_inputs(metric, references, predictions)
@@ -297,8 +298,13 @@ def _item_scores(
     if any(t != "rougeLsum" for t in types):
         batch = _Batch(preds + refs, tokenize, stem_token)
         for k, rouge_type in enumerate(types):
+            skip = _skip_type(rouge_type)
             if rouge_type == "rougeL":
                 out[:, k] = _lcs_scores(batch, n, pair_item)
+            elif rouge_type == "rougeW":
+                out[:, k] = _wlcs_scores(batch, n, pair_item, weight)
+            elif skip is not None:
+                out[:, k] = _skip_scores(batch, n, pair_item, *skip)
             elif rouge_type != "rougeLsum":
                 hits, ref_total, pred_total = _ngram_stats(batch, int(rouge_type[5:]), n, pair_item)
                 out[:, k] = _prf(hits, np.maximum(pred_total, 1), np.maximum(ref_total, 1))
@@ -373,3 +379,154 @@ def _summary_scores(
             pred_total[k] = p_total
     scores = _prf(hits, np.maximum(pred_total, 1), np.maximum(ref_total, 1))
     return scores
+
+
+# ROUGE-1.5.5 types: weighted LCS and skip-bigrams ------------------------------
+
+
+def _segmented_cummax(
+    values: NDArray[np.float64], starts: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """Running maximum of ``values`` that restarts wherever ``starts`` is True (exact)."""
+    uniq, rank = np.unique(values, return_inverse=True)
+    segment = np.cumsum(starts)
+    keys = segment.astype(np.int64) * (len(uniq) + 1) + rank.reshape(-1)
+    running = np.maximum.accumulate(keys) - segment * (len(uniq) + 1)
+    return np.asarray(uniq[running], dtype=np.float64)
+
+
+def _wlcs_hits(hyp: NDArray[np.int64], ref: NDArray[np.int64], weight: float) -> float:
+    """ROUGE-1.5.5's weighted LCS score of one pair.
+
+    The table of Lin (2004) is filled row by row over the prediction (numpy along
+    the reference); one weighted LCS is read back from the end, and the score sums
+    ``f(run)`` over the runs of consecutive reference positions it covers.
+    """
+    m, n = len(hyp), len(ref)
+    table = np.zeros((m + 1, n + 1))
+    run = np.zeros(n + 1, dtype=np.int64)
+    is_start = np.zeros(n + 1, dtype=bool)
+    is_start[0] = True
+    for i in range(1, m + 1):
+        match = np.concatenate([[False], ref == hyp[i - 1]])
+        k = np.concatenate([[0], run[:-1]])
+        gain = (k + 1.0) ** weight - k.astype(np.float64) ** weight
+        diag = np.concatenate([[0.0], table[i - 1, :-1]])
+        values = np.where(match, diag + gain, table[i - 1])
+        starts = is_start | match
+        # a match takes the diagonal; otherwise the max of above and left, which
+        # chains back to the last match of the row
+        table[i] = np.where(match, values, _segmented_cummax(values, starts))
+        run = np.where(match, k + 1, 0)
+    positions: list[int] = []
+    i, j = m, n
+    while i > 0 and j > 0:
+        if hyp[i - 1] == ref[j - 1]:
+            i -= 1
+            j -= 1
+            positions.append(j)
+        elif table[i, j] == table[i, j - 1]:
+            j -= 1
+        else:
+            i -= 1
+    if not positions:
+        return 0.0
+    pos = np.asarray(positions[::-1], dtype=np.int64)
+    breaks = np.flatnonzero(np.diff(pos) != 1)
+    lengths = np.diff(np.concatenate([[-1], breaks, [len(pos) - 1]]))
+    return float(np.sum(lengths.astype(np.float64) ** weight))
+
+
+def _wlcs_scores(
+    batch: _Batch, n: int, pair_item: NDArray[np.int64], weight: float
+) -> NDArray[np.float64]:
+    """Per pair: ROUGE-W precision, recall and F-measure as ROUGE-1.5.5.
+
+    ``P = (WLCS / f(|p|))^(1/w)`` and ``R = (WLCS / f(f(|r|)))^(1/w)`` with
+    ``f(k) = k^w``: ROUGE-1.5.5 weighs the reference length twice.
+    """
+    out = np.zeros((len(pair_item), 3))
+    for k, item in enumerate(pair_item.tolist()):
+        hyp = batch.ids[batch.starts[item] : batch.ends[item]]
+        ref = batch.ids[batch.starts[n + k] : batch.ends[n + k]]
+        if len(hyp) == 0 or len(ref) == 0:
+            continue
+        hits = _wlcs_hits(hyp, ref, weight)
+        precision = (hits / len(hyp) ** weight) ** (1.0 / weight)
+        recall = (hits / (len(ref) ** weight) ** weight) ** (1.0 / weight)
+        if precision > 0 and recall > 0:
+            out[k] = precision, recall, precision * recall / (0.5 * recall + 0.5 * precision)
+    return out
+
+
+def _skip_codes(batch: _Batch, gap: int | None, unigrams: bool) -> tuple[NDArray[np.int64], ...]:
+    """Per text, the codes of its skip-bigrams (and, for ROUGE-SU, unigrams but the last token).
+
+    Returns the text of each gram and its code.
+    """
+    lengths = batch.lengths
+    n_texts = len(lengths)
+    text_of_token = np.repeat(np.arange(n_texts, dtype=np.int64), lengths)
+    position = np.arange(len(batch.ids), dtype=np.int64) - np.repeat(batch.starts, lengths)
+    longest = int(lengths.max()) if n_texts else 0
+    max_offset = longest - 1 if gap is None else min(gap + 1, longest - 1)
+    vocab = batch.vocab
+    texts: list[NDArray[np.int64]] = []
+    codes: list[NDArray[np.int64]] = []
+    for d in range(1, max_offset + 1):
+        ok = position + d < np.repeat(lengths, lengths)
+        lo = np.flatnonzero(ok)
+        texts.append(text_of_token[lo])
+        codes.append(vocab + batch.ids[lo] * vocab + batch.ids[lo + d])
+    if unigrams:
+        ok = position + 1 < np.repeat(lengths, lengths)
+        texts.append(text_of_token[ok])
+        codes.append(batch.ids[ok])
+    if not texts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(texts), np.concatenate(codes)
+
+
+def _skip_scores(
+    batch: _Batch, n: int, pair_item: NDArray[np.int64], gap: int | None, unigrams: bool
+) -> NDArray[np.float64]:
+    """Per pair: ROUGE-S (or ROUGE-SU) precision, recall and F-measure as ROUGE-1.5.5."""
+    n_pairs = len(pair_item)
+    text_of, grams = _skip_codes(batch, gap, unigrams)
+    totals = np.bincount(text_of, minlength=len(batch.lengths))
+    pred_total = totals[pair_item]
+    ref_total = totals[n:]
+    if grams.size == 0:
+        return np.zeros((n_pairs, 3))
+    grams = _dense(grams)[0]
+    size = int(grams.max()) + 1
+    is_ref = text_of >= n
+    ref_keys, ref_counts = np.unique(
+        (text_of[is_ref] - n) * size + grams[is_ref], return_counts=True
+    )
+    pred_keys, pred_counts = np.unique(text_of[~is_ref] * size + grams[~is_ref], return_counts=True)
+    pair = ref_keys // size
+    lookup = pair_item[pair] * size + ref_keys % size
+    overlap = np.zeros(n_pairs)
+    if len(pred_keys):
+        at = np.minimum(np.searchsorted(pred_keys, lookup), len(pred_keys) - 1)
+        found = pred_keys[at] == lookup
+        matched = np.where(found, np.minimum(ref_counts, pred_counts[at]), 0)
+        overlap = np.bincount(pair, weights=matched.astype(np.float64), minlength=n_pairs).astype(
+            np.float64
+        )
+    scores = _prf(overlap, np.maximum(pred_total, 1), np.maximum(ref_total, 1))
+    scores[(ref_total == 0) | (pred_total == 0)] = 0.0
+    return scores
+
+
+def _skip_type(rouge_type: str) -> tuple[int | None, bool] | None:
+    """``(gap, unigrams)`` of ``rougeS[d]`` / ``rougeSU[d]``, or None for another type."""
+    for prefix, unigrams in (("rougeSU", True), ("rougeS", False)):
+        if rouge_type.startswith(prefix):
+            rest = rouge_type[len(prefix) :]
+            if rest == "":
+                return None, unigrams
+            if rest.isdigit() and rest.isascii():
+                return int(rest), unigrams
+    return None
