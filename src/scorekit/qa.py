@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import abc
 import itertools
 import math
 import re
@@ -29,7 +30,7 @@ import string
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -405,8 +406,9 @@ class _AnswerMetric(Metric[AnswerScores]):
     def __post_init__(self) -> None:
         _check_version(self.name, self.version)
 
+    @abc.abstractmethod
     def _measure(self) -> str:
-        raise NotImplementedError
+        """Which per-question score this metric averages: ``"exact"`` or ``"f1"``."""
 
     def empty(self) -> AnswerScores:
         """The state of no questions."""
@@ -779,8 +781,8 @@ def squad(
     for q, p in zip(answered_q, preds, strict=True):
         if not isinstance(p, str):
             raise _bad_item("squad", "predictions", p, f"id {q[0]!r}")
-    exact, f = question_scores(refs, preds, version=version, metric="squad")
-    assert f is not None
+    exact, scored = question_scores(refs, preds, version=version, metric="squad")
+    f = cast(NDArray[np.float64], scored)
     total = len(qids)
     if version == "1.1":
         return {"exact": float(exact.sum()) / total, "f1": float(f.sum()) / total, "total": total}

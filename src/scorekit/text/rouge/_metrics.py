@@ -15,9 +15,10 @@ per-item scores come from :mod:`scorekit.text.rouge._scores`.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -181,8 +182,9 @@ class _RougeBase(Metric[RougeSums]):
                 )
             )
 
+    @abc.abstractmethod
     def _types(self) -> tuple[str, ...]:
-        raise NotImplementedError
+        """The ROUGE types this configuration scores."""
 
     # settings ---------------------------------------------------------------
 
@@ -201,8 +203,7 @@ class _RougeBase(Metric[RougeSums]):
             return _unicode_tokens
         if self.tokenizer == "none":
             return _none_tokens
-        user = self.tokenizer
-        assert callable(user)
+        user = cast(Callable[[str], list[str]], self.tokenizer)
         name = self.name
 
         def tokenize(text: str) -> list[str]:
