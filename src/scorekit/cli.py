@@ -34,7 +34,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -593,24 +593,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float_any(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
-    return value
+def _number_above(bound: float) -> Callable[[str], float]:
+    """An argparse type: a finite number greater than ``bound``."""
 
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > bound):
+            raise argparse.ArgumentTypeError(f"expected a finite number > {bound:g}, got {text!r}")
+        return value
 
-def _log_base(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 1):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 1, got {text!r}")
-    return value
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -673,7 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--categorical", nargs="+", metavar="COL", help="numeric columns to split multiway"
     )
     ft.add_argument("--weight", metavar="COL", help="sample weights")
-    ft.add_argument("--base", type=_log_base, default=2.0, help="logarithm base (default 2: bits)")
+    ft.add_argument(
+        "--base", type=_number_above(1), default=2.0, help="logarithm base (default 2: bits)"
+    )
     ft.add_argument("--top", type=_positive_int, metavar="N", help="show the best N only")
     ft.add_argument("--format", choices=("table", "json", "csv"), default="table")
     ft.set_defaults(handler=_cmd_features)
@@ -707,7 +704,7 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument(
         "-l",
         "--relevance-level",
-        type=_positive_float_any,
+        type=_number_above(0),
         metavar="L",
         help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
     )

@@ -75,7 +75,7 @@ class Precision(RankingMetric):
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Relevant in the top k over k, per query."""
-        hits = judged.per_query(self._cut(judged) & judged.relevant(self.relevance_level))
+        hits = self._hits(judged)
         return hits / float(self.k or 1)
 
 
@@ -121,7 +121,7 @@ class Recall(RankingMetric):
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Relevant in the top k over all relevant, per query."""
-        hits = judged.per_query(self._cut(judged) & judged.relevant(self.relevance_level))
+        hits = self._hits(judged)
         return _ratio(hits, judged.num_relevant(self.relevance_level))
 
 
@@ -170,7 +170,7 @@ class FAtK(RankingMetric):
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """F-beta of P@k and R@k, per query."""
-        hits = judged.per_query(self._cut(judged) & judged.relevant(self.relevance_level))
+        hits = self._hits(judged)
         p = hits / float(self.k or 1)
         r = _ratio(hits, judged.num_relevant(self.relevance_level))
         b2 = float(self.beta) ** 2
@@ -217,7 +217,7 @@ class HitRate(RankingMetric):
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """1.0 where a relevant document is in the top k."""
-        hits = judged.per_query(self._cut(judged) & judged.relevant(self.relevance_level))
+        hits = self._hits(judged)
         return (hits > 0).astype(np.float64)
 
 

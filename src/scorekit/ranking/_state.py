@@ -210,6 +210,10 @@ class RankingMetric(Metric[QueryValues]):
             return np.ones(len(judged.rank), dtype=bool)
         return np.asarray(judged.rank <= self.k)
 
+    def _hits(self, judged: Judged) -> NDArray[np.float64]:
+        """Per query: the relevant documents within the cutoff."""
+        return judged.per_query(self._cut(judged) & judged.relevant(self.relevance_level))
+
 
 def _ratio(num: NDArray[np.float64], den: NDArray[np.float64]) -> NDArray[np.float64]:
     out = np.zeros_like(num)
