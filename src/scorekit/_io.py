@@ -52,6 +52,7 @@ SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(_FORMATS) + tuple(
 
 _SOURCE = b"scorekit.source"
 _FORMAT = b"scorekit.format"
+_OFFSET = b"scorekit.offset"
 
 _NUMBER = r"^\s*[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity|nan)\s*$"
 
@@ -306,10 +307,14 @@ def _json_error(path: Path, exc: Exception) -> InputError:
 
 
 def _where(table: Any, column: str, row: int) -> str:
-    """``file, line N, column 'c'`` for a 0-based data row (``row N`` for Parquet)."""
+    """``file, line N, column 'c'`` for a 0-based data row (``row N`` for Parquet).
+
+    A chunk of a file records the file row of its first row as ``scorekit.offset``.
+    """
     meta = table.schema.metadata or {}
     source = meta.get(_SOURCE, b"table").decode()
     fmt = meta.get(_FORMAT, b"").decode()
+    row += int(meta.get(_OFFSET, b"0").decode())
     place = f"row {row + 1}"
     if fmt in ("csv", "tsv", "jsonl"):
         line = _nonblank_line(Path(source), row + (0 if fmt == "jsonl" else 1))
