@@ -1,0 +1,441 @@
+"""The load generator against a real streaming server on loopback (tests/openai_server.py).
+
+The server sends the first token TTFT seconds after it has read a request and the
+next ones every INTERVAL seconds, so the measured times have known targets; the
+tolerances leave room for a loaded two-core machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import ROOT
+from openai_server import OpenAIServer
+from scorekit.errors import ConfigError, InputError
+from scorekit.throughput._sse import SSEDecoder
+from scorekit.throughput.loadtest import (
+    RECORD_KEYS,
+    MissingDependencyError,
+    estimate_tokens,
+    read_prompts,
+    run_loadtest,
+    write_records,
+)
+
+TTFT = 0.1
+INTERVAL = 0.01
+TTFT_SLACK = 0.04
+RATE_TOLERANCE = 0.25
+
+
+@pytest.fixture
+def server():
+    srv = OpenAIServer(ttft=TTFT, interval=INTERVAL).start()
+    yield srv
+    srv.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _check_times(record):
+    times = record["token_times"]
+    assert record["start"] <= record["end"]
+    assert times == sorted(times)
+    if times:
+        assert record["first_token"] == times[0]
+        assert record["start"] < times[0] and times[-1] <= record["end"]
+    else:
+        assert record["first_token"] is None
+
+
+# timings ----------------------------------------------------------------------------
+
+
+def test_ttft_and_generation_rate_match_the_server(server):
+    tokens = 10
+    records, interrupted = run_loadtest(
+        server.url, "model-a", ["tell me a story"], num_requests=3, max_tokens=tokens
+    )
+    assert not interrupted
+    assert [r["id"] for r in records] == [0, 1, 2]
+    for record in records:
+        assert list(record) == list(RECORD_KEYS)
+        assert record["success"] is True and record["error"] is None
+        assert record["output_tokens"] == tokens and record["prompt_tokens"] == 4
+        assert record["tokens_estimated"] is False
+        assert len(record["token_times"]) == tokens
+        _check_times(record)
+        ttft = record["first_token"] - record["start"]
+        assert TTFT <= ttft <= TTFT + TTFT_SLACK
+        times = record["token_times"]
+        gap = (times[-1] - times[0]) / (tokens - 1)
+        assert abs(gap - INTERVAL) <= RATE_TOLERANCE * INTERVAL
+    # closed loop with one worker: each request starts after the previous one ended
+    for before, after in itertools.pairwise(records):
+        assert after["start"] >= before["end"]
+
+
+def test_throughput_and_concurrency_limit(server):
+    tokens, workers, requests = 10, 4, 8
+    records, _ = run_loadtest(
+        server.url, "m", ["hi"], concurrency=workers, num_requests=requests, max_tokens=tokens
+    )
+    assert len(records) == requests and all(r["success"] for r in records)
+    assert server.max_active == workers
+    wall = max(r["end"] for r in records) - min(r["start"] for r in records)
+    measured = sum(r["output_tokens"] for r in records) / wall
+    # two rounds of four requests, each TTFT + 9 intervals long at best
+    expected = requests * tokens / (requests / workers * (TTFT + (tokens - 1) * INTERVAL))
+    assert (1 - RATE_TOLERANCE) * expected <= measured <= 1.02 * expected
+
+
+def test_concurrency_three_never_exceeded(server):
+    records, _ = run_loadtest(
+        server.url, "m", ["ttft=0.05"], concurrency=3, num_requests=9, max_tokens=3
+    )
+    assert len(records) == 9 and all(r["success"] for r in records)
+    assert server.max_active == 3
+    assert len(server.requests) == 9
+
+
+def test_poisson_arrivals_follow_the_seeded_schedule(server):
+    rate, count, seed = 40.0, 8, 7
+    records, _ = run_loadtest(
+        server.url, "m", ["ttft=0.2"], rate=rate, num_requests=count, max_tokens=2, seed=seed
+    )
+    assert [r["id"] for r in records] == list(range(count))
+    assert all(r["success"] for r in records)
+    rng = random.Random(seed)
+    expected = [0.0]
+    for _ in range(count - 1):
+        expected.append(expected[-1] + rng.expovariate(rate))
+    t0 = records[0]["start"]
+    for record, offset in zip(records, expected, strict=True):
+        assert offset - 0.002 <= record["start"] - t0 <= offset + 0.03
+    # open loop: requests do not wait for earlier answers (each takes >= 0.2 s)
+    assert server.max_active >= 3
+
+
+def test_duration_stops_new_requests_and_lets_running_ones_finish(server):
+    duration = 0.4
+    records, _ = run_loadtest(
+        server.url, "m", ["ttft=0.05"], concurrency=2, duration=duration, max_tokens=5
+    )
+    t0 = min(r["start"] for r in records)
+    assert 4 <= len(records) <= 10
+    assert all(r["success"] for r in records)
+    assert all(r["start"] - t0 < duration for r in records)
+    assert max(r["end"] for r in records) - t0 > duration
+
+
+# failures -------------------------------------------------------------------------
+
+FAULTS = {
+    "mode=http500": ("http 500: model crashed", 0),
+    "mode=stall_headers": ("timeout", 0),
+    "mode=stall_tokens after=3": ("timeout", 3),
+    "mode=drop after=2": ("connection error: ", 2),
+    "mode=malformed after=2": ("malformed stream: invalid JSON", 2),
+    "mode=error_event after=1": ("server error: out of memory", 1),
+    "mode=no_done": ("truncated stream", 6),
+    "mode=json_answer": ("malformed stream: the server answered with JSON", 0),
+    "interval=0.3": ("timeout", 2),
+}
+
+
+def test_every_failure_is_recorded_with_its_reason(server):
+    prompts = ["ok", *FAULTS, "crlf=1 ok"]
+    began = time.perf_counter()
+    records, interrupted = run_loadtest(
+        server.url, "m", prompts, concurrency=len(prompts), max_tokens=6, timeout=0.5
+    )
+    assert time.perf_counter() - began < 3.0
+    assert not interrupted
+    assert len(records) == len(prompts)
+    by_prompt = dict(zip(prompts, records, strict=True))
+    for name in ("ok", "crlf=1 ok"):
+        assert by_prompt[name]["success"] and by_prompt[name]["output_tokens"] == 6
+    for prompt, (reason, chunks) in FAULTS.items():
+        record = by_prompt[prompt]
+        assert record["success"] is False, prompt
+        assert record["error"].startswith(reason), (prompt, record["error"])
+        assert len(record["token_times"]) == chunks, prompt
+        _check_times(record)
+    # a failed stream without usage: counts come from what was seen
+    dropped = by_prompt["mode=drop after=2"]
+    assert dropped["output_tokens"] == 2 and dropped["tokens_estimated"] is True
+    assert dropped["prompt_tokens"] == estimate_tokens("mode=drop after=2") == 5
+    # "truncated stream": the usage chunk came, only [DONE] is missing
+    assert by_prompt["mode=no_done"]["tokens_estimated"] is False
+    # the stalled requests failed at the timeout, not later
+    stalled = by_prompt["mode=stall_headers"]
+    assert 0.5 <= stalled["end"] - stalled["start"] < 0.8
+
+
+def test_server_not_listening(server):
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    records, _ = run_loadtest(url, "m", ["a", "b"], num_requests=3, timeout=2)
+    assert len(records) == 3
+    for record in records:
+        assert record["success"] is False
+        assert record["error"].startswith("connection error: ")
+        assert record["output_tokens"] == 0 and record["first_token"] is None
+
+
+def test_usage_fallback_counts_chunks_and_estimates_the_prompt(server):
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "mode=no_usage hello"},
+    ]
+    records, _ = run_loadtest(
+        server.url, "m", [{"messages": messages, "max_tokens": 5}], num_requests=2
+    )
+    for record in records:
+        assert record["success"] is True
+        assert record["tokens_estimated"] is True
+        assert record["output_tokens"] == 5 == len(record["token_times"])
+        # 9 + 19 characters of message text, / 4 rounded up
+        assert record["prompt_tokens"] == math.ceil(28 / 4) == 7
+    completions, _ = run_loadtest(
+        server.url, "m", ["mode=no_usage abc"], endpoint="completions", max_tokens=3
+    )
+    assert completions[0]["output_tokens"] == 3 and completions[0]["prompt_tokens"] == 5
+
+
+# requests -------------------------------------------------------------------------
+
+
+def test_request_bodies_endpoints_and_key(server):
+    prompts = [{"prompt": "a b", "max_tokens": 3}, {"prompt": "c"}]
+    records, _ = run_loadtest(
+        server.url + "/", "model-x", prompts, num_requests=3, max_tokens=2, api_key="sk-test"
+    )
+    assert [r["output_tokens"] for r in records] == [3, 2, 3]
+    assert [r["prompt_tokens"] for r in records] == [2, 1, 2]
+    first = server.requests[0]
+    assert first["path"] == "/v1/chat/completions"
+    assert first["headers"]["authorization"] == "Bearer sk-test"
+    assert first["body"] == {
+        "model": "model-x",
+        "messages": [{"role": "user", "content": "a b"}],
+        "max_tokens": 3,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    assert server.requests[1]["body"]["max_tokens"] == 2
+    server.reset()
+    records, _ = run_loadtest(
+        server.url, "model-x", ["ttft=0 interval=0 z"], endpoint="completions"
+    )
+    assert records[0]["success"] and records[0]["prompt_tokens"] == 3
+    (only,) = server.requests
+    assert only["path"] == "/v1/completions"
+    assert "authorization" not in only["headers"]
+    assert only["body"]["prompt"] == "ttft=0 interval=0 z" and "messages" not in only["body"]
+    assert only["body"]["max_tokens"] == 128
+
+
+def test_interrupt_cancels_running_requests(server):
+    def interrupt():
+        deadline = time.monotonic() + 10
+        while len(server.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    killer = threading.Thread(target=interrupt)
+    killer.start()
+    began = time.perf_counter()
+    records, interrupted = run_loadtest(
+        server.url, "m", ["ttft=0.02 interval=0.1"], concurrency=2, num_requests=50, max_tokens=10
+    )
+    killer.join()
+    assert interrupted is True
+    assert time.perf_counter() - began < 3
+    assert 3 <= len(records) < 50
+    assert [r["id"] for r in records] == list(range(len(records)))
+    cancelled = [r for r in records if r["error"] == "cancelled"]
+    assert len(cancelled) == 2
+    assert all(r["success"] for r in records if r["error"] is None)
+    assert all(0 < len(r["token_times"]) < 10 for r in cancelled)
+    for record in records:
+        _check_times(record)
+
+
+# prompts and options --------------------------------------------------------------
+
+
+def test_prompts_file_blank_lines_and_cycling(tmp_path, server):
+    path = tmp_path / "prompts.jsonl"
+    lines = [
+        '{"prompt": "one"}',
+        "",
+        '{"messages": [{"role": "user", "content": "two words"}], "max_tokens": 2}',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    prompts = read_prompts(path)
+    assert [p.text for p in prompts] == ["one", None]
+    assert prompts[1].max_tokens == 2
+    records, _ = run_loadtest(server.url, "m", path, num_requests=5, max_tokens=3)
+    assert [r["prompt_tokens"] for r in records] == [1, 2, 1, 2, 1]
+    assert [r["output_tokens"] for r in records] == [3, 2, 3, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("text", "place", "problem"),
+    [
+        (
+            '{"prompt": "a"}\n{"prompt": }\n',
+            "line 2",
+            "invalid JSON; got Expecting value at column 12",
+        ),
+        ('["a"]\n', "line 1", "line is not a JSON object"),
+        ('{"text": "a"}\n', "line 1", "need exactly one of 'prompt' and 'messages'"),
+        ('{"prompt": "a", "messages": []}\n', "line 1", "need exactly one"),
+        ('{"prompt": 3}\n', "line 1, column 'prompt'", "not a string"),
+        ('{"messages": "hi"}\n', "line 1, column 'messages'", "not a list"),
+        ('{"messages": [{"content": "hi"}]}\n', "line 1, column 'messages'", "bad message"),
+        ('\n{"prompt": "a", "max_tokens": 0}\n', "line 2, column 'max_tokens'", "not a whole"),
+        ('{"prompt": "a", "max_tokens": true}\n', "line 1, column 'max_tokens'", "not a whole"),
+        ("\n  \n", "", "no prompts"),
+    ],
+)
+def test_bad_prompts_file(tmp_path, text, place, problem):
+    path = tmp_path / "p.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_prompts(path)
+    assert str(info.value).startswith(f"{path}{', ' + place if place else ''}: ")
+    assert problem in str(info.value)
+
+
+def test_missing_prompts_file(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_prompts(tmp_path / "absent.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ({"concurrency": 2, "rate": 1.0}, "both concurrency and rate given"),
+        ({"concurrency": 0}, "bad concurrency; got 0"),
+        ({"rate": -1.0}, "bad rate; got -1.0"),
+        ({"rate": math.inf}, "bad rate"),
+        ({"max_tokens": 0}, "bad max_tokens"),
+        ({"duration": 0}, "bad duration"),
+        ({"num_requests": 1.5}, "bad num_requests"),
+        ({"timeout": 0}, "bad timeout"),
+        ({"endpoint": "embeddings"}, "unknown endpoint; got 'embeddings', expected one of"),
+        ({"url": "127.0.0.1:8000/v1"}, "bad url"),
+        ({"url": "http:///v1"}, "bad url"),
+        (
+            {"endpoint": "completions", "prompts": [{"messages": [{"role": "u", "content": ""}]}]},
+            "the completions endpoint needs text prompts",
+        ),
+        ({"prompts": []}, "no prompts"),
+        ({"prompts": [5]}, "prompt 0: prompt is not a string or an object"),
+    ],
+)
+def test_bad_options(options, problem):
+    args = {"url": "http://127.0.0.1:9/v1", "prompts": ["hi"], **options}
+    url, prompts = args.pop("url"), args.pop("prompts")
+    with pytest.raises(ConfigError if "prompt 0" not in problem else InputError) as info:
+        run_loadtest(url, "m", prompts, **args)
+    assert problem in str(info.value)
+
+
+def test_missing_httpx_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    with pytest.raises(MissingDependencyError) as info:
+        run_loadtest("http://127.0.0.1:9/v1", "m", ["hi"])
+    assert isinstance(info.value, ImportError)
+    assert "pip install 'scorekit[serve]'" in str(info.value)
+
+
+def test_import_scorekit_does_not_import_httpx():
+    code = (
+        "import sys, scorekit, scorekit.cli, scorekit.throughput.loadtest; "
+        "print('httpx' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "False"
+
+
+def test_write_records_round_trip(tmp_path):
+    record = {
+        "error": None,
+        "id": 3,
+        "prompt_tokens": 2,
+        "output_tokens": 1,
+        "start": 1.5,
+        "first_token": 1.75,
+        "end": 2.0,
+        "token_times": [1.75],
+        "success": True,
+        "tokens_estimated": False,
+    }
+    path = tmp_path / "r.jsonl"
+    write_records([record, {**record, "id": 4}], path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [record, {**record, "id": 4}]
+    assert list(json.loads(lines[0])) == list(RECORD_KEYS)
+    with pytest.raises(InputError, match="cannot write"):
+        write_records([record], tmp_path / "no" / "r.jsonl")
+
+
+def test_progress_line_on_request(server, capsys):
+    run_loadtest(server.url, "m", ["ttft=0"], num_requests=2, max_tokens=2, progress=True)
+    err = capsys.readouterr().err
+    assert "loadtest [####################] 2/2 done, 0 failed" in err
+    run_loadtest(server.url, "m", ["ttft=0"], num_requests=1, max_tokens=1, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+# server-sent events ----------------------------------------------------------------
+
+STREAM = (
+    b": keep-alive\r\n\r\n"
+    b'data: {"a": "\xc3\xa9"}\r\n\r\n'
+    b"event: message\nid: 7\ndata: first\ndata:second\n\n"
+    b"retry: 10\rdata: cr\r\r"
+    b"data: [DONE]\n\n"
+)
+EVENTS = ['{"a": "é"}', "first\nsecond", "cr", "[DONE]"]
+
+
+def test_sse_decoder_any_split():
+    for cut in range(len(STREAM) + 1):
+        decoder = SSEDecoder()
+        events = decoder.feed(STREAM[:cut]) + decoder.feed(STREAM[cut:]) + decoder.close()
+        assert events == EVENTS, cut
+    decoder = SSEDecoder()
+    events = [e for i in range(len(STREAM)) for e in decoder.feed(STREAM[i : i + 1])]
+    assert events == EVENTS
+
+
+def test_sse_decoder_crlf_split_and_unfinished_event():
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: x\r") == []
+    assert decoder.feed(b"\n") == []
+    assert decoder.feed(b"\r\n") == ["x"]
+    assert decoder.feed(b"data: [DONE]") == []
+    assert decoder.close() == ["[DONE]"]
+    assert decoder.close() == []
