@@ -19,6 +19,7 @@ import importlib
 from typing import Any
 
 from scorekit._core import Metric, MetricInfo, State, available, get, parse_metric
+from scorekit._estimate import Estimate
 from scorekit._version import __version__
 from scorekit.errors import (
     ConfigError,
@@ -30,6 +31,7 @@ from scorekit.errors import (
 
 __all__ = [
     "ConfigError",
+    "Estimate",
     "InputError",
     "Metric",
     "MetricInfo",

@@ -340,6 +340,7 @@ class MetricInfo:
     variants: tuple[str, ...] = ()
     grows: bool = False
     at_aliases: tuple[str, ...] = ()
+    bounded: str | None = None
 
 
 _REGISTRY: dict[str, MetricInfo] = {}
@@ -361,6 +362,7 @@ def register(
     variants: tuple[str, ...] = (),
     grows: bool = False,
     at_aliases: tuple[str, ...] = (),
+    bounded: str | None = None,
 ) -> Callable[[M], M]:
     """Class decorator that enters a metric in the registry.
 
@@ -387,6 +389,9 @@ def register(
     at_aliases
         Names that mean this metric only when followed by ``@k`` (``recall@10``
         is the ranking metric, ``recall`` the classification one).
+    bounded
+        For a metric that grows: the option that bounds its memory instead,
+        with an error bound (``"bins=N"``, ``"relative_accuracy=A"``).
     """
     if inputs not in INPUT_KINDS:
         raise ConfigError(message(name, "unknown input kind", inputs, choices(INPUT_KINDS)))
@@ -406,6 +411,7 @@ def register(
             variants=variants,
             grows=grows,
             at_aliases=at_aliases,
+            bounded=bounded,
         )
         cls.info = info
         for key in (name, *aliases):

@@ -4,6 +4,7 @@ Every function here follows scikit-learn's signature for the metric of the same
 meaning, so switching is a change of import.
 """
 
+from scorekit.classification._binned import BinnedScores, quantile_edges
 from scorekit.classification._counts import ConfusionCounts
 from scorekit.classification._histogram import ScoreHistogram
 from scorekit.classification._labels import (
@@ -51,6 +52,7 @@ __all__ = [
     "Accuracy",
     "AveragePrecision",
     "BalancedAccuracy",
+    "BinnedScores",
     "BreakEvenPoint",
     "Brier",
     "CohenKappa",
@@ -83,6 +85,7 @@ __all__ = [
     "pr_curve",
     "precision",
     "precision_recall_fscore_support",
+    "quantile_edges",
     "recall",
     "roc_auc",
     "roc_curve",

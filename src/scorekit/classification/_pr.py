@@ -12,6 +12,14 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from scorekit._core import register
+from scorekit._estimate import Estimate
+from scorekit.classification._binned import (
+    BinnedScores,
+    bin_edges,
+    binned_ap,
+    require_binned,
+    summarize_binned,
+)
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -31,6 +39,7 @@ from scorekit.classification._scores import (
     _multi_task_checks,
     _positive_index,
     _samples_mean,
+    _ScoreMetric,
     _warn,
 )
 from scorekit.errors import (
@@ -117,9 +126,10 @@ def _ap_value(
     variants=_VARIANTS,
     grows=True,
     aliases=("ap",),
+    bounded="bins=N",
 )
 @dataclass(frozen=True)
-class AveragePrecision(_HistogramMetric):
+class AveragePrecision(_ScoreMetric[ScoreHistogram | BinnedScores]):
     """Average precision: precision at each threshold weighted by the recall it adds.
 
     .. math:: \\mathrm{AP} = \\sum_n (R_n - R_{n-1}) P_n
@@ -144,6 +154,16 @@ class AveragePrecision(_HistogramMetric):
         resulting step function. Both use the operating points at the distinct
         scores (ties form one point) and not the recall-0 end point. Not
         available with ``average='samples'``.
+    bins : int, optional
+        Bounded memory: count 1-D scores in ``bins`` equal-width bins over
+        ``score_range`` and return an :class:`~scorekit.Estimate`
+        ``(value, error_bound)``.
+    edges : array-like, optional
+        Bounded memory with these strictly increasing bin edges (for
+        example from :func:`quantile_edges`). Excludes ``bins``.
+    score_range : (float, float), optional
+        The range split by ``bins`` (default ``(0, 1)``); scores outside it
+        are counted in the end bins.
 
     Notes
     -----
@@ -153,6 +173,20 @@ class AveragePrecision(_HistogramMetric):
     class rule of :class:`ROCAUC` (no ``labels`` option: integer labels in
     ``range(n_columns)`` or exactly ``n_columns`` distinct labels); the rows
     need not sum to 1. Empty input raises an InputError.
+
+    With ``bins`` or ``edges`` the state is a :class:`BinnedScores` of fixed
+    size and the order of samples within a bin is unknown. Walking the bins
+    by decreasing score, a bin with ``p`` positives and ``n`` negatives below
+    ``a`` positives and ``c`` samples in higher bins adds at most
+    ``p (a + p) / (c + p)`` (its positives tied at its top) and at least
+    ``sum_{i=1..p} (a + i) / (c + n + i)`` (its negatives first, positives
+    one by one) to ``P * AP``; with sample weights the lower term is the
+    integral ``p - (c + n - a) ln(1 + p / (c + n))``. Every order and tie
+    pattern within the bins gives an AP between the two sums, so the value
+    returned is their midpoint and ``error_bound`` half their difference:
+    the exact AP lies in ``value +- error_bound``. Bins holding a single
+    score are exact. Binned AP takes 1-D scores only, without
+    ``interpolation``.
 
     References
     ----------
@@ -166,11 +200,16 @@ class AveragePrecision(_HistogramMetric):
     0.8333
     >>> AveragePrecision(interpolation="all").score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8333...
+    >>> AveragePrecision(edges=[0, 0.2, 0.375, 0.6, 1]).score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    Estimate(value=0.8333333333333333, error_bound=0.0)
     """
 
     average: Average = "macro"
     pos_label: Any = 1
     interpolation: Literal["11point", "all"] | None = None
+    bins: int | None = None
+    edges: tuple[float, ...] | None = None
+    score_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         _average_check(self.name, self.average)
@@ -186,6 +225,34 @@ class AveragePrecision(_HistogramMetric):
                     "interpolation=None or another average",
                 )
             )
+        edges = bin_edges(self.name, self.bins, self.edges, self.score_range)
+        object.__setattr__(self, "edges", edges)
+        if edges is not None:
+            object.__setattr__(self, "bins", None)
+            object.__setattr__(self, "score_range", None)
+            if self.interpolation is not None or self.average == "samples":
+                raise ConfigError(
+                    self._error(
+                        "bins and edges take the step-wise AP of 1-D scores only",
+                        raw(f"interpolation={self.interpolation!r}, average={self.average!r}"),
+                        "interpolation=None, or the exact metric",
+                    )
+                )
+
+    def empty(self) -> ScoreHistogram | BinnedScores:
+        """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
+        if self.edges is not None:
+            return BinnedScores.empty(self.edges)
+        return ScoreHistogram.empty()
+
+    def summarize(
+        self, y_true: Any, y_score: Any, sample_weight: Any = None
+    ) -> ScoreHistogram | BinnedScores:
+        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``."""
+        if self.edges is not None:
+            edges = np.asarray(self.edges, dtype=np.float64)
+            return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
+        return self._histogram(y_true, y_score, sample_weight)
 
     @property
     def inputs(self) -> str:
@@ -195,9 +262,14 @@ class AveragePrecision(_HistogramMetric):
     def _per_sample(self, task: str) -> str:
         return self.name if self.average == "samples" else ""
 
-    def compute(self, state: ScoreHistogram) -> Any:
-        """The AP (a float), or per-column values when ``average=None`` on 2-D scores."""
+    def compute(self, state: ScoreHistogram | BinnedScores) -> Any:
+        """The AP (a float), or per-column values when ``average=None`` on 2-D scores.
+
+        A binned state gives an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+        """
         name = self.name
+        if isinstance(state, BinnedScores):
+            return self._compute_binned(state)
         _require_data(name, state)
 
         def value(arrays: tuple[Float, Float, Float]) -> tuple[float, bool]:
@@ -244,6 +316,40 @@ class AveragePrecision(_HistogramMetric):
             return ap
         values, support, bad = self._columns(state, value)
         return _average(name, values, support, self.average, bad)
+
+    def _compute_binned(self, state: BinnedScores) -> Estimate:
+        name = self.name
+        if not np.array_equal(state.edges, np.asarray(self.edges)):
+            raise InputError(
+                self._error(
+                    "the state was binned with other edges",
+                    raw(f"{state.edges.size} edges from {float(state.edges[0])!r}"),
+                    "a state summarized by this configuration",
+                )
+            )
+        require_binned(name, state)
+        labels = state.labels
+        if labels.size > 2:
+            raise InputError(
+                self._error(
+                    "y_true has more than two classes but y_score is 1-D",
+                    raw(f"{labels.size} classes"),
+                    "two classes",
+                )
+            )
+        pos_idx = _find(labels, self.pos_label)
+        if labels.size == 2 and pos_idx < 0:
+            raise InputError(
+                self._error(
+                    "pos_label is not a label of y_true", self.pos_label, choices(labels.tolist())
+                )
+            )
+        total = state.counts.sum(axis=0)
+        pos = state.counts[pos_idx] if pos_idx >= 0 else np.zeros_like(total)
+        if not pos.sum() > 0:
+            _warn(name, "no positive sample in y_true; AP is set to 0")
+            return Estimate(0.0, 0.0)
+        return binned_ap(state, pos, total - pos)
 
 
 @register(
@@ -405,8 +511,15 @@ def average_precision(
     pos_label: Any = 1,
     sample_weight: Any = None,
     interpolation: Literal["11point", "all"] | None = None,
+    bins: int | None = None,
+    edges: Any = None,
+    score_range: tuple[float, float] | None = None,
 ) -> Any:
     """Average precision, as :class:`AveragePrecision` (``average_precision_score``).
+
+    With ``bins`` or ``edges`` the memory is bounded and the result an
+    :class:`~scorekit.Estimate` whose ``error_bound`` bounds the distance to
+    the exact AP.
 
     Examples
     --------
@@ -414,8 +527,18 @@ def average_precision(
     0.833...
     >>> average_precision([0, 1, 0, 1], [0.3, 0.8, 0.6, 0.4], interpolation="11point")
     0.848...
+    >>> value, bound = average_precision([0, 1, 0, 1], [0.3, 0.8, 0.6, 0.4], bins=2)
+    >>> round(value - bound, 4), round(value + bound, 4)
+    (0.5, 0.8333)
     """
-    m = AveragePrecision(average=average, pos_label=pos_label, interpolation=interpolation)
+    m = AveragePrecision(
+        average=average,
+        pos_label=pos_label,
+        interpolation=interpolation,
+        bins=bins,
+        edges=edges,
+        score_range=score_range,
+    )
     return m.score(y_true, y_score, sample_weight=sample_weight)
 
 

@@ -12,6 +12,14 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from scorekit._core import register
+from scorekit._estimate import Estimate
+from scorekit.classification._binned import (
+    BinnedScores,
+    bin_edges,
+    binned_auc,
+    require_binned,
+    summarize_binned,
+)
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -31,6 +39,7 @@ from scorekit.classification._scores import (
     _multi_task_checks,
     _positive_index,
     _samples_mean,
+    _ScoreMetric,
     _warn,
 )
 from scorekit.errors import (
@@ -111,9 +120,10 @@ def _auc_value(
     variant="average",
     variants=_VARIANTS,
     grows=True,
+    bounded="bins=N",
 )
 @dataclass(frozen=True)
-class ROCAUC(_HistogramMetric):
+class ROCAUC(_ScoreMetric[ScoreHistogram | BinnedScores]):
     """Area under the ROC curve: the chance a positive outranks a negative (ties count 1/2).
 
     .. math:: \\mathrm{AUC} = P(s^+ > s^-) + \\tfrac12 P(s^+ = s^-)
@@ -143,6 +153,17 @@ class ROCAUC(_HistogramMetric):
         Without it, integer labels in ``range(n_columns)`` name their column,
         and other labels must have exactly ``n_columns`` distinct values in
         every summarized batch (pass ``labels`` when streaming such data).
+    bins : int, optional
+        Bounded memory: count 1-D scores in ``bins`` equal-width bins over
+        ``score_range`` instead of keeping every distinct score, and return
+        an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+    edges : array-like, optional
+        Bounded memory with these bin edges (strictly increasing, at least
+        two); :func:`quantile_edges` builds them from a sample of scores.
+        Excludes ``bins``.
+    score_range : (float, float), optional
+        The range split by ``bins`` (default ``(0, 1)``); scores outside it
+        are counted in the end bins.
 
     Notes
     -----
@@ -156,6 +177,22 @@ class ROCAUC(_HistogramMetric):
     absent from ``y_true``, this metric computes (that class's AUC is nan).
     Empty input raises an InputError. The state is exact and grows with the
     number of distinct scores.
+
+    With ``bins`` or ``edges`` the state is a :class:`BinnedScores` of fixed
+    size (per bin: the count of each label, the smallest and largest score).
+    With ``p_b`` and ``n_b`` the positives and negatives in bin ``b``, the
+    value counts the pairs within a bin as half (the trapezoid between the
+    ROC points at the bin edges) and
+
+    .. math:: |\\mathrm{AUC} - \\widehat{\\mathrm{AUC}}|
+              \\le \\frac{1}{2} \\sum_b \\frac{p_b n_b}{P N}
+
+    (bins holding a single score are exact ties and add nothing). Quantile
+    edges from a sample (:func:`quantile_edges`) give the smallest bound for
+    a number of bins. Binned AUC takes 1-D scores only; ``max_fpr``,
+    ``multi_class='ovr'`` and ``average='samples'`` are not available with it.
+    Bins are :func:`numpy.histogram`'s, so states merge only when built with
+    the same edges (else a StateMismatchError names the difference).
 
     References
     ----------
@@ -172,12 +209,17 @@ class ROCAUC(_HistogramMetric):
     ...     [0, 1, 2, 2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.3, 0.3, 0.4]]
     ... )
     1.0
+    >>> ROCAUC(bins=4).score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    Estimate(value=0.875, error_bound=0.125)
     """
 
     average: Average = "macro"
     max_fpr: float | None = None
     multi_class: Literal["raise", "ovr"] = "raise"
     labels: tuple[Any, ...] | None = None
+    bins: int | None = None
+    edges: tuple[float, ...] | None = None
+    score_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         _average_check(self.name, self.average)
@@ -195,6 +237,42 @@ class ROCAUC(_HistogramMetric):
             if not ok or not 0 < self.max_fpr <= 1:
                 raise ConfigError(self._error("invalid max_fpr", self.max_fpr, "0 < max_fpr <= 1"))
         object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
+        edges = bin_edges(self.name, self.bins, self.edges, self.score_range)
+        object.__setattr__(self, "edges", edges)
+        if edges is not None:
+            object.__setattr__(self, "bins", None)
+            object.__setattr__(self, "score_range", None)
+            if self.max_fpr is not None and self.max_fpr != 1:
+                raise ConfigError(
+                    self._error(
+                        "partial AUC (max_fpr) is not available with bins",
+                        self.max_fpr,
+                        "max_fpr=None",
+                    )
+                )
+            if self.multi_class != "raise" or self.average == "samples":
+                raise ConfigError(
+                    self._error(
+                        "bins and edges take 1-D binary scores only",
+                        raw(f"multi_class={self.multi_class!r}, average={self.average!r}"),
+                        "the defaults, or the exact metric for 2-D scores",
+                    )
+                )
+
+    def empty(self) -> ScoreHistogram | BinnedScores:
+        """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
+        if self.edges is not None:
+            return BinnedScores.empty(self.edges)
+        return ScoreHistogram.empty()
+
+    def summarize(
+        self, y_true: Any, y_score: Any, sample_weight: Any = None
+    ) -> ScoreHistogram | BinnedScores:
+        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``."""
+        if self.edges is not None:
+            edges = np.asarray(self.edges, dtype=np.float64)
+            return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
+        return self._histogram(y_true, y_score, sample_weight)
 
     @property
     def inputs(self) -> str:
@@ -238,9 +316,14 @@ class ROCAUC(_HistogramMetric):
                 )
             )
 
-    def compute(self, state: ScoreHistogram) -> Any:
-        """The AUC (a float), or per-column AUCs when ``average=None`` on 2-D scores."""
+    def compute(self, state: ScoreHistogram | BinnedScores) -> Any:
+        """The AUC (a float), or per-column AUCs when ``average=None`` on 2-D scores.
+
+        A binned state gives an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+        """
         name = self.name
+        if isinstance(state, BinnedScores):
+            return self._compute_binned(state)
         _require_data(name, state)
 
         def value(arrays: tuple[Float, Float, Float]) -> tuple[float, bool]:
@@ -280,6 +363,35 @@ class ROCAUC(_HistogramMetric):
             return auc
         values, support, bad = self._columns(state, value)
         return _average(name, values, support, self.average, bad)
+
+    def _compute_binned(self, state: BinnedScores) -> Estimate:
+        name = self.name
+        if not np.array_equal(state.edges, np.asarray(self.edges)):
+            raise InputError(
+                self._error(
+                    "the state was binned with other edges",
+                    raw(f"{state.edges.size} edges from {float(state.edges[0])!r}"),
+                    "a state summarized by this configuration",
+                )
+            )
+        require_binned(name, state)
+        if state.labels.size > 2:
+            raise InputError(
+                self._error(
+                    "y_true has more than two classes but y_score is 1-D",
+                    raw(f"{state.labels.size} classes"),
+                    "two classes",
+                )
+            )
+        undefined = Estimate(math.nan, math.nan)
+        if state.labels.size < 2:
+            _warn(name, "only one class is present in y_true; ROC AUC is undefined")
+            return undefined
+        neg, pos = state.counts[0], state.counts[1]
+        if not (pos.sum() > 0 and neg.sum() > 0):
+            _warn(name, "only one class has a positive weight; ROC AUC is undefined")
+            return undefined
+        return binned_auc(state, pos, neg)
 
 
 @register(
@@ -373,8 +485,15 @@ def roc_auc(
     max_fpr: float | None = None,
     multi_class: Literal["raise", "ovr"] = "raise",
     labels: Any = None,
+    bins: int | None = None,
+    edges: Any = None,
+    score_range: tuple[float, float] | None = None,
 ) -> Any:
     """Area under the ROC curve, as :class:`ROCAUC` (scikit-learn's ``roc_auc_score``).
+
+    With ``bins`` or ``edges`` the memory is bounded and the result an
+    :class:`~scorekit.Estimate` whose ``error_bound`` bounds the distance to
+    the exact AUC.
 
     Examples
     --------
@@ -382,6 +501,16 @@ def roc_auc(
     0.75
     >>> roc_auc([[0, 1], [1, 0], [1, 1]], [[0.2, 0.9], [0.7, 0.4], [0.6, 0.5]], average=None)
     array([1., 1.])
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], edges=[0, 0.2, 0.375, 0.6, 1])
+    Estimate(value=0.75, error_bound=0.0)
     """
-    m = ROCAUC(average=average, max_fpr=max_fpr, multi_class=multi_class, labels=labels)
+    m = ROCAUC(
+        average=average,
+        max_fpr=max_fpr,
+        multi_class=multi_class,
+        labels=labels,
+        bins=bins,
+        edges=edges,
+        score_range=score_range,
+    )
     return m.score(y_true, y_score, sample_weight=sample_weight)

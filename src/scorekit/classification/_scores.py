@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,7 +21,7 @@ from scorekit._check import (
     as_weights,
     check_same_length,
 )
-from scorekit._core import Metric
+from scorekit._core import Metric, State
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -186,13 +186,17 @@ def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
 # metrics --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _HistogramMetric(Metric[ScoreHistogram]):
-    """Shared plumbing of the metrics whose state is :class:`ScoreHistogram`."""
+S = TypeVar("S", bound=State)
 
-    def empty(self) -> ScoreHistogram:
-        """The state of no data."""
-        return ScoreHistogram.empty()
+
+@dataclass(frozen=True)
+class _ScoreMetric(Metric[S]):
+    """Shared plumbing of the score-based metrics: the exact histogram of one batch.
+
+    Subclasses whose state is always a :class:`ScoreHistogram` derive from
+    :class:`_HistogramMetric`; ROC AUC and AP, which also have a binned state,
+    derive from this class and choose the state in their own ``summarize``.
+    """
 
     def _class_labels(self) -> tuple[Any, ...] | None:
         return None
@@ -203,7 +207,7 @@ class _HistogramMetric(Metric[ScoreHistogram]):
     def _check_multiclass(self, s: Float) -> None:
         """Reject 2-D scores with 1-D labels when the configuration does not allow them."""
 
-    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
+    def _histogram(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
         """Histogram one batch of ``(y_true, y_score)``."""
         name = self.name
         s = as_scores(name, "y_score", y_score, ndim=(1, 2))
@@ -225,9 +229,9 @@ class _HistogramMetric(Metric[ScoreHistogram]):
                         "y_score of the same shape as y_true",
                     )
                 )
-            return self.empty() if n == 0 else _binary_summary(t, s, w)
+            return ScoreHistogram.empty() if n == 0 else _binary_summary(t, s, w)
         if n == 0:
-            return self.empty()
+            return ScoreHistogram.empty()
         k = s.shape[1]
         if multilabel:
             if t.shape != s.shape:
@@ -250,13 +254,13 @@ class _HistogramMetric(Metric[ScoreHistogram]):
                     )
                 )
             if n == 0:
-                return self.empty()
+                return ScoreHistogram.empty()
             per_sample = self._per_sample("multilabel")
             return _column_summary("multilabel", np.arange(k), t == 1, s, w, per_sample)
         self._check_multiclass(s)
         classes, codes = _classes(name, t, k, self._class_labels())
         if n == 0:
-            return self.empty()
+            return ScoreHistogram.empty()
         pos = codes[:, None] == np.arange(k)
         per_sample = self._per_sample("multiclass")
         return _column_summary("multiclass", classes, pos, s, w, per_sample)
@@ -272,6 +276,19 @@ class _HistogramMetric(Metric[ScoreHistogram]):
                 bad.append(c)
         support = np.bincount(state.key, weights=state.counts[:, 1], minlength=k)
         return values, support.astype(np.float64), bad
+
+
+@dataclass(frozen=True)
+class _HistogramMetric(_ScoreMetric[ScoreHistogram]):
+    """Shared plumbing of the metrics whose state is :class:`ScoreHistogram`."""
+
+    def empty(self) -> ScoreHistogram:
+        """The state of no data."""
+        return ScoreHistogram.empty()
+
+    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
+        """Histogram one batch of ``(y_true, y_score)``."""
+        return self._histogram(y_true, y_score, sample_weight)
 
 
 def _average_check(metric: str, average: Any) -> None:
