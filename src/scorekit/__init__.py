@@ -20,6 +20,7 @@ from typing import Any
 
 from scorekit._core import Metric, MetricInfo, State, available, get, parse_metric
 from scorekit._estimate import Estimate
+from scorekit._sketch import QuantileSketch
 from scorekit._version import __version__
 from scorekit.errors import (
     ConfigError,
@@ -35,6 +36,7 @@ __all__ = [
     "InputError",
     "Metric",
     "MetricInfo",
+    "QuantileSketch",
     "ScorekitError",
     "State",
     "StateMismatchError",

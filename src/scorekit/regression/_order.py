@@ -10,6 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._core import Metric, State, register, state_field
+from scorekit._estimate import Estimate
+from scorekit._sketch import QuantileSketch, check_relative_accuracy
 from scorekit.errors import InputError, message, raw
 from scorekit.regression._base import (
     EPS,
@@ -137,9 +139,10 @@ def _averaged(value: float, excess: float, nxt: float) -> float:
     variant="multioutput",
     variants=("uniform_average", "raw_values"),
     grows=True,
+    bounded="relative_accuracy=A",
 )
 @dataclass(frozen=True)
-class MedAE(RegressionMetric[AbsErrors]):
+class MedAE(RegressionMetric[AbsErrors | QuantileSketch]):
     """Median absolute error.
 
     .. math:: \\mathrm{MedAE} = \\operatorname{median}_i |y_i - \\hat y_i|
@@ -147,6 +150,21 @@ class MedAE(RegressionMetric[AbsErrors]):
     With ``sample_weight`` the weighted median uses the averaged inverted CDF
     (the mean of the two middle values when the half weight falls exactly on
     a data point), as scikit-learn's ``median_absolute_error``.
+
+    Parameters
+    ----------
+    multioutput : {'uniform_average', 'raw_values'} or sequence of float
+        How per-output medians combine, as in scikit-learn.
+    relative_accuracy : float in (0, 1), optional
+        Bounded memory: keep a DDSketch (:class:`~scorekit.QuantileSketch`) of
+        the absolute errors instead of every error, and return an
+        :class:`~scorekit.Estimate` ``(value, error_bound)``. The value is
+        within relative error ``relative_accuracy`` of the exact median of
+        ``|y - yhat|``: ``|value - MedAE| <= relative_accuracy * MedAE``, and
+        ``error_bound = relative_accuracy * value / (1 - relative_accuracy)``
+        (plus a few units of float64 rounding) bounds that distance from the
+        value alone. ``None`` (default) keeps
+        every error and is exact.
 
     Notes
     -----
@@ -157,20 +175,51 @@ class MedAE(RegressionMetric[AbsErrors]):
     cumulative weights may differ by rounding, which can only matter when
     half the total weight falls within float64 eps of a data point.
 
+    With ``relative_accuracy`` the state is a :class:`~scorekit.QuantileSketch`
+    whose size is the number of logarithmic buckets the errors reach: at most
+    about ``ln(max / min) / (2 relative_accuracy)`` per output (about 1,150
+    buckets for errors spanning 1e-3 to 1e7 at 1 %), whatever the number of
+    samples; errors below 2.2e-308 count as exact zeros. Weights are
+    supported (a weighted sketch, same bound), with the same rounding caveat
+    as above for where half the weight falls.
+
     Examples
     --------
     >>> MedAE().score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.5
     >>> MedAE().score([1, 2, 3, 4], [0, 0, 0, 0], sample_weight=[1, 1, 1, 5])
     4.0
+    >>> value, bound = MedAE(relative_accuracy=0.01).score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
+    >>> round(value, 4), round(bound, 4)
+    (0.5015, 0.0051)
     """
 
-    def empty(self) -> AbsErrors:
+    relative_accuracy: float | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.relative_accuracy is not None:
+            alpha = check_relative_accuracy(self.name, self.relative_accuracy)
+            object.__setattr__(self, "relative_accuracy", alpha)
+
+    def empty(self) -> AbsErrors | QuantileSketch:
         """The state of no data."""
+        if self.relative_accuracy is not None:
+            return QuantileSketch.empty(self.relative_accuracy)
         return AbsErrors.empty()
 
-    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> AbsErrors:
-        """Keep the absolute errors (and weights) of one batch."""
+    def summarize(
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> AbsErrors | QuantileSketch:
+        """Keep the absolute errors (and weights) of one batch, or their sketch."""
+        errors, w = self._errors(y_true, y_pred, sample_weight)
+        if self.relative_accuracy is not None:
+            return QuantileSketch.of(errors, self.relative_accuracy, w)
+        return AbsErrors(errors=errors, weights=np.zeros(0) if w is None else w.copy())
+
+    def _errors(
+        self, y_true: Any, y_pred: Any, sample_weight: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
         n, k = t.shape
         errors = np.empty((n, k), dtype=np.float64)
@@ -185,10 +234,15 @@ class MedAE(RegressionMetric[AbsErrors]):
             probe = blockwise(n, k, None, probe_of)
         if not np.isfinite(probe).all():
             ensure_finite(self.name, t, p)
-        return AbsErrors(errors=errors, weights=np.zeros(0) if w is None else w.copy())
+        return errors, w
 
-    def compute(self, state: AbsErrors) -> float | NDArray[np.float64]:
-        """The (weighted) median per output, combined as ``multioutput`` says."""
+    def compute(self, state: AbsErrors | QuantileSketch) -> Any:
+        """The (weighted) median per output, combined as ``multioutput`` says.
+
+        A sketch gives an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+        """
+        if isinstance(state, QuantileSketch):
+            return self._compute_sketch(state)
         n = len(state.errors)
         if not state.weighted:
             require_data(self.name, n, float(n))
@@ -200,6 +254,26 @@ class MedAE(RegressionMetric[AbsErrors]):
                 dtype=np.float64,
             )
         return combine_outputs(self.name, np.asarray(values, dtype=np.float64), self.multioutput)
+
+    def _compute_sketch(self, state: QuantileSketch) -> Estimate:
+        alpha = self.relative_accuracy
+        if alpha is None or state.relative_accuracy != alpha:
+            raise InputError(
+                message(
+                    self.name,
+                    "the sketch was built with another relative accuracy",
+                    state.relative_accuracy,
+                    f"relative_accuracy={alpha!r} as configured",
+                )
+            )
+        require_data(self.name, state.n_samples, float(state.weight.sum()))
+        values = state.median()
+        # |value - m| <= alpha m and m <= value / (1 - alpha); a few eps cover rounding
+        bounds = alpha * values / (1 - alpha) + 8 * EPS * values
+        return Estimate(
+            combine_outputs(self.name, values, self.multioutput),
+            combine_outputs(self.name, bounds, self.multioutput),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,18 +354,23 @@ def medae(
     *,
     multioutput: Multioutput | Any = "uniform_average",
     sample_weight: Any = None,
-) -> float | NDArray[np.float64]:
+    relative_accuracy: float | None = None,
+) -> Any:
     """Median absolute error; see :class:`MedAE`.
+
+    With ``relative_accuracy`` the memory is bounded (a DDSketch) and the
+    result an :class:`~scorekit.Estimate` within that relative error.
 
     Examples
     --------
     >>> medae([1, 2, 3], [1, 5, 4])
     1.0
+    >>> value, bound = medae([1, 2, 3], [1, 5, 4], relative_accuracy=0.05)
+    >>> round(value, 4), value - bound <= 1.0 <= value + bound
+    (0.95, True)
     """
-    result: float | NDArray[np.float64] = MedAE(multioutput=multioutput).score(
-        y_true, y_pred, sample_weight=sample_weight
-    )
-    return result
+    metric = MedAE(multioutput=multioutput, relative_accuracy=relative_accuracy)
+    return metric.score(y_true, y_pred, sample_weight=sample_weight)
 
 
 def max_error(y_true: Any, y_pred: Any) -> float:
