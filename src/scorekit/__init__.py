@@ -16,7 +16,7 @@ chunks, files or workers equals the in-memory one.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorekit._core import Metric, MetricInfo, State, available, get, parse_metric
 from scorekit._estimate import Estimate
@@ -30,9 +30,13 @@ from scorekit.errors import (
     UndefinedMetricWarning,
 )
 
+if TYPE_CHECKING:
+    from scorekit.engines.stream import EvaluationResult, evaluate
+
 __all__ = [
     "ConfigError",
     "Estimate",
+    "EvaluationResult",
     "InputError",
     "Metric",
     "MetricInfo",
@@ -44,6 +48,7 @@ __all__ = [
     "__version__",
     "available",
     "classification",
+    "evaluate",
     "get",
     "information",
     "multilabel",
@@ -65,7 +70,15 @@ _SUBMODULES = (
 )
 
 
+_ENGINE_NAMES = ("evaluate", "EvaluationResult")
+
+
 def __getattr__(name: str) -> Any:
+    if name in _ENGINE_NAMES:
+        stream = importlib.import_module("scorekit.engines.stream")
+        value = getattr(stream, name)
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         module = importlib.import_module(f"scorekit.{name}")
         globals()[name] = module
@@ -74,4 +87,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SUBMODULES))
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_ENGINE_NAMES))

@@ -271,18 +271,30 @@ def batch_arguments(
 def _ranking_arguments(
     metric: Metric[Any], chunk: Chunk, mapping: Mapping[str, tuple[str, ...]], qrels: Any
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    from scorekit.ranking import Run
-
     if qrels is None:
         raise ConfigError(
             message(
                 metric.name, "needs relevance judgments", None, "qrels=... (a Qrels, dict or path)"
             )
         )
-    query = chunk.get(_STRINGS, mapping["query"])
-    doc = chunk.get(_STRINGS, mapping["doc"])
-    score = chunk.get(_SCORES, mapping["score"])
-    return (qrels, Run(query, doc, score, source=_io._source(chunk.table))), {}
+    return (qrels, _run(chunk, mapping)), {}
+
+
+def _run(chunk: Chunk, mapping: Mapping[str, tuple[str, ...]]) -> Any:
+    """The run of a chunk, built once for all ranking metrics.
+
+    Its source is ``table``: a duplicate document is named by its query and doc
+    id, which stay right whatever chunk of a file the rows come from.
+    """
+    from scorekit.ranking import Run
+
+    key = ("run", (*mapping["query"], *mapping["doc"], *mapping["score"]))
+    if key not in chunk._cache:
+        query = chunk.get(_STRINGS, mapping["query"])
+        doc = chunk.get(_STRINGS, mapping["doc"])
+        score = chunk.get(_SCORES, mapping["score"])
+        chunk._cache[key] = Run(query, doc, score)
+    return chunk._cache[key]
 
 
 def _records(table: Any, mapping: Mapping[str, tuple[str, ...]]) -> Any:
@@ -506,8 +518,22 @@ def summarize_table(
     [0.666..., 0.333...]
     """
     chunk = Chunk(table)
+    ranking = [m for m in metrics if m.inputs == "qrels_run"]
+    judged: Any = None
+    if ranking and qrels is not None:
+        from scorekit.ranking import as_qrels
+        from scorekit.ranking._ranked import judge
+        from scorekit.ranking._state import RankingMetric
+
+        qrels = as_qrels(qrels)
     states = []
     for metric in metrics:
         args, kwargs = batch_arguments(metric, chunk, mapping, qrels=qrels)
-        states.append(metric.summarize(*args, **kwargs))
+        if metric.inputs == "qrels_run" and isinstance(metric, RankingMetric):
+            # the run is joined with the qrels once, for every ranking metric
+            if judged is None:
+                judged = judge(qrels, args[1])
+            states.append(metric.for_qrels(qrels).from_judged(judged))
+        else:
+            states.append(metric.summarize(*args, **kwargs))
     return states

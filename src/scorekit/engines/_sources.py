@@ -1,0 +1,331 @@
+"""Where the streaming engine reads from: in-memory tables, files, globs and directories.
+
+:func:`open_source` turns what the user passed into a :class:`Source`: an
+in-memory table (pyarrow, pandas or a dict of columns), or a list of files. A
+source knows the columns it has and yields pyarrow tables of at most
+``chunk_size`` rows, each carrying the schema metadata ``scorekit.source``,
+``scorekit.format`` and ``scorekit.offset``, so an error in a chunk names the
+file, line and column (see :func:`scorekit._io._where`). The file readers are in
+:mod:`scorekit.engines._readers`.
+"""
+
+from __future__ import annotations
+
+import abc
+import glob
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekit import _io
+from scorekit.engines import _readers
+from scorekit.engines._progress import Progress
+from scorekit.errors import ConfigError, InputError, message, raw
+
+__all__ = ["ReadPlan", "Source", "open_source"]
+
+_GLOB = ("*", "?", "[")
+
+
+@dataclass
+class ReadPlan:
+    """What reading has learnt so far: the column types of each text format.
+
+    The first file of a format fixes the column types of the files after it. A
+    value that does not fit its column's type widens the type here, and the read
+    starts again (see :class:`scorekit.engines._readers.Widen`).
+    """
+
+    types: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class Source(abc.ABC):
+    """Input of :func:`scorekit.evaluate`: its columns, size and chunks."""
+
+    total_bytes: int | None = None
+    total_rows: int | None = None
+    name: str = "table"
+
+    @abc.abstractmethod
+    def columns(self) -> list[str]:
+        """The columns present (of the first file, for files)."""
+
+    @abc.abstractmethod
+    def chunks(
+        self,
+        wanted: Sequence[str],
+        chunk_size: int,
+        progress: Progress,
+        plan: ReadPlan,
+    ) -> Iterator[Any]:
+        """Tables of at most ``chunk_size`` rows with only the ``wanted`` columns."""
+
+
+def _with_meta(table: Any, source: str, fmt: str | None, offset: int) -> Any:
+    meta = {_io._SOURCE: source.encode(), _io._OFFSET: str(offset).encode()}
+    if fmt is not None:
+        meta[_io._FORMAT] = fmt.encode()
+    return table.replace_schema_metadata(meta)
+
+
+class TableSource(Source):
+    """An in-memory pyarrow table, sliced into chunks (zero-copy)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.total_rows = int(table.num_rows)
+
+    def columns(self) -> list[str]:
+        return list(self.table.column_names)
+
+    def chunks(
+        self,
+        wanted: Sequence[str],
+        chunk_size: int,
+        progress: Progress,
+        plan: ReadPlan,
+    ) -> Iterator[Any]:
+        table = self.table.select(list(wanted))
+        for start in range(0, table.num_rows, chunk_size):
+            part = table.slice(start, chunk_size)
+            progress.update(rows=part.num_rows)
+            yield _with_meta(part, "table", None, start)
+
+
+class FileSource(Source):
+    """Files read one after the other in batches, in the order given."""
+
+    def __init__(self, files: Sequence[Path], name: str) -> None:
+        self.files = list(files)
+        self.name = name
+        self.formats = [_readers.format_of(p) for p in self.files]
+        self.total_bytes = sum(_size(p) for p in self.files)
+
+    def columns(self) -> list[str]:
+        return _readers.columns_of(self.files[0], self.formats[0])
+
+    def chunks(
+        self,
+        wanted: Sequence[str],
+        chunk_size: int,
+        progress: Progress,
+        plan: ReadPlan,
+    ) -> Iterator[Any]:
+        done_bytes = 0
+        first_types: dict[str, Any] = {}
+        first_path: Path | None = None
+        for path, fmt in zip(self.files, self.formats, strict=True):
+            offset = 0
+            reader = _readers.batches(path, fmt, list(wanted), chunk_size, plan)
+            for batch, position in reader:
+                table = _table(batch)
+                if first_path is None:
+                    first_path, first_types = path, _kinds(table)
+                else:
+                    _check_kinds(first_path, first_types, path, table)
+                for start in range(0, table.num_rows, chunk_size):
+                    part = table.slice(start, chunk_size)
+                    progress.update(rows=part.num_rows, bytes_read=done_bytes + position)
+                    yield _with_meta(part, str(path), fmt, offset)
+                    offset += part.num_rows
+            done_bytes += _size(path)
+            progress.update(bytes_read=done_bytes)
+
+
+def _table(batch: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(batch, pa.Table):
+        return batch.replace_schema_metadata(None)
+    return pa.Table.from_batches([batch]).replace_schema_metadata(None)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _kind(kind: Any) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_null(kind):
+        return "null"
+    if pa.types.is_dictionary(kind):
+        return _kind(kind.value_type)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _io._is_string_view(kind):
+        return "text"
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return "list"
+    if _io._is_numeric(kind):
+        return "number"
+    return str(kind)
+
+
+def _kinds(table: Any) -> dict[str, Any]:
+    return {f.name: f.type for f in table.schema}
+
+
+def _check_kinds(first: Path, types: dict[str, Any], path: Path, table: Any) -> None:
+    """Columns read from several files must hold the same kind of value in each."""
+    for f in table.schema:
+        before = types.get(f.name)
+        if before is None:
+            continue
+        a, b = _kind(before), _kind(f.type)
+        if "null" in (a, b) or a == b:
+            continue
+        raise InputError(
+            message(
+                f"{path}, column {f.name!r}",
+                "column type differs from the first file",
+                raw(f"{f.type} here, {before} in {first}"),
+                "the same type of value in every file",
+            )
+        )
+
+
+# opening a source ----------------------------------------------------------------
+
+
+def open_source(source: Any) -> Source:
+    """The :class:`Source` for a table, a dict of columns, a path, a glob or a directory.
+
+    Examples
+    --------
+    >>> open_source({"y_true": [1, 0], "y_pred": [1, 1]}).columns()
+    ['y_true', 'y_pred']
+    """
+    if isinstance(source, str | os.PathLike):
+        return _file_source(source)
+    table = as_table(source)
+    return TableSource(table)
+
+
+def as_table(source: Any) -> Any:
+    """An in-memory source as a pyarrow table: pyarrow, pandas or a dict of columns."""
+    import pyarrow as pa
+
+    if isinstance(source, pa.Table):
+        return source
+    if isinstance(source, pa.RecordBatch):
+        return pa.Table.from_batches([source])
+    module = type(source).__module__ or ""
+    if module.startswith("pandas") and hasattr(source, "columns"):
+        return pa.Table.from_pandas(source, preserve_index=False)
+    if module.startswith("dask"):
+        raise ConfigError(
+            message(
+                "evaluate",
+                "a Dask DataFrame runs on the Dask engine",
+                raw(type(source).__name__),
+                "engine='dask'",
+            )
+        )
+    if isinstance(source, Mapping):
+        return _from_columns(source)
+    raise InputError(
+        message(
+            "evaluate",
+            "cannot read the source",
+            raw(type(source).__name__),
+            "a pyarrow Table, a pandas DataFrame, a dict of columns, a path, a glob or a directory",
+        )
+    )
+
+
+def _from_columns(columns: Mapping[Any, Any]) -> Any:
+    import pyarrow as pa
+
+    arrays: dict[str, Any] = {}
+    length: int | None = None
+    first = ""
+    for name, values in columns.items():
+        if not isinstance(name, str):
+            raise InputError(message("evaluate", "column names must be strings", name, "a str key"))
+        array = _column_array(name, values)
+        if length is None:
+            length, first = len(array), name
+        elif len(array) != length:
+            raise InputError(
+                message(
+                    "evaluate",
+                    f"column {name!r} has a different length",
+                    raw(f"{len(array)} rows, {length} in {first!r}"),
+                    "columns of equal length",
+                )
+            )
+        arrays[name] = array
+    return pa.table(arrays)
+
+
+def _column_array(name: str, values: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        return values
+    if isinstance(values, np.ndarray) and values.ndim == 2:
+        flat = pa.array(np.ascontiguousarray(values).reshape(-1))
+        return pa.FixedSizeListArray.from_arrays(flat, values.shape[1])
+    if isinstance(values, np.ndarray) and values.ndim > 2:
+        raise InputError(
+            message(
+                "evaluate",
+                f"column {name!r} has too many dimensions",
+                raw(f"shape {values.shape}"),
+                "1-D values or a 2-D matrix",
+            )
+        )
+    module = type(values).__module__ or ""
+    if module.startswith("pandas"):
+        values = values.to_numpy()
+    try:
+        if isinstance(values, list | tuple) and values and isinstance(values[0], np.ndarray):
+            return pa.array([np.asarray(v).tolist() for v in values])
+        return pa.array(values)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise InputError(
+            message(
+                "evaluate",
+                f"cannot make a column of {name!r}",
+                raw(str(exc).splitlines()[0] if str(exc) else type(exc).__name__),
+                "values of one type",
+            )
+        ) from None
+
+
+def _file_source(source: str | os.PathLike[str]) -> FileSource:
+    text = os.fspath(source)
+    path = Path(text)
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.iterdir()
+            if p.is_file() and not p.name.startswith((".", "_")) and _readers.supported(p)
+        )
+        if not files:
+            raise InputError(
+                message(
+                    text,
+                    "no readable file in the directory",
+                    None,
+                    "files ending in " + ", ".join(_readers.EXTENSIONS),
+                )
+            )
+        return FileSource(files, text)
+    if path.exists():
+        return FileSource([path], text)
+    if any(c in text for c in _GLOB):
+        matches = sorted(Path(p) for p in glob.glob(text, recursive=True))
+        files = [p for p in matches if p.is_file()]
+        if not files:
+            raise InputError(message(text, "the pattern matches no file", None, "a glob of files"))
+        for p in files:
+            _readers.format_of(p)
+        return FileSource(files, text)
+    raise InputError(message(text, "no such file", None, "an existing file, directory or glob"))
