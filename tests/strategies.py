@@ -76,7 +76,53 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         return _qa_answers(rng, n, style)
     if kind == "references_predictions":
         return _references_predictions(rng, n, style)
+    if kind == "requests":
+        return (_requests(rng, n, style),)
     raise KeyError(kind)
+
+
+def _requests(rng: np.random.Generator, n: int, style: int) -> Any:
+    """Serving records (about 15% failed), as dicts, Requests, a DataFrame or an Arrow table.
+
+    Times are rounded to a coarse grid with style 1, so ties, zero gaps and
+    zero-length requests occur; some records lack a first-token time or token times.
+    """
+    import pandas as pd
+    import pyarrow as pa
+
+    from scorekit.throughput import Request
+
+    start = rng.random(n) * 10
+    ttft = rng.random(n) * 0.5
+    output = rng.integers(0, 6, n)
+    gaps = rng.random((n, 5)) * 0.1
+    if style == 1:
+        start, ttft, gaps = np.round(start, 1), np.round(ttft, 1), np.round(gaps, 1)
+    times = start[:, None] + (ttft[:, None] + (np.cumsum(gaps, axis=1) - gaps[:, :1]))
+    end = np.where(output > 0, times[np.arange(n), np.maximum(output - 1, 0)], start + ttft)
+    failed = rng.random(n) < 0.15
+    no_first = rng.random(n) < 0.2
+    no_times = rng.random(n) < 0.3
+    records = []
+    for i in range(n):
+        record: dict[str, Any] = {
+            "prompt_tokens": int(rng.integers(0, 50)),
+            "output_tokens": int(output[i]),
+            "start": float(start[i]),
+            "end": float(end[i]),
+            "first_token": None if no_first[i] or output[i] == 0 else float(times[i, 0]),
+            "token_times": None if no_times[i] else [float(t) for t in times[i, : output[i]]],
+            "success": not failed[i],
+            "error": "timeout" if failed[i] else None,
+        }
+        records.append(record)
+    if style == 1:
+        return [Request(**r) for r in records]
+    if style == 2:
+        return pd.DataFrame(records)
+    if style == 3:
+        return pa.Table.from_pylist(records)
+    return records
 
 
 def _log_probs(rng: np.random.Generator, n: int, k: int, style: int) -> tuple[Any, ...]:

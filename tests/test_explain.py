@@ -22,6 +22,7 @@ from scorekit._explain import (
     _ranking,
     _regression,
     _text,
+    _throughput,
     example_args,
     example_data,
     explain,
@@ -40,6 +41,7 @@ FAMILIES = (
     _information.EXPLANATIONS,
     _ranking.EXPLANATIONS,
     _text.EXPLANATIONS,
+    _throughput.EXPLANATIONS,
 )
 
 

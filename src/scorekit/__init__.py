@@ -57,6 +57,7 @@ __all__ = [
     "ranking",
     "regression",
     "text",
+    "throughput",
 ]
 
 _SUBMODULES = (
@@ -67,6 +68,7 @@ _SUBMODULES = (
     "ranking",
     "regression",
     "text",
+    "throughput",
 )
 
 

@@ -321,6 +321,8 @@ INPUT_KINDS = {
     "2-D array with a mask)",
     "qa_answers": "references, predictions: per question a list of gold answer strings, and "
     "one predicted answer string",
+    "requests": "records: one per request with prompt_tokens, output_tokens, start, end "
+    "(optional first_token, token_times, success, error)",
 }
 
 
@@ -529,6 +531,7 @@ _MODULES = (
     "scorekit.ranking",
     "scorekit.text",
     "scorekit.qa",
+    "scorekit.throughput",
 )
 
 

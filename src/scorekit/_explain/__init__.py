@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from scorekit._core import INPUT_KINDS, Metric, MetricInfo, parse_metric
-from scorekit._explain import _classification, _information, _ranking, _regression, _text
+from scorekit._explain import (
+    _classification,
+    _information,
+    _ranking,
+    _regression,
+    _text,
+    _throughput,
+)
 from scorekit._explain._entry import Explanation
 from scorekit.errors import ScorekitError
 
@@ -40,6 +47,7 @@ EXPLANATIONS: dict[str, Explanation] = {
     **_information.EXPLANATIONS,
     **_ranking.EXPLANATIONS,
     **_text.EXPLANATIONS,
+    **_throughput.EXPLANATIONS,
 }
 """Per registered metric name: definition, formula, convention and reference."""
 
@@ -123,6 +131,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         "y": [1.5, 1.0, 3.5, 3.5, 6.0, 4.0],
     },
+    "requests": {"records": _throughput.EXAMPLE_RECORDS},
 }
 """A tiny dataset per input kind (keys of ``INPUT_KINDS``) for the worked examples.
 

@@ -1,0 +1,502 @@
+"""Request records: the input of the serving metrics, from Python objects, tables or files.
+
+One record per request, with the columns (or keys) of :data:`COLUMNS`:
+
+- ``prompt_tokens``, ``output_tokens``: whole numbers >= 0;
+- ``start``, ``end``: seconds on any common clock (or Arrow / pandas timestamps,
+  taken as seconds since the epoch);
+- ``first_token`` (optional): the arrival time of the first output token, or null;
+- ``token_times`` (optional): the arrival time of every streamed output chunk
+  (absolute, same clock), a list per record; in CSV a JSON list in a cell;
+- ``success`` (optional): false for a failed request; null or absent means true,
+  unless ``error`` holds a non-empty reason;
+- ``error`` (optional): the reason a request failed.
+
+Other columns (``id``, ``model``, ...) are ignored. Every input becomes Arrow
+arrays first (pyarrow converts Python lists in C), then numpy arrays checked in
+one vectorised pass; only JSON list strings in CSV cells are parsed one by one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._io import SUPPORTED_EXTENSIONS, read_table
+from scorekit.errors import InputError, message, raw
+from scorekit.throughput._input import (
+    COLUMNS,
+    OPTIONAL,
+    REQUIRED,
+    Request,
+    Source,
+    columns,
+    parse_json_lists,
+)
+
+__all__ = ["COLUMNS", "OPTIONAL", "REQUIRED", "Records", "Request", "as_records", "read_records"]
+
+_NUMBER = re.compile(r"^\s*[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity|nan)\s*$", re.I)
+_TRUE = ("true", "1")
+_FALSE = ("false", "0")
+
+
+@dataclass(frozen=True)
+class Records:
+    """Checked request records as numpy columns (the internal form every metric reads).
+
+    ``first`` is nan where the first-token time is unknown and for failed
+    requests; it falls back to the first entry of ``token_times``. ``gaps`` are
+    the differences between consecutive chunk times of successful requests,
+    ``chunks`` the number of chunk times per request (0 for failed ones) and
+    ``max_gap`` each request's largest gap (nan with fewer than two chunk times).
+    """
+
+    prompt: NDArray[np.int64]
+    output: NDArray[np.int64]
+    start: NDArray[np.float64]
+    end: NDArray[np.float64]
+    first: NDArray[np.float64]
+    success: NDArray[np.bool_]
+    error: NDArray[Any]
+    gaps: NDArray[np.float64]
+    chunks: NDArray[np.int64]
+    max_gap: NDArray[np.float64]
+    has_token_times: bool
+
+    @property
+    def n(self) -> int:
+        """The number of requests."""
+        return len(self.start)
+
+    @staticmethod
+    def empty() -> Records:
+        """No requests."""
+        f, i = np.empty(0, dtype=np.float64), np.empty(0, dtype=np.int64)
+        return Records(
+            prompt=i,
+            output=i,
+            start=f,
+            end=f,
+            first=f,
+            success=np.empty(0, dtype=bool),
+            error=np.empty(0, dtype=object),
+            gaps=f,
+            chunks=i,
+            max_gap=f,
+            has_token_times=False,
+        )
+
+
+# Arrow arrays -> checked numpy arrays ------------------------------------------------
+
+
+def _num(value: Any) -> str:
+    return repr(float(value))
+
+
+def _first(mask: NDArray[np.bool_]) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _numbers(metric: str, name: str, arr: Any, source: Source) -> NDArray[np.float64]:
+    """A numeric (or numeric text) column as float64, null -> nan; timestamps -> epoch seconds."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = arr.type
+    if pa.types.is_null(kind):
+        return np.full(len(arr), np.nan)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        ok = pc.fill_null(pc.match_substring_regex(arr, _NUMBER.pattern, ignore_case=True), True)
+        bad = ~np.asarray(ok.to_numpy(zero_copy_only=False), dtype=bool)
+        if bad.any():
+            row = _first(bad)
+            raise InputError(
+                message(
+                    metric,
+                    f"{name} is not a number at {source.where(row, name)}",
+                    arr[row].as_py(),
+                    "a number",
+                )
+            )
+        arr = pc.cast(arr, pa.float64())
+        kind = arr.type
+    if pa.types.is_timestamp(kind):
+        unit = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}[kind.unit]
+        ticks = np.asarray(arr.cast(pa.int64()).cast(pa.float64()).to_numpy(zero_copy_only=False))
+        return np.asarray(ticks / unit, dtype=np.float64)
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        return np.asarray(arr.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+    raise InputError(
+        message(
+            metric,
+            f"column {name!r} of {source.name} must be numeric",
+            raw(str(kind)),
+            "numbers (seconds or token counts)",
+        )
+    )
+
+
+def _finite(
+    metric: str, name: str, values: NDArray[np.float64], source: Source, required: bool
+) -> None:
+    bad = np.isinf(values) | (np.isnan(values) if required else False)
+    if bad.any():
+        row = _first(bad)
+        problem = "missing value" if np.isnan(values[row]) else "value is not finite"
+        raise InputError(
+            message(
+                metric,
+                f"{problem} at {source.where(row, name)}",
+                raw(str(values[row]) if not np.isnan(values[row]) else "null"),
+                "a finite number",
+            )
+        )
+
+
+def _counts(
+    metric: str, name: str, arr: Any, source: Source, success: NDArray[np.bool_]
+) -> NDArray[np.int64]:
+    values = _numbers(metric, name, arr, source)
+    _finite(metric, name, values, source, required=False)
+    _finite(metric, name, np.where(success, values, 0.0), source, required=True)
+    values = np.where(np.isnan(values), 0.0, values)
+    fractional = values != np.floor(values)
+    if fractional.any():
+        row = _first(fractional)
+        raise InputError(
+            message(
+                metric,
+                f"{name} is not a whole number at {source.where(row, name)}",
+                raw(repr(float(values[row]))),
+                "a token count",
+            )
+        )
+    negative = values < 0
+    if negative.any():
+        row = _first(negative)
+        raise InputError(
+            message(
+                metric,
+                f"negative token count at {source.where(row, name)}",
+                int(values[row]),
+                "a count >= 0",
+            )
+        )
+    return values.astype(np.int64)
+
+
+def _errors(arr: Any, n: int) -> tuple[NDArray[Any], NDArray[np.bool_]]:
+    """Failure reasons (object array of str or None) and whether each is a non-empty text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr is None or pa.types.is_null(arr.type):
+        return np.full(n, None, dtype=object), np.zeros(n, dtype=bool)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = pc.cast(arr, pa.string())
+    given = pc.fill_null(pc.greater(pc.utf8_length(arr), 0), False)
+    text = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=object)
+    return text, np.asarray(given.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _success(
+    metric: str, arr: Any, has_error: NDArray[np.bool_], source: Source
+) -> NDArray[np.bool_]:
+    """The success flags; a null flag is true unless the record gives an error."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(has_error)
+    if arr is None or pa.types.is_null(arr.type):
+        return ~has_error
+    null = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    kind = arr.type
+    if pa.types.is_boolean(kind):
+        flag = np.asarray(pc.fill_null(arr, True).to_numpy(zero_copy_only=False), dtype=bool)
+    elif pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        text = pc.utf8_lower(pc.utf8_trim_whitespace(pc.cast(arr, pa.string())))
+        values = np.asarray(pc.fill_null(text, "1").to_numpy(zero_copy_only=False), dtype=object)
+        good = np.isin(values, (*_TRUE, *_FALSE))
+        if not good.all():
+            row = _first(~good)
+            raise InputError(
+                message(
+                    metric,
+                    f"success is not a boolean at {source.where(row, 'success')}",
+                    arr[row].as_py(),
+                    "true or false (or 1 or 0)",
+                )
+            )
+        flag = np.isin(values, _TRUE)
+    else:
+        raise InputError(
+            message(
+                metric,
+                f"column 'success' of {source.name} must be boolean",
+                raw(str(kind)),
+                "true or false",
+            )
+        )
+    return np.asarray(np.where(null, ~has_error, flag), dtype=bool) if n else flag
+
+
+def _token_times(
+    metric: str, arr: Any, source: Source, n: int
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The flattened chunk times and the number of times per record (0 for null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr is None or pa.types.is_null(arr.type):
+        return np.empty(0, dtype=np.float64), np.zeros(n, dtype=np.int64)
+    kind = arr.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        arr = parse_json_lists(metric, arr, source)
+        kind = arr.type
+    if not (
+        pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)
+    ):
+        raise InputError(
+            message(
+                metric,
+                f"column 'token_times' of {source.name} must hold lists of times",
+                raw(str(kind)),
+                "a list of numbers per request",
+            )
+        )
+    lengths = np.asarray(
+        pc.fill_null(pc.list_value_length(arr), 0).to_numpy(zero_copy_only=False), dtype=np.int64
+    )
+    flat = pc.list_flatten(arr)
+    item = flat.type
+    if not (pa.types.is_integer(item) or pa.types.is_floating(item) or pa.types.is_null(item)):
+        raise InputError(
+            message(
+                metric,
+                f"token_times of {source.name} must hold numbers",
+                raw(f"lists of {item}"),
+                "lists of times in seconds",
+            )
+        )
+    values = np.asarray(flat.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+    return values, lengths
+
+
+def as_records(metric: str, records: Any) -> Records:
+    """Convert and check request records; errors name ``metric``, the problem and the row.
+
+    Parameters
+    ----------
+    metric : str
+        The name errors start with.
+    records
+        A list of dicts or :class:`Request` objects, a dict of columns, a pandas
+        DataFrame, or a pyarrow Table or RecordBatch (for example from
+        :func:`read_records`, whose errors then name the file and line).
+
+    Returns
+    -------
+    Records
+
+    Examples
+    --------
+    >>> r = as_records("ttft", [{"prompt_tokens": 5, "output_tokens": 2, "start": 0.0,
+    ...                          "end": 1.0, "token_times": [0.25, 1.0]}])
+    >>> r.first, r.gaps
+    (array([0.25]), array([0.75]))
+    """
+    cols, n, source = columns(metric, records)
+    if n == 0:
+        return Records.empty()
+    missing = [c for c in REQUIRED if c not in cols]
+    if missing:
+        raise InputError(
+            message(
+                metric,
+                f"{source.name} lack{'s' if source.path else ''} required columns",
+                raw(", ".join(repr(c) for c in missing) + " missing"),
+                f"the columns {', '.join(repr(c) for c in REQUIRED)}",
+            )
+        )
+    error, has_error = _errors(cols.get("error"), n)
+    success = _success(metric, cols.get("success"), has_error, source)
+    prompt = _counts(metric, "prompt_tokens", cols["prompt_tokens"], source, success)
+    output = _counts(metric, "output_tokens", cols["output_tokens"], source, success)
+    start = _numbers(metric, "start", cols["start"], source)
+    _finite(metric, "start", start, source, required=True)
+    end = _numbers(metric, "end", cols["end"], source)
+    _finite(metric, "end", end, source, required=True)
+    before = end < start
+    if before.any():
+        row = _first(before)
+        raise InputError(
+            message(
+                metric,
+                f"end is before start at {source.where(row, 'end')}",
+                raw(f"end {_num(end[row])} < start {_num(start[row])}"),
+                "end >= start",
+            )
+        )
+    first = np.full(n, np.nan)
+    if "first_token" in cols:
+        first = _numbers(metric, "first_token", cols["first_token"], source)
+        first = np.where(success, first, np.nan)
+        _finite(metric, "first_token", first, source, required=False)
+        outside = (first < start) | (first > end)
+        if outside.any():
+            row = _first(outside)
+            raise InputError(
+                message(
+                    metric,
+                    f"first_token is outside [start, end] at {source.where(row, 'first_token')}",
+                    raw(
+                        f"{_num(first[row])} with start {_num(start[row])} and end {_num(end[row])}"
+                    ),
+                    "start <= first_token <= end",
+                )
+            )
+    times, chunks = _token_times(metric, cols.get("token_times"), source, n)
+    owner = np.repeat(np.arange(n), chunks)
+    keep = success[owner]
+    times, owner = times[keep], owner[keep]
+    chunks = np.where(success, chunks, 0)
+    bad = ~np.isfinite(times)
+    if bad.any():
+        i = _first(bad)
+        where = source.where(int(owner[i]), "token_times")
+        shown = "null" if np.isnan(times[i]) else str(times[i])
+        raise InputError(
+            message(metric, f"token time is not a number at {where}", raw(shown), "finite times")
+        )
+    outside = (times < start[owner]) | (times > end[owner])
+    if outside.any():
+        i = _first(outside)
+        row = int(owner[i])
+        raise InputError(
+            message(
+                metric,
+                f"token time is outside [start, end] at {source.where(row, 'token_times')}",
+                raw(f"{_num(times[i])} with start {_num(start[row])} and end {_num(end[row])}"),
+                "start <= each token time <= end",
+            )
+        )
+    same = owner[1:] == owner[:-1]
+    gaps = np.diff(times)[same]
+    gap_owner = owner[1:][same]
+    if gaps.size and gaps.min() < 0:
+        i = _first(gaps < 0)
+        row = int(gap_owner[i])
+        raise InputError(
+            message(
+                metric,
+                f"token times are not increasing at {source.where(row, 'token_times')}",
+                raw(f"{_num(times[1:][same][i])} after {_num(times[:-1][same][i])}"),
+                "non-decreasing arrival times",
+            )
+        )
+    max_gap = np.full(n, -np.inf)
+    np.maximum.at(max_gap, gap_owner, gaps)
+    max_gap[chunks < 2] = np.nan
+    # the first chunk's arrival stands in for a missing first_token
+    fallback = np.isnan(first) & (chunks > 0)
+    if fallback.any():
+        offsets = np.cumsum(chunks) - chunks
+        first = np.where(fallback, times[np.minimum(offsets, max(len(times) - 1, 0))], first)
+    return Records(
+        prompt=prompt,
+        output=output,
+        start=start,
+        end=end,
+        first=first,
+        success=success,
+        error=error,
+        gaps=gaps,
+        chunks=chunks,
+        max_gap=max_gap,
+        has_token_times="token_times" in cols,
+    )
+
+
+# files --------------------------------------------------------------------------------
+
+
+def _has_content(path: Path) -> bool:
+    from scorekit._io import _open_text
+
+    try:
+        with _open_text(path) as handle:
+            return any(line.strip() for line in handle)
+    except OSError:
+        return True
+
+
+def read_records(path: str | Path) -> Any:
+    """Read request records from a JSON Lines, CSV/TSV or Parquet file and check them.
+
+    In CSV, ``token_times`` cells hold JSON lists (``"[0.12, 0.15]"``); they
+    become an Arrow list column. Every record is checked as the metrics check
+    it, so a bad value is reported here with its file, line and column.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.jsonl``/``.ndjson``, ``.csv``, ``.tsv`` or ``.parquet`` file
+        (text formats may be gzip-compressed).
+
+    Returns
+    -------
+    pyarrow.Table
+        The records, to pass to any serving metric or to :func:`report`;
+        errors found later still name the file and line.
+
+    Raises
+    ------
+    InputError
+        A missing or empty file, a missing column, or a bad value (end before
+        start, a negative token count, a first-token time outside the
+        request, token times out of order, ...).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "requests.csv"
+    >>> _ = path.write_text("prompt_tokens,output_tokens,start,end,token_times\\n"
+    ...                     '8,3,0.0,0.5,"[0.1, 0.3, 0.5]"\\n')
+    >>> read_records(path).column("token_times").to_pylist()
+    [[0.1, 0.3, 0.5]]
+    """
+    import pyarrow as pa
+
+    path = Path(path)
+    name = path.name.lower()
+    if (
+        path.is_file()
+        and any(name.endswith(ext) for ext in SUPPORTED_EXTENSIONS)
+        and not name.endswith((".parquet", ".pq"))
+        and not _has_content(path)
+    ):
+        raise InputError(
+            message(str(path), "file is empty", raw("no records"), "one request record per line")
+        )
+    table = read_table(path)
+    if table.num_rows == 0:
+        raise InputError(
+            message(str(path), "file is empty", raw("0 records"), "at least one request record")
+        )
+    meta = table.schema.metadata
+    if "token_times" in table.column_names:
+        col = table.column("token_times")
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            source = Source("table", table)
+            parsed = parse_json_lists("read_records", col.combine_chunks(), source)
+            index = table.column_names.index("token_times")
+            table = table.set_column(index, "token_times", parsed).replace_schema_metadata(meta)
+    as_records("read_records", table)
+    return table

@@ -1,0 +1,352 @@
+"""All serving figures of a set of request records at once, as a report object, a table or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
+from scorekit.throughput._records import Records, as_records
+from scorekit.throughput._slo import format_slo, parse_slo
+from scorekit.throughput._state import (
+    LATENCIES,
+    RequestTotals,
+    latencies,
+    per_second,
+    statistic,
+    totals,
+)
+
+__all__ = ["FORMATS", "LatencySummary", "ThroughputReport", "format_report", "report"]
+
+FORMATS: tuple[str, ...] = ("table", "json")
+"""The output formats of :func:`format_report`."""
+
+_NO_REASON = "(no reason given)"
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    """Count, mean, median, p90, p99 and max of one latency, in seconds (nan when count is 0).
+
+    Examples
+    --------
+    >>> s = LatencySummary.of(np.array([0.1, 0.2, 0.3]))
+    >>> s.count, s.median, s.max
+    (3, 0.2, 0.3)
+    """
+
+    count: int
+    mean: float
+    median: float
+    p90: float
+    p99: float
+    max: float
+
+    @staticmethod
+    def of(values: NDArray[np.float64]) -> LatencySummary:
+        """Summarise latency values with the statistics the latency metrics report."""
+        return LatencySummary(
+            count=int(values.size),
+            mean=statistic(values, "mean"),
+            median=statistic(values, "median"),
+            p90=statistic(values, "p90"),
+            p99=statistic(values, "p99"),
+            max=statistic(values, "max"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict (nan stays nan)."""
+        return {
+            "count": self.count,
+            "mean": self.mean,
+            "median": self.median,
+            "p90": self.p90,
+            "p99": self.p99,
+            "max": self.max,
+        }
+
+
+@dataclass(frozen=True)
+class ThroughputReport:
+    """Every serving figure of one set of request records.
+
+    Times are in seconds and throughputs per second of wall time; the
+    definitions are those of the metrics in :mod:`scorekit.throughput`, so
+    each figure equals the metric of the same name (``output_throughput``,
+    ``ttft:p99``, ...).
+
+    Attributes
+    ----------
+    requests, successes, failures : int
+        Requests in the records, and how many succeeded and failed.
+    failure_reasons : dict of str to int
+        Failed requests by ``error``, most frequent first.
+    wall_time : float
+        Latest end minus earliest start over every request (nan without any).
+    prompt_tokens, output_tokens : int
+        Tokens of the successful requests.
+    request_throughput, output_throughput, prompt_throughput, total_token_throughput : float
+        Successful requests, output tokens, prompt tokens and both, per second.
+    slo : dict of str to float or None
+        The objectives goodput was counted against (seconds), if any.
+    good_requests : int or None
+        Successful requests within every objective.
+    goodput : float or None
+        ``good_requests`` per second.
+    ttft, tpot, itl, e2e : LatencySummary
+        The latency statistics.
+    notes : tuple of str
+        Why figures are undefined (nan) or what to know, e.g. "all 3 requests failed".
+    """
+
+    requests: int
+    successes: int
+    failures: int
+    failure_reasons: dict[str, int]
+    wall_time: float
+    prompt_tokens: int
+    output_tokens: int
+    request_throughput: float
+    output_throughput: float
+    prompt_throughput: float
+    total_token_throughput: float
+    slo: dict[str, float] | None
+    good_requests: int | None
+    goodput: float | None
+    ttft: LatencySummary
+    tpot: LatencySummary
+    itl: LatencySummary
+    e2e: LatencySummary
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (nan stays nan here; :func:`format_report` writes null)."""
+        return {
+            "requests": self.requests,
+            "successes": self.successes,
+            "failures": self.failures,
+            "failure_reasons": dict(self.failure_reasons),
+            "wall_time": self.wall_time,
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "request_throughput": self.request_throughput,
+            "output_throughput": self.output_throughput,
+            "prompt_throughput": self.prompt_throughput,
+            "total_token_throughput": self.total_token_throughput,
+            "slo": None if self.slo is None else dict(self.slo),
+            "good_requests": self.good_requests,
+            "goodput": self.goodput,
+            "ttft": self.ttft.to_dict(),
+            "tpot": self.tpot.to_dict(),
+            "itl": self.itl.to_dict(),
+            "e2e": self.e2e.to_dict(),
+            "units": {"time": "s", "throughput": "per second of wall time"},
+            "notes": list(self.notes),
+        }
+
+
+def _reasons(records: Records) -> dict[str, int]:
+    failed = ~records.success
+    if not failed.any():
+        return {}
+    text = np.array(
+        [_NO_REASON if r is None or not str(r).strip() else str(r) for r in records.error[failed]],
+        dtype=object,
+    )
+    names, counts = np.unique(text.astype(str), return_counts=True)
+    order = sorted(range(len(names)), key=lambda i: (-int(counts[i]), str(names[i])))
+    return {str(names[i]): int(counts[i]) for i in order}
+
+
+def report(
+    records: Any,
+    *,
+    slo: str | Sequence[str] | Mapping[str, float | str] | None = None,
+) -> ThroughputReport:
+    """Compute every serving figure of request records at once.
+
+    Parameters
+    ----------
+    records
+        Request records: a list of dicts or :class:`Request` objects, a dict
+        of columns, a pandas DataFrame, a pyarrow Table or RecordBatch, or the
+        table :func:`read_records` returns.
+    slo : str, sequence of str or mapping, optional
+        Objectives for goodput (``["ttft=200ms", "tpot=50ms"]`` or
+        ``{"ttft": 0.2}``; see :func:`parse_slo`). Without them, goodput is
+        not reported.
+
+    Returns
+    -------
+    ThroughputReport
+        Figures undefined for the data (no requests, a wall time of 0, no
+        latency values) are nan, with the reason in ``notes``; each reason is
+        also emitted once as an :class:`~scorekit.errors.UndefinedMetricWarning`.
+
+    Examples
+    --------
+    >>> records = [
+    ...     {"prompt_tokens": 100, "output_tokens": 5, "start": 0.0, "first_token": 0.2,
+    ...      "end": 1.0, "token_times": [0.2, 0.4, 0.6, 0.8, 1.0]},
+    ...     {"prompt_tokens": 60, "output_tokens": 3, "start": 0.5, "first_token": 1.0,
+    ...      "end": 2.0, "token_times": [1.0, 1.5, 2.0]},
+    ...     {"prompt_tokens": 40, "output_tokens": 0, "start": 1.0, "end": 1.5,
+    ...      "success": False, "error": "HTTP 503"},
+    ... ]
+    >>> r = report(records, slo=["ttft=300ms"])
+    >>> r.requests, r.failures, r.failure_reasons, r.wall_time
+    (3, 1, {'HTTP 503': 1}, 2.0)
+    >>> r.output_throughput, r.prompt_throughput, r.goodput   # 8 / 2, 160 / 2, 1 / 2
+    (4.0, 80.0, 0.5)
+    >>> r.ttft.mean, r.tpot.max, r.itl.count                    # TPOT 0.2 and 0.5
+    (0.35, 0.5, 6)
+    """
+    objectives = parse_slo(slo) if slo is not None else None
+    recs = as_records("throughput", records)
+    state: RequestTotals = totals(recs, objectives)
+    notes: list[str] = []
+
+    def rate(count: int) -> float:
+        value, why = per_second(count, state)
+        if why is not None and why not in notes:
+            notes.append(why)
+        return value
+
+    request_rate = rate(state.successes)
+    output_rate = rate(state.output_tokens)
+    prompt_rate = rate(state.prompt_tokens)
+    total_rate = rate(state.prompt_tokens + state.output_tokens)
+    good_rate = rate(state.good) if objectives is not None else None
+    if state.requests and state.failed == state.requests:
+        notes.append(f"all {state.requests} requests failed")
+    summaries: dict[str, LatencySummary] = {}
+    for quantity, title in LATENCIES.items():
+        summaries[quantity] = LatencySummary.of(latencies(recs, quantity))
+        if summaries[quantity].count == 0 and state.successes:
+            notes.append(f"no successful request has a {title}")
+    for note in notes:
+        warnings.warn(f"throughput: {note}.", UndefinedMetricWarning, stacklevel=2)
+    return ThroughputReport(
+        requests=state.requests,
+        successes=state.successes,
+        failures=state.failed,
+        failure_reasons=_reasons(recs),
+        wall_time=state.wall_time,
+        prompt_tokens=state.prompt_tokens,
+        output_tokens=state.output_tokens,
+        request_throughput=request_rate,
+        output_throughput=output_rate,
+        prompt_throughput=prompt_rate,
+        total_token_throughput=total_rate,
+        slo=objectives,
+        good_requests=state.good if objectives is not None else None,
+        goodput=good_rate,
+        ttft=summaries["ttft"],
+        tpot=summaries["tpot"],
+        itl=summaries["itl"],
+        e2e=summaries["e2e"],
+        notes=tuple(notes),
+    )
+
+
+# formatting ---------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _fixed(value: float, digits: int = 2) -> str:
+    return "nan" if not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _table(r: ThroughputReport) -> str:
+    rows: list[tuple[str, str]] = [
+        ("requests", f"{r.requests} ({r.successes} succeeded, {r.failures} failed)"),
+    ]
+    for reason, count in r.failure_reasons.items():
+        rows.append(("  failed", f"{count} x {reason}"))
+    rows += [
+        ("wall time (s)", _fixed(r.wall_time, 3)),
+        ("prompt tokens", str(r.prompt_tokens)),
+        ("output tokens", str(r.output_tokens)),
+        ("request throughput (req/s)", _fixed(r.request_throughput)),
+        ("output throughput (tok/s)", _fixed(r.output_throughput)),
+        ("prompt throughput (tok/s)", _fixed(r.prompt_throughput)),
+        ("total token throughput (tok/s)", _fixed(r.total_token_throughput)),
+    ]
+    if r.slo is not None and r.goodput is not None:
+        rows.append(("goodput (req/s)", _fixed(r.goodput)))
+        rows.append(("  within SLO", f"{r.good_requests} of {r.successes} ({format_slo(r.slo)})"))
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{name:<{width}}  {value}" for name, value in rows]
+    header = ["latency (ms)", "count", "mean", "median", "p90", "p99", "max"]
+    table = [header]
+    for quantity in LATENCIES:
+        s: LatencySummary = getattr(r, quantity)
+        stats = (s.mean, s.median, s.p90, s.p99, s.max)
+        table.append([quantity, str(s.count), *(_fixed(v * 1e3) for v in stats)])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines.append("")
+    for row in table:
+        cells = [row[0].ljust(widths[0])]
+        cells += [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def format_report(report: ThroughputReport, fmt: str = "table") -> str:
+    """Render a :class:`ThroughputReport` as an aligned text table or as JSON.
+
+    The table shows latencies in milliseconds and throughputs per second; JSON
+    keeps seconds (``"units"`` says so) and writes undefined values as null.
+
+    Parameters
+    ----------
+    report : ThroughputReport
+    fmt : {"table", "json"}, default "table"
+
+    Examples
+    --------
+    >>> r = report([
+    ...     {"prompt_tokens": 100, "output_tokens": 5, "start": 0.0, "first_token": 0.2,
+    ...      "end": 1.0, "token_times": [0.2, 0.4, 0.6, 0.8, 1.0]}])
+    >>> print(format_report(r))
+    requests                        1 (1 succeeded, 0 failed)
+    wall time (s)                   1.000
+    prompt tokens                   100
+    output tokens                   5
+    request throughput (req/s)      1.00
+    output throughput (tok/s)       5.00
+    prompt throughput (tok/s)       100.00
+    total token throughput (tok/s)  105.00
+    <BLANKLINE>
+    latency (ms)  count     mean   median      p90      p99      max
+    ttft              1   200.00   200.00   200.00   200.00   200.00
+    tpot              1   200.00   200.00   200.00   200.00   200.00
+    itl               4   200.00   200.00   200.00   200.00   200.00
+    e2e               1  1000.00  1000.00  1000.00  1000.00  1000.00
+    <BLANKLINE>
+    >>> import json
+    >>> json.loads(format_report(r, "json"))["output_throughput"]
+    5.0
+    """
+    if fmt not in FORMATS:
+        raise ConfigError(message("format_report", "unknown format", fmt, choices(FORMATS)))
+    if fmt == "json":
+        return json.dumps(_plain(report.to_dict()), indent=2) + "\n"
+    return _table(report)

@@ -1,0 +1,240 @@
+"""The states of the serving metrics and the definitions they are computed by, in one place.
+
+Throughput metrics share :class:`RequestTotals`, a fixed-size state (counts,
+summed tokens, the earliest start and the latest end), so merging never adds
+elapsed times. Latency metrics keep every value (:class:`LatencyValues`), so
+their percentiles over merged states are exact. :func:`report` uses the same
+functions, so its figures equal the metrics'.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._core import State, state_field
+from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
+from scorekit.throughput._records import Records
+from scorekit.throughput._slo import SLO_KEYS
+
+__all__ = [
+    "LATENCIES",
+    "STATISTICS",
+    "LatencyValues",
+    "RequestTotals",
+    "latencies",
+    "meets_slo",
+    "per_second",
+    "slo_items",
+    "statistic",
+    "totals",
+    "undefined",
+]
+
+Statistic = Literal["mean", "median", "p90", "p99", "max"]
+STATISTICS: tuple[str, ...] = ("mean", "median", "p90", "p99", "max")
+"""The statistics a latency metric reports (``ttft:p99``)."""
+_PERCENTILE = {"median": 50.0, "p90": 90.0, "p99": 99.0}
+
+LATENCIES: dict[str, str] = {
+    "ttft": "time to first token",
+    "tpot": "time per output token",
+    "itl": "inter-token latency",
+    "e2e": "end-to-end latency",
+}
+"""The latency quantities and what they are called."""
+
+_INF = math.inf
+
+
+# states -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class RequestTotals(State):
+    """Counts and sums of a set of requests: the fixed-size state of the throughput metrics.
+
+    ``prompt_tokens``, ``output_tokens`` and ``good`` count successful requests
+    only; ``first_start`` and ``last_end`` span every request, failed ones
+    included. ``slo`` records the objectives ``good`` was counted against, as
+    ``(latency, seconds)`` pairs; states with different objectives do not merge.
+    """
+
+    slo: tuple[tuple[str, float], ...] = state_field("same", default=())
+    requests: int = state_field("sum", default=0)
+    failed: int = state_field("sum", default=0)
+    prompt_tokens: int = state_field("sum", default=0)
+    output_tokens: int = state_field("sum", default=0)
+    good: int = state_field("sum", default=0)
+    first_start: float = state_field("min", default=_INF)
+    last_end: float = state_field("max", default=-_INF)
+
+    @property
+    def successes(self) -> int:
+        """Requests that did not fail."""
+        return self.requests - self.failed
+
+    @property
+    def wall_time(self) -> float:
+        """``last_end - first_start`` in seconds; nan without requests."""
+        return self.last_end - self.first_start if self.requests else math.nan
+
+
+@dataclass(frozen=True, eq=False)
+class LatencyValues(State):
+    """Every value of one latency (seconds), kept so that merged percentiles are exact.
+
+    Memory: 8 bytes per successful request for ``ttft``, ``tpot`` and ``e2e``,
+    8 bytes per gap between streamed chunks for ``itl``.
+    """
+
+    quantity: str = state_field("same", default="")
+    values: NDArray[np.float64] = state_field("concat", default_factory=lambda: np.empty(0))
+
+
+# the definitions, once ---------------------------------------------------------------
+
+
+def slo_items(slo: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
+    return tuple((k, float(slo[k])) for k in SLO_KEYS if k in slo)
+
+
+def meets_slo(records: Records, slo: Mapping[str, float]) -> NDArray[np.bool_]:
+    """Which requests count for goodput: successful and within every objective.
+
+    A latency a request cannot have because it produced at most one token
+    (TPOT, ITL) meets its objective, as vLLM's benchmark takes TPOT as 0
+    there; a latency that is unknown because the record lacks the times (no
+    first-token time for TTFT or TPOT, fewer than two chunk times for ITL)
+    does not. The ITL objective bounds the request's largest chunk gap.
+
+    Examples
+    --------
+    >>> from scorekit.throughput._records import as_records
+    >>> recs = as_records("goodput", [
+    ...     {"prompt_tokens": 1, "output_tokens": 3, "start": 0.0, "first_token": 0.1, "end": 0.5},
+    ...     {"prompt_tokens": 1, "output_tokens": 3, "start": 0.0, "first_token": 0.3, "end": 0.5}])
+    >>> meets_slo(recs, {"ttft": 0.2})
+    array([ True, False])
+    """
+    good: NDArray[np.bool_] = records.success.copy()
+    first_known = ~np.isnan(records.first)
+    few = records.output <= 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if "ttft" in slo:
+            good &= first_known & (records.first - records.start <= slo["ttft"])
+        if "tpot" in slo:
+            per_token = (records.end - records.first) / np.maximum(records.output - 1, 1)
+            good &= few | (first_known & (per_token <= slo["tpot"]))
+        if "itl" in slo:
+            good &= few | ((records.chunks >= 2) & (records.max_gap <= slo["itl"]))
+        if "e2e" in slo:
+            good &= records.end - records.start <= slo["e2e"]
+    return good
+
+
+def totals(records: Records, slo: Mapping[str, float] | None = None) -> RequestTotals:
+    """The :class:`RequestTotals` of checked records (``good`` counted against ``slo``).
+
+    Examples
+    --------
+    >>> from scorekit.throughput._records import as_records
+    >>> recs = as_records("t", [
+    ...     {"prompt_tokens": 10, "output_tokens": 4, "start": 1.0, "end": 3.0},
+    ...     {"prompt_tokens": 6, "output_tokens": 0, "start": 2.0, "end": 5.0, "success": False}])
+    >>> s = totals(recs)
+    >>> s.requests, s.failed, s.prompt_tokens, s.output_tokens, s.wall_time
+    (2, 1, 10, 4, 4.0)
+    """
+    objectives = dict(slo or {})
+    if records.n == 0:
+        return RequestTotals(slo=slo_items(objectives))
+    ok = records.success
+    return RequestTotals(
+        slo=slo_items(objectives),
+        requests=records.n,
+        failed=int(records.n - np.count_nonzero(ok)),
+        prompt_tokens=int(records.prompt[ok].sum()),
+        output_tokens=int(records.output[ok].sum()),
+        good=int(np.count_nonzero(meets_slo(records, objectives))),
+        first_start=float(records.start.min()),
+        last_end=float(records.end.max()),
+    )
+
+
+def latencies(records: Records, quantity: str) -> NDArray[np.float64]:
+    """One latency of the successful requests, in seconds (see the metric classes).
+
+    Examples
+    --------
+    >>> from scorekit.throughput._records import as_records
+    >>> recs = as_records("t", [{"prompt_tokens": 1, "output_tokens": 3, "start": 0.0,
+    ...                          "end": 0.5, "token_times": [0.1, 0.2, 0.5]}])
+    >>> latencies(recs, "ttft"), latencies(recs, "tpot"), latencies(recs, "itl")
+    (array([0.1]), array([0.2]), array([0.1, 0.3]))
+    """
+    ok = records.success
+    if quantity == "ttft":
+        mask = ok & ~np.isnan(records.first)
+        return np.asarray(records.first[mask] - records.start[mask], dtype=np.float64)
+    if quantity == "tpot":
+        mask = ok & ~np.isnan(records.first) & (records.output >= 2)
+        span = records.end[mask] - records.first[mask]
+        return np.asarray(span / (records.output[mask] - 1), dtype=np.float64)
+    if quantity == "itl":
+        return records.gaps
+    if quantity == "e2e":
+        return np.asarray(records.end[ok] - records.start[ok], dtype=np.float64)
+    raise ConfigError(message("latencies", "unknown latency", quantity, choices(LATENCIES)))
+
+
+def statistic(values: NDArray[np.float64], which: str) -> float:
+    """``mean``, ``median``, ``p90``, ``p99`` or ``max`` of latency values; nan when empty.
+
+    Percentiles interpolate linearly between the closest ranks (numpy's
+    default ``method="linear"``, as vLLM's benchmark computes them). The mean
+    is taken over the sorted values, so it does not depend on the order in
+    which states were merged.
+
+    Examples
+    --------
+    >>> v = np.array([0.4, 0.1, 0.2, 0.3])
+    >>> statistic(v, "median"), statistic(v, "p90"), statistic(v, "max")
+    (0.25, 0.37, 0.4)
+    """
+    if values.size == 0:
+        return math.nan
+    if which == "mean":
+        return float(np.mean(np.sort(values)))
+    if which == "max":
+        return float(values.max())
+    return float(np.percentile(values, _PERCENTILE[which]))
+
+
+def per_second(count: int, state: RequestTotals) -> tuple[float, str | None]:
+    """``count / wall time`` and, when undefined (no requests, zero wall time), why.
+
+    Examples
+    --------
+    >>> per_second(30, RequestTotals(requests=3, first_start=1.0, last_end=4.0))
+    (10.0, None)
+    >>> per_second(0, RequestTotals())
+    (nan, 'no requests')
+    """
+    if state.requests == 0:
+        return math.nan, "no requests"
+    wall = state.wall_time
+    if not wall > 0:
+        return math.nan, "the wall time is 0 (every request starts and ends at the same time)"
+    return count / wall, None
+
+
+def undefined(name: str, why: str) -> None:
+    """Warn that metric ``name`` is nan for the reason ``why``."""
+    warnings.warn(f"{name}: {why}; the value is nan.", UndefinedMetricWarning, stacklevel=3)
