@@ -310,3 +310,37 @@ def test_state_is_fixed_size_and_round_trips() -> None:
     again = State.from_dict(data)
     assert again.equals(state)
     assert metric.compute(again) == metric.compute(state)
+
+
+# the command line ------------------------------------------------------------------------
+
+
+def test_cli_shows_an_estimate_with_its_bound() -> None:
+    from scorekit.cli import _cell, _plain
+
+    assert _cell(Estimate(0.83123, 0.0004)) == ["0.8312 (± 0.0004)"]
+    assert _cell(Estimate(0.83123, 1.2e-6)) == ["0.8312 (± 1.2e-06)"]
+    assert _cell(Estimate(0.5, 0.0)) == ["0.5000 (± 0.0000)"]
+    assert _plain(Estimate(0.75, 0.25)) == {"value": 0.75, "error_bound": 0.25}
+    assert _plain(Estimate(math.nan, math.nan)) == {"value": None, "error_bound": None}
+    per_column = Estimate(np.array([0.1, 0.2]), np.array([0.01, 0.02]))
+    assert _cell(per_column) == ["[0.1 0.2]", "± [0.01 0.02]"]
+    assert _plain(per_column) == {"value": [0.1, 0.2], "error_bound": [0.01, 0.02]}
+    result = roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], bins=4)
+    assert json.loads(json.dumps(_plain(result))) == {"value": 0.875, "error_bound": 0.125}
+
+
+def test_cli_list_names_the_bounded_option(capsys: Any) -> None:
+    from scorekit.cli import main
+
+    assert main(["list", "--format", "json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["roc_auc"]["bounded"] == "bins=N"
+    assert rows["average_precision"]["bounded"] == "bins=N"
+    assert rows["medae"]["bounded"] == "relative_accuracy=A"
+    assert rows["accuracy"]["bounded"] is None and rows["accuracy"]["grows"] is False
+    assert main(["list"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line}
+    assert "yes (bins=N)" in lines["roc_auc"]
+    assert "yes (relative_accuracy=A)" in lines["medae"]
+    assert " yes " in lines["roc_curve"] and "(" not in lines["roc_curve"].split("yes")[1][:3]

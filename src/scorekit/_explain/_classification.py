@@ -120,7 +120,10 @@ EXPLANATIONS: dict[str, Explanation] = {
         "same over indicator columns. max_fpr gives the McClish-standardised partial AUC. "
         "With a single class in y_true AUC is undefined: nan with an UndefinedMetricWarning. "
         "The exact state is a histogram of distinct scores, so merged shards give the "
-        "in-memory value.",
+        "in-memory value. Bounded memory: bins=N (equal width over score_range) or edges= "
+        "(e.g. quantile_edges of a sample) keep per-bin counts only and return "
+        "Estimate(value, error_bound), pairs within a bin counted half and "
+        "error_bound = 1/2 sum_b p_b n_b / (P N).",
         reference=f"{_SK} roc_auc_score (scikit-learn >= 1.6 behaviour for one class).",
     ),
     "pr_curve": Explanation(
@@ -134,7 +137,9 @@ EXPLANATIONS: dict[str, Explanation] = {
         "threshold weighted by the gain in recall there.",
         formula="AP = sum_n (R_n - R_{n-1}) P_n over distinct thresholds, descending",
         convention="No interpolation by default (the step-wise sum); the 11-point and all-point "
-        "(VOC) interpolations are options.",
+        "(VOC) interpolations are options. Bounded memory: bins=N or edges= keep per-bin "
+        "counts only and return Estimate(value, error_bound), the midpoint and half-width "
+        "of the AP over the best and worst orders within bins.",
         reference=f"{_SK} average_precision_score.",
     ),
     "break_even_point": Explanation(

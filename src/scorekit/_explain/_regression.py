@@ -67,7 +67,9 @@ EXPLANATIONS: dict[str, Explanation] = {
             "half falls exactly on it (the averaged inverted CDF). The state keeps every "
             "absolute error (8 bytes per sample and output, plus 8 per sample for weights), "
             "so its memory grows with the data; without weights a streamed value equals the "
-            "in-memory one exactly.",
+            "in-memory one exactly. Bounded memory: relative_accuracy=A keeps a DDSketch of "
+            "the errors (logarithmic buckets, at most about ln(max/min) / (2A) per output) and "
+            "returns Estimate(value, error_bound) with |value - MedAE| <= A * MedAE.",
             _OUTPUTS,
             _INPUT,
         ),
