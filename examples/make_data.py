@@ -15,6 +15,9 @@ the same on every run (fixed seeds, numpy and pyarrow only). One file per task:
   reference translations, line by line, for ``scorekit text``;
 - ``squad_dev.json`` and ``squad_preds.json``: a small SQuAD v2.0-style dataset
   (some questions unanswerable) and a model's answers, for ``scorekit qa``.
+- ``requests.jsonl``: 200 streamed requests to a language-model server (a few
+  failed), with prompt and output tokens, start, first-token, end and chunk
+  arrival times in seconds, for ``scorekit throughput``.
 
 ``manifest.json`` lists each file with its command, task and columns, which is
 what the demo reads.
@@ -200,6 +203,65 @@ def squad() -> tuple[dict[str, object], dict[str, str], dict[str, float]]:
     return dataset, predictions, na_probs
 
 
+_TICK = 1e4  # times are whole tenths of a millisecond, so the file shows short decimals
+
+
+def requests(rng: np.random.Generator, n: int = 200) -> list[dict[str, object]]:
+    """Streamed completions arriving at about 8 per second; each chunk carries one token.
+
+    TTFT grows with the prompt and has a few queueing spikes; decoding takes 20-30 ms a
+    token with rare stalls. Three requests are refused (HTTP 503), one times out and one
+    stream breaks off; failed requests keep their timings but produce no counted tokens.
+    """
+    start = np.cumsum(np.round(rng.exponential(0.125, n) * _TICK)).astype(np.int64)
+    prompt = np.clip(np.round(rng.lognormal(np.log(240), 0.6, n)), 16, 2000).astype(np.int64)
+    output = np.clip(np.round(rng.lognormal(np.log(40), 0.7, n)), 1, 256).astype(np.int64)
+    ttft = 0.03 + prompt * 1.2e-4 + rng.exponential(0.04, n)
+    ttft += np.where(rng.random(n) < 0.05, rng.uniform(0.3, 0.8, n), 0.0)
+    pace = rng.uniform(0.02, 0.03, n)
+    refused = set(rng.choice(np.arange(20, n), 3, replace=False).tolist())
+    broken = int(rng.integers(20, n))
+    while broken in refused:
+        broken = int(rng.integers(20, n))
+    timeout = 12
+    rows: list[dict[str, object]] = []
+    for i in range(n):
+        row: dict[str, object] = {"id": f"req-{i + 1:03d}", "model": "demo-7b"}
+        t0 = int(start[i])
+        if i in refused:
+            end = t0 + int(rng.integers(30, 200))
+            row.update(prompt_tokens=int(prompt[i]), output_tokens=0, start=t0 / _TICK)
+            row.update(first_token=None, end=end / _TICK, token_times=None, success=False)
+            row["error"] = "HTTP 503: server overloaded"
+            rows.append(row)
+            continue
+        if i == timeout:
+            row.update(prompt_tokens=int(prompt[i]), output_tokens=0, start=t0 / _TICK)
+            row.update(first_token=None, end=(t0 + 10 * int(_TICK)) / _TICK, token_times=None)
+            row.update(success=False, error="timeout after 10 s")
+            rows.append(row)
+            continue
+        gaps = rng.gamma(8.0, pace[i] / 8.0, int(output[i]) - 1)
+        gaps += np.where(rng.random(gaps.size) < 0.005, rng.uniform(0.15, 0.4, gaps.size), 0.0)
+        ticks = np.maximum(np.round(np.concatenate([[ttft[i]], gaps]) * _TICK), 1)
+        times = t0 + np.cumsum(ticks).astype(np.int64)
+        if i == broken:
+            times = times[: max(1, len(times) // 2)]
+        end = int(times[-1]) + int(rng.integers(1, 20))
+        row.update(
+            prompt_tokens=int(prompt[i]),
+            output_tokens=len(times),
+            start=t0 / _TICK,
+            first_token=int(times[0]) / _TICK,
+            end=end / _TICK,
+            token_times=[int(t) / _TICK for t in times],
+            success=i != broken,
+            error="stream interrupted" if i == broken else None,
+        )
+        rows.append(row)
+    return rows
+
+
 def _write_jsonl(table: pa.Table, path: Path) -> None:
     rows = table.to_pylist()
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -265,6 +327,12 @@ MANIFEST = [
         "dataset": "squad_dev.json",
         "na_probs": "squad_na_probs.json",
     },
+    {
+        "file": "requests.jsonl",
+        "title": "LLM serving: throughput and latency of streamed requests",
+        "command": "throughput",
+        "slo": ["ttft=500ms", "tpot=30ms"],
+    },
 ]
 
 
@@ -288,6 +356,10 @@ def main() -> None:
         ("squad_na_probs.json", na_probs),
     ):
         (OUT / name).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    rows = requests(np.random.default_rng(20240506))
+    (OUT / "requests.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8"
+    )
     (OUT / "manifest.json").write_text(json.dumps(MANIFEST, indent=2) + "\n", encoding="utf-8")
 
 

@@ -13,6 +13,7 @@
     scorekit text --refs FILE [--refs FILE ...] --hyps FILE [-m bleu rouge1 ...]
                   [--tokenize 13a] [--lowercase] [--stemmer] [--format table|json|csv]
     scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1]
+    scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json]
     scorekit list [--format table|json]
     scorekit explain NAME
     scorekit demo [--data DIR]
@@ -410,6 +411,34 @@ def _cmd_qa(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _cmd_throughput(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import warnings
+
+    from scorekit import throughput
+
+    slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
+    records = throughput.read_records(args.records)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = throughput.report(records, slo=slo)
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        err.write(f"scorekit: warning: {text}\n")
+    out.write(throughput.format_report(result, args.format))
+    return 0
+
+
+def _demo_throughput(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+    from scorekit import throughput
+
+    slo = [str(s) for s in entry.get("slo") or []]
+    result = throughput.report(throughput.read_records(directory / str(entry["file"])), slo=slo)
+    title = f"{entry.get('title', entry['file'])} ({entry['file']}, {result.requests} requests)"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    shown = ["scorekit throughput", str(entry["file"]), *(["--slo", *slo] if slo else [])]
+    out.write("$ " + " ".join(shown) + "\n\n")
+    out.write(throughput.format_report(result, "table"))
+
+
 def _direction(info: MetricInfo) -> str:
     if info.higher_is_better is None:
         return "—"
@@ -578,6 +607,9 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         if entry.get("command") in ("text", "qa"):
             _demo_text_or_qa(entry, directory, out)
+            continue
+        if entry.get("command") == "throughput":
+            _demo_throughput(entry, directory, out)
             continue
         result = evaluate_table(
             str(path),
@@ -788,6 +820,29 @@ def build_parser() -> argparse.ArgumentParser:
     qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
     qa_parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
     qa_parser.set_defaults(handler=_cmd_qa)
+
+    tp = sub.add_parser(
+        "throughput",
+        help="LLM serving throughput, latency and goodput of request records",
+        description=(
+            "Report the throughputs (output, prompt and total tokens, requests per second of "
+            "wall time), failed requests by reason, goodput under SLOs, and TTFT, TPOT, ITL "
+            "and end-to-end latency (mean, median, p90, p99, max; milliseconds in the table, "
+            "seconds in JSON) of one record per request: prompt_tokens, output_tokens, start, "
+            "end, and optional first_token, token_times, success, error."
+        ),
+    )
+    tp.add_argument("records", metavar="RECORDS", help="the records (.jsonl, .csv, .parquet)")
+    tp.add_argument(
+        "--slo",
+        nargs="+",
+        action="extend",
+        metavar="KEY=TIME",
+        help="objectives for goodput: ttft, tpot, itl or e2e with a unit (s, ms, us), "
+        "e.g. --slo ttft=200ms tpot=50ms",
+    )
+    tp.add_argument("--format", choices=("table", "json"), default="table")
+    tp.set_defaults(handler=_cmd_throughput)
 
     ls = sub.add_parser("list", help="list the registered metrics")
     ls.add_argument("--format", choices=("table", "json"), default="table")

@@ -162,6 +162,11 @@ def columns(metric: str, records: Any) -> tuple[dict[str, Any], int, Source]:
     if isinstance(records, pa.Table):
         source = Source("table", records)
         names = records.column_names
+        for name in COLUMNS:
+            if names.count(name) > 1:
+                raise InputError(
+                    message(metric, "column appears more than once", name, "unique column names")
+                )
         present = [c for c in COLUMNS if c in names]
         cols = {c: _array(metric, c, records.column(c), source) for c in present}
         return cols, records.num_rows, source
