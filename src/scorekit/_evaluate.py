@@ -10,13 +10,13 @@ import contextlib
 import dataclasses
 import inspect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import INPUT_KINDS, Metric, MetricInfo, get, parse_metric
+from scorekit._core import INPUT_KINDS, Metric, MetricInfo, State, get, parse_metric
 from scorekit.errors import ConfigError, InputError, ScorekitError, choices, message, raw
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table"]
@@ -104,12 +104,22 @@ def _registered(spec: str) -> bool:
 
 @dataclasses.dataclass
 class Evaluation:
-    """What :func:`evaluate_table` found: values by metric name, warnings and skipped defaults."""
+    """What :func:`evaluate_table` found: values by metric name, warnings and skipped defaults.
+
+    ``metrics`` and ``states`` hold the configured metric and the state of every
+    reported value (what ``--save-state`` writes); ``columns`` the columns read
+    by role, and ``options`` the settings that shaped the states beyond the
+    metrics' own (``pos_label``).
+    """
 
     values: dict[str, Any]
     warnings: list[str]
     skipped: list[str]
     rows: int
+    metrics: dict[str, Metric[Any]] = dataclasses.field(default_factory=dict)
+    states: dict[str, State] = dataclasses.field(default_factory=dict)
+    columns: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -156,20 +166,26 @@ def _configure(spec: str, task: str, options: dict[str, Any]) -> Metric[Any]:
     return metric
 
 
-def _class_labels(
-    metric: Metric[Any], y_true: NDArray[Any], y_score: NDArray[np.float64]
-) -> Metric[Any]:
-    """Tell a multiclass-score metric which class each score column belongs to."""
-    k = y_score.shape[1]
-    classes = np.unique(y_true)
+def _class_labels(metric: Metric[Any], classes: NDArray[Any], k: int) -> Metric[Any]:
+    """Tell a multiclass-score metric which class each of the ``k`` score columns belongs to.
+
+    ``classes`` are the sorted classes of ``--true`` over all the data. The
+    metric is given them as ``labels`` (so that chunks holding only some classes
+    give states of the same classes), or ``range(k)`` for integer classes that
+    miss some column.
+    """
+    configurable = "labels" in _fields(metric.info)
     if len(classes) == k:
-        return metric
+        if not configurable:
+            return metric
+        named: Metric[Any] = dataclasses.replace(cast(Any, metric), labels=tuple(classes.tolist()))
+        return named
     if (
-        y_true.dtype.kind in "iu"
+        classes.dtype.kind in "iu"
         and classes.size
         and classes.min() >= 0
         and classes.max() < k
-        and "labels" in _fields(metric.info)
+        and configurable
     ):
         configured: Metric[Any] = dataclasses.replace(cast(Any, metric), labels=tuple(range(k)))
         return configured
@@ -183,34 +199,74 @@ def _class_labels(
     )
 
 
-def _run_one(spec: str, data: _Inputs) -> Any:
-    options = {} if data.pos_label is None else {"pos_label": data.pos_label}
-    metric = _configure(spec, data.task, options)
-    kind = metric.inputs
-    if kind in _PRED_KINDS:
-        if data.y_pred is None:
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """What every chunk of a file is evaluated with: the task, its columns and flags."""
+
+    source: str
+    task: str
+    true: tuple[str, ...]
+    pred: tuple[str, ...] | None
+    score: tuple[str, ...] | None
+    weight: str | None
+    pos_label: str | None
+
+    def columns(self) -> dict[str, list[str]]:
+        """The columns read, by role (what a state file records)."""
+        roles = {"y_true": self.true, "y_pred": self.pred, "y_score": self.score}
+        out = {role: list(cols) for role, cols in roles.items() if cols}
+        if self.weight:
+            out["sample_weight"] = [self.weight]
+        return out
+
+    def needed(self) -> list[str]:
+        """Every column read, in order."""
+        return [*self.true, *(self.pred or ()), *(self.score or ()), *self.weight_columns()]
+
+    def weight_columns(self) -> list[str]:
+        """The weight column, if any, as a list."""
+        return [self.weight] if self.weight else []
+
+
+def _metric_for(
+    spec: str, plan: _Plan, pos_label: Any, classes: NDArray[Any] | None
+) -> Metric[Any]:
+    """Configure ``spec`` for the task and check that the flags give it its inputs."""
+    options = {} if pos_label is None else {"pos_label": pos_label}
+    metric = _configure(spec, plan.task, options)
+    if metric.inputs in _PRED_KINDS:
+        if not plan.pred:
             raise ConfigError(
                 message(
                     spec, "needs predicted labels", raw("no --pred"), "--pred COL with the labels"
                 )
             )
-        second: NDArray[Any] = data.y_pred
     else:
-        if data.y_score is None:
+        if not plan.score:
             raise ConfigError(
                 message(spec, "needs scores", raw("no --score"), "--score COL with the scores")
             )
+        if plan.task == "multiclass" and classes is not None:
+            metric = _class_labels(metric, classes, len(plan.score))
+    if plan.weight and "sample_weight" not in inspect.signature(metric.summarize).parameters:
+        raise ConfigError(
+            message(spec, "does not take sample weights", raw("--weight"), "no --weight")
+        )
+    return metric
+
+
+def _arguments(metric: Metric[Any], data: _Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments of ``metric.summarize`` for one chunk of the task's columns."""
+    kind = metric.inputs
+    second: Any
+    if kind in _PRED_KINDS:
+        second = data.y_pred
+    else:
         second = data.y_score
-        if data.task == "binary" and kind == "proba":
+        if data.task == "binary" and kind == "proba" and data.y_score is not None:
             second = np.column_stack([1.0 - data.y_score, data.y_score])
-        if data.task == "multiclass":
-            metric = _class_labels(metric, data.y_true, data.y_score)
     kwargs: dict[str, Any] = {}
     if data.weight is not None:
-        if "sample_weight" not in inspect.signature(metric.summarize).parameters:
-            raise ConfigError(
-                message(spec, "does not take sample weights", raw("--weight"), "no --weight")
-            )
         kwargs["sample_weight"] = data.weight
     first = data.y_true
     takes_pos_label = "pos_label" in _fields(metric.info)
@@ -218,7 +274,7 @@ def _run_one(spec: str, data: _Inputs) -> Any:
     if data.task == "binary" and data.pos_label is not None and on_scores and not takes_pos_label:
         # the positive class is --pos-label: metrics without that option see 0/1 truth
         first = (data.y_true == data.pos_label).astype(np.int64)
-    return metric.score(first, second, **kwargs)
+    return (first, second), kwargs
 
 
 def _usage_error(problem: str, got: str, expected: str) -> ConfigError:
@@ -279,7 +335,7 @@ def _check_flags(
         )
 
 
-def _load(
+def _plan(
     path: str,
     task: str,
     true: Sequence[str],
@@ -287,18 +343,30 @@ def _load(
     score: Sequence[str] | None,
     weight: str | None,
     pos_label: str | None,
-) -> _Inputs:
+) -> _Plan:
+    _check_flags(task, true, pred, score)
+    if task == "regression" and pos_label is not None:
+        raise _usage_error("--pos-label is for --task binary", "--pos-label", "no --pos-label")
+    return _Plan(
+        str(path),
+        task,
+        tuple(true),
+        tuple(pred) if pred else None,
+        tuple(score) if score else None,
+        weight,
+        pos_label,
+    )
+
+
+def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
+    """The task's arrays from one table (a whole file or one chunk of it)."""
     from scorekit import _io
 
-    _check_flags(task, true, pred, score)
-    needed = [*true, *(pred or ()), *(score or ()), *([weight] if weight else [])]
-    table = _io.read_table(path, columns=needed)
+    task, true, pred, score = plan.task, plan.true, plan.pred, plan.score
     y_score: NDArray[np.float64] | None = None
     y_true: NDArray[Any]
     y_pred: NDArray[Any] | None
     if task == "regression":
-        if pos_label is not None:
-            raise _usage_error("--pos-label is for --task binary", "--pos-label", "no --pos-label")
         y_true = _targets(table, true)
         y_pred = _targets(table, pred or ())
     elif task == "multilabel":
@@ -314,18 +382,20 @@ def _load(
                 if task == "binary"
                 else _io.score_matrix(table, score)
             )
-    classes = np.unique(y_true) if task == "binary" else y_true[:0]
-    if len(classes) > 2:
+    w = _io.weight_array(table, plan.weight) if plan.weight else None
+    return _Inputs(task, y_true, y_pred, y_score, w, pos_label)
+
+
+def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:
+    if plan.task == "binary" and len(classes) > 2:
         raise InputError(
             message(
-                f"{path}, column {true[0]!r}",
+                f"{plan.source}, column {plan.true[0]!r}",
                 "--task binary needs at most two classes",
                 raw(f"{len(classes)} classes: {_preview(classes)}"),
                 "two classes (or --task multiclass)",
             )
         )
-    w = _io.weight_array(table, weight) if weight else None
-    return _Inputs(task, y_true, y_pred, y_score, w, _pos_label(pos_label, y_true))
 
 
 def _targets(table: Any, columns: Sequence[str]) -> NDArray[np.float64]:
@@ -369,6 +439,128 @@ def _pos_label(text: str | None, y_true: NDArray[Any]) -> Any:
     return text
 
 
+class _Tracked:
+    """One metric of an evaluation: its configuration, merged state, and notes."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.metric: Metric[Any] | None = None
+        self.state: State | None = None
+        self.value: Any = None
+        self.done = False
+        self.failure: str | None = None
+        self.warnings: list[str] = []
+
+    def step(self, explicit: bool, work: Callable[[], None]) -> None:
+        """Run ``work`` recording its warnings; a failure skips a default metric."""
+        if self.failure is not None:
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                work()
+            except ScorekitError as exc:
+                if explicit:
+                    raise
+                self.failure = str(exc)
+        self.warnings += [str(w.message) for w in caught]
+
+
+def _evaluate_chunks(
+    plan: _Plan,
+    chunks: Iterable[Any],
+    metrics: Sequence[str] | None,
+    classes: NDArray[Any] | None = None,
+) -> Evaluation:
+    """Evaluate the task's metrics over ``chunks`` (pyarrow tables), merging their states.
+
+    ``classes`` are the classes of ``--true`` over all chunks (needed for
+    multiclass scores); by default, those of the first chunk, which is right
+    when it is the whole file. One chunk gives exactly ``compute(summarize(...))``.
+    """
+    explicit = bool(metrics)
+    specs = list(dict.fromkeys(metrics or ())) or default_metrics(
+        plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
+    )
+    tracked = [_Tracked(spec) for spec in specs]
+    rows = 0
+    pos_label: Any = None
+    seen = np.empty(0)
+    first = True
+    for table in chunks:
+        data = _inputs(plan, table, pos_label)
+        if plan.task == "binary":
+            seen = np.unique(data.y_true) if first else np.union1d(seen, data.y_true)
+            _check_binary(plan, seen)
+        if first:
+            pos_label = data.pos_label = _pos_label(plan.pos_label, data.y_true)
+            if classes is None and plan.task == "multiclass":
+                classes = np.unique(data.y_true)
+            for item in tracked:
+                item.step(explicit, _configuring(item, plan, pos_label, classes))
+            first = False
+        rows += len(data.y_true)
+        for item in tracked:
+            item.step(explicit, _summarizing(item, data))
+    if first:
+        raise InputError(message(plan.source, "no data", None, "a table with rows"))
+    for item in tracked:
+        item.step(explicit, _computing(item))
+    notes: list[str] = []
+    for item in tracked:
+        if item.failure is None:
+            notes += [text for text in dict.fromkeys(item.warnings) if text not in notes]
+    values = {t.spec: t.value for t in tracked if t.failure is None}
+    return Evaluation(
+        values=values,
+        warnings=notes,
+        skipped=[t.failure for t in tracked if t.failure is not None],
+        rows=rows,
+        metrics={t.spec: t.metric for t in tracked if t.failure is None and t.metric is not None},
+        states={t.spec: t.state for t in tracked if t.failure is None and t.state is not None},
+        columns=plan.columns(),
+        options={} if plan.pos_label is None else {"pos_label": plan.pos_label},
+    )
+
+
+def _configuring(
+    item: _Tracked, plan: _Plan, pos_label: Any, classes: NDArray[Any] | None
+) -> Callable[[], None]:
+    def work() -> None:
+        item.metric = _metric_for(item.spec, plan, pos_label, classes)
+
+    return work
+
+
+def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
+    def work() -> None:
+        metric = cast(Metric[Any], item.metric)
+        args, kwargs = _arguments(metric, data)
+        part = metric.summarize(*args, **kwargs)
+        item.state = part if item.state is None else metric.merge(item.state, part)
+
+    return work
+
+
+def _computing(item: _Tracked) -> Callable[[], None]:
+    def work() -> None:
+        metric = cast(Metric[Any], item.metric)
+        item.value = metric.compute(item.state)
+
+    return work
+
+
+def _classes_of(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
+    """The sorted classes of ``--true`` over all chunks (a first pass for multiclass scores)."""
+    from scorekit import _io
+
+    found: NDArray[Any] | None = None
+    for table in chunks:
+        labels = np.unique(_io.label_array(table, plan.true[0]))
+        found = labels if found is None else np.union1d(found, labels)
+    return found if found is not None else np.empty(0)
+
+
 def evaluate_table(
     path: str,
     *,
@@ -379,33 +571,44 @@ def evaluate_table(
     weight: str | None = None,
     metrics: Sequence[str] | None = None,
     pos_label: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool | None = False,
+    engine: Any = None,
 ) -> Evaluation:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
     Named metrics must all apply: any problem raises. Default metrics that do not
     apply to the data (scores that are not probabilities for ``log_loss``, say)
     are skipped and reported in ``skipped``.
+
+    With ``chunk_size``, the file (or glob, or directory) is read ``chunk_size``
+    rows at a time by the stream engine and the states of the chunks are merged:
+    the values are those of the whole file (exactly for integer statistics, to
+    round-off for float sums). Multiclass scores then take a first pass over the
+    ``--true`` column to learn the classes of the score columns. ``progress``
+    shows a progress bar on stderr (``None``: when it is a terminal).
+    ``engine``, the parsed command line of ``--engine dask``, runs the metrics on
+    a Dask cluster instead (see :func:`scorekit._scale.dask_eval`).
     """
-    data = _load(path, task, true, pred, score, weight, pos_label)
-    explicit = bool(metrics)
-    specs = list(dict.fromkeys(metrics or ())) or default_metrics(
-        task, has_pred=data.y_pred is not None, has_score=data.y_score is not None
+    plan = _plan(path, task, true, pred, score, weight, pos_label)
+    if chunk_size is None and engine is None:
+        from scorekit import _io
+
+        return _evaluate_chunks(plan, [_io.read_table(path, columns=plan.needed())], metrics)
+    from scorekit import _scale
+
+    size = chunk_size or _scale.DEFAULT_CHUNK_SIZE
+    classes = None
+    if task == "multiclass" and score:
+        classes = _scale.fold_file(
+            path, [true[0]], size, False, lambda chunks: _classes_of(plan, chunks)
+        )
+    if engine is not None:
+        return cast(Evaluation, _scale.dask_eval(plan, metrics, engine, classes))
+    return _scale.fold_file(
+        path,
+        plan.needed(),
+        size,
+        progress,
+        lambda chunks: _evaluate_chunks(plan, chunks, metrics, classes),
     )
-    values: dict[str, Any] = {}
-    skipped: list[str] = []
-    seen: list[str] = []
-    for spec in specs:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                values[spec] = _run_one(spec, data)
-            except ScorekitError as exc:
-                if explicit:
-                    raise
-                skipped.append(str(exc))
-                continue
-        for w in caught:
-            text = str(w.message)
-            if text not in seen:
-                seen.append(text)
-    return Evaluation(values=values, warnings=seen, skipped=skipped, rows=len(data.y_true))

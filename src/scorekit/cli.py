@@ -4,20 +4,27 @@
 
     scorekit eval DATA --task binary|multiclass|multilabel|regression --true COL [COL ...]
                   (--pred COL [COL ...] | --score COL [COL ...]) [--weight COL]
-                  [--metric NAME ...] [--format table|json|csv]
+                  [--metric NAME ...] [--format table|json|csv] [SCALE]
     scorekit features DATA --target COL [--criterion NAME] [--features COL ...]
                   [--exclude COL ...] [--categorical COL ...] [--weight COL]
                   [--base B] [--top N] [--format table|json|csv]
     scorekit rank QRELS RUN [-m NAME ...] [--per-query] [--missing skip|zero]
                   [--relevance-level L] [--gain linear|exp] [--format table|json|csv|trec]
+                  [SCALE]
     scorekit text --refs FILE [--refs FILE ...] --hyps FILE [-m bleu rouge1 ...]
                   [--tokenize 13a] [--lowercase] [--stemmer] [--format table|json|csv]
+                  [SCALE]
+    scorekit merge STATE... [--format table|json|csv] [--save-state FILE]
     scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1]
     scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json]
     scorekit list [--format table|json]
     scorekit explain NAME
     scorekit demo [--data DIR]
     scorekit --version
+
+SCALE is ``[--chunk-size N] [--quiet] [--engine stream|dask] [--scheduler
+tcp://HOST:PORT | --workers N] [--save-state FILE]``: read the input in chunks,
+or run on a Dask cluster, and save the states for ``scorekit merge``.
 
 Metrics come from the registry, so every registered metric is available by its
 name (``f1:macro``, ``roc_auc``). Each metric's ``inputs`` kind decides whether
@@ -161,6 +168,9 @@ def _report_notes(result: Evaluation, err: TextIO) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from scorekit import _scale
+
+    _scale.check_scale_flags(args, "eval")
     result = evaluate_table(
         args.data,
         task=args.task,
@@ -170,14 +180,37 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         weight=args.weight,
         metrics=args.metric,
         pos_label=args.pos_label,
+        chunk_size=_scale.chunk_size(args) if _scale.scaled(args) else None,
+        progress=_scale.progress(args),
+        engine=args if args.engine == "dask" else None,
     )
     _report_notes(result, err)
     if not result.values:
         raise ConfigError(
             message("scorekit eval", "no metric could be computed", None, "see the notes above")
         )
+    if args.save_state:
+        _save_state(args.save_state, "eval", args.task, result)
     _write_values(result.values, args.format, out)
     return 0
+
+
+def _save_state(path: str, command: str, kind: str, result: Any, **header: Any) -> None:
+    """Write ``--save-state``: the states behind the values a command prints."""
+    from scorekit._statefile import save_states
+
+    entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
+    options = dict(getattr(result, "options", {}) or {})
+    columns = header.pop("columns", getattr(result, "columns", None))
+    save_states(
+        path,
+        entries,
+        command=command,
+        input=kind,
+        columns=columns,
+        options={**options, **header},
+        rows=result.rows,
+    )
 
 
 def _threshold_text(split: Any) -> str:
@@ -306,25 +339,52 @@ def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
 def _cmd_rank(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import warnings
 
-    from scorekit import ranking
+    from scorekit import _scale, ranking
+    from scorekit.ranking._evaluate import RankingResult, _metrics, _per_query
 
+    _scale.check_scale_flags(args, "rank")
     options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
     if args.relevance_level is not None:
         options["relevance_level"] = args.relevance_level
     metrics = args.metric or list(_RANK_DEFAULTS)
+    per_query = args.per_query or args.format == "trec"
+    rows = 0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = ranking.evaluate(
-            args.qrels,
-            args.run,
-            metrics,
-            per_query=args.per_query or args.format == "trec",
-            **options,
-        )
-    for text in dict.fromkeys(str(w.message) for w in caught):
+        if _scale.scaled(args):
+            chosen = _metrics(metrics, options)
+            if args.engine == "dask":
+                qrels = ranking.as_qrels(args.qrels)
+                table = _scale.run_table(args.run)
+                states, rows, texts = _scale.dask_run(table, chosen, None, args, qrels=qrels)
+            else:
+                size, show = _scale.chunk_size(args), _scale.progress(args)
+                states, rows, texts = _scale.rank_stream(
+                    args.qrels, args.run, chosen, size=size, show=show
+                )
+            means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
+            result = RankingResult(means, states, _per_query(states) if per_query else None)
+        else:
+            run: Any = args.run
+            if args.save_state:
+                run = ranking.read_run(args.run)
+                rows = len(run)
+            result = ranking.evaluate(args.qrels, run, metrics, per_query=per_query, **options)
+            chosen, texts = (_metrics(metrics, options) if args.save_state else {}), []
+    for text in dict.fromkeys([*texts, *(str(w.message) for w in caught)]):
         err.write(f"scorekit: warning: {text}\n")
+    if args.save_state:
+        saved = _Saved(chosen, dict(result.states), rows)
+        _save_state(args.save_state, "rank", "qrels_run", saved, columns=None)
     _write_rank(result, args.per_query, args.format, out)
     return 0
+
+
+class _Saved:
+    """The metrics, states and rows a command saves with ``--save-state``."""
+
+    def __init__(self, metrics: dict[str, Any], states: dict[str, Any], rows: int) -> None:
+        self.metrics, self.states, self.rows = metrics, states, rows
 
 
 _RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
@@ -334,12 +394,15 @@ _ROUGE_TYPE = re.compile(r"^rouge([1-9]|L|Lsum)$")
 
 
 def _cmd_text(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from scorekit import text
+    from scorekit import _scale
+    from scorekit.text import BLEU, ROUGE
     from scorekit.text._lines import read_parallel
 
-    hyps, refs = read_parallel(args.hyps, args.refs)
-    metrics = list(dict.fromkeys(args.metric or _TEXT_DEFAULTS))
-    unknown = [m for m in metrics if m != "bleu" and not _ROUGE_TYPE.match(m)]
+    _scale.check_scale_flags(args, "text")
+    scaled = _scale.scaled(args)
+    hyps, refs = ([], []) if scaled else read_parallel(args.hyps, args.refs)
+    names = list(dict.fromkeys(args.metric or _TEXT_DEFAULTS))
+    unknown = [m for m in names if m != "bleu" and not _ROUGE_TYPE.match(m)]
     if unknown:
         raise ConfigError(
             message(
@@ -349,22 +412,56 @@ def _cmd_text(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "bleu, rouge1 ... rouge9, rougeL or rougeLsum",
             )
         )
-    values: dict[str, Any] = {}
-    notes: list[str] = []
-    if "bleu" in metrics:
-        result = text.bleu(refs, hyps, tokenize=args.tokenize, lowercase=args.lowercase)
-        values["bleu"] = result.score
-        notes.append(f"bleu signature: {result.signature}")
-    types = [m for m in metrics if m != "bleu"]
+    metrics: dict[str, Any] = {}
+    if "bleu" in names:
+        metrics["bleu"] = BLEU(tokenize=args.tokenize, lowercase=args.lowercase)
+    types = [m for m in names if m != "bleu"]
     if types:
-        scores = text.rouge(refs, hyps, types=types, stemmer=args.stemmer)
-        for name in types:
-            values[f"{name}:precision"] = scores[name].precision
-            values[f"{name}:recall"] = scores[name].recall
-            values[f"{name}:fmeasure"] = scores[name].fmeasure
-    _write_values(values, args.format, out)
+        metrics["rouge"] = ROUGE(types=types, stemmer=args.stemmer)
+    if scaled:
+        states, rows = _scale.text_states(args, metrics)
+    else:
+        states = {key: metric.summarize(refs, hyps) for key, metric in metrics.items()}
+        rows = len(hyps)
+    values = {key: metric.compute(states[key]) for key, metric in metrics.items()}
+    shown, notes = _scale.display_values("text", values, metrics, states)
+    if args.save_state:
+        saved = _Saved(metrics, states, rows)
+        _save_state(args.save_state, "text", "references_predictions", saved, columns=None)
+    _write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import warnings
+
+    from scorekit import _scale
+    from scorekit._statefile import merge_with_header, save_states
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result, header = merge_with_header(args.states)
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        err.write(f"scorekit: warning: {text}\n")
+    command = str(header.get("command"))
+    shown, notes = _scale.display_values(command, result.values, result.metrics, result.states)
+    if args.save_state:
+        entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
+        save_states(
+            args.save_state,
+            entries,
+            command=command,
+            input=header.get("input"),
+            columns=header.get("columns"),
+            options=header.get("options"),
+            rows=result.rows,
+        )
+    _write_values(shown, args.format, out)
+    for note in notes:
+        err.write(f"scorekit: {note}\n")
+    err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
     return 0
 
 
@@ -671,6 +768,12 @@ def _number_above(bound: float) -> Callable[[str], float]:
     return parse
 
 
+def _scale_flags(parser: argparse.ArgumentParser, unit: str) -> None:
+    from scorekit._scale import add_scale_flags
+
+    add_scale_flags(parser, unit=unit)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``scorekit`` command."""
     parser = _Parser(
@@ -708,6 +811,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _scale_flags(ev, "rows")
     ev.set_defaults(handler=_cmd_eval)
 
     ft = sub.add_parser(
@@ -773,6 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
     rk.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
+    _scale_flags(rk, "run rows")
     rk.set_defaults(handler=_cmd_rank)
 
     tx = sub.add_parser(
@@ -800,6 +905,7 @@ def build_parser() -> argparse.ArgumentParser:
     tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU")
     tx.add_argument("--stemmer", action="store_true", help="Porter stemming for ROUGE")
     tx.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _scale_flags(tx, "lines")
     tx.set_defaults(handler=_cmd_text)
 
     qa_parser = sub.add_parser(
@@ -843,6 +949,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tp.add_argument("--format", choices=("table", "json"), default="table")
     tp.set_defaults(handler=_cmd_throughput)
+
+    mg = sub.add_parser(
+        "merge",
+        help="merge the state files of shards (--save-state) and print the values of the whole",
+        description=(
+            "Merge state files written by --save-state on shards of the data (on one machine "
+            "or many) and print the metrics of all the data, as the command that wrote them "
+            "prints them. The files must hold the same metrics with the same settings, from "
+            "the same command and columns, in a state format this scorekit reads."
+        ),
+    )
+    mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
+    mg.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
+    mg.set_defaults(handler=_cmd_merge)
 
     ls = sub.add_parser("list", help="list the registered metrics")
     ls.add_argument("--format", choices=("table", "json"), default="table")
