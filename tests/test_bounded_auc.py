@@ -52,7 +52,7 @@ def binary_data(draw: Any, weighted: bool = False) -> tuple[Any, Any, Any]:
 # the bound holds -------------------------------------------------------------------------
 
 
-@settings(max_examples=80)
+@settings(max_examples=40)
 @given(data=binary_data(), bins=st.integers(1, 12))
 def test_exact_auc_and_ap_lie_within_the_bound(data: tuple[Any, Any, Any], bins: int) -> None:
     y, s, _ = data
@@ -63,7 +63,7 @@ def test_exact_auc_and_ap_lie_within_the_bound(data: tuple[Any, Any, Any], bins:
         assert value - bound - TOL <= exact <= value + bound + TOL, fn.__name__
 
 
-@settings(max_examples=60)
+@settings(max_examples=30)
 @given(data=binary_data(weighted=True), bins=st.integers(1, 12))
 def test_bound_holds_with_sample_weights(data: tuple[Any, Any, Any], bins: int) -> None:
     y, s, w = data
@@ -73,7 +73,7 @@ def test_bound_holds_with_sample_weights(data: tuple[Any, Any, Any], bins: int) 
         assert value - bound - 1e-9 <= exact <= value + bound + 1e-9, fn.__name__
 
 
-@settings(max_examples=60)
+@settings(max_examples=30)
 @given(data=binary_data(weighted=True), weighted=st.booleans())
 def test_edges_at_every_distinct_score_are_exact(
     data: tuple[Any, Any, Any], weighted: bool
@@ -170,6 +170,26 @@ def test_scores_outside_the_range_go_to_the_end_bins() -> None:
     assert state.low[0] == -3.0 and state.high[-1] == 7.0
     value, bound = roc_auc(y, s, bins=10)
     assert value - bound <= roc_auc_score(y, s) <= value + bound
+
+
+@pytest.mark.parametrize(("lo", "hi", "bins"), [(0, 1, 10), (0, 1, 1000), (-3.7, 11.1, 77)])
+def test_equal_width_bins_agree_with_a_search_of_the_edges(lo: float, hi: float, bins: int) -> None:
+    rng = np.random.default_rng(bins)
+    edges = np.linspace(lo, hi, bins + 1)
+    s = np.concatenate(
+        [
+            rng.uniform(lo - 1, hi + 1, 5_000),
+            edges,
+            np.nextafter(edges, -np.inf),
+            np.nextafter(edges, np.inf),
+        ]
+    )
+    state = ROCAUC(bins=bins, score_range=(lo, hi)).summarize(np.arange(s.size) % 2, s)
+    idx = np.searchsorted(edges[1:-1], s, side="right")
+    np.testing.assert_array_equal(state.counts.sum(axis=0), np.bincount(idx, minlength=bins))
+    low = np.full(bins, np.inf)
+    np.minimum.at(low, idx, s)
+    np.testing.assert_array_equal(state.low, low)
 
 
 def test_equal_width_bins_over_a_score_range() -> None:

@@ -78,24 +78,18 @@ class _Mapping:
         return out
 
 
-def _bucket_counts(
-    column: Int, keys: Int, weights: Float | None, n_columns: int
-) -> tuple[Int, Int, NDArray[Any]]:
-    """Distinct (column, key) pairs, sorted, with their counts or summed weights."""
+def _bucket_counts(keys: Int, weights: Float | None) -> tuple[Int, NDArray[Any]]:
+    """Distinct keys, sorted, with their counts or summed weights."""
     if keys.size == 0:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty, np.empty(0, dtype=np.int64 if weights is None else np.float64)
+        return keys, np.empty(0, dtype=np.int64 if weights is None else np.float64)
     lo, hi = int(keys.min()), int(keys.max())
     span = hi - lo + 1
-    flat = column * span + (keys - lo)
-    if span * n_columns <= 4 * keys.size + 4096:
-        dense = np.bincount(flat, weights=weights, minlength=span * n_columns)
+    if span <= 4 * keys.size + 4096:
+        dense = np.bincount(keys - lo, weights=weights, minlength=span)
         where = np.flatnonzero(dense)
-        counts: NDArray[Any] = dense[where]
-    else:
-        where, inverse = np.unique(flat, return_inverse=True)
-        counts = np.bincount(inverse, weights=weights)
-    return where // span, where % span + lo, counts
+        return where + lo, dense[where]
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    return distinct, np.bincount(inverse, weights=weights)
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +146,10 @@ class QuantileSketch(State):
                 message("sketch", "values must be 1-D or 2-D", raw(f"shape {x.shape}"), "(n, k)")
             )
         x = x[:, None] if x.ndim == 1 else x
+        if x.shape[1] == 0:
+            raise InputError(
+                message("sketch", "no columns", raw(f"shape {x.shape}"), "(n, k >= 1)")
+            )
         if not np.isfinite(x).all():
             raise InputError(
                 message("sketch", "values must be finite", raw("nan or inf"), "finite")
@@ -175,21 +173,22 @@ class QuantileSketch(State):
         zero = ~(pos | neg)
         zeros: NDArray[Any] = zero.sum(axis=0) if w is None else w @ zero
         parts = []
-        for is_negative, mask in ((True, neg), (False, pos)):
-            rows, cols = np.nonzero(mask)
-            keys = mapping.keys(np.abs(x[rows, cols]))
-            c, kk, counts = _bucket_counts(cols, keys, None if w is None else w[rows], k)
-            parts.append((c, np.full(c.size, is_negative), kk, counts))
+        for j in range(k):
+            col = x[:, j]
+            for is_negative, mask in ((True, neg[:, j]), (False, pos[:, j])):
+                keys = mapping.keys(np.abs(col[mask]))
+                kk, counts = _bucket_counts(keys, None if w is None else w[mask])
+                parts.append((np.full(kk.size, j), np.full(kk.size, is_negative), kk, counts))
+        # parts come in the state's order: by column, negative store first, keys ascending
         column, negative, key, count = (np.concatenate(p) for p in zip(*parts, strict=True))
-        order = np.lexsort((key, ~negative, column))
         return cls(
             relative_accuracy=alpha,
             n_columns=k,
             n_samples=n,
-            column=column[order],
-            negative=negative[order],
-            key=key[order],
-            count=count[order],
+            column=column,
+            negative=negative,
+            key=key,
+            count=count,
             zeros=zeros,
         )
 

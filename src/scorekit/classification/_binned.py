@@ -254,6 +254,31 @@ class BinnedScores(State):
         return {"labels": labels, "counts": counts}
 
 
+def _bin_index(edges: Float, s: Float) -> NDArray[np.intp]:
+    """The bin of each score: ``searchsorted(edges[1:-1], s, side='right')``.
+
+    For equal-width edges the bin is computed from the score and then checked
+    against the edges themselves (a binary search per score costs far more);
+    the few scores the arithmetic puts off by one are moved, and any left over
+    are searched.
+    """
+    m = edges.size - 1
+    inner = edges[1:-1]
+    width = (edges[-1] - edges[0]) / m
+    uniform = m > 1 and bool(np.all(np.abs(np.diff(edges) - width) <= 1e-9 * abs(width)))
+    if not uniform or s.size < 1024:
+        found: NDArray[np.intp] = np.searchsorted(inner, s, side="right")
+        return found
+    guess = np.floor((s - edges[0]) * (m / (edges[-1] - edges[0])))
+    idx: NDArray[np.intp] = np.clip(guess, 0, m - 1).astype(np.intp)
+    # a score is in bin i when it is not below inner edge i - 1 and below inner edge i
+    padded = np.concatenate([[-np.inf], inner, [np.inf]])
+    wrong = np.flatnonzero((s < padded[idx]) | (s >= padded[idx + 1]))
+    if wrong.size:
+        idx[wrong] = np.searchsorted(inner, s[wrong], side="right")
+    return idx
+
+
 def summarize_binned(
     metric: str, edges: Float, y_true: Any, y_score: Any, sample_weight: Any
 ) -> BinnedScores:
@@ -276,25 +301,18 @@ def summarize_binned(
     state = BinnedScores.empty(edges)
     if n == 0:
         return state
+    idx = _bin_index(edges, s)
     m = edges.size - 1
-    idx = np.searchsorted(edges[1:-1], s, side="right")
     labels, masks = _split_labels(t)
     if masks is None:
         codes = np.searchsorted(labels, t)
-        flat = codes * m + idx
-        if w is None:
-            counts: NDArray[Any] = np.bincount(flat, minlength=labels.size * m)
-        else:
-            counts = np.bincount(flat, weights=w, minlength=labels.size * m)
-        counts = counts.reshape(labels.size, m)
     else:
-        rows = [
-            np.bincount(idx[mask], minlength=m)
-            if w is None
-            else np.bincount(idx[mask], weights=w[mask], minlength=m)
-            for mask in masks
-        ]
-        counts = np.stack(rows)
+        codes = np.zeros(n, dtype=np.intp)
+        for j, mask in enumerate(masks[1:], start=1):
+            codes[mask] = j
+    flat = codes * m + idx
+    counts: NDArray[Any] = np.bincount(flat, weights=w, minlength=labels.size * m)
+    counts = counts.reshape(labels.size, m)
     if w is not None and not (w > 0).all():
         keep = w > 0
         idx, s = idx[keep], s[keep]
