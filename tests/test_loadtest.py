@@ -14,6 +14,7 @@ import os
 import random
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -23,8 +24,8 @@ import pytest
 
 from conftest import ROOT
 from openai_server import OpenAIServer
+from scorekit.cli import main
 from scorekit.errors import ConfigError, InputError
-from scorekit.throughput._sse import SSEDecoder
 from scorekit.throughput.loadtest import (
     RECORD_KEYS,
     MissingDependencyError,
@@ -33,6 +34,7 @@ from scorekit.throughput.loadtest import (
     run_loadtest,
     write_records,
 )
+from scorekit.throughput.loadtest._sse import SSEDecoder
 
 TTFT = 0.1
 INTERVAL = 0.01
@@ -67,42 +69,78 @@ def _check_times(record):
 # timings ----------------------------------------------------------------------------
 
 
+def _timed(measure, attempts=3):
+    """Run ``measure`` until its timing checks hold, at most ``attempts`` times.
+
+    ``measure`` makes its exact assertions itself and returns its timing checks as
+    ``{description: passed}``. A busy machine can delay one run; a wrong measurement
+    fails every run.
+    """
+    for _ in range(attempts):
+        checks = measure()
+        if all(checks.values()):
+            break
+    assert checks == dict.fromkeys(checks, True)
+
+
 def test_ttft_and_generation_rate_match_the_server(server):
-    tokens = 10
-    records, interrupted = run_loadtest(
-        server.url, "model-a", ["tell me a story"], num_requests=3, max_tokens=tokens
-    )
-    assert not interrupted
-    assert [r["id"] for r in records] == [0, 1, 2]
-    for record in records:
-        assert list(record) == list(RECORD_KEYS)
-        assert record["success"] is True and record["error"] is None
-        assert record["output_tokens"] == tokens and record["prompt_tokens"] == 4
-        assert record["tokens_estimated"] is False
-        assert len(record["token_times"]) == tokens
-        _check_times(record)
-        ttft = record["first_token"] - record["start"]
-        assert TTFT <= ttft <= TTFT + TTFT_SLACK
-        times = record["token_times"]
-        gap = (times[-1] - times[0]) / (tokens - 1)
-        assert abs(gap - INTERVAL) <= RATE_TOLERANCE * INTERVAL
-    # closed loop with one worker: each request starts after the previous one ended
-    for before, after in itertools.pairwise(records):
-        assert after["start"] >= before["end"]
+    tokens, count = 16, 3
+
+    def measure():
+        records, interrupted = run_loadtest(
+            server.url, "model-a", ["tell me a story"], num_requests=count, max_tokens=tokens
+        )
+        assert not interrupted
+        assert [r["id"] for r in records] == list(range(count))
+        ttfts, gaps = [], []
+        for record in records:
+            assert list(record) == list(RECORD_KEYS)
+            assert record["success"] is True and record["error"] is None
+            assert record["output_tokens"] == tokens and record["prompt_tokens"] == 4
+            assert record["tokens_estimated"] is False
+            assert len(record["token_times"]) == tokens
+            _check_times(record)
+            # the server never sends the first token before TTFT
+            assert record["first_token"] - record["start"] >= TTFT
+            ttfts.append(record["first_token"] - record["start"])
+            times = record["token_times"]
+            gaps.append((times[-1] - times[0]) / (tokens - 1))
+        # closed loop with one worker: each request starts after the previous one ended
+        for before, after in itertools.pairwise(records):
+            assert after["start"] >= before["end"]
+        ttft, gap = statistics.median(ttfts), statistics.median(gaps)
+        return {
+            f"median TTFT {ttft:.4f} within {TTFT_SLACK} s of {TTFT}": ttft <= TTFT + TTFT_SLACK,
+            f"median gap {gap:.4f} within 25% of {INTERVAL}": (
+                abs(gap - INTERVAL) <= RATE_TOLERANCE * INTERVAL
+            ),
+        }
+
+    _timed(measure)
 
 
 def test_throughput_and_concurrency_limit(server):
-    tokens, workers, requests = 10, 4, 8
-    records, _ = run_loadtest(
-        server.url, "m", ["hi"], concurrency=workers, num_requests=requests, max_tokens=tokens
-    )
-    assert len(records) == requests and all(r["success"] for r in records)
-    assert server.max_active == workers
-    wall = max(r["end"] for r in records) - min(r["start"] for r in records)
-    measured = sum(r["output_tokens"] for r in records) / wall
-    # two rounds of four requests, each TTFT + 9 intervals long at best
+    tokens, workers, requests = 24, 4, 8
+    # two rounds of four requests, each TTFT + 23 intervals long at best
     expected = requests * tokens / (requests / workers * (TTFT + (tokens - 1) * INTERVAL))
-    assert (1 - RATE_TOLERANCE) * expected <= measured <= 1.02 * expected
+
+    def measure():
+        server.reset()
+        records, _ = run_loadtest(
+            server.url, "m", ["hi"], concurrency=workers, num_requests=requests, max_tokens=tokens
+        )
+        assert len(records) == requests and all(r["success"] for r in records)
+        assert server.max_active == workers
+        wall = max(r["end"] for r in records) - min(r["start"] for r in records)
+        measured = sum(r["output_tokens"] for r in records) / wall
+        assert measured <= 1.02 * expected
+        return {
+            f"throughput {measured:.1f} within 25% of {expected:.1f} tokens/s": (
+                measured >= (1 - RATE_TOLERANCE) * expected
+            )
+        }
+
+    _timed(measure)
 
 
 def test_concurrency_three_never_exceeded(server):
@@ -116,46 +154,58 @@ def test_concurrency_three_never_exceeded(server):
 
 def test_poisson_arrivals_follow_the_seeded_schedule(server):
     rate, count, seed = 40.0, 8, 7
-    records, _ = run_loadtest(
-        server.url, "m", ["ttft=0.2"], rate=rate, num_requests=count, max_tokens=2, seed=seed
-    )
-    assert [r["id"] for r in records] == list(range(count))
-    assert all(r["success"] for r in records)
     rng = random.Random(seed)
     expected = [0.0]
     for _ in range(count - 1):
         expected.append(expected[-1] + rng.expovariate(rate))
-    t0 = records[0]["start"]
-    for record, offset in zip(records, expected, strict=True):
-        assert offset - 0.002 <= record["start"] - t0 <= offset + 0.03
-    # open loop: requests do not wait for earlier answers (each takes >= 0.2 s)
-    assert server.max_active >= 3
+
+    def measure():
+        server.reset()
+        records, _ = run_loadtest(
+            server.url, "m", ["ttft=0.2"], rate=rate, num_requests=count, max_tokens=2, seed=seed
+        )
+        assert [r["id"] for r in records] == list(range(count))
+        assert all(r["success"] for r in records)
+        # open loop: requests do not wait for earlier answers (each takes >= 0.2 s)
+        assert server.max_active >= 3
+        t0 = records[0]["start"]
+        late = [r["start"] - t0 - at for r, at in zip(records, expected, strict=True)]
+        assert min(late) >= -0.002  # never early
+        return {
+            f"median lateness {statistics.median(late):.4f} <= 0.02 s": (
+                statistics.median(late) <= 0.02
+            )
+        }
+
+    _timed(measure)
 
 
 def test_duration_stops_new_requests_and_lets_running_ones_finish(server):
-    duration = 0.4
+    duration = 0.3
     records, _ = run_loadtest(
-        server.url, "m", ["ttft=0.05"], concurrency=2, duration=duration, max_tokens=5
+        server.url, "m", ["ttft=0.15"], concurrency=2, duration=duration, max_tokens=5
     )
     t0 = min(r["start"] for r in records)
-    assert 4 <= len(records) <= 10
+    assert len(records) >= 2
     assert all(r["success"] for r in records)
     assert all(r["start"] - t0 < duration for r in records)
-    assert max(r["end"] for r in records) - t0 > duration
+    assert any(r["end"] - t0 > duration for r in records)
 
 
 # failures -------------------------------------------------------------------------
 
+# prompt -> (reason, text chunks received)
 FAULTS = {
-    "mode=http500": ("http 500: model crashed", 0),
-    "mode=stall_headers": ("timeout", 0),
-    "mode=stall_tokens after=3": ("timeout", 3),
-    "mode=drop after=2": ("connection error: ", 2),
-    "mode=malformed after=2": ("malformed stream: invalid JSON", 2),
-    "mode=error_event after=1": ("server error: out of memory", 1),
-    "mode=no_done": ("truncated stream", 6),
-    "mode=json_answer": ("malformed stream: the server answered with JSON", 0),
-    "interval=0.3": ("timeout", 2),
+    "mode=http500": ("http 500: model crashed", {0}),
+    "mode=stall_headers": ("timeout", {0}),
+    "mode=stall_tokens after=3": ("timeout", {3}),
+    "mode=drop after=2": ("connection error: ", {2}),
+    "mode=malformed after=2": ("malformed stream: invalid JSON", {2}),
+    "mode=error_event after=1": ("server error: out of memory", {1}),
+    "mode=no_done": ("truncated stream", {6}),
+    "mode=json_answer": ("malformed stream: the server answered with JSON", {0}),
+    # every gap is shorter than the timeout, the whole stream longer: chunks at 0, 0.3 s
+    "ttft=0 interval=0.3": ("timeout", {1, 2}),
 }
 
 
@@ -175,7 +225,7 @@ def test_every_failure_is_recorded_with_its_reason(server):
         record = by_prompt[prompt]
         assert record["success"] is False, prompt
         assert record["error"].startswith(reason), (prompt, record["error"])
-        assert len(record["token_times"]) == chunks, prompt
+        assert len(record["token_times"]) in chunks, prompt
         _check_times(record)
     # a failed stream without usage: counts come from what was seen
     dropped = by_prompt["mode=drop after=2"]
@@ -185,7 +235,7 @@ def test_every_failure_is_recorded_with_its_reason(server):
     assert by_prompt["mode=no_done"]["tokens_estimated"] is False
     # the stalled requests failed at the timeout, not later
     stalled = by_prompt["mode=stall_headers"]
-    assert 0.5 <= stalled["end"] - stalled["start"] < 0.8
+    assert 0.5 <= stalled["end"] - stalled["start"] < 1.5
 
 
 def test_server_not_listening(server):
@@ -439,3 +489,104 @@ def test_sse_decoder_crlf_split_and_unfinished_event():
     assert decoder.feed(b"data: [DONE]") == []
     assert decoder.close() == ["[DONE]"]
     assert decoder.close() == []
+
+
+# command line -----------------------------------------------------------------------
+
+
+def _prompts_file(tmp_path, *prompts):
+    path = tmp_path / "prompts.jsonl"
+    path.write_text("".join(json.dumps({"prompt": p}) + "\n" for p in prompts), encoding="utf-8")
+    return path
+
+
+def test_cli_end_to_end(tmp_path, server, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    prompts = _prompts_file(tmp_path, "ttft=0.02 a b", "mode=http500")
+    out = tmp_path / "records.jsonl"
+    args = ["loadtest", "--url", server.url, "--model", "m", "--prompts", str(prompts)]
+    args += ["--num-requests", "4", "--concurrency", "2", "--max-tokens", "3"]
+    status = main([*args, "--out", str(out), "--format", "json", "--slo", "ttft=10s"])
+    captured = capsys.readouterr()
+    assert status == 0
+    summary = json.loads(captured.out)
+    assert summary["requests"] == 4 and summary["failures"] == 2
+    assert summary["failure_reasons"] == {"http 500: model crashed": 2}
+    assert summary["output_tokens"] == 6 and summary["prompt_tokens"] == 6
+    assert summary["good_requests"] == 2
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in records] == [0, 1, 2, 3]
+    assert [r["success"] for r in records] == [True, False, True, False]
+    assert all(list(r) == list(RECORD_KEYS) for r in records)
+    assert {r["headers"]["authorization"] for r in server.requests} == {"Bearer sk-env"}
+    assert "loadtest [" not in captured.err  # no progress line: stderr is not a terminal
+
+    status = main([*args, "--quiet", "--api-key", "sk-flag"])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert captured.out.startswith("requests ") and "2 x http 500: model crashed" in captured.out
+    assert server.requests[-1]["headers"]["authorization"] == "Bearer sk-flag"
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (["--concurrency", "2", "--rate", "1"], "not allowed with argument"),
+        (["--concurrency", "0"], "expected a whole number >= 1"),
+        (["--rate", "0"], "expected a finite number > 0"),
+        (["--endpoint", "embeddings"], "invalid choice"),
+        (["--slo", "ttft=fast"], "--slo"),
+        (["--out", "/no/such/dir/r.jsonl"], "no such directory"),
+    ],
+)
+def test_cli_bad_options(tmp_path, capsys, extra, expected):
+    prompts = _prompts_file(tmp_path, "hi")
+    args = ["loadtest", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--prompts", str(prompts)]
+    assert main([*args, *extra]) == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_cli_bad_prompts_and_missing_httpx(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": "a"}\n{"prompt": 1}\n', encoding="utf-8")
+    args = ["loadtest", "--url", "http://127.0.0.1:9/v1", "--model", "m", "--prompts"]
+    assert main([*args, str(bad)]) == 2
+    assert f"scorekit: {bad}, line 2, column 'prompt': not a string" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    assert main([*args, str(_prompts_file(tmp_path, "hi"))]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "scorekit: loadtest: httpx is not installed; "
+        "expected the serve extra: pip install 'scorekit[serve]'.\n"
+    )
+
+
+def test_cli_ctrl_c_writes_records_and_summary(tmp_path, server):
+    prompts = _prompts_file(tmp_path, "ttft=0.02 interval=0.1")
+    out = tmp_path / "records.jsonl"
+    command = [sys.executable, "-m", "scorekit", "loadtest", "--url", server.url, "--model", "m"]
+    command += ["--prompts", str(prompts), "--concurrency", "2", "--num-requests", "50"]
+    command += ["--max-tokens", "10", "--out", str(out)]
+    child = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(server.requests) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        stdout, stderr = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 130, stderr
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert 3 <= len(records) < 50
+    assert sum(r["error"] == "cancelled" for r in records) == 2
+    assert all(r["success"] for r in records if r["error"] != "cancelled")
+    assert stdout.startswith(f"requests                        {len(records)} (")
+    assert "2 x cancelled" in stdout
+    assert f"scorekit: interrupted; {len(records)} requests recorded" in stderr
+    assert "Traceback" not in stderr

@@ -1,0 +1,236 @@
+"""Prompts for the load generator: the JSON Lines prompts file, token estimates, record files."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scorekit.errors import ConfigError, InputError, message, raw
+
+__all__ = ["RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts", "write_records"]
+
+RECORD_KEYS: tuple[str, ...] = (
+    "id",
+    "prompt_tokens",
+    "output_tokens",
+    "start",
+    "first_token",
+    "end",
+    "token_times",
+    "success",
+    "error",
+    "tokens_estimated",
+)
+"""The keys of a request record, in the order they are written."""
+
+NAME = "loadtest"
+_CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One request's input: a completion ``prompt`` or chat ``messages``.
+
+    Examples
+    --------
+    >>> Prompt(text="Once upon a time").as_messages()
+    [{'role': 'user', 'content': 'Once upon a time'}]
+    >>> Prompt(text="Once upon a time", max_tokens=8).estimated_tokens()
+    4
+    """
+
+    text: str | None = None
+    """The prompt of a completion request (a chat request sends it as one user message)."""
+    messages: tuple[Mapping[str, Any], ...] | None = None
+    """The messages of a chat request."""
+    max_tokens: int | None = None
+    """This prompt's limit on generated tokens (else the run's ``max_tokens``)."""
+
+    def as_messages(self) -> list[dict[str, Any]]:
+        """The chat messages of this prompt."""
+        if self.messages is not None:
+            return [dict(m) for m in self.messages]
+        return [{"role": "user", "content": self.text}]
+
+    def estimated_tokens(self) -> int:
+        """The prompt's characters divided by 4, rounded up (see :func:`estimate_tokens`)."""
+        if self.messages is None:
+            return estimate_tokens(self.text or "")
+        return estimate_tokens("".join(_message_text(m) for m in self.messages))
+
+
+def estimate_tokens(text: str) -> int:
+    """Approximate token count of ``text``: its characters divided by 4, rounded up.
+
+    Used for the prompt when the server reports no usage; English text averages
+    about four characters a token in the common byte-pair vocabularies.
+
+    Examples
+    --------
+    >>> estimate_tokens("Hello, world")
+    3
+    >>> estimate_tokens("")
+    0
+    """
+    return -(-len(text) // _CHARS_PER_TOKEN)
+
+
+def _message_text(msg: Mapping[str, Any]) -> str:
+    content = msg.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+# prompts file ------------------------------------------------------------------------------
+
+
+def _prompt_from(item: Any, where: str) -> Prompt:
+    """Validate one prompt (a string or an object) and build its :class:`Prompt`."""
+    if isinstance(item, str):
+        return Prompt(text=item)
+    if not isinstance(item, Mapping):
+        raise InputError(
+            message(where, "prompt is not a string or an object", item, "a JSON object")
+        )
+    expected = "'prompt' (a string) or 'messages' (a list of {role, content} objects)"
+    text, messages = item.get("prompt"), item.get("messages")
+    if (text is None) == (messages is None):
+        got = raw("both") if text is not None else raw(f"keys {sorted(map(str, item))}")
+        raise InputError(message(where, "need exactly one of 'prompt' and 'messages'", got))
+    if text is not None and not isinstance(text, str):
+        raise InputError(message(f"{where}, column 'prompt'", "not a string", text, "a string"))
+    if messages is not None:
+        if not isinstance(messages, list) or not messages:
+            raise InputError(
+                message(f"{where}, column 'messages'", "not a list", messages, expected)
+            )
+        for msg in messages:
+            ok = isinstance(msg, Mapping) and isinstance(msg.get("role"), str)
+            if not ok or "content" not in msg:
+                raise InputError(
+                    message(
+                        f"{where}, column 'messages'",
+                        "bad message",
+                        msg,
+                        "an object with a string 'role' and a 'content'",
+                    )
+                )
+    limit = item.get("max_tokens")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise InputError(
+            message(f"{where}, column 'max_tokens'", "not a whole number >= 1", limit, "1, 2, ...")
+        )
+    return Prompt(
+        text=text,
+        messages=None if messages is None else tuple(messages),
+        max_tokens=limit,
+    )
+
+
+def read_prompts(path: str | os.PathLike[str]) -> list[Prompt]:
+    """Read a JSON Lines file of prompts.
+
+    Each non-blank line is an object with either ``"prompt"`` (a string, for the
+    completions endpoint; sent as one user message to the chat endpoint) or
+    ``"messages"`` (a list of ``{"role": ..., "content": ...}`` objects, for the chat
+    endpoint), and optionally ``"max_tokens"`` (a whole number >= 1).
+
+    Raises
+    ------
+    InputError
+        A missing or empty file, or a bad line: the message names the file, the line
+        and, for invalid JSON, the character column, for a bad value the key.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "prompts.jsonl"
+    >>> _ = path.write_text('{"prompt": "Hi"}\\n\\n{"messages": '
+    ...                     '[{"role": "user", "content": "Hello"}], "max_tokens": 16}\\n')
+    >>> [(p.text, p.max_tokens) for p in read_prompts(path)]
+    [('Hi', None), (None, 16)]
+    """
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(message(str(source), "no such file", None, "an existing file")) from None
+    except IsADirectoryError:
+        raise InputError(message(str(source), "is a directory", None, "a file")) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            message(str(source), "cannot read", raw(str(exc)), "a UTF-8 JSON Lines file")
+        ) from None
+    prompts = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}, line {number}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                message(
+                    where,
+                    "invalid JSON",
+                    raw(f"{exc.msg} at column {exc.colno}"),
+                    "one JSON object",
+                )
+            ) from None
+        if not isinstance(item, dict):
+            raise InputError(
+                message(where, "line is not a JSON object", item, "one JSON object per line")
+            )
+        prompts.append(_prompt_from(item, where))
+    if not prompts:
+        raise InputError(message(str(source), "no prompts", None, "one JSON object per line"))
+    return prompts
+
+
+def write_records(records: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
+    """Write request records as JSON Lines, one object per line, keys in :data:`RECORD_KEYS`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "records.jsonl"
+    >>> write_records([{"success": True, "id": 0}], path)
+    >>> path.read_text()
+    '{"id": 0, "success": true}\\n'
+    """
+    order = {key: i for i, key in enumerate(RECORD_KEYS)}
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            for record in records:
+                keys = sorted(record, key=lambda k: (order.get(k, len(order)), k))
+                handle.write(json.dumps({k: record[k] for k in keys}) + "\n")
+    except OSError as exc:
+        raise InputError(
+            message(str(path), "cannot write", raw(str(exc)), "a writable path")
+        ) from None
+
+
+def prompt_list(prompts: Any) -> list[Prompt]:
+    """The prompts of a run: read from a file path, or checked one by one from a list."""
+    if isinstance(prompts, str | os.PathLike):
+        return read_prompts(prompts)
+    if isinstance(prompts, Mapping) or not isinstance(prompts, Sequence):
+        raise ConfigError(message(NAME, "bad prompts", prompts, "a file path or a list of prompts"))
+    found = [
+        p if isinstance(p, Prompt) else _prompt_from(p, f"{NAME}: prompt {i}")
+        for i, p in enumerate(prompts)
+    ]
+    if not found:
+        raise ConfigError(message(NAME, "no prompts", None, "at least one prompt"))
+    return found

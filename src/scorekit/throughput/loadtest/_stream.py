@@ -1,0 +1,128 @@
+"""One streamed request: its state, and the reading of OpenAI stream chunks into it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorekit.throughput.loadtest._prompts import Prompt
+
+__all__ = ["GO_ON", "Attempt", "http_error", "read_event", "short"]
+
+_TEXT_FIELDS = ("content", "reasoning_content", "reasoning")
+_SHORT = 200
+
+
+@dataclass
+class Attempt:
+    """The state of one request while it runs."""
+
+    id: int
+    body: dict[str, Any]
+    prompt: Prompt
+    start: float = math.nan
+    first_token: float | None = None
+    token_times: list[float] = field(default_factory=list)
+    usage: Mapping[str, Any] | None = None
+
+    def record(self, end: float, error: str | None) -> dict[str, Any]:
+        chunks = len(self.token_times)
+        usage = self.usage or {}
+        prompt_tokens = _count(usage.get("prompt_tokens"))
+        output_tokens = _count(usage.get("completion_tokens"))
+        estimated = prompt_tokens is None or output_tokens is None
+        return {
+            "id": self.id,
+            "prompt_tokens": self.prompt.estimated_tokens()
+            if prompt_tokens is None
+            else prompt_tokens,
+            "output_tokens": chunks if output_tokens is None else output_tokens,
+            "start": self.start,
+            "first_token": self.first_token,
+            "end": end,
+            "token_times": list(self.token_times),
+            "success": error is None,
+            "error": error,
+            "tokens_estimated": estimated,
+        }
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def short(text: str) -> str:
+    """``text`` on one line, cut to 200 characters (for failure reasons)."""
+    text = " ".join(text.split())
+    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+
+
+def _error_text(error: Any) -> str:
+    """The message of an OpenAI-style error object (or whatever the server sent)."""
+    if isinstance(error, Mapping):
+        for key in ("message", "detail", "error"):
+            if isinstance(error.get(key), str | Mapping):
+                return _error_text(error[key])
+    return short(error if isinstance(error, str) else json.dumps(error))
+
+
+def http_error(status: int, body: bytes) -> str:
+    """The failure reason of an HTTP error answer: its status and message."""
+    text = body.decode("utf-8", errors="replace")
+    with contextlib.suppress(ValueError):
+        parsed = json.loads(text)
+        if isinstance(parsed, Mapping):
+            text = _error_text(parsed)
+    return f"http {status}: {short(text)}" if text.strip() else f"http {status}"
+
+
+def _has_text(choices_: list[Any]) -> bool:
+    for choice in choices_:
+        if not isinstance(choice, Mapping):
+            continue
+        if isinstance(choice.get("text"), str) and choice["text"]:
+            return True
+        delta = choice.get("delta")
+        if isinstance(delta, Mapping) and any(
+            isinstance(delta.get(key), str) and delta[key] for key in _TEXT_FIELDS
+        ):
+            return True
+    return False
+
+
+GO_ON = "go on"
+"""What :func:`read_event` returns while the stream goes on."""
+
+
+def read_event(attempt: Attempt, data: str, now: float) -> str | None:
+    """Take one event's data; return None at the end, an error, or :data:`GO_ON`."""
+    if data.strip() == "[DONE]":
+        return None
+    try:
+        chunk = json.loads(data)
+    except ValueError as exc:
+        reason = getattr(exc, "msg", str(exc))
+        return f"malformed stream: invalid JSON ({reason}) in {short(data)!r}"
+    if not isinstance(chunk, dict):
+        return f"malformed stream: event is not a JSON object: {short(data)!r}"
+    if chunk.get("error") is not None:
+        return f"server error: {_error_text(chunk['error'])}"
+    usage = chunk.get("usage")
+    if isinstance(usage, Mapping):
+        attempt.usage = usage
+    choices_ = chunk.get("choices")
+    if choices_ is None:
+        return GO_ON
+    if not isinstance(choices_, list):
+        return f"malformed stream: 'choices' is not a list: {short(data)!r}"
+    if _has_text(choices_):
+        attempt.token_times.append(now)
+        if attempt.first_token is None:
+            attempt.first_token = now
+    return GO_ON
