@@ -246,6 +246,16 @@ def itertools_pairs(values: list[float]) -> list[tuple[float, float]]:
 def test_random_records_agree_with_a_per_request_reference() -> None:
     records = _random_records(np.random.default_rng(11), 400)
     ref = _reference(records)
+    wall = max(r["end"] for r in records) - min(r["start"] for r in records)
+    # goodput under itl=80ms: at most one token passes; else the largest gap must be <= 80 ms
+    good = sum(
+        r["output_tokens"] <= 1
+        or (len(r["token_times"] or []) >= 2 and max(np.diff(r["token_times"])) <= 0.08)
+        for r in records
+        if r["success"]
+    )
+    assert 50 < good < len(records) - 50
+    assert T.goodput(records, {"itl": 0.08}) == pytest.approx(good / wall, rel=1e-13)
     for name in ("output_throughput", "prompt_throughput", "request_throughput"):
         assert parse_metric(name).score(records) == pytest.approx(ref[name], rel=1e-13)
     for name in ("ttft", "tpot", "itl", "e2e_latency"):

@@ -113,7 +113,7 @@ def _array(metric: str, name: str, values: Any, source: Source) -> Any:
     import pyarrow as pa
 
     if isinstance(values, pa.ChunkedArray):
-        return values.combine_chunks()
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     if isinstance(values, pa.Array):
         return values
     try:

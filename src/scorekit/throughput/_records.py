@@ -289,6 +289,70 @@ def _token_times(
     return values, lengths
 
 
+def _check_times(
+    metric: str,
+    source: Source,
+    times: NDArray[np.float64],
+    chunks: NDArray[np.int64],
+    start: NDArray[np.float64],
+    end: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]:
+    """Check the flattened chunk times of each request; return the gaps, each request's
+    largest gap (nan with fewer than two times) and the offset of each request's times.
+
+    Works on whole arrays: consecutive differences once, request boundaries masked out,
+    and the range checked on each request's first and last time (they are in order).
+    """
+    ends = np.cumsum(chunks)
+    offsets = ends - chunks
+
+    def owner(i: int) -> int:
+        return int(np.searchsorted(ends, i, side="right"))
+
+    if times.size and not np.isfinite(times.sum()) and not np.isfinite(times).all():
+        i = _first(~np.isfinite(times))
+        where = source.where(owner(i), "token_times")
+        shown = "null" if np.isnan(times[i]) else str(times[i])
+        raise InputError(
+            message(metric, f"token time is not a number at {where}", raw(shown), "finite times")
+        )
+    diffs = times[1:] - times[:-1]
+    within = np.ones(diffs.size, dtype=bool)
+    last = ends[chunks > 0] - 1
+    within[last[last < diffs.size]] = False
+    steps = np.where(within, diffs, 0.0)  # 0 across request boundaries
+    if steps.size and steps.min() < 0:
+        i = _first(steps < 0)
+        raise InputError(
+            message(
+                metric,
+                f"token times are not increasing at {source.where(owner(i), 'token_times')}",
+                raw(f"{_num(times[i + 1])} after {_num(times[i])}"),
+                "non-decreasing arrival times",
+            )
+        )
+    rows = np.flatnonzero(chunks > 0)
+    early = times[offsets[rows]] < start[rows]
+    late = times[ends[rows] - 1] > end[rows]
+    if early.any() or late.any():
+        k = _first(early | late)
+        row = int(rows[k])
+        value = times[offsets[row]] if early[k] else times[ends[row] - 1]
+        raise InputError(
+            message(
+                metric,
+                f"token time is outside [start, end] at {source.where(row, 'token_times')}",
+                raw(f"{_num(value)} with start {_num(start[row])} and end {_num(end[row])}"),
+                "start <= each token time <= end",
+            )
+        )
+    max_gap = np.full(len(chunks), np.nan)
+    multi = np.flatnonzero(chunks >= 2)
+    if multi.size:
+        max_gap[multi] = np.maximum.reduceat(steps, offsets[multi])
+    return np.asarray(diffs[within], dtype=np.float64), max_gap, offsets
+
+
 def as_records(metric: str, records: Any) -> Records:
     """Convert and check request records; errors name ``metric``, the problem and the row.
 
@@ -363,51 +427,13 @@ def as_records(metric: str, records: Any) -> Records:
                 )
             )
     times, chunks = _token_times(metric, cols.get("token_times"), source, n)
-    owner = np.repeat(np.arange(n), chunks)
-    keep = success[owner]
-    times, owner = times[keep], owner[keep]
-    chunks = np.where(success, chunks, 0)
-    bad = ~np.isfinite(times)
-    if bad.any():
-        i = _first(bad)
-        where = source.where(int(owner[i]), "token_times")
-        shown = "null" if np.isnan(times[i]) else str(times[i])
-        raise InputError(
-            message(metric, f"token time is not a number at {where}", raw(shown), "finite times")
-        )
-    outside = (times < start[owner]) | (times > end[owner])
-    if outside.any():
-        i = _first(outside)
-        row = int(owner[i])
-        raise InputError(
-            message(
-                metric,
-                f"token time is outside [start, end] at {source.where(row, 'token_times')}",
-                raw(f"{_num(times[i])} with start {_num(start[row])} and end {_num(end[row])}"),
-                "start <= each token time <= end",
-            )
-        )
-    same = owner[1:] == owner[:-1]
-    gaps = np.diff(times)[same]
-    gap_owner = owner[1:][same]
-    if gaps.size and gaps.min() < 0:
-        i = _first(gaps < 0)
-        row = int(gap_owner[i])
-        raise InputError(
-            message(
-                metric,
-                f"token times are not increasing at {source.where(row, 'token_times')}",
-                raw(f"{_num(times[1:][same][i])} after {_num(times[:-1][same][i])}"),
-                "non-decreasing arrival times",
-            )
-        )
-    max_gap = np.full(n, -np.inf)
-    np.maximum.at(max_gap, gap_owner, gaps)
-    max_gap[chunks < 2] = np.nan
+    if not success.all():
+        times = times[np.repeat(success, chunks)]
+        chunks = np.where(success, chunks, 0)
+    gaps, max_gap, offsets = _check_times(metric, source, times, chunks, start, end)
     # the first chunk's arrival stands in for a missing first_token
     fallback = np.isnan(first) & (chunks > 0)
     if fallback.any():
-        offsets = np.cumsum(chunks) - chunks
         first = np.where(fallback, times[np.minimum(offsets, max(len(times) - 1, 0))], first)
     return Records(
         prompt=prompt,
