@@ -298,6 +298,12 @@ def test_options_that_do_not_combine_with_bins() -> None:
         AveragePrecision(bins=10, interpolation="11point")
 
 
+def test_binned_metrics_take_binary_scores() -> None:
+    for metric in (ROCAUC(bins=4, average="micro"), AveragePrecision(bins=4, average="weighted")):
+        assert metric.inputs == "binary_scores"
+    assert ROCAUC(average="micro").inputs == "multilabel_scores"
+
+
 def test_nan_scores_and_2d_scores_raise() -> None:
     with pytest.raises(InputError, match="y_score contains nan"):
         roc_auc([0, 1], [0.1, float("nan")], bins=3)

@@ -256,8 +256,8 @@ class AveragePrecision(_ScoreMetric[ScoreHistogram | BinnedScores]):
 
     @property
     def inputs(self) -> str:
-        """Binary scores by default; multi-label scores for the other averages."""
-        return _inputs(self.average)
+        """Binary scores by default and with bins; multi-label scores for the other averages."""
+        return "binary_scores" if self.edges is not None else _inputs(self.average)
 
     def _per_sample(self, task: str) -> str:
         return self.name if self.average == "samples" else ""

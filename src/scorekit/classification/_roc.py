@@ -276,7 +276,9 @@ class ROCAUC(_ScoreMetric[ScoreHistogram | BinnedScores]):
 
     @property
     def inputs(self) -> str:
-        """Binary scores by default; multiclass with ``'ovr'``; multi-label otherwise."""
+        """Binary scores by default and with bins; multiclass with ``'ovr'``; else multi-label."""
+        if self.edges is not None:
+            return "binary_scores"
         if self.multi_class == "ovr" and self.average != "samples":
             return "multiclass_scores"
         return _inputs(self.average)
