@@ -23,11 +23,13 @@ The prompt (the completion prompt, or the last message's content) can carry
     silence); ``stall_tokens`` (K tokens, then silence); ``drop`` (K tokens, then
     the connection is reset); ``malformed`` (K tokens, then a chunk that is not
     JSON); ``error_event`` (K tokens, then an ``error`` object); ``no_done`` (the
-    whole stream without ``data: [DONE]``); ``no_usage`` (no usage chunk);
-    ``json_answer`` (a non-streamed JSON completion).
+    whole stream without ``data: [DONE]``); ``linger`` (the whole stream, then the
+    response is never ended); ``no_usage`` (no usage chunk); ``json_answer`` (a
+    non-streamed JSON completion).
 
-The server counts the requests in flight (``active``, ``max_active``) and keeps
-every request it read (``requests``: path, lower-cased headers, parsed body).
+The server counts the connections it accepted (``connections``) and the requests in
+flight (``active``, ``max_active``), and keeps every request it read (``requests``:
+path, lower-cased headers, parsed body).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class OpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.active = 0
         self.max_active = 0
+        self.connections = 0
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -78,6 +81,7 @@ class OpenAIServer:
         with self._lock:
             self.requests.clear()
             self.max_active = self.active
+            self.connections = 0
 
     # event loop thread
 
@@ -101,6 +105,8 @@ class OpenAIServer:
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
+        with self._lock:
+            self.connections += 1
         try:
             while True:
                 request = await _read_request(reader)
@@ -202,6 +208,8 @@ class OpenAIServer:
             await event({"id": "cmpl-1", "choices": [], "usage": usage})
         if mode != "no_done":
             await event("[DONE]")
+        if mode == "linger":
+            await asyncio.Event().wait()
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True

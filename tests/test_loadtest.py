@@ -87,6 +87,7 @@ def test_ttft_and_generation_rate_match_the_server(server):
     tokens, count = 16, 3
 
     def measure():
+        server.reset()
         records, interrupted = run_loadtest(
             server.url, "model-a", ["tell me a story"], num_requests=count, max_tokens=tokens
         )
@@ -105,9 +106,11 @@ def test_ttft_and_generation_rate_match_the_server(server):
             ttfts.append(record["first_token"] - record["start"])
             times = record["token_times"]
             gaps.append((times[-1] - times[0]) / (tokens - 1))
-        # closed loop with one worker: each request starts after the previous one ended
+        # closed loop with one worker: each request starts after the previous one ended,
+        # on the same kept-alive connection
         for before, after in itertools.pairwise(records):
             assert after["start"] >= before["end"]
+        assert server.connections == 1
         ttft, gap = statistics.median(ttfts), statistics.median(gaps)
         return {
             f"median TTFT {ttft:.4f} within {TTFT_SLACK} s of {TTFT}": ttft <= TTFT + TTFT_SLACK,
@@ -210,7 +213,7 @@ FAULTS = {
 
 
 def test_every_failure_is_recorded_with_its_reason(server):
-    prompts = ["ok", *FAULTS, "crlf=1 ok"]
+    prompts = ["ok", *FAULTS, "crlf=1 ok", "mode=linger"]
     began = time.perf_counter()
     records, interrupted = run_loadtest(
         server.url, "m", prompts, concurrency=len(prompts), max_tokens=6, timeout=0.5
@@ -219,8 +222,12 @@ def test_every_failure_is_recorded_with_its_reason(server):
     assert not interrupted
     assert len(records) == len(prompts)
     by_prompt = dict(zip(prompts, records, strict=True))
-    for name in ("ok", "crlf=1 ok"):
+    for name in ("ok", "crlf=1 ok", "mode=linger"):
         assert by_prompt[name]["success"] and by_prompt[name]["output_tokens"] == 6
+    # the answer that never ends after [DONE] succeeded, ending at [DONE]
+    lingered = by_prompt["mode=linger"]
+    assert lingered["error"] is None
+    assert lingered["end"] - lingered["token_times"][-1] < 0.1
     for prompt, (reason, chunks) in FAULTS.items():
         record = by_prompt[prompt]
         assert record["success"] is False, prompt
@@ -454,7 +461,7 @@ def test_write_records_round_trip(tmp_path):
 def test_progress_line_on_request(server, capsys):
     run_loadtest(server.url, "m", ["ttft=0"], num_requests=2, max_tokens=2, progress=True)
     err = capsys.readouterr().err
-    assert "loadtest [####################] 2/2 done, 0 failed" in err
+    assert "loadtest [####################] 2/2 done, 0 failed, 0 running, " in err
     run_loadtest(server.url, "m", ["ttft=0"], num_requests=1, max_tokens=1, progress=False)
     assert capsys.readouterr().err == ""
 

@@ -28,6 +28,8 @@ class Attempt:
     first_token: float | None = None
     token_times: list[float] = field(default_factory=list)
     usage: Mapping[str, Any] | None = None
+    end: float | None = None
+    """When ``data: [DONE]`` arrived (None before)."""
 
     def record(self, end: float, error: str | None) -> dict[str, Any]:
         chunks = len(self.token_times)
