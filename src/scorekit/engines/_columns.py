@@ -300,7 +300,8 @@ def _run(chunk: Chunk, mapping: Mapping[str, tuple[str, ...]]) -> Any:
 def _records(table: Any, mapping: Mapping[str, tuple[str, ...]]) -> Any:
     names = {mapping[role][0]: role for role in mapping}
     keep = [name for name in table.column_names if name in names]
-    return table.select(keep).rename_columns([names[n] for n in keep])
+    renamed = table.select(keep).rename_columns([names[n] for n in keep])
+    return renamed.replace_schema_metadata(table.schema.metadata)
 
 
 # conversions -----------------------------------------------------------------------------
