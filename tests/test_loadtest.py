@@ -7,6 +7,7 @@ tolerances leave room for a loaded two-core machine.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import math
@@ -29,12 +30,14 @@ from scorekit.errors import ConfigError, InputError
 from scorekit.throughput.loadtest import (
     RECORD_KEYS,
     MissingDependencyError,
+    Prompt,
     estimate_tokens,
     read_prompts,
     run_loadtest,
     write_records,
 )
 from scorekit.throughput.loadtest._sse import SSEDecoder
+from scorekit.throughput.loadtest._stream import GO_ON, Attempt, http_error, read_event
 
 TTFT = 0.1
 INTERVAL = 0.01
@@ -366,7 +369,8 @@ def test_prompts_file_blank_lines_and_cycling(tmp_path, server):
         ('{"text": "a"}\n', "line 1", "need exactly one of 'prompt' and 'messages'"),
         ('{"prompt": "a", "messages": []}\n', "line 1", "need exactly one"),
         ('{"prompt": 3}\n', "line 1, column 'prompt'", "not a string"),
-        ('{"messages": "hi"}\n', "line 1, column 'messages'", "not a list"),
+        ('{"messages": "hi"}\n', "line 1, column 'messages'", "not a non-empty list"),
+        ('{"messages": []}\n', "line 1, column 'messages'", "not a non-empty list"),
         ('{"messages": [{"content": "hi"}]}\n', "line 1, column 'messages'", "bad message"),
         ('\n{"prompt": "a", "max_tokens": 0}\n', "line 2, column 'max_tokens'", "not a whole"),
         ('{"prompt": "a", "max_tokens": true}\n', "line 1, column 'max_tokens'", "not a whole"),
@@ -417,6 +421,14 @@ def test_bad_options(options, problem):
     assert problem in str(info.value)
 
 
+def test_inside_a_running_event_loop():
+    async def call():
+        run_loadtest("http://127.0.0.1:9/v1", "m", ["hi"])
+
+    with pytest.raises(ConfigError, match="called inside a running event loop"):
+        asyncio.run(call())
+
+
 def test_missing_httpx_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "httpx", None)
     with pytest.raises(MissingDependencyError) as info:
@@ -464,6 +476,51 @@ def test_progress_line_on_request(server, capsys):
     assert "loadtest [####################] 2/2 done, 0 failed, 0 running, " in err
     run_loadtest(server.url, "m", ["ttft=0"], num_requests=1, max_tokens=1, progress=False)
     assert capsys.readouterr().err == ""
+
+
+# stream chunks ----------------------------------------------------------------------
+
+
+def test_read_event_text_usage_and_errors():
+    attempt = Attempt(id=0, body={}, prompt=Prompt(text="abcdefgh"))
+    role = {"choices": [{"delta": {"role": "assistant", "content": ""}}]}
+    assert read_event(attempt, json.dumps(role), 1.0) == GO_ON
+    assert read_event(attempt, "", 1.5) == GO_ON
+    thought = {"choices": [{"delta": {"reasoning_content": "hmm"}}]}
+    assert read_event(attempt, json.dumps(thought), 2.0) == GO_ON
+    text = {"choices": [{"index": 0, "text": "x", "finish_reason": None}]}
+    assert read_event(attempt, json.dumps(text), 3.0) == GO_ON
+    usage = {"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 9}}
+    assert read_event(attempt, json.dumps(usage), 4.0) == GO_ON
+    assert read_event(attempt, " [DONE] ", 5.0) is None
+    assert attempt.token_times == [2.0, 3.0] and attempt.first_token == 2.0
+    record = attempt.record(5.0, None)
+    assert (record["prompt_tokens"], record["output_tokens"]) == (7, 9)
+    assert record["tokens_estimated"] is False
+    # a count missing from the usage is estimated: 8 characters / 4
+    attempt.usage = {"completion_tokens": 9}
+    assert attempt.record(5.0, None)["prompt_tokens"] == 2
+    assert attempt.record(5.0, None)["tokens_estimated"] is True
+    fresh = Attempt(id=1, body={}, prompt=Prompt(text="a"))
+    assert (
+        read_event(fresh, "[1, 2]", 0.0) == "malformed stream: event is not a JSON object: '[1, 2]'"
+    )
+    assert read_event(fresh, '{"choices": {}}', 0.0).startswith("malformed stream: 'choices'")
+    nested = {"error": {"error": {"message": "overloaded"}}}
+    assert read_event(fresh, json.dumps(nested), 0.0) == "server error: overloaded"
+
+
+def test_http_error_reasons():
+    assert http_error(503, b'{"detail": "busy"}') == "http 503: busy"
+    assert http_error(404, b'{"error": {"message": "no model", "code": 404}}') == (
+        "http 404: no model"
+    )
+    assert (
+        http_error(502, b"<html>\n  Bad   gateway </html>")
+        == "http 502: <html> Bad gateway </html>"
+    )
+    assert http_error(500, b"") == "http 500"
+    assert http_error(500, b"x" * 500) == "http 500: " + "x" * 197 + "..."
 
 
 # server-sent events ----------------------------------------------------------------

@@ -193,6 +193,14 @@ def run_loadtest(
     MissingDependencyError
         httpx is not installed.
 
+    Notes
+    -----
+    The run has its own event loop (:func:`asyncio.run`), so the function is called
+    from synchronous code; inside a running loop (a notebook cell, a coroutine) it
+    raises :class:`~scorekit.errors.ConfigError`: run it in a thread there, or use
+    the ``scorekit loadtest`` command. Ctrl-C is caught when the function runs in
+    the main thread.
+
     Examples
     --------
     A stand-in server through ``httpx.MockTransport`` (a real one is reached by URL):
@@ -241,6 +249,16 @@ def run_loadtest(
         )
     if duration is None and num_requests is None:
         num_requests = len(found)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise ConfigError(
+            message(
+                NAME, "called inside a running event loop", None, "a call from synchronous code"
+            )
+        )
     httpx = import_httpx()
     try:
         host = httpx.URL(url).host

@@ -113,7 +113,7 @@ def _prompt_from(item: Any, where: str) -> Prompt:
     if messages is not None:
         if not isinstance(messages, list) or not messages:
             raise InputError(
-                message(f"{where}, column 'messages'", "not a list", messages, expected)
+                message(f"{where}, column 'messages'", "not a non-empty list", messages, expected)
             )
         for msg in messages:
             ok = isinstance(msg, Mapping) and isinstance(msg.get("role"), str)

@@ -106,6 +106,8 @@ def read_event(attempt: Attempt, data: str, now: float) -> str | None:
     """Take one event's data; return None at the end, an error, or :data:`GO_ON`."""
     if data.strip() == "[DONE]":
         return None
+    if not data.strip():  # an empty event: a keep-alive
+        return GO_ON
     try:
         chunk = json.loads(data)
     except ValueError as exc:
