@@ -82,6 +82,14 @@ def _same(got: dict[str, Any], expected: dict[str, Any]) -> None:
             assert np.allclose(got[name], value, rtol=1e-12, atol=0), name
 
 
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(b, dict):
+        return isinstance(a, dict) and list(a) == list(b) and all(_close(a[k], b[k]) for k in b)
+    if isinstance(b, float) and isinstance(a, float):
+        return bool(np.isclose(a, b, rtol=1e-12, atol=0, equal_nan=True))
+    return bool(a == b)
+
+
 def _eval_args(path: Path | str, task: str) -> list[str]:
     entry = EVAL[task]
     args = ["eval", str(path), "--task", task, "--true", *entry["true"], "--pred", *entry["pred"]]
@@ -404,6 +412,42 @@ def test_text_shards_merged_equal_the_whole_files(tmp_path: Path, capsys: Any) -
     assert err.strip() in merged_err  # the BLEU signature
 
 
+def test_chunked_throughput_report_equals_the_whole_file(capsys: Any) -> None:
+    args = ["throughput", DATA / "requests.jsonl", "--slo", "ttft=500ms", "tpot=30ms"]
+    for fmt in ("json", "table"):
+        code, whole, err = _run(capsys, *args, "--format", fmt)
+        assert code == 0
+        for size in (1, 45):
+            assert _run(capsys, *args, "--format", fmt, "--chunk-size", str(size)) == (
+                0,
+                whole,
+                err,
+            )
+
+
+def test_throughput_shards_merged_equal_the_whole_file(tmp_path: Path, capsys: Any) -> None:
+    args = ["--slo", "ttft=500ms", "--format", "json"]
+    whole = _json(capsys, "throughput", DATA / "requests.jsonl", *args[:-2])
+    assert whole["failure_reasons"] and whole["goodput"] > 0
+    lines = (DATA / "requests.jsonl").read_text().splitlines(keepends=True)
+    states = []
+    for i, (a, b) in enumerate(itertools.pairwise([0, 70, 71, len(lines)])):
+        shard = tmp_path / f"requests-{i}.jsonl"
+        shard.write_text("".join(lines[a:b]))
+        states.append(tmp_path / f"requests-{i}.json")
+        code, _, err = _run(capsys, "throughput", shard, *args, "--save-state", states[-1])
+        assert code == 0, err
+    assert _json(capsys, "merge", *states) == whole
+    assert "print as a report" in _error(capsys, "merge", *states, "--format", "csv")
+    other = tmp_path / "other.json"
+    code, _, _ = _run(
+        capsys, "throughput", DATA / "requests.jsonl", "--slo", "ttft=1s", "--save-state", other
+    )
+    assert code == 0
+    err = _error(capsys, "merge", states[0], other)
+    assert "'ttft'" in err and str(other) in err
+
+
 # bad state files through the command ------------------------------------------------------------
 
 
@@ -505,6 +549,13 @@ def test_dask_engine_equals_the_whole_file(scheduler: str, capsys: Any, tmp_path
         )
         _same(got, _json(capsys, *args))
         assert load_states(state).meta["rows"] > 0
+    records = ["throughput", DATA / "requests.jsonl", "--format", "json"]
+    got = json.loads(_run(capsys, *records, "--engine", "dask", "--scheduler", scheduler)[1])
+    whole = json.loads(_run(capsys, *records)[1])
+    assert got.pop("failure_reasons") == {}  # the workers return states only
+    assert whole.pop("failure_reasons")
+    # Dask's JSON Lines reader parses the floats itself: equal to 1e-12
+    assert _close(got, whole)
     text = ["text", "--refs", DATA / "refs_a.txt", DATA / "refs_b.txt", "--hyps"]
     text += [DATA / "hyps.txt"]
     _same(_json(capsys, *text, "--engine", "dask", "--scheduler", scheduler), _json(capsys, *text))

@@ -17,6 +17,7 @@ Layout (format version 1)::
      "columns": {...},              role -> the columns read (or files, for text)
      "options": {...},              settings beyond the metrics' own (eval's pos_label)
      "rows": 1234,                  rows (items, queries' rows) summarized
+     "tallies": {...},              named counts beside the states, added up by merging
      "metrics": [
        {"key": "f1:macro", "metric": "f1", "config": {...}, "state": {...}},
        ...
@@ -39,7 +40,7 @@ import dataclasses
 import gzip
 import json
 import os
-import tempfile
+import uuid
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -197,6 +198,7 @@ def save_states(
     columns: Mapping[str, Any] | None = None,
     options: Mapping[str, Any] | None = None,
     rows: int | None = None,
+    tallies: Mapping[str, Mapping[str, int]] | None = None,
 ) -> Path:
     """Write the states of an evaluation to a state file.
 
@@ -220,6 +222,9 @@ def save_states(
         (``scorekit eval --pos-label``); JSON values, compared when merging.
     rows : int, optional
         Rows summarized (by default ``result.rows`` where it has one).
+    tallies : mapping, optional
+        Named counts kept beside the states (``scorekit throughput``'s failures
+        by reason): ``{name: {key: count}}``, added up when merging.
 
     Returns
     -------
@@ -261,6 +266,10 @@ def save_states(
         "columns": {str(k): _columns_value(v) for k, v in (columns or {}).items()},
         "options": dict(options or {}),
         "rows": int(rows if rows is not None else (found_rows or 0)),
+        "tallies": {
+            str(name): {str(k): int(v) for k, v in counts.items()}
+            for name, counts in (tallies or {}).items()
+        },
     }
     lines = []
     for key, metric in metrics.items():
@@ -286,16 +295,18 @@ def _columns_value(value: Any) -> Any:
 
 
 def _write(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (a reader never sees half a file)."""
     data = text.encode("utf-8")
     if path.name.lower().endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    directory = path.parent if str(path.parent) else Path(".")
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-        with os.fdopen(handle, "wb") as out:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("xb") as out:
             out.write(data)
         os.replace(tmp, path)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise InputError(
             message(str(path), "cannot write the state file", raw(str(exc)), "a writable path")
         ) from None
@@ -631,6 +642,22 @@ def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
     return merge_with_header(paths)[0]
 
 
+def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
+    total: dict[str, dict[str, int]] = {}
+    for file in files:
+        tallies = file.meta.get("tallies") or {}
+        if not isinstance(tallies, dict) or not all(
+            isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values())
+            for counts in tallies.values()
+        ):
+            raise _malformed(Path(file.path), "tallies are not counts", tallies, "{name: {key: n}}")
+        for name, counts in tallies.items():
+            into = total.setdefault(name, {})
+            for key, count in counts.items():
+                into[key] = into.get(key, 0) + count
+    return total
+
+
 def merge_with_header(paths: Sequence[str | os.PathLike[str]]) -> tuple[Any, dict[str, Any]]:
     """:func:`merge_files`, and the header of the merged files (``rows`` their sum)."""
     from scorekit.engines.stream import EvaluationResult
@@ -671,5 +698,6 @@ def merge_with_header(paths: Sequence[str | os.PathLike[str]]) -> tuple[Any, dic
     rows = sum(int(f.meta.get("rows", 0)) for f in files)
     header = {k: v for k, v in first.meta.items() if k != "path"}
     header["rows"] = rows
+    header["tallies"] = _add_tallies(files)
     result = EvaluationResult(values=values, states=states, metrics=metrics, rows=rows)
     return result, header

@@ -16,7 +16,7 @@
                   [SCALE]
     scorekit merge STATE... [--format table|json|csv] [--save-state FILE]
     scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1]
-    scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json]
+    scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json] [SCALE]
     scorekit list [--format table|json]
     scorekit explain NAME
     scorekit demo [--data DIR]
@@ -54,7 +54,7 @@ from scorekit._evaluate import TASKS, Evaluation, default_metrics, evaluate_tabl
 from scorekit._explain import bound_text, explain
 from scorekit._features import FeatureRanking, rank_file
 from scorekit._version import __version__
-from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
+from scorekit.errors import ConfigError, InputError, ScorekitError, choices, message, raw
 from scorekit.information._tables import CRITERIA
 from scorekit.ranking._state import GAINS, MISSING
 from scorekit.text._tokenize import TOKENIZERS as BLEU_TOKENIZERS
@@ -446,6 +446,8 @@ def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
     command = str(header.get("command"))
+    if command == "throughput":
+        return _merged_throughput(args, result, header, out, err)
     shown, notes = _scale.display_values(command, result.values, result.metrics, result.states)
     if args.save_state:
         entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
@@ -457,10 +459,49 @@ def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             columns=header.get("columns"),
             options=header.get("options"),
             rows=result.rows,
+            tallies=header.get("tallies"),
         )
     _write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
+    err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
+    return 0
+
+
+def _merged_throughput(
+    args: argparse.Namespace, result: Any, header: dict[str, Any], out: TextIO, err: TextIO
+) -> int:
+    import warnings
+
+    from scorekit import _scale, throughput
+    from scorekit._statefile import save_states
+    from scorekit.throughput._report import FORMATS
+
+    if args.format not in FORMATS:
+        raise ConfigError(
+            message(
+                "scorekit merge",
+                "throughput states print as a report",
+                args.format,
+                choices(FORMATS),
+            )
+        )
+    reasons = (header.get("tallies") or {}).get("failure_reasons")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _scale.throughput_report(result.states, result.metrics, reasons)
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        err.write(f"scorekit: warning: {text}\n")
+    if args.save_state:
+        save_states(
+            args.save_state,
+            {key: (result.metrics[key], result.states[key]) for key in result.states},
+            command="throughput",
+            input=header.get("input"),
+            rows=result.rows,
+            tallies=header.get("tallies"),
+        )
+    out.write(throughput.format_report(report, args.format))
     err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
     return 0
 
@@ -514,12 +555,50 @@ def _cmd_throughput(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from scorekit import throughput
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
+    if _scale_requested(args, "throughput"):
+        return _throughput_scaled(args, slo, out, err)
     records = throughput.read_records(args.records)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = throughput.report(records, slo=slo)
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
+    out.write(throughput.format_report(result, args.format))
+    return 0
+
+
+def _scale_requested(args: argparse.Namespace, command: str) -> bool:
+    from scorekit import _scale
+
+    _scale.check_scale_flags(args, command)
+    return _scale.scaled(args) or bool(args.save_state)
+
+
+def _throughput_scaled(
+    args: argparse.Namespace, slo: dict[str, float] | None, out: TextIO, err: TextIO
+) -> int:
+    """``scorekit throughput`` with scale flags: the report from merged metric states."""
+    import warnings
+
+    from scorekit import _scale, throughput
+    from scorekit._statefile import save_states
+
+    metrics = _scale.throughput_metrics(slo)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        states, rows, reasons = _scale.throughput_states(args, metrics)
+        result = _scale.throughput_report(states, metrics, reasons, slo)
+    for text in dict.fromkeys(str(w.message) for w in caught):
+        err.write(f"scorekit: warning: {text}\n")
+    if args.save_state:
+        save_states(
+            args.save_state,
+            {key: (metric, states[key]) for key, metric in metrics.items()},
+            command="throughput",
+            input="requests",
+            rows=rows,
+            tallies=None if reasons is None else {"failure_reasons": reasons},
+        )
     out.write(throughput.format_report(result, args.format))
     return 0
 
@@ -986,6 +1065,7 @@ def build_parser() -> argparse.ArgumentParser:
         "e.g. --slo ttft=200ms tpot=50ms",
     )
     tp.add_argument("--format", choices=("table", "json"), default="table")
+    _scale_flags(tp, "records")
     tp.set_defaults(handler=_cmd_throughput)
 
     mg = sub.add_parser(

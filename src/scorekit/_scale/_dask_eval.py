@@ -1,0 +1,183 @@
+"""``scorekit eval --engine dask``: the task's metrics wrapped for the engines."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from scorekit._core import Metric
+from scorekit._scale._engines import dask_run, fold_file
+from scorekit._scale._flags import chunk_size
+from scorekit.errors import InputError, ScorekitError, message
+
+__all__ = ["dask_eval"]
+
+
+# eval on Dask -----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _TaskMetric(Metric[Any]):
+    """An ``eval`` metric as the engines see it: the task's columns in, the metric's state out.
+
+    ``scorekit eval`` hands a metric its columns the way the task says (0/1
+    truth for ``--pos-label`` where the metric has no such option, ``[1 - p,
+    p]`` for class probabilities of a binary task, regression targets as one
+    column or a matrix); this wrapper does the same on every partition, and
+    leaves merge and compute to the metric.
+    """
+
+    inner: Metric[Any]
+    task: str
+    pos_label: Any
+    targets: int
+
+    @property
+    def name(self) -> str:
+        """The wrapped metric's name."""
+        return self.inner.name
+
+    def empty(self) -> Any:
+        """The wrapped metric's empty state."""
+        return self.inner.empty()
+
+    def merge(self, a: Any, b: Any) -> Any:
+        """The wrapped metric's merge."""
+        return self.inner.merge(a, b)
+
+    def compute(self, state: Any) -> Any:
+        """The wrapped metric's value."""
+        return self.inner.compute(state)
+
+    def _summarize(self, y_true: Any, second: Any, weight: Any, scores: bool) -> Any:
+        from scorekit._evaluate import _arguments, _Inputs
+
+        if self.task == "regression" and self.targets == 1:
+            y_true, second = y_true[:, 0], second[:, 0]
+        data = _Inputs(
+            self.task,
+            y_true,
+            None if scores else second,
+            second if scores else None,
+            weight,
+            self.pos_label,
+        )
+        args, kwargs = _arguments(self.inner, data)
+        return self.inner.summarize(*args, **kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
+class _LabelTask(_TaskMetric):
+    @property
+    def inputs(self) -> str:
+        """Labels, indicator matrices or regression targets, by task."""
+        return {"multilabel": "multilabel", "regression": "regression_multi"}.get(
+            self.task, "labels"
+        )
+
+    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """The wrapped metric's state of one partition."""
+        return self._summarize(y_true, y_pred, sample_weight, scores=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class _ScoreTask(_TaskMetric):
+    @property
+    def inputs(self) -> str:
+        """Scores of the positive class, of each class, or of each label, by task."""
+        return f"{self.task}_scores"
+
+    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> Any:
+        """The wrapped metric's state of one partition."""
+        return self._summarize(y_true, y_score, sample_weight, scores=True)
+
+
+def dask_eval(
+    plan: Any, specs: Sequence[str] | None, args: argparse.Namespace, classes: Any
+) -> Any:
+    """``scorekit eval --engine dask``: the task's metrics over a file, on a Dask cluster.
+
+    The first chunk of the file is read here to type ``--pos-label`` and to leave
+    out default metrics that do not apply (as ``eval`` skips them); the others
+    run on the cluster, where any error stops the evaluation.
+    """
+    from scorekit import _io
+    from scorekit._evaluate import (
+        _PRED_KINDS,
+        Evaluation,
+        _Inputs,
+        _metric_for,
+        _pos_label,
+        default_metrics,
+    )
+    from scorekit._evaluate import _inputs as task_inputs
+
+    explicit = bool(specs)
+    names = list(dict.fromkeys(specs or ())) or default_metrics(
+        plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
+    )
+    first = fold_file(plan.source, plan.needed(), chunk_size(args), False, _first)
+    if first is None:
+        raise InputError(message(plan.source, "no data", None, "a table with rows"))
+    pos_label = _pos_label(plan.pos_label, _io.label_array(first, plan.true[0]))
+    data: _Inputs = task_inputs(plan, first, pos_label)
+    chosen: dict[str, Metric[Any]] = {}
+    skipped: list[str] = []
+    for name in names:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                metric = _metric_for(name, plan, pos_label, classes)
+                _summarize_probe(metric, data)
+        except ScorekitError as exc:
+            if explicit:
+                raise
+            skipped.append(str(exc))
+            continue
+        kind = _LabelTask if metric.inputs in _PRED_KINDS else _ScoreTask
+        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true))
+    columns = {"y_true": list(plan.true)}
+    if any(isinstance(m, _LabelTask) for m in chosen.values()):
+        columns["y_pred"] = list(plan.pred or ())
+    if any(isinstance(m, _ScoreTask) for m in chosen.values()):
+        columns["y_score"] = list(plan.score or ())
+    if plan.weight:
+        columns["sample_weight"] = [plan.weight]
+    states, rows, notes = dask_run(plan.source, chosen, columns, args) if chosen else ({}, 0, [])
+    values: dict[str, Any] = {}
+    for name, metric in chosen.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                values[name] = metric.compute(states[name])
+            except ScorekitError as exc:
+                if explicit:
+                    raise
+                skipped.append(str(exc))
+                continue
+        notes += [t for t in dict.fromkeys(str(w.message) for w in caught) if t not in notes]
+    inner = {name: m.inner for name, m in chosen.items() if isinstance(m, _TaskMetric)}
+    return Evaluation(
+        values=values,
+        warnings=notes,
+        skipped=skipped,
+        rows=rows,
+        metrics={k: inner[k] for k in values},
+        states={k: states[k] for k in values},
+        columns=plan.columns(),
+        options={} if plan.pos_label is None else {"pos_label": plan.pos_label},
+    )
+
+
+def _first(chunks: Iterable[Any]) -> Any:
+    return next(iter(chunks), None)
+
+
+def _summarize_probe(metric: Metric[Any], data: Any) -> None:
+    from scorekit._evaluate import _arguments
+
+    args, kwargs = _arguments(metric, data)
+    metric.summarize(*args, **kwargs)
