@@ -1,0 +1,51 @@
+"""State files: the states of several metrics in one portable, versioned JSON file.
+
+A shard of the data evaluated on one machine is saved with :func:`save_states`
+(``scorekit eval ... --save-state FILE``); the files of all shards are merged
+with :func:`merge_files` (``scorekit merge FILE...``) into the result of the
+whole data. The format is JSON (gzip-compressed when the file name ends in
+``.gz``), never pickle, so a state file from an untrusted source cannot run
+code: it is read as numbers, strings and lists only.
+
+Layout (format version 1)::
+
+    {"scorekit_states": 1,          the version of this file layout
+     "state_format": 1,             State.to_dict's format (scorekit._core.STATE_FORMAT)
+     "scorekit": "0.1.0",           the scorekit that wrote the file (informative)
+     "command": "eval",             what produced the states
+     "input": "binary",             the input kind (eval's task, ranking, text, ...)
+     "columns": {...},              role -> the columns read (eval)
+     "options": {...},              settings beyond the metrics' own (eval's pos_label)
+     "rows": 1234,                  rows (items, queries' rows) summarized
+     "tallies": {...},              named counts beside the states, added up by merging
+     "metrics": [
+       {"key": "f1:macro", "metric": "f1", "config": {...}, "state": {...}},
+       ...
+     ]}
+
+Each metric entry holds the metric string as given (``key``), the registered
+name, the metric's full configuration (its dataclass fields, encoded as
+:meth:`State.to_dict` encodes values) and ``state.to_dict()``; one entry is
+written per line, so an error in a file names a line that points at a metric.
+
+Compatibility: files merge when their ``scorekit_states`` and ``state_format``
+versions are the ones this scorekit reads; the scorekit package version that
+wrote them may differ (it is recorded, not compared), because the state format
+version is what changes when a state's meaning or layout changes.
+"""
+
+from __future__ import annotations
+
+from scorekit._statefile._format import FILE_FORMAT, StateFile
+from scorekit._statefile._merge import merge_files, merge_with_header
+from scorekit._statefile._read import load_states
+from scorekit._statefile._write import save_states
+
+__all__ = [
+    "FILE_FORMAT",
+    "StateFile",
+    "load_states",
+    "merge_files",
+    "merge_with_header",
+    "save_states",
+]

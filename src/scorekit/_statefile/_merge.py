@@ -1,0 +1,192 @@
+"""Merging state files: :func:`merge_files`, checking that the files belong together."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from scorekit._core import _equal
+from scorekit._statefile._format import HEADER, StateFile
+from scorekit._statefile._read import load_states, malformed
+from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
+
+__all__ = ["merge_files", "merge_with_header"]
+
+
+def _check_same_metrics(first: StateFile, file: StateFile) -> None:
+    for key in first.metrics:
+        if key not in file.metrics:
+            raise StateMismatchError(
+                message(
+                    file.path,
+                    f"metric {key!r} is missing",
+                    raw(f"the metrics {list(file.metrics)}"),
+                    f"the same metrics in every file, as in {first.path}: {list(first.metrics)}",
+                )
+            )
+    for key in file.metrics:
+        if key not in first.metrics:
+            raise StateMismatchError(
+                message(
+                    file.path,
+                    f"metric {key!r} is not in {first.path}",
+                    raw(f"the metrics {list(file.metrics)}"),
+                    f"the same metrics in every file, as in {first.path}: {list(first.metrics)}",
+                )
+            )
+
+
+def _check_same_header(first: StateFile, file: StateFile) -> None:
+    for name in HEADER:
+        a, b = first.meta.get(name), file.meta.get(name)
+        if a != b:
+            raise StateMismatchError(
+                message(
+                    "scorekit merge",
+                    f"the files differ in {name!r}",
+                    raw(f"{b!r} in {file.path}"),
+                    f"{a!r} as in {first.path}",
+                )
+            )
+
+
+def _check_same_config(key: str, first: StateFile, file: StateFile) -> None:
+    a, b = first.metrics[key], file.metrics[key]
+    for f in dataclasses.fields(a):  # type: ignore[arg-type]
+        if not f.init:
+            continue
+        va, vb = getattr(a, f.name), getattr(b, f.name)
+        if not _equal(va, vb):
+            raise StateMismatchError(
+                message(
+                    key,
+                    f"the files configure {f.name!r} differently",
+                    raw(f"{vb!r} in {file.path}"),
+                    f"{va!r} as in {first.path}",
+                )
+            )
+
+
+def _check_same_settings(key: str, first: StateFile, file: StateFile) -> None:
+    """Compare the state fields that must agree (merge rule ``same``), naming both files."""
+    a, b = first.states[key], file.states[key]
+    for f in dataclasses.fields(a):
+        if f.metadata.get("merge", "same") != "same":
+            continue
+        va, vb = getattr(a, f.name), getattr(b, f.name)
+        if not _equal(va, vb):
+            raise StateMismatchError(
+                message(
+                    key,
+                    f"the states differ in their setting {f.name!r}",
+                    raw(f"{vb!r} in {file.path}"),
+                    f"{va!r} as in {first.path}",
+                )
+            )
+
+
+def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
+    """Merge the state files of several shards into the result of all the data.
+
+    Every file must hold the same metrics with the same configurations,
+    produced by the same command on the same input kind and columns, in a
+    state-file and state format this scorekit reads; files written by other
+    scorekit versions of the same formats merge.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        The state files, one per shard (at least one).
+
+    Returns
+    -------
+    EvaluationResult
+        ``values``, ``states`` and ``metrics`` by metric string (in the order
+        of the first file) and ``rows``, the sum over the files.
+
+    Raises
+    ------
+    StateMismatchError
+        Files with different metrics (naming the metric and the file),
+        configurations, state settings, commands, input kinds or columns
+        (naming the field, both values and both files), or versions.
+    InputError
+        A missing, truncated or corrupt file, or one that is not a state file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scorekit import parse_metric
+    >>> from scorekit._statefile import save_states
+    >>> acc = parse_metric("accuracy")
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = save_states(tmp / "a.json", {"accuracy": (acc, acc.summarize([1, 0], [1, 1]))})
+    >>> _ = save_states(tmp / "b.json", {"accuracy": (acc, acc.summarize([1, 1], [1, 1]))})
+    >>> merge_files([tmp / "a.json", tmp / "b.json"]).values
+    {'accuracy': 0.75}
+    """
+    return merge_with_header(paths)[0]
+
+
+def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
+    total: dict[str, dict[str, int]] = {}
+    for file in files:
+        tallies = file.meta.get("tallies") or {}
+        if not isinstance(tallies, dict) or not all(
+            isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values())
+            for counts in tallies.values()
+        ):
+            raise malformed(Path(file.path), "tallies are not counts", tallies, "{name: {key: n}}")
+        for name, counts in tallies.items():
+            into = total.setdefault(name, {})
+            for key, count in counts.items():
+                into[key] = into.get(key, 0) + count
+    return total
+
+
+def merge_with_header(paths: Sequence[str | os.PathLike[str]]) -> tuple[Any, dict[str, Any]]:
+    """:func:`merge_files`, and the header of the merged files (``rows`` their sum)."""
+    from scorekit.engines.stream import EvaluationResult
+
+    if not paths:
+        raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
+    seen: dict[Path, str] = {}
+    for p in paths:
+        where = Path(p).resolve()
+        if where in seen:
+            raise StateMismatchError(
+                message(
+                    "scorekit merge",
+                    "the same state file is given twice",
+                    raw(f"{p} and {seen[where]}"),
+                    "each shard's file once (its data would count twice)",
+                )
+            )
+        seen[where] = str(p)
+    files = [load_states(p) for p in paths]
+    first = files[0]
+    states = dict(first.states)
+    for file in files[1:]:
+        _check_same_metrics(first, file)
+        _check_same_header(first, file)
+        for key in first.metrics:
+            _check_same_config(key, first, file)
+            _check_same_settings(key, first, file)
+            try:
+                states[key] = first.metrics[key].merge(states[key], file.states[key])
+            except ScorekitError as exc:
+                raise StateMismatchError(
+                    f"{key}: the state in {file.path} does not merge with the states before it "
+                    f"(from {first.path}): {exc}"
+                ) from None
+    metrics = dict(first.metrics)
+    values = {key: metric.compute(states[key]) for key, metric in metrics.items()}
+    rows = sum(int(f.meta.get("rows", 0)) for f in files)
+    header = {k: v for k, v in first.meta.items() if k != "path"}
+    header["rows"] = rows
+    header["tallies"] = _add_tallies(files)
+    result = EvaluationResult(values=values, states=states, metrics=metrics, rows=rows)
+    return result, header

@@ -1,0 +1,228 @@
+"""Reading state files: :func:`load_states`, with errors that name the file, line and column."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from scorekit._core import STATE_FORMAT, Metric, State, get
+from scorekit._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
+from scorekit._version import __version__
+from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
+
+__all__ = ["load_states", "malformed"]
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            message(str(path), "no such file", None, "an existing state file")
+        ) from None
+    except IsADirectoryError:
+        raise InputError(message(str(path), "is a directory", None, "a state file")) from None
+    except OSError as exc:
+        raise InputError(message(str(path), "cannot read", raw(str(exc)), "a state file")) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise InputError(
+                message(
+                    str(path),
+                    "truncated or corrupt gzip data",
+                    raw(str(exc) or type(exc).__name__),
+                    "a complete state file",
+                )
+            ) from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(
+            message(
+                f"{path}, line {line}, column {column}",
+                "not a scorekit state file (not UTF-8 text)",
+                raw(f"byte 0x{data[exc.start]:02x}"),
+                "a JSON state file written by save_states or --save-state",
+            )
+        ) from None
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    text = _read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        # a state file ends with its closing brace: one that stops short was cut off
+        ended = text.rstrip().endswith("}")
+        problem = "invalid JSON" if ended else "truncated state file"
+        if not text.lstrip().startswith("{"):
+            problem = "not a scorekit state file (not JSON)"
+        raise InputError(
+            message(
+                f"{path}, line {exc.lineno}, column {exc.colno}",
+                problem,
+                raw(exc.msg),
+                "a complete JSON state file written by save_states or --save-state",
+            )
+        ) from None
+    if not isinstance(data, dict) or MAGIC not in data:
+        hint = ""
+        if isinstance(data, dict) and "scorekit_state" in data:
+            hint = " (it holds one bare state without its metric)"
+        raise InputError(
+            message(
+                str(path),
+                "not a scorekit state file" + hint,
+                raw(f"a JSON {type(data).__name__} without {MAGIC!r}"),
+                "a file written by save_states or --save-state",
+            )
+        )
+    return data
+
+
+def _check_versions(path: Path, data: Mapping[str, Any]) -> None:
+    version = data.get(MAGIC)
+    if version != FILE_FORMAT:
+        raise StateMismatchError(
+            message(
+                str(path),
+                "state file of another format version",
+                raw(f"version {version!r} (written by scorekit {data.get('scorekit', '?')})"),
+                f"version {FILE_FORMAT}, the one scorekit {__version__} reads",
+            )
+        )
+    state_format = data.get("state_format")
+    if state_format != STATE_FORMAT:
+        raise StateMismatchError(
+            message(
+                str(path),
+                "states of another state format",
+                raw(
+                    f"state format {state_format!r} "
+                    f"(written by scorekit {data.get('scorekit', '?')})"
+                ),
+                f"state format {STATE_FORMAT}, the one scorekit {__version__} reads",
+            )
+        )
+
+
+def malformed(path: Path, problem: str, got: Any, expected: str) -> InputError:
+    return InputError(message(str(path), f"malformed state file: {problem}", got, expected))
+
+
+def load_states(path: str | os.PathLike[str]) -> StateFile:
+    """Read a state file written by :func:`save_states`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The state file (gzip-compressed or not; detected from the content).
+
+    Returns
+    -------
+    StateFile
+        ``metrics``, ``states`` and ``meta`` (the header), with the path.
+        It unpacks as ``metrics, states, meta = load_states(path)``.
+
+    Raises
+    ------
+    InputError
+        A missing, truncated or corrupt file (naming the line and column of
+        a JSON error), or one that is not a state file.
+    StateMismatchError
+        A file of another state-file or state format version, or a metric or
+        option this scorekit does not know.
+    """
+    where = Path(path)
+    data = _parse(where)
+    _check_versions(where, data)
+    entries = data.get("metrics")
+    if not isinstance(entries, list):
+        raise malformed(where, "no list of metrics", type(entries).__name__, "'metrics': [...]")
+    meta = {k: v for k, v in data.items() if k != "metrics"}
+    meta["path"] = str(where)
+    if not isinstance(meta.get("rows", 0), int):
+        raise malformed(where, "rows is not an integer", meta.get("rows"), "an integer")
+    metrics: dict[str, Metric[Any]] = {}
+    states: dict[str, State] = {}
+    for number, entry in enumerate(entries, start=1):
+        key, metric, state = _load_entry(where, number, entry, data)
+        if key in metrics:
+            raise malformed(where, "a metric appears twice", key, "each metric once")
+        metrics[key], states[key] = metric, state
+    return StateFile(metrics, states, meta)
+
+
+def _load_entry(
+    path: Path, number: int, entry: Any, data: Mapping[str, Any]
+) -> tuple[str, Metric[Any], State]:
+    if not isinstance(entry, dict) or not {"key", "metric", "config", "state"} <= set(entry):
+        raise malformed(
+            path,
+            f"metric entry {number} is incomplete",
+            raw(type(entry).__name__ if not isinstance(entry, dict) else f"keys {sorted(entry)}"),
+            "'key', 'metric', 'config' and 'state'",
+        )
+    key, name, config = entry["key"], entry["metric"], entry["config"]
+    if not isinstance(key, str) or not isinstance(name, str) or not isinstance(config, dict):
+        raise malformed(
+            path, f"metric entry {number} has a wrong type", entry.get("key"), "strings and a dict"
+        )
+    written = f"scorekit {data.get('scorekit', '?')}"
+    try:
+        info = get(name)
+    except ConfigError:
+        raise StateMismatchError(
+            message(
+                f"{path}, metric {key!r}",
+                f"metric {name!r} is not known to scorekit {__version__}",
+                raw(f"a file written by {written}"),
+                "a metric registered in this version",
+            )
+        ) from None
+    known = {f.name for f in dataclasses.fields(info.cls) if f.init}  # type: ignore[arg-type]
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise StateMismatchError(
+            message(
+                f"{path}, metric {key!r}",
+                f"option {unknown[0]!r} is not an option of {name} in scorekit {__version__}",
+                raw(f"a file written by {written}"),
+                "the options of " + (", ".join(sorted(known)) or "none"),
+            )
+        )
+    try:
+        metric = rebuild(info.cls, config)
+        state = State.from_dict(entry["state"])
+    except StateMismatchError as exc:
+        raise StateMismatchError(f"{path}, metric {key!r}: {exc}") from None
+    except ScorekitError as exc:
+        raise InputError(f"{path}, metric {key!r}: {exc}") from None
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise malformed(
+            path,
+            f"metric {key!r} does not decode",
+            raw(f"{type(exc).__name__}: {exc}"),
+            "the configuration and state save_states writes",
+        ) from None
+    expected = type(metric.empty())
+    if type(state) is not expected:
+        raise malformed(
+            path,
+            f"metric {key!r} holds a state of another kind",
+            raw(state.kind),
+            f"a {expected.kind} state",
+        )
+    return key, metric, state

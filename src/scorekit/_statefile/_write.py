@@ -1,0 +1,227 @@
+"""Writing state files: :func:`save_states`."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from scorekit._core import STATE_FORMAT, Metric, State, _encode, _equal, get
+from scorekit._statefile._format import FILE_FORMAT, MAGIC, rebuild
+from scorekit._version import __version__
+from scorekit.errors import ConfigError, InputError, message, raw
+
+__all__ = ["save_states"]
+
+
+def _config(key: str, metric: Metric[Any]) -> dict[str, Any]:
+    """The metric's dataclass fields, encoded; checked to rebuild the same metric."""
+    if not dataclasses.is_dataclass(metric):
+        raise ConfigError(
+            message(key, "cannot be saved", type(metric).__name__, "a dataclass metric")
+        )
+    try:
+        info = get(metric.name)
+    except ConfigError:
+        info = None
+    if info is None or info.cls is not type(metric):
+        raise ConfigError(
+            message(
+                key,
+                "cannot be saved: its class is not the registered one",
+                type(metric).__qualname__,
+                f"the class registered as {metric.name!r}",
+            )
+        )
+    config: dict[str, Any] = {}
+    for f in dataclasses.fields(metric):
+        if not f.init:
+            continue
+        value = getattr(metric, f.name)
+        if callable(value):
+            raise ConfigError(
+                message(
+                    key,
+                    f"cannot be saved: option {f.name!r} is a function",
+                    raw(getattr(value, "__qualname__", repr(value))),
+                    "built-in option values (strings, numbers)",
+                )
+            )
+        encoded = _encode(value)
+        try:
+            json.dumps(encoded, allow_nan=True)
+        except (TypeError, ValueError):
+            raise ConfigError(
+                message(
+                    key,
+                    f"cannot be saved: option {f.name!r} has no JSON form",
+                    value,
+                    "strings, numbers, booleans, None, tuples or arrays",
+                )
+            ) from None
+        config[f.name] = encoded
+    rebuilt = rebuild(info.cls, json.loads(json.dumps(config, allow_nan=True)))
+    for f in dataclasses.fields(metric):
+        if f.init and not _equal(getattr(rebuilt, f.name), getattr(metric, f.name)):
+            raise ConfigError(
+                message(
+                    key,
+                    f"cannot be saved: option {f.name!r} does not survive a round trip",
+                    getattr(metric, f.name),
+                    "values that JSON keeps exactly",
+                )
+            )
+    return config
+
+
+def _entries(result: Any) -> tuple[dict[str, Metric[Any]], dict[str, State], int | None]:
+    if isinstance(result, Mapping):
+        metrics: dict[str, Metric[Any]] = {}
+        states: dict[str, State] = {}
+        for key, pair in result.items():
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise ConfigError(
+                    message("save_states", "not a (metric, state) pair", pair, "(Metric, State)")
+                )
+            metrics[str(key)], states[str(key)] = pair
+        return metrics, states, None
+    if hasattr(result, "metrics") and hasattr(result, "states"):
+        return dict(result.metrics), dict(result.states), getattr(result, "rows", None)
+    raise ConfigError(
+        message(
+            "save_states",
+            "nothing to save",
+            type(result).__name__,
+            "an EvaluationResult or a mapping key -> (metric, state)",
+        )
+    )
+
+
+def save_states(
+    path: str | os.PathLike[str],
+    result: Any,
+    *,
+    command: str = "evaluate",
+    input: str | None = None,
+    columns: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+    rows: int | None = None,
+    tallies: Mapping[str, Mapping[str, int]] | None = None,
+) -> Path:
+    """Write the states of an evaluation to a state file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (replaced atomically); gzip-compressed when the name
+        ends in ``.gz``.
+    result : EvaluationResult or mapping
+        An :class:`~scorekit.EvaluationResult`, or a mapping ``key -> (metric,
+        state)``.
+    command : str
+        What produced the states (``"eval"``, ``"rank"``, ``"text"``...); files
+        of different commands do not merge.
+    input : str, optional
+        The input kind (for ``scorekit eval`` its task).
+    columns : mapping, optional
+        Role -> the column(s) read; recorded, and compared when merging.
+    options : mapping, optional
+        Settings that shaped the states beyond the metrics' own configuration
+        (``scorekit eval --pos-label``); JSON values, compared when merging.
+    rows : int, optional
+        Rows summarized (by default ``result.rows`` where it has one).
+    tallies : mapping, optional
+        Named counts kept beside the states (``scorekit throughput``'s failures
+        by reason): ``{name: {key: count}}``, added up when merging.
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    ConfigError
+        A metric whose configuration cannot be written (an option that is a
+        function, or a class that is not the registered one).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scorekit import parse_metric
+    >>> from scorekit._statefile import load_states
+    >>> f1 = parse_metric("f1:macro")
+    >>> state = f1.summarize(["cat", "dog", "dog"], ["cat", "cat", "dog"])
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "shard1.json"
+    >>> save_states(path, {"f1:macro": (f1, state)}, command="eval", rows=3).name
+    'shard1.json'
+    >>> loaded = load_states(path)
+    >>> loaded.metrics["f1:macro"] == f1, loaded.states["f1:macro"].equals(state)
+    (True, True)
+    """
+    metrics, states, found_rows = _entries(result)
+    if set(metrics) != set(states):
+        raise ConfigError(
+            message(
+                "save_states", "metrics and states differ", sorted(states), str(sorted(metrics))
+            )
+        )
+    header: dict[str, Any] = {
+        MAGIC: FILE_FORMAT,
+        "state_format": STATE_FORMAT,
+        "scorekit": __version__,
+        "command": command,
+        "input": input,
+        "columns": {str(k): _columns_value(v) for k, v in (columns or {}).items()},
+        "options": dict(options or {}),
+        "rows": int(rows if rows is not None else (found_rows or 0)),
+        "tallies": {
+            str(name): {str(k): int(v) for k, v in counts.items()}
+            for name, counts in (tallies or {}).items()
+        },
+    }
+    lines = []
+    for key, metric in metrics.items():
+        state = states[key]
+        if not isinstance(state, State):
+            raise ConfigError(message(key, "not a state", type(state).__name__, "a State"))
+        entry = {
+            "key": key,
+            "metric": metric.name,
+            "config": _config(key, metric),
+            "state": state.to_dict(),
+        }
+        lines.append(json.dumps(entry, allow_nan=True, separators=(",", ":")))
+    head = json.dumps(header, allow_nan=True)
+    text = head[:-1] + ', "metrics": [\n' + ",\n".join(lines) + ("\n" if lines else "") + "]}\n"
+    return _write(Path(path), text)
+
+
+def _columns_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _write(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (a reader never sees half a file)."""
+    data = text.encode("utf-8")
+    if path.name.lower().endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("xb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(
+            message(str(path), "cannot write the state file", raw(str(exc)), "a writable path")
+        ) from None
+    return path
