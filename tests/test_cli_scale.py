@@ -108,7 +108,7 @@ def test_chunked_eval_equals_the_whole_file_on_every_bundled_example(
     args = _eval_args(DATA / EVAL[task]["file"], task)
     whole = _json(capsys, *args)
     assert len(whole) >= 5
-    for size in (7, 100_000):
+    for size in (13, 100_000):
         _same(_json(capsys, *args, "--chunk-size", size, "--quiet"), whole)
     _same(_json(capsys, *args, "--engine", "stream"), whole)
 
