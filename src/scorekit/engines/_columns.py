@@ -15,6 +15,7 @@ columns or one list-typed column.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -99,17 +100,24 @@ def column_roles(metric: Metric[Any]) -> dict[str, str]:
     >>> column_roles(parse_metric("f1"))
     {'y_true': 'labels', 'y_pred': 'labels', 'sample_weight': 'weights'}
     """
-    kind = metric.inputs
+    return dict(_roles(type(metric), metric.inputs))
+
+
+@functools.lru_cache(maxsize=512)
+def _roles(cls: type[Metric[Any]], kind: str) -> dict[str, str]:
+    """The roles of a metric class taking input kind ``kind`` (cached: engines ask per chunk)."""
     if kind == "requests":
         return dict.fromkeys(REQUEST_COLUMNS, "records")
     table = KIND_ROLES.get(kind)
     if table is None:
         raise ConfigError(
-            message(metric.name, "cannot read its input from a table", kind, "a tabular input kind")
+            message(
+                cls.info.name, "cannot read its input from a table", kind, "a tabular input kind"
+            )
         )
     if kind == "qrels_run":
         return dict(table)
-    params = inspect.signature(metric.summarize).parameters
+    params = inspect.signature(cls.summarize).parameters
     roles = {name: table[name] for name in params if name in table}
     if "sample_weight" in params:
         roles["sample_weight"] = _WEIGHTS

@@ -37,7 +37,7 @@ class ReadPlan:
 
     The first file of a format fixes the column types of the files after it. A
     value that does not fit its column's type widens the type here, and the read
-    starts again (see :class:`scorekit.engines._readers.Widen`).
+    starts again (see :class:`scorekit.engines._blocks.Widen`).
     """
 
     types: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -397,7 +397,7 @@ def evaluate(
     {'mrr': 0.75, 'p@1': 0.5}
     """
     from scorekit.engines import _progress, _sources
-    from scorekit.engines._readers import Widen
+    from scorekit.engines._blocks import Widen
 
     chunk_size = _check_chunk_size(chunk_size)
     if engine not in ENGINES:
@@ -458,8 +458,8 @@ def _settle(src: Any, wanted: list[str], chunk_size: int, plan: Any) -> None:
     column; other columns may need a wider type too, so the types are settled
     on a pass that only reads, before the metrics see any chunk again.
     """
+    from scorekit.engines._blocks import Widen
     from scorekit.engines._progress import Progress
-    from scorekit.engines._readers import Widen
 
     quiet = Progress(enabled=False)
     for attempt in range(_RESTARTS + 1):

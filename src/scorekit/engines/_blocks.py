@@ -1,0 +1,107 @@
+"""What the file readers of the streaming engine share: opening, block sizes, re-reading.
+
+Readers yield ``(batch, bytes_read)``; when a streaming reader must start a file
+again (a line longer than its block), :func:`skip` drops the rows already read.
+When a value does not fit the type a reader fixed for its column, the reader
+raises :class:`Widen` after recording the wider type, and the engine reads its
+input again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+from typing import Any
+
+from scorekit.errors import InputError, message, raw
+
+__all__ = ["BOM", "Widen", "block_size", "empty", "head", "open_file", "skip", "straddles"]
+
+_MIN_BLOCK = 1 << 20
+_MAX_BLOCK = 1 << 26
+_HEAD = 1 << 16
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark some tools write at the start of text files."""
+
+
+class Widen(Exception):
+    """A value did not fit its column's type; the read plan now holds a wider type."""
+
+    def __init__(self, path: Path, column: str, kind: Any) -> None:
+        super().__init__(f"{path}: column {column!r} is read again as {kind}")
+        self.path = path
+        self.column = column
+        self.kind = kind
+
+
+def open_file(path: Path) -> tuple[Any, Any]:
+    """The raw file (whose position counts the bytes read) and the stream to parse."""
+    import pyarrow as pa
+
+    try:
+        handle = pa.OSFile(str(path))
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(
+            message(str(path), "cannot open", raw(str(exc)), "a readable file")
+        ) from None
+    if path.name.lower().endswith(".gz"):
+        return handle, pa.CompressedInputStream(handle, "gzip")
+    return handle, handle
+
+
+def head(path: Path) -> bytes:
+    """The first 64 kB of the file's content (decompressed)."""
+    try:
+        if path.name.lower().endswith(".gz"):
+            with gzip.open(path, "rb") as handle:
+                data: bytes = handle.read(_HEAD)
+        else:
+            with path.open("rb") as handle:
+                data = handle.read(_HEAD)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(
+            message(str(path), "cannot read", raw(str(exc)), "a readable file")
+        ) from None
+    return data
+
+
+def block_size(sample: bytes, chunk_size: int) -> int:
+    """A block of about ``chunk_size`` rows, at least 1 MiB and four times the longest line.
+
+    ``sample`` is the start of the file (:func:`head`), from which the size of a
+    row is estimated.
+
+    Examples
+    --------
+    >>> block_size(b"a,b\\n" + b"1,2\\n" * 1000, 65_536) == 1 << 20
+    True
+    >>> block_size(b"a,b\\n" + b"1,2\\n" * 1000, 1_000_000)
+    5000000
+    """
+    lines = sample.split(b"\n")
+    complete = max(len(lines) - 1, 1)
+    per_row = len(sample) / complete
+    longest = max((len(line) for line in lines), default=0)
+    block = max(int(per_row * chunk_size * 1.25), 4 * longest + 1024, _MIN_BLOCK)
+    return min(block, max(_MAX_BLOCK, 4 * longest + 1024))
+
+
+def straddles(exc: Exception) -> bool:
+    """Whether pyarrow failed on a row longer than its block."""
+    return "straddl" in str(exc)
+
+
+def empty(path: Path, expected: str) -> InputError:
+    """The error for a file with no content."""
+    return InputError(message(str(path), "file is empty", None, expected))
+
+
+def skip(batch: Any, seen: int, done: int) -> Any | None:
+    """Drop the rows of ``batch`` (starting at file row ``seen``) before row ``done``."""
+    n = batch.num_rows
+    if seen + n <= done:
+        return None
+    if seen < done:
+        return batch.slice(done - seen)
+    return batch

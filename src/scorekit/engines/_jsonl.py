@@ -1,0 +1,172 @@
+"""Reading JSON Lines files in batches with pyarrow's streaming JSON reader.
+
+The column types come from the first block and are then given to the reader as
+an explicit schema (other fields are ignored, even ones that appear later).
+When a later value does not fit (a ``1.5`` below integers), the file is scanned
+once in Python for the types of the whole file and the engine reads the input
+again with them (:class:`~scorekit.engines._blocks.Widen`); values that no type
+holds (a string below numbers) are errors naming the line, as
+:func:`scorekit._io.read_table` reports them. pyarrow before version 19 has no
+streaming JSON reader: there each file is read whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scorekit import _io
+from scorekit.engines._blocks import Widen, block_size, empty, head, open_file, skip, straddles
+
+__all__ = ["first_block", "jsonl_batches"]
+
+
+def first_block(path: Path, block: int) -> dict[str, Any]:
+    """The column types pyarrow infers from the first block of a JSON Lines file."""
+    import pyarrow as pa
+    from pyarrow import json as pajson
+
+    if not head(path).strip():
+        raise empty(path, "one JSON object per line")
+    handle, stream = open_file(path)
+    try:
+        reader = pajson.open_json(stream, read_options=pajson.ReadOptions(block_size=block))
+        return {f.name: f.type for f in reader.schema}
+    except (pa.ArrowException, OSError) as exc:
+        if straddles(exc) and block < (1 << 31):
+            return first_block(path, block * 4)
+        raise _io._json_error(path, exc) from None
+    finally:
+        handle.close()
+
+
+def jsonl_batches(
+    path: Path, wanted: list[str], chunk_size: int, types: dict[str, Any]
+) -> Iterator[tuple[Any, int]]:
+    import pyarrow as pa
+    from pyarrow import json as pajson
+
+    if not hasattr(pajson, "open_json"):  # pragma: no cover - pyarrow < 19 reads it whole
+        table = _io.read_table(path, columns=wanted)
+        yield table, path.stat().st_size
+        return
+    block = block_size(head(path), chunk_size)
+    first = first_block(path, block)
+    _io._check_columns(path, list(first), wanted)
+    for column in wanted:
+        types.setdefault(column, first[column])
+    done = 0
+    while True:
+        schema = pa.schema([(c, types[c]) for c in wanted])
+        handle, stream = open_file(path)
+        try:
+            reader = pajson.open_json(
+                stream,
+                read_options=pajson.ReadOptions(block_size=block),
+                parse_options=pajson.ParseOptions(
+                    explicit_schema=schema, unexpected_field_behavior="ignore"
+                ),
+            )
+            seen = 0
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return
+                part = skip(batch, seen, done)
+                seen += batch.num_rows
+                if part is not None:
+                    done = seen
+                    yield part, handle.tell()
+        except (pa.ArrowException, OSError) as exc:
+            if straddles(exc) and block < (1 << 31):
+                block *= 4
+                continue
+            scanned = _json_types(path, wanted)
+            changed = {c: t for c, t in (scanned or {}).items() if t != types.get(c)}
+            if changed:
+                column, kind = next(iter(changed.items()))
+                types.update(changed)
+                raise Widen(path, column, kind) from None
+            raise _io._json_error(path, exc) from None
+        finally:
+            handle.close()
+
+
+def _json_kind(value: Any) -> Any:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        inner: Any = "null"
+        for item in value:
+            inner = _json_union(inner, _json_kind(item))
+            if inner is None:
+                return None
+        return ("list", inner)
+    return None
+
+
+def _json_union(a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None
+    if a == "null":
+        return b
+    if b == "null" or a == b:
+        return a
+    if {a, b} == {"int", "float"}:
+        return "float"
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        inner = _json_union(a[1], b[1])
+        return None if inner is None else ("list", inner)
+    return None
+
+
+def _json_arrow(kind: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(kind, tuple):
+        return pa.list_(_json_arrow(kind[1]))
+    simple = {
+        "null": pa.null(),
+        "bool": pa.bool_(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "string": pa.string(),
+    }
+    return simple[kind]
+
+
+def _json_types(path: Path, wanted: list[str]) -> dict[str, Any] | None:
+    """The types of the wanted columns over the whole file, or None if values clash.
+
+    Runs only when the types of the first block do not hold a later value.
+    """
+    kinds: dict[str, Any] = dict.fromkeys(wanted, "null")
+    try:
+        with _io._open_text(path) as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    return None
+                if not isinstance(record, dict):
+                    return None
+                for column in wanted:
+                    kinds[column] = _json_union(kinds[column], _json_kind(record.get(column)))
+                    if kinds[column] is None:
+                        return None
+    except OSError:
+        return None
+    return {c: _json_arrow(k) for c, k in kinds.items()}
