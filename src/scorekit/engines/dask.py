@@ -1,0 +1,484 @@
+"""The Dask engine: ``summarize`` on every partition, then a tree of ``merge``.
+
+Each partition of a Dask DataFrame becomes a pyarrow table and goes through
+:func:`scorekit.engines._columns.summarize_table`, the same per-chunk work as the
+streaming engine; the per-partition states (plain dataclasses of numpy arrays)
+travel between workers by pickle and are merged in a tree, ``split_every`` at a
+time, keeping partition order. Ranking metrics first shuffle the rows by query so
+that all rows of a query meet in one partition; merging two states that hold the
+same query is an error, which checks that the query sets are disjoint.
+
+The engine holds no metric code. A lost worker costs nothing but time: Dask
+recomputes the tasks whose results died with it, and the relevance judgments
+travel as one task of the graph (not as scattered data), so they can be
+recomputed too.
+
+dask and distributed are imported inside the functions: ``import scorekit`` and
+``import scorekit.engines`` never load them. Install them with
+``pip install "scorekit[dask]"``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from scorekit import _io
+from scorekit._core import Metric, State
+from scorekit.engines._columns import summarize_table, wanted_columns
+from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
+
+__all__ = ["dask_states"]
+
+SPLIT_EVERY = 8
+"""How many states one merge task combines."""
+
+_ROWS_PER_PARTITION = 1_000_000
+_BLOCKSIZE = 64 * 2**20
+_TREC_FIELDS = ("query", "q0", "doc", "rank", "score", "tag")
+
+
+def _require() -> None:
+    try:
+        import dask
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "the Dask engine needs dask and distributed",
+                raw(f"{exc.name or 'dask'} is not installed"),
+                'pip install "scorekit[dask]"',
+            )
+        ) from None
+
+
+def dask_states(
+    source: Any,
+    metrics: Sequence[Metric[Any]],
+    mapping: Mapping[str, tuple[str, ...]],
+    *,
+    qrels: Any = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    partition_hint: int | None = None,
+) -> tuple[list[State], int]:
+    """The state of every metric over a Dask DataFrame, files or a table, computed on a cluster.
+
+    Parameters
+    ----------
+    source
+        A Dask DataFrame; a path, glob or directory of Parquet, CSV, TSV, JSON
+        Lines or TREC run files (the text formats may be gzipped), the files
+        :func:`scorekit.evaluate` reads, here read with Dask's readers (only the
+        columns ``mapping`` names, large files in blocks); or an in-memory table
+        (pyarrow Table or RecordBatch, pandas DataFrame, dict of columns), split
+        into partitions.
+    metrics
+        The configured metrics.
+    mapping
+        Role -> column names, as :func:`scorekit.engines._columns.resolve` returns.
+    qrels
+        Relevance judgments for ranking metrics (a ``Qrels``, dict or TREC path),
+        loaded once and sent to the workers once.
+    scheduler
+        Address of a running Dask scheduler (``tcp://HOST:PORT``). Without it,
+        the current ``distributed`` client is used if there is one; otherwise (or
+        when ``workers`` is given) a local cluster of worker processes on
+        127.0.0.1 is started for the call and closed after.
+    workers
+        The number of worker processes of the local cluster (default 2).
+    partition_hint
+        At most this many rows in a partition of an in-memory table (the
+        ``chunk_size`` of :func:`scorekit.evaluate`); the table is split into at
+        least one partition per worker thread. Dask DataFrames and files keep
+        the partitions Dask gives them.
+
+    Returns
+    -------
+    tuple
+        The merged state of each metric, in the order of ``metrics``, and the
+        number of rows read.
+
+    Raises
+    ------
+    ConfigError
+        dask or distributed not installed; ``scheduler`` and ``workers`` both
+        given; an unreachable scheduler; a bad ``partition_hint``.
+    InputError
+        A column the mapping names is missing; no file matches; a file that
+        cannot be read (naming it); any bad value the metrics find (naming the
+        partition, row and column).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from distributed import Client, LocalCluster
+    >>> from scorekit import parse_metric
+    >>> from scorekit.engines._columns import resolve
+    >>> table = pa.table({"y_true": [1, 0, 1, 1], "y_pred": [1, 1, 1, 0]})
+    >>> metrics = [parse_metric("accuracy"), parse_metric("f1")]
+    >>> mapping = resolve(metrics, None, table.column_names)
+    >>> with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+    ...     with Client(cluster) as client:
+    ...         states, rows = dask_states(table, metrics, mapping, partition_hint=2)
+    >>> rows, [m.compute(s) for m, s in zip(metrics, states)]
+    (4, [0.5, 0.666...])
+    """
+    _require()
+    if partition_hint is not None and (
+        isinstance(partition_hint, bool)
+        or not isinstance(partition_hint, int)
+        or partition_hint < 1
+    ):
+        raise ConfigError(
+            message("evaluate", "invalid partition_hint", partition_hint, "an integer >= 1")
+        )
+    metrics = list(metrics)
+    ranking = any(m.inputs == "qrels_run" for m in metrics)
+    if ranking and qrels is not None:
+        from scorekit.ranking import as_qrels
+
+        qrels = as_qrels(qrels)
+    with _client(scheduler, workers) as client:
+        frame, label, meta, offsets = _frame(source, mapping, client, partition_hint)
+        if ranking:
+            frame = frame.shuffle(on=list(mapping["query"]), shuffle_method="tasks")
+            offsets = False
+        total = _graph(frame, metrics, mapping, qrels, label, meta, offsets)
+        files = isinstance(source, str | os.PathLike)
+        with _reading_errors(label) if files else contextlib.nullcontext():
+            states, rows, notes = client.compute(total).result()
+    for category, text in notes:
+        warnings.warn(text, category, stacklevel=2)
+    return list(states), int(rows)
+
+
+# clients ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+    from distributed import Client, LocalCluster, get_client
+
+    if scheduler is not None and workers is not None:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "workers is the size of a local cluster and cannot go with a scheduler",
+                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
+                "one of them",
+            )
+        )
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise ConfigError(
+            message("evaluate", "invalid number of workers", workers, "an integer >= 1")
+        )
+    if scheduler is not None:
+        if not isinstance(scheduler, str) or not scheduler.strip():
+            raise ConfigError(
+                message(
+                    "evaluate", "invalid scheduler", scheduler, "an address like tcp://HOST:8786"
+                )
+            )
+        try:
+            client = Client(scheduler, set_as_default=False)  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ConfigError(
+                message(
+                    "evaluate",
+                    "cannot connect to the Dask scheduler",
+                    scheduler,
+                    f"the address of a running scheduler ({_first_line(exc)})",
+                )
+            ) from None
+        with client:
+            yield client
+        return
+    if workers is None:
+        try:
+            current = get_client()
+        except ValueError:
+            current = None
+        if current is not None and not current.asynchronous:
+            yield current
+            return
+    with (
+        LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=workers or 2,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,  # type: ignore[no-untyped-call]
+    ):
+        yield client
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# sources ---------------------------------------------------------------------------------
+
+
+def _frame(
+    source: Any, mapping: Mapping[str, tuple[str, ...]], client: Any, hint: int | None
+) -> tuple[Any, str, dict[bytes, bytes], bool]:
+    """The source as a Dask DataFrame of the wanted columns.
+
+    Also returns the label that names the source in errors, the schema metadata
+    to give every partition, and whether a partition's first index value is its
+    row offset in the source (so errors can name the file line).
+    """
+    import dask.dataframe as dd
+
+    wanted = wanted_columns(mapping)
+    meta: dict[bytes, bytes] = {}
+    if isinstance(source, dd.DataFrame):
+        frame, label = source, "dask dataframe"
+    elif isinstance(source, str | os.PathLike):
+        frame, label = _read_files(source, wanted)
+    else:
+        frame, label, meta = _from_memory(source, client, hint)
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise InputError(
+            message(
+                label,
+                "no such column",
+                missing[0],
+                "one of the columns present: " + ", ".join(repr(str(c)) for c in frame.columns),
+            )
+        )
+    return frame[wanted], label, meta, _io._SOURCE in meta
+
+
+def _from_memory(source: Any, client: Any, hint: int | None) -> tuple[Any, str, dict[bytes, bytes]]:
+    """An in-memory table in partitions of at most ``hint`` rows, at least one per thread."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from scorekit.engines._sources import as_table
+
+    table = as_table(source)
+    meta = {k: v for k, v in (table.schema.metadata or {}).items() if k.startswith(b"scorekit.")}
+    label = meta.get(_io._SOURCE, b"table").decode()
+    threads = max(1, sum(client.nthreads().values()))
+    parts = max(threads, math.ceil(table.num_rows / (hint or _ROWS_PER_PARTITION)))
+    frame = table.to_pandas(types_mapper=pd.ArrowDtype)
+    parts = max(1, min(parts, table.num_rows))
+    frame = dd.from_pandas(frame, npartitions=parts, sort=True)  # type: ignore[no-untyped-call]
+    return frame, label, meta
+
+
+def _read_files(source: str | os.PathLike[str], wanted: list[str]) -> tuple[Any, str]:
+    """Files read with Dask's readers, one reader per format, only the ``wanted`` columns."""
+    import dask.dataframe as dd
+
+    from scorekit.engines._sources import FileSource, open_source
+
+    files = open_source(source)
+    label = os.fspath(source)
+    groups: dict[str, list[str]] = {}
+    if isinstance(files, FileSource):
+        for path, fmt in zip(files.files, files.formats, strict=True):
+            groups.setdefault(fmt, []).append(str(path))
+    with _reading_errors(label):
+        frames = [_read_format(fmt, names, wanted) for fmt, names in groups.items()]
+        frame = frames[0] if len(frames) == 1 else dd.concat(frames)  # type: ignore[no-untyped-call]
+    return frame, label
+
+
+def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
+    import dask.dataframe as dd
+
+    gzipped = any(n.lower().endswith(".gz") for n in names)
+    compression = "gzip" if gzipped else None
+    blocksize = None if gzipped else _BLOCKSIZE
+    if fmt == "parquet":
+        return dd.read_parquet(names, columns=wanted, dtype_backend="pyarrow")
+    if fmt in ("csv", "tsv"):
+        present = _header(names[0], fmt)
+        return dd.read_csv(
+            names,
+            sep="\t" if fmt == "tsv" else ",",
+            engine="pyarrow",
+            usecols=[c for c in wanted if c in present] or None,
+            dtype_backend="pyarrow",
+            keep_default_na=False,
+            na_values=[""],
+            blocksize=blocksize,
+            compression=compression,
+        )
+    if fmt == "trec":
+        return dd.read_csv(
+            names,
+            sep=r"\s+",
+            engine="python",
+            header=None,
+            names=list(_TREC_FIELDS),
+            usecols=["query", "doc", "score"],
+            dtype={"query": "string[pyarrow]", "doc": "string[pyarrow]", "score": "float64"},
+            keep_default_na=False,
+            blocksize=blocksize,
+            compression=compression,
+        )
+    frame = dd.read_json(
+        names,
+        lines=True,
+        blocksize=blocksize,
+        compression=compression,
+        dtype=False,
+        dtype_backend="pyarrow",
+    )
+    return frame[[c for c in wanted if c in frame.columns]]
+
+
+def _header(path: str, fmt: str) -> list[str]:
+    from scorekit.engines._readers import columns_of
+
+    return columns_of(Path(path), fmt)
+
+
+@contextlib.contextmanager
+def _reading_errors(label: str) -> Iterator[None]:
+    """Turn the errors of Dask's and pandas' file readers into InputErrors naming the source."""
+    import pandas as pd
+    import pyarrow as pa
+
+    try:
+        yield
+    except ScorekitError:
+        raise
+    except (pd.errors.ParserError, pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            message(label, "cannot read", raw(_first_line(exc)), "valid table files")
+        ) from None
+    except ValueError as exc:
+        # pandas' JSON parser and Dask's check of the column types of each block
+        raise InputError(
+            message(
+                label,
+                "cannot read",
+                raw(_first_line(exc)),
+                "valid table files with columns of one type in every file and block",
+            )
+        ) from None
+
+
+# the graph -------------------------------------------------------------------------------
+
+
+def _graph(
+    frame: Any,
+    metrics: list[Metric[Any]],
+    mapping: Mapping[str, tuple[str, ...]],
+    qrels: Any,
+    label: str,
+    meta: dict[bytes, bytes],
+    offsets: bool,
+) -> Any:
+    """One ``summarize`` task per partition and a tree of merge tasks over them.
+
+    The metrics, the mapping and the judgments are each one task of the graph,
+    sent to a worker once and fetched from there by the others (and computed
+    again if that worker dies, unlike scattered data).
+    """
+    import uuid
+
+    from dask.delayed import delayed
+
+    run = uuid.uuid4().hex
+    setup = delayed(
+        (metrics, dict(mapping), label, meta, offsets), name=f"scorekit-setup-{run}", pure=False
+    )
+    judgments = delayed(qrels, name=f"scorekit-qrels-{run}", pure=False)
+    summarize = delayed(_summarize_partition, pure=False)
+    merge = delayed(_merge_group, pure=False)
+    level = [
+        summarize(part, setup, judgments, i, dask_key_name=f"scorekit-summarize-{run}-{i}")
+        for i, part in enumerate(frame.to_delayed(optimize_graph=True))
+    ]
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        level = [
+            merge(
+                setup,
+                level[i : i + SPLIT_EVERY],
+                dask_key_name=f"scorekit-merge-{run}-{depth}-{i}",
+            )
+            for i in range(0, len(level), SPLIT_EVERY)
+        ]
+    return level[0]
+
+
+def _partition_table(
+    frame: Any, label: str, index: int, meta: dict[bytes, bytes], offsets: bool
+) -> Any:
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    info = dict(meta)
+    if offsets and len(frame):
+        start = int(info.get(_io._OFFSET, b"0").decode()) + int(frame.index[0])
+        info[_io._OFFSET] = str(start).encode()
+    else:
+        info.pop(_io._FORMAT, None)
+        info[_io._SOURCE] = f"{label}, partition {index}".encode()
+    return table.replace_schema_metadata(info)
+
+
+Notes = list[tuple[type[Warning], str]]
+"""Warnings raised on a worker: category and text, each distinct one once."""
+
+Part = tuple[list[State], int, Notes]
+"""What a task returns: the states, the rows they cover and the warnings raised."""
+
+
+Setup = tuple[list[Metric[Any]], dict[str, tuple[str, ...]], str, dict[bytes, bytes], bool]
+"""What every task needs: metrics, mapping, source label, schema metadata, offsets or not."""
+
+
+def _summarize_partition(frame: Any, setup: Setup, qrels: Any, index: int) -> Part:
+    """The states of one partition, its row count and its warnings (runs on a worker)."""
+    metrics, mapping, label, meta, offsets = setup
+    table = _partition_table(frame, label, index, meta, offsets)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if table.num_rows:
+            states = summarize_table(metrics, table, mapping, qrels=qrels)
+        else:
+            # An empty partition may have lost its column types (object columns of
+            # no rows): a metric that cannot read it contributes its empty state,
+            # the identity of merge.
+            states = []
+            for metric in metrics:
+                try:
+                    states.extend(summarize_table([metric], table, mapping, qrels=qrels))
+                except ScorekitError:
+                    states.append(metric.empty())
+    notes = [(w.category, str(w.message)) for w in caught]
+    return states, table.num_rows, list(dict.fromkeys(notes))
+
+
+def _merge_group(setup: Setup, parts: list[Part]) -> Part:
+    """Merge the states of consecutive partitions, in order (runs on a worker)."""
+    metrics = setup[0]
+    states, rows, notes = parts[0]
+    for other, count, more in parts[1:]:
+        states = [m.merge(a, b) for m, a, b in zip(metrics, states, other, strict=True)]
+        rows += count
+        notes = list(dict.fromkeys(notes + more))
+    return states, rows, notes
