@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import itertools
+import json
 import os
 import signal
 import subprocess
@@ -324,6 +325,22 @@ def test_files_equal_in_memory(cluster: Any, tmp_path: Path, fmt: str) -> None:
     target, guess = table["target"].to_numpy(), table["guess"].to_numpy()
     assert regression[0].compute(states[0]) == pytest.approx(np.mean((target - guess) ** 2))
     assert regression[1].compute(states[1]) == pytest.approx(np.mean(np.abs(target - guess)))
+
+
+def test_json_lines_of_text(cluster: Any, tmp_path: Path) -> None:
+    # lists of references stay lists (Dask would make strings of object columns)
+    references, predictions = make_batch("qa_answers", 3, 40, 2, 0)
+    for i, (lo, hi) in enumerate(((0, 25), (25, 40))):
+        lines = [
+            json.dumps({"references": r, "predictions": p})
+            for r, p in zip(references[lo:hi], predictions[lo:hi], strict=True)
+        ]
+        (tmp_path / f"part-{i}.jsonl").write_text("\n".join(lines) + "\n")
+    metrics = CONFIGS["qa_answers"] + CONFIGS["references_predictions"]
+    mapping = resolve(metrics, None, ["references", "predictions"])
+    states, rows = dask_states(tmp_path, metrics, mapping)
+    assert rows == 40
+    _check(metrics, states, [m.summarize(references, predictions) for m in metrics])
 
 
 def test_ranking_rows_of_a_query_meet(cluster: Any) -> None:

@@ -146,7 +146,13 @@ def dask_states(
         from scorekit.ranking import as_qrels
 
         qrels = as_qrels(qrels)
-    with _client(scheduler, workers) as client:
+    import dask
+
+    # Dask would turn object columns into strings, lists of references included
+    with (
+        dask.config.set({"dataframe.convert-string": False}),
+        _client(scheduler, workers) as client,
+    ):
         frame, label, meta, offsets = _frame(source, mapping, client, partition_hint)
         if ranking:
             frame = frame.shuffle(on=list(mapping["query"]), shuffle_method="tasks")
