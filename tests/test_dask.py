@@ -29,6 +29,7 @@ import pytest
 pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
+import dask
 import dask.dataframe as dd
 import pandas as pd
 import pyarrow as pa
@@ -396,6 +397,11 @@ def test_scheduler_address_and_own_cluster(cluster: Any) -> None:
         dask_states(table, metrics, mapping, scheduler=local.scheduler_address, workers=2)
     with pytest.raises(ConfigError, match="workers"):
         dask_states(table, metrics, mapping, workers=0)
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(ConfigError, match=r"cannot connect to the Dask scheduler.*127.0.0.1:9"),
+    ):
+        dask_states(table, metrics, mapping, scheduler="tcp://127.0.0.1:9")
     with pytest.raises(ConfigError, match="partition_hint"):
         dask_states(table, metrics, mapping, partition_hint=0)
 
