@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -163,8 +162,8 @@ def _check(expected: tuple[str, Any, Any], got: tuple[str, Any, Any], where: str
 
 
 @pytest.mark.parametrize("metric", CONFIGS)
-def test_in_memory_equals_streamed_tables_and_files(metric: Metric[Any]) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="scorekit-engine-"))
+def test_in_memory_equals_streamed_tables_and_files(metric: Metric[Any], tmp_path: Path) -> None:
+    folder = tmp_path
 
     @settings(max_examples=EXAMPLES, deadline=None)
     @given(
