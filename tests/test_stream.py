@@ -86,6 +86,15 @@ def test_pandas_categorical_and_string_labels() -> None:
     assert result.values == {"accuracy": 0.6, "f1:micro": 0.6}
 
 
+def test_only_the_columns_read_are_converted() -> None:
+    frame = pd.DataFrame({"y_true": [1, 0], "y_pred": [1, 1], "mixed": [1, "one"]})
+    with pytest.raises(pa.ArrowException):
+        pa.Table.from_pandas(frame)
+    assert evaluate(frame, ["accuracy"]).values == {"accuracy": 0.5}
+    columns = {"y_true": [1, 0], "y_pred": [1, 1], "mixed": [1, "one"]}
+    assert evaluate(columns, ["accuracy"]).values == {"accuracy": 0.5}
+
+
 def test_regression_with_columns_and_weights() -> None:
     columns = {"y_true": "target", "y_pred": "estimate", "sample_weight": "w"}
     result = evaluate(_table(), ["mse", "mae", "r2"], columns=columns, chunk_size=30)
@@ -202,8 +211,10 @@ def test_bad_values_name_the_row_across_chunks() -> None:
 def test_bad_sources_and_settings() -> None:
     with pytest.raises(InputError, match="cannot read the source; got int"):
         evaluate(42, ["accuracy"])
-    with pytest.raises(InputError, match="column 'b' has a different length"):
-        evaluate({"a": [1, 2], "b": [1]}, ["accuracy"])
+    with pytest.raises(InputError, match="column 'y_pred' has a different length"):
+        evaluate({"y_true": [1, 2], "y_pred": [1], "unused": []}, ["accuracy"])
+    with pytest.raises(InputError, match="column names must be strings; got 1"):
+        evaluate({"y_true": [1], 1: [1]}, ["accuracy"])
     with pytest.raises(ConfigError, match="invalid chunk_size; got 0"):
         evaluate(_table(), ["accuracy"], chunk_size=0)
     with pytest.raises(ConfigError, match="unknown engine; got 'spark'"):

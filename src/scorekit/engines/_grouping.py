@@ -5,7 +5,9 @@ Ranking metrics compute one value per query, so the rows of a query must reach
 sorted by query, as search systems write them): :class:`QueryGroups` holds back
 the rows of the last query of each chunk and puts them in front of the next
 chunk, across chunk and file boundaries. A query that appears again after other
-queries is an error naming the file and line where it reappears.
+queries is an error naming the file and line where it reappears. To tell, the ids
+of the queries already finished are kept (a set of strings: memory grows with the
+number of queries, as the per-query states of ranking metrics do anyway).
 """
 
 from __future__ import annotations

@@ -73,14 +73,18 @@ def _with_meta(table: Any, source: str, fmt: str | None, offset: int) -> Any:
 
 
 class TableSource(Source):
-    """An in-memory pyarrow table, sliced into chunks (zero-copy)."""
+    """An in-memory table, sliced into chunks (zero-copy).
 
-    def __init__(self, table: Any) -> None:
-        self.table = table
-        self.total_rows = int(table.num_rows)
+    A pandas DataFrame or a dict of columns is converted to pyarrow once, and only
+    the columns the metrics read.
+    """
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.total_rows = _length(source)
 
     def columns(self) -> list[str]:
-        return list(self.table.column_names)
+        return _names(self.source)
 
     def chunks(
         self,
@@ -89,11 +93,39 @@ class TableSource(Source):
         progress: Progress,
         plan: ReadPlan,
     ) -> Iterator[Any]:
-        table = self.table.select(list(wanted))
+        table = as_table(self.source, wanted)
         for start in range(0, table.num_rows, chunk_size):
             part = table.slice(start, chunk_size)
             progress.update(rows=part.num_rows)
             yield _with_meta(part, "table", None, start)
+
+
+def _is_pandas(source: Any) -> bool:
+    module = type(source).__module__ or ""
+    return module.startswith("pandas") and hasattr(source, "columns")
+
+
+def _names(source: Any) -> list[str]:
+    import pyarrow as pa
+
+    if isinstance(source, pa.Table | pa.RecordBatch):
+        return list(source.column_names)
+    if _is_pandas(source):
+        return [str(c) for c in source.columns]
+    return list(source)
+
+
+def _length(source: Any) -> int | None:
+    import pyarrow as pa
+
+    if isinstance(source, pa.Table | pa.RecordBatch) or _is_pandas(source):
+        return len(source)
+    for values in source.values():
+        try:
+            return len(values)
+        except TypeError:
+            return None
+    return 0
 
 
 class FileSource(Source):
@@ -201,23 +233,41 @@ def open_source(source: Any) -> Source:
     >>> open_source({"y_true": [1, 0], "y_pred": [1, 1]}).columns()
     ['y_true', 'y_pred']
     """
-    if isinstance(source, str | os.PathLike):
-        return _file_source(source)
-    table = as_table(source)
-    return TableSource(table)
-
-
-def as_table(source: Any) -> Any:
-    """An in-memory source as a pyarrow table: pyarrow, pandas or a dict of columns."""
     import pyarrow as pa
 
+    if isinstance(source, str | os.PathLike):
+        return _file_source(source)
+    if isinstance(source, pa.Table | pa.RecordBatch | Mapping) or _is_pandas(source):
+        if isinstance(source, Mapping):
+            _check_keys(source)
+        return TableSource(source)
+    return TableSource(as_table(source))
+
+
+def as_table(source: Any, columns: Sequence[str] | None = None) -> Any:
+    """An in-memory source as a pyarrow table: pyarrow, pandas or a dict of columns.
+
+    With ``columns``, only those columns, converted once.
+
+    Examples
+    --------
+    >>> as_table({"a": [1, 2], "b": ["x", "y"]}, ["b"]).to_pydict()
+    {'b': ['x', 'y']}
+    """
+    import pyarrow as pa
+
+    wanted = None if columns is None else list(columns)
     if isinstance(source, pa.Table):
-        return source
+        return source if wanted is None else source.select(wanted)
     if isinstance(source, pa.RecordBatch):
-        return pa.Table.from_batches([source])
-    module = type(source).__module__ or ""
-    if module.startswith("pandas") and hasattr(source, "columns"):
+        table = pa.Table.from_batches([source])
+        return table if wanted is None else table.select(wanted)
+    if _is_pandas(source):
+        if wanted is not None:
+            labels = {str(c): c for c in source.columns}
+            source = source[[labels[c] for c in wanted]]
         return pa.Table.from_pandas(source, preserve_index=False)
+    module = type(source).__module__ or ""
     if module.startswith("dask"):
         raise ConfigError(
             message(
@@ -228,7 +278,8 @@ def as_table(source: Any) -> Any:
             )
         )
     if isinstance(source, Mapping):
-        return _from_columns(source)
+        _check_keys(source)
+        return _from_columns(source if wanted is None else {c: source[c] for c in wanted})
     raise InputError(
         message(
             "evaluate",
@@ -239,6 +290,12 @@ def as_table(source: Any) -> Any:
     )
 
 
+def _check_keys(columns: Mapping[Any, Any]) -> None:
+    for name in columns:
+        if not isinstance(name, str):
+            raise InputError(message("evaluate", "column names must be strings", name, "a str key"))
+
+
 def _from_columns(columns: Mapping[Any, Any]) -> Any:
     import pyarrow as pa
 
@@ -246,8 +303,6 @@ def _from_columns(columns: Mapping[Any, Any]) -> Any:
     length: int | None = None
     first = ""
     for name, values in columns.items():
-        if not isinstance(name, str):
-            raise InputError(message("evaluate", "column names must be strings", name, "a str key"))
         array = _column_array(name, values)
         if length is None:
             length, first = len(array), name
