@@ -18,6 +18,7 @@ from scorekit._io import read_table
 from scorekit.engines import _blocks
 from scorekit.engines._progress import Progress
 from scorekit.engines._sources import ReadPlan, open_source
+from scorekit.engines.stream import read_chunks
 from scorekit.errors import ConfigError, InputError
 from tables import write
 
@@ -362,3 +363,24 @@ def test_bytes_read_reach_the_file_sizes(tmp_path: Path) -> None:
     assert bar.rows == 3 * N
     assert bar.bytes == total
     assert seen == sorted(seen) and seen[0] < total
+
+
+def test_read_chunks_calls_again_with_settled_types(tmp_path: Path, small_blocks: None) -> None:
+    rows = [f"{i % 2},{i % 3}" for i in range(3000)] + ["x,1.5"]
+    path = _csv(tmp_path / "two.csv", "a,b", rows)
+    calls: list[list[tuple[str, str]]] = []
+
+    def use(chunks: Any) -> int:
+        calls.append([])
+        total = 0
+        for chunk in chunks:
+            calls[-1].append((str(chunk.schema.field("a").type), str(chunk.schema.field("b").type)))
+            total += chunk.num_rows
+        return total
+
+    assert read_chunks(path, ["a", "b"], 500, use) == 3001
+    # the first read stops at the first column that does not fit; the types of both
+    # columns are settled before the second read, which sees them from the start
+    assert len(calls) == 2
+    assert calls[0][0] == ("int64", "int64")
+    assert set(calls[1]) == {("string", "double")}

@@ -20,18 +20,20 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from scorekit._core import Metric, State, parse_metric
 from scorekit.engines._columns import resolve, summarize_table, wanted_columns
 from scorekit.errors import ConfigError, choices, message, raw
 
-__all__ = ["ENGINES", "EvaluationResult", "configure", "evaluate", "fold"]
+__all__ = ["ENGINES", "EvaluationResult", "configure", "evaluate", "fold", "read_chunks"]
 
 ENGINES = ("stream", "dask")
 """The engines :func:`evaluate` runs on."""
+
+T = TypeVar("T")
 
 _RANKING = "qrels_run"
 _RESTARTS = 64
@@ -396,8 +398,7 @@ def evaluate(
     >>> scorekit.evaluate(path, ["mrr", "p@1"], qrels=qrels).values
     {'mrr': 0.75, 'p@1': 0.5}
     """
-    from scorekit.engines import _progress, _sources
-    from scorekit.engines._blocks import Widen
+    from scorekit.engines import _sources
 
     chunk_size = _check_chunk_size(chunk_size)
     if engine not in ENGINES:
@@ -421,24 +422,13 @@ def evaluate(
             )
         src = _sources.open_source(source)
         mapping = resolve(metric_list, columns, src.columns())
-        wanted = wanted_columns(mapping)
-        plan = _sources.ReadPlan()
-        show = _progress.wanted(progress)
-        for attempt in range(_RESTARTS + 1):
-            bar = _progress.Progress(
-                total_bytes=src.total_bytes, total_rows=src.total_rows, enabled=show
-            )
-            try:
-                states, rows = fold(
-                    metric_list, src.chunks(wanted, chunk_size, bar, plan), mapping, qrels
-                )
-                break
-            except Widen:
-                if attempt == _RESTARTS:
-                    raise
-            finally:
-                bar.close()
-            _settle(src, wanted, chunk_size, plan)
+        states, rows = read_chunks(
+            src,
+            wanted_columns(mapping),
+            chunk_size,
+            lambda chunks: fold(metric_list, chunks, mapping, qrels),
+            progress=progress,
+        )
     values = {
         key: metric.compute(state)
         for (key, metric), state in zip(configured.items(), states, strict=True)
@@ -449,6 +439,51 @@ def evaluate(
         metrics=configured,
         rows=rows,
     )
+
+
+def read_chunks(
+    source: Any,
+    columns: Sequence[str],
+    chunk_size: int,
+    use: Callable[[Iterable[Any]], T],
+    *,
+    progress: bool | None = None,
+) -> T:
+    """Apply ``use`` to the chunks of a source, as :func:`evaluate` reads them.
+
+    ``source`` is anything :func:`evaluate` reads (or an opened
+    :class:`~scorekit.engines._sources.Source`); ``columns`` are read, in chunks
+    of at most ``chunk_size`` rows. When a value of a CSV or JSON Lines file does
+    not fit the type its column has from the first rows, the column types are
+    widened on a pass that only reads, and ``use`` is called again on chunks from
+    the start: its result is that of reading the whole file at once.
+
+    Examples
+    --------
+    >>> read_chunks({"y": [1, 2, 3]}, ["y"], 2, lambda chunks: [c.num_rows for c in chunks])
+    [2, 1]
+    """
+    from scorekit.engines import _progress, _sources
+    from scorekit.engines._blocks import Widen
+
+    src = source if isinstance(source, _sources.Source) else _sources.open_source(source)
+    wanted = list(columns)
+    plan = _sources.ReadPlan()
+    show = _progress.wanted(progress)
+    restarts = 0
+    while True:
+        bar = _progress.Progress(
+            total_bytes=src.total_bytes, total_rows=src.total_rows, enabled=show
+        )
+        try:
+            return use(src.chunks(wanted, chunk_size, bar, plan))
+        except Widen:
+            restarts += 1
+            if restarts > _RESTARTS:
+                raise
+        finally:
+            bar.close()
+        _settle(src, wanted, chunk_size, plan)
 
 
 def _settle(src: Any, wanted: list[str], chunk_size: int, plan: Any) -> None:
