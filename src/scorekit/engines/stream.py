@@ -276,7 +276,7 @@ def fold(
         last = groups.flush()
         if last is not None:
             ranked_tree.add(_summarize(ranked_tree.metrics, last, groups.mapping, qrels, log))
-    out: list[State] = [metrics[0].empty()] * len(metrics)
+    out: list[Any] = [None] * len(metrics)
     for i, state in zip(plain, plain_tree.result(), strict=True):
         out[i] = state
     for i, state in zip(ranked, ranked_tree.result(), strict=True):
