@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from scorekit._core import Metric
-from scorekit.errors import InputError, UndefinedMetricWarning, message
+from scorekit.errors import UndefinedMetricWarning
 
 __all__ = ["dask_run", "fold_file", "sum_counts"]
 
@@ -56,8 +56,6 @@ def _fill(shape: str, counts: list[int]) -> str:
 
 # engines ------------------------------------------------------------------------------------
 
-_RESTARTS = 64
-
 
 def fold_file(
     source: str,
@@ -69,27 +67,13 @@ def fold_file(
     """Apply ``fold`` to the chunks of a file (or glob, or directory) read by the stream engine.
 
     The engine fixes the type of a column from its first block and, when a later
-    value does not fit, reads the input again with the wider type: ``fold`` is
-    then called again from the start, so the result is that of the whole file.
+    value does not fit, settles the column types and calls ``fold`` again from
+    the start (see :func:`scorekit.engines.stream.read_chunks`), so the result is
+    that of the whole file.
     """
-    from scorekit.engines import _progress, _sources
-    from scorekit.engines._readers import Widen
+    from scorekit.engines.stream import read_chunks
 
-    src = _sources.open_source(source)
-    plan = _sources.ReadPlan()
-    enabled = _progress.wanted(show)
-    for attempt in range(_RESTARTS + 1):
-        bar = _progress.Progress(
-            total_bytes=src.total_bytes, total_rows=src.total_rows, enabled=enabled
-        )
-        try:
-            return fold(src.chunks(list(wanted), size, bar, plan))
-        except Widen:
-            if attempt == _RESTARTS:
-                raise
-        finally:
-            bar.close()
-    raise InputError(message(source, "column types do not settle", None, "readable files"))
+    return read_chunks(source, wanted, size, fold, progress=show)
 
 
 def dask_run(

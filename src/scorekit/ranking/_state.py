@@ -47,7 +47,9 @@ class QueryValues(State):
 
     ``queries`` and ``values`` are aligned; ``absent`` lists the qrels queries
     that had no document in the run (they count as 0 when ``missing`` is
-    ``"zero"``). Merging concatenates disjoint query sets and unites ``absent``;
+    ``"zero"``). Merging concatenates disjoint query sets and unites ``absent``,
+    less the queries some state evaluated (a chunk of a run lacks the queries of
+    other chunks), so merged chunks give the in-memory state;
     the settings must agree unless one state holds no query at all.
     """
 
@@ -89,7 +91,7 @@ class QueryValues(State):
             "setting": setting,
             "queries": queries[order],
             "values": values[order],
-            "absent": np.union1d(self.absent, other.absent),
+            "absent": np.setdiff1d(np.union1d(self.absent, other.absent), queries),
         }
 
     def table(self) -> tuple[NDArray[np.str_], NDArray[np.float64]]:
