@@ -1,0 +1,86 @@
+"""The ``scorekit`` command: evaluate files, list and explain metrics, run the demo.
+
+::
+
+    scorekit eval DATA --task binary|multiclass|multilabel|regression --true COL [COL ...]
+                  (--pred COL [COL ...] | --score COL [COL ...]) [--weight COL]
+                  [--metric NAME ...] [--format table|json|csv] [SCALE]
+    scorekit features DATA --target COL [--criterion NAME] [--features COL ...]
+                  [--exclude COL ...] [--categorical COL ...] [--weight COL]
+                  [--base B] [--top N] [--format table|json|csv]
+    scorekit rank QRELS RUN [-m NAME ...] [--per-query] [--missing skip|zero]
+                  [--relevance-level L] [--gain linear|exp] [--format table|json|csv|trec]
+                  [SCALE]
+    scorekit text --refs FILE [--refs FILE ...] --hyps FILE [-m bleu rouge1 ...]
+                  [--tokenize 13a] [--lowercase] [--stemmer] [--format table|json|csv]
+                  [SCALE]
+    scorekit merge STATE... [--format table|json|csv] [--save-state FILE]
+    scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1]
+    scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json] [SCALE]
+    scorekit loadtest --url URL --model NAME --prompts FILE.jsonl
+                  [--concurrency N | --rate R] [--num-requests N] [--duration S]
+                  [--max-tokens N] [--endpoint chat|completions] [--timeout S] [--seed N]
+                  [--slo ttft=200ms ...] [--out FILE] [--format table|json]
+                  [--api-key KEY] [--quiet]
+    scorekit list [--format table|json]
+    scorekit explain NAME
+    scorekit demo [--data DIR]
+    scorekit --version
+
+SCALE is ``[--chunk-size N] [--quiet] [--engine stream|dask] [--scheduler
+tcp://HOST:PORT | --workers N] [--save-state FILE]``: read the input in chunks,
+or run on a Dask cluster, and save the states for ``scorekit merge``.
+
+Metrics come from the registry, so every registered metric is available by its
+name (``f1:macro``, ``roc_auc``). Each metric's ``inputs`` kind decides whether
+it receives ``(y_true, y_pred)`` or ``(y_true, y_score)``. User errors print
+``scorekit: <message>`` on stderr and exit with status 2.
+
+The command lives in this package: :mod:`._parser` builds the argument parser,
+:mod:`._output` prints values and writes state files, and one module runs each
+group of commands (:mod:`._eval` eval and features, :mod:`._rank`, :mod:`._text`
+text and qa, :mod:`._throughput` throughput and loadtest, :mod:`._merge`,
+:mod:`._registry` list and explain, :mod:`._demo`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Iterator, Sequence
+
+from scorekit._evaluate import TASKS, Evaluation, default_metrics, evaluate_table
+from scorekit.cli._parser import build_parser
+from scorekit.errors import ScorekitError
+
+__all__ = ["TASKS", "Evaluation", "build_parser", "default_metrics", "evaluate_table", "main"]
+
+
+@contextlib.contextmanager
+def _captured_exit() -> Iterator[list[int]]:
+    code: list[int] = []
+    try:
+        yield code
+    except SystemExit as exc:
+        code.append(exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``scorekit`` command; return the exit status (0 ok, 2 user error)."""
+    parser = build_parser()
+    with _captured_exit() as code:
+        args = parser.parse_args(None if argv is None else list(argv))
+    if code:
+        return code[0]
+    out, err = sys.stdout, sys.stderr
+    buffer = io.StringIO()
+    try:
+        status: int = args.handler(args, buffer, err)
+    except ScorekitError as exc:
+        text = str(exc)
+        err.write(text if text.startswith("scorekit:") else f"scorekit: {text}")
+        err.write("\n")
+        return 2
+    out.write(buffer.getvalue())
+    return status

@@ -1,0 +1,153 @@
+"""``scorekit demo``: every command on the bundled example files."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from scorekit._evaluate import evaluate_table
+from scorekit._features import rank_file
+from scorekit._version import __version__
+from scorekit.cli._eval import _write_ranking
+from scorekit.cli._output import _write_table
+from scorekit.cli._rank import _RANK_DEFAULTS
+from scorekit.errors import InputError, message, raw
+
+_DEMO_HINT = "the directory with manifest.json made by examples/make_data.py"
+
+
+def _demo_dir(given: str | None) -> Path:
+    if given is not None:
+        candidates = [Path(given)]
+    else:
+        here = Path(__file__).resolve().parents[1]
+        candidates = [here / "_demo_data", here.parents[1] / "examples" / "data"]
+    for directory in candidates:
+        if (directory / "manifest.json").is_file():
+            return directory
+    raise InputError(
+        message(
+            "scorekit demo",
+            "example data not found",
+            raw(", ".join(str(c) for c in candidates)),
+            _DEMO_HINT + " (pass it with --data)",
+        )
+    )
+
+
+def _demo_entries(directory: Path) -> list[dict[str, Any]]:
+    manifest = directory / "manifest.json"
+    try:
+        entries = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(
+            message(str(manifest), "cannot read the demo manifest", raw(str(exc)), "valid JSON")
+        ) from None
+    if not isinstance(entries, list):
+        raise InputError(message(str(manifest), "not a list of files", None, "a JSON list"))
+    return [e for e in entries if isinstance(e, dict)]
+
+
+def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
+    criterion = str(entry.get("criterion", "information_gain"))
+    ranking = rank_file(str(path), target=str(entry["target"]), criterion=criterion)
+    title = f"{entry.get('title', entry['file'])} ({entry['file']}, {ranking.rows} rows)"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    command = ["scorekit features", str(entry["file"]), "--target", str(entry["target"])]
+    out.write("$ " + " ".join([*command, "--criterion", criterion]) + "\n\n")
+    _write_ranking(ranking, ranking.splits, "table", out)
+    for text in ranking.warnings:
+        out.write(f"note: {text}\n")
+
+
+def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+    from scorekit import ranking
+
+    metrics = list(entry.get("metrics") or _RANK_DEFAULTS)
+    qrels = directory / str(entry["qrels"])
+    run = ranking.read_run(directory / str(entry["file"]))
+    result = ranking.evaluate(qrels, run, metrics)
+    queries = len(run.queries())
+    title = f"{entry.get('title', entry['file'])} ({entry['file']}, {len(run)} rows)"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    command = ["scorekit rank", str(entry["qrels"]), str(entry["file"]), "-m", *metrics]
+    out.write("$ " + " ".join(command) + "\n\n")
+    _write_table(dict(result), out)
+    out.write(f"({queries} queries)\n")
+
+
+def _demo_text_or_qa(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+    from scorekit.cli._parser import build_parser
+
+    parser = build_parser()
+    if entry["command"] == "text":
+        refs = [str(directory / r) for r in entry["refs"]]
+        argv = ["text", "--refs", *refs, "--hyps", str(directory / entry["file"])]
+        argv += ["-m", *entry["metrics"]]
+        shown = ["scorekit text --refs", *entry["refs"], "--hyps", entry["file"]]
+        shown += ["-m", *entry["metrics"]]
+    else:
+        argv = ["qa", str(directory / entry["dataset"]), str(directory / entry["file"])]
+        argv += ["--na-probs", str(directory / entry["na_probs"])]
+        shown = ["scorekit qa", entry["dataset"], entry["file"], "--na-probs", entry["na_probs"]]
+    title = f"{entry.get('title', entry['file'])} ({entry['file']})"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    out.write("$ " + " ".join(shown) + "\n\n")
+    args = parser.parse_args(argv)
+    args.handler(args, out, io.StringIO())
+
+
+def _demo_throughput(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+    from scorekit import throughput
+
+    slo = [str(s) for s in entry.get("slo") or []]
+    result = throughput.report(throughput.read_records(directory / str(entry["file"])), slo=slo)
+    title = f"{entry.get('title', entry['file'])} ({entry['file']}, {result.requests} requests)"
+    out.write(f"\n{title}\n{'=' * len(title)}\n")
+    shown = ["scorekit throughput", str(entry["file"]), *(["--slo", *slo] if slo else [])]
+    out.write("$ " + " ".join(shown) + "\n\n")
+    out.write(throughput.format_report(result, "table"))
+
+
+def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    directory = _demo_dir(args.data)
+    entries = _demo_entries(directory)
+    out.write(f"scorekit {__version__} demo: the files in {directory}\n")
+    for entry in entries:
+        path = directory / str(entry["file"])
+        if entry.get("command") == "features":
+            _demo_features(entry, path, out)
+            continue
+        if entry.get("command") == "rank":
+            _demo_rank(entry, directory, out)
+            continue
+        if entry.get("command") in ("text", "qa"):
+            _demo_text_or_qa(entry, directory, out)
+            continue
+        if entry.get("command") == "throughput":
+            _demo_throughput(entry, directory, out)
+            continue
+        result = evaluate_table(
+            str(path),
+            task=str(entry["task"]),
+            true=list(entry["true"]),
+            pred=entry.get("pred"),
+            score=entry.get("score"),
+        )
+        title = f"{entry.get('title', entry['file'])} ({entry['file']}, {result.rows} rows)"
+        out.write(f"\n{title}\n{'=' * len(title)}\n")
+        command = ["scorekit eval", str(entry["file"]), "--task", str(entry["task"])]
+        for flag in ("true", "pred", "score"):
+            if entry.get(flag):
+                command += [f"--{flag}", *entry[flag]]
+        out.write("$ " + " ".join(command) + "\n\n")
+        _write_table(result.values, out)
+        for text in result.warnings:
+            out.write(f"note: {text}\n")
+        for text in result.skipped:
+            out.write(f"skipped: {text}\n")
+    out.write("\nScores in [0, 1] are fractions (0.85 means 85%).\n")
+    return 0

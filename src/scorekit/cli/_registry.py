@@ -1,0 +1,83 @@
+"""``scorekit list`` and ``scorekit explain``: the registered metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any, TextIO
+
+from scorekit._core import MetricInfo, available
+from scorekit._explain import bound_text, explain
+
+
+def _direction(info: MetricInfo) -> str:
+    if info.higher_is_better is None:
+        return "—"
+    return "higher" if info.higher_is_better else "lower"
+
+
+def _listing() -> list[dict[str, Any]]:
+    rows = []
+    for info in available():
+        rows.append(
+            {
+                "name": info.name,
+                "aliases": [*info.aliases, *(f"{a}@{info.at}" for a in info.at_aliases)],
+                "direction": _direction(info),
+                "bounds": [info.bounds[0], info.bounds[1]],
+                "inputs": info.inputs,
+                "grows": info.grows,
+                "bounded": info.bounded,
+                "variants": [f"{info.name}:{v}" for v in info.variants],
+                "at": info.at,
+                "summary": info.summary,
+            }
+        )
+    return rows
+
+
+def _cmd_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    rows = _listing()
+    if args.format == "json":
+        for row in rows:
+            row["bounds"] = [_plainbound_text(b) for b in row["bounds"]]
+            if row["direction"] == "—":
+                row["direction"] = None
+        out.write(json.dumps(rows, indent=2) + "\n")
+        return 0
+    header = ["name", "aliases", "direction", "bounds", "inputs", "grows", "summary"]
+    table = [
+        [
+            r["name"] + (f"@{r['at']}" if r["at"] else ""),
+            ", ".join(r["aliases"]) or "—",
+            r["direction"],
+            f"[{bound_text(r['bounds'][0])}, {bound_text(r['bounds'][1])}]",
+            r["inputs"],
+            _grows_text(r["grows"], r["bounded"]),
+            r["summary"],
+        ]
+        for r in rows
+    ]
+    widths = [max([len(h), *(len(line[i]) for line in table)]) for i, h in enumerate(header[:-1])]
+    for line in [header, *table]:
+        cells = [f"{c:<{w}}" for c, w in zip(line[:-1], widths, strict=True)]
+        out.write("  ".join([*cells, line[-1]]).rstrip() + "\n")
+    out.write(f"\n{len(rows)} metrics; `scorekit explain NAME` describes one.\n")
+    return 0
+
+
+def _grows_text(grows: bool, bounded: str | None) -> str:
+    """``no``, ``yes``, or ``yes (bins=N)`` naming the option that bounds the memory."""
+    if not grows:
+        return "no"
+    return f"yes ({bounded})" if bounded else "yes"
+
+
+def _plainbound_text(x: float) -> float | str:
+    return bound_text(x) if math.isinf(x) else x
+
+
+def _cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    out.write(explain(args.name) + "\n")
+    return 0
