@@ -45,6 +45,31 @@ def test_parse_metric_grammar():
         parse_metric(3)  # type: ignore[arg-type]
 
 
+def test_parse_metric_options_after_the_colon():
+    m = parse_metric("f1:macro,zero_division=1")
+    assert (m.average, m.zero_division) == ("macro", 1)
+    edges = parse_metric("roc_auc:bins=64").edges
+    assert edges is not None and len(edges) == 65 and (edges[0], edges[-1]) == (0.0, 1.0)
+    medae = parse_metric("medae:relative_accuracy=0.01")
+    assert medae.relative_accuracy == 0.01 and medae.multioutput == "uniform_average"
+    assert parse_metric("fbeta:beta=0.5,average=micro").beta == 0.5
+    assert parse_metric("roc_auc:max_fpr=none").max_fpr is None
+    # values: integers, floats, booleans, none, else words
+    assert parse_metric("r2:force_finite=false").force_finite is False
+    # free-text variants keep the whole text
+    assert parse_metric("goodput:ttft=200ms,tpot=50ms").slo == "ttft=200ms,tpot=50ms"
+    with pytest.raises(ConfigError, match="unknown option; got 'bogus', expected one of"):
+        parse_metric("f1:macro,bogus=1")
+    with pytest.raises(ConfigError, match="average given twice"):
+        parse_metric("f1:macro,micro")
+    with pytest.raises(ConfigError, match="option 'beta' given twice"):
+        parse_metric("fbeta:beta=1,beta=2")
+    with pytest.raises(ConfigError, match="takes no :variant"):
+        parse_metric("accuracy:macro")
+    with pytest.raises(ConfigError, match="unknown average; got 'nope'"):
+        parse_metric("f1:nope")
+
+
 def test_message_form():
     assert message("f1", "bad", 3, "an int") == "f1: bad; got 3, expected an int."
     assert message("f1", "bad") == "f1: bad."

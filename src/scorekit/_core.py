@@ -465,7 +465,14 @@ _NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<at>[^:]+))?(?::(?P
 
 
 def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
-    """Build a metric from its string form: ``name[@k][:variant]``.
+    """Build a metric from its string form: ``name[@k][:variant][,option=value...]``.
+
+    After the colon come the variant (``f1:macro``) and options of the metric as
+    ``option=value``, separated by commas: ``roc_auc:bins=64``,
+    ``f1:macro,zero_division=1``. A value is read as an integer, a float,
+    ``true``/``false``, ``none``, or else as a word. A metric whose variant is
+    free text (``goodput:ttft=200ms,tpot=50ms``) takes everything after the colon
+    as its variant. Keyword ``options`` are added to those of the string.
 
     Examples
     --------
@@ -473,6 +480,8 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
     F1(average='macro', ...)
     >>> parse_metric("accuracy").name
     'accuracy'
+    >>> parse_metric("f1:macro,zero_division=1").zero_division
+    1
     """
     if isinstance(spec, Metric):
         return spec
@@ -480,9 +489,7 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
         raise ConfigError(message("scorekit", "metric must be a name", spec, "a string like 'f1'"))
     match = _NAME.match(spec.strip())
     if not match:
-        raise ConfigError(
-            message("scorekit", "malformed metric name", spec, "name[@k][:variant], e.g. 'ndcg@10'")
-        )
+        raise ConfigError(message("scorekit", "malformed metric name", spec, _GRAMMAR))
     name = match["name"]
     if match["at"] is not None:
         _load_all()
@@ -499,21 +506,64 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
                 message(info.name, f"{info.at} after @ must be an integer", match["at"], "e.g. @10")
             ) from None
     if match["variant"] is not None:
-        if info.variant is None:
-            raise ConfigError(message(info.name, "takes no :variant", spec, f"'{info.name}'"))
-        if info.variants and match["variant"] not in info.variants:
-            raise ConfigError(
-                message(
-                    info.name, f"unknown {info.variant}", match["variant"], choices(info.variants)
-                )
-            )
-        kwargs[info.variant] = match["variant"]
+        kwargs.update(_after_colon(info, spec, match["variant"]))
     try:
         return info.cls(**kwargs)
     except TypeError as exc:
         raise ConfigError(
             message(info.name, "invalid option", str(exc), "a documented parameter")
         ) from None
+
+
+_GRAMMAR = "name[@k][:variant][,option=value...], e.g. 'ndcg@10' or 'roc_auc:bins=64'"
+
+
+def _after_colon(info: MetricInfo, spec: str, text: str) -> dict[str, Any]:
+    """The variant and the ``option=value`` items after the colon of a metric string."""
+    if info.variant is not None and not info.variants:
+        return {info.variant: text}
+    out: dict[str, Any] = {}
+    fields = _option_names(info.cls)
+    for item in text.split(","):
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if not eq:
+            if info.variant is None:
+                raise ConfigError(message(info.name, "takes no :variant", spec, f"'{info.name}'"))
+            if key not in info.variants:
+                raise ConfigError(
+                    message(info.name, f"unknown {info.variant}", key, choices(info.variants))
+                )
+            if info.variant in out:
+                raise ConfigError(message(info.name, f"{info.variant} given twice", spec, "one"))
+            out[info.variant] = key
+            continue
+        if key not in fields:
+            raise ConfigError(message(info.name, "unknown option", key, choices(sorted(fields))))
+        if key in out:
+            raise ConfigError(message(info.name, f"option {key!r} given twice", spec, "once each"))
+        out[key] = _option_value(value)
+    return out
+
+
+def _option_names(cls: type[Any]) -> set[str]:
+    if dataclasses.is_dataclass(cls):
+        return {f.name for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_")}
+    import inspect
+
+    return set(inspect.signature(cls).parameters)
+
+
+def _option_value(text: str) -> Any:
+    lowered = text.lower()
+    words = {"true": True, "false": False, "none": None}
+    if lowered in words:
+        return words[lowered]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def iter_variants(info: MetricInfo) -> Iterator[Metric[Any]]:
