@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -301,6 +302,7 @@ def summarize_binned(
     state = BinnedScores.empty(edges)
     if n == 0:
         return state
+    _warn_outside(metric, edges, s)
     idx = _bin_index(edges, s)
     m = edges.size - 1
     labels, masks = _split_labels(t)
@@ -327,6 +329,24 @@ def summarize_binned(
         high=high + 0.0,
         n_samples=n,
     )
+
+
+def _warn_outside(metric: str, edges: Float, s: Float) -> None:
+    """Warn when scores fall outside the edges: the end bins take them, the bound widens."""
+    outside = int(np.count_nonzero((s < edges[0]) | (s > edges[-1])))
+    if outside:
+        warnings.warn(
+            message(
+                metric,
+                f"{outside} of {s.size} scores lie outside the bin edges "
+                f"[{edges[0]:g}, {edges[-1]:g}] and are counted in the end bins, "
+                "which widens the error bound",
+                raw(f"scores from {s.min():g} to {s.max():g}"),
+                "scores within the edges: set score_range, or edges=quantile_edges(sample, N)",
+            ),
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 # reading the state ----------------------------------------------------------------------
