@@ -26,7 +26,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/run.py
