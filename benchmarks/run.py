@@ -13,6 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_bleu
+import bench_bounded
 import bench_classification
 import bench_information
 import bench_qa
@@ -29,6 +30,7 @@ def main() -> None:
     print(HEADER)
     for module in (
         bench_classification,
+        bench_bounded,
         bench_regression,
         bench_information,
         bench_ranking,
