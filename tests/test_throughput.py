@@ -418,9 +418,13 @@ def test_merged_states_equal_the_in_memory_value(metric: Any) -> None:
 
 
 def test_throughput_states_have_a_fixed_size() -> None:
-    small = T.OutputThroughput().summarize(RECORDS)
+    # the size grows with the distinct failure reasons only ("HTTP 500" here), not the requests
+    fewer = T.OutputThroughput().summarize(_random_records(np.random.default_rng(2), 40))
     large = T.OutputThroughput().summarize(_random_records(np.random.default_rng(1), 500))
-    assert len(small.to_json()) == pytest.approx(len(large.to_json()), abs=40)
+    assert [r for r, _ in fewer.reasons] == [r for r, _ in large.reasons] == ["HTTP 500"]
+    assert len(fewer.to_json()) == pytest.approx(len(large.to_json()), abs=40)
+    assert large.reasons == (("HTTP 500", large.failed),)
+    small = T.OutputThroughput().summarize(RECORDS)
     merged = small.merge(large)
     assert merged.first_start == 0.0 and merged.last_end == max(4.0, large.last_end)
     assert merged.requests == 505 and merged.output_tokens == 13 + large.output_tokens

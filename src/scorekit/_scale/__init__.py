@@ -14,7 +14,7 @@ holds what the scale options add:
 - :mod:`._text`: line-aligned text files in blocks of lines;
 - :mod:`._rank`: a TREC run grouped by query, streamed in chunks of whole queries;
 - :mod:`._dask_eval`: ``eval``'s task logic as metrics the engines can run;
-- :mod:`._throughput`: the serving report from merged states;
+- :mod:`._throughput`: the merged states of the serving report's metrics;
 - here: the values a command prints for its states (``scorekit merge``).
 """
 
@@ -37,7 +37,7 @@ from scorekit._scale._flags import (
 )
 from scorekit._scale._rank import rank_stream, run_table
 from scorekit._scale._text import read_line_blocks, text_states
-from scorekit._scale._throughput import throughput_metrics, throughput_report, throughput_states
+from scorekit._scale._throughput import throughput_states
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -56,8 +56,6 @@ __all__ = [
     "scaled",
     "sum_counts",
     "text_states",
-    "throughput_metrics",
-    "throughput_report",
     "throughput_states",
 ]
 

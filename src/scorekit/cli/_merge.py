@@ -48,7 +48,7 @@ def _merged_throughput(
 ) -> int:
     import warnings
 
-    from scorekit import _scale, throughput
+    from scorekit import throughput
     from scorekit._statefile import save_states
     from scorekit.throughput._report import FORMATS
 
@@ -61,10 +61,9 @@ def _merged_throughput(
                 choices(FORMATS),
             )
         )
-    reasons = (header.get("tallies") or {}).get("failure_reasons")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = _scale.throughput_report(result.states, result.metrics, reasons)
+        report = throughput.report_from_states(result.states)
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
     if args.save_state:

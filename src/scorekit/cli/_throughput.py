@@ -43,11 +43,11 @@ def _throughput_scaled(
     from scorekit import _scale, throughput
     from scorekit._statefile import save_states
 
-    metrics = _scale.throughput_metrics(slo)
+    metrics = throughput.report_metrics(slo)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        states, rows, reasons = _scale.throughput_states(args, metrics)
-        result = _scale.throughput_report(states, metrics, reasons, slo)
+        states, rows = _scale.throughput_states(args, metrics)
+        result = throughput.report_from_states(states, slo)
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
     if args.save_state:
@@ -57,7 +57,6 @@ def _throughput_scaled(
             command="throughput",
             input="requests",
             rows=rows,
-            tallies=None if reasons is None else {"failure_reasons": reasons},
         )
     out.write(throughput.format_report(result, args.format))
     return 0

@@ -26,9 +26,12 @@ Latencies are in seconds; their ``mean``, ``median``, ``p90``, ``p99`` and
 does.
 
 States merge across workers: the throughput metrics keep counts, summed tokens,
-the earliest start and the latest end (fixed size; elapsed times are never
-added), and the latency metrics keep every value (8 bytes per request, or per
-chunk gap for ITL), so merged percentiles are exact and equal the in-memory ones.
+the earliest start, the latest end (elapsed times are never added) and the
+failed requests by reason, and the latency metrics keep every value (8 bytes per
+request, or per chunk gap for ITL), so merged percentiles are exact and equal
+the in-memory ones. :func:`report` is :func:`report_from_states` of the states
+of :func:`report_metrics`, so the report of merged states equals that of all
+the records.
 
 Examples
 --------
@@ -61,7 +64,15 @@ from scorekit.throughput._rates import (
     total_token_throughput,
 )
 from scorekit.throughput._records import COLUMNS, OPTIONAL, REQUIRED, Request, read_records
-from scorekit.throughput._report import LatencySummary, ThroughputReport, format_report, report
+from scorekit.throughput._report import (
+    REPORT_KEYS,
+    LatencySummary,
+    ThroughputReport,
+    format_report,
+    report,
+    report_from_states,
+    report_metrics,
+)
 from scorekit.throughput._slo import SLO_KEYS, SLO_UNITS, parse_slo
 from scorekit.throughput._state import LATENCIES, STATISTICS, LatencyValues, RequestTotals
 
@@ -70,6 +81,7 @@ __all__: list[str] = [
     "ITL",
     "LATENCIES",
     "OPTIONAL",
+    "REPORT_KEYS",
     "REQUIRED",
     "SLO_KEYS",
     "SLO_UNITS",
@@ -98,6 +110,8 @@ __all__: list[str] = [
     "prompt_throughput",
     "read_records",
     "report",
+    "report_from_states",
+    "report_metrics",
     "request_throughput",
     "total_token_throughput",
     "tpot",

@@ -363,7 +363,8 @@ def as_records(metric: str, records: Any) -> Records:
     records
         A list of dicts or :class:`Request` objects, a dict of columns, a pandas
         DataFrame, or a pyarrow Table or RecordBatch (for example from
-        :func:`read_records`, whose errors then name the file and line).
+        :func:`read_records`, whose errors then name the file and line);
+        :class:`Records` are returned as they are (they are checked already).
 
     Returns
     -------
@@ -376,6 +377,8 @@ def as_records(metric: str, records: Any) -> Records:
     >>> r.first, r.gaps
     (array([0.25]), array([0.75]))
     """
+    if isinstance(records, Records):
+        return records
     cols, n, source = columns(metric, records)
     if n == 0:
         return Records.empty()

@@ -12,24 +12,40 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
-from scorekit.throughput._records import Records, as_records
+from scorekit._core import Metric, State
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    StateMismatchError,
+    UndefinedMetricWarning,
+    choices,
+    message,
+    raw,
+)
+from scorekit.throughput._records import as_records
 from scorekit.throughput._slo import format_slo, parse_slo
 from scorekit.throughput._state import (
     LATENCIES,
+    LatencyValues,
     RequestTotals,
-    latencies,
     per_second,
+    slo_items,
     statistic,
-    totals,
 )
 
-__all__ = ["FORMATS", "LatencySummary", "ThroughputReport", "format_report", "report"]
+__all__ = [
+    "FORMATS",
+    "REPORT_KEYS",
+    "LatencySummary",
+    "ThroughputReport",
+    "format_report",
+    "report",
+    "report_from_states",
+    "report_metrics",
+]
 
 FORMATS: tuple[str, ...] = ("table", "json")
 """The output formats of :func:`format_report`."""
-
-_NO_REASON = "(no reason given)"
 
 
 @dataclass(frozen=True)
@@ -153,17 +169,177 @@ class ThroughputReport:
         }
 
 
-def _reasons(records: Records) -> dict[str, int]:
-    failed = ~records.success
-    if not failed.any():
-        return {}
-    text = np.array(
-        [_NO_REASON if r is None or not str(r).strip() else str(r) for r in records.error[failed]],
-        dtype=object,
+REPORT_KEYS: tuple[str, ...] = ("requests", *LATENCIES)
+"""The keys of the states a report is made of (see :func:`report_metrics`)."""
+
+
+def report_metrics(slo: Mapping[str, float] | None = None) -> dict[str, Metric[Any]]:
+    """The metrics whose states make up a :class:`ThroughputReport`, by key.
+
+    ``"requests"`` is :class:`~scorekit.throughput.Goodput` with the objectives
+    ``slo`` (seconds, as :func:`parse_slo` returns them), or
+    :class:`~scorekit.throughput.FailedRequests` without any; both keep a
+    :class:`RequestTotals` (counts, tokens, span, failure reasons).
+    ``"ttft"``, ``"tpot"``, ``"itl"`` and ``"e2e"`` keep every latency value.
+    Summarize records (or chunks, shards, partitions of them) with these
+    metrics, merge the states, and :func:`report_from_states` gives the report
+    of all the records.
+
+    Examples
+    --------
+    >>> sorted(report_metrics())
+    ['e2e', 'itl', 'requests', 'tpot', 'ttft']
+    >>> report_metrics({"ttft": 0.2})["requests"].name
+    'goodput'
+    """
+    from scorekit.throughput._latency import ITL, TPOT, TTFT, E2ELatency
+    from scorekit.throughput._rates import FailedRequests, Goodput
+
+    objectives: dict[str, Any] = dict(slo or {})
+    requests: Metric[Any] = Goodput(**objectives) if objectives else FailedRequests()
+    return {"requests": requests, "ttft": TTFT(), "tpot": TPOT(), "itl": ITL(), "e2e": E2ELatency()}
+
+
+def _request_totals(states: Mapping[str, State]) -> RequestTotals:
+    missing = [key for key in REPORT_KEYS if key not in states]
+    if missing:
+        raise InputError(
+            message(
+                "report_from_states",
+                "states are missing",
+                raw(", ".join(missing)),
+                f"the states of {', '.join(REPORT_KEYS)} (see report_metrics)",
+            )
+        )
+    totals_state = states["requests"]
+    if not isinstance(totals_state, RequestTotals):
+        raise StateMismatchError(
+            message(
+                "report_from_states",
+                "'requests' is not a request-totals state",
+                type(totals_state).__name__,
+                "a RequestTotals",
+            )
+        )
+    for quantity in LATENCIES:
+        values = states[quantity]
+        if not isinstance(values, LatencyValues) or values.quantity != quantity:
+            got = getattr(values, "quantity", None) or type(values).__name__
+            raise StateMismatchError(
+                message(
+                    "report_from_states", f"{quantity!r} is not its latency's state", got, quantity
+                )
+            )
+    return totals_state
+
+
+def report_from_states(
+    states: Mapping[str, State],
+    slo: str | Sequence[str] | Mapping[str, float | str] | None = None,
+) -> ThroughputReport:
+    """The :class:`ThroughputReport` of merged metric states.
+
+    This is :func:`report` after its records are summarized: the states of
+    :func:`report_metrics`, from one batch of records or merged from chunks,
+    shards or Dask partitions, give the same figures as the records at once.
+
+    Parameters
+    ----------
+    states : mapping of str to State
+        The states of ``"requests"`` (a :class:`RequestTotals`), ``"ttft"``,
+        ``"tpot"``, ``"itl"`` and ``"e2e"`` (:class:`LatencyValues`).
+    slo : str, sequence of str or mapping, optional
+        The objectives of goodput; they must be those the ``"requests"`` state
+        was counted against. By default, those of the state: goodput is
+        reported when it has any.
+
+    Returns
+    -------
+    ThroughputReport
+        As :func:`report` returns it, notes and warnings included.
+
+    Raises
+    ------
+    InputError
+        A state is missing.
+    StateMismatchError
+        A state of another kind or latency, or ``slo`` other than the state's.
+
+    Examples
+    --------
+    >>> records = [
+    ...     {"prompt_tokens": 100, "output_tokens": 5, "start": 0.0, "end": 1.0,
+    ...      "token_times": [0.2, 0.6, 1.0]},
+    ...     {"prompt_tokens": 40, "output_tokens": 0, "start": 1.0, "end": 2.0,
+    ...      "error": "timeout"},
+    ... ]
+    >>> metrics = report_metrics({"ttft": 0.5})
+    >>> first = {k: m.summarize(records[:1]) for k, m in metrics.items()}
+    >>> second = {k: m.summarize(records[1:]) for k, m in metrics.items()}
+    >>> merged = {k: m.merge(first[k], second[k]) for k, m in metrics.items()}
+    >>> r = report_from_states(merged)
+    >>> r.requests, r.failure_reasons, r.output_throughput, r.goodput, r.ttft.max
+    (2, {'timeout': 1}, 2.5, 0.5, 0.2)
+    """
+    state = _request_totals(states)
+    if slo is None:
+        objectives = dict(state.slo) if state.slo else None
+    else:
+        objectives = parse_slo(slo)
+        if slo_items(objectives) != state.slo:
+            raise StateMismatchError(
+                message(
+                    "report_from_states",
+                    "state counted against other objectives",
+                    dict(state.slo),
+                    f"{objectives} as slo gives",
+                )
+            )
+    notes: list[str] = []
+
+    def rate(count: int) -> float:
+        value, why = per_second(count, state)
+        if why is not None and why not in notes:
+            notes.append(why)
+        return value
+
+    request_rate = rate(state.successes)
+    output_rate = rate(state.output_tokens)
+    prompt_rate = rate(state.prompt_tokens)
+    total_rate = rate(state.prompt_tokens + state.output_tokens)
+    good_rate = rate(state.good) if objectives is not None else None
+    if state.requests and state.failed == state.requests:
+        notes.append(f"all {state.requests} requests failed")
+    summaries: dict[str, LatencySummary] = {}
+    for quantity, title in LATENCIES.items():
+        values: LatencyValues = states[quantity]  # type: ignore[assignment]
+        summaries[quantity] = LatencySummary.of(values.values)
+        if summaries[quantity].count == 0 and state.successes:
+            notes.append(f"no successful request has a {title}")
+    for note in notes:
+        warnings.warn(f"throughput: {note}.", UndefinedMetricWarning, stacklevel=2)
+    reasons = sorted(state.reasons, key=lambda item: (-item[1], item[0]))
+    return ThroughputReport(
+        requests=state.requests,
+        successes=state.successes,
+        failures=state.failed,
+        failure_reasons=dict(reasons),
+        wall_time=state.wall_time,
+        prompt_tokens=state.prompt_tokens,
+        output_tokens=state.output_tokens,
+        request_throughput=request_rate,
+        output_throughput=output_rate,
+        prompt_throughput=prompt_rate,
+        total_token_throughput=total_rate,
+        slo=objectives,
+        good_requests=state.good if objectives is not None else None,
+        goodput=good_rate,
+        ttft=summaries["ttft"],
+        tpot=summaries["tpot"],
+        itl=summaries["itl"],
+        e2e=summaries["e2e"],
+        notes=tuple(notes),
     )
-    names, counts = np.unique(text.astype(str), return_counts=True)
-    order = sorted(range(len(names)), key=lambda i: (-int(counts[i]), str(names[i])))
-    return {str(names[i]): int(counts[i]) for i in order}
 
 
 def report(
@@ -172,6 +348,10 @@ def report(
     slo: str | Sequence[str] | Mapping[str, float | str] | None = None,
 ) -> ThroughputReport:
     """Compute every serving figure of request records at once.
+
+    The records are summarized into the states of :func:`report_metrics`, and
+    :func:`report_from_states` makes the report of them, as it does of states
+    merged from chunks, shards or Dask partitions.
 
     Parameters
     ----------
@@ -211,50 +391,14 @@ def report(
     """
     objectives = parse_slo(slo) if slo is not None else None
     recs = as_records("throughput", records)
-    state: RequestTotals = totals(recs, objectives)
-    notes: list[str] = []
-
-    def rate(count: int) -> float:
-        value, why = per_second(count, state)
-        if why is not None and why not in notes:
-            notes.append(why)
-        return value
-
-    request_rate = rate(state.successes)
-    output_rate = rate(state.output_tokens)
-    prompt_rate = rate(state.prompt_tokens)
-    total_rate = rate(state.prompt_tokens + state.output_tokens)
-    good_rate = rate(state.good) if objectives is not None else None
-    if state.requests and state.failed == state.requests:
-        notes.append(f"all {state.requests} requests failed")
-    summaries: dict[str, LatencySummary] = {}
-    for quantity, title in LATENCIES.items():
-        summaries[quantity] = LatencySummary.of(latencies(recs, quantity))
-        if summaries[quantity].count == 0 and state.successes:
-            notes.append(f"no successful request has a {title}")
-    for note in notes:
-        warnings.warn(f"throughput: {note}.", UndefinedMetricWarning, stacklevel=2)
-    return ThroughputReport(
-        requests=state.requests,
-        successes=state.successes,
-        failures=state.failed,
-        failure_reasons=_reasons(recs),
-        wall_time=state.wall_time,
-        prompt_tokens=state.prompt_tokens,
-        output_tokens=state.output_tokens,
-        request_throughput=request_rate,
-        output_throughput=output_rate,
-        prompt_throughput=prompt_rate,
-        total_token_throughput=total_rate,
-        slo=objectives,
-        good_requests=state.good if objectives is not None else None,
-        goodput=good_rate,
-        ttft=summaries["ttft"],
-        tpot=summaries["tpot"],
-        itl=summaries["itl"],
-        e2e=summaries["e2e"],
-        notes=tuple(notes),
-    )
+    metrics = report_metrics(objectives)
+    states = {key: metric.summarize(recs) for key, metric in metrics.items()}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = report_from_states(states, objectives)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=2)
+    return result
 
 
 # formatting ---------------------------------------------------------------------------

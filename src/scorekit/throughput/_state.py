@@ -1,8 +1,8 @@
 """The states of the serving metrics and the definitions they are computed by, in one place.
 
-Throughput metrics share :class:`RequestTotals`, a fixed-size state (counts,
-summed tokens, the earliest start and the latest end), so merging never adds
-elapsed times. Latency metrics keep every value (:class:`LatencyValues`), so
+Throughput metrics share :class:`RequestTotals` (counts, summed tokens, the
+earliest start, the latest end and the failed requests by reason), so merging
+never adds elapsed times. Latency metrics keep every value (:class:`LatencyValues`), so
 their percentiles over merged states are exact. :func:`report` uses the same
 functions, so its figures equal the metrics'.
 """
@@ -13,7 +13,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,8 @@ __all__ = [
     "STATISTICS",
     "LatencyValues",
     "RequestTotals",
+    "add_reasons",
+    "failure_reasons",
     "latencies",
     "meets_slo",
     "per_second",
@@ -51,6 +53,9 @@ LATENCIES: dict[str, str] = {
 """The latency quantities and what they are called."""
 
 _INF = math.inf
+_NO_REASON = "(no reason given)"
+
+Reasons = tuple[tuple[str, int], ...]
 
 
 # states -------------------------------------------------------------------------------
@@ -58,12 +63,23 @@ _INF = math.inf
 
 @dataclass(frozen=True, eq=False)
 class RequestTotals(State):
-    """Counts and sums of a set of requests: the fixed-size state of the throughput metrics.
+    """Counts and sums of a set of requests: the state of the throughput metrics.
 
     ``prompt_tokens``, ``output_tokens`` and ``good`` count successful requests
     only; ``first_start`` and ``last_end`` span every request, failed ones
     included. ``slo`` records the objectives ``good`` was counted against, as
     ``(latency, seconds)`` pairs; states with different objectives do not merge.
+    ``reasons`` counts the failed requests by ``error``, as ``(reason, count)``
+    pairs sorted by reason (see :func:`failure_reasons`); merging adds the
+    counts of equal reasons. The state's size is fixed but for one pair per
+    distinct reason.
+
+    Examples
+    --------
+    >>> a = RequestTotals(requests=3, failed=3, reasons=(("HTTP 503", 2), ("timeout", 1)))
+    >>> b = RequestTotals(requests=1, failed=1, reasons=(("HTTP 429", 1), ("timeout", 1)))
+    >>> a.merge(b).reasons
+    (('HTTP 429', 1), ('HTTP 503', 2), ('timeout', 2))
     """
 
     slo: tuple[tuple[str, float], ...] = state_field("same", default=())
@@ -74,6 +90,10 @@ class RequestTotals(State):
     good: int = state_field("sum", default=0)
     first_start: float = state_field("min", default=_INF)
     last_end: float = state_field("max", default=-_INF)
+    reasons: Reasons = state_field("custom", default=())
+
+    def _merge_custom(self, other: RequestTotals) -> dict[str, Any]:
+        return {"reasons": add_reasons(self.reasons, other.reasons)}
 
     @property
     def successes(self) -> int:
@@ -139,6 +159,50 @@ def meets_slo(records: Records, slo: Mapping[str, float]) -> NDArray[np.bool_]:
     return good
 
 
+def failure_reasons(records: Records) -> Reasons:
+    """The failed requests of checked records by ``error``, as ``(reason, count)`` sorted by reason.
+
+    A failed request without an error text counts under ``"(no reason given)"``.
+
+    Examples
+    --------
+    >>> from scorekit.throughput._records import as_records
+    >>> recs = as_records("t", [
+    ...     {"prompt_tokens": 1, "output_tokens": 0, "start": 0.0, "end": 1.0, "error": "timeout"},
+    ...     {"prompt_tokens": 1, "output_tokens": 0, "start": 0.0, "end": 1.0, "error": "HTTP 503"},
+    ...     {"prompt_tokens": 1, "output_tokens": 0, "start": 0.0, "end": 1.0, "success": False},
+    ...     {"prompt_tokens": 1, "output_tokens": 0, "start": 0.0, "end": 1.0, "error": "timeout"}])
+    >>> failure_reasons(recs)
+    (('(no reason given)', 1), ('HTTP 503', 1), ('timeout', 2))
+    """
+    failed = ~records.success
+    if not failed.any():
+        return ()
+    text = [
+        _NO_REASON if r is None or not str(r).strip() else str(r) for r in records.error[failed]
+    ]
+    names, counts = np.unique(np.array(text, dtype=str), return_counts=True)
+    return tuple((str(name), int(count)) for name, count in zip(names, counts, strict=True))
+
+
+def add_reasons(a: Reasons, b: Reasons) -> Reasons:
+    """The union of two reason tallies, adding the counts of equal reasons (sorted by reason).
+
+    Examples
+    --------
+    >>> add_reasons((("a", 1), ("c", 2)), (("b", 4), ("c", 1)))
+    (('a', 1), ('b', 4), ('c', 3))
+    """
+    if not b:
+        return tuple(a)
+    if not a:
+        return tuple(b)
+    counts: dict[str, int] = {}
+    for reason, count in (*a, *b):
+        counts[reason] = counts.get(reason, 0) + int(count)
+    return tuple((reason, counts[reason]) for reason in sorted(counts))
+
+
 def totals(records: Records, slo: Mapping[str, float] | None = None) -> RequestTotals:
     """The :class:`RequestTotals` of checked records (``good`` counted against ``slo``).
 
@@ -165,6 +229,7 @@ def totals(records: Records, slo: Mapping[str, float] | None = None) -> RequestT
         good=int(np.count_nonzero(meets_slo(records, objectives))),
         first_start=float(records.start.min()),
         last_end=float(records.end.max()),
+        reasons=failure_reasons(records),
     )
 
 
