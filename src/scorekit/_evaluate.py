@@ -445,6 +445,7 @@ class _Tracked:
     def __init__(self, spec: str) -> None:
         self.spec = spec
         self.metric: Metric[Any] | None = None
+        self.tree: Any = None
         self.state: State | None = None
         self.value: Any = None
         self.done = False
@@ -477,6 +478,9 @@ def _evaluate_chunks(
     ``classes`` are the classes of ``--true`` over all chunks (needed for
     multiclass scores); by default, those of the first chunk, which is right
     when it is the whole file. One chunk gives exactly ``compute(summarize(...))``.
+    The chunk states of each metric are merged in a tree, as the stream engine
+    merges them (:func:`scorekit.engines.stream.fold`): states that grow with the
+    data (a ROC AUC histogram of distinct scores) cost ``O(total * log chunks)``.
     """
     explicit = bool(metrics)
     specs = list(dict.fromkeys(metrics or ())) or default_metrics(
@@ -528,6 +532,7 @@ def _configuring(
 ) -> Callable[[], None]:
     def work() -> None:
         item.metric = _metric_for(item.spec, plan, pos_label, classes)
+        item.tree = _merge_tree(item.metric)
 
     return work
 
@@ -536,8 +541,7 @@ def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
     def work() -> None:
         metric = cast(Metric[Any], item.metric)
         args, kwargs = _arguments(metric, data)
-        part = metric.summarize(*args, **kwargs)
-        item.state = part if item.state is None else metric.merge(item.state, part)
+        item.tree.add([metric.summarize(*args, **kwargs)])
 
     return work
 
@@ -545,9 +549,17 @@ def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
 def _computing(item: _Tracked) -> Callable[[], None]:
     def work() -> None:
         metric = cast(Metric[Any], item.metric)
+        (item.state,) = item.tree.result()
         item.value = metric.compute(item.state)
 
     return work
+
+
+def _merge_tree(metric: Metric[Any]) -> Any:
+    """The stream engine's merge tree for one metric: ``add([state])``, then ``result()``."""
+    from scorekit.engines.stream import _Tree
+
+    return _Tree([metric])
 
 
 def _classes_of(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:

@@ -22,19 +22,12 @@ DEFAULT_CHUNK_SIZE = 65_536
 ENGINES = ("stream", "dask")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
-
-
 def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> None:
     """Add ``--chunk-size``, ``--quiet``, ``--engine``, ``--scheduler``, ``--workers`` and
     ``--save-state`` to a command's parser, in one argument group."""
+    # the command line's parser calls this: its number type is loaded by then
+    from scorekit.cli._parser import _positive_int
+
     group = parser.add_argument_group("scale")
     group.add_argument(
         "--chunk-size",
