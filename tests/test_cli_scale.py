@@ -540,6 +540,41 @@ def scheduler() -> Any:
         yield cluster.scheduler_address
 
 
+REQUEST_REASONS = {
+    "HTTP 503: server overloaded": 3,
+    "stream interrupted": 1,
+    "timeout after 10 s": 1,
+}
+
+
+def test_dask_and_streamed_throughput_shards_merge_to_the_whole_files_reasons(
+    scheduler: str, capsys: Any, tmp_path: Path
+) -> None:
+    records = DATA / "requests.jsonl"
+    whole = _json(capsys, "throughput", records)
+    assert whole["failure_reasons"] == REQUEST_REASONS  # counted in the file by hand
+    dask = _json(capsys, "throughput", records, "--engine", "dask", "--scheduler", scheduler)
+    assert dask["failure_reasons"] == REQUEST_REASONS
+    lines = records.read_text().splitlines(keepends=True)
+    states = []
+    for i, (a, b) in enumerate(itertools.pairwise([0, 100, len(lines)])):
+        shard = tmp_path / f"requests-{i}.jsonl"
+        shard.write_text("".join(lines[a:b]))
+        states.append(tmp_path / f"requests-{i}.json")
+        engine = ["--engine", "dask", "--scheduler", scheduler] if i == 0 else ["--chunk-size", "7"]
+        code, _, err = _run(capsys, "throughput", shard, *engine, "--save-state", states[-1])
+        assert code == 0, err
+    merged = _json(capsys, "merge", *states)
+    assert list(merged["failure_reasons"].items()) == list(whole["failure_reasons"].items())
+    assert merged["failures"] == sum(REQUEST_REASONS.values()) == 5
+    code, table, _ = _run(capsys, "merge", *states)
+    assert code == 0
+    assert "200 (195 succeeded, 5 failed)" in table
+    shown = [line.split(None, 1)[1] for line in table.splitlines() if line.startswith("  failed")]
+    expected = ["3 x HTTP 503: server overloaded", "1 x stream interrupted"]
+    assert shown == [*expected, "1 x timeout after 10 s"]
+
+
 def test_dask_engine_equals_the_whole_file(scheduler: str, capsys: Any, tmp_path: Path) -> None:
     for task in ("binary", "multiclass", "regression"):
         args = _eval_args(DATA / EVAL[task]["file"], task)

@@ -16,7 +16,7 @@ import pytest
 
 from scorekit import throughput as T
 from scorekit._core import State, available, parse_metric
-from scorekit.errors import ConfigError, StateMismatchError, UndefinedMetricWarning
+from scorekit.errors import ConfigError, InputError, StateMismatchError, UndefinedMetricWarning
 
 # Five requests; times are binary fractions, so the arithmetic below is exact.
 #   A: 5 tokens, first token after 0.25 s, then one every 0.25 s
@@ -514,3 +514,93 @@ def test_format_report() -> None:
     assert json.loads(T.format_report(empty, "json"))["ttft"]["mean"] is None
     rows = [line.split() for line in T.format_report(empty).splitlines()]
     assert ["ttft", "0", "nan", "nan", "nan", "nan", "nan"] in rows
+
+
+# failure reasons in the state ------------------------------------------------------------------
+
+_REASON_TEXTS = ["HTTP 503", "timeout", "HTTP 429", "stream interrupted", "", None]
+
+
+def _failing(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
+    records = _random_records(rng, n)
+    for record in records:
+        if rng.random() < 0.4:
+            record["success"] = False
+            record["error"] = _REASON_TEXTS[int(rng.integers(len(_REASON_TEXTS)))]
+    return records
+
+
+def _tally(records: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("success", True) is False:
+            reason = r.get("error") or "(no reason given)"
+            counts[reason] = counts.get(reason, 0) + 1
+    return counts
+
+
+def test_reason_tallies_merge_by_union_and_add() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from scorekit.throughput._state import add_reasons
+
+    tallies = st.dictionaries(st.sampled_from(["a", "b", "HTTP 503", "z", "é"]), st.integers(1, 9))
+
+    def as_state(counts: dict[str, int]) -> T.RequestTotals:
+        n = sum(counts.values())
+        return T.RequestTotals(requests=n, failed=n, reasons=tuple(sorted(counts.items())))
+
+    @settings(max_examples=60, deadline=None)
+    @given(tallies, tallies, tallies)
+    def laws(x: dict[str, int], y: dict[str, int], z: dict[str, int]) -> None:
+        a, b, c = as_state(x), as_state(y), as_state(z)
+        assert a.merge(b).equals(b.merge(a))
+        assert a.merge(b).merge(c).equals(a.merge(b.merge(c)))
+        assert a.merge(T.RequestTotals()).equals(a) and T.RequestTotals().merge(a).equals(a)
+        expected = {k: x.get(k, 0) + y.get(k, 0) for k in sorted({*x, *y})}
+        assert a.merge(b).reasons == tuple(expected.items())
+        assert add_reasons(a.reasons, b.reasons) == tuple(expected.items())
+        assert State.from_json(a.merge(b).to_json()).equals(a.merge(b))
+
+    laws()
+
+
+@pytest.mark.parametrize("metric", [T.FailedRequests(), T.Goodput(ttft=0.3)], ids=repr)
+def test_reasons_of_merged_chunks_equal_those_of_all_records(metric: Any) -> None:
+    records = _failing(np.random.default_rng(11), 300)
+    expected = _tally(records)
+    assert len(expected) >= 4  # several reasons, the missing one included
+    whole = metric.summarize(records)
+    assert dict(whole.reasons) == expected and sum(expected.values()) == whole.failed
+    bounds = [0, 1, 1, 90, 91, 250, 300]
+    parts = [metric.summarize(records[a:b]) for a, b in itertools.pairwise(bounds)]
+    for order in (parts, parts[::-1]):
+        merged = metric.empty()
+        for part in order:
+            merged = metric.merge(merged, State.from_dict(json.loads(json.dumps(part.to_dict()))))
+        assert merged.reasons == whole.reasons
+    by_count = sorted(expected.items(), key=lambda kv: (-kv[1], kv[0]))
+    assert list(_quiet(T.report, records).failure_reasons.items()) == by_count
+
+
+def test_report_from_states_equals_report_of_the_records() -> None:
+    records = _failing(np.random.default_rng(5), 120)
+    metrics = T.report_metrics({"ttft": 0.3})
+    assert metrics["requests"] == T.Goodput(ttft=0.3) and metrics["ttft"] == T.TTFT()
+    halves = [records[:50], records[50:]]
+    states = [{k: m.summarize(h) for k, m in metrics.items()} for h in halves]
+    merged = {k: m.merge(states[0][k], states[1][k]) for k, m in metrics.items()}
+    got = _quiet(T.report_from_states, merged)
+    assert got == _quiet(T.report, records, slo=["ttft=300ms"])
+    assert _quiet(T.report_from_states, merged, {"ttft": 0.3}) == got
+    assert got.slo == {"ttft": 0.3} and got.failure_reasons
+    with pytest.raises(StateMismatchError, match="other objectives"):
+        T.report_from_states(merged, ["ttft=200ms"])
+    with pytest.raises(InputError, match="states are missing; got itl, e2e"):
+        T.report_from_states({k: merged[k] for k in ("requests", "ttft", "tpot")})
+    swapped = {**merged, "tpot": merged["ttft"]}
+    with pytest.raises(StateMismatchError, match="'tpot' is not its latency's state; got 'ttft'"):
+        T.report_from_states(swapped)
+    with pytest.raises(StateMismatchError, match="not a request-totals state"):
+        T.report_from_states({**merged, "requests": merged["e2e"]})
