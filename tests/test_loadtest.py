@@ -25,6 +25,7 @@ import pytest
 
 from conftest import ROOT
 from openai_server import OpenAIServer
+from scorekit import throughput
 from scorekit.cli import main
 from scorekit.errors import ConfigError, InputError
 from scorekit.throughput.loadtest import (
@@ -115,10 +116,21 @@ def test_ttft_and_generation_rate_match_the_server(server):
             assert after["start"] >= before["end"]
         assert server.connections == 1
         ttft, gap = statistics.median(ttfts), statistics.median(gaps)
+        summary = throughput.report(records)
+        assert summary.ttft.count == count and summary.ttft.median == pytest.approx(ttft)
+        # one worker: the output tokens of back-to-back requests over their span
+        rate = tokens / (TTFT + (tokens - 1) * INTERVAL)
+        got = summary.output_throughput
         return {
             f"median TTFT {ttft:.4f} within {TTFT_SLACK} s of {TTFT}": ttft <= TTFT + TTFT_SLACK,
             f"median gap {gap:.4f} within 25% of {INTERVAL}": (
                 abs(gap - INTERVAL) <= RATE_TOLERANCE * INTERVAL
+            ),
+            f"report output throughput {got:.1f} within 25% of {rate:.1f} tokens/s": (
+                (1 - RATE_TOLERANCE) * rate <= got <= 1.02 * rate
+            ),
+            f"report median TPOT {summary.tpot.median:.4f} within 25% of {INTERVAL}": (
+                abs(summary.tpot.median - INTERVAL) <= RATE_TOLERANCE * INTERVAL
             ),
         }
 
@@ -140,10 +152,27 @@ def test_throughput_and_concurrency_limit(server):
         wall = max(r["end"] for r in records) - min(r["start"] for r in records)
         measured = sum(r["output_tokens"] for r in records) / wall
         assert measured <= 1.02 * expected
+        # the report of the records: the same definitions, so the same figures
+        summary = throughput.report(records)
+        assert summary.requests == requests and summary.failures == 0
+        assert summary.output_tokens == requests * tokens
+        assert summary.output_throughput == pytest.approx(measured, rel=1e-12)
+        assert summary.ttft.count == requests and summary.ttft.max >= summary.ttft.median
+        ttfts = [r["first_token"] - r["start"] for r in records]
+        assert summary.ttft.median == pytest.approx(statistics.median(ttfts), rel=1e-12)
+        # the server never sends the first token before TTFT
+        assert min(ttfts) >= TTFT
+        # four streams share the client's event loop: twice the single-stream slack
+        ttft, slack = summary.ttft.median, 2 * TTFT_SLACK
         return {
             f"throughput {measured:.1f} within 25% of {expected:.1f} tokens/s": (
                 measured >= (1 - RATE_TOLERANCE) * expected
-            )
+            ),
+            f"report output throughput {summary.output_throughput:.1f} within 25% of "
+            f"{expected:.1f} tokens/s": (
+                summary.output_throughput >= (1 - RATE_TOLERANCE) * expected
+            ),
+            f"report median TTFT {ttft:.4f} within {slack} s of {TTFT}": ttft <= TTFT + slack,
         }
 
     _timed(measure)
@@ -217,35 +246,48 @@ FAULTS = {
 
 def test_every_failure_is_recorded_with_its_reason(server):
     prompts = ["ok", *FAULTS, "crlf=1 ok", "mode=linger"]
-    began = time.perf_counter()
-    records, interrupted = run_loadtest(
-        server.url, "m", prompts, concurrency=len(prompts), max_tokens=6, timeout=0.5
-    )
-    assert time.perf_counter() - began < 3.0
-    assert not interrupted
-    assert len(records) == len(prompts)
-    by_prompt = dict(zip(prompts, records, strict=True))
-    for name in ("ok", "crlf=1 ok", "mode=linger"):
-        assert by_prompt[name]["success"] and by_prompt[name]["output_tokens"] == 6
-    # the answer that never ends after [DONE] succeeded, ending at [DONE]
-    lingered = by_prompt["mode=linger"]
-    assert lingered["error"] is None
-    assert lingered["end"] - lingered["token_times"][-1] < 0.1
-    for prompt, (reason, chunks) in FAULTS.items():
-        record = by_prompt[prompt]
-        assert record["success"] is False, prompt
-        assert record["error"].startswith(reason), (prompt, record["error"])
-        assert len(record["token_times"]) in chunks, prompt
-        _check_times(record)
-    # a failed stream without usage: counts come from what was seen
-    dropped = by_prompt["mode=drop after=2"]
-    assert dropped["output_tokens"] == 2 and dropped["tokens_estimated"] is True
-    assert dropped["prompt_tokens"] == estimate_tokens("mode=drop after=2") == 5
-    # "truncated stream": the usage chunk came, only [DONE] is missing
-    assert by_prompt["mode=no_done"]["tokens_estimated"] is False
-    # the stalled requests failed at the timeout, not later
-    stalled = by_prompt["mode=stall_headers"]
-    assert 0.5 <= stalled["end"] - stalled["start"] < 1.5
+
+    def measure():
+        server.reset()
+        began = time.perf_counter()
+        records, interrupted = run_loadtest(
+            server.url, "m", prompts, concurrency=len(prompts), max_tokens=6, timeout=0.5
+        )
+        elapsed = time.perf_counter() - began
+        assert not interrupted
+        assert len(records) == len(prompts)
+        by_prompt = dict(zip(prompts, records, strict=True))
+        for name in ("ok", "crlf=1 ok", "mode=linger"):
+            assert by_prompt[name]["success"] and by_prompt[name]["output_tokens"] == 6
+        # the answer that never ends after [DONE] succeeded, ending at [DONE]
+        lingered = by_prompt["mode=linger"]
+        assert lingered["error"] is None
+        linger = lingered["end"] - lingered["token_times"][-1]
+        for prompt, (reason, chunks) in FAULTS.items():
+            record = by_prompt[prompt]
+            assert record["success"] is False, prompt
+            assert record["error"].startswith(reason), (prompt, record["error"])
+            assert len(record["token_times"]) in chunks, prompt
+            _check_times(record)
+        # a failed stream without usage: counts come from what was seen
+        dropped = by_prompt["mode=drop after=2"]
+        assert dropped["output_tokens"] == 2 and dropped["tokens_estimated"] is True
+        assert dropped["prompt_tokens"] == estimate_tokens("mode=drop after=2") == 5
+        # "truncated stream": the usage chunk came, only [DONE] is missing
+        assert by_prompt["mode=no_done"]["tokens_estimated"] is False
+        # the stalled requests failed at the timeout (never before it), not much later
+        stalled = by_prompt["mode=stall_headers"]
+        waited = stalled["end"] - stalled["start"]
+        assert waited >= 0.5
+        return {
+            f"every request done in {elapsed:.2f} s < 3 s (the timeout is 0.5 s)": elapsed < 3.0,
+            f"the lingering answer ended {linger:.3f} s after its last token, < 0.1 s": (
+                linger < 0.1
+            ),
+            f"the stalled request failed {waited:.2f} s after its start, < 1.5 s": waited < 1.5,
+        }
+
+    _timed(measure)
 
 
 def test_server_not_listening(server):
@@ -327,7 +369,8 @@ def test_interrupt_cancels_running_requests(server):
     )
     killer.join()
     assert interrupted is True
-    assert time.perf_counter() - began < 3
+    # cancelled, not finished: the 50 requests take 25 s (a wide bound for a busy machine)
+    assert time.perf_counter() - began < 12
     assert 3 <= len(records) < 50
     assert [r["id"] for r in records] == list(range(len(records)))
     cancelled = [r for r in records if r["error"] == "cancelled"]
