@@ -46,7 +46,6 @@ from scorekit.errors import (
     ScorekitError,
     UndefinedMetricWarning,
 )
-from scorekit.ranking._state import QueryValues
 from strategies import make_batch
 
 CONFIGS: dict[str, list[Metric[Any]]] = {}
@@ -205,10 +204,6 @@ def _same_field(a: Any, b: Any, scale: float) -> bool:
 
 
 def _same_state(a: State, b: State) -> bool:
-    if isinstance(a, QueryValues) and isinstance(b, QueryValues):
-        # each partition lists as absent every judged query it lacks; a query counts as
-        # absent when no partition has it
-        a, b = (dataclasses.replace(s, absent=np.setdiff1d(s.absent, s.queries)) for s in (a, b))
     finite = [np.abs(x[np.isfinite(x)]) for x in _floats(b)]
     scale = max((float(x.max()) for x in finite if x.size), default=0.0)
     return type(a) is type(b) and all(

@@ -4,7 +4,10 @@ For each configuration reachable by name (as in ``test_properties.py``) and
 random batches: ``scorekit.evaluate`` over the batch as an in-memory table in
 random chunks equals ``metric.score`` on the arrays, and equals ``evaluate`` over
 the table written to Parquet and to CSV (JSON Lines when a column holds lists or
-text that a CSV cell cannot keep), read back in random chunks.
+text that a CSV cell cannot keep), read back in random chunks; and the batch cut
+into 2 or 3 shards (ranking runs between queries), each evaluated and saved to a
+state file, merged with ``merge_files``, equals it too. The Dask engine is
+checked against the in-memory states in ``test_dask.py``.
 
 States are compared too: integer fields (counts) must be exactly equal; float
 fields (weighted counts, sums of errors, log-likelihoods) may differ in the
@@ -15,6 +18,7 @@ relative 1e-12. Values are compared the same way.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import warnings
 from pathlib import Path
@@ -27,8 +31,11 @@ from hypothesis import strategies as st
 
 from scorekit import evaluate
 from scorekit._core import Metric, State
+from scorekit._statefile import merge_files, save_states
+from scorekit.engines._columns import resolve, wanted_columns
+from scorekit.engines._sources import open_source
+from scorekit.engines.stream import fold, read_chunks
 from scorekit.errors import ScorekitError, UndefinedMetricWarning
-from scorekit.ranking import QueryValues
 from strategies import batches
 from tables import csv_safe, to_table, write
 from test_properties import CONFIGS, _summarize
@@ -68,20 +75,6 @@ def _streamed(metric: Metric[Any], source: Any, **kwargs: Any) -> tuple[str, Any
         manager.__exit__(None, None, None)
 
 
-def _canonical(state: Any) -> Any:
-    """Ranking states as their query table.
-
-    A ranking state's ``absent`` lists the qrels queries not in the run; each
-    chunk's state lists those not in *its* rows, and merging unites the lists,
-    so a query evaluated in one chunk is also "absent" from the others. Every use
-    of ``absent`` removes the evaluated queries first (``QueryValues.table``), so
-    the values agree; the comparison does the same.
-    """
-    if isinstance(state, QueryValues):
-        return dataclasses.replace(state, absent=np.setdiff1d(state.absent, state.queries))
-    return state
-
-
 def _field(a: State, b: State, name: str) -> tuple[Any, Any]:
     """A state field of both states, ready to compare.
 
@@ -97,7 +90,6 @@ def _field(a: State, b: State, name: str) -> tuple[Any, Any]:
 
 def _close(a: Any, b: Any, rtol: float = RTOL) -> bool:
     """Equal, with floats to a relative ``rtol``; integers, strings and bools exactly."""
-    a, b = _canonical(a), _canonical(b)
     if isinstance(a, State):
         return type(a) is type(b) and all(
             _close(*_field(a, b, f.name), rtol) for f in dataclasses.fields(a)
@@ -128,6 +120,69 @@ def _close(a: Any, b: Any, rtol: float = RTOL) -> bool:
             _close(p, q, rtol) for p, q in zip(x.ravel(), y.ravel(), strict=True)
         )
     return bool(np.array_equal(x, y))
+
+
+def _shard_state(metric: Metric[Any], shard: Any, chunk_size: int, read: dict[str, Any]) -> Any:
+    """The state ``evaluate`` folds over one shard.
+
+    A shard alone may have no value (no judged query, a single class) while its
+    state still merges: then the state comes from the engine's own fold, as
+    ``evaluate`` computes it before the value.
+    """
+    try:
+        result = evaluate(shard, [metric], chunk_size=chunk_size, progress=False, **read)
+        return result.states[metric.name]
+    except ScorekitError:
+        source = open_source(shard)
+        mapping = resolve([metric], read.get("columns"), source.columns())
+        states, _ = read_chunks(
+            source,
+            wanted_columns(mapping),
+            chunk_size,
+            lambda chunks: fold([metric], chunks, mapping, read.get("qrels")),
+            progress=False,
+        )
+        return states[0]
+
+
+def _cuts(table: Any, metric: Metric[Any], parts: list[int], read: dict[str, Any]) -> list[int]:
+    """Where to cut the table into 2 or 3 shards: between queries for ranking runs."""
+    n = table.num_rows
+    if metric.inputs == "qrels_run":
+        query = table.column(read["columns"]["query"]).to_pylist()
+        starts = [i for i in range(1, n) if query[i] != query[i - 1]]
+    else:
+        starts = list(range(1, n))
+    if not starts:
+        return [0, n]
+    picks = {starts[(p * len(starts)) // 9] for p in parts[: 1 + parts[2] % 2]}
+    return [0, *sorted(picks), n]
+
+
+def _merged(
+    metric: Metric[Any],
+    table: Any,
+    bounds: list[int],
+    chunk_size: int,
+    read: dict[str, Any],
+    folder: Path,
+) -> tuple[str, Any, Any]:
+    """Each shard evaluated and saved to a state file; the files merged."""
+    manager = _quiet()
+    try:
+        paths = []
+        for i, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+            state = _shard_state(metric, table.slice(lo, hi - lo), chunk_size, read)
+            path = folder / f"shard-{i}.json"
+            save_states(path, {metric.name: (metric, state)}, rows=hi - lo)
+            paths.append(path)
+        result = merge_files(paths)
+        assert result.rows == table.num_rows
+        return "value", result.values[metric.name], result.states[metric.name]
+    except ScorekitError as exc:
+        return "error", type(exc).__name__, None
+    finally:
+        manager.__exit__(None, None, None)
 
 
 def _has_floats(value: Any) -> bool:
@@ -182,6 +237,9 @@ def test_in_memory_equals_streamed_tables_and_files(metric: Metric[Any], tmp_pat
         chunks = [max(1, -(-table.num_rows // p)) for p in parts]
         read = {"columns": columns, **extra}
         _check(expected, _streamed(metric, table, chunk_size=chunks[0], **read), "table")
+        bounds = _cuts(table, metric, parts, read)
+        merged = _merged(metric, table, bounds, chunks[0], read, folder)
+        _check(expected, merged, f"shards {bounds}")
         parquet = write(table, folder / "batch.parquet", row_group_size=max(chunks[1] // 2, 1))
         _check(expected, _streamed(metric, parquet, chunk_size=chunks[1], **read), "parquet")
         if csv_safe(table):

@@ -265,13 +265,19 @@ def test_merges_form_a_balanced_tree_in_order() -> None:
     assert max(a for a, _ in calls) == 8  # log-depth: no chain of 10 sequential merges
 
 
-def test_warnings_from_chunks_are_shown_once() -> None:
+def test_warnings_from_chunks_are_the_in_memory_ones() -> None:
     data = {"y_true": [0.0] * 6, "y_pred": [0.0] * 6}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        evaluate(data, ["r2"], chunk_size=1)
-    texts = [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
-    assert len(texts) == len(set(texts)) >= 1
+
+    def undefined(call: Any) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+
+    expected = undefined(lambda: parse_metric("r2").score(data["y_true"], data["y_pred"]))
+    assert expected
+    for size in (1, 4, 6):
+        assert undefined(lambda s=size: evaluate(data, ["r2"], chunk_size=s)) == expected, size
 
 
 def test_dask_engine_gets_the_mapping_and_options(monkeypatch: pytest.MonkeyPatch) -> None:

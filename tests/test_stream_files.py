@@ -384,3 +384,48 @@ def test_read_chunks_calls_again_with_settled_types(tmp_path: Path, small_blocks
     assert len(calls) == 2
     assert calls[0][0] == ("int64", "int64")
     assert set(calls[1]) == {("string", "double")}
+
+
+# optional columns over several files ---------------------------------------------------------
+
+_PLAIN = {"prompt_tokens": 3, "output_tokens": 2, "start": 0.0, "first_token": 0.1, "end": 0.5}
+_TIMED = {
+    "prompt_tokens": 3,
+    "output_tokens": 3,
+    "start": 1.0,
+    "first_token": 1.1,
+    "end": 1.6,
+    "token_times": [1.1, 1.35, 1.6],
+}
+
+
+def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("names", [("a", "b"), ("b", "a")])
+def test_optional_column_in_some_files_only(tmp_path: Path, names: tuple[str, str]) -> None:
+    # the files' columns are the union of their headers; a file without token_times
+    # reads it as nulls, as the same records in one file do
+    _jsonl(tmp_path / f"{names[0]}.jsonl", [_PLAIN])
+    _jsonl(tmp_path / f"{names[1]}.jsonl", [_TIMED])
+    (tmp_path / "whole").mkdir()
+    records = [_PLAIN, _TIMED] if names[0] == "a" else [_TIMED, _PLAIN]
+    one = _jsonl(tmp_path / "whole" / "one.jsonl", records)
+    whole = evaluate(one, ["itl:max", "itl:mean"], progress=False).values
+    assert whole == {"itl:max": pytest.approx(0.25), "itl:mean": pytest.approx(0.25)}
+    for size in (1, 10):
+        got = evaluate(
+            str(tmp_path / "*.jsonl"), ["itl:max", "itl:mean"], chunk_size=size, progress=False
+        )
+        assert got.values == whole
+
+
+def test_required_column_missing_from_one_file_names_it(tmp_path: Path) -> None:
+    _jsonl(tmp_path / "a.jsonl", [_TIMED])
+    partial = {k: v for k, v in _PLAIN.items() if k != "end"}
+    bad = _jsonl(tmp_path / "b.jsonl", [partial])
+    with pytest.raises(InputError, match="no such column") as info:
+        evaluate(str(tmp_path / "*.jsonl"), ["itl:max"], progress=False)
+    assert str(bad) in str(info.value) and "'end'" in str(info.value)

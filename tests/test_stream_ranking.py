@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from scorekit import evaluate, ranking
+from scorekit import evaluate, parse_metric, ranking
 from scorekit.engines._grouping import QueryGroups
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
 from tables import write
@@ -175,17 +175,26 @@ def test_ranking_and_other_metrics_in_one_pass() -> None:
     assert result["mae"] == pytest.approx(np.abs(1 - scores).mean(), rel=1e-12)
 
 
-def test_no_relevant_document_warns_once_per_message() -> None:
-    qrels = {"a": {"x": 0}, "b": {"y": 0}}
-    run = {"a": {"x": 1.0}, "b": {"y": 1.0}}
+def _undefined(call: Any) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        evaluate(_rows(run), ["map"], qrels=qrels, chunk_size=1)
-    texts = [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
-    assert texts == [
-        "map: 1 of 1 queries have no relevant document (grade >= 1); they count as 0, "
+        call()
+    return [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 100])
+def test_no_relevant_document_warning_is_the_in_memory_one(chunk_size: int) -> None:
+    # a and b have no relevant document, c has one: the warning counts 2 of the 3
+    # queries whatever the chunks, as the whole run in memory does
+    qrels = {"a": {"x": 0}, "b": {"y": 0}, "c": {"z": 1}}
+    run = {"a": {"x": 1.0}, "b": {"y": 1.0}, "c": {"z": 1.0}}
+    expected = (
+        "map: 2 of 3 queries have no relevant document (grade >= 1); they count as 0, "
         "as in trec_eval."
-    ]
+    )
+    assert _undefined(lambda: parse_metric("map").score(qrels, run)) == [expected]
+    texts = _undefined(lambda: evaluate(_rows(run), ["map"], qrels=qrels, chunk_size=chunk_size))
+    assert texts == [expected]
 
 
 def test_query_groups_carry_the_open_query() -> None:

@@ -3,55 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from scorekit._core import Metric
+from scorekit.engines._fold import sum_counts
 from scorekit.errors import UndefinedMetricWarning
 
 __all__ = ["dask_run", "fold_file", "sum_counts"]
 
 T = TypeVar("T")
-
-
-# warnings -----------------------------------------------------------------------------------
-
-_COUNT = re.compile(r"\b(\d+) of (\d+)\b")
-
-
-def sum_counts(texts: Sequence[str]) -> list[str]:
-    """Distinct warnings, with the ``K of N`` counts of repeats summed.
-
-    Chunks warn about their own part (``3 of 40 queries have no relevant
-    document``); messages that differ only in such counts are one message
-    about the whole data, with the counts added up.
-
-    Examples
-    --------
-    >>> sum_counts(["map: 1 of 4 queries are empty.", "map: 2 of 5 queries are empty.", "x"])
-    ['map: 3 of 9 queries are empty.', 'x']
-    """
-    totals: dict[str, list[int]] = {}
-    order: list[str] = []
-    for text in texts:
-        shape = _COUNT.sub("{}", text)
-        counts = [int(n) for pair in _COUNT.findall(text) for n in pair]
-        if shape not in totals:
-            totals[shape] = counts
-            order.append(shape)
-        elif len(totals[shape]) == len(counts):
-            totals[shape] = [a + b for a, b in zip(totals[shape], counts, strict=True)]
-    return [_fill(shape, totals[shape]) for shape in order]
-
-
-def _fill(shape: str, counts: list[int]) -> str:
-    parts = shape.split("{}")
-    text = parts[0]
-    for i, rest in enumerate(parts[1:]):
-        text += f"{counts[2 * i]} of {counts[2 * i + 1]}" + rest
-    return text
 
 
 # engines ------------------------------------------------------------------------------------

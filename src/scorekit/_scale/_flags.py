@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from scorekit.engines._fold import DEFAULT_CHUNK_SIZE, ENGINES
 from scorekit.errors import ConfigError, message, raw
 
 __all__ = [
@@ -15,11 +16,6 @@ __all__ = [
     "progress",
     "scaled",
 ]
-
-DEFAULT_CHUNK_SIZE = 65_536
-"""Rows (lines, run rows) per chunk when ``--engine`` is given without ``--chunk-size``."""
-
-ENGINES = ("stream", "dask")
 
 
 def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> None:

@@ -33,7 +33,9 @@ __all__ = [
     "Chunk",
     "batch_arguments",
     "column_roles",
+    "optional_columns",
     "resolve",
+    "summarize_counted",
     "summarize_table",
     "wanted_columns",
 ]
@@ -224,6 +226,40 @@ def resolve(
 def wanted_columns(mapping: Mapping[str, tuple[str, ...]]) -> list[str]:
     """Every column the mapping reads, each once, in order of first use."""
     return list(dict.fromkeys(name for names in mapping.values() for name in names))
+
+
+def optional_columns(
+    metrics: Sequence[Metric[Any]],
+    mapping: Mapping[str, tuple[str, ...]],
+    columns: Mapping[str, Any] | None = None,
+) -> set[str]:
+    """The columns of ``mapping`` that no metric needs: a file without them reads them as nulls.
+
+    A role is optional when every metric reading it can do without it (the
+    optional columns of request records) and ``columns`` does not map it.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metrics = [parse_metric("itl:max")]
+    >>> mapping = resolve(metrics, None, ["prompt_tokens", "output_tokens", "start", "end",
+    ...                                   "token_times"])
+    >>> sorted(optional_columns(metrics, mapping))
+    ['token_times']
+    """
+    given = set(columns or {})
+    out: set[str] = set()
+    needed: set[str] = set()
+    for metric in metrics:
+        for role in column_roles(metric):
+            if role not in mapping:
+                continue
+            names = set(mapping[role])
+            if role in given or not _optional(metric, role):
+                needed |= names
+            else:
+                out |= names
+    return out - needed
 
 
 class Chunk:
@@ -526,6 +562,21 @@ def summarize_table(
     >>> [m.compute(s) for m, s in zip(metrics, summarize_table(metrics, table, mapping))]
     [0.666..., 0.333...]
     """
+    return summarize_counted(metrics, table, mapping, qrels=qrels)[0]
+
+
+def summarize_counted(
+    metrics: Sequence[Metric[Any]],
+    table: Any,
+    mapping: Mapping[str, tuple[str, ...]],
+    *,
+    qrels: Any = None,
+) -> tuple[list[Any], int]:
+    """:func:`summarize_table`, and the number of queries the ranking metrics judged.
+
+    The count (0 without ranking metrics) is the ``N`` of the ranking metrics'
+    ``K of N queries`` warnings, added up over chunks by the engines.
+    """
     chunk = Chunk(table)
     ranking = [m for m in metrics if m.inputs == "qrels_run"]
     judged: Any = None
@@ -545,4 +596,4 @@ def summarize_table(
             states.append(metric.for_qrels(qrels).from_judged(judged))
         else:
             states.append(metric.summarize(*args, **kwargs))
-    return states
+    return states, (0 if judged is None else int(judged.n_queries))

@@ -33,14 +33,16 @@ _GLOB = ("*", "?", "[")
 
 @dataclass
 class ReadPlan:
-    """What reading has learnt so far: the column types of each text format.
+    """How to read: the columns that may be missing, and the column types learnt so far.
 
+    ``optional`` columns are read as nulls from a file that does not have them.
     The first file of a format fixes the column types of the files after it. A
     value that does not fit its column's type widens the type here, and the read
     starts again (see :class:`scorekit.engines._blocks.Widen`).
     """
 
     types: dict[str, dict[str, Any]] = field(default_factory=dict)
+    optional: set[str] = field(default_factory=set)
 
 
 class Source(abc.ABC):
@@ -52,7 +54,7 @@ class Source(abc.ABC):
 
     @abc.abstractmethod
     def columns(self) -> list[str]:
-        """The columns present (of the first file, for files)."""
+        """The columns present (in any of the files, for files)."""
 
     @abc.abstractmethod
     def chunks(
@@ -136,9 +138,24 @@ class FileSource(Source):
         self.name = name
         self.formats = [_readers.format_of(p) for p in self.files]
         self.total_bytes = sum(_size(p) for p in self.files)
+        self._headers: dict[int, list[str]] = {}
+
+    def header(self, index: int) -> list[str]:
+        """The columns of one file (read once)."""
+        if index not in self._headers:
+            self._headers[index] = _readers.columns_of(self.files[index], self.formats[index])
+        return self._headers[index]
 
     def columns(self) -> list[str]:
-        return _readers.columns_of(self.files[0], self.formats[0])
+        """Every column of any file, in order of first appearance.
+
+        A file lacking a column the metrics can do without reads it as nulls
+        (:class:`ReadPlan`); a file lacking any other column is an error naming it.
+        """
+        names: dict[str, None] = {}
+        for index in range(len(self.files)):
+            names.update(dict.fromkeys(self.header(index)))
+        return list(names)
 
     def chunks(
         self,
@@ -150,11 +167,16 @@ class FileSource(Source):
         done_bytes = 0
         first_types: dict[str, Any] = {}
         first_path: Path | None = None
-        for path, fmt in zip(self.files, self.formats, strict=True):
+        for index, (path, fmt) in enumerate(zip(self.files, self.formats, strict=True)):
             offset = 0
-            reader = _readers.batches(path, fmt, list(wanted), chunk_size, plan)
+            absent: list[str] = []
+            if plan.optional:
+                have = set(self.header(index))
+                absent = [c for c in wanted if c in plan.optional and c not in have]
+            read = [c for c in wanted if c not in absent]
+            reader = _readers.batches(path, fmt, read, chunk_size, plan)
             for batch, position in reader:
-                table = _table(batch)
+                table = _nulls(_table(batch), wanted, absent, plan.types.get(fmt, {}))
                 if first_path is None:
                     first_path, first_types = path, _kinds(table)
                 else:
@@ -174,6 +196,20 @@ def _table(batch: Any) -> Any:
     if isinstance(batch, pa.Table):
         return batch.replace_schema_metadata(None)
     return pa.Table.from_batches([batch]).replace_schema_metadata(None)
+
+
+def _nulls(table: Any, wanted: Sequence[str], absent: list[str], types: dict[str, Any]) -> Any:
+    """``table`` with the ``absent`` columns as nulls (of the type learnt), in ``wanted`` order."""
+    if not absent:
+        return table
+    import pyarrow as pa
+
+    n = table.num_rows
+    columns = {
+        name: pa.nulls(n, types.get(name, pa.null())) if name in absent else table.column(name)
+        for name in wanted
+    }
+    return pa.table(columns)
 
 
 def _size(path: Path) -> int:

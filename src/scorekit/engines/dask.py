@@ -23,14 +23,22 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from scorekit import _io
 from scorekit._core import Metric, State
-from scorekit.engines._columns import summarize_table, wanted_columns
+from scorekit.engines._columns import optional_columns, wanted_columns
+from scorekit.engines._fold import (
+    RANKING,
+    Notes,
+    check_cluster,
+    load_qrels,
+    merge_states,
+    positive_int,
+    summarize_chunk,
+)
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 
 __all__ = ["dask_states"]
@@ -132,20 +140,12 @@ def dask_states(
     (4, [0.5, 0.666...])
     """
     _require()
-    if partition_hint is not None and (
-        isinstance(partition_hint, bool)
-        or not isinstance(partition_hint, int)
-        or partition_hint < 1
-    ):
-        raise ConfigError(
-            message("evaluate", "invalid partition_hint", partition_hint, "an integer >= 1")
-        )
+    if partition_hint is not None:
+        positive_int(partition_hint, "partition_hint")
+    check_cluster("dask", scheduler, workers)
     metrics = list(metrics)
-    ranking = any(m.inputs == "qrels_run" for m in metrics)
-    if ranking and qrels is not None:
-        from scorekit.ranking import as_qrels
-
-        qrels = as_qrels(qrels)
+    ranking = any(m.inputs == RANKING for m in metrics)
+    qrels = load_qrels(metrics, qrels)
     import dask
 
     # Dask would turn object columns into strings, lists of references included
@@ -153,7 +153,8 @@ def dask_states(
         dask.config.set({"dataframe.convert-string": False}),
         _client(scheduler, workers) as client,
     ):
-        frame, label, meta, offsets = _frame(source, mapping, client, partition_hint)
+        optional = optional_columns(metrics, mapping)
+        frame, label, meta, offsets = _frame(source, mapping, optional, client, partition_hint)
         if ranking:
             frame = frame.shuffle(on=list(mapping["query"]), shuffle_method="tasks")
             offsets = False
@@ -161,8 +162,7 @@ def dask_states(
         files = isinstance(source, str | os.PathLike)
         with _reading_errors(label) if files else contextlib.nullcontext():
             states, rows, notes = client.compute(total).result()
-    for category, text in notes:
-        warnings.warn(text, category, stacklevel=2)
+    notes.emit(stacklevel=2)
     return list(states), int(rows)
 
 
@@ -173,28 +173,7 @@ def dask_states(
 def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     from distributed import Client, LocalCluster, get_client
 
-    if scheduler is not None and workers is not None:
-        raise ConfigError(
-            message(
-                "evaluate",
-                "workers is the size of a local cluster and cannot go with a scheduler",
-                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
-                "one of them",
-            )
-        )
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
-    ):
-        raise ConfigError(
-            message("evaluate", "invalid number of workers", workers, "an integer >= 1")
-        )
     if scheduler is not None:
-        if not isinstance(scheduler, str) or not scheduler.strip():
-            raise ConfigError(
-                message(
-                    "evaluate", "invalid scheduler", scheduler, "an address like tcp://HOST:8786"
-                )
-            )
         try:
             client = Client(scheduler, set_as_default=False)  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError, ValueError) as exc:
@@ -239,9 +218,13 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _frame(
-    source: Any, mapping: Mapping[str, tuple[str, ...]], client: Any, hint: int | None
+    source: Any,
+    mapping: Mapping[str, tuple[str, ...]],
+    optional: set[str],
+    client: Any,
+    hint: int | None,
 ) -> tuple[Any, str, dict[bytes, bytes], bool]:
-    """The source as a Dask DataFrame of the wanted columns.
+    """The source as a Dask DataFrame of the wanted columns (``optional`` ones null if missing).
 
     Also returns the label that names the source in errors, the schema metadata
     to give every partition, and whether a partition's first index value is its
@@ -257,6 +240,9 @@ def _frame(
         frame, label = _read_files(source, wanted)
     else:
         frame, label, meta = _from_memory(source, client, hint)
+    nulls = [c for c in wanted if c not in frame.columns and c in optional]
+    if nulls:
+        frame = frame.assign(**dict.fromkeys(nulls))
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
         raise InputError(
@@ -446,11 +432,8 @@ def _partition_table(
     return table.replace_schema_metadata(info)
 
 
-Notes = list[tuple[type[Warning], str]]
-"""Warnings raised on a worker: category and text, each distinct one once."""
-
 Part = tuple[list[State], int, Notes]
-"""What a task returns: the states, the rows they cover and the warnings raised."""
+"""What a task returns: the states, the rows they cover and the warnings raised (summed)."""
 
 
 Setup = tuple[list[Metric[Any]], dict[str, tuple[str, ...]], str, dict[bytes, bytes], bool]
@@ -461,30 +444,18 @@ def _summarize_partition(frame: Any, setup: Setup, qrels: Any, index: int) -> Pa
     """The states of one partition, its row count and its warnings (runs on a worker)."""
     metrics, mapping, label, meta, offsets = setup
     table = _partition_table(frame, label, index, meta, offsets)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if table.num_rows:
-            states = summarize_table(metrics, table, mapping, qrels=qrels)
-        else:
-            # An empty partition may have lost its column types (object columns of
-            # no rows): a metric that cannot read it contributes its empty state,
-            # the identity of merge.
-            states = []
-            for metric in metrics:
-                try:
-                    states.extend(summarize_table([metric], table, mapping, qrels=qrels))
-                except ScorekitError:
-                    states.append(metric.empty())
-    notes = [(w.category, str(w.message)) for w in caught]
-    return states, table.num_rows, list(dict.fromkeys(notes))
+    states, notes = summarize_chunk(metrics, table, mapping, qrels)
+    return states, table.num_rows, notes
 
 
 def _merge_group(setup: Setup, parts: list[Part]) -> Part:
     """Merge the states of consecutive partitions, in order (runs on a worker)."""
     metrics = setup[0]
-    states, rows, notes = parts[0]
+    states, rows, first = parts[0]
+    notes = Notes()
+    notes.update(first)
     for other, count, more in parts[1:]:
-        states = [m.merge(a, b) for m, a, b in zip(metrics, states, other, strict=True)]
+        states = merge_states(metrics, states, other)
         rows += count
-        notes = list(dict.fromkeys(notes + more))
+        notes.update(more)
     return states, rows, notes

@@ -19,23 +19,29 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from scorekit._core import Metric, State, parse_metric
-from scorekit.engines._columns import resolve, summarize_table, wanted_columns
-from scorekit.errors import ConfigError, choices, message, raw
+from scorekit.engines._columns import optional_columns, resolve, wanted_columns
+from scorekit.engines._fold import (
+    DEFAULT_CHUNK_SIZE,
+    ENGINES,
+    RANKING,
+    Notes,
+    check_cluster,
+    load_qrels,
+    merge_states,
+    positive_int,
+    summarize_chunk,
+)
+from scorekit.errors import ConfigError, message, raw
 
 __all__ = ["ENGINES", "EvaluationResult", "configure", "evaluate", "fold", "read_chunks"]
 
-ENGINES = ("stream", "dask")
-"""The engines :func:`evaluate` runs on."""
-
 T = TypeVar("T")
 
-_RANKING = "qrels_run"
 _RESTARTS = 64
 
 
@@ -180,7 +186,7 @@ class _Tree:
         self.stack.append((level, states))
 
     def _merge(self, left: list[State], right: list[State]) -> list[State]:
-        return [m.merge(a, b) for m, a, b in zip(self.metrics, left, right, strict=True)]
+        return merge_states(self.metrics, left, right)
 
     def result(self) -> list[State]:
         if not self.stack:
@@ -191,28 +197,11 @@ class _Tree:
         return states
 
 
-class _Warnings:
-    """Warnings raised while summarizing chunks, each distinct message shown once."""
-
-    def __init__(self) -> None:
-        self.seen: dict[tuple[type[Warning], str], Warning] = {}
-
-    def record(self, caught: Iterable[warnings.WarningMessage]) -> None:
-        for w in caught:
-            self.seen.setdefault((w.category, str(w.message)), w.message)  # type: ignore[arg-type]
-
-    def emit(self) -> None:
-        for warning in self.seen.values():
-            warnings.warn(warning, stacklevel=4)
-
-
 def _summarize(
-    metrics: Sequence[Metric[Any]], table: Any, mapping: Any, qrels: Any, log: _Warnings
+    metrics: Sequence[Metric[Any]], table: Any, mapping: Any, qrels: Any, log: Notes
 ) -> list[State]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        states = summarize_table(metrics, table, mapping, qrels=qrels)
-    log.record(caught)
+    states, notes = summarize_chunk(metrics, table, mapping, qrels)
+    log.update(notes)
     return states
 
 
@@ -255,14 +244,13 @@ def fold(
     from scorekit.engines._grouping import QueryGroups
 
     metrics = list(metrics)
-    ranked = [i for i, m in enumerate(metrics) if m.inputs == _RANKING]
-    plain = [i for i, m in enumerate(metrics) if m.inputs != _RANKING]
-    if ranked:
-        qrels = _load_qrels([metrics[i] for i in ranked], qrels)
+    ranked = [i for i, m in enumerate(metrics) if m.inputs == RANKING]
+    plain = [i for i, m in enumerate(metrics) if m.inputs != RANKING]
+    qrels = load_qrels(metrics, qrels)
     plain_tree = _Tree([metrics[i] for i in plain])
     ranked_tree = _Tree([metrics[i] for i in ranked])
     groups = QueryGroups(mapping) if ranked else None
-    log = _Warnings()
+    log = Notes()
     rows = 0
     for chunk in chunks:
         rows += chunk.num_rows
@@ -281,34 +269,11 @@ def fold(
         out[i] = state
     for i, state in zip(ranked, ranked_tree.result(), strict=True):
         out[i] = state
-    log.emit()
+    log.emit(stacklevel=3)
     return out, rows
 
 
-def _load_qrels(metrics: Sequence[Metric[Any]], qrels: Any) -> Any:
-    if qrels is None:
-        raise ConfigError(
-            message(
-                metrics[0].name,
-                "needs relevance judgments",
-                None,
-                "qrels=... (a Qrels, a {query: {doc: grade}} dict or a TREC qrels path)",
-            )
-        )
-    from scorekit.ranking import as_qrels
-
-    return as_qrels(qrels)
-
-
 # evaluate ---------------------------------------------------------------------------------
-
-
-def _check_chunk_size(chunk_size: Any) -> int:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ConfigError(
-            message("evaluate", "invalid chunk_size", chunk_size, "an integer >= 1 (rows)")
-        )
-    return int(chunk_size)
 
 
 def evaluate(
@@ -317,7 +282,7 @@ def evaluate(
     *,
     columns: Mapping[str, str | Sequence[str]] | None = None,
     qrels: Any = None,
-    chunk_size: int = 65_536,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
     engine: str = "stream",
     scheduler: str | None = None,
     workers: int | None = None,
@@ -400,26 +365,14 @@ def evaluate(
     """
     from scorekit.engines import _sources
 
-    chunk_size = _check_chunk_size(chunk_size)
-    if engine not in ENGINES:
-        raise ConfigError(message("evaluate", "unknown engine", engine, choices(ENGINES)))
+    chunk_size = positive_int(chunk_size, "chunk_size", unit="rows")
+    check_cluster(engine, scheduler, workers)
     configured = configure(metrics, options)
     metric_list = list(configured.values())
-    ranked = [m for m in metric_list if m.inputs == _RANKING]
-    if ranked:
-        qrels = _load_qrels(ranked, qrels)
+    qrels = load_qrels(metric_list, qrels)
     if engine == "dask":
         states, rows = _dask(source, metric_list, columns, qrels, scheduler, workers, chunk_size)
     else:
-        if scheduler is not None or workers is not None:
-            raise ConfigError(
-                message(
-                    "evaluate",
-                    "scheduler and workers are options of the Dask engine",
-                    raw("engine='stream'"),
-                    "engine='dask'",
-                )
-            )
         src = _sources.open_source(source)
         mapping = resolve(metric_list, columns, src.columns())
         states, rows = read_chunks(
@@ -428,6 +381,7 @@ def evaluate(
             chunk_size,
             lambda chunks: fold(metric_list, chunks, mapping, qrels),
             progress=progress,
+            optional=optional_columns(metric_list, mapping, columns),
         )
     values = {
         key: metric.compute(state)
@@ -448,6 +402,7 @@ def read_chunks(
     use: Callable[[Iterable[Any]], T],
     *,
     progress: bool | None = None,
+    optional: Collection[str] = (),
 ) -> T:
     """Apply ``use`` to the chunks of a source, as :func:`evaluate` reads them.
 
@@ -456,7 +411,9 @@ def read_chunks(
     of at most ``chunk_size`` rows. When a value of a CSV or JSON Lines file does
     not fit the type its column has from the first rows, the column types are
     widened on a pass that only reads, and ``use`` is called again on chunks from
-    the start: its result is that of reading the whole file at once.
+    the start: its result is that of reading the whole file at once. A file
+    without one of the ``optional`` columns reads it as nulls; the other columns
+    must be in every file.
 
     Examples
     --------
@@ -468,7 +425,7 @@ def read_chunks(
 
     src = source if isinstance(source, _sources.Source) else _sources.open_source(source)
     wanted = list(columns)
-    plan = _sources.ReadPlan()
+    plan = _sources.ReadPlan(optional=set(optional))
     show = _progress.wanted(progress)
     restarts = 0
     while True:
