@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scorekit._core import State
-from scorekit._scale._engines import sum_counts
 from scorekit.errors import InputError, message
 
 __all__ = ["rank_stream", "run_table"]
@@ -16,21 +15,16 @@ __all__ = ["rank_stream", "run_table"]
 # rank: a run in chunks of whole queries ---------------------------------------------------------
 
 
-def _judged_states(
-    chosen: dict[str, Any], resolved: dict[str, Any], judgments: Any, table: Any, texts: list[str]
-) -> dict[str, State]:
-    from scorekit.ranking import Run
-    from scorekit.ranking._ranked import judge
+def _run_chunks(path: Path, name: str, size: int, bar: Any) -> Iterator[Any]:
+    """The rows of a TREC run, ``size`` at a time, whatever the file's name ends in."""
+    from scorekit.engines import _readers, _sources
 
-    run = Run(table.column("query"), table.column("doc"), table.column("score").to_numpy())
-    judged = judge(judgments, run)
-    out: dict[str, State] = {}
-    for key, metric in resolved.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            out[key] = metric.from_judged(judged)
-        texts += [str(w.message) for w in caught]
-    return out
+    rows = 0
+    for batch, position in _readers.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None):
+        table = _sources._with_meta(_sources._table(batch), name, "trec", rows)
+        rows += table.num_rows
+        bar.update(rows=table.num_rows, bytes_read=position)
+        yield table
 
 
 def rank_stream(
@@ -39,49 +33,37 @@ def rank_stream(
     """States of ranking metrics over a TREC run read in chunks of ``size`` rows.
 
     The run must list the rows of each query together (sorted by query, as
-    search systems write runs); the rows of the last query of a chunk are
-    carried into the next one. Runs whose fields are separated by single spaces
-    or tabs are streamed; others are read whole by the TREC reader and then
-    evaluated in chunks. The rows of a query are judged together, once for all
-    metrics; the per-query states of the chunks are merged. Returns the states,
-    the rows of the run and the warnings, with their counts summed over chunks.
+    search systems write runs). The chunks are folded by the stream engine
+    (:func:`scorekit.engines.stream.fold`): the rows of a query are brought
+    together across chunks and judged once for all metrics, and the per-query
+    states are merged. Runs whose fields are separated by single spaces or tabs
+    are streamed; others are read whole by the TREC reader and then evaluated in
+    chunks. Returns the states, the rows of the run and the warnings, with their
+    counts summed over chunks.
     """
-    from scorekit.engines import _progress, _readers, _sources
+    from scorekit.engines import _progress
     from scorekit.engines._grouping import QueryGroups
+    from scorekit.engines.stream import fold
     from scorekit.ranking import as_qrels
 
     judgments = as_qrels(qrels)
-    resolved = {key: metric.for_qrels(judgments) for key, metric in chosen.items()}
-    states: dict[str, State] = {}
-    texts: list[str] = []
     path = Path(run_path)
     if not path.is_file():
         raise InputError(message(run_path, "no such file", None, "an existing run file"))
-    groups = QueryGroups(QueryGroups.mapping)
     bar = _progress.Progress(total_bytes=path.stat().st_size, enabled=_progress.wanted(show))
-    rows = 0
-
-    def add(table: Any) -> None:
-        for key, state in _judged_states(chosen, resolved, judgments, table, texts).items():
-            states[key] = state if key not in states else chosen[key].merge(states[key], state)
-
     try:
-        batches = _readers.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None)
-        for batch, position in batches:
-            table = _sources._with_meta(_sources._table(batch), run_path, "trec", rows)
-            rows += table.num_rows
-            bar.update(rows=table.num_rows, bytes_read=position)
-            ready = groups.push(table)
-            if ready is not None:
-                add(ready)
-        last = groups.flush()
-        if last is not None:
-            add(last)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            states, rows = fold(
+                list(chosen.values()),
+                _run_chunks(path, run_path, size, bar),
+                QueryGroups.mapping,
+                judgments,
+            )
     finally:
         bar.close()
-    for key, metric in chosen.items():
-        states.setdefault(key, metric.empty())
-    return states, rows, sum_counts(texts)
+    texts = list(dict.fromkeys(str(w.message) for w in caught))
+    return dict(zip(chosen, states, strict=True)), rows, texts
 
 
 _QUERY_DOC_SCORE = ("query", "doc", "score")
