@@ -18,6 +18,7 @@ import scorekit
 from scorekit import evaluate, parse_metric
 from scorekit.engines import stream
 from scorekit.engines._columns import resolve
+from scorekit.engines._fold import MergeTree
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
 
 RNG = np.random.default_rng(7)
@@ -256,7 +257,7 @@ def test_merges_form_a_balanced_tree_in_order() -> None:
             calls.append((a.hi - a.lo, b.hi - b.lo))
             return Span(a.lo, b.hi)
 
-    tree = stream._Tree([Spans()])  # type: ignore[list-item]
+    tree = MergeTree([Spans()])  # type: ignore[list-item]
     for i in range(11):
         tree.add([Span(i, i + 1)])  # type: ignore[list-item]
     (whole,) = tree.result()

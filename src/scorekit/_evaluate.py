@@ -557,9 +557,9 @@ def _computing(item: _Tracked) -> Callable[[], None]:
 
 def _merge_tree(metric: Metric[Any]) -> Any:
     """The stream engine's merge tree for one metric: ``add([state])``, then ``result()``."""
-    from scorekit.engines.stream import _Tree
+    from scorekit.engines._fold import MergeTree
 
-    return _Tree([metric])
+    return MergeTree([metric])
 
 
 def _classes_of(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:

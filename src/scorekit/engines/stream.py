@@ -29,10 +29,10 @@ from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     ENGINES,
     RANKING,
+    MergeTree,
     Notes,
     check_cluster,
     load_qrels,
-    merge_states,
     positive_int,
     summarize_chunk,
 )
@@ -164,39 +164,6 @@ def configure(
 # folding ----------------------------------------------------------------------------------
 
 
-class _Tree:
-    """Merges a sequence of state lists pairwise, like a binary counter.
-
-    Equal-sized neighbours are merged as soon as both exist, so ``n`` chunks cost
-    ``n - 1`` merges, at most ``log2(n)`` partial states are kept, and states that
-    grow with the data (histograms, per-query values) are merged in ``O(total *
-    log n)`` instead of ``O(total * n)``. Earlier data is always the left operand.
-    """
-
-    def __init__(self, metrics: Sequence[Metric[Any]]) -> None:
-        self.metrics = list(metrics)
-        self.stack: list[tuple[int, list[State]]] = []
-
-    def add(self, states: list[State]) -> None:
-        level = 0
-        while self.stack and self.stack[-1][0] == level:
-            _, older = self.stack.pop()
-            states = self._merge(older, states)
-            level += 1
-        self.stack.append((level, states))
-
-    def _merge(self, left: list[State], right: list[State]) -> list[State]:
-        return merge_states(self.metrics, left, right)
-
-    def result(self) -> list[State]:
-        if not self.stack:
-            return [m.empty() for m in self.metrics]
-        states = self.stack[-1][1]
-        for _, older in reversed(self.stack[:-1]):
-            states = self._merge(older, states)
-        return states
-
-
 def _summarize(
     metrics: Sequence[Metric[Any]], table: Any, mapping: Any, qrels: Any, log: Notes
 ) -> list[State]:
@@ -247,8 +214,8 @@ def fold(
     ranked = [i for i, m in enumerate(metrics) if m.inputs == RANKING]
     plain = [i for i, m in enumerate(metrics) if m.inputs != RANKING]
     qrels = load_qrels(metrics, qrels)
-    plain_tree = _Tree([metrics[i] for i in plain])
-    ranked_tree = _Tree([metrics[i] for i in ranked])
+    plain_tree = MergeTree([metrics[i] for i in plain])
+    ranked_tree = MergeTree([metrics[i] for i in ranked])
     groups = QueryGroups(mapping) if ranked else None
     log = Notes()
     rows = 0
