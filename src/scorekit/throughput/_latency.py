@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from scorekit._core import Metric, register
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
@@ -55,16 +56,24 @@ class _Latency(Metric[LatencyValues]):
         return statistic(state.values, self.statistic)
 
 
-@register(
-    "ttft",
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
-    inputs="requests",
-    aliases=("time_to_first_token",),
-    variant="statistic",
-    variants=STATISTICS,
-    grows=True,
-)
+L = TypeVar("L", bound=type[_Latency])
+
+
+def _register_latency(name: str, alias: str) -> Callable[[L], L]:
+    """Register a latency metric: lower is better, seconds, a ``statistic`` variant."""
+    return register(
+        name,
+        higher_is_better=False,
+        bounds=(0.0, math.inf),
+        inputs="requests",
+        aliases=(alias,),
+        variant="statistic",
+        variants=STATISTICS,
+        grows=True,
+    )
+
+
+@_register_latency("ttft", "time_to_first_token")
 @dataclass(frozen=True)
 class TTFT(_Latency):
     """Time to first token (TTFT), seconds: the first token's arrival minus the request's start.
@@ -107,16 +116,7 @@ class TTFT(_Latency):
     statistic: Statistic | str = "mean"
 
 
-@register(
-    "tpot",
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
-    inputs="requests",
-    aliases=("time_per_output_token",),
-    variant="statistic",
-    variants=STATISTICS,
-    grows=True,
-)
+@_register_latency("tpot", "time_per_output_token")
 @dataclass(frozen=True)
 class TPOT(_Latency):
     """Time per output token (TPOT), seconds, excluding the first token.
@@ -158,16 +158,7 @@ class TPOT(_Latency):
     statistic: Statistic | str = "mean"
 
 
-@register(
-    "itl",
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
-    inputs="requests",
-    aliases=("inter_token_latency",),
-    variant="statistic",
-    variants=STATISTICS,
-    grows=True,
-)
+@_register_latency("itl", "inter_token_latency")
 @dataclass(frozen=True)
 class ITL(_Latency):
     """Inter-token latency (ITL), seconds: the gaps between consecutive streamed chunks.
@@ -204,16 +195,7 @@ class ITL(_Latency):
     statistic: Statistic | str = "mean"
 
 
-@register(
-    "e2e_latency",
-    higher_is_better=False,
-    bounds=(0.0, math.inf),
-    inputs="requests",
-    aliases=("e2el",),
-    variant="statistic",
-    variants=STATISTICS,
-    grows=True,
-)
+@_register_latency("e2e_latency", "e2el")
 @dataclass(frozen=True)
 class E2ELatency(_Latency):
     """End-to-end latency, seconds: the request's end minus its start.
