@@ -62,6 +62,27 @@ def _scale_flags(parser: argparse.ArgumentParser, unit: str) -> None:
     add_scale_flags(parser, unit=unit)
 
 
+def _data_arg(parser: argparse.ArgumentParser) -> None:
+    """The positional data file of the commands that read a table."""
+    parser.add_argument("data", metavar="DATA", help="the file (.csv, .tsv, .parquet, .jsonl, ...)")
+
+
+def _metric_flag(parser: argparse.ArgumentParser, help: str, *, short: bool = False) -> None:
+    """``--metric NAME [NAME ...]`` (also ``-m`` when ``short``), repeatable."""
+    flags = ("-m", "--metric") if short else ("--metric",)
+    parser.add_argument(*flags, nargs="+", action="extend", metavar="NAME", help=help)
+
+
+def _slo_flag(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--slo KEY=TIME [KEY=TIME ...]``: the goodput objectives, repeatable."""
+    parser.add_argument("--slo", nargs="+", action="extend", metavar="KEY=TIME", help=help)
+
+
+def _format_flag(parser: argparse.ArgumentParser, *choices: str) -> None:
+    """``--format`` with the output formats a command prints, the first (table) the default."""
+    parser.add_argument("--format", choices=choices, default="table")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``scorekit`` command."""
     parser = _Parser(
@@ -82,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
             "regression names one --pred column per --true column."
         ),
     )
-    ev.add_argument("data", metavar="DATA", help="the file (.csv, .tsv, .parquet, .jsonl, ...)")
+    _data_arg(ev)
     ev.add_argument("--task", required=True, choices=TASKS)
     ev.add_argument(
         "--true", required=True, nargs="+", metavar="COL", help="true labels or target values"
@@ -90,15 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--pred", nargs="+", metavar="COL", help="predicted labels or values")
     ev.add_argument("--score", nargs="+", metavar="COL", help="scores or probabilities")
     ev.add_argument("--weight", metavar="COL", help="sample weights")
-    ev.add_argument(
-        "--metric",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help="metric names such as accuracy, f1:macro, roc_auc (default: the task's set)",
-    )
+    _metric_flag(ev, "metric names such as accuracy, f1:macro, roc_auc (default: the task's set)")
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
-    ev.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _format_flag(ev, "table", "json", "csv")
     _scale_flags(ev, "rows")
     ev.set_defaults(handler=_cmd_eval)
 
@@ -112,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
             "(and those named by --categorical) split multiway."
         ),
     )
-    ft.add_argument("data", metavar="DATA", help="the file (.csv, .tsv, .parquet, .jsonl, ...)")
+    _data_arg(ft)
     ft.add_argument("--target", required=True, metavar="COL", help="the class label column")
     ft.add_argument("--criterion", choices=CRITERIA, default="information_gain")
     ft.add_argument(
@@ -127,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--base", type=_number_above(1), default=2.0, help="logarithm base (default 2: bits)"
     )
     ft.add_argument("--top", type=_positive_int, metavar="N", help="show the best N only")
-    ft.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _format_flag(ft, "table", "json", "csv")
     ft.set_defaults(handler=_cmd_features)
 
     rk = sub.add_parser(
@@ -141,13 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rk.add_argument("qrels", metavar="QRELS", help="the qrels file")
     rk.add_argument("run", metavar="RUN", help="the run file")
-    rk.add_argument(
-        "-m",
-        "--metric",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help=f"metrics such as ndcg@10, map, mrr@10, p@5 (default: {' '.join(_RANK_DEFAULTS)})",
+    _metric_flag(
+        rk,
+        f"metrics such as ndcg@10, map, mrr@10, p@5 (default: {' '.join(_RANK_DEFAULTS)})",
+        short=True,
     )
     rk.add_argument("--per-query", action="store_true", help="also show every query's values")
     rk.add_argument(
@@ -164,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
     )
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
-    rk.add_argument("--format", choices=("table", "json", "csv", "trec"), default="table")
+    _format_flag(rk, "table", "json", "csv", "trec")
     _scale_flags(rk, "run rows")
     rk.set_defaults(handler=_cmd_rank)
 
@@ -181,18 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--refs", required=True, nargs="+", action="extend", metavar="FILE", help="references"
     )
     tx.add_argument("--hyps", required=True, metavar="FILE", help="hypotheses")
-    tx.add_argument(
-        "-m",
-        "--metric",
-        nargs="+",
-        action="extend",
-        metavar="NAME",
-        help=f"bleu, rouge1..rouge9, rougeL, rougeLsum (default: {' '.join(_TEXT_DEFAULTS)})",
+    _metric_flag(
+        tx,
+        f"bleu, rouge1..rouge9, rougeL, rougeLsum (default: {' '.join(_TEXT_DEFAULTS)})",
+        short=True,
     )
     tx.add_argument("--tokenize", choices=BLEU_TOKENIZERS, default="13a", help="BLEU tokenizer")
     tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU")
     tx.add_argument("--stemmer", action="store_true", help="Porter stemming for ROUGE")
-    tx.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _format_flag(tx, "table", "json", "csv")
     _scale_flags(tx, "lines")
     tx.set_defaults(handler=_cmd_text)
 
@@ -212,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--na-prob-thresh", type=float, default=1.0, help="no-answer threshold (v2.0)"
     )
     qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
-    qa_parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _format_flag(qa_parser, "table", "json", "csv")
     qa_parser.set_defaults(handler=_cmd_qa)
 
     tp = sub.add_parser(
@@ -227,15 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     tp.add_argument("records", metavar="RECORDS", help="the records (.jsonl, .csv, .parquet)")
-    tp.add_argument(
-        "--slo",
-        nargs="+",
-        action="extend",
-        metavar="KEY=TIME",
-        help="objectives for goodput: ttft, tpot, itl or e2e with a unit (s, ms, us), "
+    _slo_flag(
+        tp,
+        "objectives for goodput: ttft, tpot, itl or e2e with a unit (s, ms, us), "
         "e.g. --slo ttft=200ms tpot=50ms",
     )
-    tp.add_argument("--format", choices=("table", "json"), default="table")
+    _format_flag(tp, "table", "json")
     _scale_flags(tp, "records")
     tp.set_defaults(handler=_cmd_throughput)
 
@@ -250,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
-    mg.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    _format_flag(mg, "table", "json", "csv")
     mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
     mg.set_defaults(handler=_cmd_merge)
 
@@ -310,20 +316,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lt.add_argument("--seed", type=int, default=0, help="seed of the Poisson arrivals (default 0)")
     lt.add_argument("--out", metavar="FILE", help="write one record per request (JSON Lines)")
-    lt.add_argument(
-        "--slo",
-        nargs="+",
-        action="extend",
-        metavar="KEY=TIME",
-        help="objectives for goodput, e.g. --slo ttft=200ms tpot=50ms",
-    )
-    lt.add_argument("--format", choices=("table", "json"), default="table")
+    _slo_flag(lt, "objectives for goodput, e.g. --slo ttft=200ms tpot=50ms")
+    _format_flag(lt, "table", "json")
     lt.add_argument("--api-key", metavar="KEY", help="bearer token (default: $OPENAI_API_KEY)")
     lt.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     lt.set_defaults(handler=_cmd_loadtest)
 
     ls = sub.add_parser("list", help="list the registered metrics")
-    ls.add_argument("--format", choices=("table", "json"), default="table")
+    _format_flag(ls, "table", "json")
     ls.set_defaults(handler=_cmd_list)
 
     ex = sub.add_parser("explain", help="definition, formula and a worked example of a metric")
