@@ -15,10 +15,7 @@ from scorekit._core import register
 from scorekit._estimate import Estimate
 from scorekit.classification._binned import (
     BinnedScores,
-    bin_edges,
     binned_ap,
-    require_binned,
-    summarize_binned,
 )
 from scorekit.classification._histogram import (
     Float,
@@ -34,12 +31,12 @@ from scorekit.classification._scores import (
     _average,
     _average_check,
     _binary_state,
+    _BinnedScoreMetric,
     _HistogramMetric,
     _inputs,
     _multi_task_checks,
     _positive_index,
     _samples_mean,
-    _ScoreMetric,
     _warn,
 )
 from scorekit.errors import (
@@ -129,7 +126,7 @@ def _ap_value(
     bounded="bins=N",
 )
 @dataclass(frozen=True)
-class AveragePrecision(_ScoreMetric[ScoreHistogram | BinnedScores]):
+class AveragePrecision(_BinnedScoreMetric):
     """Average precision: precision at each threshold weighted by the recall it adds.
 
     .. math:: \\mathrm{AP} = \\sum_n (R_n - R_{n-1}) P_n
@@ -225,34 +222,15 @@ class AveragePrecision(_ScoreMetric[ScoreHistogram | BinnedScores]):
                     "interpolation=None or another average",
                 )
             )
-        edges = bin_edges(self.name, self.bins, self.edges, self.score_range)
-        object.__setattr__(self, "edges", edges)
-        if edges is not None:
-            object.__setattr__(self, "bins", None)
-            object.__setattr__(self, "score_range", None)
-            if self.interpolation is not None or self.average == "samples":
-                raise ConfigError(
-                    self._error(
-                        "bins and edges take the step-wise AP of 1-D scores only",
-                        raw(f"interpolation={self.interpolation!r}, average={self.average!r}"),
-                        "interpolation=None, or the exact metric",
-                    )
+        binned = self._resolve_edges()
+        if binned and (self.interpolation is not None or self.average == "samples"):
+            raise ConfigError(
+                self._error(
+                    "bins and edges take the step-wise AP of 1-D scores only",
+                    raw(f"interpolation={self.interpolation!r}, average={self.average!r}"),
+                    "interpolation=None, or the exact metric",
                 )
-
-    def empty(self) -> ScoreHistogram | BinnedScores:
-        """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
-        if self.edges is not None:
-            return BinnedScores.empty(self.edges)
-        return ScoreHistogram.empty()
-
-    def summarize(
-        self, y_true: Any, y_score: Any, sample_weight: Any = None
-    ) -> ScoreHistogram | BinnedScores:
-        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``."""
-        if self.edges is not None:
-            edges = np.asarray(self.edges, dtype=np.float64)
-            return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
-        return self._histogram(y_true, y_score, sample_weight)
+            )
 
     @property
     def inputs(self) -> str:
@@ -319,24 +297,8 @@ class AveragePrecision(_ScoreMetric[ScoreHistogram | BinnedScores]):
 
     def _compute_binned(self, state: BinnedScores) -> Estimate:
         name = self.name
-        if not np.array_equal(state.edges, np.asarray(self.edges)):
-            raise InputError(
-                self._error(
-                    "the state was binned with other edges",
-                    raw(f"{state.edges.size} edges from {float(state.edges[0])!r}"),
-                    "a state summarized by this configuration",
-                )
-            )
-        require_binned(name, state)
+        self._check_binned(state)
         labels = state.labels
-        if labels.size > 2:
-            raise InputError(
-                self._error(
-                    "y_true has more than two classes but y_score is 1-D",
-                    raw(f"{labels.size} classes"),
-                    "two classes",
-                )
-            )
         pos_idx = _find(labels, self.pos_label)
         if labels.size == 2 and pos_idx < 0:
             raise InputError(

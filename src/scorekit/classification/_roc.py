@@ -15,10 +15,7 @@ from scorekit._core import register
 from scorekit._estimate import Estimate
 from scorekit.classification._binned import (
     BinnedScores,
-    bin_edges,
     binned_auc,
-    require_binned,
-    summarize_binned,
 )
 from scorekit.classification._histogram import (
     Float,
@@ -33,13 +30,13 @@ from scorekit.classification._scores import (
     _average,
     _average_check,
     _binary_state,
+    _BinnedScoreMetric,
     _HistogramMetric,
     _inputs,
     _labels_tuple,
     _multi_task_checks,
     _positive_index,
     _samples_mean,
-    _ScoreMetric,
     _warn,
 )
 from scorekit.errors import (
@@ -123,7 +120,7 @@ def _auc_value(
     bounded="bins=N",
 )
 @dataclass(frozen=True)
-class ROCAUC(_ScoreMetric[ScoreHistogram | BinnedScores]):
+class ROCAUC(_BinnedScoreMetric):
     """Area under the ROC curve: the chance a positive outranks a negative (ties count 1/2).
 
     .. math:: \\mathrm{AUC} = P(s^+ > s^-) + \\tfrac12 P(s^+ = s^-)
@@ -237,11 +234,7 @@ class ROCAUC(_ScoreMetric[ScoreHistogram | BinnedScores]):
             if not ok or not 0 < self.max_fpr <= 1:
                 raise ConfigError(self._error("invalid max_fpr", self.max_fpr, "0 < max_fpr <= 1"))
         object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
-        edges = bin_edges(self.name, self.bins, self.edges, self.score_range)
-        object.__setattr__(self, "edges", edges)
-        if edges is not None:
-            object.__setattr__(self, "bins", None)
-            object.__setattr__(self, "score_range", None)
+        if self._resolve_edges():
             if self.max_fpr is not None and self.max_fpr != 1:
                 raise ConfigError(
                     self._error(
@@ -258,21 +251,6 @@ class ROCAUC(_ScoreMetric[ScoreHistogram | BinnedScores]):
                         "the defaults, or the exact metric for 2-D scores",
                     )
                 )
-
-    def empty(self) -> ScoreHistogram | BinnedScores:
-        """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
-        if self.edges is not None:
-            return BinnedScores.empty(self.edges)
-        return ScoreHistogram.empty()
-
-    def summarize(
-        self, y_true: Any, y_score: Any, sample_weight: Any = None
-    ) -> ScoreHistogram | BinnedScores:
-        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``."""
-        if self.edges is not None:
-            edges = np.asarray(self.edges, dtype=np.float64)
-            return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
-        return self._histogram(y_true, y_score, sample_weight)
 
     @property
     def inputs(self) -> str:
@@ -368,23 +346,7 @@ class ROCAUC(_ScoreMetric[ScoreHistogram | BinnedScores]):
 
     def _compute_binned(self, state: BinnedScores) -> Estimate:
         name = self.name
-        if not np.array_equal(state.edges, np.asarray(self.edges)):
-            raise InputError(
-                self._error(
-                    "the state was binned with other edges",
-                    raw(f"{state.edges.size} edges from {float(state.edges[0])!r}"),
-                    "a state summarized by this configuration",
-                )
-            )
-        require_binned(name, state)
-        if state.labels.size > 2:
-            raise InputError(
-                self._error(
-                    "y_true has more than two classes but y_score is 1-D",
-                    raw(f"{state.labels.size} classes"),
-                    "two classes",
-                )
-            )
+        self._check_binned(state)
         undefined = Estimate(math.nan, math.nan)
         if state.labels.size < 2:
             _warn(name, "only one class is present in y_true; ROC AUC is undefined")

@@ -22,6 +22,12 @@ from scorekit._check import (
     check_same_length,
 )
 from scorekit._core import Metric, State
+from scorekit.classification._binned import (
+    BinnedScores,
+    bin_edges,
+    require_binned,
+    summarize_binned,
+)
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -289,6 +295,64 @@ class _HistogramMetric(_ScoreMetric[ScoreHistogram]):
     def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
         """Histogram one batch of ``(y_true, y_score)``."""
         return self._histogram(y_true, y_score, sample_weight)
+
+
+class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
+    """Shared plumbing of ROC AUC and AP: the exact histogram, or bin counts with bins or edges.
+
+    Subclasses are frozen dataclasses with the fields ``bins``, ``edges`` and
+    ``score_range``; :meth:`_resolve_edges` turns the first and the last into
+    ``edges`` in their ``__post_init__``.
+    """
+
+    bins: int | None
+    edges: tuple[float, ...] | None
+    score_range: tuple[float, float] | None
+
+    def _resolve_edges(self) -> bool:
+        """Set ``edges`` from ``bins`` and ``score_range`` (then cleared); True if binned."""
+        edges = bin_edges(self.name, self.bins, self.edges, self.score_range)
+        object.__setattr__(self, "edges", edges)
+        if edges is None:
+            return False
+        object.__setattr__(self, "bins", None)
+        object.__setattr__(self, "score_range", None)
+        return True
+
+    def empty(self) -> ScoreHistogram | BinnedScores:
+        """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
+        if self.edges is not None:
+            return BinnedScores.empty(self.edges)
+        return ScoreHistogram.empty()
+
+    def summarize(
+        self, y_true: Any, y_score: Any, sample_weight: Any = None
+    ) -> ScoreHistogram | BinnedScores:
+        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``."""
+        if self.edges is not None:
+            edges = np.asarray(self.edges, dtype=np.float64)
+            return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
+        return self._histogram(y_true, y_score, sample_weight)
+
+    def _check_binned(self, state: BinnedScores) -> None:
+        """Reject a binned state of other edges, without data, or of more than two classes."""
+        if not np.array_equal(state.edges, np.asarray(self.edges)):
+            raise InputError(
+                self._error(
+                    "the state was binned with other edges",
+                    raw(f"{state.edges.size} edges from {float(state.edges[0])!r}"),
+                    "a state summarized by this configuration",
+                )
+            )
+        require_binned(self.name, state)
+        if state.labels.size > 2:
+            raise InputError(
+                self._error(
+                    "y_true has more than two classes but y_score is 1-D",
+                    raw(f"{state.labels.size} classes"),
+                    "two classes",
+                )
+            )
 
 
 def _average_check(metric: str, average: Any) -> None:
