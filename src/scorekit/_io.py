@@ -198,18 +198,26 @@ def _ragged_row(path: Path, delimiter: str, exc: Exception) -> InputError:
     parse = csv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler)
     with contextlib.suppress(pa.ArrowException, OSError):
         csv.read_csv(path, read_options=csv.ReadOptions(use_threads=False), parse_options=parse)
-    if bad and bad[0].number is not None and bad[0].number > 0:
-        row = bad[0]
-        line = _nonblank_line(path, row.number - 1) or row.number
-        return InputError(
-            message(
-                f"{path}, line {line}",
-                "row has the wrong number of fields",
-                raw(f"{row.actual_columns} fields: {row.text!r}"),
-                f"{row.expected_columns} fields as in the header",
-            )
-        )
+    error = _bad_row_error(path, bad)
+    if error is not None:
+        return error
     return _pyarrow_error(path, "CSV", exc)
+
+
+def _bad_row_error(path: Path, bad: list[Any]) -> InputError | None:
+    """The error naming the line of the first row pyarrow found with the wrong field count."""
+    if not (bad and bad[0].number is not None and bad[0].number > 0):
+        return None
+    row = bad[0]
+    line = _nonblank_line(path, row.number - 1) or row.number
+    return InputError(
+        message(
+            f"{path}, line {line}",
+            "row has the wrong number of fields",
+            raw(f"{row.actual_columns} fields: {row.text!r}"),
+            f"{row.expected_columns} fields as in the header",
+        )
+    )
 
 
 def _read_parquet(path: Path, wanted: list[str] | None) -> Any:

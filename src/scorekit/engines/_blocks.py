@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, message, raw
 
-__all__ = ["BOM", "Widen", "block_size", "empty", "head", "open_file", "skip", "straddles"]
+__all__ = [
+    "BOM",
+    "Widen",
+    "block_size",
+    "empty",
+    "head",
+    "open_file",
+    "read_batches",
+    "skip",
+    "straddles",
+]
 
 _MIN_BLOCK = 1 << 20
 _MAX_BLOCK = 1 << 26
@@ -105,3 +116,43 @@ def skip(batch: Any, seen: int, done: int) -> Any | None:
     if seen < done:
         return batch.slice(done - seen)
     return batch
+
+
+def read_batches(
+    path: Path,
+    block: int,
+    open_reader: Callable[[Any, int], Any],
+    failure: Callable[[Exception, int], Exception],
+) -> Iterator[tuple[Any, int]]:
+    """Yield ``(batch, bytes_read)`` of a streaming pyarrow reader, starting again on long rows.
+
+    ``open_reader(stream, block)`` opens the reader on the file's stream. When
+    pyarrow fails on a row longer than the block, the file is read again with a
+    block four times larger, and the rows already yielded are skipped; any other
+    failure raises ``failure(exc, block)``.
+    """
+    import pyarrow as pa
+
+    done = 0
+    while True:
+        handle, stream = open_file(path)
+        try:
+            reader = open_reader(stream, block)
+            seen = 0
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return
+                part = skip(batch, seen, done)
+                seen += batch.num_rows
+                if part is not None:
+                    done = seen
+                    yield part, handle.tell()
+        except (pa.ArrowException, OSError) as exc:
+            if straddles(exc) and block < (1 << 31):
+                block *= 4
+                continue
+            raise failure(exc, block) from None
+        finally:
+            handle.close()

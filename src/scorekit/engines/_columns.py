@@ -410,17 +410,19 @@ def _strings(table: Any, name: str) -> Any:
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
 
+def _type_error(table: Any, name: str, col: Any, what: str, expected: str) -> InputError:
+    """The error of a column of the wrong type: ``column 'name' must hold <what>``."""
+    return InputError(
+        message(
+            _io._source(table), f"column {name!r} must hold {what}", raw(str(col.type)), expected
+        )
+    )
+
+
 def _texts(table: Any, name: str) -> list[str]:
     col = _io._column(table, name)
     if not _is_text(col.type):
-        raise InputError(
-            message(
-                _io._source(table),
-                f"column {name!r} must hold text",
-                raw(str(col.type)),
-                "a column of strings",
-            )
-        )
+        raise _type_error(table, name, col, "text", "a column of strings")
     _io._check_present(table, name, col)
     values: list[str] = col.to_pylist()
     return values
@@ -445,26 +447,14 @@ def _references(table: Any, names: tuple[str, ...]) -> list[Any]:
                         )
                     )
             return lists
-        raise InputError(
-            message(
-                _io._source(table),
-                f"column {names[0]!r} must hold text or lists of text",
-                raw(str(col.type)),
-                "strings or lists of strings",
-            )
+        raise _type_error(
+            table, names[0], col, "text or lists of text", "strings or lists of strings"
         )
     columns = []
     for name in names:
         col = _io._column(table, name)
         if not _is_text(col.type) and col.null_count != len(col):
-            raise InputError(
-                message(
-                    _io._source(table),
-                    f"column {name!r} must hold text",
-                    raw(str(col.type)),
-                    "a column of strings",
-                )
-            )
+            raise _type_error(table, name, col, "text", "a column of strings")
         columns.append(col.to_pylist())
     out: list[Any] = []
     for row, cells in enumerate(zip(*columns, strict=True)):
@@ -487,13 +477,8 @@ def _sequences(table: Any, name: str) -> list[NDArray[np.float64]]:
 
     col = _io._column(table, name)
     if not _is_list(col.type):
-        raise InputError(
-            message(
-                _io._source(table),
-                f"column {name!r} must hold lists of numbers",
-                raw(str(col.type)),
-                "one list of log-probabilities per row",
-            )
+        raise _type_error(
+            table, name, col, "lists of numbers", "one list of log-probabilities per row"
         )
     _io._check_present(table, name, col)
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col

@@ -30,10 +30,11 @@ from scorekit.engines._blocks import (
     empty,
     head,
     open_file,
+    read_batches,
     skip,
     straddles,
 )
-from scorekit.errors import InputError, message, raw
+from scorekit.errors import InputError
 
 __all__ = ["csv_batches", "header", "trec_batches"]
 
@@ -95,7 +96,6 @@ def _csv_options(delimiter: str, wanted: list[str], types: dict[str, Any], block
 def csv_batches(
     path: Path, fmt: str, wanted: list[str], chunk_size: int, types: dict[str, Any]
 ) -> Iterator[tuple[Any, int]]:
-    import pyarrow as pa
     from pyarrow import csv
 
     delimiter = "\t" if fmt == "tsv" else ","
@@ -103,34 +103,20 @@ def csv_batches(
     names = header(path, sample, delimiter)
     _io._check_columns(path, names, wanted)
     block = block_size(sample, chunk_size)
-    done = 0
-    while True:
-        handle, stream = open_file(path)
-        try:
-            read, parse, convert = _csv_options(delimiter, wanted, types, block)
-            reader = csv.open_csv(
-                stream, read_options=read, parse_options=parse, convert_options=convert
-            )
-            for f in reader.schema:
-                types.setdefault(f.name, f.type)
-            seen = 0
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    return
-                part = skip(batch, seen, done)
-                seen += batch.num_rows
-                if part is not None:
-                    done = seen
-                    yield part, handle.tell()
-        except (pa.ArrowException, OSError) as exc:
-            if straddles(exc) and block < (1 << 31):
-                block *= 4
-                continue
-            raise _csv_error(path, fmt, names, types, block, exc) from None
-        finally:
-            handle.close()
+
+    def open_reader(stream: Any, block: int) -> Any:
+        read, parse, convert = _csv_options(delimiter, wanted, types, block)
+        reader = csv.open_csv(
+            stream, read_options=read, parse_options=parse, convert_options=convert
+        )
+        for f in reader.schema:
+            types.setdefault(f.name, f.type)
+        return reader
+
+    def failure(exc: Exception, block: int) -> Exception:
+        return _csv_error(path, fmt, names, types, block, exc)
+
+    yield from read_batches(path, block, open_reader, failure)
 
 
 def _csv_error(
@@ -213,17 +199,9 @@ def _ragged(path: Path, delimiter: str, names: list[str], block: int, exc: Excep
         pass
     finally:
         handle.close()
-    if bad and bad[0].number is not None and bad[0].number > 0:
-        row = bad[0]
-        line = _io._nonblank_line(path, row.number - 1) or row.number
-        return InputError(
-            message(
-                f"{path}, line {line}",
-                "row has the wrong number of fields",
-                raw(f"{row.actual_columns} fields: {row.text!r}"),
-                f"{row.expected_columns} fields as in the header",
-            )
-        )
+    error = _io._bad_row_error(path, bad)
+    if error is not None:
+        return error
     return _io._pyarrow_error(path, "TSV" if delimiter == "\t" else "CSV", exc)
 
 

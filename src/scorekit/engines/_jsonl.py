@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import _io
-from scorekit.engines._blocks import Widen, block_size, empty, head, open_file, skip, straddles
+from scorekit.engines._blocks import (
+    Widen,
+    block_size,
+    empty,
+    head,
+    open_file,
+    read_batches,
+    straddles,
+)
 
 __all__ = ["first_block", "jsonl_batches"]
 
@@ -57,42 +65,27 @@ def jsonl_batches(
     _io._check_columns(path, list(first), wanted)
     for column in wanted:
         types.setdefault(column, first[column])
-    done = 0
-    while True:
+
+    def open_reader(stream: Any, block: int) -> Any:
         schema = pa.schema([(c, types[c]) for c in wanted])
-        handle, stream = open_file(path)
-        try:
-            reader = pajson.open_json(
-                stream,
-                read_options=pajson.ReadOptions(block_size=block),
-                parse_options=pajson.ParseOptions(
-                    explicit_schema=schema, unexpected_field_behavior="ignore"
-                ),
-            )
-            seen = 0
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    return
-                part = skip(batch, seen, done)
-                seen += batch.num_rows
-                if part is not None:
-                    done = seen
-                    yield part, handle.tell()
-        except (pa.ArrowException, OSError) as exc:
-            if straddles(exc) and block < (1 << 31):
-                block *= 4
-                continue
-            scanned = _json_types(path, wanted)
-            changed = {c: t for c, t in (scanned or {}).items() if t != types.get(c)}
-            if changed:
-                column, kind = next(iter(changed.items()))
-                types.update(changed)
-                raise Widen(path, column, kind) from None
-            raise _io._json_error(path, exc) from None
-        finally:
-            handle.close()
+        return pajson.open_json(
+            stream,
+            read_options=pajson.ReadOptions(block_size=block),
+            parse_options=pajson.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="ignore"
+            ),
+        )
+
+    def failure(exc: Exception, block: int) -> Exception:
+        scanned = _json_types(path, wanted)
+        changed = {c: t for c, t in (scanned or {}).items() if t != types.get(c)}
+        if changed:
+            column, kind = next(iter(changed.items()))
+            types.update(changed)
+            return Widen(path, column, kind)
+        return _io._json_error(path, exc)
+
+    yield from read_batches(path, block, open_reader, failure)
 
 
 def _json_kind(value: Any) -> Any:

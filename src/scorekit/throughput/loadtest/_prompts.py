@@ -9,22 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scorekit.engines._columns import REQUEST_COLUMNS
 from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = ["RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts", "write_records"]
 
-RECORD_KEYS: tuple[str, ...] = (
-    "id",
-    "prompt_tokens",
-    "output_tokens",
-    "start",
-    "first_token",
-    "end",
-    "token_times",
-    "success",
-    "error",
-    "tokens_estimated",
-)
+RECORD_KEYS: tuple[str, ...] = ("id", *REQUEST_COLUMNS, "tokens_estimated")
 """The keys of a request record, in the order they are written."""
 
 NAME = "loadtest"
