@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,39 +53,37 @@ def _check_same_header(first: StateFile, file: StateFile) -> None:
             )
 
 
-def _check_same_config(key: str, first: StateFile, file: StateFile) -> None:
-    a, b = first.metrics[key], file.metrics[key]
-    for f in dataclasses.fields(a):  # type: ignore[arg-type]
-        if not f.init:
-            continue
-        va, vb = getattr(a, f.name), getattr(b, f.name)
+def _check_same_values(
+    key: str, first: StateFile, file: StateFile, a: Any, b: Any, names: Iterable[str], problem: str
+) -> None:
+    """Raise when ``a`` (of ``first``) and ``b`` (of ``file``) differ in an attribute ``names``.
+
+    ``problem`` is the message's problem with ``{!r}`` where the attribute is named.
+    """
+    for name in names:
+        va, vb = getattr(a, name), getattr(b, name)
         if not _equal(va, vb):
             raise StateMismatchError(
                 message(
                     key,
-                    f"the files configure {f.name!r} differently",
+                    problem.format(name),
                     raw(f"{vb!r} in {file.path}"),
                     f"{va!r} as in {first.path}",
                 )
             )
+
+
+def _check_same_config(key: str, first: StateFile, file: StateFile) -> None:
+    a, b = first.metrics[key], file.metrics[key]
+    names = [f.name for f in dataclasses.fields(a) if f.init]  # type: ignore[arg-type]
+    _check_same_values(key, first, file, a, b, names, "the files configure {!r} differently")
 
 
 def _check_same_settings(key: str, first: StateFile, file: StateFile) -> None:
     """Compare the state fields that must agree (merge rule ``same``), naming both files."""
     a, b = first.states[key], file.states[key]
-    for f in dataclasses.fields(a):
-        if f.metadata.get("merge", "same") != "same":
-            continue
-        va, vb = getattr(a, f.name), getattr(b, f.name)
-        if not _equal(va, vb):
-            raise StateMismatchError(
-                message(
-                    key,
-                    f"the states differ in their setting {f.name!r}",
-                    raw(f"{vb!r} in {file.path}"),
-                    f"{va!r} as in {first.path}",
-                )
-            )
+    names = [f.name for f in dataclasses.fields(a) if f.metadata.get("merge", "same") == "same"]
+    _check_same_values(key, first, file, a, b, names, "the states differ in their setting {!r}")
 
 
 def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
