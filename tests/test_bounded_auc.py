@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -374,3 +375,16 @@ def test_cli_list_names_the_bounded_option(capsys: Any) -> None:
     assert "yes (bins=N)" in lines["roc_auc"]
     assert "yes (relative_accuracy=A)" in lines["medae"]
     assert " yes " in lines["roc_curve"] and "(" not in lines["roc_curve"].split("yes")[1][:3]
+
+
+def test_a_few_scores_beyond_sample_quantile_edges_do_not_warn() -> None:
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 20_000)
+    s = rng.random(20_000)
+    edges = quantile_edges(s[:2_000], 50)
+    outside = int(np.count_nonzero((s < edges[0]) | (s > edges[-1])))
+    assert 0 < outside <= 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value, bound = roc_auc(y, s, edges=edges)
+    assert value - bound <= roc_auc_score(y, s) <= value + bound
