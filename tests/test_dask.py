@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from distributed import Client, LocalCluster
 
-from scorekit import parse_metric
+from scorekit import evaluate, parse_metric
 from scorekit._core import Metric, State, available, iter_variants
 from scorekit.engines._columns import column_roles, resolve
 from scorekit.engines.dask import dask_states
@@ -337,6 +337,30 @@ def test_json_lines_of_text(cluster: Any, tmp_path: Path) -> None:
     states, rows = dask_states(tmp_path, metrics, mapping)
     assert rows == 40
     _check(metrics, states, [m.summarize(references, predictions) for m in metrics])
+
+
+def test_files_with_different_optional_columns(cluster: Any, tmp_path: Path) -> None:
+    # request records: one file without token_times, one with; either order, as streamed
+    plain = {"prompt_tokens": 3, "output_tokens": 3, "end": 0.6}
+    first = [{**plain, "start": 0.0, "first_token": 0.1} for _ in range(4)]
+    timed = {"start": 1.0, "first_token": 1.1, "end": 1.6, "token_times": [1.1, 1.35, 1.6]}
+    second = [{**plain, **timed} for _ in range(4)]
+    metrics = [parse_metric(m) for m in ("itl:max", "output_throughput", "ttft:mean")]
+    for order in ((first, second), (second, first)):
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        for name, records in zip(("a.jsonl", "b.jsonl"), order, strict=True):
+            (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+        result = evaluate(str(folder / "*.jsonl"), metrics, engine="dask")
+        assert result.rows == 8
+        expected = [m.summarize(order[0] + order[1]) for m in metrics]
+        _check(metrics, [result.states[m.name] for m in metrics], expected)
+        assert result.values["itl"] == pytest.approx(0.25)
+    # a required column missing from one file names that file
+    (folder / "c.jsonl").write_text(json.dumps({"prompt_tokens": 1, "start": 0, "end": 1}) + "\n")
+    mapping = resolve(metrics, None, ["prompt_tokens", "output_tokens", "start", "end"])
+    with pytest.raises(InputError, match=r"c\.jsonl: no such column; got 'output_tokens'"):
+        dask_states(str(folder / "*.jsonl"), metrics, mapping)
 
 
 def test_ranking_rows_of_a_query_meet(cluster: Any) -> None:

@@ -237,7 +237,7 @@ def _frame(
     if isinstance(source, dd.DataFrame):
         frame, label = source, "dask dataframe"
     elif isinstance(source, str | os.PathLike):
-        frame, label = _read_files(source, wanted)
+        frame, label = _read_files(source, wanted, optional)
     else:
         frame, label, meta = _from_memory(source, client, hint)
     nulls = [c for c in wanted if c not in frame.columns and c in optional]
@@ -274,22 +274,50 @@ def _from_memory(source: Any, client: Any, hint: int | None) -> tuple[Any, str, 
     return frame, label, meta
 
 
-def _read_files(source: str | os.PathLike[str], wanted: list[str]) -> tuple[Any, str]:
-    """Files read with Dask's readers, one reader per format, only the ``wanted`` columns."""
+def _read_files(
+    source: str | os.PathLike[str], wanted: list[str], optional: set[str]
+) -> tuple[Any, str]:
+    """Files read with Dask's readers, only the ``wanted`` columns.
+
+    One file is read as Dask splits it; several files are read one reader per
+    file, so that files may differ in their optional columns (null where a file
+    lacks one, as the stream engine reads them), and a required column missing
+    from a file is an error naming that file.
+    """
     import dask.dataframe as dd
 
     from scorekit.engines._sources import FileSource, open_source
 
     files = open_source(source)
     label = os.fspath(source)
-    groups: dict[str, list[str]] = {}
-    if isinstance(files, FileSource):
-        for path, fmt in zip(files.files, files.formats, strict=True):
-            groups.setdefault(fmt, []).append(str(path))
+    if not isinstance(files, FileSource):
+        raise InputError(message(label, "not a set of table files", None, "files of one format"))
+    pairs = [(str(path), fmt) for path, fmt in zip(files.files, files.formats, strict=True)]
     with _reading_errors(label):
-        frames = [_read_format(fmt, names, wanted) for fmt, names in groups.items()]
-        frame = frames[0] if len(frames) == 1 else dd.concat(frames)  # type: ignore[no-untyped-call]
+        if len(pairs) == 1:
+            return _read_format(pairs[0][1], [pairs[0][0]], wanted), label
+        frames = [_one_file(name, fmt, wanted, optional) for name, fmt in pairs]
+        frame = dd.concat(frames)  # type: ignore[no-untyped-call]
     return frame, label
+
+
+def _one_file(name: str, fmt: str, wanted: list[str], optional: set[str]) -> Any:
+    """One file's frame with every wanted column: optional ones it lacks are null."""
+    frame = _read_format(fmt, [name], wanted)
+    missing = [c for c in wanted if c not in frame.columns]
+    required = [c for c in missing if c not in optional]
+    if required:
+        raise InputError(
+            message(
+                name,
+                "no such column",
+                required[0],
+                "one of the columns present: " + ", ".join(repr(str(c)) for c in frame.columns),
+            )
+        )
+    if missing:
+        frame = frame.assign(**dict.fromkeys(missing))
+    return frame[wanted]
 
 
 def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
@@ -332,6 +360,7 @@ def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
         blocksize=blocksize,
         compression=compression,
         dtype=False,
+        convert_dates=False,
         dtype_backend="pyarrow",
     )
     return frame[[c for c in wanted if c in frame.columns]]
