@@ -21,7 +21,7 @@ def _run_chunks(path: Path, name: str, size: int, bar: Any) -> Iterator[Any]:
 
     rows = 0
     for batch, position in _readers.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None):
-        table = _sources._with_meta(_sources._table(batch), name, "trec", rows)
+        table = _sources.with_meta(_sources.batch_table(batch), name, "trec", rows)
         rows += table.num_rows
         bar.update(rows=table.num_rows, bytes_read=position)
         yield table

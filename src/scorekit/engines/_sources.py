@@ -26,7 +26,7 @@ from scorekit.engines import _readers
 from scorekit.engines._progress import Progress
 from scorekit.errors import ConfigError, InputError, message, raw
 
-__all__ = ["ReadPlan", "Source", "open_source"]
+__all__ = ["ReadPlan", "Source", "batch_table", "open_source", "with_meta"]
 
 _GLOB = ("*", "?", "[")
 
@@ -67,7 +67,8 @@ class Source(abc.ABC):
         """Tables of at most ``chunk_size`` rows with only the ``wanted`` columns."""
 
 
-def _with_meta(table: Any, source: str, fmt: str | None, offset: int) -> Any:
+def with_meta(table: Any, source: str, fmt: str | None, offset: int) -> Any:
+    """``table`` marked as rows ``offset...`` of ``source`` in format ``fmt``, for errors."""
     meta = {_io._SOURCE: source.encode(), _io._OFFSET: str(offset).encode()}
     if fmt is not None:
         meta[_io._FORMAT] = fmt.encode()
@@ -99,7 +100,7 @@ class TableSource(Source):
         for start in range(0, table.num_rows, chunk_size):
             part = table.slice(start, chunk_size)
             progress.update(rows=part.num_rows)
-            yield _with_meta(part, "table", None, start)
+            yield with_meta(part, "table", None, start)
 
 
 def _is_pandas(source: Any) -> bool:
@@ -176,7 +177,7 @@ class FileSource(Source):
             read = [c for c in wanted if c not in absent]
             reader = _readers.batches(path, fmt, read, chunk_size, plan)
             for batch, position in reader:
-                table = _nulls(_table(batch), wanted, absent, plan.types.get(fmt, {}))
+                table = _nulls(batch_table(batch), wanted, absent, plan.types.get(fmt, {}))
                 if first_path is None:
                     first_path, first_types = path, _kinds(table)
                 else:
@@ -184,13 +185,14 @@ class FileSource(Source):
                 for start in range(0, table.num_rows, chunk_size):
                     part = table.slice(start, chunk_size)
                     progress.update(rows=part.num_rows, bytes_read=done_bytes + position)
-                    yield _with_meta(part, str(path), fmt, offset)
+                    yield with_meta(part, str(path), fmt, offset)
                     offset += part.num_rows
             done_bytes += _size(path)
             progress.update(bytes_read=done_bytes)
 
 
-def _table(batch: Any) -> Any:
+def batch_table(batch: Any) -> Any:
+    """A pyarrow RecordBatch (or Table) as a Table without schema metadata."""
     import pyarrow as pa
 
     if isinstance(batch, pa.Table):
