@@ -20,7 +20,10 @@ __all__ = [
     "as_scores",
     "as_weights",
     "check_same_length",
+    "check_strings",
     "encode_pair",
+    "short_repr",
+    "string_item_error",
     "union_labels",
 ]
 
@@ -270,3 +273,62 @@ def encode_pair(
     t_idx = np.searchsorted(values, y_true)
     p_idx = np.searchsorted(values, y_pred)
     return values, t_idx.astype(np.intp), p_idx.astype(np.intp)
+
+
+# strings ------------------------------------------------------------------------------------
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` cut to 40 characters, for error messages."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def string_item_error(metric: str, name: str, value: Any, where: str) -> InputError:
+    """The error for an item of ``name`` at ``where`` that is not a string (or is None)."""
+    if value is None:
+        return InputError(
+            message(metric, f"{name} contains None", raw(f"None at {where}"), "a string")
+        )
+    return InputError(
+        message(
+            metric,
+            f"{name} has a non-string item",
+            raw(f"{type(value).__name__} {short_repr(value)} at {where}"),
+            "a string",
+        )
+    )
+
+
+def check_strings(
+    metric: str, items: Any, index: int, *, inside: str, item: str, expected: str
+) -> list[str]:
+    """The strings of one entry of ``references`` (the ``inside`` of entry ``index``).
+
+    A list or tuple among them is a nesting error; anything else that is not a
+    string names its position as ``index I, <item> J``. String subclasses become
+    plain strings.
+
+    Examples
+    --------
+    >>> check_strings("qa_f1", ("Paris", "paris"), 0, inside="answers", item="answer",
+    ...               expected="strings")
+    ['Paris', 'paris']
+    """
+    out: list[str] = []
+    for j, value in enumerate(items):
+        if type(value) is not str:
+            if isinstance(value, list | tuple):
+                raise InputError(
+                    message(
+                        metric,
+                        "references has the wrong nesting",
+                        raw(f"a {type(value).__name__} inside the {inside} at index {index}"),
+                        expected,
+                    )
+                )
+            if not isinstance(value, str):
+                raise string_item_error(metric, "references", value, f"index {index}, {item} {j}")
+            value = str(value)
+        out.append(value)
+    return out

@@ -35,6 +35,7 @@ from typing import Any, Literal, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import check_strings, short_repr, string_item_error
 from scorekit._core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
@@ -92,26 +93,6 @@ def _check_version(metric: str, version: Any) -> None:
         raise ConfigError(message(metric, "unknown SQuAD version", version, choices(VERSIONS)))
 
 
-def _bad_item(metric: str, name: str, value: Any, index: str) -> InputError:
-    if value is None:
-        return InputError(
-            message(metric, f"{name} contains None", raw(f"None at {index}"), "a string")
-        )
-    return InputError(
-        message(
-            metric,
-            f"{name} has a non-string item",
-            raw(f"{type(value).__name__} {_short(value)} at {index}"),
-            "a string",
-        )
-    )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _as_sequence(metric: str, name: str, values: Any, expected: str) -> Sequence[Any]:
     if values is None:
         raise InputError(message(metric, f"{name} is missing", None, expected))
@@ -146,7 +127,7 @@ def _check_predictions(metric: str, predictions: Any) -> list[str]:
     if not set(map(type, out)) <= {str}:
         for i, p in enumerate(out):
             if not isinstance(p, str):
-                raise _bad_item(metric, "predictions", p, f"index {i}")
+                raise string_item_error(metric, "predictions", p, f"index {i}")
         out = [str(p) for p in out]
     return out
 
@@ -169,7 +150,7 @@ def _check_references(metric: str, references: Any) -> tuple[list[str], list[int
                 message(
                     metric,
                     "references has the wrong nesting",
-                    raw(f"the string {_short(answers)} at index {i}"),
+                    raw(f"the string {short_repr(answers)} at index {i}"),
                     expected + " (wrap a single answer as [answer])",
                 )
             )
@@ -197,21 +178,9 @@ def _check_references(metric: str, references: Any) -> tuple[list[str], list[int
                     "at least one answer ([''] marks an unanswerable question)",
                 )
             )
-        for j, a in enumerate(answers):
-            if type(a) is not str:
-                if isinstance(a, list | tuple):
-                    raise InputError(
-                        message(
-                            metric,
-                            "references has the wrong nesting",
-                            raw(f"a {type(a).__name__} inside the answers at index {i}"),
-                            expected,
-                        )
-                    )
-                if not isinstance(a, str):
-                    raise _bad_item(metric, "references", a, f"index {i}, answer {j}")
-                a = str(a)
-            golds.append(a)
+        golds.extend(
+            check_strings(metric, answers, i, inside="answers", item="answer", expected=expected)
+        )
         counts.append(len(answers))
     return golds, counts
 
@@ -595,7 +564,7 @@ def _questions(dataset: Any) -> list[tuple[str, list[str]]]:
                     texts = [ans["text"] for ans in qa["answers"]]
                     for t in texts:
                         if not isinstance(t, str):
-                            raise _bad_item(name, "an answer text", t, where)
+                            raise string_item_error(name, "an answer text", t, where)
                     out.append((qid, texts))
     except (KeyError, TypeError) as exc:
         raise InputError(
@@ -780,7 +749,7 @@ def squad(
     preds = [predictions[q] for q, _ in answered_q]
     for q, p in zip(answered_q, preds, strict=True):
         if not isinstance(p, str):
-            raise _bad_item("squad", "predictions", p, f"id {q[0]!r}")
+            raise string_item_error("squad", "predictions", p, f"id {q[0]!r}")
     exact, scored = question_scores(refs, preds, version=version, metric="squad")
     f = cast(NDArray[np.float64], scored)
     total = len(qids)

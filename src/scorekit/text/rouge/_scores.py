@@ -17,31 +17,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import check_strings, string_item_error
 from scorekit.errors import InputError, message, raw
 from scorekit.text._lcs import lcs_lengths, lcs_positions, position_masks
 from scorekit.text.rouge._tokens import _SEP, _default_flat, _default_tokens
 
 # inputs -----------------------------------------------------------------------
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _bad_item(metric: str, name: str, value: Any, where: str) -> InputError:
-    if value is None:
-        return InputError(
-            message(metric, f"{name} contains None", raw(f"None at {where}"), "a string")
-        )
-    return InputError(
-        message(
-            metric,
-            f"{name} has a non-string item",
-            raw(f"{type(value).__name__} {_short(value)} at {where}"),
-            "a string",
-        )
-    )
 
 
 def _sequence(metric: str, name: str, values: Any, expected: str) -> list[Any]:
@@ -76,7 +57,7 @@ def _check_inputs(
     for i, p in enumerate(preds):
         if type(p) is not str:
             if not isinstance(p, str):
-                raise _bad_item(metric, "predictions", p, f"index {i}")
+                raise string_item_error(metric, "predictions", p, f"index {i}")
             preds[i] = str(p)
     expected = "per item a reference string or a list of reference strings"
     refs = _sequence(metric, "references", references, expected)
@@ -103,26 +84,14 @@ def _check_inputs(
             counts.append(1)
             continue
         if not isinstance(item, list | tuple):
-            raise _bad_item(metric, "references", item, f"index {i}")
+            raise string_item_error(metric, "references", item, f"index {i}")
         if not item:
             raise InputError(
                 message(metric, "an item has no reference", raw(f"[] at index {i}"), expected)
             )
-        for j, r in enumerate(item):
-            if type(r) is not str:
-                if isinstance(r, list | tuple):
-                    raise InputError(
-                        message(
-                            metric,
-                            "references has the wrong nesting",
-                            raw(f"a {type(r).__name__} inside the references at index {i}"),
-                            expected,
-                        )
-                    )
-                if not isinstance(r, str):
-                    raise _bad_item(metric, "references", r, f"index {i}, reference {j}")
-                r = str(r)
-            flat.append(r)
+        flat.extend(
+            check_strings(metric, item, i, inside="references", item="reference", expected=expected)
+        )
         counts.append(len(item))
     return flat, counts, preds
 
