@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, SHARED
+from conftest import DATA, ROOT
 from scorekit import ranking
 from scorekit.cli import main
 
-TREC = SHARED / "testdata" / "trec_eval"
+TREC = DATA / "trec_eval"
 DATA = ROOT / "examples" / "data"
 
 

@@ -1,7 +1,7 @@
 """Ranking against trec_eval's own test outputs, and TREC files as input and as errors.
 
 The qrels, runs and outputs of trec_eval's test suite live in
-``../shared/testdata/trec_eval`` (see its README for the command behind each
+``tests/data/trec_eval`` (see its README for the command behind each
 output). Every measure scorekit has is compared per query and over ``all`` at
 trec_eval's printed precision (``%6.4f``).
 """
@@ -20,11 +20,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from conftest import SHARED
+from conftest import DATA
 from scorekit import ranking
 from scorekit.errors import InputError
 
-TESTDATA = SHARED / "testdata" / "trec_eval"
+TESTDATA = DATA / "trec_eval"
 
 # trec_eval measure -> scorekit metric string ------------------------------------------------
 
