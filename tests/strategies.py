@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from scorekit._core import INPUT_KINDS
+from scorekit.core import INPUT_KINDS
 
 
 def _scores(rng: np.random.Generator, shape: tuple[int, ...], style: int) -> np.ndarray:

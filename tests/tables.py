@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from scorekit._core import Metric
+from scorekit.core import Metric
 from scorekit.engines._columns import column_roles
 
 

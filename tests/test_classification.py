@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scorekit import classification as C
-from scorekit._core import parse_metric
+from scorekit.core import parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError, UndefinedMetricWarning
 
 AVERAGES = ["micro", "macro", "weighted", None]

@@ -18,8 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scorekit import _core
-from scorekit._core import Metric, State, available, parse_metric, register, state_field
+from scorekit import errors as _errors
 from scorekit._explain import EXAMPLES, EXPLANATIONS, example_args, explanation_for
 from scorekit.classification import (
     accuracy,
@@ -32,6 +31,8 @@ from scorekit.classification import (
     recall,
 )
 from scorekit.cli import default_metrics, main
+from scorekit.core import Metric, State, available, parse_metric, register, state_field
+from scorekit.core import _metric as _core
 from scorekit.errors import ScorekitError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,7 +300,7 @@ def _true_class_score(
     else:
         classes = np.asarray(labels) if labels is not None else np.unique(y)
         if len(classes) != s.shape[1]:
-            raise _core.InputError("cli_test: columns do not match classes.")
+            raise _errors.InputError("cli_test: columns do not match classes.")
         value = s[np.arange(len(y)), np.searchsorted(classes, y)]
     w = np.ones(len(y)) if weight is None else np.asarray(weight, dtype=float)
     return _MeanState(total=float(np.sum(w * value)), count=float(np.sum(w)))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import scorekit
-from scorekit._core import State, available, get, parse_metric
 from scorekit.classification import F1, ConfusionCounts
+from scorekit.core import State, available, get, parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message
 
 
@@ -97,7 +97,7 @@ def test_state_json_is_exact_and_checked():
 def test_same_rule_refuses_different_settings():
     from dataclasses import dataclass
 
-    from scorekit._core import state_field
+    from scorekit.core import state_field
 
     @dataclass(frozen=True, eq=False)
     class Toy(State):

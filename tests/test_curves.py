@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 from sklearn.exceptions import UndefinedMetricWarning as SkUndefined
 
-from scorekit._core import State, parse_metric
 from scorekit.classification import (
     ROCAUC,
     AveragePrecision,
@@ -27,6 +26,7 @@ from scorekit.classification import (
     roc_auc,
     roc_curve,
 )
+from scorekit.core import State, parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError, UndefinedMetricWarning
 from strategies import make_batch
 

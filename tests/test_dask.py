@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 from distributed import Client, LocalCluster
 
 from scorekit import evaluate, parse_metric
-from scorekit._core import Metric, State, available, iter_variants
+from scorekit.core import Metric, State, available, iter_variants
 from scorekit.engines._columns import column_roles, resolve
 from scorekit.engines.dask import dask_states
 from scorekit.errors import (
@@ -75,9 +75,9 @@ def cluster() -> Iterator[tuple[LocalCluster, Client]]:
 
 
 def _warm_up() -> None:
-    from scorekit._core import _load_all
+    import scorekit
 
-    _load_all()
+    scorekit.available()
 
 
 # tables of the batches the property tests use ---------------------------------------------

@@ -13,7 +13,6 @@ import pytest
 import sklearn.metrics as skm
 from scipy.stats import entropy as scipy_entropy
 
-from scorekit._core import INPUT_KINDS, available, get, parse_metric
 from scorekit._explain import (
     EXAMPLES,
     EXPLANATIONS,
@@ -28,6 +27,7 @@ from scorekit._explain import (
     explain,
     explanation_for,
 )
+from scorekit.core import INPUT_KINDS, available, get, parse_metric
 
 NAMES = [pytest.param(info.name, id=info.name) for info in available()]
 SPECS = [

@@ -19,7 +19,7 @@ from sklearn.metrics import mutual_info_score
 from sklearn.tree import DecisionTreeClassifier
 
 from scorekit import information as inf
-from scorekit._core import parse_metric
+from scorekit.core import parse_metric
 from scorekit.errors import (
     ConfigError,
     InputError,

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scorekit import multilabel as ML
-from scorekit._core import State, get, parse_metric
 from scorekit.classification import Accuracy
+from scorekit.core import State, get, parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError, UndefinedMetricWarning
 
 RANKING = [

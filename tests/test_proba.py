@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from scorekit._core import State, parse_metric
 from scorekit.classification import Brier, LogLoss, brier, log_loss
+from scorekit.core import State, parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError
 
 RTOL = 1e-12

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from scorekit._core import INPUT_KINDS, Metric, State, available, iter_variants
+from scorekit.core import INPUT_KINDS, Metric, State, available, iter_variants
 from scorekit.errors import ScorekitError, UndefinedMetricWarning
 from strategies import batches, take
 

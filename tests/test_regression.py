@@ -18,7 +18,7 @@ from sklearn import metrics as skm
 from sklearn.exceptions import UndefinedMetricWarning as SklearnUndefinedMetricWarning
 
 from scorekit import parse_metric
-from scorekit._core import State
+from scorekit.core import State
 from scorekit.errors import (
     ConfigError,
     InputError,

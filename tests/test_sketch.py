@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import median_absolute_error
 
 from scorekit import Estimate, State
-from scorekit._sketch import QuantileSketch, _Mapping
+from scorekit.core import QuantileSketch
+from scorekit.core._sketch import _Mapping
 from scorekit.errors import ConfigError, InputError, StateMismatchError
 from scorekit.regression import MedAE, medae
 

@@ -13,14 +13,14 @@ import pytest
 
 import scorekit
 from scorekit import parse_metric
-from scorekit._core import STATE_FORMAT, _equal, iter_variants
 from scorekit._statefile import FILE_FORMAT, load_states, merge_files, save_states
+from scorekit.core import STATE_FORMAT, equal_values, iter_variants
 from scorekit.errors import ConfigError, InputError, StateMismatchError
 
 
 def _same_config(a: scorekit.Metric, b: scorekit.Metric) -> bool:
     return type(a) is type(b) and all(
-        _equal(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        equal_values(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
     )
 
 

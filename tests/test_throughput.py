@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from scorekit import throughput as T
-from scorekit._core import State, available, parse_metric
+from scorekit.core import State, available, parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError, UndefinedMetricWarning
 
 # Five requests; times are binary fractions, so the arithmetic below is exact.

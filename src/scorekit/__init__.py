@@ -18,10 +18,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from scorekit._core import Metric, MetricInfo, State, available, get, parse_metric
-from scorekit._estimate import Estimate
-from scorekit._sketch import QuantileSketch
 from scorekit._version import __version__
+from scorekit.core import (
+    Estimate,
+    Metric,
+    MetricInfo,
+    QuantileSketch,
+    State,
+    add_provider,
+    available,
+    get,
+    parse_metric,
+)
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -71,6 +79,9 @@ _SUBMODULES = (
     "throughput",
 )
 
+
+for _family in _SUBMODULES:
+    add_provider(f"scorekit.{_family}")
 
 _ENGINE_NAMES = ("evaluate", "EvaluationResult")
 

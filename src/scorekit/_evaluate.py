@@ -16,7 +16,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import INPUT_KINDS, Metric, MetricInfo, State, get, parse_metric
+from scorekit.core import INPUT_KINDS, Metric, MetricInfo, State, get, parse_metric
 from scorekit.errors import ConfigError, InputError, ScorekitError, choices, message, raw
 
 __all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table"]

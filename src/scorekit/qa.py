@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import check_strings, short_repr, string_item_error
-from scorekit._core import Metric, State, register, state_field
+from scorekit.core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from scorekit._core import INPUT_KINDS, Metric, MetricInfo, parse_metric
 from scorekit._explain import (
     _classification,
     _information,
@@ -28,6 +27,7 @@ from scorekit._explain import (
     _throughput,
 )
 from scorekit._explain._entry import Explanation
+from scorekit.core import INPUT_KINDS, Metric, MetricInfo, parse_metric
 from scorekit.errors import ScorekitError
 
 __all__ = [

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scorekit._core import Metric, State
 from scorekit._scale._dask_eval import dask_eval
 from scorekit._scale._engines import dask_run, fold_file, sum_counts
 from scorekit._scale._flags import (
@@ -38,6 +37,7 @@ from scorekit._scale._flags import (
 from scorekit._scale._rank import rank_stream, run_table
 from scorekit._scale._text import read_line_blocks, text_states
 from scorekit._scale._throughput import throughput_states
+from scorekit.core import Metric, State
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",

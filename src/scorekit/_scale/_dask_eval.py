@@ -8,9 +8,9 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scorekit._core import Metric
 from scorekit._scale._engines import dask_run, fold_file
 from scorekit._scale._flags import chunk_size
+from scorekit.core import Metric
 from scorekit.errors import InputError, ScorekitError, message
 
 __all__ = ["dask_eval"]

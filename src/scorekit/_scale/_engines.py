@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from scorekit._core import Metric
+from scorekit.core import Metric
 from scorekit.engines._fold import sum_counts
 from scorekit.errors import UndefinedMetricWarning
 

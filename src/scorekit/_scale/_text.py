@@ -6,9 +6,9 @@ import argparse
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from scorekit._core import Metric, State
 from scorekit._scale._engines import dask_run
 from scorekit._scale._flags import chunk_size, progress
+from scorekit.core import Metric, State
 from scorekit.text._lines import read_line_blocks
 
 __all__ = ["read_line_blocks", "text_states"]

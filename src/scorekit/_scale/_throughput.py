@@ -14,9 +14,9 @@ import argparse
 from collections.abc import Iterable
 from typing import Any
 
-from scorekit._core import Metric, State
 from scorekit._scale._engines import dask_run, fold_file
 from scorekit._scale._flags import chunk_size, progress
+from scorekit.core import Metric, State
 
 __all__ = ["throughput_states"]
 

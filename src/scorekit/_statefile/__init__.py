@@ -10,7 +10,7 @@ code: it is read as numbers, strings and lists only.
 Layout (format version 1)::
 
     {"scorekit_states": 1,          the version of this file layout
-     "state_format": 1,             State.to_dict's format (scorekit._core.STATE_FORMAT)
+     "state_format": 1,             State.to_dict's format (scorekit.core.STATE_FORMAT)
      "scorekit": "0.1.0",           the scorekit that wrote the file (informative)
      "command": "eval",             what produced the states
      "input": "binary",             the input kind (eval's task, ranking, text, ...)

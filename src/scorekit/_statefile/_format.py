@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from scorekit._core import Metric, State, _decode
+from scorekit.core import Metric, State, decode_value
 
 __all__ = ["FILE_FORMAT", "HEADER", "MAGIC", "StateFile", "rebuild"]
 
@@ -46,4 +46,4 @@ class StateFile(NamedTuple):
 
 def rebuild(cls: type[Metric[Any]], config: Mapping[str, Any]) -> Metric[Any]:
     """The metric of a saved configuration (decoded as :meth:`State.from_dict` decodes)."""
-    return cls(**{name: _decode(value) for name, value in config.items()})
+    return cls(**{name: decode_value(value) for name, value in config.items()})

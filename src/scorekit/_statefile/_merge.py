@@ -8,9 +8,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from scorekit._core import _equal
 from scorekit._statefile._format import HEADER, StateFile
 from scorekit._statefile._read import load_states, malformed
+from scorekit.core import equal_values
 from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
 
 __all__ = ["merge_files", "merge_with_header"]
@@ -62,7 +62,7 @@ def _check_same_values(
     """
     for name in names:
         va, vb = getattr(a, name), getattr(b, name)
-        if not _equal(va, vb):
+        if not equal_values(va, vb):
             raise StateMismatchError(
                 message(
                     key,

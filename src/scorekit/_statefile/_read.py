@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scorekit._core import STATE_FORMAT, Metric, State, get
 from scorekit._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit._version import __version__
+from scorekit.core import STATE_FORMAT, Metric, State, get
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 
 __all__ = ["load_states", "malformed"]

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scorekit._core import STATE_FORMAT, Metric, State, _encode, _equal, get
 from scorekit._statefile._format import FILE_FORMAT, MAGIC, rebuild
 from scorekit._version import __version__
+from scorekit.core import STATE_FORMAT, Metric, State, encode_value, equal_values, get
 from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = ["save_states"]
@@ -52,7 +52,7 @@ def _config(key: str, metric: Metric[Any]) -> dict[str, Any]:
                     "built-in option values (strings, numbers)",
                 )
             )
-        encoded = _encode(value)
+        encoded = encode_value(value)
         try:
             json.dumps(encoded, allow_nan=True)
         except (TypeError, ValueError):
@@ -67,7 +67,7 @@ def _config(key: str, metric: Metric[Any]) -> dict[str, Any]:
         config[f.name] = encoded
     rebuilt = rebuild(info.cls, json.loads(json.dumps(config, allow_nan=True)))
     for f in dataclasses.fields(metric):
-        if f.init and not _equal(getattr(rebuilt, f.name), getattr(metric, f.name)):
+        if f.init and not equal_values(getattr(rebuilt, f.name), getattr(metric, f.name)):
             raise ConfigError(
                 message(
                     key,

@@ -27,9 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_labels, as_scores, as_weights, check_same_length
-from scorekit._core import State, state_field
-from scorekit._estimate import Estimate
 from scorekit.classification._histogram import Float, _split_labels
+from scorekit.core import Estimate, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
 
 __all__ = ["BinnedScores", "quantile_edges"]

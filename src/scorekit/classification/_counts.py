@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_labels, as_weights, check_same_length, union_labels
-from scorekit._core import State, state_field
+from scorekit.core import State, state_field
 from scorekit.errors import InputError, StateMismatchError, message, raw
 
 __all__ = ["ConfusionCounts", "summarize_counts"]

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from scorekit._check import (
     union_labels,
 )
-from scorekit._core import State, state_field
+from scorekit.core import State, state_field
 from scorekit.errors import (
     InputError,
     StateMismatchError,

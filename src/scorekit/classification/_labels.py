@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels
-from scorekit._core import Metric, register
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
+from scorekit.core import Metric, register
 from scorekit.errors import (
     ConfigError,
     InputError,

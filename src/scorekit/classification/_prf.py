@@ -10,7 +10,6 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import register
 from scorekit.classification._counts import ConfusionCounts
 from scorekit.classification._labels import (
     ZeroDivision,
@@ -21,6 +20,7 @@ from scorekit.classification._labels import (
     _nanaverage,
     _require_data,
 )
+from scorekit.core import register
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [

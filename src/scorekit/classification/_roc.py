@@ -11,8 +11,6 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from scorekit._core import register
-from scorekit._estimate import Estimate
 from scorekit.classification._binned import (
     BinnedScores,
     binned_auc,
@@ -39,6 +37,7 @@ from scorekit.classification._scores import (
     _samples_mean,
     _warn,
 )
+from scorekit.core import Estimate, register
 from scorekit.errors import (
     ConfigError,
     InputError,

@@ -21,7 +21,6 @@ from scorekit._check import (
     as_weights,
     check_same_length,
 )
-from scorekit._core import Metric, State
 from scorekit.classification._binned import (
     BinnedScores,
     bin_edges,
@@ -37,6 +36,7 @@ from scorekit.classification._histogram import (
     _find,
     _require_data,
 )
+from scorekit.core import Metric, State
 from scorekit.errors import (
     ConfigError,
     InputError,

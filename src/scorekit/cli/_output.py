@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from scorekit._estimate import Estimate
+from scorekit.core import Estimate
 
 
 def _plain(value: Any) -> Any:

@@ -7,8 +7,8 @@ import json
 import math
 from typing import Any, TextIO
 
-from scorekit._core import MetricInfo, available
 from scorekit._explain import bound_text, explain
+from scorekit.core import MetricInfo, available
 
 
 def _direction(info: MetricInfo) -> str:

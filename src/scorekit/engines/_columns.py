@@ -1,6 +1,6 @@
 """Table columns -> metric inputs: the one place that knows which column feeds which argument.
 
-Every input kind of the registry (:data:`scorekit._core.INPUT_KINDS`) names the
+Every input kind of the registry (:data:`scorekit.core.INPUT_KINDS`) names the
 arguments of its metrics' ``summarize`` (its *roles*: ``y_true``, ``y_pred``,
 ``y_score``, ``references``...) and how a table column becomes each of them
 (labels, scores, a matrix of several columns, lists of strings...). The engines
@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit import _io
-from scorekit._core import Metric
+from scorekit.core import Metric
 from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = [

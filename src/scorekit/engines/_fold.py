@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from scorekit._core import Metric, State
+from scorekit.core import Metric, State
 from scorekit.engines._columns import summarize_counted
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import _io
-from scorekit._core import Metric, State
+from scorekit.core import Metric, State
 from scorekit.engines._columns import optional_columns, wanted_columns
 from scorekit.engines._fold import (
     RANKING,

@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from scorekit._core import Metric, State, parse_metric
+from scorekit.core import Metric, State, parse_metric
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from scorekit._check import as_labels
-from scorekit._core import Metric, register
+from scorekit.core import Metric, register
 from scorekit.errors import UndefinedMetricWarning
 from scorekit.information._kernels import Scored, split_score
 from scorekit.information._measures import summarize_pairs

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_labels, check_finite, union_labels
-from scorekit._core import State, state_field
+from scorekit.core import State, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [

@@ -17,7 +17,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_weights
-from scorekit._core import register
 from scorekit.classification import F1, Precision, Recall
 from scorekit.classification import roc_auc as _roc_auc
 from scorekit.classification._counts import ConfusionCounts, _multilabel_counts
@@ -28,6 +27,7 @@ from scorekit.classification._labels import (
     _divide,
     _nanaverage,
 )
+from scorekit.core import register
 from scorekit.errors import (
     ConfigError,
     InputError,

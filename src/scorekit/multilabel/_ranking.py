@@ -16,8 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores
-from scorekit._core import Metric, State, register, state_field
 from scorekit.classification._counts import _as_indicator
+from scorekit.core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
 from scorekit.multilabel._labels import _no_data, _pair, _zero_weight
 

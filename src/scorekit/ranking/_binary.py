@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import register
+from scorekit.core import register
 from scorekit.errors import ConfigError, message
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import RankingMetric, _ratio, _running_count

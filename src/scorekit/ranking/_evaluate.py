@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, parse_metric
+from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.ranking._data import as_qrels, as_run
 from scorekit.ranking._ranked import judge

@@ -18,7 +18,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import register
+from scorekit.core import register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
 from scorekit.ranking._data import Qrels
 from scorekit.ranking._ranked import Judged

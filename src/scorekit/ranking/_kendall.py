@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores, check_same_length
-from scorekit._core import Metric, State, register, state_field
+from scorekit.core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
 
 __all__ = ["KendallTau", "PairCounts", "PairedScores", "kendall_tau", "pair_counts"]

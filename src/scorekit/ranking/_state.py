@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, State, state_field
+from scorekit.core import Metric, State, state_field
 from scorekit.errors import (
     ConfigError,
     InputError,

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_weights, check_finite, check_same_length
-from scorekit._core import Metric, State, state_field
+from scorekit.core import Metric, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import register
+from scorekit.core import register
 from scorekit.errors import InputError, UndefinedMetricWarning, message, raw
 from scorekit.regression._base import (
     EPS,

@@ -9,9 +9,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, State, register, state_field
-from scorekit._estimate import Estimate
-from scorekit._sketch import QuantileSketch, check_relative_accuracy
+from scorekit.core import (
+    Estimate,
+    Metric,
+    QuantileSketch,
+    State,
+    check_relative_accuracy,
+    register,
+    state_field,
+)
 from scorekit.errors import InputError, message, raw
 from scorekit.regression._base import (
     EPS,

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import State, state_field
-from scorekit._core import register as _register
+from scorekit.core import State, state_field
+from scorekit.core import register as _register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message
 from scorekit.regression._base import (
     EPS,

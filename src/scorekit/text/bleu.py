@@ -22,8 +22,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, State, register, state_field
 from scorekit._version import __version__
+from scorekit.core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, State, register, state_field
+from scorekit.core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = ["NLLSums", "Perplexity", "PerplexityResult", "perplexity"]

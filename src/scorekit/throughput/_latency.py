@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from scorekit._core import Metric, register
+from scorekit.core import Metric, register
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
 from scorekit.throughput._records import as_records
 from scorekit.throughput._state import (

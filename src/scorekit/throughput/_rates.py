@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scorekit._core import Metric, register
+from scorekit.core import Metric, register
 from scorekit.errors import ConfigError, StateMismatchError, message
 from scorekit.throughput._records import as_records
 from scorekit.throughput._slo import SLO_KEYS, parse_slo

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, State
+from scorekit.core import Metric, State
 from scorekit.errors import (
     ConfigError,
     InputError,

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import State, state_field
+from scorekit.core import State, state_field
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
 from scorekit.throughput._records import Records
 from scorekit.throughput._slo import SLO_KEYS

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, NamedTuple, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._core import Metric, State, register, state_field
+from scorekit.core import Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text.rouge._scores import _item_scores, _skip_type
 from scorekit.text.rouge._tokens import (

@@ -104,7 +104,7 @@ class State:
             if rule == "custom":
                 custom = True
             elif rule == "same":
-                if not _equal(a, b):
+                if not equal_values(a, b):
                     raise StateMismatchError(
                         message(
                             self.kind,
@@ -129,7 +129,8 @@ class State:
         if type(other) is not type(self):
             return False
         return all(
-            _equal(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)
+            equal_values(getattr(self, f.name), getattr(other, f.name))
+            for f in dataclasses.fields(self)
         )
 
     # serialisation -----------------------------------------------------------
@@ -139,7 +140,9 @@ class State:
         return {
             "scorekit_state": self.kind,
             "format": STATE_FORMAT,
-            "fields": {f.name: _encode(getattr(self, f.name)) for f in dataclasses.fields(self)},
+            "fields": {
+                f.name: encode_value(getattr(self, f.name)) for f in dataclasses.fields(self)
+            },
         }
 
     @staticmethod
@@ -170,7 +173,7 @@ class State:
                     kind, "state fields do not match", sorted(fields), f"the fields {sorted(names)}"
                 )
             )
-        return cls(**{name: _decode(value) for name, value in fields.items()})
+        return cls(**{name: decode_value(value) for name, value in fields.items()})
 
     def to_json(self) -> str:
         """Serialise to a JSON string (exact for floats, which JSON writes in full)."""
@@ -188,7 +191,8 @@ class State:
         return State.from_dict(data)
 
 
-def _equal(a: Any, b: Any) -> bool:
+def equal_values(a: Any, b: Any) -> bool:
+    """Whether two state values are equal: arrays by shape and elements (NaN equal to NaN)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a_arr, b_arr = np.asarray(a), np.asarray(b)
         if a_arr.shape != b_arr.shape:
@@ -199,7 +203,7 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, State):
         return a.equals(b)
     if isinstance(a, tuple | list) and isinstance(b, tuple | list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(equal_values(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
     return bool(a == b)
@@ -218,7 +222,8 @@ def _combine(rule: str, a: Any, b: Any) -> Any:
     return tuple(a) + tuple(b)
 
 
-def _encode(value: Any) -> Any:
+def encode_value(value: Any) -> Any:
+    """A state value as plain JSON data (arrays keep dtype and shape, tuples stay tuples)."""
     if isinstance(value, State):
         return {"__state__": value.to_dict()}
     if isinstance(value, np.ndarray):
@@ -227,13 +232,14 @@ def _encode(value: Any) -> Any:
             return {"__ndarray__": items, "dtype": "object", "shape": list(value.shape)}
         return {"__ndarray__": value.tolist(), "dtype": value.dtype.str, "shape": list(value.shape)}
     if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v) for v in value]}
+        return {"__tuple__": [encode_value(v) for v in value]}
     if isinstance(value, np.generic):
         return value.item()
     return value
 
 
-def _decode(value: Any) -> Any:
+def decode_value(value: Any) -> Any:
+    """The inverse of :func:`encode_value`."""
     if isinstance(value, dict):
         if "__state__" in value:
             return State.from_dict(value["__state__"])
@@ -242,7 +248,7 @@ def _decode(value: Any) -> Any:
             arr = np.array(value["__ndarray__"], dtype=dtype)
             return arr.reshape(value["shape"])
         if "__tuple__" in value:
-            return tuple(_decode(v) for v in value["__tuple__"])
+            return tuple(decode_value(v) for v in value["__tuple__"])
     return value
 
 
@@ -573,20 +579,21 @@ def iter_variants(info: MetricInfo) -> Iterator[Metric[Any]]:
         yield parse_metric(f"{info.name}:{v}")
 
 
-_MODULES = (
-    "scorekit.classification",
-    "scorekit.multilabel",
-    "scorekit.information",
-    "scorekit.regression",
-    "scorekit.ranking",
-    "scorekit.text",
-    "scorekit.qa",
-    "scorekit.throughput",
-)
+_PROVIDERS: list[str] = []
+
+
+def add_provider(module: str) -> None:
+    """Name a module that registers metrics when imported, loaded before the registry is read.
+
+    The package names its families here; a plug-in names its own module, so
+    :func:`available`, :func:`get` and :func:`parse_metric` see its metrics.
+    """
+    if module not in _PROVIDERS:
+        _PROVIDERS.append(module)
 
 
 def _load_all() -> None:
     import importlib
 
-    for module in _MODULES:
+    for module in list(_PROVIDERS):
         importlib.import_module(module)

@@ -1,0 +1,58 @@
+"""The metric core: states and their merge rules, the Metric base, the registries, the fold.
+
+Everything else in scorekit is built on these names; this package imports
+nothing of scorekit but :mod:`scorekit.errors`, and knows no metric family, file
+format, engine or command.
+
+- :class:`State`, :func:`state_field`, :func:`encode_value`, :func:`decode_value`,
+  :func:`equal_values`: mergeable sufficient statistics and their plain-data form.
+- :class:`Metric`, :func:`register`, :func:`available`, :func:`get`,
+  :func:`parse_metric`: metrics and the metric-name grammar.
+- :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
+  reads (roles, side inputs, grouping).
+- :class:`MergeTree`: the one fold of many states.
+- :class:`Estimate`, :class:`QuantileSketch`: bounded results and states.
+"""
+
+from __future__ import annotations
+
+from scorekit.core._estimate import Estimate
+from scorekit.core._metric import (
+    INPUT_KINDS,
+    STATE_FORMAT,
+    Metric,
+    MetricInfo,
+    State,
+    add_provider,
+    available,
+    decode_value,
+    encode_value,
+    equal_values,
+    get,
+    iter_variants,
+    parse_metric,
+    register,
+    state_field,
+)
+from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
+
+__all__ = [
+    "INPUT_KINDS",
+    "STATE_FORMAT",
+    "Estimate",
+    "Metric",
+    "MetricInfo",
+    "QuantileSketch",
+    "State",
+    "add_provider",
+    "available",
+    "check_relative_accuracy",
+    "decode_value",
+    "encode_value",
+    "equal_values",
+    "get",
+    "iter_variants",
+    "parse_metric",
+    "register",
+    "state_field",
+]
