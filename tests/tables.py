@@ -79,9 +79,9 @@ def to_table(
 
 
 def _default_roles(kind: str, count: int) -> list[str]:
-    from scorekit.engines._columns import KIND_ROLES
+    from scorekit.core import input_kind
 
-    return list(KIND_ROLES[kind])[:count]
+    return list(input_kind(kind).roles)[:count]
 
 
 def _ranking(args: tuple[Any, ...]) -> tuple[pa.Table, dict[str, Any] | None, dict[str, Any]]:

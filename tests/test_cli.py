@@ -816,7 +816,7 @@ def test_demo_with_a_missing_data_directory(tmp_path: Path, capsys: Any) -> None
 
 
 def test_bundled_files_have_the_manifest_columns() -> None:
-    from scorekit._io import read_table
+    from scorekit.io._tables import read_table
 
     for entry in MANIFEST.values():
         columns = entry["true"] + entry.get("pred", []) + entry.get("score", [])

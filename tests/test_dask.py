@@ -263,7 +263,9 @@ def test_every_metric_equals_in_memory(cluster: Any, kind: str) -> None:
                 hint: int | None = int(rng.integers(1, table.num_rows + 1))
             else:
                 source, hint = _pieces(table, rng), None
-            states, rows = dask_states(source, metrics, mapping, qrels=qrels, partition_hint=hint)
+            states, rows = dask_states(
+                source, metrics, mapping, side={"qrels": qrels}, partition_hint=hint
+            )
         assert rows == table.num_rows
         _check(metrics, states, expected)
 
@@ -384,7 +386,7 @@ def test_ranking_rows_of_a_query_meet(cluster: Any) -> None:
     frame = dd.from_pandas(run, npartitions=4, sort=False)
     # the warnings raised on the workers are raised again here
     with pytest.warns(UndefinedMetricWarning) as caught:
-        states, rows = dask_states(frame, metrics, mapping, qrels=qrels)
+        states, rows = dask_states(frame, metrics, mapping, side={"qrels": qrels})
     assert any("no relevant document" in str(w.message) for w in caught)
     whole = {q: dict(zip(g.docno, g.sim, strict=True)) for q, g in run.groupby("qid")}
     with warnings.catch_warnings():
@@ -439,7 +441,7 @@ def test_bad_values_name_partition_row_and_column(cluster: Any) -> None:
 
 
 def test_in_memory_table_from_a_file_names_the_line(cluster: Any, tmp_path: Path) -> None:
-    from scorekit._io import read_table
+    from scorekit.io._tables import read_table
 
     path = tmp_path / "preds.csv"
     path.write_text("y_true,y_pred\n1,1\n0,1\n1,0\n1,x\n0,0\n")

@@ -33,9 +33,9 @@ from scorekit import evaluate
 from scorekit._statefile import merge_files, save_states
 from scorekit.core import Metric, State
 from scorekit.engines._columns import resolve, wanted_columns
-from scorekit.engines._sources import open_source
 from scorekit.engines.stream import fold, read_chunks
 from scorekit.errors import ScorekitError, UndefinedMetricWarning
+from scorekit.io._sources import open_source
 from strategies import batches
 from tables import csv_safe, to_table, write
 from test_properties import CONFIGS, _summarize
@@ -139,7 +139,7 @@ def _shard_state(metric: Metric[Any], shard: Any, chunk_size: int, read: dict[st
             source,
             wanted_columns(mapping),
             chunk_size,
-            lambda chunks: fold([metric], chunks, mapping, read.get("qrels")),
+            lambda chunks: fold([metric], chunks, mapping, {"qrels": read.get("qrels")}),
             progress=False,
         )
         return states[0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import types
 import warnings
 from typing import Any
 
@@ -16,9 +15,9 @@ from sklearn import metrics as skm
 
 import scorekit
 from scorekit import evaluate, parse_metric
+from scorekit.core import MergeTree
 from scorekit.engines import stream
 from scorekit.engines._columns import resolve
-from scorekit.engines._fold import MergeTree
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
 
 RNG = np.random.default_rng(7)
@@ -281,30 +280,42 @@ def test_warnings_from_chunks_are_the_in_memory_ones() -> None:
         assert undefined(lambda s=size: evaluate(data, ["r2"], chunk_size=s)) == expected, size
 
 
-def test_dask_engine_gets_the_mapping_and_options(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_engine_gets_the_columns_side_inputs_and_its_own_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorekit import engines
+
     seen: dict[str, Any] = {}
 
-    def dask_states(source: Any, metrics: Any, mapping: Any, **kwargs: Any) -> Any:
-        seen.update(source=source, mapping=mapping, **kwargs)
-        states, rows = stream.fold(metrics, [_table()], mapping)
-        return states, rows
+    def run(
+        source: Any,
+        metrics: Any,
+        *,
+        columns: Any = None,
+        side: Any = None,
+        chunk_size: int = 1,
+        progress: Any = None,
+        scheduler: str | None = None,
+        workers: int | None = None,
+    ) -> Any:
+        seen.update(source=source, columns=columns, side=side, chunk_size=chunk_size)
+        seen.update(scheduler=scheduler, workers=workers)
+        return stream.run(source, metrics, columns=columns, side=side, chunk_size=chunk_size)
 
-    fake = types.ModuleType("scorekit.engines.dask")
-    fake.dask_states = dask_states  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "scorekit.engines.dask", fake)
+    monkeypatch.setitem(engines._ENGINES, "recording", run)
     frame = _table().to_pandas()
     result = evaluate(
         frame,
         ["accuracy"],
         columns={"y_pred": "y_pred"},
-        engine="dask",
+        engine="recording",
         scheduler="tcp://127.0.0.1:1",
         chunk_size=1000,
     )
     assert result.values["accuracy"] == pytest.approx(EXPECTED["accuracy"])
-    assert seen["mapping"] == {"y_true": ("y_true",), "y_pred": ("y_pred",)}
+    assert seen["columns"] == {"y_pred": "y_pred"} and seen["side"] == {}
     assert seen["scheduler"] == "tcp://127.0.0.1:1" and seen["workers"] is None
-    assert seen["partition_hint"] == 1000 and seen["qrels"] is None
+    assert seen["chunk_size"] == 1000
     assert seen["source"] is frame
 
 
@@ -315,5 +326,5 @@ def test_import_scorekit_stays_free_of_pyarrow() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert scorekit.EvaluationResult is stream.EvaluationResult
+    assert scorekit.EvaluationResult is scorekit.core.EvaluationResult
     assert "evaluate" in dir(scorekit)

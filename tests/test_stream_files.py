@@ -14,12 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from scorekit import evaluate
-from scorekit._io import read_table
-from scorekit.engines import _blocks
-from scorekit.engines._progress import Progress
-from scorekit.engines._sources import ReadPlan, open_source
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import ConfigError, InputError
+from scorekit.io import _blocks
+from scorekit.io._progress import Progress
+from scorekit.io._sources import ReadPlan, open_source
+from scorekit.io._tables import read_table
 from tables import write
 
 RNG = np.random.default_rng(11)

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from scorekit import evaluate
-from scorekit.engines._progress import Progress, wanted
+from scorekit.io._progress import Progress, wanted
 from tables import write
 
 

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 
 from scorekit import evaluate, parse_metric, ranking
-from scorekit.engines._grouping import QueryGroups
+from scorekit.core import input_kind
+from scorekit.engines._grouping import Groups
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
 from tables import write
 
@@ -198,7 +199,7 @@ def test_no_relevant_document_warning_is_the_in_memory_one(chunk_size: int) -> N
 
 
 def test_query_groups_carry_the_open_query() -> None:
-    groups = QueryGroups({"query": ("q",), "doc": ("d",), "score": ("s",)})
+    groups = Groups(input_kind("qrels_run"), {"query": ("q",), "doc": ("d",), "score": ("s",)})
     assert groups.push(pa.table({"q": ["a", "a"], "d": ["1", "2"], "s": [1, 2]})) is None
     assert groups.push(pa.table({"q": ["a"], "d": ["3"], "s": [3]})) is None
     ready = groups.push(pa.table({"q": ["a", "b", "c"], "d": ["4", "1", "1"], "s": [4, 1, 1]}))

@@ -39,7 +39,8 @@ from scorekit.errors import (
 )
 
 if TYPE_CHECKING:
-    from scorekit.engines.stream import EvaluationResult, evaluate
+    from scorekit.api import evaluate
+    from scorekit.core import EvaluationResult
 
 __all__ = [
     "ConfigError",
@@ -88,8 +89,8 @@ _ENGINE_NAMES = ("evaluate", "EvaluationResult")
 
 def __getattr__(name: str) -> Any:
     if name in _ENGINE_NAMES:
-        stream = importlib.import_module("scorekit.engines.stream")
-        value = getattr(stream, name)
+        api = importlib.import_module("scorekit.api")
+        value = getattr(api, name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:

@@ -360,7 +360,7 @@ def _plan(
 
 def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
     """The task's arrays from one table (a whole file or one chunk of it)."""
-    from scorekit import _io
+    from scorekit.io import _tables as _io
 
     task, true, pred, score = plan.task, plan.true, plan.pred, plan.score
     y_score: NDArray[np.float64] | None = None
@@ -400,7 +400,7 @@ def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:
 
 def _targets(table: Any, columns: Sequence[str]) -> NDArray[np.float64]:
     """Regression targets: one column as 1-D values, several as (samples x outputs)."""
-    from scorekit import _io
+    from scorekit.io import _tables as _io
 
     if len(columns) == 1:
         return _io.score_array(table, columns[0])
@@ -557,14 +557,14 @@ def _computing(item: _Tracked) -> Callable[[], None]:
 
 def _merge_tree(metric: Metric[Any]) -> Any:
     """The stream engine's merge tree for one metric: ``add([state])``, then ``result()``."""
-    from scorekit.engines._fold import MergeTree
+    from scorekit.core import MergeTree
 
     return MergeTree([metric])
 
 
 def _classes_of(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
     """The sorted classes of ``--true`` over all chunks (a first pass for multiclass scores)."""
-    from scorekit import _io
+    from scorekit.io import _tables as _io
 
     found: NDArray[Any] | None = None
     for table in chunks:
@@ -604,7 +604,7 @@ def evaluate_table(
     """
     plan = _plan(path, task, true, pred, score, weight, pos_label)
     if chunk_size is None and engine is None:
-        from scorekit import _io
+        from scorekit.io import _tables as _io
 
         return _evaluate_chunks(plan, [_io.read_table(path, columns=plan.needed())], metrics)
     from scorekit import _scale

@@ -36,8 +36,24 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import check_strings, short_repr, string_item_error
-from scorekit.core import Metric, State, register, state_field
+from scorekit.core import (
+    InputKind,
+    Metric,
+    State,
+    register,
+    register_input_kind,
+    state_field,
+)
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+
+register_input_kind(
+    InputKind(
+        name="qa_answers",
+        description="references, predictions: per question a list of gold answer strings, and "
+        "one predicted answer string",
+        roles={"references": "references", "predictions": "texts"},
+    )
+)
 
 __all__ = [
     "QAF1",

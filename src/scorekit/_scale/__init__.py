@@ -27,7 +27,6 @@ from scorekit._scale._dask_eval import dask_eval
 from scorekit._scale._engines import dask_run, fold_file, sum_counts
 from scorekit._scale._flags import (
     DEFAULT_CHUNK_SIZE,
-    ENGINES,
     add_scale_flags,
     check_scale_flags,
     chunk_size,
@@ -41,7 +40,6 @@ from scorekit.core import Metric, State
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
-    "ENGINES",
     "add_scale_flags",
     "check_scale_flags",
     "chunk_size",

@@ -104,7 +104,6 @@ def dask_eval(
     out default metrics that do not apply (as ``eval`` skips them); the others
     run on the cluster, where any error stops the evaluation.
     """
-    from scorekit import _io
     from scorekit._evaluate import (
         _PRED_KINDS,
         Evaluation,
@@ -114,6 +113,7 @@ def dask_eval(
         default_metrics,
     )
     from scorekit._evaluate import _inputs as task_inputs
+    from scorekit.io import _tables as _io
 
     explicit = bool(specs)
     names = list(dict.fromkeys(specs or ())) or default_metrics(

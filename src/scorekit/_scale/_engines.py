@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from scorekit.core import Metric
-from scorekit.engines._fold import sum_counts
+from scorekit.engines import sum_counts
 from scorekit.errors import UndefinedMetricWarning
 
 __all__ = ["dask_run", "fold_file", "sum_counts"]
@@ -50,12 +50,12 @@ def dask_run(
 
     ``source`` is a path (glob, directory) of table files or an in-memory table.
     """
-    from scorekit.engines import _sources
-    from scorekit.engines._columns import resolve
+    from scorekit.engines import resolve
     from scorekit.engines.dask import dask_states
+    from scorekit.io import open_source
 
     if isinstance(source, str):
-        present = _sources.open_source(source).columns()
+        present = open_source(source).columns()
     else:
         present = list(source.column_names)
     listed = list(metrics.values())
@@ -66,7 +66,7 @@ def dask_run(
             source,
             listed,
             mapping,
-            qrels=qrels,
+            side={"qrels": qrels} if qrels is not None else None,
             scheduler=args.scheduler,
             workers=args.workers,
         )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from scorekit.engines._fold import DEFAULT_CHUNK_SIZE, ENGINES
+from scorekit.engines import DEFAULT_CHUNK_SIZE, engine_names
 from scorekit.errors import ConfigError, message, raw
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
-    "ENGINES",
     "add_scale_flags",
     "check_scale_flags",
     "chunk_size",
@@ -36,7 +35,7 @@ def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> N
     )
     group.add_argument(
         "--engine",
-        choices=ENGINES,
+        choices=engine_names(),
         help="stream: read in chunks on this machine; dask: summarize partitions on a Dask "
         f"cluster (default: read the whole input at once; with --chunk-size, stream; chunks of "
         f"{DEFAULT_CHUNK_SIZE:,} {unit} otherwise)",

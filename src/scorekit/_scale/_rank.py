@@ -17,11 +17,11 @@ __all__ = ["rank_stream", "run_table"]
 
 def _run_chunks(path: Path, name: str, size: int, bar: Any) -> Iterator[Any]:
     """The rows of a TREC run, ``size`` at a time, whatever the file's name ends in."""
-    from scorekit.engines import _readers, _sources
+    from scorekit import io
 
     rows = 0
-    for batch, position in _readers.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None):
-        table = _sources.with_meta(_sources.batch_table(batch), name, "trec", rows)
+    for batch, position in io.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None):
+        table = io.with_meta(io.batch_table(batch), name, "trec", rows)
         rows += table.num_rows
         bar.update(rows=table.num_rows, bytes_read=position)
         yield table
@@ -41,8 +41,7 @@ def rank_stream(
     chunks. Returns the states, the rows of the run and the warnings, with their
     counts summed over chunks.
     """
-    from scorekit.engines import _progress
-    from scorekit.engines._grouping import QueryGroups
+    from scorekit import io
     from scorekit.engines.stream import fold
     from scorekit.ranking import as_qrels
 
@@ -50,15 +49,15 @@ def rank_stream(
     path = Path(run_path)
     if not path.is_file():
         raise InputError(message(run_path, "no such file", None, "an existing run file"))
-    bar = _progress.Progress(total_bytes=path.stat().st_size, enabled=_progress.wanted(show))
+    bar = io.Progress(total_bytes=path.stat().st_size, enabled=io.progress_wanted(show))
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             states, rows = fold(
                 list(chosen.values()),
                 _run_chunks(path, run_path, size, bar),
-                QueryGroups.mapping,
-                judgments,
+                {role: (role,) for role in _QUERY_DOC_SCORE},
+                {"qrels": judgments},
             )
     finally:
         bar.close()

@@ -42,8 +42,8 @@ def text_states(
     the files are read here and their lines sent to the cluster as a table (a
     column of hypotheses and one per reference file).
     """
-    from scorekit.engines import _progress
-    from scorekit.engines._columns import resolve
+    from scorekit import io
+    from scorekit.engines import resolve
     from scorekit.engines.stream import fold
 
     if args.engine == "dask":
@@ -60,7 +60,7 @@ def text_states(
         return states, rows
     listed = list(metrics.values())
     roles = resolve(listed, None, [_PREDICTIONS, _REFERENCES])
-    bar = _progress.Progress(enabled=_progress.wanted(progress(args)))
+    bar = io.Progress(enabled=io.progress_wanted(progress(args)))
     try:
         blocks = read_line_blocks(args.hyps, args.refs, chunk_size(args))
         merged, rows = fold(listed, _tables(blocks, bar), roles)

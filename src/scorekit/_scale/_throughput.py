@@ -29,7 +29,7 @@ def throughput_states(
     ``metrics`` are those of :func:`scorekit.throughput.report_metrics`. Each
     chunk is checked once and every metric summarizes it.
     """
-    from scorekit.engines import _sources
+    from scorekit.io import _sources
     from scorekit.throughput import COLUMNS
 
     present = _sources.open_source(args.records).columns()

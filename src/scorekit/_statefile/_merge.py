@@ -147,7 +147,7 @@ def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
 
 def merge_with_header(paths: Sequence[str | os.PathLike[str]]) -> tuple[Any, dict[str, Any]]:
     """:func:`merge_files`, and the header of the merged files (``rows`` their sum)."""
-    from scorekit.engines.stream import EvaluationResult
+    from scorekit.core import EvaluationResult
 
     if not paths:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))

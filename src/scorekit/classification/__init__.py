@@ -4,6 +4,7 @@ Every function here follows scikit-learn's signature for the metric of the same
 meaning, so switching is a change of import.
 """
 
+from scorekit.classification import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.classification._binned import BinnedScores, quantile_edges
 from scorekit.classification._counts import ConfusionCounts
 from scorekit.classification._histogram import ScoreHistogram

@@ -13,7 +13,7 @@ def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import warnings
 
     from scorekit import _scale
-    from scorekit._statefile import merge_with_header, save_states
+    from scorekit.api import merge_with_header, save_states
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -49,7 +49,7 @@ def _merged_throughput(
     import warnings
 
     from scorekit import throughput
-    from scorekit._statefile import save_states
+    from scorekit.api import save_states
     from scorekit.throughput._report import FORMATS
 
     if args.format not in FORMATS:

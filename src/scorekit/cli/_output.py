@@ -111,7 +111,7 @@ def _write_values(values: dict[str, Any], fmt: str, out: TextIO) -> None:
 
 def _save_state(path: str, command: str, kind: str, result: Any, **header: Any) -> None:
     """Write ``--save-state``: the states behind the values a command prints."""
-    from scorekit._statefile import save_states
+    from scorekit.api import save_states
 
     entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
     options = dict(getattr(result, "options", {}) or {})

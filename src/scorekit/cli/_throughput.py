@@ -41,7 +41,7 @@ def _throughput_scaled(
     import warnings
 
     from scorekit import _scale, throughput
-    from scorekit._statefile import save_states
+    from scorekit.api import save_states
 
     metrics = throughput.report_metrics(slo)
     with warnings.catch_warnings(record=True) as caught:

@@ -17,6 +17,8 @@ format, engine or command.
 from __future__ import annotations
 
 from scorekit.core._estimate import Estimate
+from scorekit.core._fold import MergeTree, merge_states
+from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import (
     INPUT_KINDS,
     STATE_FORMAT,
@@ -34,12 +36,16 @@ from scorekit.core._metric import (
     register,
     state_field,
 )
+from scorekit.core._result import EvaluationResult
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
 
 __all__ = [
     "INPUT_KINDS",
     "STATE_FORMAT",
     "Estimate",
+    "EvaluationResult",
+    "InputKind",
+    "MergeTree",
     "Metric",
     "MetricInfo",
     "QuantileSketch",
@@ -51,8 +57,12 @@ __all__ = [
     "encode_value",
     "equal_values",
     "get",
+    "input_kind",
+    "input_kinds",
     "iter_variants",
+    "merge_states",
     "parse_metric",
     "register",
+    "register_input_kind",
     "state_field",
 ]

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 
+from scorekit.core._inputs import input_kinds
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message
 
 __all__ = [
@@ -304,32 +305,25 @@ class Metric(abc.ABC, Generic[S]):
         return message(self.name, problem, got, expected)
 
 
-INPUT_KINDS = {
-    "binary_labels": "y_true, y_pred: 1-D labels of two classes",
-    "labels": "y_true, y_pred: 1-D class labels",
-    "multilabel": "y_true, y_pred: 2-D 0/1 indicator matrices (samples x labels)",
-    "binary_scores": "y_true: 1-D binary labels; y_score: 1-D scores of the positive class",
-    "multiclass_scores": "y_true: 1-D labels; y_score: 2-D scores (samples x classes)",
-    "multilabel_scores": "y_true: 2-D 0/1 indicators; y_score: 2-D scores (samples x labels)",
-    "binary_proba": "y_true: 1-D binary labels; y_proba: probability of the positive class",
-    "proba": "y_true: 1-D labels; y_proba: 2-D class probabilities (rows sum to 1)",
-    "target": "y: 1-D class labels (one column)",
-    "feature_target": "x: 1-D feature values; y: 1-D class labels",
-    "regression": "y_true, y_pred: 1-D real targets",
-    "regression_multi": "y_true, y_pred: 2-D real targets (samples x outputs)",
-    "regression_positive": "y_true, y_pred: 1-D real targets >= 0 (log errors)",
-    "qrels_run": "qrels, run: relevance grades and scored documents per query (dicts, tables "
-    "or TREC files)",
-    "paired_scores": "x, y: 1-D scores of the same items under two rankings",
-    "references_predictions": "references, predictions: per item one reference string or a "
-    "list of them, and one predicted string",
-    "log_probs": "log_probs: per-token log-probabilities (a list of 1-D arrays, or a padded "
-    "2-D array with a mask)",
-    "qa_answers": "references, predictions: per question a list of gold answer strings, and "
-    "one predicted answer string",
-    "requests": "records: one per request with prompt_tokens, output_tokens, start, end "
-    "(optional first_token, token_times, success, error)",
-}
+class _KindDescriptions(Mapping[str, str]):
+    """Input kind -> its description, for every registered kind (families loaded first)."""
+
+    def _kinds(self) -> dict[str, str]:
+        _load_all()
+        return {name: kind.description for name, kind in input_kinds().items()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._kinds()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds())
+
+    def __len__(self) -> int:
+        return len(self._kinds())
+
+
+INPUT_KINDS: Mapping[str, str] = _KindDescriptions()
+"""Input kind -> description of its arguments, for every registered kind."""
 
 
 @dataclass(frozen=True)
@@ -401,8 +395,8 @@ def register(
         For a metric that grows: the option that bounds its memory instead,
         with an error bound (``"bins=N"``, ``"relative_accuracy=A"``).
     """
-    if inputs not in INPUT_KINDS:
-        raise ConfigError(message(name, "unknown input kind", inputs, choices(INPUT_KINDS)))
+    if not isinstance(inputs, str) or not inputs:
+        raise ConfigError(message(name, "invalid input kind", inputs, "the name of an input kind"))
 
     def decorate(cls: M) -> M:
         doc = (cls.__doc__ or "").strip().splitlines()

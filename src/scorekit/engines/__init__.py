@@ -1,10 +1,92 @@
-"""Engines: the same metric definitions over chunked files and over a Dask cluster.
+"""Engines: where the states of metrics are computed over a source, and merged.
 
-An engine reads data, turns each chunk into the arguments of ``summarize`` (see
-:mod:`scorekit.engines._columns`), and merges the states. It holds no metric code.
+An engine is a module with a function ``run(source, metrics, *, columns, side,
+chunk_size, progress, **options) -> (states, rows)``: it partitions the source,
+summarizes each part (:func:`summarize_table`) and merges the states. Engines are
+registered by name and imported only when used; each validates its own options.
+They contain no metric code and know no metric family.
 
-- :mod:`scorekit.engines.stream`: :func:`~scorekit.engines.stream.evaluate` (exported
-  as ``scorekit.evaluate``) reads tables and files in chunks in this process;
-  :func:`~scorekit.engines.stream.fold` merges the states of any sequence of chunks.
-- :mod:`scorekit.engines.dask`: the same on a Dask cluster (``scorekit[dask]``).
+- ``stream``: this process, in chunks of bounded memory (:mod:`scorekit.engines.stream`).
+- ``dask``: a Dask cluster (:mod:`scorekit.engines.dask`, the ``scorekit[dask]`` extra).
 """
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from scorekit.engines._columns import (
+    batch_arguments,
+    column_roles,
+    optional_columns,
+    resolve,
+    summarize_counted,
+    summarize_table,
+    wanted_columns,
+)
+from scorekit.engines._fold import (
+    DEFAULT_CHUNK_SIZE,
+    Notes,
+    positive_int,
+    side_input_names,
+    side_inputs,
+    sum_counts,
+    summarize_chunk,
+)
+from scorekit.errors import ConfigError, choices, message
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "Notes",
+    "batch_arguments",
+    "column_roles",
+    "engine",
+    "engine_names",
+    "optional_columns",
+    "positive_int",
+    "register_engine",
+    "resolve",
+    "side_input_names",
+    "side_inputs",
+    "sum_counts",
+    "summarize_chunk",
+    "summarize_counted",
+    "summarize_table",
+    "wanted_columns",
+]
+
+Run = Callable[..., tuple[list[Any], int]]
+
+_ENGINES: dict[str, str | Run] = {
+    "stream": "scorekit.engines.stream",
+    "dask": "scorekit.engines.dask",
+}
+
+
+def register_engine(name: str, run: str | Run) -> None:
+    """Register an engine: the name of a module with a ``run`` function, or the function itself.
+
+    Examples
+    --------
+    >>> register_engine("stream", "scorekit.engines.stream")
+    >>> "stream" in engine_names()
+    True
+    """
+    _ENGINES[name] = run
+
+
+def engine_names() -> list[str]:
+    """The names of the registered engines."""
+    return list(_ENGINES)
+
+
+def engine(name: str) -> Run:
+    """The ``run`` function of the engine called ``name``, importing its module on first use."""
+    if not isinstance(name, str) or name not in _ENGINES:
+        raise ConfigError(message("evaluate", "unknown engine", name, choices(_ENGINES)))
+    target = _ENGINES[name]
+    if isinstance(target, str):
+        run: Run = importlib.import_module(target).run
+        return run
+    return target

@@ -15,31 +15,26 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from scorekit.core import Metric, State
+from scorekit.core import MergeTree, Metric, State, input_kind, merge_states
 from scorekit.engines._columns import summarize_counted
-from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
+from scorekit.errors import ConfigError, ScorekitError, message
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
-    "ENGINES",
     "MergeTree",
     "Notes",
-    "check_cluster",
-    "load_qrels",
+    "count_unit",
+    "group_role",
     "merge_states",
     "positive_int",
+    "side_input_names",
+    "side_inputs",
     "sum_counts",
     "summarize_chunk",
 ]
 
-ENGINES = ("stream", "dask")
-"""The engines :func:`scorekit.evaluate` runs on."""
-
 DEFAULT_CHUNK_SIZE = 65_536
 """Rows per chunk when none is given."""
-
-RANKING = "qrels_run"
-"""The input kind of ranking metrics, whose rows of a query must meet in one state."""
 
 
 # checks -------------------------------------------------------------------------------------
@@ -63,64 +58,37 @@ def positive_int(value: Any, name: str, *, unit: str = "") -> int:
     return int(value)
 
 
-def check_cluster(engine: str, scheduler: Any, workers: Any) -> None:
-    """Check the cluster options: Dask's only, and a scheduler or a local cluster's size.
+def side_inputs(metrics: Sequence[Metric[Any]], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs given beside the table (ranking's ``qrels``), checked and loaded once.
 
-    Examples
-    --------
-    >>> check_cluster("dask", None, 2)
-    >>> check_cluster("stream", None, 2)
-    Traceback (most recent call last):
-    ...
-    scorekit.errors.ConfigError: evaluate: scheduler and workers are options of the Dask engine; ...
+    Each input kind of ``metrics`` that takes side inputs prepares them (loads
+    a qrels file, say); a side input that no metric takes is left to the caller.
     """
-    if engine not in ENGINES:
-        raise ConfigError(message("evaluate", "unknown engine", engine, choices(ENGINES)))
-    if engine != "dask":
-        if scheduler is not None or workers is not None:
-            raise ConfigError(
-                message(
-                    "evaluate",
-                    "scheduler and workers are options of the Dask engine",
-                    raw(f"engine={engine!r}"),
-                    "engine='dask'",
-                )
-            )
-        return
-    if scheduler is not None and workers is not None:
-        raise ConfigError(
-            message(
-                "evaluate",
-                "workers is the size of a local cluster and cannot go with a scheduler",
-                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
-                "one of them",
-            )
-        )
-    if workers is not None:
-        positive_int(workers, "number of workers")
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise ConfigError(
-            message("evaluate", "invalid scheduler", scheduler, "an address like tcp://HOST:8786")
-        )
+    side = {k: v for k, v in given.items() if v is not None}
+    done: set[str] = set()
+    for metric in metrics:
+        kind = input_kind(metric.inputs)
+        if kind.name in done or kind.prepare is None:
+            continue
+        done.add(kind.name)
+        side = kind.prepare(metric.name, side)
+    return side
 
 
-def load_qrels(metrics: Sequence[Metric[Any]], qrels: Any) -> Any:
-    """The judgments of the ranking metrics among ``metrics``, loaded once (None if none)."""
-    ranked = [m for m in metrics if m.inputs == RANKING]
-    if not ranked:
-        return qrels
-    if qrels is None:
-        raise ConfigError(
-            message(
-                ranked[0].name,
-                "needs relevance judgments",
-                None,
-                "qrels=... (a Qrels, a {query: {doc: grade}} dict or a TREC qrels path)",
-            )
-        )
-    from scorekit.ranking import as_qrels
+def side_input_names(metrics: Sequence[Metric[Any]]) -> set[str]:
+    """The names of the side inputs the metrics' input kinds take."""
+    return {name for m in metrics for name in input_kind(m.inputs).side_inputs}
 
-    return as_qrels(qrels)
+
+def group_role(metric: Metric[Any]) -> str | None:
+    """The role whose rows must meet in one chunk for this metric (None if any chunking does)."""
+    return input_kind(metric.inputs).group_by
+
+
+def count_unit(metrics: Sequence[Metric[Any]]) -> str | None:
+    """What the metrics' input kinds count in ``K of N`` warnings (one unit), if anything."""
+    units = {input_kind(m.inputs).unit for m in metrics} - {None}
+    return next(iter(units)) if len(units) == 1 else None
 
 
 # warnings -----------------------------------------------------------------------------------
@@ -134,8 +102,9 @@ class Notes:
     A chunk warns about its own part (``map: 3 of 40 queries have no relevant
     document``); messages that differ only in such ``K of N`` counts are one
     message about the whole data, with the ``K`` added up. ``N`` is added up
-    too, except that a count of ``queries`` is out of every query judged in any
-    chunk (:attr:`queries`), since chunks with no such query do not warn.
+    too, except that a count of the input kind's unit (``queries``) is out of
+    every unit counted in any chunk (:attr:`queries`), since chunks with no such
+    case do not warn.
     Notes travel between Dask workers (plain data, pickled).
 
     Examples
@@ -147,9 +116,10 @@ class Notes:
     [(<class 'UserWarning'>, 'map: 1 of 3 queries are empty.')]
     """
 
-    def __init__(self) -> None:
+    def __init__(self, unit: str | None = "queries") -> None:
         self.shapes: dict[tuple[type[Warning], str], list[int]] = {}
         self.queries = 0
+        self.unit = unit
 
     def add(self, category: type[Warning], text: str) -> None:
         """Count one warning."""
@@ -180,7 +150,7 @@ class Notes:
 
     def messages(self) -> list[tuple[type[Warning], str]]:
         """Category and text of every distinct warning, in the order first raised."""
-        totals = {"queries": self.queries} if self.queries else {}
+        totals = {self.unit: self.queries} if self.queries and self.unit else {}
         return [(cat, _fill(shape, counts, totals)) for (cat, shape), counts in self.shapes.items()]
 
     def emit(self, stacklevel: int = 2) -> None:
@@ -222,7 +192,10 @@ def _fill(shape: str, counts: list[int], totals: Mapping[str, int]) -> str:
 
 
 def summarize_chunk(
-    metrics: Sequence[Metric[Any]], table: Any, mapping: Mapping[str, tuple[str, ...]], qrels: Any
+    metrics: Sequence[Metric[Any]],
+    table: Any,
+    mapping: Mapping[str, tuple[str, ...]],
+    side: Mapping[str, Any] | None = None,
 ) -> tuple[list[State], Notes]:
     """The states of one chunk (or partition) and the warnings the metrics raised on it.
 
@@ -230,59 +203,17 @@ def summarize_chunk(
     object columns): a metric that cannot read it contributes its empty state,
     the identity of merge.
     """
-    notes = Notes()
+    notes = Notes(count_unit(metrics))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if table.num_rows:
-            states, notes.queries = summarize_counted(metrics, table, mapping, qrels=qrels)
+            states, notes.queries = summarize_counted(metrics, table, mapping, side)
         else:
             states = []
             for metric in metrics:
                 try:
-                    states.extend(summarize_counted([metric], table, mapping, qrels=qrels)[0])
+                    states.extend(summarize_counted([metric], table, mapping, side)[0])
                 except ScorekitError:
                     states.append(metric.empty())
     notes.record(caught)
     return states, notes
-
-
-def merge_states(
-    metrics: Sequence[Metric[Any]], left: Sequence[State], right: Sequence[State]
-) -> list[State]:
-    """The states of two consecutive parts of the data merged, metric by metric, left first."""
-    return [m.merge(a, b) for m, a, b in zip(metrics, left, right, strict=True)]
-
-
-class MergeTree:
-    """Merges a sequence of state lists pairwise, like a binary counter.
-
-    Equal-sized neighbours are merged as soon as both exist, so ``n`` chunks cost
-    ``n - 1`` merges, at most ``log2(n)`` partial states are kept, and states that
-    grow with the data (histograms, per-query values) are merged in ``O(total *
-    log n)`` instead of ``O(total * n)``. Earlier data is always the left operand.
-    """
-
-    def __init__(self, metrics: Sequence[Metric[Any]]) -> None:
-        self.metrics = list(metrics)
-        self.stack: list[tuple[int, list[State]]] = []
-
-    def add(self, states: list[State]) -> None:
-        """Add the states of the next part of the data."""
-        level = 0
-        while self.stack and self.stack[-1][0] == level:
-            _, older = self.stack.pop()
-            states = self._merge(older, states)
-            level += 1
-        self.stack.append((level, states))
-
-    def _merge(self, left: list[State], right: list[State]) -> list[State]:
-        return merge_states(self.metrics, left, right)
-
-    def result(self) -> list[State]:
-        """The states of all the parts added, merged in order (the empty states if none)."""
-        if not self.stack:
-            return [m.empty() for m in self.metrics]
-        states = self.stack[-1][1]
-        for _, older in reversed(self.stack[:-1]):
-            states = self._merge(older, states)
-        return states

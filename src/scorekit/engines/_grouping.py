@@ -1,43 +1,44 @@
-"""Ranking input in chunks: the rows of each query brought together in one table.
+"""Grouped input in chunks: the rows of each group brought together in one table.
 
-Ranking metrics compute one value per query, so the rows of a query must reach
-``summarize`` together. The streaming engine reads input grouped by query (a run
-sorted by query, as search systems write them): :class:`QueryGroups` holds back
-the rows of the last query of each chunk and puts them in front of the next
-chunk, across chunk and file boundaries. A query that appears again after other
-queries is an error naming the file and line where it reappears. To tell, the ids
-of the queries already finished are kept (a set of strings: memory grows with the
-number of queries, as the per-query states of ranking metrics do anyway).
+An input kind with ``group_by`` (ranking's ``query``) computes one value per
+group, so the rows of a group must reach ``summarize`` together. The streaming
+engine reads input grouped by that role (a run sorted by query, as search
+systems write them): :class:`Groups` holds back the rows of the last group of
+each chunk and puts them in front of the next chunk, across chunk and file
+boundaries. A group that appears again after other groups is an error naming the
+file and line where it reappears. To tell, the keys of the groups already
+finished are kept (a set of strings: memory grows with the number of groups, as
+per-group states do anyway).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from scorekit import _io
-from scorekit.engines._columns import Chunk
+from scorekit.core import InputKind
 from scorekit.errors import InputError, message, raw
+from scorekit.io import Chunk, where
 
-__all__ = ["QueryGroups"]
-
-_ROLES = ("query", "doc", "score")
+__all__ = ["Groups"]
 
 
-class QueryGroups:
-    """Regroup chunks of a run so that each query's rows are in one table.
+class Groups:
+    """Regroup chunks so that each group's rows are in one table.
 
-    :meth:`push` takes a chunk and returns the complete queries read so far (or
-    None); :meth:`flush` returns the last query at the end. Returned tables have
-    the columns ``query``, ``doc`` and ``score`` (read through :attr:`mapping`),
-    already checked, so errors about values name the line of the input chunk.
+    :meth:`push` takes a chunk and returns the complete groups read so far (or
+    None); :meth:`flush` returns the last group at the end. Returned tables have
+    one column per role of the input kind, named like the role (read through
+    :attr:`mapping`), already converted and checked, so errors about values name
+    the line of the input chunk.
 
     Examples
     --------
     >>> import pyarrow as pa
-    >>> groups = QueryGroups({"query": ("q",), "doc": ("d",), "score": ("s",)})
+    >>> from scorekit.core import input_kind
+    >>> groups = Groups(input_kind("qrels_run"), {"query": ("q",), "doc": ("d",), "score": ("s",)})
     >>> first = pa.table({"q": ["a", "a", "b"], "d": ["x", "y", "x"], "s": [3, 2, 1]})
     >>> groups.push(first).column("query").to_pylist()
     ['a', 'a']
@@ -47,11 +48,14 @@ class QueryGroups:
     ['c']
     """
 
-    mapping: ClassVar[dict[str, tuple[str, ...]]] = {role: (role,) for role in _ROLES}
-    """The role -> column mapping of the tables this class returns."""
-
-    def __init__(self, mapping: Mapping[str, tuple[str, ...]]) -> None:
-        self.source = {role: tuple(mapping[role]) for role in _ROLES}
+    def __init__(self, kind: InputKind, mapping: Mapping[str, tuple[str, ...]]) -> None:
+        if kind.group_by is None:
+            raise ValueError(f"input kind {kind.name!r} has no group_by role")
+        self.kind = kind
+        self.role = kind.group_by
+        self.source = {role: tuple(mapping[role]) for role in kind.roles if role in mapping}
+        self.mapping: dict[str, tuple[str, ...]] = {role: (role,) for role in self.source}
+        """The role -> column mapping of the tables this object returns."""
         self.carry: list[Any] = []
         self.open: str | None = None
         self.closed: set[str] = set()
@@ -64,12 +68,11 @@ class QueryGroups:
         if table.num_rows == 0:
             return None
         chunk = Chunk(table)
-        query = chunk.get("strings", self.source["query"])
+        query = chunk.get("strings", self.source[self.role])
         rows = pa.table(
             {
-                "query": query,
-                "doc": chunk.get("strings", self.source["doc"]),
-                "score": chunk.get("scores", self.source["score"]),
+                role: _arrow(chunk.get(self.kind.roles[role], names))
+                for role, names in self.source.items()
             }
         )
         n = len(query)
@@ -114,13 +117,21 @@ class QueryGroups:
             if j == 0 and name == self.open:
                 continue
             if name in self.closed or name in here or name == self.open:
-                column = self.source["query"][0]
+                column = self.source[self.role][0]
+                role = self.role
+                hint = f" ({self.kind.group_hint})" if self.kind.group_hint else ""
                 raise InputError(
                     message(
-                        _io._where(table, column, int(starts[j])),
-                        "input is not grouped by query",
-                        raw(f"query {name!r} again after other queries"),
-                        "the rows of each query together (sort the run by query)",
+                        where(table, column, int(starts[j])),
+                        f"input is not grouped by {role}",
+                        raw(f"{role} {name!r} again after other {self.kind.unit or role + 's'}"),
+                        f"the rows of each {role} together{hint}",
                     )
                 )
             here.add(name)
+
+
+def _arrow(values: Any) -> Any:
+    import pyarrow as pa
+
+    return values if isinstance(values, pa.Array | pa.ChunkedArray) else pa.array(values)

@@ -27,16 +27,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from scorekit import _io
+from scorekit import io as _io
 from scorekit.core import Metric, State
-from scorekit.engines._columns import optional_columns, wanted_columns
+from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
-    RANKING,
     Notes,
-    check_cluster,
-    load_qrels,
+    group_role,
     merge_states,
     positive_int,
+    side_inputs,
     summarize_chunk,
 )
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
@@ -48,7 +47,6 @@ SPLIT_EVERY = 8
 
 _ROWS_PER_PARTITION = 1_000_000
 _BLOCKSIZE = 64 * 2**20
-_TREC_FIELDS = ("query", "q0", "doc", "rank", "score", "tag")
 
 
 def _require() -> None:
@@ -72,7 +70,7 @@ def dask_states(
     metrics: Sequence[Metric[Any]],
     mapping: Mapping[str, tuple[str, ...]],
     *,
-    qrels: Any = None,
+    side: Mapping[str, Any] | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
     partition_hint: int | None = None,
@@ -83,7 +81,7 @@ def dask_states(
     ----------
     source
         A Dask DataFrame; a path, glob or directory of Parquet, CSV, TSV, JSON
-        Lines or TREC run files (the text formats may be gzipped), the files
+        Lines files (the text formats may be gzipped) or any registered format, the files
         :func:`scorekit.evaluate` reads, here read with Dask's readers (only the
         columns ``mapping`` names, large files in blocks); or an in-memory table
         (pyarrow Table or RecordBatch, pandas DataFrame, dict of columns), split
@@ -92,9 +90,9 @@ def dask_states(
         The configured metrics.
     mapping
         Role -> column names, as :func:`scorekit.engines._columns.resolve` returns.
-    qrels
-        Relevance judgments for ranking metrics (a ``Qrels``, dict or TREC path),
-        loaded once and sent to the workers once.
+    side
+        Inputs given beside the table (ranking's ``qrels``), prepared once by the
+        metrics' input kinds and sent to the workers once.
     scheduler
         Address of a running Dask scheduler (``tcp://HOST:PORT``). Without it,
         the current ``distributed`` client is used if there is one; otherwise (or
@@ -144,8 +142,8 @@ def dask_states(
         positive_int(partition_hint, "partition_hint")
     check_cluster("dask", scheduler, workers)
     metrics = list(metrics)
-    ranking = any(m.inputs == RANKING for m in metrics)
-    qrels = load_qrels(metrics, qrels)
+    groups = {group_role(m) for m in metrics} - {None}
+    qrels = side_inputs(metrics, side or {})
     import dask
 
     # Dask would turn object columns into strings, lists of references included
@@ -155,8 +153,9 @@ def dask_states(
     ):
         optional = optional_columns(metrics, mapping)
         frame, label, meta, offsets = _frame(source, mapping, optional, client, partition_hint)
-        if ranking:
-            frame = frame.shuffle(on=list(mapping["query"]), shuffle_method="tasks")
+        if groups:
+            keys = [name for role in sorted(r for r in groups if r) for name in mapping[role]]
+            frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
         total = _graph(frame, metrics, mapping, qrels, label, meta, offsets)
         files = isinstance(source, str | os.PathLike)
@@ -164,6 +163,85 @@ def dask_states(
             states, rows, notes = client.compute(total).result()
     notes.emit(stacklevel=2)
     return list(states), int(rows)
+
+
+def check_cluster(engine: str, scheduler: Any, workers: Any) -> None:
+    """Check the cluster options: Dask's only, and a scheduler or a local cluster's size.
+
+    Examples
+    --------
+    >>> check_cluster("dask", None, 2)
+    >>> check_cluster("stream", None, 2)
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: evaluate: scheduler and workers are options of the Dask engine; ...
+    """
+    if engine != "dask":
+        if scheduler is not None or workers is not None:
+            raise ConfigError(
+                message(
+                    "evaluate",
+                    "scheduler and workers are options of the Dask engine",
+                    raw(f"engine={engine!r}"),
+                    "engine='dask'",
+                )
+            )
+        return
+    if scheduler is not None and workers is not None:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "workers is the size of a local cluster and cannot go with a scheduler",
+                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
+                "one of them",
+            )
+        )
+    if workers is not None:
+        positive_int(workers, "number of workers")
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise ConfigError(
+            message("evaluate", "invalid scheduler", scheduler, "an address like tcp://HOST:8786")
+        )
+
+
+def run(
+    source: Any,
+    metrics: Sequence[Metric[Any]],
+    *,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
+    side: Mapping[str, Any] | None = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> tuple[list[State], int]:
+    """The ``dask`` engine of :func:`scorekit.evaluate`: :func:`dask_states` over ``source``.
+
+    ``scheduler`` and ``workers`` are this engine's options; ``chunk_size`` caps
+    the rows of a partition of an in-memory table.
+    """
+    check_cluster("dask", scheduler, workers)
+    if chunk_size is not None:
+        positive_int(chunk_size, "chunk_size", unit="rows")
+    if isinstance(source, str) or hasattr(source, "__fspath__"):
+        present = _io.open_source(source).columns()
+    elif (type(source).__module__ or "").startswith(("dask", "pandas")):
+        present = [str(c) for c in source.columns]
+    elif isinstance(source, Mapping):
+        present = [str(c) for c in source]
+    else:
+        present = list(_io.as_table(source).column_names)
+    metrics = list(metrics)
+    mapping = resolve(metrics, columns, present)
+    return dask_states(
+        source,
+        metrics,
+        mapping,
+        side=side,
+        scheduler=scheduler,
+        workers=workers,
+        partition_hint=chunk_size,
+    )
 
 
 # clients ---------------------------------------------------------------------------------
@@ -253,7 +331,7 @@ def _frame(
                 "one of the columns present: " + ", ".join(repr(str(c)) for c in frame.columns),
             )
         )
-    return frame[wanted], label, meta, _io._SOURCE in meta
+    return frame[wanted], label, meta, _io.SOURCE_KEY in meta
 
 
 def _from_memory(source: Any, client: Any, hint: int | None) -> tuple[Any, str, dict[bytes, bytes]]:
@@ -261,11 +339,11 @@ def _from_memory(source: Any, client: Any, hint: int | None) -> tuple[Any, str, 
     import dask.dataframe as dd
     import pandas as pd
 
-    from scorekit.engines._sources import as_table
+    from scorekit.io._sources import as_table
 
     table = as_table(source)
     meta = {k: v for k, v in (table.schema.metadata or {}).items() if k.startswith(b"scorekit.")}
-    label = meta.get(_io._SOURCE, b"table").decode()
+    label = meta.get(_io.SOURCE_KEY, b"table").decode()
     threads = max(1, sum(client.nthreads().values()))
     parts = max(threads, math.ceil(table.num_rows / (hint or _ROWS_PER_PARTITION)))
     frame = table.to_pandas(types_mapper=pd.ArrowDtype)
@@ -286,7 +364,7 @@ def _read_files(
     """
     import dask.dataframe as dd
 
-    from scorekit.engines._sources import FileSource, open_source
+    from scorekit.io._sources import FileSource, open_source
 
     files = open_source(source)
     label = os.fspath(source)
@@ -341,18 +419,9 @@ def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
             blocksize=blocksize,
             compression=compression,
         )
-    if fmt == "trec":
-        return dd.read_csv(
-            names,
-            sep=r"\s+",
-            engine="python",
-            header=None,
-            names=list(_TREC_FIELDS),
-            usecols=["query", "doc", "score"],
-            dtype={"query": "string[pyarrow]", "doc": "string[pyarrow]", "score": "float64"},
-            keep_default_na=False,
-            blocksize=blocksize,
-            compression=compression,
+    if fmt != "jsonl":
+        return dd.from_delayed(
+            [_delayed_file(name, fmt, wanted) for name in names], verify_meta=False
         )
     frame = dd.read_json(
         names,
@@ -367,9 +436,34 @@ def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
 
 
 def _header(path: str, fmt: str) -> list[str]:
-    from scorekit.engines._readers import columns_of
+    return _io.columns_of(Path(path), fmt)
 
-    return columns_of(Path(path), fmt)
+
+def _delayed_file(name: str, fmt: str, wanted: list[str]) -> Any:
+    """A file of a format Dask cannot read, read whole on a worker by its registered reader."""
+    from dask.delayed import delayed
+
+    return delayed(_read_whole)(name, fmt, wanted)
+
+
+def _read_whole(name: str, fmt: str, wanted: list[str]) -> Any:
+    import pyarrow as pa
+
+    present = set(_io.columns_of(Path(name), fmt))
+    read = [c for c in wanted if c in present]
+    parts = [
+        pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
+        for b, _ in _io.batches(Path(name), fmt, read, 1 << 20, None)
+    ]
+    table = pa.concat_tables(parts) if parts else pa.table({c: pa.array([]) for c in read})
+    return table.to_pandas(types_mapper=pd_types())
+
+
+def pd_types() -> Any:
+    """pandas dtypes backed by pyarrow, for frames made from pyarrow tables."""
+    import pandas as pd
+
+    return pd.ArrowDtype
 
 
 @contextlib.contextmanager
@@ -453,11 +547,11 @@ def _partition_table(
     table = pa.Table.from_pandas(frame, preserve_index=False)
     info = dict(meta)
     if offsets and len(frame):
-        start = int(info.get(_io._OFFSET, b"0").decode()) + int(frame.index[0])
-        info[_io._OFFSET] = str(start).encode()
+        start = int(info.get(_io.OFFSET_KEY, b"0").decode()) + int(frame.index[0])
+        info[_io.OFFSET_KEY] = str(start).encode()
     else:
-        info.pop(_io._FORMAT, None)
-        info[_io._SOURCE] = f"{label}, partition {index}".encode()
+        info.pop(_io.FORMAT_KEY, None)
+        info[_io.SOURCE_KEY] = f"{label}, partition {index}".encode()
     return table.replace_schema_metadata(info)
 
 

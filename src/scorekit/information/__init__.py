@@ -8,6 +8,7 @@ gain) for categorical and numeric features; and :func:`best_split` /
 ``base`` says otherwise.
 """
 
+from scorekit.information import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.information._measures import (
     Entropy,
     GiniImpurity,

@@ -14,6 +14,7 @@ Every function agrees with scikit-learn's function of the same meaning where
 scikit-learn has one (see each class's References).
 """
 
+from scorekit.multilabel import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.multilabel._labels import (
     HammingLoss,
     Jaccard,

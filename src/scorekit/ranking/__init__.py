@@ -14,6 +14,7 @@ Examples
 {'ndcg@10': 0.79..., 'map': 0.666..., 'mrr': 0.75}
 """
 
+from scorekit.ranking import _inputs, _trec_format  # noqa: F401  (registrations)
 from scorekit.ranking._arrays import dcg, ndcg
 from scorekit.ranking._binary import (
     MAP,

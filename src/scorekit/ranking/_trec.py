@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit import io
 from scorekit.errors import InputError, message, raw
 
 __all__ = ["Columns", "line_of", "read_qrels_file", "read_run_file"]
@@ -46,9 +47,8 @@ class Columns:
 
 def line_of(path: Path, row: int) -> int:
     """The 1-based line number of data row ``row`` (blank lines are not rows)."""
-    from scorekit._io import _nonblank_line
 
-    return _nonblank_line(path, row) or row + 1
+    return io.nonblank_line(path, row) or row + 1
 
 
 def _check_path(path: Path) -> None:

@@ -14,6 +14,7 @@ Examples
 0.948...
 """
 
+from scorekit.regression import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.regression._base import ErrorSums
 from scorekit.regression._means import (
     MAE,

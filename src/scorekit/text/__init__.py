@@ -7,6 +7,7 @@ from streamed or merged chunks equal the in-memory ones.
 """
 
 # BLEU
+from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.text.bleu import BLEU, BLEUResult, BLEUStats, bleu, sentence_bleu
 
 # perplexity

@@ -48,6 +48,7 @@ Examples
 0.5
 """
 
+from scorekit.throughput import _inputs  # noqa: F401  (registers the input kind)
 from scorekit.throughput._latency import ITL, TPOT, TTFT, E2ELatency, e2e_latency, itl, tpot, ttft
 from scorekit.throughput._rates import (
     FailedRequests,

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from scorekit import io
 from scorekit.errors import InputError, message, raw
 
 __all__ = ["COLUMNS", "OPTIONAL", "REQUIRED", "Request", "Source", "columns", "parse_json_lists"]
@@ -83,9 +84,7 @@ class Source:
 
     def where(self, row: int, column: str) -> str:
         if self.path is not None:
-            from scorekit._io import _where
-
-            return str(_where(self.table, column, row))
+            return str(io.where(self.table, column, row))
         if self.kind == "list":
             return f"records[{row}][{column!r}]"
         return f"row {row} (from 0), column {column!r}"

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._io import SUPPORTED_EXTENSIONS, read_table
+from scorekit import io
 from scorekit.errors import InputError, message, raw
+from scorekit.io import SUPPORTED_EXTENSIONS, read_table
 from scorekit.throughput._input import (
     COLUMNS,
     OPTIONAL,
@@ -457,10 +458,9 @@ def as_records(metric: str, records: Any) -> Records:
 
 
 def _has_content(path: Path) -> bool:
-    from scorekit._io import _open_text
 
     try:
-        with _open_text(path) as handle:
+        with io.open_text(path) as handle:
             return any(line.strip() for line in handle)
     except OSError:
         return True

@@ -9,12 +9,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scorekit.engines._columns import REQUEST_COLUMNS
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.throughput import COLUMNS
 
 __all__ = ["RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts", "write_records"]
 
-RECORD_KEYS: tuple[str, ...] = ("id", *REQUEST_COLUMNS, "tokens_estimated")
+
+def _in_time_order(columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The request columns with the first token's time between the start and the end."""
+    rest = [c for c in columns if c != "first_token"]
+    at = rest.index("end")
+    return (*rest[:at], "first_token", *rest[at:])
+
+
+RECORD_KEYS: tuple[str, ...] = ("id", *_in_time_order(COLUMNS), "tokens_estimated")
 """The keys of a request record, in the order they are written."""
 
 NAME = "loadtest"

@@ -5,8 +5,8 @@ in-memory table (pyarrow, pandas or a dict of columns), or a list of files. A
 source knows the columns it has and yields pyarrow tables of at most
 ``chunk_size`` rows, each carrying the schema metadata ``scorekit.source``,
 ``scorekit.format`` and ``scorekit.offset``, so an error in a chunk names the
-file, line and column (see :func:`scorekit._io._where`). The file readers are in
-:mod:`scorekit.engines._readers`.
+file, line and column (see :func:`scorekit.io._tables._where`). The file readers are in
+:mod:`scorekit.io._readers`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from scorekit import _io
-from scorekit.engines import _readers
-from scorekit.engines._progress import Progress
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.io import _formats, _readers
+from scorekit.io import _tables as _io
+from scorekit.io._progress import Progress
 
 __all__ = ["ReadPlan", "Source", "batch_table", "open_source", "with_meta"]
 
@@ -38,7 +38,7 @@ class ReadPlan:
     ``optional`` columns are read as nulls from a file that does not have them.
     The first file of a format fixes the column types of the files after it. A
     value that does not fit its column's type widens the type here, and the read
-    starts again (see :class:`scorekit.engines._blocks.Widen`).
+    starts again (see :class:`scorekit.io._blocks.Widen`).
     """
 
     types: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -69,9 +69,9 @@ class Source(abc.ABC):
 
 def with_meta(table: Any, source: str, fmt: str | None, offset: int) -> Any:
     """``table`` marked as rows ``offset...`` of ``source`` in format ``fmt``, for errors."""
-    meta = {_io._SOURCE: source.encode(), _io._OFFSET: str(offset).encode()}
+    meta = {_io.SOURCE_KEY: source.encode(), _io.OFFSET_KEY: str(offset).encode()}
     if fmt is not None:
-        meta[_io._FORMAT] = fmt.encode()
+        meta[_io.FORMAT_KEY] = fmt.encode()
     return table.replace_schema_metadata(meta)
 
 
@@ -137,7 +137,7 @@ class FileSource(Source):
     def __init__(self, files: Sequence[Path], name: str) -> None:
         self.files = list(files)
         self.name = name
-        self.formats = [_readers.format_of(p) for p in self.files]
+        self.formats = [_formats.format_of(p) for p in self.files]
         self.total_bytes = sum(_size(p) for p in self.files)
         self._headers: dict[int, list[str]] = {}
 
@@ -228,11 +228,11 @@ def _kind(kind: Any) -> str:
         return "null"
     if pa.types.is_dictionary(kind):
         return _kind(kind.value_type)
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _io._is_string_view(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _io.is_string_view(kind):
         return "text"
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return "list"
-    if _io._is_numeric(kind):
+    if _io.is_numeric(kind):
         return "number"
     return str(kind)
 
@@ -399,7 +399,9 @@ def _file_source(source: str | os.PathLike[str]) -> FileSource:
         files = sorted(
             p
             for p in path.iterdir()
-            if p.is_file() and not p.name.startswith((".", "_")) and _readers.supported(p)
+            if p.is_file()
+            and not p.name.startswith((".", "_"))
+            and _formats.listed_in_directories(p)
         )
         if not files:
             raise InputError(
@@ -407,7 +409,7 @@ def _file_source(source: str | os.PathLike[str]) -> FileSource:
                     text,
                     "no readable file in the directory",
                     None,
-                    "files ending in " + ", ".join(_readers.EXTENSIONS),
+                    "files ending in " + ", ".join(_formats.directory_extensions()),
                 )
             )
         return FileSource(files, text)
@@ -419,6 +421,6 @@ def _file_source(source: str | os.PathLike[str]) -> FileSource:
         if not files:
             raise InputError(message(text, "the pattern matches no file", None, "a glob of files"))
         for p in files:
-            _readers.format_of(p)
+            _formats.format_of(p)
         return FileSource(files, text)
     raise InputError(message(text, "no such file", None, "an existing file, directory or glob"))

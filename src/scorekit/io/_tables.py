@@ -35,46 +35,64 @@ __all__ = [
     "weight_array",
 ]
 
-_FORMATS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-}
-_COMPRESSIBLE = ("csv", "tsv", "jsonl")
-
-SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(_FORMATS) + tuple(
-    ext + ".gz" for ext, fmt in _FORMATS.items() if fmt in _COMPRESSIBLE
+SUPPORTED_EXTENSIONS: tuple[str, ...] = (
+    ".csv",
+    ".tsv",
+    ".parquet",
+    ".pq",
+    ".jsonl",
+    ".ndjson",
+    ".csv.gz",
+    ".tsv.gz",
+    ".jsonl.gz",
+    ".ndjson.gz",
 )
-"""File name endings :func:`read_table` understands."""
+"""File name endings of the built-in table formats."""
 
-_SOURCE = b"scorekit.source"
-_FORMAT = b"scorekit.format"
-_OFFSET = b"scorekit.offset"
+SOURCE_KEY = b"scorekit.source"
+FORMAT_KEY = b"scorekit.format"
+OFFSET_KEY = b"scorekit.offset"
 
 _NUMBER = r"^\s*[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity|nan)\s*$"
 
 
-def _format_of(path: Path) -> str:
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        fmt = _FORMATS.get(Path(name[:-3]).suffix)
-        if fmt in _COMPRESSIBLE:
-            return str(fmt)
-    else:
-        fmt = _FORMATS.get(path.suffix.lower())
-        if fmt is not None:
-            return fmt
-    raise InputError(
-        message(
-            str(path),
-            "unknown file type",
-            raw(f"extension {''.join(path.suffixes) or '(none)'!r}"),
-            choices(SUPPORTED_EXTENSIONS),
+def table_format_of(path: Path) -> str:
+    """The table format (CSV, TSV, Parquet, JSON Lines) that reads ``path``, from its name."""
+    from scorekit.io._formats import format_named, format_of
+
+    try:
+        name = format_of(path)
+    except InputError:
+        name = None
+    if name is None or format_named(name).read is None:
+        raise InputError(
+            message(
+                str(path),
+                "unknown file type",
+                raw(f"extension {''.join(path.suffixes) or '(none)'!r}"),
+                choices(SUPPORTED_EXTENSIONS),
+            )
         )
-    )
+    return name
+
+
+def _read_whole(path: Path, name: str, wanted: list[str] | None) -> Any:
+    """A whole file of format ``name``: its own reader, or its batches joined."""
+    import pyarrow as pa
+
+    from scorekit.io._formats import format_named
+
+    fmt = format_named(name)
+    if fmt.read is not None:
+        return fmt.read(path, wanted)
+    columns = fmt.columns(path) if wanted is None else wanted
+    parts = [
+        pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
+        for b, _ in fmt.batches(path, list(columns), 1 << 16, {})
+    ]
+    if not parts:
+        return pa.table({c: pa.array([], pa.null()) for c in columns})
+    return pa.concat_tables(parts)
 
 
 def read_table(path: str | Path, columns: Sequence[str] | None = None) -> Any:
@@ -111,25 +129,20 @@ def read_table(path: str | Path, columns: Sequence[str] | None = None) -> Any:
     (['score'], array([0.9, 0.2]))
     """
     path = Path(path)
-    fmt = _format_of(path)
+    fmt = table_format_of(path)
     if not path.exists():
         raise InputError(message(str(path), "no such file", None, "an existing file"))
     if path.is_dir():
         raise InputError(message(str(path), "is a directory", None, "a file"))
     wanted = None if columns is None else list(dict.fromkeys(columns))
-    if fmt in ("csv", "tsv"):
-        table = _read_csv(path, "\t" if fmt == "tsv" else ",", wanted)
-    elif fmt == "parquet":
-        table = _read_parquet(path, wanted)
-    else:
-        table = _read_jsonl(path, wanted)
+    table = _read_whole(path, fmt, wanted)
     if wanted is not None:
         table = table.select(wanted)
-    meta = {_SOURCE: str(path).encode(), _FORMAT: fmt.encode()}
+    meta = {SOURCE_KEY: str(path).encode(), FORMAT_KEY: fmt.encode()}
     return table.replace_schema_metadata(meta)
 
 
-def _check_columns(path: Path, present: list[str], wanted: list[str] | None) -> None:
+def check_columns(path: Path, present: list[str], wanted: list[str] | None) -> None:
     names = set(present)
     dupes = sorted({c for c in present if present.count(c) > 1})
     for col in wanted if wanted is not None else []:
@@ -150,14 +163,14 @@ def _check_columns(path: Path, present: list[str], wanted: list[str] | None) -> 
             )
 
 
-def _pyarrow_error(path: Path, kind: str, exc: Exception) -> InputError:
+def pyarrow_error(path: Path, kind: str, exc: Exception) -> InputError:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InputError(
         message(str(path), f"cannot read as {kind}", raw(text), f"a valid {kind} file")
     )
 
 
-def _read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
+def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
     import pyarrow as pa
     from pyarrow import csv
 
@@ -168,7 +181,7 @@ def _read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
             reader = csv.open_csv(path, parse_options=parse)
             present = list(reader.schema.names)
             reader.close()
-            _check_columns(path, present, wanted)
+            check_columns(path, present, wanted)
         convert = csv.ConvertOptions(
             include_columns=wanted, strings_can_be_null=True, null_values=[""]
         )
@@ -180,7 +193,7 @@ def _read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
             ) from None
         if "CSV parse error" in str(exc):
             raise _ragged_row(path, delimiter, exc) from None
-        raise _pyarrow_error(path, kind, exc) from None
+        raise pyarrow_error(path, kind, exc) from None
     return table
 
 
@@ -198,18 +211,18 @@ def _ragged_row(path: Path, delimiter: str, exc: Exception) -> InputError:
     parse = csv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler)
     with contextlib.suppress(pa.ArrowException, OSError):
         csv.read_csv(path, read_options=csv.ReadOptions(use_threads=False), parse_options=parse)
-    error = _bad_row_error(path, bad)
+    error = bad_row_error(path, bad)
     if error is not None:
         return error
-    return _pyarrow_error(path, "CSV", exc)
+    return pyarrow_error(path, "CSV", exc)
 
 
-def _bad_row_error(path: Path, bad: list[Any]) -> InputError | None:
+def bad_row_error(path: Path, bad: list[Any]) -> InputError | None:
     """The error naming the line of the first row pyarrow found with the wrong field count."""
     if not (bad and bad[0].number is not None and bad[0].number > 0):
         return None
     row = bad[0]
-    line = _nonblank_line(path, row.number - 1) or row.number
+    line = nonblank_line(path, row.number - 1) or row.number
     return InputError(
         message(
             f"{path}, line {line}",
@@ -220,31 +233,31 @@ def _bad_row_error(path: Path, bad: list[Any]) -> InputError | None:
     )
 
 
-def _read_parquet(path: Path, wanted: list[str] | None) -> Any:
+def read_parquet(path: Path, wanted: list[str] | None) -> Any:
     import pyarrow as pa
     from pyarrow import parquet
 
     try:
         present = list(parquet.read_schema(path).names)
-        _check_columns(path, present, wanted)
+        check_columns(path, present, wanted)
         return parquet.read_table(path, columns=wanted)
     except (pa.ArrowException, OSError) as exc:
-        raise _pyarrow_error(path, "Parquet", exc) from None
+        raise pyarrow_error(path, "Parquet", exc) from None
 
 
-def _read_jsonl(path: Path, wanted: list[str] | None) -> Any:
+def read_jsonl(path: Path, wanted: list[str] | None) -> Any:
     import pyarrow as pa
     from pyarrow import json
 
     try:
         table = json.read_json(path)
     except (pa.ArrowException, OSError) as exc:
-        raise _json_error(path, exc) from None
-    _check_columns(path, list(table.column_names), wanted)
+        raise json_error(path, exc) from None
+    check_columns(path, list(table.column_names), wanted)
     return table
 
 
-def _open_text(path: Path) -> Any:
+def open_text(path: Path) -> Any:
     if path.name.lower().endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return path.open(encoding="utf-8", errors="replace")
@@ -262,13 +275,13 @@ def _json_kind(value: Any) -> str:
     return "list" if isinstance(value, list) else "object"
 
 
-def _json_error(path: Path, exc: Exception) -> InputError:
+def json_error(path: Path, exc: Exception) -> InputError:
     """Find the first line that breaks JSON Lines (only runs once reading has failed)."""
     import json
 
     kinds: dict[str, str] = {}
     try:
-        with _open_text(path) as handle:
+        with open_text(path) as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -308,34 +321,34 @@ def _json_error(path: Path, exc: Exception) -> InputError:
                         )
     except OSError:
         pass
-    return _pyarrow_error(path, "JSON Lines", exc)
+    return pyarrow_error(path, "JSON Lines", exc)
 
 
 # columns -> numpy ---------------------------------------------------------------
 
 
-def _where(table: Any, column: str, row: int) -> str:
+def where(table: Any, column: str, row: int) -> str:
     """``file, line N, column 'c'`` for a 0-based data row (``row N`` for Parquet).
 
     A chunk of a file records the file row of its first row as ``scorekit.offset``.
     """
     meta = table.schema.metadata or {}
-    source = meta.get(_SOURCE, b"table").decode()
-    fmt = meta.get(_FORMAT, b"").decode()
-    row += int(meta.get(_OFFSET, b"0").decode())
+    source = meta.get(SOURCE_KEY, b"table").decode()
+    fmt = meta.get(FORMAT_KEY, b"").decode()
+    row += int(meta.get(OFFSET_KEY, b"0").decode())
     place = f"row {row + 1}"
     if fmt in ("csv", "tsv", "jsonl"):
-        line = _nonblank_line(Path(source), row + (0 if fmt == "jsonl" else 1))
+        line = nonblank_line(Path(source), row + (0 if fmt == "jsonl" else 1))
         if line is not None:
             place = f"line {line}"
     return f"{source}, {place}, column {column!r}"
 
 
-def _nonblank_line(path: Path, index: int) -> int | None:
+def nonblank_line(path: Path, index: int) -> int | None:
     """Line number of the 0-based ``index``-th non-blank line (one record per line)."""
     seen = -1
     try:
-        with _open_text(path) as handle:
+        with open_text(path) as handle:
             for number, line in enumerate(handle, start=1):
                 if line.strip():
                     seen += 1
@@ -346,12 +359,12 @@ def _nonblank_line(path: Path, index: int) -> int | None:
     return None
 
 
-def _column(table: Any, column: str) -> Any:
+def table_column(table: Any, column: str) -> Any:
     import pyarrow as pa
 
     if column not in table.column_names:
         meta = table.schema.metadata or {}
-        source = meta.get(_SOURCE, b"table").decode()
+        source = meta.get(SOURCE_KEY, b"table").decode()
         close = difflib.get_close_matches(column, table.column_names, n=3, cutoff=0.6)
         hint = f" (close: {', '.join(repr(c) for c in close)})" if close else ""
         raise InputError(
@@ -375,14 +388,14 @@ def _first(mask: Any) -> int:
     return int(pc.index(mask, True).as_py())
 
 
-def _check_present(table: Any, column: str, col: Any) -> None:
+def check_present(table: Any, column: str, col: Any) -> None:
     import pyarrow.compute as pc
 
     if col.null_count:
         row = _first(pc.is_null(col))
         raise InputError(
             message(
-                _where(table, column, row), "missing value", raw("an empty cell or null"), "a value"
+                where(table, column, row), "missing value", raw("an empty cell or null"), "a value"
             )
         )
 
@@ -401,17 +414,17 @@ def label_array(table: Any, column: str) -> NDArray[Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    col = _column(table, column)
-    _check_present(table, column, col)
+    col = table_column(table, column)
+    check_present(table, column, col)
     kind = col.type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_string_view(kind):
         if len(col):
             empty = pc.equal(pc.utf8_length(col), 0)
             if pc.any(empty).as_py():
                 row = _first(empty)
                 raise InputError(
                     message(
-                        _where(table, column, row),
+                        where(table, column, row),
                         "missing value",
                         raw("an empty label"),
                         "a label",
@@ -428,14 +441,14 @@ def label_array(table: Any, column: str) -> NDArray[Any]:
             row = int(np.flatnonzero(bad)[0])
             problem = "missing value" if np.isnan(values[row]) else "non-finite label"
             raise InputError(
-                message(_where(table, column, row), problem, raw(str(values[row])), "a label")
+                message(where(table, column, row), problem, raw(str(values[row])), "a label")
             )
         return values
     if pa.types.is_null(kind):
         return np.empty(0, dtype=np.float64)
     raise InputError(
         message(
-            _source(table),
+            source_of(table),
             f"column {column!r} has an unsupported type for labels",
             raw(str(kind)),
             "integers, booleans, floats or strings",
@@ -443,12 +456,12 @@ def label_array(table: Any, column: str) -> NDArray[Any]:
     )
 
 
-def _source(table: Any) -> str:
+def source_of(table: Any) -> str:
     meta = table.schema.metadata or {}
-    return str(meta.get(_SOURCE, b"table").decode())
+    return str(meta.get(SOURCE_KEY, b"table").decode())
 
 
-def _is_numeric(kind: Any) -> bool:
+def is_numeric(kind: Any) -> bool:
     import pyarrow as pa
 
     return bool(
@@ -460,7 +473,7 @@ def _is_numeric(kind: Any) -> bool:
     )
 
 
-def _is_string_view(kind: Any) -> bool:
+def is_string_view(kind: Any) -> bool:
     import pyarrow as pa
 
     check = getattr(pa.types, "is_string_view", None)
@@ -482,24 +495,24 @@ def score_array(table: Any, column: str) -> NDArray[np.float64]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    col = _column(table, column)
+    col = table_column(table, column)
     kind = col.type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or is_string_view(kind):
         ok = pc.match_substring_regex(col, _NUMBER, ignore_case=True)
         bad = pc.invert(pc.fill_null(ok, True))
         if len(col) and pc.any(bad).as_py():
             row = _first(bad)
             value = col[row].as_py()
-            raise InputError(message(_where(table, column, row), "not a number", value, "a number"))
-        _check_present(table, column, col)
+            raise InputError(message(where(table, column, row), "not a number", value, "a number"))
+        check_present(table, column, col)
         values = np.asarray(col.to_numpy(), dtype=str).astype(np.float64)
-    elif _is_numeric(kind):
-        _check_present(table, column, col)
+    elif is_numeric(kind):
+        check_present(table, column, col)
         values = np.asarray(col.cast(pa.float64()).to_numpy(), dtype=np.float64)
     else:
         raise InputError(
             message(
-                _source(table),
+                source_of(table),
                 f"column {column!r} must be numeric",
                 raw(str(kind)),
                 "a column of numbers",
@@ -510,7 +523,7 @@ def score_array(table: Any, column: str) -> NDArray[np.float64]:
         row = int(np.flatnonzero(bad_values)[0])
         problem = "missing value" if np.isnan(values[row]) else "non-finite value"
         raise InputError(
-            message(_where(table, column, row), problem, raw(str(values[row])), "a finite number")
+            message(where(table, column, row), problem, raw(str(values[row])), "a finite number")
         )
     return values
 
@@ -523,7 +536,7 @@ def weight_array(table: Any, column: str) -> NDArray[np.float64]:
         row = int(np.flatnonzero(negative)[0])
         raise InputError(
             message(
-                _where(table, column, row),
+                where(table, column, row),
                 "negative sample weight",
                 raw(str(values[row])),
                 "a weight >= 0",
@@ -573,7 +586,7 @@ def label_matrix(table: Any, columns: Sequence[str]) -> NDArray[np.int64]:
             row = int(np.flatnonzero(wrong)[0])
             raise InputError(
                 message(
-                    _where(table, column, row),
+                    where(table, column, row),
                     "not a 0/1 indicator",
                     str(values[row]),
                     "0 or 1 in every cell",
@@ -584,7 +597,7 @@ def label_matrix(table: Any, columns: Sequence[str]) -> NDArray[np.int64]:
             row = int(np.flatnonzero(bad)[0])
             raise InputError(
                 message(
-                    _where(table, column, row),
+                    where(table, column, row),
                     "not a 0/1 indicator",
                     values[row].item(),
                     "0 or 1 in every cell",

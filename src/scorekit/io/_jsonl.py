@@ -4,9 +4,9 @@ The column types come from the first block and are then given to the reader as
 an explicit schema (other fields are ignored, even ones that appear later).
 When a later value does not fit (a ``1.5`` below integers), the file is scanned
 once in Python for the types of the whole file and the engine reads the input
-again with them (:class:`~scorekit.engines._blocks.Widen`); values that no type
+again with them (:class:`~scorekit.io._blocks.Widen`); values that no type
 holds (a string below numbers) are errors naming the line, as
-:func:`scorekit._io.read_table` reports them. pyarrow before version 19 has no
+:func:`scorekit.io._tables.read_table` reports them. pyarrow before version 19 has no
 streaming JSON reader: there each file is read whole.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scorekit import _io
-from scorekit.engines._blocks import (
+from scorekit.io import _tables as _io
+from scorekit.io._blocks import (
     Widen,
     block_size,
     empty,
@@ -45,7 +45,7 @@ def first_block(path: Path, block: int) -> dict[str, Any]:
     except (pa.ArrowException, OSError) as exc:
         if straddles(exc) and block < (1 << 31):
             return first_block(path, block * 4)
-        raise _io._json_error(path, exc) from None
+        raise _io.json_error(path, exc) from None
     finally:
         handle.close()
 
@@ -62,7 +62,7 @@ def jsonl_batches(
         return
     block = block_size(head(path), chunk_size)
     first = first_block(path, block)
-    _io._check_columns(path, list(first), wanted)
+    _io.check_columns(path, list(first), wanted)
     for column in wanted:
         types.setdefault(column, first[column])
 
@@ -83,7 +83,7 @@ def jsonl_batches(
             column, kind = next(iter(changed.items()))
             types.update(changed)
             return Widen(path, column, kind)
-        return _io._json_error(path, exc)
+        return _io.json_error(path, exc)
 
     yield from read_batches(path, block, open_reader, failure)
 
@@ -146,7 +146,7 @@ def _json_types(path: Path, wanted: list[str]) -> dict[str, Any] | None:
     """
     kinds: dict[str, Any] = dict.fromkeys(wanted, "null")
     try:
-        with _io._open_text(path) as handle:
+        with _io.open_text(path) as handle:
             for line in handle:
                 if not line.strip():
                     continue

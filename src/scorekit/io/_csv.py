@@ -1,11 +1,11 @@
 """Reading CSV, TSV and TREC run files in batches with pyarrow's streaming CSV reader.
 
-CSV and TSV are read with the options of :func:`scorekit._io.read_table` (an
+CSV and TSV are read with the options of :func:`scorekit.io._tables.read_table` (an
 empty cell is missing; types inferred). The streaming reader fixes each column's
 type from the first block; a later value that does not fit moves the column to
 the first later type of pyarrow's order of inference that holds it (``int64``,
 ``bool``, dates and times, ``double``, ``string``) and raises
-:class:`~scorekit.engines._blocks.Widen`, so the engine reads the input again
+:class:`~scorekit.io._blocks.Widen`, so the engine reads the input again
 with the type reading the whole file would have given.
 
 TREC runs are read as space- or tab-separated fields when every line has one
@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scorekit import _io
-from scorekit.engines._blocks import (
+from scorekit.errors import InputError
+from scorekit.io import _tables as _io
+from scorekit.io._blocks import (
     BOM,
     Widen,
     block_size,
@@ -31,12 +32,9 @@ from scorekit.engines._blocks import (
     head,
     open_file,
     read_batches,
-    skip,
-    straddles,
 )
-from scorekit.errors import InputError
 
-__all__ = ["csv_batches", "header", "trec_batches"]
+__all__ = ["csv_batches", "header"]
 
 
 def header(path: Path, sample: bytes, delimiter: str) -> list[str]:
@@ -101,7 +99,7 @@ def csv_batches(
     delimiter = "\t" if fmt == "tsv" else ","
     sample = head(path)
     names = header(path, sample, delimiter)
-    _io._check_columns(path, names, wanted)
+    _io.check_columns(path, names, wanted)
     block = block_size(sample, chunk_size)
 
     def open_reader(stream: Any, block: int) -> Any:
@@ -136,7 +134,7 @@ def _csv_error(
                 return Widen(path, column, wider)
     if "CSV parse error" in text:
         return _ragged(path, "\t" if fmt == "tsv" else ",", names, block, exc)
-    return _io._pyarrow_error(path, fmt.upper(), exc)
+    return _io.pyarrow_error(path, fmt.upper(), exc)
 
 
 def _wider(kind: Any, value: str, delimiter: str) -> Any | None:
@@ -199,73 +197,7 @@ def _ragged(path: Path, delimiter: str, names: list[str], block: int, exc: Excep
         pass
     finally:
         handle.close()
-    error = _io._bad_row_error(path, bad)
+    error = _io.bad_row_error(path, bad)
     if error is not None:
         return error
-    return _io._pyarrow_error(path, "TSV" if delimiter == "\t" else "CSV", exc)
-
-
-# TREC runs ----------------------------------------------------------------------------
-
-
-def trec_batches(path: Path, chunk_size: int) -> Iterator[tuple[Any, int]]:
-    import numpy as np
-    import pyarrow as pa
-    from pyarrow import csv
-
-    from scorekit.ranking._trec import _RUN_FIELDS, _has_empty, read_run_file
-
-    sample = head(path)
-    if not sample.strip():
-        raise empty(path, "lines of run")
-    first = sample.removeprefix(BOM).split(b"\n", 1)[0]
-    delimiter = "\t" if b"\t" in first else " "
-    block = block_size(sample, chunk_size)
-    types = {"query": pa.string(), "doc": pa.string(), "score": pa.float64()}
-    done = 0
-    fast = True
-    while fast:
-        handle, stream = open_file(path)
-        try:
-            reader = csv.open_csv(
-                stream,
-                read_options=csv.ReadOptions(column_names=list(_RUN_FIELDS), block_size=block),
-                parse_options=csv.ParseOptions(delimiter=delimiter, quote_char=False),
-                convert_options=csv.ConvertOptions(
-                    column_types=types,
-                    include_columns=["query", "doc", "score"],
-                    null_values=[],
-                    strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                ),
-            )
-            seen = 0
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    return
-                table = pa.Table.from_batches([batch])
-                score = np.asarray(table.column("score").to_numpy(), dtype=np.float64)
-                if (
-                    _has_empty(table.column("query"))
-                    or _has_empty(table.column("doc"))
-                    or not np.isfinite(score).all()
-                ):
-                    fast = False
-                    break
-                part = skip(table, seen, done)
-                seen += table.num_rows
-                if part is not None:
-                    done = seen
-                    yield part, handle.tell()
-        except (pa.ArrowException, OSError) as exc:
-            if straddles(exc) and block < (1 << 31):
-                block *= 4
-                continue
-            fast = False
-        finally:
-            handle.close()
-    columns = read_run_file(path)
-    table = pa.table({"query": columns.query, "doc": columns.doc, "score": columns.values})
-    yield table.slice(done), path.stat().st_size
+    return _io.pyarrow_error(path, "TSV" if delimiter == "\t" else "CSV", exc)

@@ -1,0 +1,269 @@
+"""The library's façade: evaluate metrics over any source on any engine, and state files.
+
+- :func:`evaluate` runs metrics over a table, files of any size or a cluster's
+  data, on a registered engine, and returns an :class:`EvaluationResult`.
+- :func:`configure` builds the metrics of an evaluation from strings and options.
+- :func:`save_states`, :func:`load_states`, :func:`merge_files`: the states of
+  shards saved to portable JSON files, loaded, and merged into the whole.
+
+The command line translates its flags into calls of these functions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scorekit import engines
+from scorekit._statefile import (
+    FILE_FORMAT,
+    StateFile,
+    load_states,
+    merge_files,
+    merge_with_header,
+    save_states,
+)
+from scorekit.core import EvaluationResult, Metric, parse_metric
+from scorekit.engines import DEFAULT_CHUNK_SIZE, positive_int
+from scorekit.errors import ConfigError, message, raw
+
+__all__ = [
+    "FILE_FORMAT",
+    "EvaluationResult",
+    "StateFile",
+    "configure",
+    "evaluate",
+    "load_states",
+    "merge_files",
+    "merge_with_header",
+    "save_states",
+]
+
+
+def evaluate(
+    source: Any,
+    metrics: str | Metric[Any] | Sequence[str | Metric[Any]],
+    *,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    engine: str = "stream",
+    progress: bool | None = None,
+    **options: Any,
+) -> EvaluationResult:
+    """Evaluate metrics over a table or files of any size, reading them in chunks.
+
+    Parameters
+    ----------
+    source
+        A pyarrow Table or RecordBatch, a pandas DataFrame, a dict of columns
+        (1-D arrays or lists; a 2-D array is a matrix column), or the path of a
+        CSV, TSV, Parquet or JSON Lines file (``.gz`` for the text formats), a
+        glob of such files, or a directory (every such file in it, by name).
+        Ranking metrics also read TREC run files (``.run``, ``.txt``). With
+        ``engine="dask"``, also a Dask DataFrame.
+    metrics
+        Metric strings (``"f1:macro"``, ``"ndcg@10"``) or Metric objects.
+    columns
+        Input -> column name(s), for inputs not in a column of their own name:
+        ``{"y_true": "label", "y_score": ["p_cat", "p_dog"]}``. The inputs of
+        a metric are the arguments of its ``summarize``; ranking metrics read
+        ``query``, ``doc`` and ``score``. ``sample_weight`` is read only when
+        mapped.
+    chunk_size
+        Rows per chunk; memory grows with it.
+    engine
+        A registered engine: ``"stream"`` (this process) or ``"dask"`` (a Dask
+        cluster; its options ``scheduler``, the scheduler address, and
+        ``workers``, the size of the local cluster started when there is none).
+    progress
+        Show rows and bytes read on stderr; by default when stderr is a terminal.
+    **options
+        Inputs given beside the table (ranking's ``qrels``: a
+        :class:`~scorekit.ranking.Qrels`, a ``{query: {doc: grade}}`` dict or a
+        TREC qrels path, loaded once), options of the engine, and options of the
+        metrics given as strings (``pos_label``, ``k``, ``bins``...), each passed
+        to the metrics that take it.
+
+    Returns
+    -------
+    EvaluationResult
+        Values, merged states, metrics and the rows read.
+
+    Raises
+    ------
+    InputError
+        A missing file or column, a value of the wrong type (naming the file,
+        line and column), a corrupt file, ranking input not grouped by query.
+    ConfigError
+        An unknown metric, option or engine.
+
+    Notes
+    -----
+    Files are read with pyarrow, only the columns the metrics need. The column
+    types of CSV and JSON Lines files are those of reading the whole file: the
+    first rows fix them, and a later value that does not fit (a ``1.5`` below
+    integers) makes the engine read the input again with the wider type.
+    Ranking input must be grouped by query (the rows of a query together); a
+    query is carried over chunk and file boundaries.
+
+    Examples
+    --------
+    >>> import scorekit
+    >>> table = {"y_true": [0, 1, 1, 0, 1], "y_pred": [0, 1, 0, 0, 1]}
+    >>> result = scorekit.evaluate(table, ["accuracy", "f1"], chunk_size=2)
+    >>> result.values
+    {'accuracy': 0.8, 'f1': 0.8}
+
+    Over a file, and ranking metrics with their judgments:
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.csv"
+    >>> _ = path.write_text("query,doc,score\\nq1,d1,0.9\\nq1,d2,0.4\\nq2,d3,0.7\\n")
+    >>> qrels = {"q1": {"d2": 1}, "q2": {"d3": 1}}
+    >>> scorekit.evaluate(path, ["mrr", "p@1"], qrels=qrels).values
+    {'mrr': 0.75, 'p@1': 0.5}
+    """
+    chunk_size = positive_int(chunk_size, "chunk_size", unit="rows")
+    run = engines.engine(engine)
+    engine_options = {k: options.pop(k) for k in _engine_options(run) if k in options}
+    specs = [metrics] if isinstance(metrics, str | Metric) else list(metrics)
+    probe = [
+        parse_metric(s) if isinstance(s, str) else s for s in specs if isinstance(s, str | Metric)
+    ]
+    side = {k: options.pop(k) for k in engines.side_input_names(probe) if k in options}
+    _check_other_engines(engine, options, probe)
+    configured = configure(metrics, options)
+    metric_list = list(configured.values())
+    side = engines.side_inputs(metric_list, side)
+    states, rows = run(
+        source,
+        metric_list,
+        columns=columns,
+        side=side,
+        chunk_size=chunk_size,
+        progress=progress,
+        **engine_options,
+    )
+    values = {
+        key: metric.compute(state)
+        for (key, metric), state in zip(configured.items(), states, strict=True)
+    }
+    return EvaluationResult(
+        values=values,
+        states=dict(zip(configured, states, strict=True)),
+        metrics=configured,
+        rows=int(rows),
+    )
+
+
+def _check_other_engines(
+    engine: str, options: Mapping[str, Any], metrics: Sequence[Metric[Any]]
+) -> None:
+    """An option of another engine, given with ``engine``, is an error naming that engine."""
+    fields = {name for m in metrics for name in _fields(m)}
+    for name in engines.engine_names():
+        if name == engine:
+            continue
+        try:
+            taken = _engine_options(engines.engine(name))
+        except ConfigError:
+            continue
+        given = [k for k in options if k in taken and k not in fields]
+        if given:
+            raise ConfigError(
+                message(
+                    "evaluate",
+                    f"{' and '.join(taken)} are options of the {name.capitalize()} engine",
+                    raw(f"engine={engine!r}"),
+                    f"engine={name!r}",
+                )
+            )
+
+
+def _engine_options(run: Any) -> list[str]:
+    """The keyword options an engine's ``run`` takes beyond the common ones."""
+    params = inspect.signature(run).parameters
+    common = {"source", "metrics", "columns", "side", "chunk_size", "progress"}
+    return [
+        name
+        for name, p in params.items()
+        if name not in common and p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+
+
+def _fields(metric: Metric[Any]) -> set[str]:
+    if dataclasses.is_dataclass(metric):
+        return {f.name for f in dataclasses.fields(metric)}
+    return set(inspect.signature(type(metric)).parameters)
+
+
+def _same_metric(a: Metric[Any], b: Metric[Any]) -> bool:
+    return type(a) is type(b) and repr(a) == repr(b)
+
+
+def configure(
+    metrics: str | Metric[Any] | Sequence[str | Metric[Any]], options: Mapping[str, Any]
+) -> dict[str, Metric[Any]]:
+    """Build the metrics to evaluate, keyed as :class:`EvaluationResult` keys them.
+
+    Each option goes to the metric strings whose metric takes it (``pos_label``,
+    ``k``, ``bins``...); an option no metric takes is an error. Metric objects are
+    used as they are.
+
+    Examples
+    --------
+    >>> configure(["f1:macro", "accuracy"], {})
+    {'f1:macro': F1(average='macro', ...), 'accuracy': Accuracy(...)}
+    >>> configure(["precision"], {"pos_label": "cat"})["precision"].pos_label
+    'cat'
+    """
+    specs: Sequence[str | Metric[Any]] = (
+        [metrics] if isinstance(metrics, str | Metric) else list(metrics)
+    )
+    out: dict[str, Metric[Any]] = {}
+    used: set[str] = set()
+    for spec in specs:
+        if isinstance(spec, Metric):
+            key, metric = spec.name, spec
+        elif isinstance(spec, str):
+            key, metric = spec, parse_metric(spec)
+            usable = {k: v for k, v in options.items() if k in _fields(metric)}
+            if usable:
+                metric = parse_metric(spec, **usable)
+                used.update(usable)
+        else:
+            raise ConfigError(
+                message(
+                    "evaluate",
+                    "metrics must be names or Metric objects",
+                    raw(type(spec).__name__),
+                    "a string like 'f1:macro' or a Metric",
+                )
+            )
+        if key in out:
+            if _same_metric(out[key], metric):
+                continue
+            raise ConfigError(
+                message(
+                    "evaluate",
+                    "two different metrics under one name",
+                    key,
+                    "distinct metrics; give one of them as a string, e.g. 'f1:macro'",
+                )
+            )
+        out[key] = metric
+    if not out:
+        raise ConfigError(message("evaluate", "no metric to compute", None, "at least one metric"))
+    unused = sorted(set(options) - used)
+    if unused:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "an option that none of the metrics takes",
+                unused[0],
+                "an option of " + ", ".join(repr(k) for k in out),
+            )
+        )
+    return out

@@ -1,0 +1,52 @@
+"""The one fold of states: many states of consecutive parts of the data merged into one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scorekit.core._metric import Metric, State
+
+__all__ = ["MergeTree", "merge_states"]
+
+
+def merge_states(
+    metrics: Sequence[Metric[Any]], left: Sequence[State], right: Sequence[State]
+) -> list[State]:
+    """The states of two consecutive parts of the data merged, metric by metric, left first."""
+    return [m.merge(a, b) for m, a, b in zip(metrics, left, right, strict=True)]
+
+
+class MergeTree:
+    """Merges a sequence of state lists pairwise, like a binary counter.
+
+    Equal-sized neighbours are merged as soon as both exist, so ``n`` chunks cost
+    ``n - 1`` merges, at most ``log2(n)`` partial states are kept, and states that
+    grow with the data (histograms, per-query values) are merged in ``O(total *
+    log n)`` instead of ``O(total * n)``. Earlier data is always the left operand.
+    """
+
+    def __init__(self, metrics: Sequence[Metric[Any]]) -> None:
+        self.metrics = list(metrics)
+        self.stack: list[tuple[int, list[State]]] = []
+
+    def add(self, states: list[State]) -> None:
+        """Add the states of the next part of the data."""
+        level = 0
+        while self.stack and self.stack[-1][0] == level:
+            _, older = self.stack.pop()
+            states = self._merge(older, states)
+            level += 1
+        self.stack.append((level, states))
+
+    def _merge(self, left: list[State], right: list[State]) -> list[State]:
+        return merge_states(self.metrics, left, right)
+
+    def result(self) -> list[State]:
+        """The states of all the parts added, merged in order (the empty states if none)."""
+        if not self.stack:
+            return [m.empty() for m in self.metrics]
+        states = self.stack[-1][1]
+        for _, older in reversed(self.stack[:-1]):
+            states = self._merge(older, states)
+        return states

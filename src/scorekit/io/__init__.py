@@ -1,0 +1,136 @@
+"""Reading data: the format registry, streaming readers, sources, column conversions, progress.
+
+- Formats: :class:`Format`, :func:`register_format`, :func:`format_of`,
+  :func:`formats`. CSV, TSV, Parquet and JSON Lines (``.gz`` for the text
+  formats) are built in; families register theirs (ranking: TREC runs).
+- Sources: :func:`open_source` opens a table, a dict of columns, a file, a glob or
+  a directory as a :class:`Source` read in chunks; :func:`as_table` reads one whole.
+  Readers settle column types that change below the first rows (:class:`Widen`).
+- Columns: :func:`read_table`, :func:`label_array`, :func:`score_array`... turn
+  columns into arrays with errors naming file, line and column;
+  :func:`register_conversion` and :class:`Chunk` convert a column once per chunk.
+- :class:`Progress`: the progress line of long reads.
+
+This package knows no metric family, engine or command.
+"""
+
+from __future__ import annotations
+
+from scorekit.io._blocks import (
+    BOM,
+    Widen,
+    block_size,
+    head,
+    open_file,
+    read_batches,
+    skip,
+    straddles,
+)
+from scorekit.io._blocks import empty as empty_file_error
+from scorekit.io._convert import Chunk, conversions, convert, register_conversion
+from scorekit.io._formats import (
+    Format,
+    directory_extensions,
+    format_named,
+    format_of,
+    formats,
+    listed_in_directories,
+    register_format,
+)
+from scorekit.io._progress import Progress, format_bytes, format_count, format_duration
+from scorekit.io._progress import wanted as progress_wanted
+from scorekit.io._readers import batches, columns_of
+from scorekit.io._sources import (
+    FileSource,
+    ReadPlan,
+    Source,
+    TableSource,
+    as_table,
+    batch_table,
+    open_source,
+    with_meta,
+)
+from scorekit.io._tables import (
+    FORMAT_KEY,
+    OFFSET_KEY,
+    SOURCE_KEY,
+    SUPPORTED_EXTENSIONS,
+    bad_row_error,
+    check_columns,
+    check_present,
+    is_numeric,
+    is_string_view,
+    json_error,
+    label_array,
+    label_matrix,
+    nonblank_line,
+    open_text,
+    pyarrow_error,
+    read_table,
+    score_array,
+    score_matrix,
+    source_of,
+    table_column,
+    weight_array,
+    where,
+)
+
+__all__ = [
+    "BOM",
+    "FORMAT_KEY",
+    "OFFSET_KEY",
+    "SOURCE_KEY",
+    "SUPPORTED_EXTENSIONS",
+    "Chunk",
+    "FileSource",
+    "Format",
+    "Progress",
+    "ReadPlan",
+    "Source",
+    "TableSource",
+    "Widen",
+    "as_table",
+    "bad_row_error",
+    "batch_table",
+    "batches",
+    "block_size",
+    "check_columns",
+    "check_present",
+    "columns_of",
+    "conversions",
+    "convert",
+    "directory_extensions",
+    "empty_file_error",
+    "format_bytes",
+    "format_count",
+    "format_duration",
+    "format_named",
+    "format_of",
+    "formats",
+    "head",
+    "is_numeric",
+    "is_string_view",
+    "json_error",
+    "label_array",
+    "label_matrix",
+    "listed_in_directories",
+    "nonblank_line",
+    "open_file",
+    "open_source",
+    "open_text",
+    "progress_wanted",
+    "pyarrow_error",
+    "read_batches",
+    "read_table",
+    "register_conversion",
+    "register_format",
+    "score_array",
+    "score_matrix",
+    "skip",
+    "source_of",
+    "straddles",
+    "table_column",
+    "weight_array",
+    "where",
+    "with_meta",
+]
