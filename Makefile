@@ -24,6 +24,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
