@@ -240,7 +240,7 @@ def test_normalize_matches_reference(text: str) -> None:
 def test_batch_normalisation_matches_one_at_a_time() -> None:
     refs, preds = random_batch(3, 400)
     texts = [t for r in refs for t in r] + preds + ["a\x00the b", "x\x00"]
-    from scorekit.qa import _normalize_all
+    from scorekit.qa._normalize import _normalize_all
 
     assert _normalize_all(texts) == [ref_normalize(t) for t in texts]
 

@@ -16,25 +16,10 @@ Examples
 
 from scorekit.regression import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.regression._base import ErrorSums
-from scorekit.regression._means import (
-    MAE,
-    MAPE,
-    MSE,
-    MSLE,
-    RMSE,
-    RMSLE,
-    SMAPE,
-    WMAPE,
-    mae,
-    mape,
-    mse,
-    msle,
-    rmse,
-    rmsle,
-    smape,
-    wmape,
-)
+from scorekit.regression._log import MSLE, RMSLE, msle, rmsle
+from scorekit.regression._means import MAE, MSE, RMSE, mae, mse, rmse
 from scorekit.regression._order import AbsErrors, MaxAbsError, MaxError, MedAE, max_error, medae
+from scorekit.regression._percent import MAPE, SMAPE, WMAPE, mape, smape, wmape
 from scorekit.regression._variance import (
     R2,
     ExplainedVariance,

@@ -6,12 +6,14 @@ type; a batch's state is the sums of those values and the number of pairs, so
 corpus means from merged chunks equal the in-memory ones.
 
 Modules: ``_tokens`` (tokenizers, stemming, sentence splitting), ``_scores``
-(input checks and per-item n-gram, LCS and Lsum scores), ``_metrics`` (the
-state, the registered metrics and :func:`rouge`).
+(input checks and per-item n-gram, LCS and Lsum scores), ``_base`` (the state,
+the result and the settings every ROUGE metric shares), ``_metrics``
+(:class:`ROUGE` and :func:`rouge`), ``_single`` (the single-type metrics).
 """
 
-from scorekit.text.rouge._metrics import (
-    ROUGE,
+from scorekit.text.rouge._base import ROUGE_155_TYPES, ROUGE_TYPES, RougeScore, RougeSums
+from scorekit.text.rouge._metrics import ROUGE, rouge
+from scorekit.text.rouge._single import (
     ROUGE1,
     ROUGE2,
     ROUGE3,
@@ -21,8 +23,6 @@ from scorekit.text.rouge._metrics import (
     ROUGE7,
     ROUGE8,
     ROUGE9,
-    ROUGE_155_TYPES,
-    ROUGE_TYPES,
     ROUGEL,
     ROUGES,
     ROUGES4,
@@ -30,9 +30,6 @@ from scorekit.text.rouge._metrics import (
     ROUGESU4,
     ROUGEW,
     ROUGELsum,
-    RougeScore,
-    RougeSums,
-    rouge,
 )
 from scorekit.text.rouge._tokens import TOKENIZERS
 

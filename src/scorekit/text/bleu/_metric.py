@@ -1,16 +1,4 @@
-"""BLEU (Papineni et al., 2002) as sacrebleu computes it, corpus and sentence level.
-
-The state (:class:`BLEUStats`) is BLEU's sufficient statistics summed over
-segments: hypothesis and closest-reference lengths, and clipped n-gram matches
-and n-gram totals per order. Merging adds them, so corpus BLEU from streamed or
-merged chunks equals the in-memory value exactly (the statistics are integers).
-
-A batch is counted without a Python loop per segment: the corpus is tokenized
-as one text where the tokenizer allows (:mod:`scorekit.text._tokenize`), tokens
-become integer ids, and each n-gram of each segment gets an integer code
-(the code of its (n-1)-gram prefix paired with its last token, made dense by a
-hash table), so per-segment n-gram counts are ``bincount`` calls.
-"""
+"""The registered BLEU metric and the functions :func:`bleu` and :func:`sentence_bleu`."""
 
 from __future__ import annotations
 
@@ -20,14 +8,22 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from scorekit._version import __version__
-from scorekit.core import Metric, State, register, state_field
+from scorekit.core import Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
+from scorekit.text.bleu._checks import (
+    _as_list,
+    _check_lengths,
+    _predictions,
+    _references,
+    _where,
+)
+from scorekit.text.bleu._count import _count
+from scorekit.text.bleu._stats import BLEUResult, BLEUStats
 
-__all__ = ["BLEU", "BLEUResult", "BLEUStats", "bleu", "sentence_bleu"]
+__all__ = ["BLEU", "bleu", "sentence_bleu"]
 
 Tokenizer = Literal["13a", "intl", "char", "zh", "none"]
 Smoothing = Literal["exp", "floor", "add-k", "none"]
@@ -36,269 +32,6 @@ SMOOTHING: dict[str, float | None] = {"exp": None, "floor": 0.1, "add-k": 1, "no
 """The smoothing methods and the default value of those that take one (Chen & Cherry 2014)."""
 
 _LOG_ZERO = -9999999999.0  # sacrebleu's log of a zero precision
-
-
-@dataclass(frozen=True, eq=False)
-class BLEUStats(State):
-    """Summed BLEU statistics of a set of segments, and the settings that shaped them.
-
-    Attributes
-    ----------
-    tokenize, lowercase, max_order, clip
-        The tokenization and counting settings (states with different ones do
-        not merge).
-    segments : int
-        The number of (prediction, references) pairs.
-    hyp_len, ref_len : int
-        Total prediction length and total closest-reference length, in tokens.
-    matches, totals : ndarray of int64, shape (max_order,)
-        Matched (clipped unless ``clip`` is false) and total prediction n-grams
-        per order 1..max_order.
-    min_refs, max_refs : int
-        The fewest and most references a segment had (0 for no segments).
-    """
-
-    tokenize: str = state_field("same")
-    lowercase: bool = state_field("same")
-    max_order: int = state_field("same")
-    clip: bool = state_field("same")
-    segments: int = state_field("sum")
-    hyp_len: int = state_field("sum")
-    ref_len: int = state_field("sum")
-    matches: NDArray[np.int64] = state_field("sum")
-    totals: NDArray[np.int64] = state_field("sum")
-    min_refs: int = state_field("custom")
-    max_refs: int = state_field("custom")
-
-    def _merge_custom(self, other: BLEUStats) -> dict[str, Any]:
-        if other.segments == 0:
-            return {"min_refs": self.min_refs, "max_refs": self.max_refs}
-        if self.segments == 0:
-            return {"min_refs": other.min_refs, "max_refs": other.max_refs}
-        return {
-            "min_refs": min(self.min_refs, other.min_refs),
-            "max_refs": max(self.max_refs, other.max_refs),
-        }
-
-
-@dataclass(frozen=True)
-class BLEUResult:
-    """BLEU with the statistics behind it.
-
-    Attributes
-    ----------
-    score : float
-        BLEU as a fraction in [0, 1] (sacrebleu's score / 100).
-    precisions : tuple of float
-        The (smoothed) n-gram precisions per order, as fractions.
-    counts, totals : tuple of int
-        Matched and total prediction n-grams per order (unsmoothed; sacrebleu
-        reports ``add-k`` counts with ``k`` added for orders above 1).
-    bp : float
-        The brevity penalty ``exp(1 - ref_len / hyp_len)`` when
-        ``hyp_len < ref_len``, else 1 (0 for an empty prediction side).
-    ratio : float
-        ``hyp_len / ref_len`` (0 when ``ref_len`` is 0).
-    hyp_len, ref_len : int
-        Prediction length and closest-reference length, in tokens.
-    signature : str
-        The settings that reproduce the number: references per segment, case,
-        effective order, tokenizer, smoothing and version, in sacrebleu's form.
-    """
-
-    score: float
-    precisions: tuple[float, ...]
-    counts: tuple[int, ...]
-    totals: tuple[int, ...]
-    bp: float
-    ratio: float
-    hyp_len: int
-    ref_len: int
-    signature: str
-
-    def __float__(self) -> float:
-        return self.score
-
-
-# input checks ---------------------------------------------------------------------
-
-
-def _as_list(metric: str, name: str, values: Any, expected: str) -> list[Any]:
-    """The items of a sequence-like input (list, tuple, numpy, pandas, pyarrow) as a list."""
-    if values is None:
-        raise InputError(message(metric, f"{name} is missing", None, expected))
-    if isinstance(values, str | bytes):
-        raise InputError(message(metric, f"{name} is a single string", values, expected))
-    if hasattr(values, "to_pylist"):  # pyarrow
-        return list(values.to_pylist())
-    if isinstance(values, np.ndarray) or type(values).__module__.startswith("pandas"):
-        return list(values.tolist())
-    if not isinstance(values, Sequence):
-        raise InputError(message(metric, f"{name} is not a sequence", values, expected))
-    return list(values)
-
-
-def _where(value: Any, index: str) -> str:
-    return raw(f"{value!r} ({type(value).__name__}) at index {index}")
-
-
-def _predictions(metric: str, predictions: Any) -> list[str]:
-    preds = _as_list(metric, "predictions", predictions, "a sequence of strings")
-    for i, p in enumerate(preds):
-        if not isinstance(p, str):
-            problem = "predictions contain None" if p is None else "a prediction is not a string"
-            raise InputError(message(metric, problem, _where(p, str(i)), "one string each"))
-    return preds
-
-
-_REFS_RULE = "a string or a non-empty list of strings per prediction"
-
-
-def _references(metric: str, references: Any) -> tuple[list[str], list[int]]:
-    """The references flattened in prediction order, and how many each prediction has."""
-    items = _as_list(metric, "references", references, _REFS_RULE)
-    flat: list[str] = []
-    counts: list[int] = []
-    for i, item in enumerate(items):
-        if isinstance(item, str):
-            flat.append(item)
-            counts.append(1)
-            continue
-        if item is None:
-            raise InputError(
-                message(metric, "references contain None", _where(item, str(i)), _REFS_RULE)
-            )
-        if isinstance(item, np.ndarray):
-            item = item.tolist()
-        if not isinstance(item, list | tuple):
-            raise InputError(
-                message(metric, "a reference is not a string", _where(item, str(i)), _REFS_RULE)
-            )
-        if not item:
-            raise InputError(
-                message(
-                    metric,
-                    "a prediction has an empty reference list",
-                    _where(item, str(i)),
-                    _REFS_RULE,
-                )
-            )
-        for j, ref in enumerate(item):
-            if not isinstance(ref, str):
-                if ref is None:
-                    problem = "references contain None"
-                elif isinstance(ref, list | tuple | np.ndarray):
-                    problem = "references are nested too deeply"
-                else:
-                    problem = "a reference is not a string"
-                raise InputError(message(metric, problem, _where(ref, f"[{i}][{j}]"), _REFS_RULE))
-        flat.extend(item)
-        counts.append(len(item))
-    return flat, counts
-
-
-def _check_lengths(metric: str, references: Any, n_refs: int, n_preds: int) -> None:
-    if n_refs == n_preds:
-        return
-    expected = "one entry of references per prediction"
-    if (
-        isinstance(references, list | tuple)
-        and references
-        and all(isinstance(r, list | tuple) and len(r) == n_preds for r in references)
-    ):
-        expected += " (sacrebleu-style reference streams are transposed: use list(zip(*streams)))"
-    raise InputError(
-        message(
-            metric,
-            "references and predictions differ in length",
-            raw(f"{n_refs} references for {n_preds} predictions"),
-            expected,
-        )
-    )
-
-
-# counting ---------------------------------------------------------------------------
-
-
-def _dense(keys: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Codes 0..k-1 with equal codes exactly for equal keys (a hash table, no sort)."""
-    import pyarrow as pa
-
-    codes = pa.array(keys).dictionary_encode().indices
-    return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
-def _count(
-    ids: NDArray[np.int64],
-    lengths: NDArray[np.int64],
-    counts: NDArray[np.int64],
-    max_order: int,
-    clip: bool,
-) -> tuple[int, int, NDArray[np.int64], NDArray[np.int64]]:
-    """Summed hypothesis length, closest reference length, matches and totals per order.
-
-    ``lengths`` holds the token counts of the ``n`` predictions followed by those
-    of the references (grouped by prediction, ``counts[i]`` for prediction ``i``).
-    """
-    n = len(counts)
-    hyp_lens, ref_lens = lengths[:n], lengths[n:]
-    starts = np.cumsum(counts) - counts
-    ref_item = np.repeat(np.arange(n), counts)
-    ref_rank = np.arange(len(ref_lens)) - np.repeat(starts, counts)
-
-    # closest reference length per prediction, the shorter on ties
-    width = int(ref_lens.max()) + 1
-    key = np.abs(ref_lens - hyp_lens[ref_item]) * width + ref_lens
-    closest = np.minimum.reduceat(key, starts) % width
-    hyp_len, ref_len = int(hyp_lens.sum()), int(closest.sum())
-
-    matches = np.zeros(max_order, dtype=np.int64)
-    totals = np.array([np.maximum(hyp_lens - i, 0).sum() for i in range(max_order)], np.int64)
-    if len(ids) == 0:
-        return hyp_len, ref_len, matches, totals
-    hyp_tokens = hyp_len
-    line_item = np.concatenate([np.arange(n), ref_item])
-    token_line = np.repeat(np.arange(len(lengths)), lengths)
-    remaining = np.cumsum(lengths)[token_line] - np.arange(len(ids))  # tokens left in the line
-    token_rank = ref_rank[token_line[hyp_tokens:] - n]
-    n_ranks = int(counts.max())
-    width = int(ids.max()) + 1
-
-    pos = np.arange(len(ids))
-    code = _dense(line_item[token_line] * width + ids)  # (segment, token)
-    alive = np.ones(0, dtype=bool)  # prefixes in both the prediction and a reference
-    for order in range(1, max_order + 1):
-        if order > 1:
-            # only n-grams whose (n-1)-gram prefix occurs in both the prediction and
-            # a reference of the segment can match
-            keep = (remaining[pos] >= order) & alive[code]
-            pos = pos[keep]
-            if len(pos) == 0:
-                break
-            # (segment, n-gram) = ((segment, (n-1)-gram prefix), last token)
-            code = _dense(code[keep] * width + ids[pos + order - 1])
-        k = int(code.max()) + 1
-        n_hyp = int(np.searchsorted(pos, hyp_tokens))
-        hyp_count = np.bincount(code[:n_hyp], minlength=k)
-        ref_codes = code[n_hyp:]
-        if n_ranks == 1:
-            ref_count = np.bincount(ref_codes, minlength=k)
-        else:  # the most often any one reference has the n-gram
-            ranks = token_rank[pos[n_hyp:] - hyp_tokens]
-            ref_count = np.zeros(k, dtype=np.int64)
-            for j in range(n_ranks):
-                np.maximum(
-                    ref_count, np.bincount(ref_codes[ranks == j], minlength=k), out=ref_count
-                )
-        if clip:
-            matches[order - 1] = np.minimum(hyp_count, ref_count).sum()
-        else:
-            matches[order - 1] = hyp_count[ref_count > 0].sum()
-        alive = (hyp_count > 0) & (ref_count > 0)
-    return hyp_len, ref_len, matches, totals
-
-
-# the metric ---------------------------------------------------------------------------
 
 
 @register(

@@ -1,0 +1,189 @@
+"""The registered SQuAD metrics: exact match and token F1, and their functions."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any
+
+from scorekit.core import Metric, State, register, state_field
+from scorekit.errors import InputError, message, raw
+from scorekit.qa._scores import VERSIONS, Version, _check_version, question_scores
+
+__all__ = ["QAF1", "AnswerScores", "ExactMatch", "exact_match", "f1"]
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerScores(State):
+    """Sum of per-question scores (the maximum over gold answers) and the question count."""
+
+    measure: str = state_field("same")
+    version: str = state_field("same")
+    count: int = state_field("sum", default=0)
+    total: float = state_field("sum", default=0.0)
+
+
+@dataclass(frozen=True)
+class _AnswerMetric(Metric[AnswerScores]):
+    version: Version = "2.0"
+
+    def __post_init__(self) -> None:
+        _check_version(self.name, self.version)
+
+    @abc.abstractmethod
+    def _measure(self) -> str:
+        """Which per-question score this metric averages: ``"exact"`` or ``"f1"``."""
+
+    def empty(self) -> AnswerScores:
+        """The state of no questions."""
+        return AnswerScores(measure=self._measure(), version=self.version)
+
+    def summarize(self, references: Any, predictions: Any) -> AnswerScores:
+        """Sum the per-question scores of one batch."""
+        want_f1 = self._measure() == "f1"
+        exact, f = question_scores(
+            references, predictions, version=self.version, with_f1=want_f1, metric=self.name
+        )
+        values = f if f is not None else exact
+        return AnswerScores(
+            measure=self._measure(),
+            version=self.version,
+            count=len(values),
+            total=float(values.sum()),
+        )
+
+    def compute(self, state: AnswerScores) -> float:
+        """The mean per-question score."""
+        if state.count == 0:
+            raise InputError(
+                message(self.name, "empty input", raw("0 questions"), "at least one question")
+            )
+        return state.total / state.count
+
+
+@register(
+    "exact_match",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="qa_answers",
+    aliases=("em",),
+    variant="version",
+    variants=VERSIONS,
+)
+@dataclass(frozen=True)
+class ExactMatch(_AnswerMetric):
+    """SQuAD exact match: the share of questions whose normalised prediction equals a gold answer.
+
+    .. math:: \\mathrm{EM} = \\frac{1}{n} \\sum_{q=1}^{n} \\max_{g \\in G_q}
+        [\\mathrm{norm}(\\hat a_q) = \\mathrm{norm}(g)]
+
+    Parameters
+    ----------
+    version : {"2.0", "1.1"}, default "2.0"
+        The official script to follow. With ``"2.0"`` gold answers that
+        normalise to ``""`` are dropped and a question left without gold answers
+        has the single gold answer ``""`` (unanswerable): only an empty
+        prediction matches it.
+
+    Notes
+    -----
+    Normalisation (:func:`normalize_answer`) lowercases, removes ASCII
+    punctuation, drops the articles *a*, *an*, *the* and collapses whitespace.
+    Every question needs at least one gold answer (``[""]`` for an unanswerable
+    one). Empty input raises :class:`~scorekit.errors.InputError`. The value is
+    a fraction; the official scripts print it times 100.
+
+    References
+    ----------
+    Rajpurkar et al., "SQuAD: 100,000+ Questions for Machine Comprehension of
+    Text", EMNLP 2016, and "Know What You Don't Know: Unanswerable Questions for
+    SQuAD", ACL 2018; matches the official ``evaluate-v1.1.py`` and
+    ``evaluate-v2.0.py``.
+
+    Examples
+    --------
+    >>> references = [["Denver Broncos"], ["a cat", "the dog"]]
+    >>> ExactMatch().score(references, ["the Denver Broncos", "dog"])
+    1.0
+    >>> ExactMatch().score([[""], ["Paris"]], ["", "paris, France"])
+    0.5
+    """
+
+    def _measure(self) -> str:
+        return "exact"
+
+
+@register(
+    "qa_f1",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="qa_answers",
+    aliases=("squad_f1",),
+    variant="version",
+    variants=VERSIONS,
+)
+@dataclass(frozen=True)
+class QAF1(_AnswerMetric):
+    """SQuAD token F1: per question the best F1 of the prediction's tokens against a gold answer.
+
+    .. math:: F_1(\\hat a, g) = \\frac{2 P R}{P + R},\\quad
+        P = \\frac{|T(\\hat a) \\cap T(g)|}{|T(\\hat a)|},\\quad
+        R = \\frac{|T(\\hat a) \\cap T(g)|}{|T(g)|}
+
+    where :math:`T` is the multiset of whitespace tokens of the normalised
+    answer and :math:`\\cap` the multiset intersection; the value is the mean
+    over questions of the maximum over gold answers.
+
+    Parameters
+    ----------
+    version : {"2.0", "1.1"}, default "2.0"
+        The official script to follow. ``"2.0"`` scores 1 when the prediction
+        and the gold answer both normalise to no tokens (an unanswerable
+        question answered with ``""``), and drops gold answers that normalise to
+        ``""`` as :class:`ExactMatch` does; ``"1.1"`` scores 0 whenever no token
+        is shared.
+
+    Notes
+    -----
+    The F1 of each pair uses the official arithmetic step by step, so
+    per-question values are bit-identical to the scripts'. Empty input raises
+    :class:`~scorekit.errors.InputError`. The value is a fraction; the official
+    scripts print it times 100.
+
+    References
+    ----------
+    Rajpurkar et al., EMNLP 2016 and ACL 2018; matches the official
+    ``evaluate-v1.1.py`` and ``evaluate-v2.0.py``.
+
+    Examples
+    --------
+    >>> QAF1().score([["the Denver Broncos"]], ["Denver"])
+    0.666...
+    >>> QAF1().score([[""]], [""]), QAF1(version="1.1").score([[""]], [""])
+    (1.0, 0.0)
+    """
+
+    def _measure(self) -> str:
+        return "f1"
+
+
+def exact_match(references: Any, predictions: Any, *, version: Version = "2.0") -> float:
+    """SQuAD exact match of predictions against lists of gold answers; see :class:`ExactMatch`.
+
+    Examples
+    --------
+    >>> exact_match([["Normandy", "in Normandy"], ["10th century"]], ["normandy", "the 10th"])
+    0.5
+    """
+    return float(ExactMatch(version=version).score(references, predictions))
+
+
+def f1(references: Any, predictions: Any, *, version: Version = "2.0") -> float:
+    """SQuAD token F1 of predictions against lists of gold answers; see :class:`QAF1`.
+
+    Examples
+    --------
+    >>> f1([["Normandy", "in Normandy"], ["10th century"]], ["normandy", "the 10th"])
+    0.8333...
+    """
+    return float(QAF1(version=version).score(references, predictions))

@@ -1,0 +1,256 @@
+"""ROUGE's state, its result per type, and the settings and scoring all ROUGE metrics share.
+
+Each (reference, prediction) pair gets a precision, recall and F-measure per
+ROUGE type, exactly as ``rouge_score.rouge_scorer.RougeScorer.score`` (several
+references: the one of highest F-measure per type, as ``score_multi``). A batch
+is reduced to the sums of those per-pair values and the number of pairs
+(:class:`RougeSums`), so the mean over a corpus is the same from merged chunks
+as in memory. The settings become a tokenizer, a stemmer and a sentence
+splitter (:mod:`scorekit.text.rouge._tokens`); the per-item scores come from
+:mod:`scorekit.text.rouge._scores`.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.core import Metric, State, state_field
+from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.text.rouge._scores import _item_scores
+from scorekit.text.rouge._tokens import (
+    TOKENIZERS,
+    SentenceSplit,
+    Tokenizer,
+    _default_tokens,
+    _describe,
+    _newline_sentences,
+    _none_tokens,
+    _rule_sentences,
+    _stem_default,
+    _stem_unicode,
+    _unicode_tokens,
+)
+
+__all__ = ["ROUGE_155_TYPES", "ROUGE_TYPES", "RougeScore", "RougeSums"]
+
+ROUGE_TYPES = (*(f"rouge{n}" for n in range(1, 10)), "rougeL", "rougeLsum")
+"""The ROUGE types: n-gram overlap for n = 1..9, LCS, and summary-level union LCS."""
+
+ROUGE_155_TYPES = ("rougeW", "rougeS", "rougeSU", "rougeS4", "rougeSU4")
+"""ROUGE-1.5.5's weighted LCS and skip-bigram types with registered metrics.
+
+``rougeS<d>`` and ``rougeSU<d>`` take any maximum gap ``d`` (``rougeS`` and
+``rougeSU`` without a number: no limit)."""
+
+_DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+
+
+class RougeScore(NamedTuple):
+    """Precision, recall and F-measure of one ROUGE type.
+
+    Attributes
+    ----------
+    precision, recall, fmeasure : float
+        Means over the items (for each item, the values of the reference of
+        highest F-measure).
+    per_sample : ndarray of shape (n, 3), optional
+        Per item: precision, recall, fmeasure. Only when asked for with
+        ``rouge(..., per_sample=True)``.
+    """
+
+    precision: float
+    recall: float
+    fmeasure: float
+    per_sample: NDArray[np.float64] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class RougeSums(State):
+    """Sums of per-item precision, recall and F-measure per ROUGE type, and the item count.
+
+    ``sums[t]`` holds the sums for ``types[t]``; merging adds sums and counts.
+    The tokenizer, stemming, sentence splitting and ROUGE-W weight that produced
+    the values are recorded and must agree when merging.
+    """
+
+    types: tuple[str, ...] = state_field("same")
+    tokenizer: str = state_field("same")
+    stemmer: bool = state_field("same")
+    sentences: str = state_field("same")
+    weight: float = state_field("same")
+    count: int = state_field("sum")
+    sums: NDArray[np.float64] = state_field("sum")
+
+
+# metrics ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _RougeBase(Metric[RougeSums]):
+    """Settings and per-item scores shared by :class:`ROUGE` and the single-type metrics."""
+
+    stemmer: bool = False
+    tokenizer: Tokenizer = "default"
+    split_sentences: SentenceSplit = False
+    weight: float = 1.2
+
+    def __post_init__(self) -> None:
+        w = self.weight
+        if (
+            isinstance(w, bool | np.bool_)
+            or not isinstance(w, int | float | np.integer | np.floating)
+            or not np.isfinite(w)
+            or w < 1
+        ):
+            raise ConfigError(
+                message(self.name, "weight must be a finite number >= 1", w, "e.g. 1.2")
+            )
+        object.__setattr__(self, "weight", float(w))
+        if not isinstance(self.stemmer, bool | np.bool_):
+            raise ConfigError(
+                message(self.name, "stemmer must be True or False", self.stemmer, "a bool")
+            )
+        if isinstance(self.tokenizer, str):
+            if self.tokenizer not in TOKENIZERS:
+                raise ConfigError(
+                    message(
+                        self.name,
+                        "unknown tokenizer",
+                        self.tokenizer,
+                        choices(TOKENIZERS) + " or a callable",
+                    )
+                )
+        elif not callable(self.tokenizer):
+            raise ConfigError(
+                message(
+                    self.name,
+                    "unknown tokenizer",
+                    self.tokenizer,
+                    choices(TOKENIZERS) + " or a callable",
+                )
+            )
+        if self.stemmer and self.tokenizer not in ("default", "unicode"):
+            raise ConfigError(
+                message(
+                    self.name,
+                    "stemming needs a built-in word tokenizer",
+                    self.tokenizer,
+                    "tokenizer 'default' or 'unicode' (stem inside your own tokenizer)",
+                )
+            )
+        if not isinstance(self.split_sentences, bool | np.bool_) and not callable(
+            self.split_sentences
+        ):
+            raise ConfigError(
+                message(
+                    self.name,
+                    "split_sentences must be a bool or a callable",
+                    self.split_sentences,
+                    "False (newlines), True (newlines and . ! ?) or a function str -> list[str]",
+                )
+            )
+
+    @abc.abstractmethod
+    def _types(self) -> tuple[str, ...]:
+        """The ROUGE types this configuration scores."""
+
+    # settings ---------------------------------------------------------------
+
+    def _tokenizer_name(self) -> str:
+        return self.tokenizer if isinstance(self.tokenizer, str) else _describe(self.tokenizer)
+
+    def _sentences_name(self) -> str:
+        if callable(self.split_sentences):
+            return _describe(self.split_sentences)
+        return "rule" if self.split_sentences else "newline"
+
+    def _tokenize_fn(self) -> Callable[[str], list[str]]:
+        if self.tokenizer == "default":
+            return _default_tokens
+        if self.tokenizer == "unicode":
+            return _unicode_tokens
+        if self.tokenizer == "none":
+            return _none_tokens
+        user = cast(Callable[[str], list[str]], self.tokenizer)
+        name = self.name
+
+        def tokenize(text: str) -> list[str]:
+            tokens = user(text)
+            if (
+                isinstance(tokens, str)
+                or not isinstance(tokens, Sequence)
+                or not all(isinstance(t, str) for t in tokens)
+            ):
+                raise ConfigError(
+                    message(name, "the tokenizer did not return strings", tokens, "a list of str")
+                )
+            return list(tokens)
+
+        return tokenize
+
+    def _stem_fn(self) -> Callable[[str], str] | None:
+        if not self.stemmer:
+            return None
+        return _stem_unicode if self.tokenizer == "unicode" else _stem_default
+
+    def _split_fn(self) -> Callable[[str], Sequence[str]]:
+        if callable(self.split_sentences):
+            return self.split_sentences
+        return _rule_sentences if self.split_sentences else _newline_sentences
+
+    # scoring ----------------------------------------------------------------
+
+    def _item_scores(self, references: Any, predictions: Any) -> NDArray[np.float64]:
+        """Per item and type: precision, recall, F-measure, shape ``(n, types, 3)``."""
+        return _item_scores(
+            self.name,
+            self._types(),
+            references,
+            predictions,
+            self._tokenize_fn(),
+            self._stem_fn(),
+            self._split_fn(),
+            self.weight,
+        )
+
+    # the Metric interface ----------------------------------------------------
+
+    def empty(self) -> RougeSums:
+        """The state of no data."""
+        types = self._types()
+        return RougeSums(
+            types=types,
+            tokenizer=self._tokenizer_name(),
+            stemmer=bool(self.stemmer),
+            sentences=self._sentences_name(),
+            weight=self.weight,
+            count=0,
+            sums=np.zeros((len(types), 3)),
+        )
+
+    def _state_of(self, scores: NDArray[np.float64]) -> RougeSums:
+        empty = self.empty()
+        return RougeSums(
+            types=empty.types,
+            tokenizer=empty.tokenizer,
+            stemmer=empty.stemmer,
+            sentences=empty.sentences,
+            weight=empty.weight,
+            count=len(scores),
+            sums=scores.sum(axis=0) if len(scores) else empty.sums,
+        )
+
+    def summarize(self, references: Any, predictions: Any) -> RougeSums:
+        """Sum the per-item precision, recall and F-measure of one batch."""
+        return self._state_of(self._item_scores(references, predictions))
+
+    def _means(self, state: RougeSums) -> NDArray[np.float64]:
+        if state.count == 0:
+            raise InputError(message(self.name, "empty input", raw("0 items"), "at least one item"))
+        return np.asarray(state.sums / state.count, dtype=np.float64)

@@ -1,0 +1,228 @@
+"""The single-type ROUGE metrics: ROUGE1 ... ROUGE9, ROUGEL, ROUGELsum, ROUGEW, ROUGES, ROUGESU.
+
+Each scores one ROUGE type; its value is the mean F-measure over the items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from scorekit.core import register
+from scorekit.text.rouge._base import RougeSums, _RougeBase
+
+__all__ = [
+    "ROUGE1",
+    "ROUGE2",
+    "ROUGE3",
+    "ROUGE4",
+    "ROUGE5",
+    "ROUGE6",
+    "ROUGE7",
+    "ROUGE8",
+    "ROUGE9",
+    "ROUGEL",
+    "ROUGES",
+    "ROUGES4",
+    "ROUGESU",
+    "ROUGESU4",
+    "ROUGEW",
+    "ROUGELsum",
+]
+
+
+@dataclass(frozen=True)
+class _SingleRouge(_RougeBase):
+    """One ROUGE type; its value is the mean F-measure."""
+
+    rouge_type: ClassVar[str] = ""
+
+    def _types(self) -> tuple[str, ...]:
+        return (self.rouge_type,)
+
+    def compute(self, state: RougeSums) -> float:
+        """The mean F-measure."""
+        return float(self._means(state)[0, 2])
+
+
+_SINGLE_DOC = """{title}, as rouge-score: the mean F-measure over the items.
+
+    {what}
+
+    Parameters
+    ----------
+    stemmer : bool
+        Porter-stem tokens longer than 3 characters (rouge-score's ``use_stemmer``).
+    tokenizer : {{"default", "unicode", "none"}} or callable
+        How text becomes tokens; see :class:`ROUGE`.
+    split_sentences : bool or callable
+        How texts are cut into sentences (``rougeLsum`` only); see :class:`ROUGE`.
+
+    Notes
+    -----
+    Precision and recall are in :func:`rouge`'s result. Several references per
+    item: the one of highest F-measure, as rouge-score's ``score_multi``.
+
+    References
+    ----------
+    Lin, C.-Y. (2004). ROUGE: A package for automatic evaluation of summaries.
+    Values equal Google's rouge-score to 1e-12.
+
+    Examples
+    --------
+    >>> {cls}().score(["the cat sat on the mat"], ["the cat lay on the mat"])
+    {value}
+"""
+
+
+_SINGLE_155_DOC = """{title}, as ROUGE-1.5.5: the mean F-measure over the items.
+
+    {what}
+
+    Parameters
+    ----------
+    stemmer : bool
+        Porter-stem tokens longer than 3 characters.
+    tokenizer : {{"default", "unicode", "none"}} or callable
+        How text becomes tokens; see :class:`ROUGE`.
+    split_sentences : bool or callable
+        Not used by this type (each text is one token sequence).
+    weight : float
+        The exponent ``w >= 1`` of ROUGE-W's ``f(k) = k^w`` (``rougeW`` only).
+
+    Notes
+    -----
+    Precision and recall are in :func:`rouge`'s result. Each text is one token
+    sequence (ROUGE-1.5.5 applied to single-sentence texts). Several references
+    per item: the one of highest F-measure, as the other ROUGE types (ROUGE-1.5.5
+    averages over references, or in its "best" mode picks the one of highest
+    recall).
+
+    References
+    ----------
+    Lin, C.-Y. (2004). ROUGE: A package for automatic evaluation of summaries.
+    Values equal rouge-metric's ``PyRouge`` (a Python ROUGE-1.5.5) to 1e-12 on
+    single-sentence texts.
+
+    Examples
+    --------
+    >>> {cls}().score(["the cat sat on the mat"], ["the cat lay on the mat"])
+    {value}
+"""
+
+
+def _single(
+    cls_name: str, rouge_type: str, title: str, what: str, value: str, doc: str = _SINGLE_DOC
+) -> type[_SingleRouge]:
+    namespace = {
+        "rouge_type": rouge_type,
+        "__doc__": doc.format(title=title, what=what, cls=cls_name, value=value),
+        "__module__": __name__,
+        "__qualname__": cls_name,
+    }
+    cls: type[_SingleRouge] = dataclass(frozen=True)(type(cls_name, (_SingleRouge,), namespace))
+    registered = register(
+        rouge_type, higher_is_better=True, bounds=(0.0, 1.0), inputs="references_predictions"
+    )(cls)
+    return registered
+
+
+def _ngram_doc(n: int) -> str:
+    return (
+        f"Hits are the {n}-grams of the prediction matched in the reference, each "
+        f"counted at most as often as it occurs in both; precision divides by the "
+        f"prediction's {n}-grams, recall by the reference's."
+    )
+
+
+# "the cat sat on the mat" vs "the cat lay on the mat": matches per n-gram order
+_EXAMPLE = {1: "0.833...", 2: "0.6", 3: "0.25", 4: "0.0"}
+
+ROUGE1 = _single("ROUGE1", "rouge1", "ROUGE-1 (unigram overlap)", _ngram_doc(1), _EXAMPLE[1])
+ROUGE2 = _single("ROUGE2", "rouge2", "ROUGE-2 (bigram overlap)", _ngram_doc(2), _EXAMPLE[2])
+ROUGE3 = _single("ROUGE3", "rouge3", "ROUGE-3 (3-gram overlap)", _ngram_doc(3), _EXAMPLE[3])
+ROUGE4 = _single("ROUGE4", "rouge4", "ROUGE-4 (4-gram overlap)", _ngram_doc(4), _EXAMPLE[4])
+ROUGE5 = _single("ROUGE5", "rouge5", "ROUGE-5 (5-gram overlap)", _ngram_doc(5), _EXAMPLE[4])
+ROUGE6 = _single("ROUGE6", "rouge6", "ROUGE-6 (6-gram overlap)", _ngram_doc(6), _EXAMPLE[4])
+ROUGE7 = _single("ROUGE7", "rouge7", "ROUGE-7 (7-gram overlap)", _ngram_doc(7), _EXAMPLE[4])
+ROUGE8 = _single("ROUGE8", "rouge8", "ROUGE-8 (8-gram overlap)", _ngram_doc(8), _EXAMPLE[4])
+ROUGE9 = _single("ROUGE9", "rouge9", "ROUGE-9 (9-gram overlap)", _ngram_doc(9), _EXAMPLE[4])
+ROUGEL = _single(
+    "ROUGEL",
+    "rougeL",
+    "ROUGE-L (longest common subsequence)",
+    "Hits are the length of the longest common subsequence of the two token "
+    "sequences; precision divides by the prediction's tokens, recall by the "
+    "reference's.",
+    _EXAMPLE[1],
+)
+ROUGELsum = _single(
+    "ROUGELsum",
+    "rougeLsum",
+    "ROUGE-Lsum (summary-level union LCS)",
+    "Texts are cut into sentences (at newlines by default); hits are, over the "
+    "reference sentences, the union of each one's LCS with every predicted "
+    "sentence, a token counted at most as often as it occurs on both sides.",
+    _EXAMPLE[1],
+)
+
+_W_DOC = (
+    "Hits are the weighted LCS of Lin (2004) with ``f(k) = k^w``: the table of "
+    "Lin's algorithm is filled, one LCS read back from its end, and each run of "
+    "consecutive reference tokens on it scores ``f(run)``. ``P = (WLCS / "
+    "f(|p|))^(1/w)`` and ``R = (WLCS / f(f(|r|)))^(1/w)``: ROUGE-1.5.5 applies "
+    "``f`` to the reference length twice, so R of identical texts is below 1 (Lin "
+    "2004 divides by ``f(|r|)``)."
+)
+
+
+def _skip_doc(gap: str, unigrams: bool) -> str:
+    what = (
+        f"Hits are the skip-bigrams (ordered token pairs with {gap} between "
+        "them) in both texts, each counted at most as often as in both"
+    )
+    if unigrams:
+        what += "; the unigrams of all tokens but the last count as well (ROUGE-1.5.5's ROUGE-SU)"
+    return what + "; precision divides by the prediction's, recall by the reference's."
+
+
+ROUGEW = _single(
+    "ROUGEW",
+    "rougeW",
+    "ROUGE-W (weighted longest common subsequence)",
+    _W_DOC,
+    "0.613...",
+    _SINGLE_155_DOC,
+)
+ROUGES = _single(
+    "ROUGES",
+    "rougeS",
+    "ROUGE-S (skip-bigrams, any gap)",
+    _skip_doc("any number of tokens", False),
+    "0.666...",
+    _SINGLE_155_DOC,
+)
+ROUGES4 = _single(
+    "ROUGES4",
+    "rougeS4",
+    "ROUGE-S4 (skip-bigrams, gap at most 4)",
+    _skip_doc("at most 4 tokens", False),
+    "0.666...",
+    _SINGLE_155_DOC,
+)
+ROUGESU = _single(
+    "ROUGESU",
+    "rougeSU",
+    "ROUGE-SU (skip-bigrams and unigrams, any gap)",
+    _skip_doc("any number of tokens", True),
+    "0.7",
+    _SINGLE_155_DOC,
+)
+ROUGESU4 = _single(
+    "ROUGESU4",
+    "rougeSU4",
+    "ROUGE-SU4 (skip-bigrams and unigrams, gap at most 4)",
+    _skip_doc("at most 4 tokens", True),
+    "0.7",
+    _SINGLE_155_DOC,
+)
