@@ -4,10 +4,17 @@ BLEU agrees with sacrebleu, ROUGE-N/L/Lsum with Google's rouge-score and
 ROUGE-W/S/SU with ROUGE-1.5.5; perplexity follows PyTorch's cross-entropy
 arithmetic. Every metric keeps summed statistics as its state, so corpus values
 from streamed or merged chunks equal the in-memory ones.
+
+Also here: :data:`TOKENIZERS` (the tokenizer names BLEU accepts), and
+:func:`read_parallel` and :func:`read_line_blocks`, which read line-aligned
+hypothesis and reference files (whole, or a block of lines at a time).
 """
 
-# BLEU
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
+from scorekit.text._lines import read_line_blocks, read_parallel
+from scorekit.text._tokenize import TOKENIZERS
+
+# BLEU
 from scorekit.text.bleu import BLEU, BLEUResult, BLEUStats, bleu, sentence_bleu
 
 # perplexity
@@ -31,6 +38,7 @@ __all__: list[str] = [
     "ROUGE1",
     "ROUGE2",
     "ROUGEL",
+    "TOKENIZERS",
     "BLEUResult",
     "BLEUStats",
     "NLLSums",
@@ -41,6 +49,8 @@ __all__: list[str] = [
     "RougeSums",
     "bleu",
     "perplexity",
+    "read_line_blocks",
+    "read_parallel",
     "rouge",
     "sentence_bleu",
 ]

@@ -122,12 +122,20 @@ def iter_lines(path: str | Path) -> Iterator[str]:
 
 
 def read_parallel(
-    hypotheses: str | Path, references: list[str | Path]
+    hypotheses: str | Path, references: Sequence[str | Path]
 ) -> tuple[list[str], list[list[str]]]:
     """Hypotheses and, per hypothesis, its references from line-aligned files.
 
     Every reference file must have as many lines as the hypothesis file; a
     mismatch names both files and both counts.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "h.txt").write_text("a\\nb\\n"); _ = (d / "r.txt").write_text("A\\nB\\n")
+    >>> read_parallel(d / "h.txt", [d / "r.txt"])
+    (['a', 'b'], [['A'], ['B']])
     """
     hyps = read_lines(hypotheses)
     streams = [read_lines(r) for r in references]
