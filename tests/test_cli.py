@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 from scorekit import errors as _errors
-from scorekit._explain import EXAMPLES, EXPLANATIONS, example_args, explanation_for
 from scorekit.classification import (
+    MCC,
     accuracy,
     balanced_accuracy,
     cohen_kappa,
@@ -34,6 +34,7 @@ from scorekit.cli import default_metrics, main
 from scorekit.core import Metric, State, available, parse_metric, register, state_field
 from scorekit.core import _metric as _core
 from scorekit.errors import ScorekitError
+from scorekit.explain import EXAMPLES, EXPLANATIONS, example_args, explanation_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "examples" / "data"
@@ -788,7 +789,7 @@ def test_explain_unknown_name(capsys: Any) -> None:
 
 
 def test_explain_falls_back_to_the_docstring(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    monkeypatch.delitem(EXPLANATIONS, "mcc")
+    monkeypatch.delattr(MCC, "explanation")
     code, out, _ = _run(capsys, "explain", "mcc")
     assert code == 0
     assert "Description (from the docstring)" in out and "Gorodkin" in out

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from scorekit.core import Explanation
 
 __all__ = ["SK", "Explanation"]
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """What ``scorekit explain`` says about one metric."""
-
-    definition: str
-    formula: str
-    convention: str
-    reference: str
-
 
 SK = "scikit-learn's"
 """How the entries name scikit-learn as the reference implementation."""

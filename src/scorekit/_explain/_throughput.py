@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scorekit._explain._entry import Explanation
 
-__all__ = ["EXAMPLE_RECORDS", "EXPLANATIONS"]
+__all__ = ["EXPLANATIONS"]
 
 _VLLM = "vLLM's benchmarks/benchmark_serving.py"
 _WALL = (
@@ -21,16 +21,6 @@ _KEPT = (
     "vLLM). The state keeps every value, 8 bytes each, so percentiles of merged states are "
     "exact. No value: nan with an UndefinedMetricWarning. Seconds; reports show milliseconds."
 )
-
-EXAMPLE_RECORDS: list[dict[str, object]] = [
-    {"prompt_tokens": 120, "output_tokens": 4, "start": 0.0, "first_token": 0.2, "end": 0.5,
-     "token_times": [0.2, 0.3, 0.4, 0.5]},
-    {"prompt_tokens": 80, "output_tokens": 3, "start": 0.3, "first_token": 0.7, "end": 1.1,
-     "token_times": [0.7, 0.8, 1.1]},
-    {"prompt_tokens": 50, "output_tokens": 0, "start": 0.6, "end": 2.0, "success": False,
-     "error": "timeout"},
-]  # fmt: skip
-"""Three requests (one failed) for the worked examples of ``scorekit explain``."""
 
 
 def _rate(what: str, formula: str, extra: str = "") -> Explanation:

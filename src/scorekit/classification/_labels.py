@@ -9,14 +9,15 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
-from scorekit.core import Metric, register
+from scorekit.classification._explanations import SK
+from scorekit.core import Explanation, Metric, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -144,6 +145,16 @@ class Accuracy(_CountsMetric):
     0.75
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The fraction of samples whose predicted label equals the true label. "
+        "For multi-label indicator matrices every label of a sample must be right "
+        "(subset accuracy).",
+        formula="accuracy = sum_i w_i [y_pred_i == y_true_i] / sum_i w_i   (w_i = 1 unweighted)",
+        convention="normalize=False returns the (weighted) count of correct samples. When every "
+        "sample weight is 0 the value is nan with an UndefinedMetricWarning.",
+        reference=f"{SK} accuracy_score.",
+    )
+
     normalize: bool = True
 
     def compute(self, state: ConfusionCounts) -> float:
@@ -185,6 +196,14 @@ class ErrorRate(_CountsMetric):
     >>> ErrorRate().score([0, 1, 2, 2], [0, 1, 1, 2])
     0.25
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The fraction of samples whose predicted label differs from the true label.",
+        formula="error_rate = 1 - accuracy",
+        convention="normalize=False returns the (weighted) count of wrong samples. Multi-label "
+        "input counts a sample as wrong when any of its labels is wrong.",
+        reference=f"{SK} zero_one_loss.",
+    )
 
     normalize: bool = True
 
@@ -269,6 +288,18 @@ class ConfusionMatrix(_CountsMetric):
            [0, 1, 1],
            [0, 0, 1]])
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="A table of counts: entry [i, j] counts the samples of true class i that "
+        "were predicted as class j (summing sample weights when given).",
+        formula="C[i, j] = sum_n w_n [y_true_n == c_i and y_pred_n == c_j]",
+        convention="Rows are the true class and columns the predicted class (scikit-learn's "
+        "orientation; many tutorials draw the transpose). Classes are sorted unless labels= "
+        "fixes them; a sample of a class outside labels is an error rather than silently "
+        "dropped. normalize='true', 'pred' or 'all' divides by row sums, column sums or the "
+        "total, with 0/0 giving 0.",
+        reference=f"{SK} confusion_matrix (same orientation and normalisation).",
+    )
 
     labels: tuple[Any, ...] | None = None
     normalize: Literal["true", "pred", "all"] | None = None
@@ -373,6 +404,15 @@ class BalancedAccuracy(_CountsMetric):
     0.833...
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The mean of per-class recall over the classes present in y_true, so every "
+        "class counts equally however rare it is.",
+        formula="balanced_accuracy = (1/|C|) sum_{c in C} TP_c / (TP_c + FN_c)",
+        convention="Classes that occur only in y_pred are left out, with a warning. "
+        "adjusted=True rescales so that chance scores 0 and perfect scores 1.",
+        reference=f"{SK} balanced_accuracy_score.",
+    )
+
     adjusted: bool = False
 
     def compute(self, state: ConfusionCounts) -> float:
@@ -415,6 +455,16 @@ class MCC(_CountsMetric):
     >>> MCC().score([1, 1, 0, 0], [1, 0, 0, 0])
     0.577...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The correlation between true and predicted classes; 1 is perfect, 0 no "
+        "better than chance, -1 total disagreement. Multiclass uses Gorodkin's R_K.",
+        formula="MCC = (c s - sum_k t_k p_k) / sqrt((s^2 - sum_k p_k^2) (s^2 - sum_k t_k^2)); "
+        "binary: (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN))",
+        convention="t_k and p_k are the true and predicted totals of class k, c the number "
+        "correct and s the number of samples. A zero denominator gives 0.0.",
+        reference=f"{SK} matthews_corrcoef.",
+    )
 
     def compute(self, state: ConfusionCounts) -> float:
         """The correlation between true and predicted classes."""
@@ -460,6 +510,17 @@ class CohenKappa(_CountsMetric):
     >>> round(CohenKappa().score([0, 1, 1, 0], [0, 1, 0, 0]), 4)
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Agreement between two labelings corrected for the agreement expected by "
+        "chance from their marginals.",
+        formula="kappa = 1 - sum_ij w_ij O_ij / sum_ij w_ij E_ij, E = outer(row sums, column "
+        "sums) / total; unweighted this is (p_o - p_e) / (1 - p_e)",
+        convention="weights=None uses w_ij = [i != j]; 'linear' |i - j|; 'quadratic' (i - j)^2. "
+        "When kappa is undefined (no samples, or no expected disagreement) the value is "
+        "replace_undefined_by (nan) with an UndefinedMetricWarning.",
+        reference=f"{SK} cohen_kappa_score.",
+    )
 
     labels: tuple[Any, ...] | None = None
     weights: Literal["linear", "quadratic"] | None = None

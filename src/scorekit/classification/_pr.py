@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from scorekit.classification._binned import (
     BinnedScores,
     binned_ap,
 )
+from scorekit.classification._explanations import SK
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -37,7 +38,7 @@ from scorekit.classification._scores import (
     _samples_mean,
     _warn,
 )
-from scorekit.core import Estimate, register
+from scorekit.core import Estimate, Explanation, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -200,6 +201,17 @@ class AveragePrecision(_BinnedScoreMetric):
     Estimate(value=0.8333333333333333, error_bound=0.0)
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The area under the step-wise precision-recall curve: precision at each "
+        "threshold weighted by the gain in recall there.",
+        formula="AP = sum_n (R_n - R_{n-1}) P_n over distinct thresholds, descending",
+        convention="No interpolation by default (the step-wise sum); the 11-point and all-point "
+        "(VOC) interpolations are options. Bounded memory: bins=N or edges= keep per-bin "
+        "counts only and return Estimate(value, error_bound), the midpoint and half-width "
+        "of the AP over the best and worst orders within bins.",
+        reference=f"{SK} average_precision_score.",
+    )
+
     average: Average = "macro"
     pos_label: Any = 1
     interpolation: Literal["11point", "all"] | None = None
@@ -360,6 +372,15 @@ class BreakEvenPoint(_HistogramMetric):
     0.5
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The value at which precision equals recall on the precision-recall curve.",
+        formula="BEP = P(t*) = R(t*) where the curves cross, linearly interpolated between the "
+        "two points that straddle the crossing",
+        convention="Computed on the same points as pr_curve.",
+        reference="scikit-learn has no such function; the points come from "
+        "precision_recall_curve and the crossing is interpolated as described.",
+    )
+
     pos_label: Any = None
 
     def compute(self, state: ScoreHistogram) -> float:
@@ -429,6 +450,13 @@ class PRCurveMetric(_HistogramMetric):
     >>> recall
     array([1. , 1. , 0.5, 0.5, 0. ])
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Precision against recall as the decision threshold sweeps the scores.",
+        formula="at threshold t: P(t) = TP(t) / (TP(t) + FP(t)), R(t) = TP(t) / P",
+        convention="One point per distinct score; tied scores enter together.",
+        reference=f"{SK} precision_recall_curve.",
+    )
 
     pos_label: Any = None
     drop_intermediate: bool = False

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.classification._counts import ConfusionCounts
+from scorekit.classification._explanations import PRF_CONVENTION, PRF_REFERENCE
 from scorekit.classification._labels import (
     ZeroDivision,
     _check_zero_division,
@@ -20,7 +21,7 @@ from scorekit.classification._labels import (
     _nanaverage,
     _require_data,
 )
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [
@@ -312,6 +313,13 @@ class Precision(_PRFMetric):
     (1979), *Information Retrieval*, for F-beta.
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Of the samples predicted positive, the fraction that are positive.",
+        formula="precision = TP / (TP + FP)",
+        convention=PRF_CONVENTION,
+        reference=PRF_REFERENCE,
+    )
+
     _which = 0
     _warn = "precision"
 
@@ -346,6 +354,14 @@ class Recall(_PRFMetric):
     (1979), *Information Retrieval*, for F-beta.
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Of the positive samples, the fraction predicted positive (sensitivity, "
+        "true positive rate).",
+        formula="recall = TP / (TP + FN)",
+        convention=PRF_CONVENTION,
+        reference=PRF_REFERENCE,
+    )
+
     _which = 1
     _warn = "recall"
 
@@ -379,6 +395,14 @@ class F1(_PRFMetric):
     (1979), *Information Retrieval*, for F-beta.
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The harmonic mean of precision and recall.",
+        formula="F1 = 2 P R / (P + R) = 2 TP / (2 TP + FP + FN)",
+        convention=PRF_CONVENTION
+        + " Per-class F1 is computed from counts, so a class with TP = FP = FN = 0 is 0/0.",
+        reference=PRF_REFERENCE,
+    )
+
 
 @register(
     "fbeta",
@@ -410,6 +434,15 @@ class FBeta(_PRFMetric):
     ``zero_division`` and the ``labels`` subset rule). Van Rijsbergen, C. J.
     (1979), *Information Retrieval*, for F-beta.
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The weighted harmonic mean of precision and recall, with recall counted "
+        "beta times as important as precision.",
+        formula="F_beta = (1 + beta^2) P R / (beta^2 P + R) "
+        "= (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP)",
+        convention=PRF_CONVENTION + " beta = inf gives recall and beta = 0 gives precision.",
+        reference=PRF_REFERENCE + " Van Rijsbergen (1979) for the measure.",
+    )
 
     beta: float = 1.0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,7 +25,8 @@ from scorekit._check import (
     check_same_length,
     union_labels,
 )
-from scorekit.core import Metric, State, register, state_field
+from scorekit.classification._explanations import SK
+from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = ["Brier", "LogLoss", "ProbaSums", "brier", "log_loss"]
@@ -306,6 +307,15 @@ class LogLoss(Metric[ProbaSums]):
     0.21616
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The negative log-likelihood of the true labels under the predicted "
+        "probabilities, averaged over samples (cross-entropy).",
+        formula="log_loss = -(1/n) sum_i sum_k [y_i = k] ln p_ik",
+        convention="Natural logarithm. Binary input may give the probability of the positive "
+        "class only. Columns of multiclass probabilities follow the sorted classes.",
+        reference=f"{SK} log_loss.",
+    )
+
     normalize: bool = True
     labels: tuple[Any, ...] | None = None
 
@@ -375,6 +385,14 @@ class Brier(Metric[ProbaSums]):
     >>> round(Brier().score([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]), 4)
     0.0375
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The mean squared difference between the predicted probability and the "
+        "observed outcome; lower is better, 0 is perfect.",
+        formula="brier = (1/n) sum_i (p_i - y_i)^2, with y_i in {0, 1}",
+        convention="Binary: p_i is the probability of the positive class.",
+        reference=f"{SK} brier_score_loss.",
+    )
 
     pos_label: Any = None
     labels: tuple[Any, ...] | None = None

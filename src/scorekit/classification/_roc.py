@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from scorekit.classification._binned import (
     BinnedScores,
     binned_auc,
 )
+from scorekit.classification._explanations import SK
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -37,7 +38,7 @@ from scorekit.classification._scores import (
     _samples_mean,
     _warn,
 )
-from scorekit.core import Estimate, register
+from scorekit.core import Estimate, Explanation, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -208,6 +209,22 @@ class ROCAUC(_BinnedScoreMetric):
     >>> ROCAUC(bins=4).score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     Estimate(value=0.875, error_bound=0.125)
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The area under the ROC curve: the probability that a random positive "
+        "scores higher than a random negative, ties counting one half.",
+        formula="AUC = P(s+ > s-) + 0.5 P(s+ = s-)",
+        convention="Multiclass: one-vs-rest with 'macro' (mean of per-class AUCs), 'micro' "
+        "(all n*k label-score pairs pooled) or 'weighted' (by prevalence); multi-label the "
+        "same over indicator columns. max_fpr gives the McClish-standardised partial AUC. "
+        "With a single class in y_true AUC is undefined: nan with an UndefinedMetricWarning. "
+        "The exact state is a histogram of distinct scores, so merged shards give the "
+        "in-memory value. Bounded memory: bins=N (equal width over score_range) or edges= "
+        "(e.g. quantile_edges of a sample) keep per-bin counts only and return "
+        "Estimate(value, error_bound), pairs within a bin counted half and "
+        "error_bound = 1/2 sum_b p_b n_b / (P N).",
+        reference=f"{SK} roc_auc_score (scikit-learn >= 1.6 behaviour for one class).",
+    )
 
     average: Average = "macro"
     max_fpr: float | None = None
@@ -403,6 +420,16 @@ class ROCCurveMetric(_HistogramMetric):
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The receiver operating characteristic: false positive rate against true "
+        "positive rate as the decision threshold sweeps the scores.",
+        formula="at threshold t: FPR(t) = FP(t) / N, TPR(t) = TP(t) / P, counting samples "
+        "with score >= t as predicted positive",
+        convention="One point per distinct score, thresholds in descending order; tied scores "
+        "form a single (diagonal) step.",
+        reference=f"{SK} roc_curve.",
+    )
 
     pos_label: Any = None
     drop_intermediate: bool = True

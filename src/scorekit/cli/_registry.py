@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any, TextIO
 
-from scorekit._explain import bound_text, explain
+from scorekit.explain import bound_text, explain
 from scorekit.core import MetricInfo, available
 
 

@@ -12,11 +12,13 @@ format, engine or command.
   reads (roles, side inputs, grouping).
 - :class:`MergeTree`: the one fold of many states.
 - :class:`Estimate`, :class:`QuantileSketch`: bounded results and states.
+- :class:`Explanation`: what ``scorekit explain`` says about a metric, kept on its class.
 """
 
 from __future__ import annotations
 
 from scorekit.core._estimate import Estimate
+from scorekit.core._explanation import Explanation
 from scorekit.core._fold import MergeTree, merge_states
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import (
@@ -44,6 +46,7 @@ __all__ = [
     "STATE_FORMAT",
     "Estimate",
     "EvaluationResult",
+    "Explanation",
     "InputKind",
     "MergeTree",
     "Metric",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,7 +27,7 @@ from scorekit.classification._labels import (
     _divide,
     _nanaverage,
 )
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -36,6 +36,7 @@ from scorekit.errors import (
     message,
     raw,
 )
+from scorekit.multilabel._explanations import SK
 
 SamplesAverage = Literal["samples", "micro", "macro", "weighted"] | None
 _JACCARD_AVERAGES: tuple[str | None, ...] = ("samples", "micro", "macro", "weighted", None)
@@ -166,6 +167,16 @@ class HammingLoss(_IndicatorMetric):
     0.1666...
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The fraction of individual label decisions that are wrong, over all "
+        "samples and labels.",
+        formula="hamming_loss = (1 / (n L)) sum_i sum_j [y_pred_ij != y_true_ij]",
+        convention="Multi-label indicator matrices (samples x labels). With sample weights n "
+        "becomes the total weight; when every weight is 0 the value is nan with an "
+        "UndefinedMetricWarning.",
+        reference=f"{SK} hamming_loss; Wu & Zhou (ICML 2017).",
+    )
+
     def compute(self, state: ConfusionCounts) -> float:
         """The weighted fraction of wrong entries."""
         state = _multilabel_state(self.name, state)
@@ -202,6 +213,14 @@ class SubsetAccuracy(_IndicatorMetric):
     >>> SubsetAccuracy().score([[0, 1, 1], [1, 0, 0]], [[0, 1, 0], [1, 0, 0]])
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The fraction of samples whose whole label set is predicted exactly "
+        "(exact match ratio).",
+        formula="subset_accuracy = (1/n) sum_i [y_pred_i == y_true_i for every label]",
+        convention="Multi-label indicator matrices; the strictest multi-label measure.",
+        reference=f"{SK} accuracy_score on indicator matrices; Wu & Zhou (ICML 2017).",
+    )
 
     def compute(self, state: ConfusionCounts) -> float:
         """The weighted fraction of exactly right samples."""
@@ -263,6 +282,19 @@ class Jaccard(_IndicatorMetric):
     >>> Jaccard(average=None).score([[0, 1, 1], [1, 0, 0]], [[0, 1, 0], [1, 1, 0]])
     array([1. , 0.5, 0. ])
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The size of the intersection of the predicted and true label sets over the "
+        "size of their union, averaged over samples by default.",
+        formula="J_i = |Y_i intersect Yhat_i| / |Y_i union Yhat_i| = TP_i / (TP_i + FP_i + FN_i)",
+        convention="average='samples' (default) is the mean of the per-sample index (Wu & "
+        "Zhou's instance-based accuracy); 'micro' pools TP/FP/FN over labels; 'macro' is the "
+        "unweighted mean of per-label indices; 'weighted' weights labels by support (TP + FN). "
+        "A sample or label with no true and no predicted label is 0/0 and takes the value of "
+        "zero_division ('warn' gives 0 and an UndefinedMetricWarning; nan leaves the term out "
+        "of the average).",
+        reference=f"{SK} jaccard_score on indicator matrices; Wu & Zhou (ICML 2017).",
+    )
 
     average: SamplesAverage = "samples"
     zero_division: ZeroDivision = "warn"

@@ -10,15 +10,16 @@ from __future__ import annotations
 import abc
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores
 from scorekit.classification._counts import _as_indicator
-from scorekit.core import Metric, State, register, state_field
+from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
+from scorekit.multilabel._explanations import SK
 from scorekit.multilabel._labels import _no_data, _pair, _zero_weight
 
 _TIES = ("pessimistic", "average")
@@ -192,6 +193,17 @@ class OneError(_PerSampleMetric):
     0.5
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The fraction of samples whose top-scored label is not a true label.",
+        formula="one_error = (1/n) sum_i [argmax_j s_ij is not in Y_i]",
+        convention="Ties at the top score are read pessimistically by default (an error if "
+        "any tied label is irrelevant, like the other ranking measures); ties='average' "
+        "counts the irrelevant fraction of the tied labels instead. A sample with no "
+        "relevant label counts as an error.",
+        reference="Schapire & Singer (2000); Wu & Zhou (ICML 2017). scikit-learn has no "
+        "one-error function.",
+    )
+
     ties: Literal["pessimistic", "average"] = "pessimistic"
 
     def __post_init__(self) -> None:
@@ -243,6 +255,16 @@ class CoverageError(_PerSampleMetric):
     2.0
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="How far down the ranking of labels by score one must go, on average, to "
+        "cover every true label of a sample.",
+        formula="coverage_error = (1/n) sum_i max_{j in Y_i} rank_i(j), ranks counted from 1",
+        convention="Ranks count from 1 (scikit-learn); tied labels all take the worst "
+        "(largest) rank of their group; a sample with no relevant label contributes 0. "
+        "Wu & Zhou's coverage, counted from 0, is 'coverage'.",
+        reference=f"{SK} coverage_error.",
+    )
+
     def _rows(self, t: NDArray[np.bool_], s: NDArray[np.float64]) -> NDArray[np.float64]:
         return _coverage_error_rows(t, s)
 
@@ -276,6 +298,18 @@ class Coverage(_PerSampleMetric):
     >>> Coverage().score([[1, 0, 0], [0, 0, 1]], [[0.9, 0.5, 0.1], [0.8, 0.6, 0.2]])
     1.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Wu & Zhou's coverage: the number of steps down the label ranking needed to "
+        "cover every true label, counted from 0.",
+        formula="coverage = (1/n) sum_i max(0, max_{j in Y_i} rank_i(j) - 1), "
+        "rank_i(j) = |{k : s_ik >= s_ij}|",
+        convention="Ranks count from 0, as in the paper (coverage_error counts from 1); ties "
+        "take the worst rank of their group. When every sample has a relevant label this is "
+        "coverage_error - 1; a sample with no relevant label contributes 0.",
+        reference="Wu & Zhou (ICML 2017) and Zhang & Zhou (2014), from the same per-sample "
+        "ranks as scikit-learn's coverage_error.",
+    )
 
     def _rows(self, t: NDArray[np.bool_], s: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.maximum(_coverage_error_rows(t, s) - 1.0, 0.0)
@@ -311,6 +345,16 @@ class RankingLoss(_PerSampleMetric):
     >>> RankingLoss().score([[1, 0, 0], [0, 0, 1]], [[0.9, 0.5, 0.1], [0.8, 0.6, 0.2]])
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The fraction of (true label, false label) pairs of a sample that the scores "
+        "order wrongly, averaged over samples.",
+        formula="ranking_loss = (1/n) sum_i |{(j, k) : j in Y_i, k not in Y_i, s_ij <= s_ik}| "
+        "/ (|Y_i| |not Y_i|)",
+        convention="A tie between a true and a false label counts as a wrongly ordered pair. "
+        "Samples whose labels are all true or all false have no pair and contribute 0.",
+        reference=f"{SK} label_ranking_loss; Wu & Zhou (ICML 2017).",
+    )
 
     def _rows(self, t: NDArray[np.bool_], s: NDArray[np.float64]) -> NDArray[np.float64]:
         relevant, at_or_above, relevant_above = _ranked(t, s)
@@ -354,6 +398,16 @@ class LabelRankingAveragePrecision(_PerSampleMetric):
     ...                                      [[0.75, 0.5, 1.0], [1.0, 0.2, 0.1]])
     0.4166...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="For each true label of a sample, the fraction of labels ranked at or above "
+        "it that are true, averaged over its true labels and then over samples.",
+        formula="LRAP = (1/n) sum_i (1/|Y_i|) sum_{j in Y_i} |{k in Y_i : s_ik >= s_ij}| "
+        "/ |{k : s_ik >= s_ij}|",
+        convention="Wu & Zhou's average precision. Tied labels take the worst rank of their "
+        "group. A sample whose labels are all true or all false scores 1.",
+        reference=f"{SK} label_ranking_average_precision_score; Wu & Zhou (ICML 2017).",
+    )
 
     def _rows(self, t: NDArray[np.bool_], s: NDArray[np.float64]) -> NDArray[np.float64]:
         relevant, at_or_above, relevant_above = _ranked(t, s)
