@@ -14,7 +14,6 @@ import sklearn.metrics as skm
 from scipy.stats import entropy as scipy_entropy
 
 from scorekit._explain import (
-    _information,
     _ranking,
     _regression,
     _text,
@@ -38,7 +37,6 @@ SPECS = [
 ]
 FAMILIES = (
     _regression.EXPLANATIONS,
-    _information.EXPLANATIONS,
     _ranking.EXPLANATIONS,
     _text.EXPLANATIONS,
     _throughput.EXPLANATIONS,

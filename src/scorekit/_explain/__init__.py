@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scorekit._explain import (
-    _information,
     _ranking,
     _regression,
     _text,
@@ -15,7 +14,6 @@ __all__ = ["EXPLANATIONS"]
 
 EXPLANATIONS: dict[str, Explanation] = {
     **_regression.EXPLANATIONS,
-    **_information.EXPLANATIONS,
     **_ranking.EXPLANATIONS,
     **_text.EXPLANATIONS,
     **_throughput.EXPLANATIONS,

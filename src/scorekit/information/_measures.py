@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels, as_scores, as_weights, check_same_length, union_labels
-from scorekit.core import Metric, register
+from scorekit.core import Explanation, Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.information._explanations import COUNTS, SK, sentences
 from scorekit.information._kernels import entropy_rows, gini_rows, split_score, value_counts
 from scorekit.information._tables import (
     ClassCounts,
@@ -121,6 +122,26 @@ class Entropy(_ClassMetric):
     0.562335
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The Shannon entropy of the class distribution of a label column: the "
+        "average number of bits needed to name the class of a sample. 0 for a single class, "
+        "log2(k) for k equally frequent classes.",
+        formula="H(Y) = -sum_c p_c log_b p_c,  p_c = n_c / n,  0 log 0 = 0",
+        convention=sentences(
+            "base=2 (default) gives bits, base=math.e nats.",
+            COUNTS,
+            "The function scorekit.information.entropy also takes a probability vector "
+            "(kind='distribution', its default), which must sum to 1 unless normalize=True. "
+            "Beside it, cross_entropy H(p, q) = H(p) + KL(p || q) and kl_divergence "
+            "KL(p || q) = sum_{p_i > 0} p_i log_b (p_i / q_i) are inf where some q_i = 0 < p_i, "
+            "and js_divergence, the mean KL divergence of p and q from (p + q) / 2, is always "
+            "finite and at most 1 in bits; all three also compare two label samples "
+            "(kind='labels') over the union of their classes.",
+        ),
+        reference="scipy.stats.entropy of the class proportions with the same base (and "
+        "scipy.stats.entropy(p, q) for the KL divergence); Shannon (1948).",
+    )
+
     base: float = 2.0
 
     def __post_init__(self) -> None:
@@ -157,6 +178,22 @@ class GiniImpurity(_ClassMetric):
     >>> GiniImpurity().score(["x", "x", "x"])
     0.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The probability that two samples drawn at random, with replacement, from a "
+        "label column belong to different classes: CART's node impurity.",
+        formula="G(Y) = 1 - sum_c p_c^2,  p_c = n_c / n",
+        convention=sentences(
+            "0 for a single class and 1 - 1/k for k equally frequent classes; no logarithm, "
+            "so no base.",
+            COUNTS,
+            "The function scorekit.information.gini_impurity also takes a probability "
+            "vector (kind='distribution').",
+        ),
+        reference="The node impurity of scikit-learn's "
+        "DecisionTreeClassifier(criterion='gini'); Breiman, Friedman, Olshen and Stone "
+        "(1984), Classification and Regression Trees.",
+    )
 
     def compute(self, state: ClassCounts) -> float:
         """Gini impurity of the counted classes."""
@@ -196,6 +233,18 @@ class MutualInformation(Metric[Contingency]):
     >>> MutualInformation().score([0, 1, 0, 1], [0, 0, 1, 1])
     0.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="How much knowing one label column tells about another: the entropy of y "
+        "removed by knowing x. 0 for independent columns, and symmetric in its two arguments.",
+        formula="I(X; Y) = sum_{x,y} p_xy log_b (p_xy / (p_x p_y)) = H(Y) - H(Y | X)",
+        convention="base=2 (default) gives bits; base=math.e gives nats, scikit-learn's unit. "
+        "It equals information_gain of a categorical feature. The state is the contingency "
+        "table of the two columns; merging adds counts. Empty input raises an InputError; "
+        "all-zero weights give nan with an UndefinedMetricWarning.",
+        reference=f"{SK} mutual_info_score, which is in nats (equal with base=math.e); Cover "
+        "and Thomas (2006), Elements of Information Theory, ch. 2.",
+    )
 
     base: float = 2.0
 

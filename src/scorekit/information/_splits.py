@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from scorekit._check import as_labels
-from scorekit.core import Metric, register
+from scorekit.core import Explanation, Metric, register
 from scorekit.errors import UndefinedMetricWarning
+from scorekit.information._explanations import SPLIT, TABLE, sentences
 from scorekit.information._kernels import Scored, split_score
 from scorekit.information._measures import summarize_pairs
 from scorekit.information._tables import (
@@ -169,6 +170,22 @@ class InformationGain(_SplitMetric):
     1.0
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The reduction in the entropy of the target achieved by splitting the "
+        "samples on a feature: ID3's criterion for choosing the attribute tested at a node.",
+        formula="IG(Y, X) = H(Y) - sum_v (|Y_v| / |Y|) H(Y_v), over the branches v of the split",
+        convention=sentences(
+            SPLIT,
+            "A numeric feature keeps the threshold of highest gain. Entropies are in base 2 "
+            "(bits) by default. A constant feature or a one-class target has gain 0, and a "
+            "multiway split's gain equals the mutual information of x and y.",
+            TABLE,
+        ),
+        reference="Quinlan (1986), Induction of decision trees (ID3). Numeric splits equal the "
+        "impurity decrease of scikit-learn's DecisionTreeClassifier(criterion='entropy', "
+        "max_depth=1), in bits.",
+    )
+
     base: float = 2.0
 
 
@@ -208,6 +225,23 @@ class SplitInformation(_SplitMetric):
     >>> SplitInformation().score(["a", "a", "a"], [0, 1, 0])
     0.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The entropy of the branch sizes of a split: how finely and evenly it "
+        "divides the samples, whatever their classes. C4.5 divides information gain by it to "
+        "penalise features with many values.",
+        formula="SI(X) = -sum_v (|Y_v| / |Y|) log_b (|Y_v| / |Y|)",
+        convention=sentences(
+            SPLIT,
+            "A categorical feature has one branch per value, so SI is the entropy of x. A "
+            "numeric feature uses the two branches of the threshold of highest information "
+            "gain, as C4.5 chooses it, which is why the target y is needed. A constant "
+            "feature has SI 0. base=2 (default) gives bits.",
+            TABLE,
+        ),
+        reference="Quinlan (1993), C4.5: Programs for Machine Learning, section 2.2; equal to "
+        "scipy.stats.entropy of the branch sizes.",
+    )
 
     base: float = 2.0
 
@@ -255,6 +289,24 @@ class GainRatio(_SplitMetric):
     0.540852
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Information gain divided by split information: C4.5's correction of ID3's "
+        "preference for features with many distinct values.",
+        formula="GR(Y, X) = IG(Y, X) / SI(X)",
+        convention=sentences(
+            SPLIT,
+            "When SI = 0 (a constant feature: one branch) the ratio is undefined and set to 0 "
+            "with an UndefinedMetricWarning. A numeric feature takes the ratio at the "
+            "threshold of highest information gain, as C4.5 does: the ratio is not maximised "
+            "over thresholds, and no correction for the number of candidate thresholds is "
+            "made. The value lies in [0, 1], since IG <= SI, and does not depend on the "
+            "logarithm base (there is no base option).",
+            TABLE,
+        ),
+        reference="Quinlan (1993), C4.5: Programs for Machine Learning; computed from the same "
+        "table as information_gain and split_information.",
+    )
+
     _criterion: ClassVar[str] = "gain_ratio"
 
 
@@ -295,6 +347,22 @@ class GiniGain(_SplitMetric):
     >>> GiniGain(feature="numeric").score([1, 2, 3, 4], [0, 1, 1, 1])
     0.375
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The decrease in Gini impurity achieved by splitting the samples on a "
+        "feature: CART's criterion.",
+        formula="DeltaG(Y, X) = G(Y) - sum_v (|Y_v| / |Y|) G(Y_v),  G = 1 - sum_c p_c^2",
+        convention=sentences(
+            SPLIT,
+            "A numeric feature keeps the threshold of highest Gini gain; that binary search "
+            "is CART's (gini_gain:numeric), while the categorical default is a multiway "
+            "split. The value lies in [0, 1].",
+            TABLE,
+        ),
+        reference="Breiman, Friedman, Olshen and Stone (1984), Classification and Regression "
+        "Trees. Numeric splits equal the impurity decrease of scikit-learn's "
+        "DecisionTreeClassifier(criterion='gini', max_depth=1).",
+    )
 
     _criterion: ClassVar[str] = "gini_gain"
 
