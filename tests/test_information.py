@@ -26,8 +26,8 @@ from scorekit.errors import (
     StateMismatchError,
     UndefinedMetricWarning,
 )
+from scorekit.information import CRITERIA
 from scorekit.information._kernels import value_counts
-from scorekit.information._tables import CRITERIA
 
 # the play-tennis table (Quinlan 1986, Mitchell 1997 table 3.2) ----------------------------
 

@@ -32,9 +32,10 @@ from scorekit.information._splits import (
     information_gain,
     split_information,
 )
-from scorekit.information._tables import ClassCounts, Contingency
+from scorekit.information._tables import CRITERIA, ClassCounts, Contingency
 
 __all__ = [
+    "CRITERIA",
     "ClassCounts",
     "Contingency",
     "Entropy",
