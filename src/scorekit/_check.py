@@ -7,7 +7,10 @@ as an :class:`~scorekit.errors.InputError` naming the metric and the value.
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,12 +18,14 @@ from numpy.typing import NDArray
 from scorekit.errors import InputError, message, raw
 
 __all__ = [
+    "StringErrors",
     "as_array",
     "as_labels",
+    "as_list",
     "as_scores",
+    "as_strings",
     "as_weights",
     "check_same_length",
-    "check_strings",
     "encode_pair",
     "short_repr",
     "string_item_error",
@@ -300,35 +305,290 @@ def string_item_error(metric: str, name: str, value: Any, where: str) -> InputEr
     )
 
 
-def check_strings(
-    metric: str, items: Any, index: int, *, inside: str, item: str, expected: str
-) -> list[str]:
-    """The strings of one entry of ``references`` (the ``inside`` of entry ``index``).
+class StringErrors:
+    """The errors :func:`as_list` and :func:`as_strings` raise, worded for one input.
 
-    A list or tuple among them is a nesting error; anything else that is not a
-    string names its position as ``index I, <item> J``. String subclasses become
-    plain strings.
+    Each method returns the :class:`~scorekit.errors.InputError` of one problem;
+    a metric family words an error its own way by overriding that method in a
+    subclass. ``where`` is a position: ``(i,)`` for item ``i`` of the input,
+    ``(i, j)`` for string ``j`` of item ``i``.
+
+    Parameters
+    ----------
+    metric : str
+        The name the errors are reported under.
+    name : str
+        The input's name (``"predictions"``, ``"references"``).
+    expected : str
+        What the input should be, shown after ``expected``.
+    item : str
+        The noun of one string of an item's list (``"reference"``, ``"answer"``).
+    """
+
+    def __init__(self, metric: str, name: str, expected: str, item: str = "item") -> None:
+        self.metric = metric
+        self.name = name
+        self.expected = expected
+        self.item = item
+
+    def error(self, problem: str, got: Any, expected: str | None = None) -> InputError:
+        """``<metric>: <problem>; got <got>, expected <expected or the input's rule>.``"""
+        return InputError(
+            message(self.metric, problem, got, self.expected if expected is None else expected)
+        )
+
+    def at(self, where: tuple[int, ...]) -> str:
+        """``index i``, or ``index i, <item> j`` for a string inside an item's list."""
+        if len(where) == 1:
+            return f"index {where[0]}"
+        return f"index {where[0]}, {self.item} {where[1]}"
+
+    # the input as a whole
+
+    def missing(self) -> InputError:
+        """The input is None."""
+        return self.error(f"{self.name} is missing", None)
+
+    def single_string(self, values: str | bytes) -> InputError:
+        """The input is one string instead of a sequence of them."""
+        return self.error(f"{self.name} is a single string", values)
+
+    def mapping(self, values: Mapping[Any, Any]) -> InputError:
+        """The input is a mapping."""
+        return self.error(f"{self.name} is a mapping", raw(type(values).__name__))
+
+    def not_sequence(self, values: Any) -> InputError:
+        """The input is neither a sequence nor an iterator (a set, a number, ...)."""
+        return self.error(f"{self.name} is not a sequence", raw(type(values).__name__))
+
+    def single_value(self, values: NDArray[Any]) -> InputError:
+        """The input is a 0-d array."""
+        return self.error(f"{self.name} is a single value", values.item())
+
+    def shape(self, values: NDArray[Any]) -> InputError:
+        """The input is an array of more dimensions than it may have."""
+        return self.error(f"{self.name} has the wrong shape", values.shape)
+
+    # one item or one string
+
+    def none(self, where: tuple[int, ...]) -> InputError:
+        """A string is None."""
+        return string_item_error(self.metric, self.name, None, self.at(where))
+
+    def not_string(self, value: Any, where: tuple[int, ...]) -> InputError:
+        """A string is something else."""
+        return string_item_error(self.metric, self.name, value, self.at(where))
+
+    def nested(self, value: Any, where: tuple[int, ...]) -> InputError:
+        """A string of an item's list is itself a list, tuple or array."""
+        return self.error(
+            f"{self.name} has the wrong nesting",
+            raw(f"a {type(value).__name__} inside the {self.item}s at index {where[0]}"),
+        )
+
+    def empty(self, value: Any, index: int) -> InputError:
+        """An item's list of strings is empty."""
+        return self.error(f"an item has no {self.item}", raw(f"[] at index {index}"))
+
+    def not_list(self, value: Any, index: int) -> InputError:
+        """An item that must be a list of strings is something else."""
+        if value is None:
+            return self.error(f"{self.name} contains None", raw(f"None at index {index}"))
+        if isinstance(value, str):
+            return self.error(
+                f"{self.name} has the wrong nesting",
+                raw(f"the string {short_repr(value)} at index {index}"),
+                f"{self.expected} (wrap a single {self.item} as [{self.item}])",
+            )
+        return self.error(
+            f"{self.name} has the wrong nesting", raw(f"{type(value).__name__} at index {index}")
+        )
+
+
+def as_list(
+    metric: str,
+    name: str,
+    values: Any,
+    *,
+    expected: str,
+    rows: bool = False,
+    errors: type[StringErrors] = StringErrors,
+) -> list[Any]:
+    """The items of a sequence-like input as a list.
+
+    Lists, tuples and other sequences, iterators, numpy arrays, pandas and
+    pyarrow objects are accepted. None, a single string, a mapping, a set, a
+    0-d array and anything not iterable are errors (``errors`` words them).
+
+    Parameters
+    ----------
+    metric, name, expected
+        As for :class:`StringErrors`.
+    rows : bool, default False
+        Accept a 2-D array, one list per row (otherwise an array must be 1-D).
+    errors : type of StringErrors
+        The wording of the errors.
 
     Examples
     --------
-    >>> check_strings("qa_f1", ("Paris", "paris"), 0, inside="answers", item="answer",
-    ...               expected="strings")
-    ['Paris', 'paris']
+    >>> import numpy as np
+    >>> as_list("bleu", "predictions", np.array(["a b", "c"]), expected="strings")
+    ['a b', 'c']
     """
-    out: list[str] = []
-    for j, value in enumerate(items):
-        if type(value) is not str:
-            if isinstance(value, list | tuple):
-                raise InputError(
-                    message(
-                        metric,
-                        "references has the wrong nesting",
-                        raw(f"a {type(value).__name__} inside the {inside} at index {index}"),
-                        expected,
-                    )
-                )
-            if not isinstance(value, str):
-                raise string_item_error(metric, "references", value, f"index {index}, {item} {j}")
-            value = str(value)
-        out.append(value)
-    return out
+    err = errors(metric, name, expected)
+    if values is None:
+        raise err.missing()
+    if isinstance(values, str | bytes):
+        raise err.single_string(values)
+    if isinstance(values, Mapping):
+        raise err.mapping(values)
+    if isinstance(values, np.ndarray):
+        if values.ndim == 0:
+            raise err.single_value(values)
+        if values.ndim > (2 if rows else 1):
+            raise err.shape(values)
+        return list(values.tolist())
+    to_pylist = getattr(values, "to_pylist", None)  # pyarrow
+    if to_pylist is not None:
+        return list(to_pylist())
+    if type(values).__module__.startswith("pandas") and hasattr(values, "tolist"):
+        return list(values.tolist())
+    if isinstance(values, Sequence):
+        return list(values)
+    if isinstance(values, AbstractSet) or not isinstance(values, Iterable):
+        raise err.not_sequence(values)
+    return list(values)
+
+
+PerItem = Literal["string", "string_or_list", "list"]
+
+
+@overload
+def as_strings(
+    metric: str,
+    name: str,
+    values: Any,
+    *,
+    expected: str,
+    per_item: Literal["string"] = ...,
+    item: str = ...,
+    rows: bool = ...,
+    errors: type[StringErrors] = ...,
+) -> list[str]: ...
+
+
+@overload
+def as_strings(
+    metric: str,
+    name: str,
+    values: Any,
+    *,
+    expected: str,
+    per_item: Literal["string_or_list", "list"],
+    item: str = ...,
+    rows: bool = ...,
+    errors: type[StringErrors] = ...,
+) -> tuple[list[str], list[int]]: ...
+
+
+def as_strings(
+    metric: str,
+    name: str,
+    values: Any,
+    *,
+    expected: str,
+    per_item: PerItem = "string",
+    item: str = "item",
+    rows: bool = True,
+    errors: type[StringErrors] = StringErrors,
+) -> list[str] | tuple[list[str], list[int]]:
+    """Text inputs as plain strings: one string per item, or a list of strings per item.
+
+    The input is read as :func:`as_list` reads it. String subclasses become
+    plain strings; the caller's objects are left unchanged.
+
+    Parameters
+    ----------
+    metric : str
+        The name errors are reported under.
+    name : str
+        The input's name (``"predictions"``, ``"references"``).
+    expected : str
+        What the input should be, for the error messages.
+    per_item : {"string", "string_or_list", "list"}, default "string"
+        What each item is: one string; one string or a non-empty list of them;
+        a non-empty list of strings. A list may be a tuple or a 1-D array.
+    item : str, default "item"
+        The noun of one string of an item's list, in error messages.
+    rows : bool, default True
+        With a list per item, accept a 2-D array of strings, one item per row.
+    errors : type of StringErrors
+        The wording of the errors.
+
+    Returns
+    -------
+    list of str, or (list of str, list of int)
+        With ``per_item="string"`` the strings; otherwise every item's strings
+        in order, one flat list, and the number of strings of each item.
+
+    Examples
+    --------
+    >>> as_strings("rouge", "predictions", ("the cat", "a dog"), expected="strings")
+    ['the cat', 'a dog']
+    >>> as_strings("rouge", "references", ["the cat", ["a dog", "one dog"]],
+    ...            expected="strings or lists of strings", per_item="string_or_list")
+    (['the cat', 'a dog', 'one dog'], [1, 2])
+    """
+    err = errors(metric, name, expected, item)
+    items = as_list(
+        metric, name, values, expected=expected, rows=rows and per_item != "string", errors=errors
+    )
+    kinds = set(map(type, items))
+    if per_item == "string":
+        if not kinds <= {str}:
+            for i, value in enumerate(items):
+                if type(value) is not str:
+                    items[i] = _one_string(err, value, (i,))
+        return items
+    if per_item == "string_or_list" and kinds <= {str}:
+        return items, [1] * len(items)
+    if kinds <= {list, tuple}:
+        # every item a list: flatten in C, look closer only on failure
+        counts = list(map(len, items))
+        flat = list(itertools.chain.from_iterable(items))
+        if set(map(type, flat)) <= {str} and (not counts or min(counts) > 0):
+            return flat, counts
+    flat = []
+    counts = []
+    for i, entry in enumerate(items):
+        if isinstance(entry, np.ndarray):
+            entry = entry.tolist()
+        if isinstance(entry, str) and per_item == "string_or_list":
+            flat.append(str(entry))
+            counts.append(1)
+            continue
+        if not isinstance(entry, list | tuple):
+            if per_item == "list":
+                raise err.not_list(entry, i)
+            raise _one_string_error(err, entry, (i,))
+        if not entry:
+            raise err.empty(entry, i)
+        for j, value in enumerate(entry):
+            if type(value) is not str:
+                if isinstance(value, list | tuple | np.ndarray):
+                    raise err.nested(value, (i, j))
+                value = _one_string(err, value, (i, j))
+            flat.append(value)
+        counts.append(len(entry))
+    return flat, counts
+
+
+def _one_string(err: StringErrors, value: Any, where: tuple[int, ...]) -> str:
+    """A string subclass as a plain string; anything else is an error."""
+    if isinstance(value, str):
+        return str(value)
+    raise _one_string_error(err, value, where)
+
+
+def _one_string_error(err: StringErrors, value: Any, where: tuple[int, ...]) -> InputError:
+    return err.none(where) if value is None else err.not_string(value, where)

@@ -8,13 +8,13 @@ instead of per-pair ``Counter`` objects.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import check_strings, short_repr, string_item_error
+from scorekit._check import StringErrors, as_strings
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.qa._normalize import _normalize_all
 
@@ -32,96 +32,45 @@ def _check_version(metric: str, version: Any) -> None:
         raise ConfigError(message(metric, "unknown SQuAD version", version, choices(VERSIONS)))
 
 
-def _as_sequence(metric: str, name: str, values: Any, expected: str) -> Sequence[Any]:
-    if values is None:
-        raise InputError(message(metric, f"{name} is missing", None, expected))
-    if isinstance(values, str | bytes):
-        raise InputError(message(metric, f"{name} is a single string", values, expected))
-    if isinstance(values, Mapping):
-        raise InputError(
-            message(
-                metric,
-                f"{name} is a mapping",
-                raw(type(values).__name__),
-                expected + " (use qa.squad for predictions keyed by question id)",
-            )
+class _AnswerErrors(StringErrors):
+    """The wording of the QA inputs: a mapping points to ``qa.squad``, an empty list to ``['']``."""
+
+    def mapping(self, values: Mapping[Any, Any]) -> InputError:
+        return self.error(
+            f"{self.name} is a mapping",
+            raw(type(values).__name__),
+            self.expected + " (use qa.squad for predictions keyed by question id)",
         )
-    if isinstance(values, np.ndarray):
-        if values.ndim == 0:
-            raise InputError(message(metric, f"{name} is a single value", values.item(), expected))
-        return list(values.tolist())
-    if not isinstance(values, Sequence):
-        try:
-            return list(values)
-        except TypeError:
-            raise InputError(
-                message(metric, f"{name} is not a sequence", raw(type(values).__name__), expected)
-            ) from None
-    return values
+
+    def empty(self, value: Any, index: int) -> InputError:
+        return self.error(
+            "a question has no gold answer",
+            raw(f"[] at index {index}"),
+            "at least one answer ([''] marks an unanswerable question)",
+        )
 
 
 def _check_predictions(metric: str, predictions: Any) -> list[str]:
-    preds = _as_sequence(metric, "predictions", predictions, "one answer string per question")
-    out = list(preds)
-    if not set(map(type, out)) <= {str}:
-        for i, p in enumerate(out):
-            if not isinstance(p, str):
-                raise string_item_error(metric, "predictions", p, f"index {i}")
-        out = [str(p) for p in out]
-    return out
+    return as_strings(
+        metric,
+        "predictions",
+        predictions,
+        expected="one answer string per question",
+        errors=_AnswerErrors,
+    )
 
 
 def _check_references(metric: str, references: Any) -> tuple[list[str], list[int]]:
     """Flatten the gold answers; return them and the number per question."""
-    expected = "a list of gold answer strings per question"
-    refs = _as_sequence(metric, "references", references, expected)
-    if set(map(type, refs)) <= {list, tuple}:
-        # fast path: flatten in C, check types once, look closer only on failure
-        counts = list(map(len, refs))
-        golds = list(itertools.chain.from_iterable(refs))
-        if set(map(type, golds)) <= {str} and (not counts or min(counts) > 0):
-            return golds, counts
-    golds = []
-    counts = []
-    for i, answers in enumerate(refs):
-        if isinstance(answers, str):
-            raise InputError(
-                message(
-                    metric,
-                    "references has the wrong nesting",
-                    raw(f"the string {short_repr(answers)} at index {i}"),
-                    expected + " (wrap a single answer as [answer])",
-                )
-            )
-        if isinstance(answers, np.ndarray):
-            answers = answers.tolist()
-        if answers is None or not isinstance(answers, list | tuple):
-            if answers is None:
-                raise InputError(
-                    message(metric, "references contains None", raw(f"None at index {i}"), expected)
-                )
-            raise InputError(
-                message(
-                    metric,
-                    "references has the wrong nesting",
-                    raw(f"{type(answers).__name__} at index {i}"),
-                    expected,
-                )
-            )
-        if not answers:
-            raise InputError(
-                message(
-                    metric,
-                    "a question has no gold answer",
-                    raw(f"[] at index {i}"),
-                    "at least one answer ([''] marks an unanswerable question)",
-                )
-            )
-        golds.extend(
-            check_strings(metric, answers, i, inside="answers", item="answer", expected=expected)
-        )
-        counts.append(len(answers))
-    return golds, counts
+    return as_strings(
+        metric,
+        "references",
+        references,
+        expected="a list of gold answer strings per question",
+        per_item="list",
+        item="answer",
+        errors=_AnswerErrors,
+    )
 
 
 # scoring -----------------------------------------------------------------------

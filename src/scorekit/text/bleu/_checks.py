@@ -1,87 +1,83 @@
-"""BLEU's input checks: predictions, references and their lengths."""
+"""BLEU's input checks: predictions, references and their lengths, in BLEU's words."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
+from scorekit._check import StringErrors, as_list, as_strings
 from scorekit.errors import InputError, message, raw
 
-
-def _as_list(metric: str, name: str, values: Any, expected: str) -> list[Any]:
-    """The items of a sequence-like input (list, tuple, numpy, pandas, pyarrow) as a list."""
-    if values is None:
-        raise InputError(message(metric, f"{name} is missing", None, expected))
-    if isinstance(values, str | bytes):
-        raise InputError(message(metric, f"{name} is a single string", values, expected))
-    if hasattr(values, "to_pylist"):  # pyarrow
-        return list(values.to_pylist())
-    if isinstance(values, np.ndarray) or type(values).__module__.startswith("pandas"):
-        return list(values.tolist())
-    if not isinstance(values, Sequence):
-        raise InputError(message(metric, f"{name} is not a sequence", values, expected))
-    return list(values)
+_REFS_RULE = "a string or a non-empty list of strings per prediction"
+_SENTENCE_REFS_RULE = "a string or a non-empty list of strings"
 
 
 def _where(value: Any, index: str) -> str:
     return raw(f"{value!r} ({type(value).__name__}) at index {index}")
 
 
+class _BLEUErrors(StringErrors):
+    """BLEU's wording: ``a prediction is not a string``, positions as ``[i][j]``."""
+
+    def _located(self, value: Any, where: tuple[int, ...]) -> str:
+        index = str(where[0]) if len(where) == 1 else "".join(f"[{k}]" for k in where)
+        return _where(value, index)
+
+    def _item_rule(self) -> str:
+        return "one string each" if self.name == "predictions" else self.expected
+
+    def mapping(self, values: Mapping[Any, Any]) -> InputError:
+        return self.not_sequence(values)
+
+    def not_sequence(self, values: Any) -> InputError:
+        return self.error(f"{self.name} is not a sequence", values)
+
+    def none(self, where: tuple[int, ...]) -> InputError:
+        return self.error(
+            f"{self.name} contain None", self._located(None, where), self._item_rule()
+        )
+
+    def not_string(self, value: Any, where: tuple[int, ...]) -> InputError:
+        return self.error(
+            f"a {self.name[:-1]} is not a string", self._located(value, where), self._item_rule()
+        )
+
+    def nested(self, value: Any, where: tuple[int, ...]) -> InputError:
+        return self.error(f"{self.name} are nested too deeply", self._located(value, where))
+
+    def empty(self, value: Any, index: int) -> InputError:
+        return self.error(
+            "a prediction has an empty reference list", self._located(value, (index,))
+        )
+
+
 def _predictions(metric: str, predictions: Any) -> list[str]:
-    preds = _as_list(metric, "predictions", predictions, "a sequence of strings")
-    for i, p in enumerate(preds):
-        if not isinstance(p, str):
-            problem = "predictions contain None" if p is None else "a prediction is not a string"
-            raise InputError(message(metric, problem, _where(p, str(i)), "one string each"))
-    return preds
-
-
-_REFS_RULE = "a string or a non-empty list of strings per prediction"
+    return as_strings(
+        metric, "predictions", predictions, expected="a sequence of strings", errors=_BLEUErrors
+    )
 
 
 def _references(metric: str, references: Any) -> tuple[list[str], list[int]]:
     """The references flattened in prediction order, and how many each prediction has."""
-    items = _as_list(metric, "references", references, _REFS_RULE)
-    flat: list[str] = []
-    counts: list[int] = []
-    for i, item in enumerate(items):
-        if isinstance(item, str):
-            flat.append(item)
-            counts.append(1)
-            continue
-        if item is None:
-            raise InputError(
-                message(metric, "references contain None", _where(item, str(i)), _REFS_RULE)
-            )
-        if isinstance(item, np.ndarray):
-            item = item.tolist()
-        if not isinstance(item, list | tuple):
-            raise InputError(
-                message(metric, "a reference is not a string", _where(item, str(i)), _REFS_RULE)
-            )
-        if not item:
-            raise InputError(
-                message(
-                    metric,
-                    "a prediction has an empty reference list",
-                    _where(item, str(i)),
-                    _REFS_RULE,
-                )
-            )
-        for j, ref in enumerate(item):
-            if not isinstance(ref, str):
-                if ref is None:
-                    problem = "references contain None"
-                elif isinstance(ref, list | tuple | np.ndarray):
-                    problem = "references are nested too deeply"
-                else:
-                    problem = "a reference is not a string"
-                raise InputError(message(metric, problem, _where(ref, f"[{i}][{j}]"), _REFS_RULE))
-        flat.extend(item)
-        counts.append(len(item))
-    return flat, counts
+    return as_strings(
+        metric,
+        "references",
+        references,
+        expected=_REFS_RULE,
+        per_item="string_or_list",
+        item="reference",
+        errors=_BLEUErrors,
+    )
+
+
+def _sentence_references(metric: str, references: Any) -> list[Any]:
+    """The list of references of one prediction, not empty (its items are checked later)."""
+    refs = as_list(
+        metric, "references", references, expected=_SENTENCE_REFS_RULE, errors=_BLEUErrors
+    )
+    if not refs:
+        raise InputError(message(metric, "references is empty", refs, _SENTENCE_REFS_RULE))
+    return refs
 
 
 def _check_lengths(metric: str, references: Any, n_refs: int, n_preds: int) -> None:

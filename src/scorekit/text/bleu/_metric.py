@@ -14,10 +14,10 @@ from scorekit.core import Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
 from scorekit.text.bleu._checks import (
-    _as_list,
     _check_lengths,
     _predictions,
     _references,
+    _sentence_references,
     _where,
 )
 from scorekit.text.bleu._count import _count
@@ -442,14 +442,7 @@ def sentence_bleu(
         problem = "prediction is missing" if prediction is None else "prediction is not a string"
         raise InputError(message(name, problem, _where(prediction, "0"), "one string"))
     if not isinstance(references, str):
-        refs = _as_list(name, "references", references, "a string or a non-empty list of strings")
-        if not refs:
-            raise InputError(
-                message(
-                    name, "references is empty", refs, "a string or a non-empty list of strings"
-                )
-            )
-        references = refs
+        references = _sentence_references(name, references)
     return bleu(
         [references],
         [prediction],

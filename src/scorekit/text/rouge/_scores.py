@@ -10,14 +10,14 @@ references per item, each type keeps the reference of highest F-measure.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from itertools import chain
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import check_strings, string_item_error
+from scorekit._check import StringErrors, as_strings
 from scorekit.errors import InputError, message, raw
 from scorekit.text._lcs import lcs_lengths, lcs_positions, position_masks
 from scorekit.text.rouge._tokens import _SEP, _default_flat, _default_tokens
@@ -25,74 +25,43 @@ from scorekit.text.rouge._tokens import _SEP, _default_flat, _default_tokens
 # inputs -----------------------------------------------------------------------
 
 
-def _sequence(metric: str, name: str, values: Any, expected: str) -> list[Any]:
-    if values is None:
-        raise InputError(message(metric, f"{name} is missing", None, expected))
-    if isinstance(values, str | bytes):
-        raise InputError(message(metric, f"{name} is a single string", values, expected))
-    if isinstance(values, Mapping):
-        raise InputError(
-            message(metric, f"{name} is a mapping", raw(type(values).__name__), expected)
-        )
-    if isinstance(values, np.ndarray):
-        if values.ndim != 1:
-            raise InputError(message(metric, f"{name} has the wrong shape", values.shape, expected))
-        return list(values.tolist())
-    to_list = getattr(values, "to_pylist", None) or getattr(values, "tolist", None)
-    if to_list is not None and not isinstance(values, list | tuple):
-        return list(to_list())
-    try:
-        return list(values)
-    except TypeError:
-        raise InputError(
-            message(metric, f"{name} is not a sequence", raw(type(values).__name__), expected)
-        ) from None
+class _RougeErrors(StringErrors):
+    """ROUGE's wording: a 0-d array has the wrong shape, as any array but 1-D."""
+
+    def single_value(self, values: NDArray[Any]) -> InputError:
+        return self.shape(values)
 
 
 def _check_inputs(
     metric: str, references: Any, predictions: Any
 ) -> tuple[list[str], list[int], list[str]]:
     """Validate; return the flat references, the number per item, and the predictions."""
-    preds = _sequence(metric, "predictions", predictions, "one predicted string per item")
-    for i, p in enumerate(preds):
-        if type(p) is not str:
-            if not isinstance(p, str):
-                raise string_item_error(metric, "predictions", p, f"index {i}")
-            preds[i] = str(p)
-    expected = "per item a reference string or a list of reference strings"
-    refs = _sequence(metric, "references", references, expected)
-    if len(refs) != len(preds):
+    preds = as_strings(
+        metric,
+        "predictions",
+        predictions,
+        expected="one predicted string per item",
+        errors=_RougeErrors,
+    )
+    flat, counts = as_strings(
+        metric,
+        "references",
+        references,
+        expected="per item a reference string or a list of reference strings",
+        per_item="string_or_list",
+        item="reference",
+        rows=False,
+        errors=_RougeErrors,
+    )
+    if len(counts) != len(preds):
         raise InputError(
             message(
                 metric,
                 "inputs differ in length",
-                raw(f"references has {len(refs)}, predictions has {len(preds)}"),
+                raw(f"references has {len(counts)}, predictions has {len(preds)}"),
                 "equal lengths",
             )
         )
-    flat: list[str] = []
-    counts: list[int] = []
-    for i, item in enumerate(refs):
-        if type(item) is str:
-            flat.append(item)
-            counts.append(1)
-            continue
-        if isinstance(item, np.ndarray):
-            item = item.tolist()
-        if isinstance(item, str):
-            flat.append(str(item))
-            counts.append(1)
-            continue
-        if not isinstance(item, list | tuple):
-            raise string_item_error(metric, "references", item, f"index {i}")
-        if not item:
-            raise InputError(
-                message(metric, "an item has no reference", raw(f"[] at index {i}"), expected)
-            )
-        flat.extend(
-            check_strings(metric, item, i, inside="references", item="reference", expected=expected)
-        )
-        counts.append(len(item))
     return flat, counts, preds
 
 
