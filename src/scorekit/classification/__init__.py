@@ -1,12 +1,16 @@
 """Classification metrics: confusion counts, P/R/F, agreement, curves and AUC, probabilities.
 
 Every function here follows scikit-learn's signature for the metric of the same
-meaning, so switching is a change of import.
+meaning, so switching is a change of import. :class:`CountsMetric`,
+:func:`multilabel_counts`, :func:`as_indicator` and the ``zero_division`` helpers
+(:data:`ZeroDivision`, :func:`check_zero_division`, :func:`zero_division_ratio`,
+:func:`nanaverage`) are the building blocks other metrics on confusion counts
+(:mod:`scorekit.multilabel`) share.
 """
 
 from scorekit.classification import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.classification._binned import BinnedScores, quantile_edges
-from scorekit.classification._counts import ConfusionCounts
+from scorekit.classification._counts import ConfusionCounts, as_indicator, multilabel_counts
 from scorekit.classification._histogram import ScoreHistogram
 from scorekit.classification._labels import (
     MCC,
@@ -14,6 +18,7 @@ from scorekit.classification._labels import (
     BalancedAccuracy,
     CohenKappa,
     ConfusionMatrix,
+    CountsMetric,
     ErrorRate,
     accuracy,
     balanced_accuracy,
@@ -45,6 +50,12 @@ from scorekit.classification._prf import (
 from scorekit.classification._proba import Brier, LogLoss, ProbaSums, brier, log_loss
 from scorekit.classification._report import classification_report
 from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
+from scorekit.classification._zero_division import (
+    ZeroDivision,
+    check_zero_division,
+    nanaverage,
+    zero_division_ratio,
+)
 
 __all__ = [
     "F1",
@@ -59,6 +70,7 @@ __all__ = [
     "CohenKappa",
     "ConfusionCounts",
     "ConfusionMatrix",
+    "CountsMetric",
     "ErrorRate",
     "FBeta",
     "LogLoss",
@@ -70,11 +82,14 @@ __all__ = [
     "Recall",
     "RocCurve",
     "ScoreHistogram",
+    "ZeroDivision",
     "accuracy",
+    "as_indicator",
     "average_precision",
     "balanced_accuracy",
     "break_even_point",
     "brier",
+    "check_zero_division",
     "classification_report",
     "cohen_kappa",
     "confusion_matrix",
@@ -83,6 +98,8 @@ __all__ = [
     "fbeta",
     "log_loss",
     "mcc",
+    "multilabel_counts",
+    "nanaverage",
     "pr_curve",
     "precision",
     "precision_recall_fscore_support",
@@ -90,4 +107,5 @@ __all__ = [
     "recall",
     "roc_auc",
     "roc_curve",
+    "zero_division_ratio",
 ]

@@ -12,7 +12,7 @@ from scorekit._check import as_array, as_labels, as_weights, check_same_length, 
 from scorekit.core import State, state_field
 from scorekit.errors import InputError, StateMismatchError, message, raw
 
-__all__ = ["ConfusionCounts", "summarize_counts"]
+__all__ = ["ConfusionCounts", "as_indicator", "multilabel_counts", "summarize_counts"]
 
 _DIRECT_LIMIT = 1 << 22
 
@@ -141,7 +141,7 @@ def summarize_counts(
     n = check_same_length(metric, y_true=t, y_pred=p)
     w = as_weights(metric, sample_weight, n)
     if multilabel:
-        return _multilabel_counts(metric, t, p, w)
+        return multilabel_counts(metric, t, p, w)
     t = as_labels(metric, "y_true", t)
     p = as_labels(metric, "y_pred", p)
     extra = None if labels is None else as_labels(metric, "labels", labels)
@@ -198,7 +198,22 @@ def _pair_counts(
     return values, matrix
 
 
-def _as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_]:
+def as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_]:
+    """A 2-D array of 0/1 (or bool) values as a bool indicator matrix.
+
+    Raises an :class:`~scorekit.errors.InputError` naming ``name`` for another
+    shape, dtype or value.
+
+    Examples
+    --------
+    >>> as_indicator("jaccard", "y_true", np.array([[1, 0], [0, 1]]))
+    array([[ True, False],
+           [False,  True]])
+    >>> as_indicator("jaccard", "y_true", np.array([[1, 2]]))
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.InputError: jaccard: y_true must hold 0/1 indicators; got 2 at row 0, ...
+    """
     if arr.ndim != 2:
         raise InputError(
             message(
@@ -228,11 +243,33 @@ def _as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_
     return arr.astype(bool)
 
 
-def _multilabel_counts(
+def multilabel_counts(
     metric: str, t: NDArray[Any], p: NDArray[Any], w: NDArray[np.float64] | None
 ) -> ConfusionCounts:
-    t = _as_indicator(metric, "y_true", t)
-    p = _as_indicator(metric, "y_pred", p)
+    """The multi-label confusion counts of two indicator matrices of one shape.
+
+    Per label the 2x2 matrix ``[[TN, FP], [FN, TP]]``, and per distinct
+    ``(TP, FP, FN)`` triple of a sample its summed weight, so per-sample
+    measures merge exactly.
+
+    Parameters
+    ----------
+    metric : str
+        The metric name error messages start with.
+    t, p : ndarray of shape (n_samples, n_labels)
+        True and predicted 0/1 indicators.
+    w : ndarray of shape (n_samples,) or None
+        Sample weights, or None for 1 each.
+
+    Examples
+    --------
+    >>> t, p = np.array([[1, 0], [1, 1]]), np.array([[1, 1], [0, 1]])
+    >>> counts = multilabel_counts("f1", t, p, None)
+    >>> counts.matrix[:, 1, 1]  # TP per label
+    array([1, 1])
+    """
+    t = as_indicator(metric, "y_true", t)
+    p = as_indicator(metric, "y_pred", p)
     if t.shape != p.shape:
         raise InputError(
             message(

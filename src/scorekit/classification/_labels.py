@@ -1,6 +1,6 @@
 """Metrics computed from confusion counts: accuracy, MCC, kappa, the matrix itself.
 
-Also the helpers shared by every metric on :class:`ConfusionCounts` (the
+Also the base and helpers shared by every metric on :class:`ConfusionCounts` (the
 precision/recall/F family lives in :mod:`._prf`, the report in :mod:`._report`).
 """
 
@@ -34,6 +34,7 @@ __all__ = [
     "BalancedAccuracy",
     "CohenKappa",
     "ConfusionMatrix",
+    "CountsMetric",
     "ErrorRate",
     "accuracy",
     "balanced_accuracy",
@@ -42,8 +43,6 @@ __all__ = [
     "error_rate",
     "mcc",
 ]
-
-ZeroDivision = Literal["warn"] | float
 
 
 def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
@@ -57,20 +56,6 @@ def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
     return tuple(arr.tolist())
 
 
-def _check_zero_division(metric: str, value: Any) -> None:
-    ok = value == "warn" or (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and (value in (0, 1) or math.isnan(value))
-    )
-    if not ok:
-        raise ConfigError(message(metric, "invalid zero_division", value, "'warn', 0, 1 or nan"))
-
-
-def _zd_value(zero_division: ZeroDivision) -> float:
-    return 0.0 if zero_division == "warn" else float(zero_division)
-
-
 def _require_data(metric: str, state: ConfusionCounts) -> None:
     if not isinstance(state, ConfusionCounts):
         raise StateMismatchError(
@@ -82,35 +67,14 @@ def _require_data(metric: str, state: ConfusionCounts) -> None:
         raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
 
 
-def _divide(
-    num: NDArray[np.float64], den: NDArray[np.float64], zero_division: ZeroDivision
-) -> tuple[NDArray[np.float64], bool]:
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    mask = den == 0
-    out = num / np.where(mask, 1.0, den)
-    if mask.any():
-        out = np.where(mask, _zd_value(zero_division), out)
-    return out, bool(mask.any())
-
-
-def _nanaverage(values: NDArray[np.float64], weights: NDArray[np.float64] | None = None) -> float:
-    if values.size == 0:
-        return math.nan
-    keep = ~np.isnan(values)
-    if not keep.any():
-        return math.nan
-    if weights is None:
-        return float(np.mean(values[keep]))
-    w = weights[keep]
-    if w.sum() == 0:
-        return float(np.mean(values[keep]))
-    return float(np.average(values[keep], weights=w))
-
-
 @dataclass(frozen=True)
-class _CountsMetric(Metric[ConfusionCounts]):
-    """Shared plumbing of the metrics whose state is :class:`ConfusionCounts`."""
+class CountsMetric(Metric[ConfusionCounts]):
+    """Base of the metrics whose state is :class:`ConfusionCounts`.
+
+    ``summarize`` counts ``(y_true, y_pred)`` labels (over the label set that
+    ``_state_labels`` fixes, all labels seen by default) and ``empty`` is the
+    state of no data; a subclass implements ``compute``.
+    """
 
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionCounts:
         """Count one batch of ``(y_true, y_pred)`` labels."""
@@ -126,7 +90,7 @@ class _CountsMetric(Metric[ConfusionCounts]):
 
 @register("accuracy", higher_is_better=True, bounds=(0.0, 1.0), inputs="labels")
 @dataclass(frozen=True)
-class Accuracy(_CountsMetric):
+class Accuracy(CountsMetric):
     """Accuracy: the fraction of samples whose prediction is correct.
 
     .. math:: \\mathrm{accuracy} = \\frac{1}{n} \\sum_i [\\hat y_i = y_i]
@@ -186,7 +150,7 @@ class Accuracy(_CountsMetric):
     aliases=("zero_one_loss",),
 )
 @dataclass(frozen=True)
-class ErrorRate(_CountsMetric):
+class ErrorRate(CountsMetric):
     """Error rate: the fraction of samples whose prediction is wrong (1 - accuracy).
 
     Matches scikit-learn's ``zero_one_loss``.
@@ -264,7 +228,7 @@ _NORMALIZE = (None, "true", "pred", "all")
 
 @register("confusion_matrix", higher_is_better=None, bounds=(0.0, math.inf), inputs="labels")
 @dataclass(frozen=True)
-class ConfusionMatrix(_CountsMetric):
+class ConfusionMatrix(CountsMetric):
     """Confusion matrix: rows are the true class, columns the predicted class.
 
     This is scikit-learn's orientation; many tutorials draw it transposed.
@@ -389,7 +353,7 @@ def _single_label(metric: str, state: ConfusionCounts) -> NDArray[Any]:
 
 @register("balanced_accuracy", higher_is_better=True, bounds=(0.0, 1.0), inputs="labels")
 @dataclass(frozen=True)
-class BalancedAccuracy(_CountsMetric):
+class BalancedAccuracy(CountsMetric):
     """Balanced accuracy: the mean of per-class recall over classes present in ``y_true``.
 
     .. math:: \\mathrm{BA} = \\frac{1}{|C|} \\sum_{c \\in C} \\frac{TP_c}{TP_c + FN_c}
@@ -442,7 +406,7 @@ class BalancedAccuracy(_CountsMetric):
     aliases=("matthews_corrcoef",),
 )
 @dataclass(frozen=True)
-class MCC(_CountsMetric):
+class MCC(CountsMetric):
     """Matthews correlation coefficient, binary and multiclass (Gorodkin's R_K).
 
     .. math:: \\mathrm{MCC} = \\frac{c s - t \\cdot p}{\\sqrt{(s^2 - p \\cdot p)(s^2 - t \\cdot t)}}
@@ -494,7 +458,7 @@ _KAPPA_WEIGHTS = (None, "linear", "quadratic")
     variants=("linear", "quadratic"),
 )
 @dataclass(frozen=True)
-class CohenKappa(_CountsMetric):
+class CohenKappa(CountsMetric):
     """Cohen's kappa: agreement between two labelings, corrected for chance.
 
     .. math:: \\kappa = 1 - \\frac{\\sum_{ij} w_{ij} O_{ij}}{\\sum_{ij} w_{ij} E_{ij}}

@@ -12,14 +12,12 @@ from numpy.typing import NDArray
 
 from scorekit.classification._counts import ConfusionCounts
 from scorekit.classification._explanations import PRF_CONVENTION, PRF_REFERENCE
-from scorekit.classification._labels import (
+from scorekit.classification._labels import CountsMetric, _labels_tuple, _require_data
+from scorekit.classification._zero_division import (
     ZeroDivision,
-    _check_zero_division,
-    _CountsMetric,
-    _divide,
-    _labels_tuple,
-    _nanaverage,
-    _require_data,
+    check_zero_division,
+    nanaverage,
+    zero_division_ratio,
 )
 from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
@@ -148,7 +146,7 @@ def prf(
     if average is None:
         return p, r, f, true
     weights = true if average == "weighted" else None
-    return _nanaverage(p, weights), _nanaverage(r, weights), _nanaverage(f, weights), None
+    return nanaverage(p, weights), nanaverage(r, weights), nanaverage(f, weights), None
 
 
 def _prf_arrays(
@@ -161,15 +159,15 @@ def _prf_arrays(
     warn_for: tuple[str, ...],
     average: Average,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    p, p_bad = _divide(tp, pred, zero_division)
-    r, r_bad = _divide(tp, true, zero_division)
+    p, p_bad = zero_division_ratio(tp, pred, zero_division)
+    r, r_bad = zero_division_ratio(tp, true, zero_division)
     if math.isinf(beta):
         f, f_bad = r, r_bad
     elif beta == 0:
         f, f_bad = p, p_bad
     else:
         b2 = beta * beta
-        f, f_bad = _divide((1 + b2) * tp, b2 * true + pred, zero_division)
+        f, f_bad = zero_division_ratio((1 + b2) * tp, b2 * true + pred, zero_division)
     if zero_division == "warn":
         where = "samples" if average == "samples" else "labels"
         for name, bad, why in (
@@ -208,7 +206,7 @@ def _prf_samples(
     tp, fp, fn = keys[:, 0], keys[:, 1], keys[:, 2]
     p, r, f = _prf_arrays(metric, tp, tp + fp, tp + fn, beta, zero_division, warn_for, "samples")
     w = state.sample_weights
-    return _nanaverage(p, w), _nanaverage(r, w), _nanaverage(f, w), None
+    return nanaverage(p, w), nanaverage(r, w), nanaverage(f, w), None
 
 
 _PRF_DOC_PARAMS = """
@@ -231,7 +229,7 @@ _PRF_DOC_PARAMS = """
 
 
 @dataclass(frozen=True)
-class _PRFMetric(_CountsMetric):
+class _PRFMetric(CountsMetric):
     average: Average = "binary"
     labels: tuple[Any, ...] | None = None
     pos_label: Any = 1
@@ -250,7 +248,7 @@ class _PRFMetric(_CountsMetric):
         if self.average not in AVERAGES:
             raise ConfigError(self._error("unknown average", self.average, choices(AVERAGES)))
         object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
-        _check_zero_division(self.name, self.zero_division)
+        check_zero_division(self.name, self.zero_division)
 
     @property
     def inputs(self) -> str:

@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from scorekit.classification._counts import summarize_counts
-from scorekit.classification._labels import ZeroDivision, _labels_tuple, _require_data
+from scorekit.classification._labels import _labels_tuple, _require_data
 from scorekit.classification._prf import Average, prf
+from scorekit.classification._zero_division import ZeroDivision
 from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = ["classification_report"]

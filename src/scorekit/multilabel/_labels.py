@@ -17,16 +17,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_weights
-from scorekit.classification import F1, Precision, Recall
-from scorekit.classification import roc_auc as _roc_auc
-from scorekit.classification._counts import ConfusionCounts, _multilabel_counts
-from scorekit.classification._labels import (
+from scorekit.classification import (
+    F1,
+    ConfusionCounts,
+    CountsMetric,
+    Precision,
+    Recall,
     ZeroDivision,
-    _check_zero_division,
-    _CountsMetric,
-    _divide,
-    _nanaverage,
+    check_zero_division,
+    multilabel_counts,
+    nanaverage,
+    zero_division_ratio,
 )
+from scorekit.classification import roc_auc as _roc_auc
 from scorekit.core import Explanation, register
 from scorekit.errors import (
     ConfigError,
@@ -92,7 +95,7 @@ def _summarize_indicators(
 ) -> ConfusionCounts:
     """The multi-label confusion counts of two indicator matrices."""
     t, p, w = _pair(metric, y_true, y_pred, "y_pred", sample_weight)
-    return _multilabel_counts(metric, t, p, w)
+    return multilabel_counts(metric, t, p, w)
 
 
 def _no_data(metric: str) -> InputError:
@@ -128,7 +131,7 @@ def _multilabel_state(metric: str, state: ConfusionCounts) -> ConfusionCounts:
 
 
 @dataclass(frozen=True)
-class _IndicatorMetric(_CountsMetric):
+class _IndicatorMetric(CountsMetric):
     """Shared summarize of the measures on two indicator matrices."""
 
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionCounts:
@@ -304,7 +307,7 @@ class Jaccard(_IndicatorMetric):
             raise ConfigError(
                 self._error("unknown average", self.average, choices(_JACCARD_AVERAGES))
             )
-        _check_zero_division(self.name, self.zero_division)
+        check_zero_division(self.name, self.zero_division)
 
     def compute(self, state: ConfusionCounts) -> Any:
         """The averaged index (a float), or per-label values when ``average=None``."""
@@ -314,7 +317,7 @@ class Jaccard(_IndicatorMetric):
             if state.total == 0:
                 return _zero_weight(self.name)
             values = self._divide(keys[:, 0], keys.sum(axis=1), "samples")
-            return _nanaverage(values, state.sample_weights)
+            return nanaverage(values, state.sample_weights)
         m = state.matrix.astype(np.float64)
         tp, fp, fn = m[:, 1, 1], m[:, 0, 1], m[:, 1, 0]
         if self.average == "micro":
@@ -325,12 +328,12 @@ class Jaccard(_IndicatorMetric):
             return values
         support = tp + fn
         weights = support if self.average == "weighted" and support.any() else None
-        return _nanaverage(values, weights)
+        return nanaverage(values, weights)
 
     def _divide(
         self, num: NDArray[np.float64], den: NDArray[np.float64], where: str
     ) -> NDArray[np.float64]:
-        values, undefined = _divide(num, den, self.zero_division)
+        values, undefined = zero_division_ratio(num, den, self.zero_division)
         if undefined and self.zero_division == "warn":
             warnings.warn(
                 f"{self.name}: the index is ill-defined and set to 0.0 in {where} with no "

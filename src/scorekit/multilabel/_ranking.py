@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores
-from scorekit.classification._counts import _as_indicator
+from scorekit.classification import as_indicator
 from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
 from scorekit.multilabel._explanations import SK
@@ -103,7 +103,7 @@ class _PerSampleMetric(Metric[PerSampleSums]):
     def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> PerSampleSums:
         """Reduce one batch of ``(y_true, y_score)`` to a weighted sum of per-sample values."""
         t_raw, s_raw, w = _pair(self.name, y_true, y_score, "y_score", sample_weight)
-        t = _as_indicator(self.name, "y_true", t_raw)
+        t = as_indicator(self.name, "y_true", t_raw)
         s = as_scores(self.name, "y_score", s_raw, ndim=2)
         values = self._rows(t, s)
         n = len(values)
