@@ -14,7 +14,6 @@ import sklearn.metrics as skm
 from scipy.stats import entropy as scipy_entropy
 
 from scorekit._explain import (
-    _ranking,
     _regression,
     _text,
     _throughput,
@@ -37,7 +36,6 @@ SPECS = [
 ]
 FAMILIES = (
     _regression.EXPLANATIONS,
-    _ranking.EXPLANATIONS,
     _text.EXPLANATIONS,
     _throughput.EXPLANATIONS,
 )

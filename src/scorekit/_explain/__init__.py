@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scorekit._explain import (
-    _ranking,
     _regression,
     _text,
     _throughput,
@@ -14,7 +13,6 @@ __all__ = ["EXPLANATIONS"]
 
 EXPLANATIONS: dict[str, Explanation] = {
     **_regression.EXPLANATIONS,
-    **_ranking.EXPLANATIONS,
     **_text.EXPLANATIONS,
     **_throughput.EXPLANATIONS,
 }

@@ -17,8 +17,9 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, message
+from scorekit.ranking._explanations import NO_RELEVANT, ORDER, TE, sentences
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import RankingMetric, _ratio, _running_count
 
@@ -69,6 +70,17 @@ class Precision(RankingMetric):
     0.5
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Precision at k: the fraction of the top k documents that are relevant.",
+        formula="P@k = |relevant in top k| / k",
+        convention=sentences(
+            "The denominator is k even when fewer documents were retrieved (trec_eval P_k). "
+            "Written p@k or precision@k (precision without @k is the classification metric).",
+            ORDER,
+        ),
+        reference=f"{TE} P_k.",
+    )
+
     k: int | None = 10
     _needs_k: ClassVar[bool] = True
     _divides_by_relevant: ClassVar[bool] = False
@@ -116,6 +128,19 @@ class Recall(RankingMetric):
     0.333...
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Recall at k: the fraction of the query's relevant documents found in the "
+        "top k.",
+        formula="R@k = |relevant in top k| / |relevant in the qrels|",
+        convention=sentences(
+            "Written recall@k (recall without @k is the classification metric). The "
+            "denominator counts every relevant judgment, retrieved or not.",
+            NO_RELEVANT,
+            ORDER,
+        ),
+        reference=f"{TE} recall_k.",
+    )
+
     k: int | None = 10
     _needs_k: ClassVar[bool] = True
 
@@ -154,6 +179,16 @@ class FAtK(RankingMetric):
     >>> FAtK(k=2).score(qrels, run)
     0.4
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="F-beta at k: the weighted harmonic mean of precision at k and recall at k.",
+        formula="F_beta@k = (1 + beta^2) P@k R@k / (beta^2 P@k + R@k)",
+        convention=sentences(
+            "beta defaults to 1; 0 when no relevant document is in the top k.", ORDER
+        ),
+        reference="The definition from P@k and R@k (trec_eval's set_F uses the whole "
+        "retrieved set, not a cutoff).",
+    )
 
     k: int | None = 10
     beta: float = 1.0
@@ -211,6 +246,14 @@ class HitRate(RankingMetric):
     1.0
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Hit rate at k: 1 if any relevant document is in the top k, else 0; its "
+        "mean is the fraction of queries with a hit.",
+        formula="hit@k = [ |relevant in top k| > 0 ]",
+        convention=ORDER,
+        reference=f"{TE} success_k.",
+    )
+
     k: int | None = 10
     _needs_k: ClassVar[bool] = True
     _divides_by_relevant: ClassVar[bool] = False
@@ -253,6 +296,15 @@ class RPrecision(RankingMetric):
     >>> RPrecision().score(qrels, run)
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Precision at R, where R is the number of relevant documents of the query.",
+        formula="RP = |relevant in top R| / R",
+        convention=sentences(
+            "Ranks past the end of a short run count as non-relevant.", NO_RELEVANT, ORDER
+        ),
+        reference=f"{TE} Rprec.",
+    )
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Relevant in the top R over R, per query."""
@@ -303,6 +355,21 @@ class MAP(RankingMetric):
     0.7556
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Mean average precision: per query, the precision at the rank of each "
+        "relevant document, summed and divided by the number of relevant documents; then the "
+        "mean over queries.",
+        formula="AP = (1/R) sum_{i relevant, i <= k} |relevant in top i| / i ;  MAP = mean AP",
+        convention=sentences(
+            "R counts every relevant judgment, so a relevant document never retrieved adds 0. "
+            "map@k only sums ranks i <= k and still divides by R (trec_eval map_cut_k). "
+            "ranking.evaluate and scorekit rank also accept ap.",
+            NO_RELEVANT,
+            ORDER,
+        ),
+        reference=f"{TE} map and map_cut_k.",
+    )
+
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Average precision per query."""
         rel = judged.relevant(self.relevance_level)
@@ -347,6 +414,16 @@ class MRR(RankingMetric):
     0.666...
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Mean reciprocal rank: 1 / the rank of the first relevant document, "
+        "averaged over queries.",
+        formula="RR = 1 / min{i : document i relevant}  (0 if none, or none within k)",
+        convention=sentences(
+            "mrr has no cutoff (trec_eval recip_rank); mrr@k counts ranks <= k.", ORDER
+        ),
+        reference=f"{TE} recip_rank.",
+    )
+
     _divides_by_relevant: ClassVar[bool] = False
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
@@ -387,6 +464,20 @@ class BPref(RankingMetric):
     >>> BPref().score(qrels, run)
     0.75
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Binary preference: how rarely judged non-relevant documents are ranked "
+        "above relevant ones, robust to incomplete judgments.",
+        formula="bpref = (1/R) sum_{r relevant retrieved} (1 - min(n_r, R) / min(N, R))",
+        convention=sentences(
+            "n_r counts judged non-relevant documents ranked above r, N all judged "
+            "non-relevant documents of the query; unjudged documents are skipped; a relevant "
+            "document with none above it counts 1 (also when N = 0).",
+            NO_RELEVANT,
+            ORDER,
+        ),
+        reference=f"Buckley and Voorhees (SIGIR 2004); {TE} bpref.",
+    )
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Bpref per query."""

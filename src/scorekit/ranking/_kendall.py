@@ -21,13 +21,13 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores, check_same_length
-from scorekit.core import Metric, State, register, state_field
+from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
 
 __all__ = ["KendallTau", "PairCounts", "PairedScores", "kendall_tau", "pair_counts"]
@@ -160,6 +160,19 @@ class KendallTau(Metric[PairedScores]):
     >>> KendallTau(variant="b").score([1, 1, 2, 3], [1, 2, 2, 3])
     0.8
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Kendall's rank correlation of two scorings of the same items: concordant "
+        "minus discordant pairs, normalised.",
+        formula="tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)) ;  tau_a = (C - D) / n0 ;  "
+        "tau_c = 2 m (C - D) / (n^2 (m - 1)),  n0 = n(n-1)/2, n1 / n2 = pairs tied in x / in y, "
+        "m = min(distinct x, distinct y)",
+        convention="tau-b (default) corrects for ties; tau-a does not; tau-c (Stuart) suits "
+        "rectangular tables. The state keeps the pairs (it grows with the data); fewer than "
+        "two items, or a constant x or y for tau-b and tau-c, is nan with an "
+        "UndefinedMetricWarning.",
+        reference="scipy.stats.kendalltau (variants 'b' and 'c'); tau-a from its definition.",
+    )
 
     variant: Variant = "b"
 
