@@ -165,13 +165,19 @@ def test_single_score_bins_are_ties_and_exact() -> None:
 def test_scores_outside_the_range_go_to_the_end_bins() -> None:
     s = np.array([-3.0, 0.0, 0.05, 0.5, 0.999, 1.0, 7.0])
     y = np.array([0, 1, 0, 1, 0, 1, 1])
-    with pytest.warns(
-        UserWarning, match=r"roc_auc: 2 of 7 scores lie outside the bin edges \[0, 1\]"
-    ):
-        state = ROCAUC(bins=10).summarize(y, s)
+    state = ROCAUC(bins=10).summarize(y, s)
     expected, _ = np.histogram(np.clip(s, 0, 1), bins=10, range=(0, 1))
     np.testing.assert_array_equal(state.counts.sum(axis=0), expected)
     assert state.low[0] == -3.0 and state.high[-1] == 7.0
+    assert (state.outside, state.score_min, state.score_max) == (2, -3.0, 7.0)
+    with pytest.warns(
+        UserWarning, match=r"roc_auc: 2 of 7 scores lie outside the bin edges \[0, 1\]"
+    ):
+        ROCAUC(bins=10).compute(state)
+    # the counts of chunks add up: the warning is the one of the whole data
+    both = state.merge(ROCAUC(bins=10).summarize(y, s))
+    with pytest.warns(UserWarning, match=r"roc_auc: 4 of 14 scores lie outside"):
+        ROCAUC(bins=10).compute(both)
     with pytest.warns(UserWarning, match="got scores from -3 to 7, expected scores within"):
         value, bound = roc_auc(y, s, bins=10)
     assert value - bound <= roc_auc_score(y, s) <= value + bound

@@ -384,10 +384,17 @@ def test_ranking_rows_of_a_query_meet(cluster: Any) -> None:
     mapping = resolve(metrics, {"query": "qid", "doc": "docno", "score": "sim"}, run.columns)
     # every query is split between partitions before the shuffle
     frame = dd.from_pandas(run, npartitions=4, sort=False)
-    # the warnings raised on the workers are raised again here
-    with pytest.warns(UndefinedMetricWarning) as caught:
+    # the states count the queries without a relevant document; computing warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedMetricWarning)
         states, rows = dask_states(frame, metrics, mapping, side={"qrels": qrels})
-    assert any("no relevant document" in str(w.message) for w in caught)
+    assert [s.undefined for s in states] == [1, 1, 0]
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        metrics[1].compute(states[1])
+    assert [str(w.message) for w in caught] == [
+        "map: 1 of 4 queries have no relevant document (grade >= 1); they count as 0, "
+        "as in trec_eval."
+    ]
     whole = {q: dict(zip(g.docno, g.sim, strict=True)) for q, g in run.groupby("qid")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

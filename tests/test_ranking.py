@@ -426,15 +426,15 @@ def _options(metric: Any) -> dict[str, Any]:
 
 
 def test_missing_zero_counts_absent_queries_as_zero() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        skip = ranking.MAP().summarize(MANY_QRELS, MANY_RUN)
-        zero = ranking.MAP(missing="zero").summarize(MANY_QRELS, MANY_RUN)
+    skip = ranking.MAP().summarize(MANY_QRELS, MANY_RUN)
+    zero = ranking.MAP(missing="zero").summarize(MANY_QRELS, MANY_RUN)
     assert skip.absent.tolist() == ["q4"] and zero.absent.tolist() == ["q4"]
     assert "q7" not in skip.queries  # a run query without judgments is never evaluated
-    assert ranking.MAP(missing="zero").compute(zero) == pytest.approx(
-        ranking.MAP().compute(skip) * 5 / 6, rel=1e-14
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        assert ranking.MAP(missing="zero").compute(zero) == pytest.approx(
+            ranking.MAP().compute(skip) * 5 / 6, rel=1e-14
+        )
     with pytest.raises(StateMismatchError, match="missing"):
         skip.merge(zero)
 
@@ -469,6 +469,39 @@ def test_query_values_round_trip() -> None:
     assert isinstance(again, QueryValues) and again.equals(state)
 
 
+def test_states_count_undefined_queries_and_compute_warns_once() -> None:
+    qrels = {"a": {"x": 0}, "b": {"y": 0}, "c": {"z": 1}}
+    run = {"a": {"x": 1.0}, "b": {"y": 1.0}, "c": {"z": 1.0}}
+    metric = ranking.MAP()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parts = [metric.summarize(qrels, {q: run[q]}) for q in run]  # summarize never warns
+    assert [p.undefined for p in parts] == [1, 1, 0]
+    merged = metric.merge(metric.merge(parts[0], parts[1]), parts[2])
+    assert merged.undefined == 2 and metric.empty().undefined == 0
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        assert metric.compute(merged) == pytest.approx(1 / 3)
+    assert [str(w.message) for w in caught] == [
+        "map: 2 of 3 queries have no relevant document (grade >= 1); they count as 0, "
+        "as in trec_eval."
+    ]
+    ndcg = ranking.NDCG().summarize(qrels, run)
+    assert ndcg.undefined == 2
+    with pytest.warns(UndefinedMetricWarning, match=r"ndcg: 2 of 3 queries have no judged"):
+        ranking.NDCG().compute(ndcg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ranking.MRR().summarize(qrels, run).undefined == 0
+
+
+def test_query_values_without_the_undefined_count_do_not_load() -> None:
+    # a state written before QueryValues counted its undefined queries
+    data = ranking.MAP().summarize(QRELS, RUN).to_dict()
+    del data["fields"]["undefined"]
+    with pytest.raises(InputError, match=r"QueryValues: state fields do not match.*'undefined'"):
+        QueryValues.from_dict(data)
+
+
 def test_evaluate_per_query() -> None:
     metrics = ["map", "ndcg@3", "p@2", "mrr@1", "err@2"]
     with warnings.catch_warnings():
@@ -493,7 +526,9 @@ def test_evaluate_per_query() -> None:
         assert result.states[name].equals(state)
         by_query = dict(zip(state.queries.tolist(), state.values.tolist(), strict=True))
         assert {q: v[name] for q, v in result.per_query.items()} == by_query
-        assert result[name] == metric.compute(state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            assert result[name] == metric.compute(state)
         assert zero[name] == pytest.approx(result[name] * 5 / 6, rel=1e-14)
     # q1 ranks b (grade 0), then x (unjudged) and a (1) tied at 0.5: x > a, so x first
     assert result.per_query["q1"]["p@2"] == 0.0

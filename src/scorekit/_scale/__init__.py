@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scorekit._scale._dask_eval import dask_eval
-from scorekit._scale._engines import dask_run, fold_file, sum_counts
+from scorekit._scale._engines import dask_run, fold_file
 from scorekit._scale._flags import (
     DEFAULT_CHUNK_SIZE,
     add_scale_flags,
@@ -52,7 +52,6 @@ __all__ = [
     "read_line_blocks",
     "run_table",
     "scaled",
-    "sum_counts",
     "text_states",
     "throughput_states",
 ]

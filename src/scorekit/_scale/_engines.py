@@ -8,10 +8,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from scorekit.core import Metric
-from scorekit.engines import sum_counts
 from scorekit.errors import UndefinedMetricWarning
 
-__all__ = ["dask_run", "fold_file", "sum_counts"]
+__all__ = ["dask_run", "fold_file"]
 
 T = TypeVar("T")
 

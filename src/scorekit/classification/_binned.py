@@ -193,7 +193,10 @@ class BinnedScores(State):
     and ``high`` hold the smallest and largest score in each bin (``inf`` and
     ``-inf`` when empty): a bin whose scores are all equal is one tie group,
     so its samples' order is known. ``n_samples`` counts samples, including
-    those of zero weight. Memory: ``(len(labels) + 2) * m`` numbers.
+    those of zero weight; ``outside`` counts those whose score lies outside the
+    edges, and ``score_min`` and ``score_max`` are the extreme scores of all
+    samples (for the warning about scores outside the edges, which computing
+    gives). Memory: ``(len(labels) + 2) * m`` numbers.
     """
 
     edges: Float = state_field("same")
@@ -202,6 +205,9 @@ class BinnedScores(State):
     low: Float = state_field("min")
     high: Float = state_field("max")
     n_samples: int = state_field("sum")
+    outside: int = state_field("sum", default=0)
+    score_min: float = state_field("min", default=math.inf)
+    score_max: float = state_field("max", default=-math.inf)
 
     @classmethod
     def empty(cls, edges: Any) -> BinnedScores:
@@ -215,6 +221,9 @@ class BinnedScores(State):
             low=np.full(m, np.inf),
             high=np.full(m, -np.inf),
             n_samples=0,
+            outside=0,
+            score_min=math.inf,
+            score_max=-math.inf,
         )
 
     def merge(self, other: BinnedScores) -> BinnedScores:
@@ -301,7 +310,8 @@ def summarize_binned(
     state = BinnedScores.empty(edges)
     if n == 0:
         return state
-    _warn_outside(metric, edges, s)
+    outside = int(np.count_nonzero((s < edges[0]) | (s > edges[-1])))
+    score_min, score_max = float(s.min()), float(s.max())
     idx = _bin_index(edges, s)
     m = edges.size - 1
     labels, masks = _split_labels(t)
@@ -327,28 +337,31 @@ def summarize_binned(
         low=low + 0.0,
         high=high + 0.0,
         n_samples=n,
+        outside=outside,
+        score_min=score_min,
+        score_max=score_max,
     )
 
 
-def _warn_outside(metric: str, edges: Float, s: Float) -> None:
+def warn_outside(metric: str, state: BinnedScores, stacklevel: int = 2) -> None:
     """Warn when over 1% of the scores fall outside the edges: the end bins take them.
 
     A few outliers beyond quantile edges of a sample are expected and cost little;
     many mean the edges or ``score_range`` do not fit the scores, and the bound widens.
     """
-    outside = int(np.count_nonzero((s < edges[0]) | (s > edges[-1])))
-    if outside > 0.01 * s.size:
+    edges = state.edges
+    if state.outside > 0.01 * state.n_samples:
         warnings.warn(
             message(
                 metric,
-                f"{outside} of {s.size} scores lie outside the bin edges "
+                f"{state.outside} of {state.n_samples} scores lie outside the bin edges "
                 f"[{edges[0]:g}, {edges[-1]:g}] and are counted in the end bins, "
                 "which widens the error bound",
-                raw(f"scores from {s.min():g} to {s.max():g}"),
+                raw(f"scores from {state.score_min:g} to {state.score_max:g}"),
                 "scores within the edges: set score_range, or edges=quantile_edges(sample, N)",
             ),
             UserWarning,
-            stacklevel=4,
+            stacklevel=stacklevel + 1,
         )
 
 

@@ -26,6 +26,7 @@ from scorekit.classification._binned import (
     bin_edges,
     require_binned,
     summarize_binned,
+    warn_outside,
 )
 from scorekit.classification._histogram import (
     Float,
@@ -335,7 +336,10 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
         return self._histogram(y_true, y_score, sample_weight)
 
     def _check_binned(self, state: BinnedScores) -> None:
-        """Reject a binned state of other edges, without data, or of more than two classes."""
+        """Reject a binned state of other edges, without data, or of more than two classes.
+
+        Warns when many scores lie outside the edges.
+        """
         if not np.array_equal(state.edges, np.asarray(self.edges)):
             raise InputError(
                 self._error(
@@ -344,6 +348,7 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
                     "a state summarized by this configuration",
                 )
             )
+        warn_outside(self.name, state, stacklevel=4)
         require_binned(self.name, state)
         if state.labels.size > 2:
             raise InputError(

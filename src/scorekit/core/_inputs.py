@@ -50,17 +50,16 @@ class InputKind:
         ``prepare(metric_name, side_inputs) -> side_inputs``: check and load the
         side inputs once, before any chunk is read.
     summarize : callable, optional
-        ``summarize(metrics, chunk, mapping, side_inputs) -> (states, units)``:
-        the states of all the kind's metrics on one chunk, sharing work between
-        them, and how many :attr:`unit` the chunk held. By default each metric's
-        ``summarize`` is called with the converted roles.
+        ``summarize(metrics, chunk, mapping, side_inputs) -> states``: the
+        states of all the kind's metrics on one chunk, sharing work between
+        them. By default each metric's ``summarize`` is called with the
+        converted roles.
     group_hint : str
         How a user groups the rows, named in the error about rows out of group
         (``"sort the run by query"``).
     unit : str or None
-        What the kind's metrics count in warnings of the form ``K of N <unit>``;
-        engines sum ``N`` over all chunks, since a chunk without such a case does
-        not warn.
+        What the rows of a ``group_by`` group are, in the plural, for messages
+        (``"queries"``); the role's name with an ``s`` when None.
     """
 
     name: str
@@ -71,7 +70,7 @@ class InputKind:
     side_inputs: tuple[str, ...] = ()
     group_by: str | None = None
     prepare: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
-    summarize: Callable[..., tuple[list[Any], int]] | None = None
+    summarize: Callable[..., list[Any]] | None = None
     group_hint: str = ""
     unit: str | None = None
 

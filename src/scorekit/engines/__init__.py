@@ -21,7 +21,6 @@ from scorekit.engines._columns import (
     column_roles,
     optional_columns,
     resolve,
-    summarize_counted,
     summarize_table,
     wanted_columns,
 )
@@ -31,7 +30,6 @@ from scorekit.engines._fold import (
     positive_int,
     side_input_names,
     side_inputs,
-    sum_counts,
     summarize_chunk,
 )
 from scorekit.errors import ConfigError, choices, message
@@ -49,9 +47,7 @@ __all__ = [
     "resolve",
     "side_input_names",
     "side_inputs",
-    "sum_counts",
     "summarize_chunk",
-    "summarize_counted",
     "summarize_table",
     "wanted_columns",
 ]

@@ -28,7 +28,6 @@ __all__ = [
     "column_roles",
     "optional_columns",
     "resolve",
-    "summarize_counted",
     "summarize_table",
     "wanted_columns",
 ]
@@ -218,10 +217,12 @@ def summarize_table(
     table: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any] | None = None,
-) -> list[Any]:
+) -> list[State]:
     """The state of every metric on one pyarrow table, each column converted once.
 
-    This is the whole per-chunk (or per-partition) work of an engine.
+    This is the whole per-chunk (or per-partition) work of an engine. Metrics
+    whose input kind summarizes a chunk for all its metrics at once (a ranking
+    run joined with its qrels once) are summarized together.
 
     Examples
     --------
@@ -233,21 +234,6 @@ def summarize_table(
     >>> [m.compute(s) for m, s in zip(metrics, summarize_table(metrics, table, mapping))]
     [0.666..., 0.333...]
     """
-    return summarize_counted(metrics, table, mapping, side)[0]
-
-
-def summarize_counted(
-    metrics: Sequence[Metric[Any]],
-    table: Any,
-    mapping: Mapping[str, tuple[str, ...]],
-    side: Mapping[str, Any] | None = None,
-) -> tuple[list[State], int]:
-    """:func:`summarize_table`, and the units the input kinds counted (queries, for ranking).
-
-    Metrics whose input kind summarizes a chunk for all its metrics at once (a
-    ranking run joined with its qrels once) are summarized together; the count is
-    the ``N`` of their ``K of N`` warnings, added up over chunks by the engines.
-    """
     chunk = Chunk(table)
     side = side or {}
     states: list[Any] = [None] * len(metrics)
@@ -258,12 +244,10 @@ def summarize_counted(
             states[i] = metric.summarize(*args, **kwargs)
         else:
             groups.setdefault(metric.inputs, []).append(i)
-    units = 0
     for kind, index in groups.items():
         hook = input_kind(kind).summarize
         assert hook is not None
-        part, counted = hook([metrics[i] for i in index], chunk, mapping, side)
-        units += counted
+        part = hook([metrics[i] for i in index], chunk, mapping, side)
         for i, state in zip(index, part, strict=True):
             states[i] = state
-    return states, units
+    return states

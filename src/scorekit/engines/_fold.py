@@ -4,32 +4,29 @@ The streaming engine (:mod:`scorekit.engines.stream`) and the Dask engine
 (:mod:`scorekit.engines.dask`) summarize chunks (partitions) with
 :func:`summarize_chunk` and merge their states with :func:`merge_states`; the
 warnings the metrics raise on each chunk are gathered in :class:`Notes`, which
-shows each message once with its ``K of N`` counts summed over the chunks, so
-the warning is the one the whole data gives in memory.
+shows each distinct message once. Warnings about the data as a whole (``K of N
+queries ...``) come from the metrics' ``compute``, from counts their states hold.
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scorekit.core import MergeTree, Metric, State, input_kind, merge_states
-from scorekit.engines._columns import summarize_counted
+from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "MergeTree",
     "Notes",
-    "count_unit",
     "group_role",
     "merge_states",
     "positive_int",
     "side_input_names",
     "side_inputs",
-    "sum_counts",
     "summarize_chunk",
 ]
 
@@ -85,107 +82,50 @@ def group_role(metric: Metric[Any]) -> str | None:
     return input_kind(metric.inputs).group_by
 
 
-def count_unit(metrics: Sequence[Metric[Any]]) -> str | None:
-    """What the metrics' input kinds count in ``K of N`` warnings (one unit), if anything."""
-    units = {input_kind(m.inputs).unit for m in metrics} - {None}
-    return next(iter(units)) if len(units) == 1 else None
-
-
 # warnings -----------------------------------------------------------------------------------
-
-_COUNT = re.compile(r"\b(\d+) of (\d+)\b")
 
 
 class Notes:
-    """Warnings raised while summarizing chunks, each message once with its counts summed.
+    """Warnings raised while summarizing chunks, each distinct message once.
 
-    A chunk warns about its own part (``map: 3 of 40 queries have no relevant
-    document``); messages that differ only in such ``K of N`` counts are one
-    message about the whole data, with the ``K`` added up. ``N`` is added up
-    too, except that a count of the input kind's unit (``queries``) is out of
-    every unit counted in any chunk (:attr:`queries`), since chunks with no such
-    case do not warn.
-    Notes travel between Dask workers (plain data, pickled).
+    Several chunks may raise the same warning; each distinct message is kept
+    once, in the order first raised. Notes travel between Dask workers (plain
+    data, pickled).
 
     Examples
     --------
     >>> notes = Notes()
-    >>> notes.add(UserWarning, "map: 1 of 1 queries are empty.")
-    >>> notes.queries = 3
+    >>> notes.add(UserWarning, "f1: no positive sample.")
+    >>> notes.add(UserWarning, "f1: no positive sample.")
     >>> notes.messages()
-    [(<class 'UserWarning'>, 'map: 1 of 3 queries are empty.')]
+    [(<class 'UserWarning'>, 'f1: no positive sample.')]
     """
 
-    def __init__(self, unit: str | None = "queries") -> None:
-        self.shapes: dict[tuple[type[Warning], str], list[int]] = {}
-        self.queries = 0
-        self.unit = unit
+    def __init__(self) -> None:
+        self.seen: dict[tuple[type[Warning], str], None] = {}
 
     def add(self, category: type[Warning], text: str) -> None:
-        """Count one warning."""
-        shape = _COUNT.sub("{}", text)
-        counts = [int(n) for pair in _COUNT.findall(text) for n in pair]
-        key = (category, shape)
-        before = self.shapes.get(key)
-        if before is None:
-            self.shapes[key] = counts
-        elif len(before) == len(counts):
-            self.shapes[key] = [a + b for a, b in zip(before, counts, strict=True)]
+        """Keep one warning (a repeat of a kept one changes nothing)."""
+        self.seen.setdefault((category, text))
 
     def record(self, caught: Iterable[warnings.WarningMessage]) -> None:
-        """Count the warnings caught while summarizing one chunk."""
+        """Keep the warnings caught while summarizing one chunk."""
         for w in caught:
             self.add(w.category, str(w.message))
 
     def update(self, other: Notes) -> None:
-        """Add the warnings and judged queries of other chunks."""
-        for (category, shape), counts in other.shapes.items():
-            key = (category, shape)
-            before = self.shapes.get(key)
-            if before is None:
-                self.shapes[key] = list(counts)
-            elif len(before) == len(counts):
-                self.shapes[key] = [a + b for a, b in zip(before, counts, strict=True)]
-        self.queries += other.queries
+        """Keep the warnings of other chunks."""
+        for key in other.seen:
+            self.seen.setdefault(key)
 
     def messages(self) -> list[tuple[type[Warning], str]]:
         """Category and text of every distinct warning, in the order first raised."""
-        totals = {self.unit: self.queries} if self.queries and self.unit else {}
-        return [(cat, _fill(shape, counts, totals)) for (cat, shape), counts in self.shapes.items()]
+        return list(self.seen)
 
     def emit(self, stacklevel: int = 2) -> None:
         """Raise every distinct warning once."""
         for category, text in self.messages():
             warnings.warn(text, category, stacklevel=stacklevel + 1)
-
-
-def sum_counts(texts: Sequence[str]) -> list[str]:
-    """Distinct warnings, with the ``K of N`` counts of repeats summed.
-
-    Chunks warn about their own part (``3 of 40 queries have no relevant
-    document``); messages that differ only in such counts are one message
-    about the whole data, with the counts added up.
-
-    Examples
-    --------
-    >>> sum_counts(["map: 1 of 4 queries are empty.", "map: 2 of 5 queries are empty.", "x"])
-    ['map: 3 of 9 queries are empty.', 'x']
-    """
-    notes = Notes()
-    for text in texts:
-        notes.add(Warning, text)
-    return [text for _, text in notes.messages()]
-
-
-def _fill(shape: str, counts: list[int], totals: Mapping[str, int]) -> str:
-    parts = shape.split("{}")
-    text = parts[0]
-    for i, rest in enumerate(parts[1:]):
-        words = rest.split(maxsplit=1)
-        unit = words[0] if words and rest[:1].isspace() else ""
-        whole = totals.get(unit, counts[2 * i + 1])
-        text += f"{counts[2 * i]} of {whole}" + rest
-    return text
 
 
 # the per-chunk work ---------------------------------------------------------------------------
@@ -203,16 +143,16 @@ def summarize_chunk(
     object columns): a metric that cannot read it contributes its empty state,
     the identity of merge.
     """
-    notes = Notes(count_unit(metrics))
+    notes = Notes()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if table.num_rows:
-            states, notes.queries = summarize_counted(metrics, table, mapping, side)
+            states = summarize_table(metrics, table, mapping, side)
         else:
             states = []
             for metric in metrics:
                 try:
-                    states.extend(summarize_counted([metric], table, mapping, side)[0])
+                    states.extend(summarize_table([metric], table, mapping, side))
                 except ScorekitError:
                     states.append(metric.empty())
     notes.record(caught)

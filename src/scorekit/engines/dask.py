@@ -556,7 +556,7 @@ def _partition_table(
 
 
 Part = tuple[list[State], int, Notes]
-"""What a task returns: the states, the rows they cover and the warnings raised (summed)."""
+"""What a task returns: the states, the rows they cover and the distinct warnings raised."""
 
 
 Setup = tuple[list[Metric[Any]], dict[str, tuple[str, ...]], str, dict[bytes, bytes], bool]

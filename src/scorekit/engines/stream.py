@@ -26,7 +26,6 @@ from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     Notes,
-    count_unit,
     group_role,
     positive_int,
     side_inputs,
@@ -107,7 +106,7 @@ def fold(
         (index, MergeTree([metrics[i] for i in index]), Groups(input_kind(kind), mapping))
         for kind, index in grouped.items()
     ]
-    log = Notes(count_unit(metrics))
+    log = Notes()
     rows = 0
     for chunk in chunks:
         rows += chunk.num_rows

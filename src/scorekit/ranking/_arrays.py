@@ -247,7 +247,13 @@ def _per_query(
         raise ConfigError(message(metric.name, "unknown ties", ties, choices(TIES)))
     data = _candidates(metric.name, y_true, y_score, group)
     if ties == "trec":
-        values: NDArray[np.float64] = metric.values(_judged(data))
+        values, undefined = metric._query_values(_judged(data))
+        if undefined.any():
+            warnings.warn(
+                metric._undefined_text(int(undefined.sum()), data.count),
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
         return values
     gains = _gain(data.grade, metric.gain)
     result = _tie_averaged_dcg(data, gains, metric.k)

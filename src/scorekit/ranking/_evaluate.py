@@ -157,18 +157,20 @@ def evaluate(
     chosen = _metrics(metrics, options)
     judgments = as_qrels(qrels)
     judged = judge(judgments, as_run(run))
-    states: dict[str, QueryValues] = {}
+    states = {
+        name: metric.for_qrels(judgments).from_judged(judged) for name, metric in chosen.items()
+    }
+    means: dict[str, float] = {}
     seen: set[str] = set()
-    for name, metric in chosen.items():
+    for name, state in states.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            states[name] = metric.for_qrels(judgments).from_judged(judged)
+            means[name] = chosen[name].compute(state)
         for w in caught:
             text = str(w.message)
             if text not in seen:
                 seen.add(text)
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    means = {name: chosen[name].compute(state) for name, state in states.items()}
+                warnings.warn(w.message, w.category, stacklevel=2)
     table = _per_query(states) if per_query else None
     return RankingResult(means, states, table)
 

@@ -39,7 +39,7 @@ def _summarize(
     chunk: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any],
-) -> tuple[list[State], int]:
+) -> list[State]:
     qrels = side["qrels"]
     key = ("run", tuple(name for role in _RUN for name in mapping[role]))
 
@@ -58,7 +58,7 @@ def _summarize(
             states.append(metric.for_qrels(qrels).from_judged(judged))
         else:
             states.append(metric.summarize(qrels, run))
-    return states, int(judged.n_queries)
+    return states
 
 
 register_input_kind(

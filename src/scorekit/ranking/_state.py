@@ -47,10 +47,12 @@ class QueryValues(State):
 
     ``queries`` and ``values`` are aligned; ``absent`` lists the qrels queries
     that had no document in the run (they count as 0 when ``missing`` is
-    ``"zero"``). Merging concatenates disjoint query sets and unites ``absent``,
-    less the queries some state evaluated (a chunk of a run lacks the queries of
-    other chunks), so merged chunks give the in-memory state;
-    the settings must agree unless one state holds no query at all.
+    ``"zero"``); ``undefined`` counts the queries whose value is undefined and
+    counted as 0 (no relevant document, say), which the metric warns about when
+    computing. Merging concatenates disjoint query sets, adds ``undefined`` and
+    unites ``absent``, less the queries some state evaluated (a chunk of a run
+    lacks the queries of other chunks), so merged chunks give the in-memory
+    state; the settings must agree unless one state holds no query at all.
     """
 
     setting: str = state_field("custom")
@@ -58,6 +60,7 @@ class QueryValues(State):
     queries: NDArray[np.str_] = state_field("custom")
     values: NDArray[np.float64] = state_field("custom")
     absent: NDArray[np.str_] = state_field("custom")
+    undefined: int = state_field("sum", default=0)
 
     def is_empty(self) -> bool:
         """True for the state of no queries."""
@@ -155,7 +158,7 @@ class RankingMetric(Metric[QueryValues]):
     def empty(self) -> QueryValues:
         """The state of no queries."""
         none = np.array([], dtype=str)
-        return QueryValues(self._setting(), self.missing, none, np.zeros(0), none)
+        return QueryValues(self._setting(), self.missing, none, np.zeros(0), none, 0)
 
     def summarize(self, qrels: Any, run: Any) -> QueryValues:
         """Per-query values of a run against its qrels.
@@ -178,23 +181,43 @@ class RankingMetric(Metric[QueryValues]):
         Settings that default from the qrels (ERR's ``max_grade``) must be
         resolved first with :meth:`for_qrels`.
         """
-        values = self.values(judged)
-        if self._divides_by_relevant and judged.n_queries:
-            empty = judged.num_relevant(self.relevance_level) == 0
-            if empty.any():
-                warnings.warn(
-                    f"{self.name}: {int(empty.sum())} of {judged.n_queries} queries have no "
-                    f"relevant document (grade >= {self.relevance_level:g}); they count as 0, "
-                    "as in trec_eval.",
-                    UndefinedMetricWarning,
-                    stacklevel=3,
-                )
+        values, undefined = self._query_values(judged)
         return QueryValues(
-            self._setting(), self.missing, judged.queries, values.astype(np.float64), judged.absent
+            self._setting(),
+            self.missing,
+            judged.queries,
+            values.astype(np.float64),
+            judged.absent,
+            int(np.count_nonzero(undefined)),
+        )
+
+    def _query_values(self, judged: Judged) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """Per query: the value, and whether it is undefined (and counted as 0)."""
+        return self.values(judged), self._undefined(judged)
+
+    def _undefined(self, judged: Judged) -> NDArray[np.bool_]:
+        """Per query: is the value undefined (and counted as 0)?
+
+        For a metric that divides by the relevant documents, it is for a query
+        without any.
+        """
+        if not self._divides_by_relevant:
+            return np.zeros(judged.n_queries, dtype=bool)
+        return np.asarray(judged.num_relevant(self.relevance_level) == 0)
+
+    def _undefined_text(self, count: int, total: int) -> str:
+        """The warning about ``count`` of ``total`` queries whose value is undefined."""
+        return (
+            f"{self.name}: {count} of {total} queries have no relevant document "
+            f"(grade >= {self.relevance_level:g}); they count as 0, as in trec_eval."
         )
 
     def compute(self, state: QueryValues) -> float:
-        """The mean over the queries (with ``missing='zero'``, absent ones count 0)."""
+        """The mean over the queries (with ``missing='zero'``, absent ones count 0).
+
+        Warns (:class:`~scorekit.errors.UndefinedMetricWarning`) when some
+        queries have an undefined value, counted as 0.
+        """
         if len(state.queries) == 0:
             raise InputError(
                 message(
@@ -203,6 +226,12 @@ class RankingMetric(Metric[QueryValues]):
                     raw(f"{len(state.absent)} qrels queries and none of them in the run"),
                     "a run that shares queries with the qrels",
                 )
+            )
+        if state.undefined:
+            warnings.warn(
+                self._undefined_text(state.undefined, len(state.queries)),
+                UndefinedMetricWarning,
+                stacklevel=2,
             )
         _, values = state.table()
         return float(np.mean(values))

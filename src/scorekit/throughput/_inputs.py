@@ -22,9 +22,9 @@ def _summarize(
     chunk: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any],
-) -> tuple[list[State], int]:
+) -> list[State]:
     records = _records(chunk.table, mapping)
-    return [metric.summarize(records) for metric in metrics], 0
+    return [metric.summarize(records) for metric in metrics]
 
 
 register_input_kind(
