@@ -17,9 +17,10 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, choices, message
 from scorekit.ranking._data import Qrels
+from scorekit.ranking._explanations import GAIN, ORDER, TE, sentences
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import GAINS, QueryValues, RankingMetric, _gain, _ratio
 
@@ -77,6 +78,13 @@ class CG(_GainMetric):
     5.0
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Cumulative gain at k: the sum of the gains of the top k documents.",
+        formula="CG@k = sum_{i <= k} gain_i",
+        convention=sentences(GAIN, "Without k, the whole run.", ORDER),
+        reference="Järvelin and Kekäläinen (2002); checked against the definition.",
+    )
+
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """The summed gains of the top k, per query."""
         return self._dcg(judged, discount=False)
@@ -107,6 +115,13 @@ class DCG(_GainMetric):
     >>> round(DCG(k=6).score(qrels, run), 3)
     6.861
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Discounted cumulative gain at k: gains discounted by the log of the rank.",
+        formula="DCG@k = sum_{i <= k} gain_i / log2(i + 1)",
+        convention=sentences(GAIN, "Without k, the whole run.", ORDER),
+        reference="Järvelin and Kekäläinen (2002), with trec_eval's log2(i + 1) discount.",
+    )
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """DCG@k per query."""
@@ -146,6 +161,20 @@ class NDCG(_GainMetric):
     >>> round(NDCG(k=6).score(qrels, run), 3)
     0.818
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Normalised DCG at k: DCG@k divided by the DCG@k of the ideal ordering of "
+        "the query's judged documents.",
+        formula="nDCG@k = DCG@k / IDCG@k ;  IDCG from all judged grades > 0, best first",
+        convention=sentences(
+            GAIN,
+            "ndcg@k is trec_eval's ndcg_cut_k; ndcg without k is trec_eval's ndcg (the whole "
+            "run against every judgment). A query with no positive grade is 0 with an "
+            "UndefinedMetricWarning.",
+            ORDER,
+        ),
+        reference=f"{TE} ndcg and ndcg_cut_k.",
+    )
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """nDCG@k per query."""
@@ -203,6 +232,19 @@ class ERR(RankingMetric):
     >>> ERR().score({"q": {"a": 2, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}})
     0.78125
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Expected reciprocal rank: the expected 1/rank at which a user stops, when "
+        "a document of grade g satisfies them with probability (2^g - 1) / 2^g_max.",
+        formula="ERR@k = sum_{r <= k} (1/r) R_r prod_{i < r} (1 - R_i),  "
+        "R_i = (2^g_i - 1) / 2^g_max",
+        convention=sentences(
+            "g_max (max_grade) defaults to the largest grade in the qrels given; states "
+            "computed with different g_max do not merge. Unjudged documents have R = 0.",
+            ORDER,
+        ),
+        reference="Chapelle, Metzler, Zhang and Grinspan (CIKM 2009); checked by hand.",
+    )
 
     max_grade: float | None = None
     _divides_by_relevant: ClassVar[bool] = False
