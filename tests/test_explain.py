@@ -16,7 +16,6 @@ from scipy.stats import entropy as scipy_entropy
 from scorekit._explain import (
     _regression,
     _text,
-    _throughput,
 )
 from scorekit.core import INPUT_KINDS, available, get, parse_metric
 from scorekit.explain import (
@@ -37,7 +36,6 @@ SPECS = [
 FAMILIES = (
     _regression.EXPLANATIONS,
     _text.EXPLANATIONS,
-    _throughput.EXPLANATIONS,
 )
 
 

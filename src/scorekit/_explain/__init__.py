@@ -5,7 +5,6 @@ from __future__ import annotations
 from scorekit._explain import (
     _regression,
     _text,
-    _throughput,
 )
 from scorekit.core import Explanation
 
@@ -14,6 +13,5 @@ __all__ = ["EXPLANATIONS"]
 EXPLANATIONS: dict[str, Explanation] = {
     **_regression.EXPLANATIONS,
     **_text.EXPLANATIONS,
-    **_throughput.EXPLANATIONS,
 }
 """Per registered metric name: definition, formula, convention and reference."""

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from scorekit.core import Metric, register
+from scorekit.core import Explanation, Metric, register
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
+from scorekit.throughput._explanations import KEPT, VLLM, sentences
 from scorekit.throughput._records import as_records
 from scorekit.throughput._state import (
     LATENCIES,
@@ -112,6 +113,17 @@ class TTFT(_Latency):
     0.4
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Time to first token: how long a request waited for its first output token.",
+        formula="TTFT_i = first_token_i - start_i",
+        convention=sentences(
+            "A missing first_token falls back to the first entry of token_times; requests with "
+            "neither are left out.",
+            KEPT,
+        ),
+        reference=f"{VLLM}.",
+    )
+
     quantity: ClassVar[str] = "ttft"
     statistic: Statistic | str = "mean"
 
@@ -154,6 +166,19 @@ class TPOT(_Latency):
     0.1
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Time per output token, excluding the first: the mean decoding time per token "
+        "of a request once its first token arrived.",
+        formula="TPOT_i = (end_i - first_token_i) / (output_tokens_i - 1),  output_tokens_i >= 2",
+        convention=sentences(
+            "Requests with fewer than two output tokens or without a first-token time are left "
+            "out; one value per request (each request weighs the same). Tools that divide end - "
+            "start by all output tokens report larger values.",
+            KEPT,
+        ),
+        reference=f"{VLLM}.",
+    )
+
     quantity: ClassVar[str] = "tpot"
     statistic: Statistic | str = "mean"
 
@@ -191,6 +216,18 @@ class ITL(_Latency):
     0.2
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Inter-token latency: the gaps between consecutive streamed chunks of a "
+        "request.",
+        formula="ITL = { t_(i,j+1) - t_(i,j) : request i succeeded, consecutive token_times j }",
+        convention=sentences(
+            "Needs token_times; every gap is one value, so long outputs weigh more than in TPOT, "
+            "and a chunk carrying several tokens gives one longer gap.",
+            KEPT,
+        ),
+        reference=f"{VLLM}.",
+    )
+
     quantity: ClassVar[str] = "itl"
     statistic: Statistic | str = "mean"
 
@@ -226,6 +263,16 @@ class E2ELatency(_Latency):
     >>> E2ELatency(statistic="p90").score(records)   # 0.5 + 0.9 * (1.5 - 0.5)
     1.4
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="End-to-end latency: from sending a request to receiving its last byte.",
+        formula="E2E_i = end_i - start_i",
+        convention=sentences(
+            "Failed requests are left out (failed_requests counts them).",
+            KEPT,
+        ),
+        reference=f"{VLLM}.",
+    )
 
     quantity: ClassVar[str] = "e2e"
     statistic: Statistic | str = "mean"

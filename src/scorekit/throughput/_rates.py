@@ -6,10 +6,11 @@ import abc
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from scorekit.core import Metric, register
+from scorekit.core import Explanation, Metric, register
 from scorekit.errors import ConfigError, StateMismatchError, message
+from scorekit.throughput._explanations import VLLM, WALL, sentences
 from scorekit.throughput._records import as_records
 from scorekit.throughput._slo import SLO_KEYS, parse_slo
 from scorekit.throughput._state import RequestTotals, per_second, slo_items, totals, undefined
@@ -94,6 +95,14 @@ class OutputThroughput(_Throughput):
     12.5
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Generation throughput: output tokens of the successful requests per second of "
+        "wall time.",
+        formula="output_throughput = sum of output_tokens (succeeded) / (max end - min start)",
+        convention=WALL,
+        reference=f"{VLLM}.",
+    )
+
     def _count(self, state: RequestTotals) -> int:
         return state.output_tokens
 
@@ -126,6 +135,14 @@ class PromptThroughput(_Throughput):
     >>> PromptThroughput().score(records)   # (100 + 50) / 4
     37.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Prompt (input) throughput: prompt tokens of the successful requests per second "
+        "of wall time.",
+        formula="prompt_throughput = sum of prompt_tokens (succeeded) / (max end - min start)",
+        convention=WALL,
+        reference=f"{VLLM}.",
+    )
 
     def _count(self, state: RequestTotals) -> int:
         return state.prompt_tokens
@@ -163,6 +180,14 @@ class TotalTokenThroughput(_Throughput):
     50.0
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Prompt plus output tokens of the successful requests per second of wall time.",
+        formula="total_token_throughput = sum of (prompt_tokens + output_tokens) (succeeded) / "
+        "(max end - min start)",
+        convention=WALL,
+        reference=f"{VLLM}.",
+    )
+
     def _count(self, state: RequestTotals) -> int:
         return state.prompt_tokens + state.output_tokens
 
@@ -197,6 +222,16 @@ class RequestThroughput(_Throughput):
     >>> RequestThroughput().score(records)   # 2 / 4
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Successful requests per second of wall time.",
+        formula="request_throughput = number of successful requests / (max end - min start)",
+        convention=sentences(
+            "Failed requests are not counted but still extend the wall time.",
+            WALL,
+        ),
+        reference=f"{VLLM}.",
+    )
 
     def _count(self, state: RequestTotals) -> int:
         return state.successes
@@ -256,6 +291,23 @@ class Goodput(_Throughput):
     >>> Goodput(slo="ttft=500ms,tpot=200ms").score(records)   # TPOTs 0.1 and 0.275 s
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Successful requests per second that meet every latency objective (SLO) given, "
+        "e.g. goodput:ttft=200ms,tpot=50ms.",
+        formula="goodput = |{succeeded, TTFT <= s_ttft, TPOT <= s_tpot, max ITL <= s_itl, E2E <= "
+        "s_e2e}| / (max end - min start)",
+        convention=sentences(
+            "Objectives ttft, tpot, itl, e2e with units s, ms or us; only those given are checked "
+            "(none: goodput = request_throughput). TPOT and ITL of a request with at most one "
+            "output token are met (vLLM takes TPOT as 0 there); a latency unknown for lack of "
+            "times (no first-token time, fewer than two chunk times) is not met. The ITL objective "
+            "bounds a request's largest chunk gap. States counted against other objectives do not "
+            "merge.",
+            WALL,
+        ),
+        reference=f"{VLLM}.",
+    )
 
     ttft: float | str | None = None
     tpot: float | str | None = None
@@ -327,6 +379,16 @@ class FailedRequests(_Throughput):
     ... ])
     1
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The number of requests that failed.",
+        formula="failed_requests = |{i : success_i is false}|",
+        convention="A request failed when success is false, or when success is not recorded "
+        "and error holds a reason. Failed requests add no tokens and no latencies to the other "
+        "metrics but extend the wall time; scorekit throughput lists them by reason. The state "
+        "is the shared fixed-size count of the throughput metrics.",
+        reference=VLLM + " (successful requests are counted there; failures are the rest).",
+    )
 
     def _count(self, state: RequestTotals) -> int:
         return state.failed
