@@ -353,7 +353,8 @@ def test_state_is_fixed_size_and_round_trips() -> None:
 
 
 def test_cli_shows_an_estimate_with_its_bound() -> None:
-    from scorekit.cli._output import _cell, _plain
+    from scorekit.cli._output import cell as _cell
+    from scorekit.cli._output import plain as _plain
 
     assert _cell(Estimate(0.83123, 0.0004)) == ["0.8312 (± 0.0004)"]
     assert _cell(Estimate(0.83123, 1.2e-6)) == ["0.8312 (± 1.2e-06)"]

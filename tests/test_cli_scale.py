@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import ROOT
-from scorekit._statefile import load_states
+from scorekit.api import load_states
 from scorekit.cli import main
 
 DATA = ROOT / "examples" / "data"

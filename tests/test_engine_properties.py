@@ -30,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekit import evaluate
-from scorekit._statefile import merge_files, save_states
+from scorekit.api import merge_files, save_states
 from scorekit.core import Metric, State
 from scorekit.engines._columns import resolve, wanted_columns
 from scorekit.engines.stream import fold, read_chunks

@@ -28,7 +28,7 @@ from openai_server import OpenAIServer
 from scorekit import throughput
 from scorekit.cli import main
 from scorekit.errors import ConfigError, InputError
-from scorekit.throughput.loadtest import (
+from scorekit.loadtest import (
     RECORD_KEYS,
     MissingDependencyError,
     Prompt,
@@ -37,8 +37,8 @@ from scorekit.throughput.loadtest import (
     run_loadtest,
     write_records,
 )
-from scorekit.throughput.loadtest._sse import SSEDecoder
-from scorekit.throughput.loadtest._stream import GO_ON, Attempt, http_error, read_event
+from scorekit.loadtest._sse import SSEDecoder
+from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event
 
 TTFT = 0.1
 INTERVAL = 0.01
@@ -484,7 +484,7 @@ def test_missing_httpx_says_how_to_install(monkeypatch):
 
 def test_import_scorekit_does_not_import_httpx():
     code = (
-        "import sys, scorekit, scorekit.cli, scorekit.throughput.loadtest; "
+        "import sys, scorekit, scorekit.cli, scorekit.loadtest; "
         "print('httpx' in sys.modules)"
     )
     done = subprocess.run(

@@ -13,7 +13,7 @@ import pytest
 
 import scorekit
 from scorekit import parse_metric
-from scorekit._statefile import FILE_FORMAT, load_states, merge_files, save_states
+from scorekit.api import FILE_FORMAT, load_states, merge_files, save_states
 from scorekit.core import STATE_FORMAT, equal_values, iter_variants
 from scorekit.errors import ConfigError, InputError, StateMismatchError
 

@@ -36,11 +36,11 @@ name (``f1:macro``, ``roc_auc``). Each metric's ``inputs`` kind decides whether
 it receives ``(y_true, y_pred)`` or ``(y_true, y_score)``. User errors print
 ``scorekit: <message>`` on stderr and exit with status 2.
 
-The command lives in this package: :mod:`._parser` builds the argument parser,
-:mod:`._output` prints values and writes state files, and one module runs each
-group of commands (:mod:`._eval` eval and features, :mod:`._rank`, :mod:`._text`
-text and qa, :mod:`._throughput` throughput and loadtest, :mod:`._merge`,
-:mod:`._registry` list and explain, :mod:`._demo`).
+The command lives in this package: one module per command (``NAME``,
+``add_parser`` and ``run``, which translates the flags into one call of
+:mod:`scorekit.api` or of a family's public function), registered in
+:mod:`._commands` (:func:`register_command`); the flags several commands share
+are in :mod:`._flags`, and :mod:`._output` prints values and writes state files.
 """
 
 from __future__ import annotations
@@ -50,11 +50,20 @@ import io
 import sys
 from collections.abc import Iterator, Sequence
 
-from scorekit._evaluate import TASKS, Evaluation, default_metrics, evaluate_table
-from scorekit.cli._parser import build_parser
+from scorekit.api import TASKS, Evaluation, default_metrics, evaluate_table
+from scorekit.cli._commands import build_parser, command_names, register_command
 from scorekit.errors import ScorekitError
 
-__all__ = ["TASKS", "Evaluation", "build_parser", "default_metrics", "evaluate_table", "main"]
+__all__ = [
+    "TASKS",
+    "Evaluation",
+    "build_parser",
+    "command_names",
+    "default_metrics",
+    "evaluate_table",
+    "main",
+    "register_command",
+]
 
 
 @contextlib.contextmanager

@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from scorekit._evaluate import evaluate_table
-from scorekit._features import rank_file
-from scorekit._version import __version__
-from scorekit.cli._eval import _write_ranking
-from scorekit.cli._output import _write_table
-from scorekit.cli._rank import _RANK_DEFAULTS
+from scorekit import __version__
+from scorekit.api import evaluate_table, rank_file
+from scorekit.cli._features import write_ranking
+from scorekit.cli._output import write_table
+from scorekit.cli._rank import RANK_DEFAULTS
 from scorekit.errors import InputError, message, raw
 
 _DEMO_HINT = "the directory with manifest.json made by examples/make_data.py"
@@ -58,7 +57,7 @@ def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
     out.write(f"\n{title}\n{'=' * len(title)}\n")
     command = ["scorekit features", str(entry["file"]), "--target", str(entry["target"])]
     out.write("$ " + " ".join([*command, "--criterion", criterion]) + "\n\n")
-    _write_ranking(ranking, ranking.splits, "table", out)
+    write_ranking(ranking, ranking.splits, "table", out)
     for text in ranking.warnings:
         out.write(f"note: {text}\n")
 
@@ -66,7 +65,7 @@ def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
 def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
     from scorekit import ranking
 
-    metrics = list(entry.get("metrics") or _RANK_DEFAULTS)
+    metrics = list(entry.get("metrics") or RANK_DEFAULTS)
     qrels = directory / str(entry["qrels"])
     run = ranking.read_run(directory / str(entry["file"]))
     result = ranking.evaluate(qrels, run, metrics)
@@ -75,14 +74,18 @@ def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
     out.write(f"\n{title}\n{'=' * len(title)}\n")
     command = ["scorekit rank", str(entry["qrels"]), str(entry["file"]), "-m", *metrics]
     out.write("$ " + " ".join(command) + "\n\n")
-    _write_table(dict(result), out)
+    write_table(dict(result), out)
     out.write(f"({queries} queries)\n")
 
 
 def _demo_text_or_qa(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
-    from scorekit.cli._parser import build_parser
+    from scorekit.cli import _qa, _text
+    from scorekit.cli._flags import Parser
 
-    parser = build_parser()
+    parser = Parser(prog="scorekit")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    for command in (_text, _qa):
+        command.add_parser(sub).set_defaults(handler=command.run)
     if entry["command"] == "text":
         refs = [str(directory / r) for r in entry["refs"]]
         argv = ["text", "--refs", *refs, "--hyps", str(directory / entry["file"])]
@@ -112,7 +115,18 @@ def _demo_throughput(entry: dict[str, Any], directory: Path, out: TextIO) -> Non
     out.write(throughput.format_report(result, "table"))
 
 
-def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+NAME = "demo"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``demo`` command's parser."""
+    demo: argparse.ArgumentParser = sub.add_parser(NAME, help="evaluate the bundled example files")
+    demo.add_argument("--data", metavar="DIR", help=_DEMO_HINT)
+    return demo
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run every command on the bundled example files."""
     directory = _demo_dir(args.data)
     entries = _demo_entries(directory)
     out.write(f"scorekit {__version__} demo: the files in {directory}\n")
@@ -144,7 +158,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if entry.get(flag):
                 command += [f"--{flag}", *entry[flag]]
         out.write("$ " + " ".join(command) + "\n\n")
-        _write_table(result.values, out)
+        write_table(result.values, out)
         for text in result.warnings:
             out.write(f"note: {text}\n")
         for text in result.skipped:

@@ -3,17 +3,38 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any, TextIO
 
-from scorekit.cli._output import _write_values
+from scorekit import throughput
+from scorekit.api import merge_with_header, save_states
+from scorekit.cli._flags import format_flag
+from scorekit.cli._output import display_values, write_values
 from scorekit.errors import ConfigError, choices, message
 
+NAME = "merge"
 
-def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import warnings
 
-    from scorekit import _scale
-    from scorekit.api import merge_with_header, save_states
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``merge`` command's parser."""
+    mg: argparse.ArgumentParser = sub.add_parser(
+        NAME,
+        help="merge the state files of shards (--save-state) and print the values of the whole",
+        description=(
+            "Merge state files written by --save-state on shards of the data (on one machine "
+            "or many) and print the metrics of all the data, as the command that wrote them "
+            "prints them. The files must hold the same metrics with the same settings, from "
+            "the same command and columns, in a state format this scorekit reads."
+        ),
+    )
+    mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
+    format_flag(mg, "table", "json", "csv")
+    mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
+    return mg
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Merge the files with :func:`scorekit.api.merge_with_header` and print the values."""
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -23,7 +44,7 @@ def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = str(header.get("command"))
     if command == "throughput":
         return _merged_throughput(args, result, header, out, err)
-    shown, notes = _scale.display_values(command, result.values, result.metrics, result.states)
+    shown, notes = display_values(command, result.values, result.metrics, result.states)
     if args.save_state:
         entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
         save_states(
@@ -36,7 +57,7 @@ def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             rows=result.rows,
             tallies=header.get("tallies"),
         )
-    _write_values(shown, args.format, out)
+    write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
     err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
@@ -46,19 +67,13 @@ def _cmd_merge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _merged_throughput(
     args: argparse.Namespace, result: Any, header: dict[str, Any], out: TextIO, err: TextIO
 ) -> int:
-    import warnings
-
-    from scorekit import throughput
-    from scorekit.api import save_states
-    from scorekit.throughput._report import FORMATS
-
-    if args.format not in FORMATS:
+    if args.format not in throughput.FORMATS:
         raise ConfigError(
             message(
                 "scorekit merge",
                 "throughput states print as a report",
                 args.format,
-                choices(FORMATS),
+                choices(throughput.FORMATS),
             )
         )
     with warnings.catch_warnings(record=True) as caught:

@@ -1,7 +1,7 @@
 """What the ``scorekit`` commands print: metric values as a table, JSON or CSV, and state files.
 
-:func:`_write_values` prints a ``{name: value}`` mapping in the ``--format`` asked
-for; :func:`_save_state` writes ``--save-state`` files for ``scorekit merge``.
+:func:`write_values` prints a ``{name: value}`` mapping in the ``--format`` asked
+for; :func:`save_state` writes ``--save-state`` files for ``scorekit merge``.
 """
 
 from __future__ import annotations
@@ -9,34 +9,42 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import numpy as np
 
-from scorekit.core import Estimate
+from scorekit.core import Estimate, Metric, State
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """JSON-ready form of a metric value: arrays become lists, NaN and inf become null.
 
     An :class:`~scorekit.Estimate` becomes ``{"value": ..., "error_bound": ...}``.
     """
     if isinstance(value, Estimate):
-        return {"value": _plain(value.value), "error_bound": _plain(value.error_bound)}
+        return {"value": plain(value.value), "error_bound": plain(value.error_bound)}
     if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
+        return plain(value.tolist())
     if isinstance(value, np.generic):
-        return _plain(value.item())
+        return plain(value.item())
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 
 
-def _number(value: Any) -> str:
+def number(value: Any) -> str:
+    """A value as the table shows it: four decimals, whole numbers from 10 up without them.
+
+    Examples
+    --------
+    >>> number(0.83125), number(12.0), number(3)
+    ('0.8313', '12', '3')
+    """
     if isinstance(value, bool | np.bool_):
         return str(bool(value))
     if isinstance(value, int | np.integer):
@@ -49,15 +57,15 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def _bound_text(value: Any) -> str:
+def bound_text(value: Any) -> str:
     """An error bound at four decimals, or in scientific notation when smaller."""
     v = float(value)
     if math.isfinite(v) and 0 < abs(v) < 5e-5:
         return f"{v:.1e}"
-    return _number(v)
+    return number(v)
 
 
-def _cell(value: Any) -> list[str]:
+def cell(value: Any) -> list[str]:
     """Lines showing one value in the table: a number, or an indented array.
 
     An :class:`~scorekit.Estimate` shows as ``0.8312 (± 0.0004)``; per-column
@@ -65,51 +73,53 @@ def _cell(value: Any) -> list[str]:
     """
     if isinstance(value, Estimate):
         if np.ndim(value.value) == 0:
-            return [f"{_number(value.value)} (± {_bound_text(value.error_bound)})"]
-        bounds = _cell(np.asarray(value.error_bound))
-        return [*_cell(np.asarray(value.value)), f"± {bounds[0]}", *(f"  {b}" for b in bounds[1:])]
+            return [f"{number(value.value)} (± {bound_text(value.error_bound)})"]
+        bounds = cell(np.asarray(value.error_bound))
+        return [*cell(np.asarray(value.value)), f"± {bounds[0]}", *(f"  {b}" for b in bounds[1:])]
     if isinstance(value, np.generic | int | float):
-        return [_number(value)]
+        return [number(value)]
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         if value.ndim == 0:
-            return [_number(value.item())]
+            return [number(value.item())]
         with np.printoptions(precision=4, suppress=True, linewidth=80, threshold=60):
             return np.array2string(value).splitlines()
     if isinstance(value, tuple | list):
         lines = []
         for i, part in enumerate(value):
-            sub = _cell(np.asarray(part) if isinstance(part, list) else part)
+            sub = cell(np.asarray(part) if isinstance(part, list) else part)
             lines += [f"[{i}] {sub[0]}", *(f"    {s}" for s in sub[1:])]
         return lines
     return str(value).splitlines() or [""]
 
 
-def _write_table(values: dict[str, Any], out: TextIO) -> None:
+def write_table(values: dict[str, Any], out: TextIO) -> None:
+    """``{name: value}`` as a two-column table of metric and value."""
     width = max([len("metric"), *(len(k) for k in values)])
     out.write(f"{'metric':<{width}}  value\n")
     out.write(f"{'-' * width}  {'-' * 10}\n")
     for name, value in values.items():
-        lines = _cell(value)
+        lines = cell(value)
         out.write(f"{name:<{width}}  {lines[0]}\n")
         for line in lines[1:]:
             out.write(f"{'':<{width}}  {line}\n")
 
 
-def _write_values(values: dict[str, Any], fmt: str, out: TextIO) -> None:
+def write_values(values: dict[str, Any], fmt: str, out: TextIO) -> None:
+    """``{name: value}`` in the ``--format`` asked for: ``table``, ``json`` or ``csv``."""
     if fmt == "json":
-        out.write(json.dumps({k: _plain(v) for k, v in values.items()}, indent=2) + "\n")
+        out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")
     elif fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["metric", "value"])
         for name, value in values.items():
-            plain = _plain(value)
-            cell = json.dumps(plain) if isinstance(plain, list | dict) else plain
-            writer.writerow([name, "" if cell is None else cell])
+            shown = plain(value)
+            text = json.dumps(shown) if isinstance(shown, list | dict) else shown
+            writer.writerow([name, "" if text is None else text])
     else:
-        _write_table(values, out)
+        write_table(values, out)
 
 
-def _save_state(path: str, command: str, kind: str, result: Any, **header: Any) -> None:
+def save_state(path: str, command: str, kind: str, result: Any, **header: Any) -> None:
     """Write ``--save-state``: the states behind the values a command prints."""
     from scorekit.api import save_states
 
@@ -127,8 +137,34 @@ def _save_state(path: str, command: str, kind: str, result: Any, **header: Any) 
     )
 
 
-class _Saved:
+class Saved:
     """The metrics, states and rows a command saves with ``--save-state``."""
 
     def __init__(self, metrics: dict[str, Any], states: dict[str, Any], rows: int) -> None:
         self.metrics, self.states, self.rows = metrics, states, rows
+
+
+def display_values(
+    command: str, values: dict[str, Any], metrics: dict[str, Metric[Any]], states: dict[str, State]
+) -> tuple[dict[str, Any], list[str]]:
+    """The values a command prints for its metrics' states, and its notes for stderr.
+
+    ``scorekit text`` shows ROUGE as precision, recall and F-measure rows and
+    BLEU's signature as a note; other commands print the values as they are.
+    """
+    if command != "text":
+        return dict(values), []
+    shown: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in values.items():
+        if isinstance(value, dict):
+            for name, score in value.items():
+                shown[f"{name}:precision"] = score.precision
+                shown[f"{name}:recall"] = score.recall
+                shown[f"{name}:fmeasure"] = score.fmeasure
+        else:
+            shown[key] = value
+            signature: Callable[[State], str] | None = getattr(metrics[key], "signature", None)
+            if signature is not None:
+                notes.append(f"{key} signature: {signature(states[key])}")
+    return shown, notes

@@ -7,9 +7,60 @@ import csv
 import json
 from typing import Any, TextIO
 
-from scorekit.cli._output import _number, _plain, _save_state, _Saved, _write_values
+from scorekit import api
+from scorekit.cli._flags import (
+    add_scale_flags,
+    check_scale_flags,
+    engine_options,
+    format_flag,
+    metric_flag,
+    number_above,
+    write_warnings,
+)
+from scorekit.cli._output import Saved, number, plain, save_state, write_values
+from scorekit.ranking import GAINS, MISSING
 
-_RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
+NAME = "rank"
+RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
+"""The metrics ``scorekit rank`` reports when none are named."""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``rank`` command's parser."""
+    rk: argparse.ArgumentParser = sub.add_parser(
+        NAME,
+        help="evaluate a TREC run against its qrels (ranking metrics, like trec_eval)",
+        description=(
+            "Evaluate a run (qid Q0 docid rank score tag) against qrels (qid iter docid "
+            "relevance) with ranking metrics, as trec_eval does: ties in score are broken by "
+            "descending doc id and the rank column is ignored. The files may be gzip-compressed."
+        ),
+    )
+    rk.add_argument("qrels", metavar="QRELS", help="the qrels file")
+    rk.add_argument("run", metavar="RUN", help="the run file")
+    metric_flag(
+        rk,
+        f"metrics such as ndcg@10, map, mrr@10, p@5 (default: {' '.join(RANK_DEFAULTS)})",
+        short=True,
+    )
+    rk.add_argument("--per-query", action="store_true", help="also show every query's values")
+    rk.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="skip",
+        help="qrels queries absent from the run: skip them, or count them as 0 (trec_eval -c)",
+    )
+    rk.add_argument(
+        "-l",
+        "--relevance-level",
+        type=number_above(0),
+        metavar="L",
+        help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
+    )
+    rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
+    format_flag(rk, "table", "json", "csv", "trec")
+    add_scale_flags(rk, unit="run rows")
+    return rk
 
 
 _TREC_NAMES = {
@@ -54,12 +105,12 @@ def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
             out.write(f"{names[spec]:<22}\tall\t{value:6.4f}\n")
         return
     if not per_query:
-        _write_values(dict(result), fmt, out)
+        write_values(dict(result), fmt, out)
         return
     specs = list(result)
     if fmt == "json":
-        doc = {"mean": {k: _plain(v) for k, v in result.items()}, "per_query": table}
-        out.write(json.dumps(_plain(doc), indent=2) + "\n")
+        doc = {"mean": {k: plain(v) for k, v in result.items()}, "per_query": table}
+        out.write(json.dumps(plain(doc), indent=2) + "\n")
         return
     rows = [[q, *(table[q][s] for s in specs)] for q in sorted(table)]
     rows.append(["all", *(result[s] for s in specs)])
@@ -70,52 +121,32 @@ def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
             writer.writerow([row[0], *(repr(float(v)) for v in row[1:])])
         return
     header = ["query", *specs]
-    cells = [[str(row[0]), *(_number(v) for v in row[1:])] for row in rows]
+    cells = [[str(row[0]), *(number(v) for v in row[1:])] for row in rows]
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
     for line in [header, ["-" * w for w in widths], *cells]:
         out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
         out.write("\n")
 
 
-def _cmd_rank(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import warnings
-
-    from scorekit import _scale, ranking
-    from scorekit.ranking._evaluate import RankingResult, _metrics, _per_query
-
-    _scale.check_scale_flags(args, "rank")
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Evaluate the run with :func:`scorekit.api.evaluate_run` and print the values."""
+    check_scale_flags(args, NAME)
     options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
     if args.relevance_level is not None:
         options["relevance_level"] = args.relevance_level
-    metrics = args.metric or list(_RANK_DEFAULTS)
-    per_query = args.per_query or args.format == "trec"
-    rows = 0
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if _scale.scaled(args):
-            chosen = _metrics(metrics, options)
-            if args.engine == "dask":
-                qrels = ranking.as_qrels(args.qrels)
-                table = _scale.run_table(args.run)
-                states, rows, texts = _scale.dask_run(table, chosen, None, args, qrels=qrels)
-            else:
-                size, show = _scale.chunk_size(args), _scale.progress(args)
-                states, rows, texts = _scale.rank_stream(
-                    args.qrels, args.run, chosen, size=size, show=show
-                )
-            means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
-            result = RankingResult(means, states, _per_query(states) if per_query else None)
-        else:
-            run: Any = args.run
-            if args.save_state:
-                run = ranking.read_run(args.run)
-                rows = len(run)
-            result = ranking.evaluate(args.qrels, run, metrics, per_query=per_query, **options)
-            chosen, texts = (_metrics(metrics, options) if args.save_state else {}), []
-    for text in dict.fromkeys([*texts, *(str(w.message) for w in caught)]):
-        err.write(f"scorekit: warning: {text}\n")
+    evaluation = api.evaluate_run(
+        args.qrels,
+        args.run,
+        args.metric or list(RANK_DEFAULTS),
+        per_query=args.per_query or args.format == "trec",
+        count_rows=bool(args.save_state),
+        **engine_options(args),
+        **options,
+    )
+    write_warnings(evaluation.warnings, err)
+    result = evaluation.result
     if args.save_state:
-        saved = _Saved(chosen, dict(result.states), rows)
-        _save_state(args.save_state, "rank", "qrels_run", saved, columns=None)
+        saved = Saved(evaluation.metrics, dict(result.states), evaluation.rows)
+        save_state(args.save_state, NAME, "qrels_run", saved, columns=None)
     _write_rank(result, args.per_query, args.format, out)
     return 0

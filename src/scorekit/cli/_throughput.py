@@ -1,100 +1,81 @@
-"""``scorekit throughput`` (the serving report of request records) and ``scorekit loadtest``."""
+"""``scorekit throughput``: the serving report of a file of request records."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import TextIO
+import warnings
+from typing import Any, TextIO
 
-from scorekit.errors import InputError, message
+from scorekit import api, throughput
+from scorekit.cli._flags import (
+    add_scale_flags,
+    check_scale_flags,
+    engine_options,
+    format_flag,
+    scaled,
+    slo_flag,
+    write_warnings,
+)
+
+NAME = "throughput"
 
 
-def _cmd_throughput(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import warnings
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``throughput`` command's parser."""
+    tp: argparse.ArgumentParser = sub.add_parser(
+        NAME,
+        help="LLM serving throughput, latency and goodput of request records",
+        description=(
+            "Report the throughputs (output, prompt and total tokens, requests per second of "
+            "wall time), failed requests by reason, goodput under SLOs, and TTFT, TPOT, ITL "
+            "and end-to-end latency (mean, median, p90, p99, max; milliseconds in the table, "
+            "seconds in JSON) of one record per request: prompt_tokens, output_tokens, start, "
+            "end, and optional first_token, token_times, success, error."
+        ),
+    )
+    tp.add_argument("records", metavar="RECORDS", help="the records (.jsonl, .csv, .parquet)")
+    slo_flag(
+        tp,
+        "objectives for goodput: ttft, tpot, itl or e2e with a unit (s, ms, us), "
+        "e.g. --slo ttft=200ms tpot=50ms",
+    )
+    format_flag(tp, "table", "json")
+    add_scale_flags(tp, unit="records")
+    return tp
 
-    from scorekit import throughput
 
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The report of the records, whole or from merged states, in the format asked for."""
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
-    if _scale_requested(args, "throughput"):
-        return _throughput_scaled(args, slo, out, err)
+    check_scale_flags(args, NAME)
+    if scaled(args) or args.save_state:
+        return _from_states(args, slo, out, err)
     records = throughput.read_records(args.records)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = throughput.report(records, slo=slo)
-    for text in dict.fromkeys(str(w.message) for w in caught):
-        err.write(f"scorekit: warning: {text}\n")
+    write_warnings((str(w.message) for w in caught), err)
     out.write(throughput.format_report(result, args.format))
     return 0
 
 
-def _scale_requested(args: argparse.Namespace, command: str) -> bool:
-    from scorekit import _scale
-
-    _scale.check_scale_flags(args, command)
-    return _scale.scaled(args) or bool(args.save_state)
-
-
-def _throughput_scaled(
+def _from_states(
     args: argparse.Namespace, slo: dict[str, float] | None, out: TextIO, err: TextIO
 ) -> int:
-    """``scorekit throughput`` with scale flags: the report from merged metric states."""
-    import warnings
-
-    from scorekit import _scale, throughput
-    from scorekit.api import save_states
-
+    """The report from the metric states of :func:`scorekit.api.throughput_states`."""
     metrics = throughput.report_metrics(slo)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        states, rows = _scale.throughput_states(args, metrics)
+        states, rows = api.throughput_states(args.records, metrics, **engine_options(args))
         result = throughput.report_from_states(states, slo)
-    for text in dict.fromkeys(str(w.message) for w in caught):
-        err.write(f"scorekit: warning: {text}\n")
+    write_warnings((str(w.message) for w in caught), err)
     if args.save_state:
-        save_states(
+        api.save_states(
             args.save_state,
             {key: (metric, states[key]) for key, metric in metrics.items()},
-            command="throughput",
+            command=NAME,
             input="requests",
             rows=rows,
         )
     out.write(throughput.format_report(result, args.format))
     return 0
-
-
-def _cmd_loadtest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import os
-    import warnings
-
-    from scorekit import throughput
-    from scorekit.throughput import loadtest
-
-    slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        raise InputError(message(args.out, "no such directory", None, "a path to write to"))
-    result = loadtest.run_loadtest(
-        args.url,
-        args.model,
-        args.prompts,
-        endpoint=args.endpoint,
-        concurrency=args.concurrency,
-        rate=args.rate,
-        max_tokens=args.max_tokens,
-        duration=args.duration,
-        num_requests=args.num_requests,
-        timeout=args.timeout,
-        seed=args.seed,
-        progress=False if args.quiet else None,
-        api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None,
-    )
-    if args.out:
-        loadtest.write_records(result.records, args.out)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        summary = throughput.report(result.records, slo=slo)
-    for text in dict.fromkeys(str(w.message) for w in caught):
-        err.write(f"scorekit: warning: {text}\n")
-    if result.interrupted:
-        err.write(f"scorekit: interrupted; {len(result.records)} requests recorded\n")
-    out.write(throughput.format_report(summary, args.format))
-    return 130 if result.interrupted else 0

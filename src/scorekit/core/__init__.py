@@ -27,7 +27,6 @@ from scorekit.core._metric import (
     Metric,
     MetricInfo,
     State,
-    add_provider,
     available,
     decode_value,
     encode_value,
@@ -38,6 +37,7 @@ from scorekit.core._metric import (
     register,
     state_field,
 )
+from scorekit.core._providers import add_provider
 from scorekit.core._result import EvaluationResult
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
 

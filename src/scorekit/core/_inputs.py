@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorekit.core._providers import load_all
 from scorekit.errors import ConfigError, choices, message
 
 __all__ = ["InputKind", "input_kind", "input_kinds", "register_input_kind"]
@@ -110,9 +111,7 @@ def register_input_kind(kind: InputKind) -> InputKind:
 def input_kind(name: str) -> InputKind:
     """The registered input kind called ``name``."""
     if name not in _KINDS:
-        from scorekit.core._metric import _load_all
-
-        _load_all()
+        load_all()
     try:
         return _KINDS[name]
     except KeyError:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 import numpy as np
 
 from scorekit.core._inputs import input_kinds
+from scorekit.core._providers import load_all
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message
 
 __all__ = [
@@ -309,7 +310,7 @@ class _KindDescriptions(Mapping[str, str]):
     """Input kind -> its description, for every registered kind (families loaded first)."""
 
     def _kinds(self) -> dict[str, str]:
-        _load_all()
+        load_all()
         return {name: kind.description for name, kind in input_kinds().items()}
 
     def __getitem__(self, name: str) -> str:
@@ -443,13 +444,13 @@ def _qualified(cls: type[Any]) -> str:
 
 def available() -> list[MetricInfo]:
     """Every registered metric, sorted by name."""
-    _load_all()
+    load_all()
     return [_REGISTRY[n] for n in sorted(_REGISTRY)]
 
 
 def get(name: str) -> MetricInfo:
     """The registry entry for a metric name or alias (without ``@k`` or ``:variant``)."""
-    _load_all()
+    load_all()
     key = _ALIASES.get(name, name)
     if key not in _REGISTRY:
         known = sorted(set(_REGISTRY) | set(_ALIASES))
@@ -492,7 +493,7 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
         raise ConfigError(message("scorekit", "malformed metric name", spec, _GRAMMAR))
     name = match["name"]
     if match["at"] is not None:
-        _load_all()
+        load_all()
         name = _AT_ALIASES.get(name, name)
     info = get(name)
     kwargs = dict(options)
@@ -571,23 +572,3 @@ def iter_variants(info: MetricInfo) -> Iterator[Metric[Any]]:
     yield info.cls()
     for v in info.variants:
         yield parse_metric(f"{info.name}:{v}")
-
-
-_PROVIDERS: list[str] = []
-
-
-def add_provider(module: str) -> None:
-    """Name a module that registers metrics when imported, loaded before the registry is read.
-
-    The package names its families here; a plug-in names its own module, so
-    :func:`available`, :func:`get` and :func:`parse_metric` see its metrics.
-    """
-    if module not in _PROVIDERS:
-        _PROVIDERS.append(module)
-
-
-def _load_all() -> None:
-    import importlib
-
-    for module in list(_PROVIDERS):
-        importlib.import_module(module)

@@ -339,7 +339,7 @@ def _from_memory(source: Any, client: Any, hint: int | None) -> tuple[Any, str, 
     import dask.dataframe as dd
     import pandas as pd
 
-    from scorekit.io._sources import as_table
+    from scorekit.io import as_table
 
     table = as_table(source)
     meta = {k: v for k, v in (table.schema.metadata or {}).items() if k.startswith(b"scorekit.")}
@@ -364,7 +364,7 @@ def _read_files(
     """
     import dask.dataframe as dd
 
-    from scorekit.io._sources import FileSource, open_source
+    from scorekit.io import FileSource, open_source
 
     files = open_source(source)
     label = os.fspath(source)

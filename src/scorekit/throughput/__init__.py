@@ -64,8 +64,16 @@ from scorekit.throughput._rates import (
     request_throughput,
     total_token_throughput,
 )
-from scorekit.throughput._records import COLUMNS, OPTIONAL, REQUIRED, Request, read_records
+from scorekit.throughput._records import (
+    COLUMNS,
+    OPTIONAL,
+    REQUIRED,
+    Request,
+    as_records,
+    read_records,
+)
 from scorekit.throughput._report import (
+    FORMATS,
     REPORT_KEYS,
     LatencySummary,
     ThroughputReport,
@@ -79,6 +87,7 @@ from scorekit.throughput._state import LATENCIES, STATISTICS, LatencyValues, Req
 
 __all__: list[str] = [
     "COLUMNS",
+    "FORMATS",
     "ITL",
     "LATENCIES",
     "OPTIONAL",
@@ -99,6 +108,7 @@ __all__: list[str] = [
     "Request",
     "RequestThroughput",
     "RequestTotals",
+    "as_records",
     "ThroughputReport",
     "TotalTokenThroughput",
     "e2e_latency",

@@ -69,7 +69,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from scorekit.errors import ConfigError, choices, message, raw
-from scorekit.throughput.loadtest._prompts import (
+from scorekit.loadtest._prompts import (
     NAME,
     RECORD_KEYS,
     Prompt,
@@ -78,7 +78,7 @@ from scorekit.throughput.loadtest._prompts import (
     read_prompts,
     write_records,
 )
-from scorekit.throughput.loadtest._runner import MissingDependencyError, Runner, import_httpx
+from scorekit.loadtest._runner import MissingDependencyError, Runner, import_httpx
 
 __all__ = [
     "ENDPOINTS",

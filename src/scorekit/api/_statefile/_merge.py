@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from scorekit._statefile._format import HEADER, StateFile
-from scorekit._statefile._read import load_states, malformed
+from scorekit.api._statefile._format import HEADER, StateFile
+from scorekit.api._statefile._read import load_states, malformed
 from scorekit.core import equal_values
 from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
 
@@ -118,7 +118,7 @@ def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
     --------
     >>> import tempfile, pathlib
     >>> from scorekit import parse_metric
-    >>> from scorekit._statefile import save_states
+    >>> from scorekit.api._statefile import save_states
     >>> acc = parse_metric("accuracy")
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> _ = save_states(tmp / "a.json", {"accuracy": (acc, acc.summarize([1, 0], [1, 1]))})

@@ -1,15 +1,24 @@
-"""``scorekit eval --engine dask``: the task's metrics wrapped for the engines."""
+"""A task's metrics on a Dask cluster: each metric wrapped to read the task's columns."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scorekit._scale._engines import dask_run, fold_file
-from scorekit._scale._flags import chunk_size
+from scorekit import io as _io
+from scorekit.api._engines import dask_run, fold_file
+from scorekit.api._task import (
+    _PRED_KINDS,
+    Evaluation,
+    _arguments,
+    _Inputs,
+    _inputs,
+    _metric_for,
+    _pos_label,
+    default_metrics,
+)
 from scorekit.core import Metric
 from scorekit.errors import InputError, ScorekitError, message
 
@@ -53,8 +62,6 @@ class _TaskMetric(Metric[Any]):
         return self.inner.compute(state)
 
     def _summarize(self, y_true: Any, second: Any, weight: Any, scores: bool) -> Any:
-        from scorekit._evaluate import _arguments, _Inputs
-
         if self.task == "regression" and self.targets == 1:
             y_true, second = y_true[:, 0], second[:, 0]
         data = _Inputs(
@@ -96,34 +103,29 @@ class _ScoreTask(_TaskMetric):
 
 
 def dask_eval(
-    plan: Any, specs: Sequence[str] | None, args: argparse.Namespace, classes: Any
-) -> Any:
+    plan: Any,
+    specs: Sequence[str] | None,
+    classes: Any,
+    *,
+    size: int,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> Evaluation:
     """``scorekit eval --engine dask``: the task's metrics over a file, on a Dask cluster.
 
     The first chunk of the file is read here to type ``--pos-label`` and to leave
     out default metrics that do not apply (as ``eval`` skips them); the others
     run on the cluster, where any error stops the evaluation.
     """
-    from scorekit._evaluate import (
-        _PRED_KINDS,
-        Evaluation,
-        _Inputs,
-        _metric_for,
-        _pos_label,
-        default_metrics,
-    )
-    from scorekit._evaluate import _inputs as task_inputs
-    from scorekit.io import _tables as _io
-
     explicit = bool(specs)
     names = list(dict.fromkeys(specs or ())) or default_metrics(
         plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
     )
-    first = fold_file(plan.source, plan.needed(), chunk_size(args), False, _first)
+    first = fold_file(plan.source, plan.needed(), size, False, _first)
     if first is None:
         raise InputError(message(plan.source, "no data", None, "a table with rows"))
     pos_label = _pos_label(plan.pos_label, _io.label_array(first, plan.true[0]))
-    data: _Inputs = task_inputs(plan, first, pos_label)
+    data: _Inputs = _inputs(plan, first, pos_label)
     chosen: dict[str, Metric[Any]] = {}
     skipped: list[str] = []
     for name in names:
@@ -146,7 +148,11 @@ def dask_eval(
         columns["y_score"] = list(plan.score or ())
     if plan.weight:
         columns["sample_weight"] = [plan.weight]
-    states, rows, notes = dask_run(plan.source, chosen, columns, args) if chosen else ({}, 0, [])
+    states, rows, notes = (
+        dask_run(plan.source, chosen, columns, scheduler=scheduler, workers=workers)
+        if chosen
+        else ({}, 0, [])
+    )
     values: dict[str, Any] = {}
     for name, metric in chosen.items():
         with warnings.catch_warnings(record=True) as caught:
@@ -177,7 +183,5 @@ def _first(chunks: Iterable[Any]) -> Any:
 
 
 def _summarize_probe(metric: Metric[Any], data: Any) -> None:
-    from scorekit._evaluate import _arguments
-
     args, kwargs = _arguments(metric, data)
     metric.summarize(*args, **kwargs)

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scorekit._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit._version import __version__
+from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit.core import STATE_FORMAT, Metric, State, get
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 

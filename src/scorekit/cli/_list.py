@@ -1,4 +1,4 @@
-"""``scorekit list`` and ``scorekit explain``: the registered metrics."""
+"""``scorekit list``: the registered metrics, as a table or JSON."""
 
 from __future__ import annotations
 
@@ -7,8 +7,18 @@ import json
 import math
 from typing import Any, TextIO
 
-from scorekit.explain import bound_text, explain
+from scorekit.cli._flags import format_flag
 from scorekit.core import MetricInfo, available
+from scorekit.explain import bound_text
+
+NAME = "list"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``list`` command's parser."""
+    ls: argparse.ArgumentParser = sub.add_parser(NAME, help="list the registered metrics")
+    format_flag(ls, "table", "json")
+    return ls
 
 
 def _direction(info: MetricInfo) -> str:
@@ -37,7 +47,8 @@ def _listing() -> list[dict[str, Any]]:
     return rows
 
 
-def _cmd_list(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print every registered metric: name, aliases, direction, bounds, inputs, summary."""
     rows = _listing()
     if args.format == "json":
         for row in rows:
@@ -76,8 +87,3 @@ def _grows_text(grows: bool, bounded: str | None) -> str:
 
 def _plainbound_text(x: float) -> float | str:
     return bound_text(x) if math.isinf(x) else x
-
-
-def _cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    out.write(explain(args.name) + "\n")
-    return 0

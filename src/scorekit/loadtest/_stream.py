@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorekit.throughput.loadtest._prompts import Prompt
+from scorekit.loadtest._prompts import Prompt
 
 __all__ = ["GO_ON", "Attempt", "http_error", "read_event", "short"]
 

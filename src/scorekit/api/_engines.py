@@ -1,8 +1,7 @@
-"""The engines behind the scale flags: chunks of files, Dask, and the warnings of chunks."""
+"""Files and clusters for the file-level functions: chunks of a file, and states on Dask."""
 
 from __future__ import annotations
 
-import argparse
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -13,9 +12,6 @@ from scorekit.errors import UndefinedMetricWarning
 __all__ = ["dask_run", "fold_file"]
 
 T = TypeVar("T")
-
-
-# engines ------------------------------------------------------------------------------------
 
 
 def fold_file(
@@ -41,13 +37,16 @@ def dask_run(
     source: Any,
     metrics: Mapping[str, Metric[Any]],
     columns: dict[str, Any] | None,
-    args: argparse.Namespace,
     *,
     qrels: Any = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> tuple[dict[str, Any], int, list[str]]:
     """The states of ``metrics`` over ``source`` computed on a Dask cluster, with warnings.
 
-    ``source`` is a path (glob, directory) of table files or an in-memory table.
+    ``source`` is a path (glob, directory) of table files or an in-memory table;
+    ``scheduler`` the address of a running cluster, or ``workers`` the worker
+    processes of a local one.
     """
     from scorekit.engines import resolve
     from scorekit.engines.dask import dask_states
@@ -66,8 +65,8 @@ def dask_run(
             listed,
             mapping,
             side={"qrels": qrels} if qrels is not None else None,
-            scheduler=args.scheduler,
-            workers=args.workers,
+            scheduler=scheduler,
+            workers=workers,
         )
     # the metrics warn on the workers; what reaches here is Dask's and pandas' own noise,
     # except for scorekit's warnings about undefined values

@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator, Awaitable, Coroutine
 from typing import Any, TextIO
 
 from scorekit.errors import ConfigError, message
-from scorekit.throughput.loadtest._prompts import NAME, Prompt
-from scorekit.throughput.loadtest._sse import SSEDecoder
-from scorekit.throughput.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
+from scorekit.loadtest._prompts import NAME, Prompt
+from scorekit.loadtest._sse import SSEDecoder
+from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
 
 __all__ = ["MissingDependencyError", "Runner", "import_httpx"]
 

@@ -1,7 +1,10 @@
-"""What ``scorekit eval`` computes: read the columns of a file and run metrics on them.
+"""The tasks of :func:`scorekit.api.evaluate_table`: columns by role, metrics by task.
 
-The command-line parsing and printing live in :mod:`scorekit.cli`; this module
-turns a file, a task and column names into an :class:`Evaluation`.
+A task (binary, multiclass, multilabel, regression) says how the columns of a
+file become each metric's arguments: which metrics apply, which of ``--pred`` /
+``--score`` they read, the type of ``--pos-label``, and the classes of
+multiclass score columns. :mod:`._task_fold` evaluates a task over chunks on
+this machine and :mod:`._task_dask` on a Dask cluster.
 """
 
 from __future__ import annotations
@@ -9,17 +12,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
-import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import INPUT_KINDS, Metric, MetricInfo, State, get, parse_metric
-from scorekit.errors import ConfigError, InputError, ScorekitError, choices, message, raw
+from scorekit.errors import ConfigError, InputError, choices, message, raw
 
-__all__ = ["TASKS", "Evaluation", "default_metrics", "evaluate_table"]
+__all__ = ["TASKS", "Evaluation", "default_metrics"]
 
 TASKS = ("binary", "multiclass", "multilabel", "regression")
 """The tasks ``scorekit eval --task`` accepts."""
@@ -360,7 +362,7 @@ def _plan(
 
 def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
     """The task's arrays from one table (a whole file or one chunk of it)."""
-    from scorekit.io import _tables as _io
+    from scorekit import io as _io
 
     task, true, pred, score = plan.task, plan.true, plan.pred, plan.score
     y_score: NDArray[np.float64] | None = None
@@ -400,7 +402,7 @@ def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:
 
 def _targets(table: Any, columns: Sequence[str]) -> NDArray[np.float64]:
     """Regression targets: one column as 1-D values, several as (samples x outputs)."""
-    from scorekit.io import _tables as _io
+    from scorekit import io as _io
 
     if len(columns) == 1:
         return _io.score_array(table, columns[0])
@@ -437,190 +439,3 @@ def _pos_label(text: str | None, y_true: NDArray[Any]) -> Any:
             )
         ) from None
     return text
-
-
-class _Tracked:
-    """One metric of an evaluation: its configuration, merged state, and notes."""
-
-    def __init__(self, spec: str) -> None:
-        self.spec = spec
-        self.metric: Metric[Any] | None = None
-        self.tree: Any = None
-        self.state: State | None = None
-        self.value: Any = None
-        self.done = False
-        self.failure: str | None = None
-        self.warnings: list[str] = []
-
-    def step(self, explicit: bool, work: Callable[[], None]) -> None:
-        """Run ``work`` recording its warnings; a failure skips a default metric."""
-        if self.failure is not None:
-            return
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                work()
-            except ScorekitError as exc:
-                if explicit:
-                    raise
-                self.failure = str(exc)
-        self.warnings += [str(w.message) for w in caught]
-
-
-def _evaluate_chunks(
-    plan: _Plan,
-    chunks: Iterable[Any],
-    metrics: Sequence[str] | None,
-    classes: NDArray[Any] | None = None,
-) -> Evaluation:
-    """Evaluate the task's metrics over ``chunks`` (pyarrow tables), merging their states.
-
-    ``classes`` are the classes of ``--true`` over all chunks (needed for
-    multiclass scores); by default, those of the first chunk, which is right
-    when it is the whole file. One chunk gives exactly ``compute(summarize(...))``.
-    The chunk states of each metric are merged in a tree, as the stream engine
-    merges them (:func:`scorekit.engines.stream.fold`): states that grow with the
-    data (a ROC AUC histogram of distinct scores) cost ``O(total * log chunks)``.
-    """
-    explicit = bool(metrics)
-    specs = list(dict.fromkeys(metrics or ())) or default_metrics(
-        plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
-    )
-    tracked = [_Tracked(spec) for spec in specs]
-    rows = 0
-    pos_label: Any = None
-    seen = np.empty(0)
-    first = True
-    for table in chunks:
-        data = _inputs(plan, table, pos_label)
-        if plan.task == "binary":
-            seen = np.unique(data.y_true) if first else np.union1d(seen, data.y_true)
-            _check_binary(plan, seen)
-        if first:
-            pos_label = data.pos_label = _pos_label(plan.pos_label, data.y_true)
-            if classes is None and plan.task == "multiclass":
-                classes = np.unique(data.y_true)
-            for item in tracked:
-                item.step(explicit, _configuring(item, plan, pos_label, classes))
-            first = False
-        rows += len(data.y_true)
-        for item in tracked:
-            item.step(explicit, _summarizing(item, data))
-    if first:
-        raise InputError(message(plan.source, "no data", None, "a table with rows"))
-    for item in tracked:
-        item.step(explicit, _computing(item))
-    notes: list[str] = []
-    for item in tracked:
-        if item.failure is None:
-            notes += [text for text in dict.fromkeys(item.warnings) if text not in notes]
-    values = {t.spec: t.value for t in tracked if t.failure is None}
-    return Evaluation(
-        values=values,
-        warnings=notes,
-        skipped=[t.failure for t in tracked if t.failure is not None],
-        rows=rows,
-        metrics={t.spec: t.metric for t in tracked if t.failure is None and t.metric is not None},
-        states={t.spec: t.state for t in tracked if t.failure is None and t.state is not None},
-        columns=plan.columns(),
-        options={} if plan.pos_label is None else {"pos_label": plan.pos_label},
-    )
-
-
-def _configuring(
-    item: _Tracked, plan: _Plan, pos_label: Any, classes: NDArray[Any] | None
-) -> Callable[[], None]:
-    def work() -> None:
-        item.metric = _metric_for(item.spec, plan, pos_label, classes)
-        item.tree = _merge_tree(item.metric)
-
-    return work
-
-
-def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
-    def work() -> None:
-        metric = cast(Metric[Any], item.metric)
-        args, kwargs = _arguments(metric, data)
-        item.tree.add([metric.summarize(*args, **kwargs)])
-
-    return work
-
-
-def _computing(item: _Tracked) -> Callable[[], None]:
-    def work() -> None:
-        metric = cast(Metric[Any], item.metric)
-        (item.state,) = item.tree.result()
-        item.value = metric.compute(item.state)
-
-    return work
-
-
-def _merge_tree(metric: Metric[Any]) -> Any:
-    """The stream engine's merge tree for one metric: ``add([state])``, then ``result()``."""
-    from scorekit.core import MergeTree
-
-    return MergeTree([metric])
-
-
-def _classes_of(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
-    """The sorted classes of ``--true`` over all chunks (a first pass for multiclass scores)."""
-    from scorekit.io import _tables as _io
-
-    found: NDArray[Any] | None = None
-    for table in chunks:
-        labels = np.unique(_io.label_array(table, plan.true[0]))
-        found = labels if found is None else np.union1d(found, labels)
-    return found if found is not None else np.empty(0)
-
-
-def evaluate_table(
-    path: str,
-    *,
-    task: str,
-    true: Sequence[str],
-    pred: Sequence[str] | None = None,
-    score: Sequence[str] | None = None,
-    weight: str | None = None,
-    metrics: Sequence[str] | None = None,
-    pos_label: str | None = None,
-    chunk_size: int | None = None,
-    progress: bool | None = False,
-    engine: Any = None,
-) -> Evaluation:
-    """Evaluate the columns of a file with the named metrics (or the task's defaults).
-
-    Named metrics must all apply: any problem raises. Default metrics that do not
-    apply to the data (scores that are not probabilities for ``log_loss``, say)
-    are skipped and reported in ``skipped``.
-
-    With ``chunk_size``, the file (or glob, or directory) is read ``chunk_size``
-    rows at a time by the stream engine and the states of the chunks are merged:
-    the values are those of the whole file (exactly for integer statistics, to
-    round-off for float sums). Multiclass scores then take a first pass over the
-    ``--true`` column to learn the classes of the score columns. ``progress``
-    shows a progress bar on stderr (``None``: when it is a terminal).
-    ``engine``, the parsed command line of ``--engine dask``, runs the metrics on
-    a Dask cluster instead (see :func:`scorekit._scale.dask_eval`).
-    """
-    plan = _plan(path, task, true, pred, score, weight, pos_label)
-    if chunk_size is None and engine is None:
-        from scorekit.io import _tables as _io
-
-        return _evaluate_chunks(plan, [_io.read_table(path, columns=plan.needed())], metrics)
-    from scorekit import _scale
-
-    size = chunk_size or _scale.DEFAULT_CHUNK_SIZE
-    classes = None
-    if task == "multiclass" and score:
-        classes = _scale.fold_file(
-            path, [true[0]], size, False, lambda chunks: _classes_of(plan, chunks)
-        )
-    if engine is not None:
-        return cast(Evaluation, _scale.dask_eval(plan, metrics, engine, classes))
-    return _scale.fold_file(
-        path,
-        plan.needed(),
-        size,
-        progress,
-        lambda chunks: _evaluate_chunks(plan, chunks, metrics, classes),
-    )

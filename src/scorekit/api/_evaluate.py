@@ -1,13 +1,4 @@
-"""The library's façade: evaluate metrics over any source on any engine, and state files.
-
-- :func:`evaluate` runs metrics over a table, files of any size or a cluster's
-  data, on a registered engine, and returns an :class:`EvaluationResult`.
-- :func:`configure` builds the metrics of an evaluation from strings and options.
-- :func:`save_states`, :func:`load_states`, :func:`merge_files`: the states of
-  shards saved to portable JSON files, loaded, and merged into the whole.
-
-The command line translates its flags into calls of these functions.
-"""
+"""Metrics over any source on any engine: :func:`evaluate` and :func:`configure`."""
 
 from __future__ import annotations
 
@@ -17,29 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit import engines
-from scorekit._statefile import (
-    FILE_FORMAT,
-    StateFile,
-    load_states,
-    merge_files,
-    merge_with_header,
-    save_states,
-)
 from scorekit.core import EvaluationResult, Metric, parse_metric
 from scorekit.engines import DEFAULT_CHUNK_SIZE, positive_int
 from scorekit.errors import ConfigError, message, raw
 
-__all__ = [
-    "FILE_FORMAT",
-    "EvaluationResult",
-    "StateFile",
-    "configure",
-    "evaluate",
-    "load_states",
-    "merge_files",
-    "merge_with_header",
-    "save_states",
-]
+__all__ = ["EvaluationResult", "configure", "evaluate"]
 
 
 def evaluate(

@@ -36,10 +36,10 @@ version is what changes when a state's meaning or layout changes.
 
 from __future__ import annotations
 
-from scorekit._statefile._format import FILE_FORMAT, StateFile
-from scorekit._statefile._merge import merge_files, merge_with_header
-from scorekit._statefile._read import load_states
-from scorekit._statefile._write import save_states
+from scorekit.api._statefile._format import FILE_FORMAT, StateFile
+from scorekit.api._statefile._merge import merge_files, merge_with_header
+from scorekit.api._statefile._read import load_states
+from scorekit.api._statefile._write import save_states
 
 __all__ = [
     "FILE_FORMAT",

@@ -126,8 +126,8 @@ def rank_file(
     >>> [(s.feature, s.score, s.threshold) for s in ranking.splits]
     [('temp', 1.0, 24.0), ('outlook', 0.0, None)]
     """
+    from scorekit import io as _io
     from scorekit.information import rank_features
-    from scorekit.io import _tables as _io
 
     table = _io.read_table(path)
     names = _feature_names(table.column_names, target, features, exclude, weight, path)

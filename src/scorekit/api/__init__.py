@@ -1,0 +1,60 @@
+"""The library's façade: evaluate metrics over any source on any engine, and state files.
+
+- :func:`evaluate` runs metrics over a table, files of any size or a cluster's
+  data, on a registered engine, and returns an :class:`EvaluationResult`.
+- :func:`configure` builds the metrics of an evaluation from strings and options.
+- :func:`save_states`, :func:`load_states`, :func:`merge_files`: the states of
+  shards saved to portable JSON files, loaded, and merged into the whole.
+- One function per kind of file the command line reads:
+  :func:`evaluate_table` (a task's columns: ``scorekit eval``),
+  :func:`rank_file` (feature columns as splits: ``scorekit features``),
+  :func:`evaluate_run` (a TREC run and qrels: ``scorekit rank``),
+  :func:`evaluate_text` (line-aligned texts: ``scorekit text``) and
+  :func:`throughput_states` (request records: ``scorekit throughput``).
+
+The command line translates its flags into one call of these functions per
+command.
+"""
+
+from __future__ import annotations
+
+from scorekit.api._eval import evaluate_table
+from scorekit.api._evaluate import configure, evaluate
+from scorekit.api._features import FeatureRanking, rank_file
+from scorekit.api._rank import RunEvaluation, evaluate_run
+from scorekit.api._statefile import (
+    FILE_FORMAT,
+    StateFile,
+    load_states,
+    merge_files,
+    merge_with_header,
+    save_states,
+)
+from scorekit.api._task import TASKS, Evaluation, default_metrics
+from scorekit.api._text import TEXT_DEFAULTS, TextEvaluation, evaluate_text
+from scorekit.api._throughput import throughput_states
+from scorekit.core import EvaluationResult
+
+__all__ = [
+    "FILE_FORMAT",
+    "TASKS",
+    "TEXT_DEFAULTS",
+    "Evaluation",
+    "EvaluationResult",
+    "FeatureRanking",
+    "RunEvaluation",
+    "StateFile",
+    "TextEvaluation",
+    "configure",
+    "default_metrics",
+    "evaluate",
+    "evaluate_run",
+    "evaluate_table",
+    "evaluate_text",
+    "load_states",
+    "merge_files",
+    "merge_with_header",
+    "rank_file",
+    "save_states",
+    "throughput_states",
+]

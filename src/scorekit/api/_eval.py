@@ -1,0 +1,75 @@
+"""``scorekit eval`` as one call: a task's metrics over the columns of a file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scorekit import io
+from scorekit.api._engines import fold_file
+from scorekit.api._task import Evaluation, _plan
+from scorekit.api._task_dask import dask_eval
+from scorekit.api._task_fold import classes_of, evaluate_chunks
+from scorekit.engines import DEFAULT_CHUNK_SIZE
+
+__all__ = ["evaluate_table"]
+
+
+def evaluate_table(
+    path: str,
+    *,
+    task: str,
+    true: Sequence[str],
+    pred: Sequence[str] | None = None,
+    score: Sequence[str] | None = None,
+    weight: str | None = None,
+    metrics: Sequence[str] | None = None,
+    pos_label: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool | None = False,
+    engine: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> Evaluation:
+    """Evaluate the columns of a file with the named metrics (or the task's defaults).
+
+    Named metrics must all apply: any problem raises. Default metrics that do not
+    apply to the data (scores that are not probabilities for ``log_loss``, say)
+    are skipped and reported in ``skipped``.
+
+    With ``chunk_size``, the file (or glob, or directory) is read ``chunk_size``
+    rows at a time by the stream engine and the states of the chunks are merged:
+    the values are those of the whole file (exactly for integer statistics, to
+    round-off for float sums). Multiclass scores then take a first pass over the
+    ``--true`` column to learn the classes of the score columns. ``progress``
+    shows a progress bar on stderr (``None``: when it is a terminal).
+    ``engine="dask"`` runs the metrics on a Dask cluster instead (``scheduler``:
+    the address of a running one; ``workers``: the processes of a local one),
+    and ``engine="stream"`` reads in chunks as ``chunk_size`` does.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "preds.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("y,p\n1,1\n0,1\n1,1\n0,0\n")
+    >>> result = evaluate_table(path, task="binary", true=["y"], pred=["p"], metrics=["accuracy"])
+    >>> result.values
+    {'accuracy': 0.75}
+    """
+    plan = _plan(path, task, true, pred, score, weight, pos_label)
+    if chunk_size is None and engine is None:
+        return evaluate_chunks(plan, [io.read_table(path, columns=plan.needed())], metrics)
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    classes = None
+    if task == "multiclass" and score:
+        classes = fold_file(path, [true[0]], size, False, lambda chunks: classes_of(plan, chunks))
+    if engine == "dask":
+        return dask_eval(plan, metrics, classes, size=size, scheduler=scheduler, workers=workers)
+    return fold_file(
+        path,
+        plan.needed(),
+        size,
+        progress,
+        lambda chunks: evaluate_chunks(plan, chunks, metrics, classes),
+    )

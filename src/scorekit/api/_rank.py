@@ -1,0 +1,166 @@
+"""``scorekit rank`` as one call: a TREC run against its qrels, whole, in chunks or on Dask."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from scorekit.api._engines import dask_run
+from scorekit.errors import InputError, message
+
+__all__ = ["RunEvaluation", "evaluate_run"]
+
+_QUERY_DOC_SCORE = ("query", "doc", "score")
+
+
+@dataclasses.dataclass
+class RunEvaluation:
+    """What :func:`evaluate_run` found.
+
+    ``result`` is the :class:`scorekit.ranking.RankingResult` (means, states and,
+    when asked, per-query values); ``metrics`` the configured metrics by name;
+    ``rows`` the rows of the run read (0 when the run was evaluated whole
+    without counting them); ``warnings`` the texts of the warnings raised.
+    """
+
+    result: Any
+    metrics: dict[str, Any]
+    rows: int
+    warnings: list[str]
+
+
+def evaluate_run(
+    qrels: Any,
+    run: Any,
+    metrics: Sequence[str],
+    *,
+    per_query: bool = False,
+    count_rows: bool = False,
+    chunk_size: int | None = None,
+    engine: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+    **options: Any,
+) -> RunEvaluation:
+    """Evaluate a TREC run file against qrels with ranking metrics.
+
+    Without ``chunk_size`` or ``engine`` the run is evaluated whole by
+    :func:`scorekit.ranking.evaluate` (``count_rows`` reads it first to count
+    its rows, for a state file). ``engine="stream"`` or a ``chunk_size`` reads
+    the run in chunks of whole queries (the run must list each query's rows
+    together); ``engine="dask"`` reads the run here and summarizes its
+    partitions, grouped by query, on a Dask cluster. ``options`` are the
+    metrics' options (``missing``, ``gain``, ``relevance_level``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> qrels, run = os.path.join(folder, "qrels"), os.path.join(folder, "run")
+    >>> with open(qrels, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\n")
+    >>> with open(run, "w") as f:
+    ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\n")
+    >>> evaluate_run(qrels, run, ["mrr"]).result["mrr"]
+    0.5
+    """
+    from scorekit import ranking
+
+    rows = 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if chunk_size is None and engine is None:
+            if count_rows:
+                run = ranking.read_run(run)
+                rows = len(run)
+            result = ranking.evaluate(qrels, run, metrics, per_query=per_query, **options)
+            chosen = ranking.ranking_metrics(metrics, options) if count_rows else {}
+            texts: list[str] = []
+        else:
+            chosen = ranking.ranking_metrics(metrics, options)
+            if engine == "dask":
+                judgments = ranking.as_qrels(qrels)
+                states, rows, texts = dask_run(
+                    _run_table(run),
+                    chosen,
+                    None,
+                    qrels=judgments,
+                    scheduler=scheduler,
+                    workers=workers,
+                )
+            else:
+                states, rows, texts = _rank_stream(
+                    qrels, run, chosen, size=chunk_size or _default_size(), show=progress
+                )
+            means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
+            per = ranking.per_query_values(states) if per_query else None
+            result = ranking.RankingResult(means, states, per)
+    shown = list(dict.fromkeys([*texts, *(str(w.message) for w in caught)]))
+    return RunEvaluation(result, chosen, rows, shown)
+
+
+def _default_size() -> int:
+    from scorekit.engines import DEFAULT_CHUNK_SIZE
+
+    return DEFAULT_CHUNK_SIZE
+
+
+def _run_chunks(path: Path, name: str, size: int, bar: Any) -> Iterator[Any]:
+    """The rows of a TREC run, ``size`` at a time, whatever the file's name ends in."""
+    from scorekit import io
+
+    rows = 0
+    for batch, position in io.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None):
+        table = io.with_meta(io.batch_table(batch), name, "trec", rows)
+        rows += table.num_rows
+        bar.update(rows=table.num_rows, bytes_read=position)
+        yield table
+
+
+def _rank_stream(
+    qrels: Any, run_path: str, chosen: dict[str, Any], *, size: int, show: bool | None
+) -> tuple[dict[str, Any], int, list[str]]:
+    """States of ranking metrics over a TREC run read in chunks of ``size`` rows.
+
+    The run must list the rows of each query together (sorted by query, as
+    search systems write runs). The chunks are folded by the stream engine
+    (:func:`scorekit.engines.stream.fold`): the rows of a query are brought
+    together across chunks and judged once for all metrics, and the per-query
+    states are merged.
+    """
+    from scorekit import io
+    from scorekit.engines.stream import fold
+    from scorekit.ranking import as_qrels
+
+    judgments = as_qrels(qrels)
+    path = Path(run_path)
+    if not path.is_file():
+        raise InputError(message(run_path, "no such file", None, "an existing run file"))
+    bar = io.Progress(total_bytes=path.stat().st_size, enabled=io.progress_wanted(show))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            states, rows = fold(
+                list(chosen.values()),
+                _run_chunks(path, run_path, size, bar),
+                {role: (role,) for role in _QUERY_DOC_SCORE},
+                {"qrels": judgments},
+            )
+    finally:
+        bar.close()
+    texts = list(dict.fromkeys(str(w.message) for w in caught))
+    return dict(zip(chosen, states, strict=True)), rows, texts
+
+
+def _run_table(run_path: str) -> Any:
+    """A TREC run as an in-memory table of ``query``, ``doc`` and ``score`` (for Dask)."""
+    import pyarrow as pa
+
+    from scorekit.ranking import read_run_file
+
+    cols = read_run_file(run_path)
+    return pa.table({"query": cols.query, "doc": cols.doc, "score": cols.values})

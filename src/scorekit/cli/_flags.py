@@ -1,0 +1,198 @@
+"""The flags several commands share, their argparse types, and what the scale flags ask for."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+from scorekit.engines import DEFAULT_CHUNK_SIZE, engine_names
+from scorekit.errors import ConfigError, message, raw
+
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "Parser",
+    "add_scale_flags",
+    "check_scale_flags",
+    "chunk_size",
+    "data_arg",
+    "engine_options",
+    "format_flag",
+    "metric_flag",
+    "number_above",
+    "positive_int",
+    "progress",
+    "scaled",
+    "slo_flag",
+    "write_warnings",
+]
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors read ``scorekit: ...`` like the others."""
+
+    def error(self, text: str) -> Any:
+        """Print the usage and ``scorekit: <text>`` on stderr, and exit with status 2."""
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"scorekit: {text}\n")
+        raise SystemExit(2)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1.
+
+    Examples
+    --------
+    >>> positive_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def number_above(bound: float) -> Callable[[str], float]:
+    """An argparse type: a finite number greater than ``bound``.
+
+    Examples
+    --------
+    >>> number_above(0)("2.5")
+    2.5
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > bound):
+            raise argparse.ArgumentTypeError(f"expected a finite number > {bound:g}, got {text!r}")
+        return value
+
+    return parse
+
+
+def data_arg(parser: argparse.ArgumentParser) -> None:
+    """The positional data file of the commands that read a table."""
+    parser.add_argument("data", metavar="DATA", help="the file (.csv, .tsv, .parquet, .jsonl, ...)")
+
+
+def metric_flag(parser: argparse.ArgumentParser, help: str, *, short: bool = False) -> None:
+    """``--metric NAME [NAME ...]`` (also ``-m`` when ``short``), repeatable."""
+    flags = ("-m", "--metric") if short else ("--metric",)
+    parser.add_argument(*flags, nargs="+", action="extend", metavar="NAME", help=help)
+
+
+def slo_flag(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--slo KEY=TIME [KEY=TIME ...]``: the goodput objectives, repeatable."""
+    parser.add_argument("--slo", nargs="+", action="extend", metavar="KEY=TIME", help=help)
+
+
+def format_flag(parser: argparse.ArgumentParser, *choices: str) -> None:
+    """``--format`` with the output formats a command prints, the first (table) the default."""
+    parser.add_argument("--format", choices=choices, default="table")
+
+
+def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> None:
+    """Add ``--chunk-size``, ``--quiet``, ``--engine``, ``--scheduler``, ``--workers`` and
+    ``--save-state`` to a command's parser, in one argument group."""
+    group = parser.add_argument_group("scale")
+    group.add_argument(
+        "--chunk-size",
+        type=positive_int,
+        metavar="N",
+        help=f"read and evaluate {unit} N at a time, merging the states (memory bounded by N)",
+    )
+    group.add_argument(
+        "--quiet", action="store_true", help="no progress bar (shown on a terminal when chunked)"
+    )
+    group.add_argument(
+        "--engine",
+        choices=engine_names(),
+        help="stream: read in chunks on this machine; dask: summarize partitions on a Dask "
+        f"cluster (default: read the whole input at once; with --chunk-size, stream; chunks of "
+        f"{DEFAULT_CHUNK_SIZE:,} {unit} otherwise)",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="the Dask scheduler to run on (--engine dask; default: a local cluster)",
+    )
+    group.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="worker processes of the local Dask cluster (--engine dask)",
+    )
+    group.add_argument(
+        "--save-state",
+        metavar="FILE",
+        help="also write the metrics' states to FILE (JSON, gzip if it ends in .gz) for "
+        "`scorekit merge`",
+    )
+
+
+def check_scale_flags(args: argparse.Namespace, command: str) -> None:
+    """Reject scale flags that contradict each other, before any file is read."""
+    engine = getattr(args, "engine", None)
+    for flag in ("scheduler", "workers"):
+        if getattr(args, flag, None) is not None and engine != "dask":
+            raise ConfigError(
+                message(
+                    f"scorekit {command}",
+                    f"--{flag} is for the Dask engine",
+                    raw(f"--{flag} without --engine dask"),
+                    f"--engine dask --{flag} ...",
+                )
+            )
+    if getattr(args, "scheduler", None) is not None and getattr(args, "workers", None) is not None:
+        raise ConfigError(
+            message(
+                f"scorekit {command}",
+                "--scheduler and --workers exclude each other",
+                raw("both"),
+                "--scheduler to use a running cluster, or --workers for a local one",
+            )
+        )
+
+
+def scaled(args: argparse.Namespace) -> bool:
+    """Whether a scale flag asks for chunked or distributed evaluation."""
+    return args.chunk_size is not None or args.engine is not None
+
+
+def chunk_size(args: argparse.Namespace) -> int:
+    """The chunk size asked for, or the default one."""
+    return int(args.chunk_size or DEFAULT_CHUNK_SIZE)
+
+
+def progress(args: argparse.Namespace) -> bool | None:
+    """``False`` with ``--quiet``, else ``None`` (a progress bar when stderr is a terminal)."""
+    return False if args.quiet else None
+
+
+def engine_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The scale flags as the keyword arguments of the :mod:`scorekit.api` functions.
+
+    ``chunk_size`` is given only when a scale flag asks for chunks (the default
+    size with ``--engine`` alone), so that without one the input is read whole.
+    """
+    return {
+        "chunk_size": chunk_size(args) if scaled(args) else None,
+        "engine": args.engine,
+        "scheduler": args.scheduler,
+        "workers": args.workers,
+        "progress": progress(args),
+    }
+
+
+def write_warnings(texts: Iterable[str], err: TextIO) -> None:
+    """Each distinct warning text once on stderr, as ``scorekit: warning: <text>``."""
+    for text in dict.fromkeys(texts):
+        err.write(f"scorekit: warning: {text}\n")

@@ -1,0 +1,78 @@
+"""``scorekit qa``: SQuAD exact match and F1, like the official evaluation scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+from typing import Any, TextIO
+
+from scorekit.cli._flags import format_flag, write_warnings
+from scorekit.cli._output import write_values
+from scorekit.errors import InputError, message, raw
+
+NAME = "qa"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``qa`` command's parser."""
+    qa_parser: argparse.ArgumentParser = sub.add_parser(
+        NAME,
+        help="SQuAD exact match and F1, like the official evaluation scripts",
+        description=(
+            "Evaluate SQuAD predictions (a JSON object: question id -> answer) against the "
+            "official dataset JSON. Scores are fractions (the official scripts print them "
+            "times 100)."
+        ),
+    )
+    qa_parser.add_argument("dataset", metavar="DATASET.json")
+    qa_parser.add_argument("predictions", metavar="PREDICTIONS.json")
+    qa_parser.add_argument("--na-probs", metavar="FILE", help="no-answer probabilities (v2.0)")
+    qa_parser.add_argument(
+        "--na-prob-thresh", type=float, default=1.0, help="no-answer threshold (v2.0)"
+    )
+    qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
+    format_flag(qa_parser, "table", "json", "csv")
+    return qa_parser
+
+
+def _read_json(path: str) -> Any:
+    try:
+        raw_text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(message(path, "no such file", None, "an existing file")) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(message(path, "cannot read", raw(str(exc)), "a UTF-8 JSON file")) from None
+    try:
+        return json.loads(raw_text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            message(
+                f"{path}, line {exc.lineno}, column {exc.colno}",
+                "invalid JSON",
+                raw(exc.msg),
+                "a JSON document",
+            )
+        ) from None
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Read the JSON files, score them with :func:`scorekit.qa.squad` and print the values."""
+    from scorekit import qa
+
+    dataset = _read_json(args.dataset)
+    predictions = _read_json(args.predictions)
+    na_probs = _read_json(args.na_probs) if args.na_probs else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = qa.squad(
+            dataset,
+            predictions,
+            version=args.version,
+            na_probs=na_probs,
+            na_prob_thresh=args.na_prob_thresh,
+        )
+    write_warnings((str(w.message) for w in caught), err)
+    write_values(dict(result), args.format, out)
+    return 0
