@@ -20,7 +20,7 @@ import pytest
 
 from scorekit import ranking
 from scorekit.errors import InputError
-from scorekit.ranking import _data, _trec
+from scorekit.ranking import _columns, _data, _order, _trec
 from scorekit.ranking._trec import read_qrels_file, read_run_file
 
 RUN_FIELDS = ("query", "iter", "doc", "rank", "score", "tag")
@@ -170,7 +170,7 @@ def test_block_order_and_full_sort_give_the_same_order_arrays() -> None:
     rows = _sorted_file_order(_rows(seed=3))
     run = ranking.Run.from_table(_run_table(rows))
     codes, qids, _ = run._query_index()
-    order, tied = _data._grouped_order(codes, run.values, len(qids))
+    order, tied = _order._grouped_order(codes, run.values, len(qids))
     assert tied is not None and tied.any()  # ties within queries, found in file order
     full = np.lexsort((-run.values, codes))
     assert np.array_equal(run.values[order], run.values[full])
@@ -212,12 +212,12 @@ def test_string_hashes_depend_on_every_byte_and_the_length() -> None:
         "x" * 100,
         "x" * 99 + "y",
     ]
-    hashes = _data._hash_strings(pa.array(ids))
+    hashes = _columns.hash_strings(pa.array(ids))
     assert len(set(hashes.tolist())) == len(ids)
     # the same strings elsewhere in another array (and in a slice) hash alike
     other = pa.array(["pad", "more padding", *reversed(ids)]).slice(2)
-    assert _data._hash_strings(other).tolist() == hashes[::-1].tolist()
-    assert _data._hash_strings(pa.array([], pa.string())).tolist() == []
+    assert _columns.hash_strings(other).tolist() == hashes[::-1].tolist()
+    assert _columns.hash_strings(pa.array([], pa.string())).tolist() == []
 
 
 def test_qrels_and_run_pairs_hash_alike() -> None:
@@ -244,7 +244,7 @@ def test_hash_collisions_fall_back_to_the_ids(monkeypatch: pytest.MonkeyPatch) -
     def constant(column: Any, seed: Any = None) -> Any:
         return np.zeros(len(column), dtype=np.uint64)
 
-    monkeypatch.setattr(_data, "_hash_strings", constant)
+    monkeypatch.setattr(_data, "hash_strings", constant)
     run = ranking.Run.from_table(_run_table(rows))  # every pair collides, none repeats
     assert ranking.evaluate(qrels, run, metrics, per_query=True).per_query == expected
     with pytest.raises(InputError, match=r"query 'q1', doc 'd1'.*duplicate document"):
@@ -262,7 +262,7 @@ def test_some_run_hashes_collide_with_qrels_hashes(monkeypatch: pytest.MonkeyPat
     def coarse(column: Any, seed: Any = None) -> Any:
         return np.array([numbers.get(s, 0) for s in column.to_pylist()], dtype=np.uint64)
 
-    monkeypatch.setattr(_data, "_hash_strings", coarse)
+    monkeypatch.setattr(_data, "hash_strings", coarse)
     judged = ranking.Qrels.from_dict(qrels)._pair_hashes()
     assert len(set(judged.tolist())) == len(judged)
     got = ranking.evaluate(qrels, run, ["map", "ndcg@10"], per_query=True).per_query

@@ -23,6 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.errors import InputError, message, raw
+from scorekit.ranking._columns import as_ids, as_values, hash_strings, query_codes
+from scorekit.ranking._order import rank_rows
 from scorekit.ranking._trec import Columns, line_of, read_qrels_file, read_run_file
 
 __all__ = ["Qrels", "Run", "as_qrels", "as_run"]
@@ -40,8 +42,8 @@ class _Judged:
         import pyarrow as pa
 
         what = type(self).__name__
-        self.query = _strings(what, "query", query)
-        self.doc = _strings(what, "doc", doc)
+        self.query = as_ids(what, "query", query)
+        self.doc = as_ids(what, "doc", doc)
         self.values = np.asarray(values, dtype=np.float64)
         self.source = source
         n = len(self.query)
@@ -95,7 +97,7 @@ class _Judged:
             queries.extend([str(q)] * len(inner))
             docs.extend(str(d) for d in inner)
             values.extend(inner.values())
-        arr = _values(what, cls._value_name, values)
+        arr = as_values(what, cls._value_name, values)
         return cls(queries, docs, arr, source="dict")
 
     @classmethod
@@ -128,7 +130,7 @@ class _Judged:
                     )
                 )
         get = (lambda c: table.column(c)) if hasattr(table, "column_names") else table.__getitem__
-        arr = _values(what, cls._value_name, get(wanted["value"]))
+        arr = as_values(what, cls._value_name, get(wanted["value"]))
         return cls(get(wanted["query"]), get(wanted["doc"]), arr)
 
     @classmethod
@@ -155,7 +157,7 @@ class _Judged:
         ``ids`` holds the same sorted names as a pyarrow string array.
         """
         if self._index is None:
-            self._index = _query_codes(self.query)
+            self._index = query_codes(self.query)
         return self._index
 
     def _pair_hashes(self) -> NDArray[np.uint64]:
@@ -166,7 +168,7 @@ class _Judged:
         """
         if self._hashes is None:
             codes, _, ids = self._query_index()
-            self._hashes = _hash_strings(self.doc, seed=_hash_strings(ids)[codes])
+            self._hashes = hash_strings(self.doc, seed=hash_strings(ids)[codes])
         return self._hashes
 
     def to_dict(self) -> dict[str, dict[str, float]]:
@@ -226,69 +228,6 @@ class _Judged:
                 "each (query, doc) pair once",
             )
         )
-
-
-def _strings(what: str, role: str, column: Any) -> Any:
-    """A column of ids as a pyarrow string array (numbers become their ``str``)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    if not isinstance(column, pa.Array):
-        values = getattr(column, "to_numpy", None)
-        data = values() if callable(values) else np.asarray(column)
-        data = np.asarray(data)
-        if data.size == 0:
-            return pa.array([], pa.string())
-        if data.dtype.kind in "iub":
-            data = data.astype(str)
-        try:
-            column = pa.array(data.tolist() if data.dtype.kind == "O" else data)
-        except (pa.ArrowException, TypeError):
-            column = pa.array([str(v) for v in data.tolist()])
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if pa.types.is_integer(column.type):
-        column = pc.cast(column, pa.string())
-    if pa.types.is_large_string(column.type):
-        column = column.cast(pa.string())
-    if not pa.types.is_string(column.type):
-        raise InputError(
-            message(what, f"{role} ids must be strings or integers", raw(str(column.type)), "ids")
-        )
-    if column.null_count:
-        row = int(np.flatnonzero(np.asarray(column.is_null().to_numpy(zero_copy_only=False)))[0])
-        raise InputError(message(what, f"missing {role} id", raw(f"null at row {row}"), "an id"))
-    return column
-
-
-def _values(what: str, name: str, column: Any) -> NDArray[np.float64]:
-    import pyarrow as pa
-
-    if isinstance(column, pa.ChunkedArray | pa.Array):
-        if column.null_count:
-            raise InputError(message(what, f"missing {name}", raw("a null value"), "a number"))
-        kind = column.type
-        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-            raise InputError(
-                message(what, f"{name} must be numeric", raw(str(kind)), "finite numbers")
-            )
-        return np.asarray(column.to_numpy(), dtype=np.float64)
-    arr = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
-    if arr.dtype.kind not in "iufb" or arr.dtype.kind == "b":
-        try:
-            arr = np.asarray(arr, dtype=np.float64)
-        except (TypeError, ValueError):
-            bad = next((v for v in arr.ravel().tolist() if not _is_number(v)), None)
-            raise InputError(
-                message(what, f"{name} is not a number", bad, "finite numbers")
-            ) from None
-    return np.asarray(arr, dtype=np.float64)
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
 
 
 class Qrels(_Judged):
@@ -366,7 +305,7 @@ class Run(_Judged):
         """
         if self._order is None:
             codes, names, _ = self._query_index()
-            self._order = _rank_rows(codes, names, self.doc, self.values)
+            self._order = rank_rows(codes, names, self.doc, self.values)
         return self._order
 
     def ranking(self, query: str) -> list[str]:
@@ -378,166 +317,6 @@ class Run(_Judged):
         rows = order[starts[i] : starts[i + 1]]
         docs: list[str] = self.doc.take(rows).to_pylist()
         return docs
-
-
-def _query_codes(query: Any) -> tuple[NDArray[np.int64], NDArray[np.str_], Any]:
-    """Index each row's query among the sorted distinct ids.
-
-    A run lists each query's rows together, so only the first id of every block
-    of equal ids is hashed; a file in no particular order is encoded row by row.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    n = len(query)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str), pa.array([], pa.string())
-    change = pc.not_equal(query.slice(1), query.slice(0, n - 1))
-    heads = np.flatnonzero(
-        np.concatenate([[True], np.asarray(change.to_numpy(zero_copy_only=False), dtype=bool)])
-    )
-    blocks = 4 * len(heads) <= n
-    encoded = pc.dictionary_encode(query.take(pa.array(heads)) if blocks else query)
-    names = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=str)
-    by_name = np.argsort(names, kind="stable")
-    rank_of = np.empty(len(names), dtype=np.int64)
-    rank_of[by_name] = np.arange(len(names))
-    codes = rank_of[np.asarray(encoded.indices.to_numpy(), dtype=np.int64)]
-    if blocks:
-        codes = np.repeat(codes, np.diff(np.append(heads, n)))
-    return codes, names[by_name], encoded.dictionary.take(pa.array(by_name))
-
-
-_MULTIPLIERS = (
-    np.uint64(0x9E3779B97F4A7C15),
-    np.uint64(0xBF58476D1CE4E5B9),
-    np.uint64(0x94D049BB133111EB),
-)
-_LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-"""``_LOW_BYTES[i]`` keeps the first ``i`` bytes of a little-endian 8-byte word."""
-
-
-def _hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
-    """A 64-bit hash of every string of a pyarrow string array, from its buffers.
-
-    The bytes are read eight at a time straight from the array's data buffer,
-    one pass per 8 bytes of the longest string, with numpy integer arithmetic
-    (wrapping modulo 2**64). Equal strings with equal ``seed`` (one per
-    string, e.g. the hash of another id of the same row) get equal hashes.
-    """
-    from numpy.lib.stride_tricks import as_strided
-
-    n = len(column)
-    raw_offsets = column.buffers()[1]
-    if n == 0 or raw_offsets is None:
-        return np.zeros(n, dtype=np.uint64) if seed is None else seed.copy()
-    offsets = np.frombuffer(raw_offsets, dtype=np.int32, count=n + 1, offset=4 * column.offset)
-    offsets = offsets.astype(np.int64)
-    lengths = np.diff(offsets)
-    first, size = int(offsets[0]), int(offsets[-1] - offsets[0])
-    padded = np.zeros((size + 15) // 8 * 8, dtype=np.uint8)
-    if size:
-        padded[:size] = np.frombuffer(column.buffers()[2], dtype=np.uint8, count=size, offset=first)
-    words = as_strided(padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False)
-    at = offsets[:-1] - first
-    # scratch arrays are reused: each fresh array of n words costs its page faults
-    out: NDArray[np.uint64] = np.multiply(lengths.view(np.uint64), _MULTIPLIERS[0])
-    if seed is not None:
-        out += seed
-    spare = np.empty(n, dtype=np.uint64)
-    rows: NDArray[np.int64] | None = None
-    left = lengths
-    while True:
-        # the next 8 bytes of every string with bytes left, zeroed past its end
-        longest = int(left.max())
-        word = words[at]
-        if rows is None:
-            h, scratch = out, spare
-        else:
-            h, scratch = out[rows], spare[: len(rows)]
-        np.take(_LOW_BYTES, left if longest <= 8 else np.minimum(left, 8), out=scratch)
-        word &= scratch
-        h ^= word
-        h *= _MULTIPLIERS[1]
-        np.right_shift(h, np.uint64(31), out=scratch)
-        h ^= scratch
-        if rows is not None:
-            out[rows] = h
-        if longest <= 8:
-            return out
-        more = left > 8
-        rows = np.flatnonzero(more) if rows is None else rows[more]
-        at = at[more] + 8
-        left = left[more] - 8
-
-
-def _rank_rows(
-    codes: NDArray[np.int64], qids: NDArray[np.str_], doc: Any, score: NDArray[np.float64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]]:
-    starts = np.zeros(len(qids) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=len(qids)), out=starts[1:])
-    order, tied = _grouped_order(codes, score, len(qids))
-    if tied is not None and tied.any():
-        order = _break_ties(order, tied, doc)
-    return order, starts, qids
-
-
-def _grouped_order(
-    codes: NDArray[np.int64], score: NDArray[np.float64], n_queries: int
-) -> tuple[NDArray[np.int64], NDArray[np.bool_] | None]:
-    """Rows by query (in sorted order of the ids), then by descending score.
-
-    Returns the order and, per position but the last, whether that row ties
-    in score with the next one of the same query (None when no row does).
-    Runs usually list each query's rows together, best first; then the order
-    only moves whole blocks and no sort of the rows is needed.
-    """
-    n = len(codes)
-    if n < 2:
-        return np.arange(n, dtype=np.int64), None
-    inside = codes[1:] == codes[:-1]
-    block_start = np.flatnonzero(np.concatenate([[True], ~inside]))
-    if len(block_start) != n_queries or ((score[1:] > score[:-1]) & inside).any():
-        order = np.lexsort((-score, codes)).astype(np.int64)
-        ranked_codes, ranked_scores = codes[order], score[order]
-        tied = ranked_codes[1:] == ranked_codes[:-1]
-        tied &= ranked_scores[1:] == ranked_scores[:-1]
-        return order, tied
-    block_len = np.diff(np.append(block_start, n))
-    perm = np.argsort(codes[block_start], kind="stable")
-    lengths = block_len[perm]
-    shift = block_start[perm] - (np.cumsum(lengths) - lengths)
-    order = np.repeat(shift, lengths)
-    order += np.arange(n)
-    # within a block, rows keep their order: row i ties with row i + 1 of the file
-    equal = score[1:] == score[:-1]
-    equal &= inside
-    if not equal.any():
-        return order, None
-    return order, np.append(equal, False)[order[:-1]]
-
-
-def _break_ties(order: NDArray[np.int64], tied: NDArray[np.bool_], doc: Any) -> NDArray[np.int64]:
-    """Within each run of equal (query, score), order rows by descending doc id.
-
-    Doc ids compare as bytes (their UTF-8 form), as trec_eval's ``strcmp`` does.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    start = np.flatnonzero(tied & ~np.concatenate([[False], tied[:-1]]))
-    stop = np.flatnonzero(tied & ~np.concatenate([tied[1:], [False]])) + 2
-    lengths = stop - start
-    positions = np.repeat(stop - lengths.cumsum(), lengths) + np.arange(lengths.sum())
-    group = np.repeat(np.arange(len(start)), lengths)
-    rows = order[positions]
-    names = doc.take(pa.array(rows)).cast(pa.binary())
-    table = pa.table({"group": group, "doc": names})
-    keys = [("group", "ascending"), ("doc", "descending")]
-    within = np.asarray(pc.sort_indices(table, sort_keys=keys).to_numpy(), dtype=np.int64)
-    out: NDArray[np.int64] = order.copy()
-    out[positions] = rows[within]
-    return out
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:

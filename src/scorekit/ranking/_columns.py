@@ -1,0 +1,174 @@
+"""Columns of qrels and runs: ids as strings, values as numbers, query codes and row hashes.
+
+The helpers :class:`~scorekit.ranking.Qrels` and :class:`~scorekit.ranking.Run`
+build on: they check and convert the query, doc and value columns once, number
+each row's query among the sorted distinct ids, and hash ids straight from
+pyarrow's buffers (to find repeated (query, doc) pairs and join runs with qrels
+without comparing strings row by row).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import InputError, message, raw
+
+__all__ = ["as_ids", "as_values", "hash_strings", "query_codes"]
+
+
+def as_ids(what: str, role: str, column: Any) -> Any:
+    """A column of ids as a pyarrow string array (numbers become their ``str``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if not isinstance(column, pa.Array):
+        values = getattr(column, "to_numpy", None)
+        data = values() if callable(values) else np.asarray(column)
+        data = np.asarray(data)
+        if data.size == 0:
+            return pa.array([], pa.string())
+        if data.dtype.kind in "iub":
+            data = data.astype(str)
+        try:
+            column = pa.array(data.tolist() if data.dtype.kind == "O" else data)
+        except (pa.ArrowException, TypeError):
+            column = pa.array([str(v) for v in data.tolist()])
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if pa.types.is_integer(column.type):
+        column = pc.cast(column, pa.string())
+    if pa.types.is_large_string(column.type):
+        column = column.cast(pa.string())
+    if not pa.types.is_string(column.type):
+        raise InputError(
+            message(what, f"{role} ids must be strings or integers", raw(str(column.type)), "ids")
+        )
+    if column.null_count:
+        row = int(np.flatnonzero(np.asarray(column.is_null().to_numpy(zero_copy_only=False)))[0])
+        raise InputError(message(what, f"missing {role} id", raw(f"null at row {row}"), "an id"))
+    return column
+
+
+def as_values(what: str, name: str, column: Any) -> NDArray[np.float64]:
+    """A column of values (grades or scores) as floats; nulls and non-numbers are errors."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray | pa.Array):
+        if column.null_count:
+            raise InputError(message(what, f"missing {name}", raw("a null value"), "a number"))
+        kind = column.type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            raise InputError(
+                message(what, f"{name} must be numeric", raw(str(kind)), "finite numbers")
+            )
+        return np.asarray(column.to_numpy(), dtype=np.float64)
+    arr = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    if arr.dtype.kind not in "iufb" or arr.dtype.kind == "b":
+        try:
+            arr = np.asarray(arr, dtype=np.float64)
+        except (TypeError, ValueError):
+            bad = next((v for v in arr.ravel().tolist() if not _is_number(v)), None)
+            raise InputError(
+                message(what, f"{name} is not a number", bad, "finite numbers")
+            ) from None
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+
+
+def query_codes(query: Any) -> tuple[NDArray[np.int64], NDArray[np.str_], Any]:
+    """Index each row's query among the sorted distinct ids.
+
+    A run lists each query's rows together, so only the first id of every block
+    of equal ids is hashed; a file in no particular order is encoded row by row.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=str), pa.array([], pa.string())
+    change = pc.not_equal(query.slice(1), query.slice(0, n - 1))
+    heads = np.flatnonzero(
+        np.concatenate([[True], np.asarray(change.to_numpy(zero_copy_only=False), dtype=bool)])
+    )
+    blocks = 4 * len(heads) <= n
+    encoded = pc.dictionary_encode(query.take(pa.array(heads)) if blocks else query)
+    names = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=str)
+    by_name = np.argsort(names, kind="stable")
+    rank_of = np.empty(len(names), dtype=np.int64)
+    rank_of[by_name] = np.arange(len(names))
+    codes = rank_of[np.asarray(encoded.indices.to_numpy(), dtype=np.int64)]
+    if blocks:
+        codes = np.repeat(codes, np.diff(np.append(heads, n)))
+    return codes, names[by_name], encoded.dictionary.take(pa.array(by_name))
+
+
+_MULTIPLIERS = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xBF58476D1CE4E5B9),
+    np.uint64(0x94D049BB133111EB),
+)
+_LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+"""``_LOW_BYTES[i]`` keeps the first ``i`` bytes of a little-endian 8-byte word."""
+
+
+def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
+    """A 64-bit hash of every string of a pyarrow string array, from its buffers.
+
+    The bytes are read eight at a time straight from the array's data buffer,
+    one pass per 8 bytes of the longest string, with numpy integer arithmetic
+    (wrapping modulo 2**64). Equal strings with equal ``seed`` (one per
+    string, e.g. the hash of another id of the same row) get equal hashes.
+    """
+    from numpy.lib.stride_tricks import as_strided
+
+    n = len(column)
+    raw_offsets = column.buffers()[1]
+    if n == 0 or raw_offsets is None:
+        return np.zeros(n, dtype=np.uint64) if seed is None else seed.copy()
+    offsets = np.frombuffer(raw_offsets, dtype=np.int32, count=n + 1, offset=4 * column.offset)
+    offsets = offsets.astype(np.int64)
+    lengths = np.diff(offsets)
+    first, size = int(offsets[0]), int(offsets[-1] - offsets[0])
+    padded = np.zeros((size + 15) // 8 * 8, dtype=np.uint8)
+    if size:
+        padded[:size] = np.frombuffer(column.buffers()[2], dtype=np.uint8, count=size, offset=first)
+    words = as_strided(padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False)
+    at = offsets[:-1] - first
+    # scratch arrays are reused: each fresh array of n words costs its page faults
+    out: NDArray[np.uint64] = np.multiply(lengths.view(np.uint64), _MULTIPLIERS[0])
+    if seed is not None:
+        out += seed
+    spare = np.empty(n, dtype=np.uint64)
+    rows: NDArray[np.int64] | None = None
+    left = lengths
+    while True:
+        # the next 8 bytes of every string with bytes left, zeroed past its end
+        longest = int(left.max())
+        word = words[at]
+        if rows is None:
+            h, scratch = out, spare
+        else:
+            h, scratch = out[rows], spare[: len(rows)]
+        np.take(_LOW_BYTES, left if longest <= 8 else np.minimum(left, 8), out=scratch)
+        word &= scratch
+        h ^= word
+        h *= _MULTIPLIERS[1]
+        np.right_shift(h, np.uint64(31), out=scratch)
+        h ^= scratch
+        if rows is not None:
+            out[rows] = h
+        if longest <= 8:
+            return out
+        more = left > 8
+        rows = np.flatnonzero(more) if rows is None else rows[more]
+        at = at[more] + 8
+        left = left[more] - 8
