@@ -150,15 +150,34 @@ class Accuracy(CountsMetric):
     aliases=("zero_one_loss",),
 )
 @dataclass(frozen=True)
-class ErrorRate(CountsMetric):
-    """Error rate: the fraction of samples whose prediction is wrong (1 - accuracy).
+class ErrorRate(Accuracy):
+    """Error rate: the fraction of samples whose prediction is wrong, one minus accuracy.
 
-    Matches scikit-learn's ``zero_one_loss``.
+    .. math:: \\mathrm{error\\ rate} = 1 - \\mathrm{accuracy}
+        = \\frac{1}{n} \\sum_i [\\hat y_i \\ne y_i]
+
+    It is computed from :class:`Accuracy`'s state and value, as scikit-learn's
+    ``zero_one_loss`` computes it from ``accuracy_score``; for multi-label
+    indicator matrices a sample is wrong when any of its labels is.
+
+    Parameters
+    ----------
+    normalize : bool, default True
+        False returns the (weighted) number of wrong samples instead: the total
+        weight minus the weight of the correct samples.
+
+    Notes
+    -----
+    Empty input raises :class:`~scorekit.errors.InputError`; when every sample
+    weight is 0 the error rate is nan with an
+    :class:`~scorekit.errors.UndefinedMetricWarning` (0 with ``normalize=False``).
 
     Examples
     --------
     >>> ErrorRate().score([0, 1, 2, 2], [0, 1, 1, 2])
     0.25
+    >>> ErrorRate(normalize=False).score([0, 1, 2, 2], [0, 1, 1, 2], sample_weight=[1, 1, 3, 1])
+    3.0
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -169,32 +188,10 @@ class ErrorRate(CountsMetric):
         reference=f"{SK} zero_one_loss.",
     )
 
-    normalize: bool = True
-
     def compute(self, state: ConfusionCounts) -> float:
-        """Fraction (or count) of wrong samples."""
-        _require_data(self.name, state)
-        if state.multilabel:
-            wrong_rows = (state.sample_keys[:, 1] + state.sample_keys[:, 2]) > 0
-            wrong = float(state.sample_weights[wrong_rows].sum())
-        else:
-            m = state.matrix
-            wrong = (
-                float(m.sum() - np.trace(m))
-                if m.dtype.kind in "iu"
-                else float(m[~np.eye(len(m), dtype=bool)].sum())
-            )
-        if not self.normalize:
-            return wrong
-        total = state.total
-        if total == 0:
-            warnings.warn(
-                f"{self.name}: all sample weights are 0; returning nan.",
-                UndefinedMetricWarning,
-                stacklevel=2,
-            )
-            return math.nan
-        return wrong / total
+        """Fraction (or count) of wrong samples: one minus accuracy."""
+        correct = super().compute(state)
+        return (1.0 if self.normalize else state.total) - correct
 
 
 def accuracy(
