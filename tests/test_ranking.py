@@ -557,6 +557,21 @@ def test_evaluate_uses_metric_objects_as_configured() -> None:
     assert result.per_query["q1"]["p@4"] == 1 / 4  # only c has grade 2; it ranks 4th
 
 
+def test_ranking_metrics_and_per_query_values_are_what_evaluate_uses() -> None:
+    names = ["ndcg@3", "ap", "p@2"]
+    metrics = ranking.ranking_metrics(names, {"missing": "zero"})
+    assert list(metrics) == names and {m.missing for m in metrics.values()} == {"zero"}
+    assert ranking.ranking_metrics("map") == {"map": ranking.MAP()}
+    with pytest.raises(ConfigError, match="unknown option"):
+        ranking.ranking_metrics(names, {"depth": 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        result = ranking.evaluate(MANY_QRELS, MANY_RUN, names, per_query=True, missing="zero")
+    states = {key: m.summarize(MANY_QRELS, MANY_RUN) for key, m in metrics.items()}
+    assert ranking.per_query_values(states) == result.per_query
+    assert ranking.GAINS == ("linear", "exp") and ranking.MISSING == ("skip", "zero")
+
+
 def test_evaluate_rejects_two_different_metrics_of_one_name() -> None:
     level2 = ranking.Precision(k=2, relevance_level=2)
     with pytest.raises(ConfigError, match=r"p@2.*named twice"):

@@ -27,16 +27,24 @@ from scorekit.ranking._binary import (
     RPrecision,
 )
 from scorekit.ranking._data import Qrels, Run, as_qrels, as_run, read_qrels, read_run
-from scorekit.ranking._evaluate import RankingResult, evaluate
+from scorekit.ranking._evaluate import (
+    RankingResult,
+    evaluate,
+    per_query_values,
+    ranking_metrics,
+)
 from scorekit.ranking._graded import CG, DCG, ERR, NDCG
 from scorekit.ranking._kendall import KendallTau, kendall_tau
-from scorekit.ranking._state import QueryValues
+from scorekit.ranking._state import GAINS, MISSING, QueryValues
+from scorekit.ranking._trec import read_run_file
 
 __all__ = [
     "CG",
     "DCG",
     "ERR",
+    "GAINS",
     "MAP",
+    "MISSING",
     "MRR",
     "NDCG",
     "BPref",
@@ -56,6 +64,9 @@ __all__ = [
     "evaluate",
     "kendall_tau",
     "ndcg",
+    "per_query_values",
+    "ranking_metrics",
     "read_qrels",
     "read_run",
+    "read_run_file",
 ]

@@ -15,7 +15,7 @@ from scorekit.ranking._data import as_qrels, as_run
 from scorekit.ranking._ranked import judge
 from scorekit.ranking._state import QueryValues, RankingMetric
 
-__all__ = ["RankingResult", "evaluate"]
+__all__ = ["RankingResult", "evaluate", "per_query_values", "ranking_metrics"]
 
 
 class RankingResult(Mapping[str, float]):
@@ -56,9 +56,41 @@ _LOCAL = {"ap": "map"}
 """Names that mean a ranking metric here and another metric elsewhere."""
 
 
-def _metrics(
-    specs: str | Metric[Any] | Sequence[str | Metric[Any]], options: dict[str, Any]
+def ranking_metrics(
+    specs: str | Metric[Any] | Sequence[str | Metric[Any]],
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, RankingMetric]:
+    """The ranking metrics named by ``specs``, keyed as :func:`evaluate` keys its result.
+
+    Parameters
+    ----------
+    specs : str, Metric or a sequence of them
+        Metric strings such as ``"ndcg@10"``, ``"map"`` (or ``"ap"``), ``"p@5"``,
+        or configured ranking metrics (keyed by their name and cutoff).
+    options : mapping, optional
+        Options given to every metric named by a string that has them:
+        ``relevance_level``, ``missing``, ``gain``, ``beta``, ``max_grade``
+        (see :func:`evaluate`).
+
+    Returns
+    -------
+    dict
+        Key -> metric, in the order given; a key given twice with the same
+        settings is kept once.
+
+    Raises
+    ------
+    ConfigError
+        An unknown option, a metric that is not a ranking metric, a key given
+        twice with different settings, or no metric at all.
+
+    Examples
+    --------
+    >>> ranking_metrics(["ndcg@10", "ap"], {"missing": "zero"})
+    {'ndcg@10': NDCG(k=10, relevance_level=1.0, missing='zero', gain='linear'),
+     'ap': MAP(k=None, relevance_level=1.0, missing='zero')}
+    """
+    options = dict(options or {})
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise ConfigError(
@@ -154,7 +186,7 @@ def evaluate(
     >>> result.per_query["q2"]
     {'map': 0.5, 'mrr': 0.5, 'p@2': 0.5}
     """
-    chosen = _metrics(metrics, options)
+    chosen = ranking_metrics(metrics, options)
     judgments = as_qrels(qrels)
     judged = judge(judgments, as_run(run))
     states = {
@@ -171,11 +203,34 @@ def evaluate(
             if text not in seen:
                 seen.add(text)
                 warnings.warn(w.message, w.category, stacklevel=2)
-    table = _per_query(states) if per_query else None
+    table = per_query_values(states) if per_query else None
     return RankingResult(means, states, table)
 
 
-def _per_query(states: dict[str, QueryValues]) -> dict[str, dict[str, float]]:
+def per_query_values(states: Mapping[str, QueryValues]) -> dict[str, dict[str, float]]:
+    """Every query's value under each metric, from the metrics' states: pytrec_eval's shape.
+
+    Parameters
+    ----------
+    states : mapping
+        Key -> the :class:`QueryValues` state of a ranking metric (merged over
+        chunks or not).
+
+    Returns
+    -------
+    dict
+        ``{query: {key: value}}``: the queries that count (with
+        ``missing="zero"``, the qrels queries absent from the run too, at 0),
+        each with the value of every metric whose state holds it.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d5": 1}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}, "q2": {"d4": 0.7, "d5": 0.6}}
+    >>> metrics = ranking_metrics(["map", "p@2"])
+    >>> per_query_values({key: m.summarize(qrels, run) for key, m in metrics.items()})
+    {'q1': {'map': 0.833..., 'p@2': 0.5}, 'q2': {'map': 0.5, 'p@2': 0.5}}
+    """
     out: dict[str, dict[str, float]] = {}
     for name, state in states.items():
         queries, values = state.table()

@@ -38,7 +38,9 @@ __all__ = ["GAINS", "MISSING", "QueryValues", "RankingMetric"]
 
 Missing = Literal["skip", "zero"]
 MISSING: tuple[Missing, ...] = ("skip", "zero")
+"""The ``missing`` policies: qrels queries absent from the run are skipped or count as 0."""
 GAINS = ("linear", "exp")
+"""The ``gain`` of the graded metrics: a document of grade g gains g, or 2^g - 1."""
 
 
 @dataclass(frozen=True, eq=False)

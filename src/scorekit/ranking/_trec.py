@@ -239,6 +239,10 @@ def _read(path: str | Path, names: tuple[str, ...], value: str, what: str) -> Co
 def read_run_file(path: str | Path) -> Columns:
     """Read a TREC run file: ``qid iter docid rank score tag [anything]`` per line.
 
+    The columns as read (``query`` and ``doc`` as pyarrow string arrays,
+    ``values`` the scores), for building a table; :func:`read_run` builds a
+    checked :class:`Run` from them.
+
     Examples
     --------
     >>> import tempfile, pathlib
