@@ -14,7 +14,6 @@ import sklearn.metrics as skm
 from scipy.stats import entropy as scipy_entropy
 
 from scorekit._explain import (
-    _regression,
     _text,
 )
 from scorekit.core import INPUT_KINDS, available, get, parse_metric
@@ -33,10 +32,7 @@ SPECS = [
     for info in available()
     for spec in [info.name, *(f"{info.name}:{v}" for v in info.variants)]
 ]
-FAMILIES = (
-    _regression.EXPLANATIONS,
-    _text.EXPLANATIONS,
-)
+FAMILIES = (_text.EXPLANATIONS,)
 
 
 def _shown(out: str) -> str:

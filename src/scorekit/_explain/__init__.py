@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scorekit._explain import (
-    _regression,
     _text,
 )
 from scorekit.core import Explanation
@@ -11,7 +10,6 @@ from scorekit.core import Explanation
 __all__ = ["EXPLANATIONS"]
 
 EXPLANATIONS: dict[str, Explanation] = {
-    **_regression.EXPLANATIONS,
     **_text.EXPLANATIONS,
 }
 """Per registered metric name: definition, formula, convention and reference."""

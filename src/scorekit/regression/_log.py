@@ -12,13 +12,14 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import InputError, message, raw
 from scorekit.regression._base import (
     Block,
     Multioutput,
     ensure_finite,
 )
+from scorekit.regression._explanations import INPUT, OUTPUTS, SK, SUMS, sentences
 from scorekit.regression._means import _OUTPUT_VARIANTS, _MeanError
 
 __all__ = ["MSLE", "RMSLE", "check_log_domain", "msle", "rmsle"]
@@ -71,6 +72,22 @@ class MSLE(_MeanError):
     0.039...
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The mean squared difference between log(1 + y) and log(1 + yhat): a "
+        "relative error for non-negative targets that span orders of magnitude, where "
+        "under-predicting costs more than over-predicting by the same amount.",
+        formula="MSLE = sum_i w_i (ln(1 + y_i) - ln(1 + yhat_i))^2 / sum_i w_i",
+        convention=sentences(
+            "Natural logarithm. A value <= -1 in either input raises an InputError naming "
+            "it, since log(1 + y) is undefined there; values in (-1, 0) are accepted, as in "
+            "scikit-learn 1.9.",
+            OUTPUTS,
+            SUMS,
+            INPUT,
+        ),
+        reference=f"{SK} mean_squared_log_error.",
+    )
+
     def _term_name(self) -> str:
         return "squared_log"
 
@@ -107,6 +124,18 @@ class RMSLE(MSLE):
     >>> RMSLE().score([3, 5, 2.5, 7], [2.5, 5, 4, 8])
     0.199...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The square root of the mean squared logarithmic error.",
+        formula="RMSLE = sqrt(sum_i w_i (ln(1 + y_i) - ln(1 + yhat_i))^2 / sum_i w_i)",
+        convention=sentences(
+            "Shares its state with msle and rejects values <= -1 in the same way. With "
+            "several outputs the root is taken per output before averaging.",
+            OUTPUTS,
+            INPUT,
+        ),
+        reference=f"{SK} root_mean_squared_log_error.",
+    )
 
     _root: ClassVar[bool] = True
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.regression._base import (
     Block,
     ErrorSums,
@@ -32,6 +32,7 @@ from scorekit.regression._base import (
     total_weight,
     wsum,
 )
+from scorekit.regression._explanations import INPUT, OUTPUTS, SK, SUMS, sentences
 
 __all__ = ["MAE", "MSE", "RMSE", "mae", "mse", "rmse"]
 
@@ -141,6 +142,14 @@ class MSE(_MeanError):
     array([0.41666667, 1.        ])
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The mean of the squared differences between targets and predictions, so "
+        "large errors count quadratically; in squared units of the target.",
+        formula="MSE = sum_i w_i (y_i - yhat_i)^2 / sum_i w_i   (w_i = 1 unweighted)",
+        convention=sentences(OUTPUTS, SUMS, INPUT),
+        reference=f"{SK} mean_squared_error.",
+    )
+
     def _term_name(self) -> str:
         return "squared"
 
@@ -173,6 +182,18 @@ class RMSE(_MeanError):
     >>> RMSE().score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.612...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The square root of the mean squared error, in the units of the target.",
+        formula="RMSE = sqrt(sum_i w_i (y_i - yhat_i)^2 / sum_i w_i)",
+        convention=sentences(
+            "Shares its state with mse. With several outputs the root is taken per output "
+            "before averaging, so the averaged RMSE is not the root of the averaged MSE.",
+            OUTPUTS,
+            INPUT,
+        ),
+        reference=f"{SK} root_mean_squared_error.",
+    )
 
     _root: ClassVar[bool] = True
 
@@ -207,6 +228,14 @@ class MAE(_MeanError):
     >>> MAE().score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.5
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The mean of the absolute differences between targets and predictions, in "
+        "the units of the target; every unit of error counts the same.",
+        formula="MAE = sum_i w_i |y_i - yhat_i| / sum_i w_i",
+        convention=sentences(OUTPUTS, SUMS, INPUT),
+        reference=f"{SK} mean_absolute_error.",
+    )
 
     def _term_name(self) -> str:
         return "absolute"

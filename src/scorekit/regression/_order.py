@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import (
     Estimate,
+    Explanation,
     Metric,
     QuantileSketch,
     State,
@@ -32,6 +33,7 @@ from scorekit.regression._base import (
     require_data,
     targets,
 )
+from scorekit.regression._explanations import INPUT, OUTPUTS, SK, sentences
 
 __all__ = ["AbsErrors", "MaxAbsError", "MaxError", "MedAE", "max_error", "medae"]
 
@@ -200,6 +202,26 @@ class MedAE(RegressionMetric[AbsErrors | QuantileSketch]):
     (0.5015, 0.0051)
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The median of the absolute differences between targets and predictions: "
+        "the typical error, unmoved by a few very large ones.",
+        formula="MedAE = median_i |y_i - yhat_i|",
+        convention=sentences(
+            "An even number of errors gives the mean of the two middle ones. With "
+            "sample_weight the weighted median is the smallest error whose cumulative weight "
+            "reaches half the total weight, averaged with the next larger error when the "
+            "half falls exactly on it (the averaged inverted CDF). The state keeps every "
+            "absolute error (8 bytes per sample and output, plus 8 per sample for weights), "
+            "so its memory grows with the data; without weights a streamed value equals the "
+            "in-memory one exactly. Bounded memory: relative_accuracy=A keeps a DDSketch of "
+            "the errors (logarithmic buckets, at most about ln(max/min) / (2A) per output) and "
+            "returns Estimate(value, error_bound) with |value - MedAE| <= A * MedAE.",
+            OUTPUTS,
+            INPUT,
+        ),
+        reference=f"{SK} median_absolute_error, weighted median included.",
+    )
+
     relative_accuracy: float | None = None
 
     def __post_init__(self) -> None:
@@ -314,6 +336,17 @@ class MaxError(Metric[MaxAbsError]):
     >>> MaxError().score([3, 2, 7, 1], [4, 2, 7, 1])
     1.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The largest absolute difference between a target and its prediction: the "
+        "worst case.",
+        formula="max_error = max_i |y_i - yhat_i|",
+        convention="1-D targets only and no sample weights, as in scikit-learn; 2-D targets "
+        "raise an InputError. The state is the sample count and the largest error seen, so "
+        "merging is exact in any order. Empty input and NaN or infinite values raise an "
+        "InputError.",
+        reference=f"{SK} max_error.",
+    )
 
     def empty(self) -> MaxAbsError:
         """The state of no data."""

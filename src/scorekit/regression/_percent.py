@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import UndefinedMetricWarning
 from scorekit.regression._base import (
     EPS,
@@ -26,6 +26,7 @@ from scorekit.regression._base import (
     require_data,
     wsum,
 )
+from scorekit.regression._explanations import INPUT, OUTPUTS, SK, SUMS, sentences
 from scorekit.regression._means import _OUTPUT_VARIANTS, _abs_diff, _MeanError
 
 __all__ = ["MAPE", "SMAPE", "WMAPE", "mape", "smape", "wmape"]
@@ -63,6 +64,21 @@ class MAPE(_MeanError):
     >>> MAPE(eps=1.0).score([0.0, 2.0], [0.5, 2.0])
     0.25
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The mean absolute error relative to the size of each target, as a "
+        "fraction: 0.1 means the predictions are off by 10 % of the target on average.",
+        formula="MAPE = sum_i w_i |y_i - yhat_i| / max(|y_i|, eps) / sum_i w_i",
+        convention=sentences(
+            "A fraction, not a percentage. eps (default: float64 machine epsilon, about "
+            "2.2e-16) floors the denominator, so at y = 0 a term is |yhat| / eps: 0 for an "
+            "exact prediction, huge but finite otherwise. eps can be set; states built with "
+            "different eps do not merge.",
+            OUTPUTS,
+            INPUT,
+        ),
+        reference=f"{SK} mean_absolute_percentage_error (the same eps floor).",
+    )
 
     eps: float = EPS
 
@@ -111,6 +127,23 @@ class SMAPE(_MeanError):
     >>> SMAPE().score([1.0, 0.0, 2.0], [3.0, 0.0, 2.0])
     0.333...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The absolute error relative to the mean magnitude of target and "
+        "prediction, averaged over samples; swapping y and yhat leaves it unchanged.",
+        formula="sMAPE = sum_i w_i |y_i - yhat_i| / ((|y_i| + |yhat_i|) / 2) / sum_i w_i",
+        convention=sentences(
+            "A fraction in [0, 2], not a percentage (0 to 200 %). A term with y = yhat = 0 "
+            "is 0/0 and counts as 0, a perfect prediction; a term where only one of the two "
+            "is 0 counts 2, the maximum.",
+            OUTPUTS,
+            SUMS,
+            INPUT,
+        ),
+        reference="The sMAPE of the M4 forecasting competition (Makridakis, Spiliotis and "
+        "Assimakopoulos 2020) divided by 100. scikit-learn has no sMAPE; values are checked "
+        "against the formula computed directly.",
+    )
 
     def _term_name(self) -> str:
         return "symmetric_percentage"
@@ -161,6 +194,23 @@ class WMAPE(_MeanError):
     >>> WMAPE().score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.160...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The total absolute error divided by the total absolute target: a "
+        "percentage error in which large targets weigh more and a single zero target does "
+        "no harm.",
+        formula="wMAPE = sum_i w_i |y_i - yhat_i| / sum_i w_i |y_i|",
+        convention=sentences(
+            "A fraction. The state holds both sums per output, so merged chunks give the "
+            "ratio of the totals, never a mean of per-chunk ratios. When sum |y| = 0 (every "
+            "target is 0) the ratio is undefined: 0.0 if every prediction is exact too and "
+            "inf otherwise, with an UndefinedMetricWarning in both cases.",
+            OUTPUTS,
+            INPUT,
+        ),
+        reference="scikit-learn has no wMAPE; values are checked against the ratio of the two "
+        "sums computed directly.",
+    )
 
     def _term_name(self) -> str:
         return "absolute_over_absolute"

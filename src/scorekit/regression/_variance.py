@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import State, state_field
+from scorekit.core import Explanation, State, state_field
 from scorekit.core import register as _register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message
 from scorekit.regression._base import (
@@ -42,6 +42,7 @@ from scorekit.regression._base import (
     total_weight,
     wsum,
 )
+from scorekit.regression._explanations import INPUT, OUTPUTS, SK, VARIANCE_OUTPUTS, sentences
 
 __all__ = [
     "R2",
@@ -307,6 +308,30 @@ class R2(RegressionMetric[R2Sums]):
     0.938...
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The coefficient of determination: the fraction of the variance of the "
+        "targets that the predictions explain. 1 is perfect, 0 is no better than always "
+        "predicting the mean, and worse predictions score below 0.",
+        formula="R^2 = 1 - sum_i w_i (y_i - yhat_i)^2 / sum_i w_i (y_i - ybar)^2,  "
+        "ybar = weighted mean of y",
+        convention=sentences(
+            "Constant y_true makes the denominator 0: force_finite=True (default) gives 1.0 "
+            "for exact predictions and 0.0 otherwise, force_finite=False the formula's nan "
+            "or -inf, both with an UndefinedMetricWarning. Fewer than two samples give nan "
+            "with a warning. The state keeps, per output, the total weight W, the mean of "
+            "the targets and M2, their weighted sum of squared deviations from that mean, "
+            "plus the sum of squared residuals. Chunks a and b merge with Chan et al.'s "
+            "pairwise formula, M2 = M2_a + M2_b + d^2 W_a W_b / (W_a + W_b) with d the "
+            "difference of their means; sum(y^2) - n ybar^2 is never formed, so targets "
+            "like 1e9 + noise keep their precision in any chunking.",
+            OUTPUTS,
+            VARIANCE_OUTPUTS,
+            INPUT,
+        ),
+        reference=f"{SK} r2_score, force_finite included; Chan, Golub and LeVeque (1983) "
+        "for the merge of variances.",
+    )
+
     force_finite: bool = True
 
     _multioutputs: ClassVar[tuple[str, ...]] = _VARIANTS
@@ -397,6 +422,23 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
     >>> ExplainedVariance().score([1, 2, 3], [2, 3, 4])
     1.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="One minus the variance of the residuals over the variance of the targets. "
+        "Unlike R^2 it does not penalise a constant bias of the predictions.",
+        formula="EV = 1 - Var_w(y - yhat) / Var_w(y)",
+        convention=sentences(
+            "Constant y_true: force_finite=True (default) gives 1.0 when the residuals are "
+            "constant too (predictions exact up to a shift) and 0.0 otherwise, "
+            "force_finite=False the formula's nan or -inf, both with an "
+            "UndefinedMetricWarning. Both variances are kept as (weight, mean, M2) moments "
+            "per output and merged with Chan et al.'s pairwise formula, as for r2.",
+            OUTPUTS,
+            VARIANCE_OUTPUTS,
+            INPUT,
+        ),
+        reference=f"{SK} explained_variance_score, force_finite included.",
+    )
 
     force_finite: bool = True
 
