@@ -13,10 +13,7 @@ import pytest
 import sklearn.metrics as skm
 from scipy.stats import entropy as scipy_entropy
 
-from scorekit._explain import (
-    _text,
-)
-from scorekit.core import INPUT_KINDS, available, get, parse_metric
+from scorekit.core import INPUT_KINDS, Explanation, available, get, parse_metric
 from scorekit.explain import (
     EXAMPLES,
     EXPLANATIONS,
@@ -32,7 +29,6 @@ SPECS = [
     for info in available()
     for spec in [info.name, *(f"{info.name}:{v}" for v in info.variants)]
 ]
-FAMILIES = (_text.EXPLANATIONS,)
 
 
 def _shown(out: str) -> str:
@@ -56,7 +52,7 @@ def _score(spec: str) -> Any:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_registered_metric_has_an_explanation(name: str) -> None:
-    assert name in EXPLANATIONS, f"add an Explanation for {name!r} to scorekit._explain"
+    assert name in EXPLANATIONS, f"give the class of {name!r} an explanation class attribute"
     out = explain(name)
     assert "Description (from the docstring)" not in out
     for field in ("definition", "formula", "convention", "reference"):
@@ -68,11 +64,21 @@ def test_every_explanation_names_a_registered_metric() -> None:
     assert set(EXPLANATIONS) <= registered, set(EXPLANATIONS) - registered
 
 
-def test_families_do_not_define_the_same_metric_twice() -> None:
-    on_classes = [info.name for info in available() if "explanation" in vars(info.cls)]
-    counts = Counter([*on_classes, *(name for family in FAMILIES for name in family)])
-    assert [name for name, n in counts.items() if n > 1] == []
-    assert sum(counts.values()) == len(EXPLANATIONS)
+def test_each_metric_class_carries_its_own_explanation() -> None:
+    for info in available():
+        entry = vars(info.cls).get("explanation")
+        assert isinstance(entry, Explanation), info.name
+        assert explanation_for(info) is entry is explanation_for(info.name)
+    assert len(EXPLANATIONS) == len(available())
+
+
+def test_an_inherited_explanation_does_not_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scorekit.regression import RMSLE
+
+    monkeypatch.delattr(RMSLE, "explanation")
+    assert explanation_for(get("rmsle")) is None
+    assert "rmsle" not in EXPLANATIONS
+    assert "Description (from the docstring)" in explain("rmsle")
 
 
 def test_an_alias_finds_the_entry_of_its_metric() -> None:

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from scorekit._explain import EXPLANATIONS as _FAMILY_TABLES
 from scorekit.core import (
     INPUT_KINDS,
     Explanation,
@@ -67,9 +66,7 @@ def explanation_for(metric: MetricInfo | str) -> Explanation | None:
     """
     info = get(metric) if isinstance(metric, str) else metric
     entry = vars(info.cls).get("explanation")
-    if isinstance(entry, Explanation):
-        return entry
-    return _FAMILY_TABLES.get(info.name)
+    return entry if isinstance(entry, Explanation) else None
 
 
 class _Explanations(Mapping[str, Explanation]):

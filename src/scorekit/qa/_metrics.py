@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from scorekit.core import Metric, State, register, state_field
+from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import InputError, message, raw
+from scorekit.qa._explanations import QA_NORMALISE
 from scorekit.qa._scores import VERSIONS, Version, _check_version, question_scores
 
 __all__ = ["QAF1", "AnswerScores", "ExactMatch", "exact_match", "f1"]
@@ -109,6 +110,14 @@ class ExactMatch(_AnswerMetric):
     0.5
     """
 
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="SQuAD exact match: the fraction of questions whose normalised prediction "
+        "equals a normalised gold answer.",
+        formula="EM = mean over questions of max_gold [normalise(prediction) == normalise(gold)]",
+        convention=QA_NORMALISE,
+        reference="The official SQuAD v1.1 and v2.0 evaluation scripts.",
+    )
+
     def _measure(self) -> str:
         return "exact"
 
@@ -162,6 +171,16 @@ class QAF1(_AnswerMetric):
     >>> QAF1().score([[""]], [""]), QAF1(version="1.1").score([[""]], [""])
     (1.0, 0.0)
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="SQuAD F1: per question the best token-overlap F1 of the prediction against "
+        "a gold answer, averaged over questions.",
+        formula="F1 = 2PR / (P + R),  P = |common tokens| / |prediction tokens|,  R = |common "
+        "tokens| / |gold tokens|  (multiset overlap)",
+        convention=QA_NORMALISE + " In v2.0 an empty prediction or gold answer scores 1 only "
+        "against the other being empty.",
+        reference="The official SQuAD v1.1 and v2.0 evaluation scripts.",
+    )
 
     def _measure(self) -> str:
         return "f1"

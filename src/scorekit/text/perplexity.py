@@ -12,12 +12,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Metric, State, register, state_field
+from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = ["NLLSums", "Perplexity", "PerplexityResult", "perplexity"]
@@ -133,6 +133,18 @@ class Perplexity(Metric[NLLSums]):
     >>> Perplexity().score(logits=logits, target=[[0, -100]])
     1.135...
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Perplexity: the exponential of the mean negative log-likelihood per token, "
+        "over the whole corpus (token-weighted).",
+        formula="PPL = exp(-sum_tokens log p(token) / number of tokens)",
+        convention="From per-token log-probabilities (a list of arrays, or a padded array with a "
+        "mask) or from logits and target ids (log-softmax, ignore_index like PyTorch). base='2' "
+        "reads log2 probabilities. The function perplexity() also returns per-sequence "
+        "perplexities and their mean (named apart from the corpus value). The state is the "
+        "summed NLL and the token count.",
+        reference="PyTorch's cross_entropy arithmetic (mean NLL over non-ignored tokens).",
+    )
 
     base: Base | str | float = "e"
     ignore_index: int = -100

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from scorekit._version import __version__
-from scorekit.core import Metric, register
+from scorekit.core import Explanation, Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
 from scorekit.text.bleu._checks import (
@@ -119,6 +119,19 @@ class BLEU(Metric[BLEUStats]):
     >>> BLEU(clip=False).details(["the dog"], ["the the the"]).precisions[0]
     1.0
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Corpus BLEU: the geometric mean of clipped n-gram precisions (n = 1..4) of "
+        "all predictions against their references, times a brevity penalty.",
+        formula="BLEU = BP * exp(sum_n w_n log p_n),  p_n = sum clipped matches_n / sum "
+        "n-grams_n,  BP = exp(1 - r/c) if c <= r else 1",
+        convention="Statistics are summed over the corpus before the ratio (corpus BLEU is not "
+        "the mean of sentence BLEU). r is the sum of the reference lengths closest to each "
+        "prediction (the shorter wins a tie). Tokenizer 13a by default (intl, char, zh, none); "
+        "smoothing exp by default (floor, add-k, none). The value is a fraction in [0, 1] "
+        "(sacrebleu prints 100 times it); the signature string records the settings.",
+        reference="sacrebleu corpus_bleu and sentence_bleu (Papineni et al. 2002; Post 2018).",
+    )
 
     tokenize: Tokenizer = "13a"
     lowercase: bool = False

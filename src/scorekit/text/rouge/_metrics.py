@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, choices, message
 from scorekit.text.rouge._base import (
     _DEFAULT_TYPES,
@@ -16,6 +16,7 @@ from scorekit.text.rouge._base import (
     RougeSums,
     _RougeBase,
 )
+from scorekit.text.rouge._explanations import ROUGE_TOKENS
 from scorekit.text.rouge._scores import _skip_type
 from scorekit.text.rouge._tokens import SentenceSplit, Tokenizer
 
@@ -131,6 +132,14 @@ class ROUGE(_RougeBase):
         >>> result["rougeL"]
         RougeScore(precision=0.833..., recall=0.833..., fmeasure=0.833..., per_sample=None)
     """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="ROUGE-N, ROUGE-L and ROUGE-Lsum together: the value is the mean F-measure "
+        "of the first type asked for; rouge() returns precision, recall and F-measure per type.",
+        formula="see rouge1 .. rouge9, rougeL and rougeLsum",
+        convention=ROUGE_TOKENS,
+        reference="Google's rouge-score (score and score_multi).",
+    )
 
     types: Sequence[str] = _DEFAULT_TYPES
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scorekit.core import register
+from scorekit.core import Explanation, register
 from scorekit.text.rouge._base import RougeSums, _RougeBase
+from scorekit.text.rouge._explanations import ROUGE_155, ROUGE_TOKENS, rouge_n, rouge_s
 
 __all__ = [
     "ROUGE1",
@@ -112,11 +113,19 @@ _SINGLE_155_DOC = """{title}, as ROUGE-1.5.5: the mean F-measure over the items.
 
 
 def _single(
-    cls_name: str, rouge_type: str, title: str, what: str, value: str, doc: str = _SINGLE_DOC
+    cls_name: str,
+    rouge_type: str,
+    title: str,
+    what: str,
+    value: str,
+    doc: str = _SINGLE_DOC,
+    *,
+    explanation: Explanation,
 ) -> type[_SingleRouge]:
     namespace = {
         "rouge_type": rouge_type,
         "__doc__": doc.format(title=title, what=what, cls=cls_name, value=value),
+        "explanation": explanation,
         "__module__": __name__,
         "__qualname__": cls_name,
     }
@@ -138,15 +147,78 @@ def _ngram_doc(n: int) -> str:
 # "the cat sat on the mat" vs "the cat lay on the mat": matches per n-gram order
 _EXAMPLE = {1: "0.833...", 2: "0.6", 3: "0.25", 4: "0.0"}
 
-ROUGE1 = _single("ROUGE1", "rouge1", "ROUGE-1 (unigram overlap)", _ngram_doc(1), _EXAMPLE[1])
-ROUGE2 = _single("ROUGE2", "rouge2", "ROUGE-2 (bigram overlap)", _ngram_doc(2), _EXAMPLE[2])
-ROUGE3 = _single("ROUGE3", "rouge3", "ROUGE-3 (3-gram overlap)", _ngram_doc(3), _EXAMPLE[3])
-ROUGE4 = _single("ROUGE4", "rouge4", "ROUGE-4 (4-gram overlap)", _ngram_doc(4), _EXAMPLE[4])
-ROUGE5 = _single("ROUGE5", "rouge5", "ROUGE-5 (5-gram overlap)", _ngram_doc(5), _EXAMPLE[4])
-ROUGE6 = _single("ROUGE6", "rouge6", "ROUGE-6 (6-gram overlap)", _ngram_doc(6), _EXAMPLE[4])
-ROUGE7 = _single("ROUGE7", "rouge7", "ROUGE-7 (7-gram overlap)", _ngram_doc(7), _EXAMPLE[4])
-ROUGE8 = _single("ROUGE8", "rouge8", "ROUGE-8 (8-gram overlap)", _ngram_doc(8), _EXAMPLE[4])
-ROUGE9 = _single("ROUGE9", "rouge9", "ROUGE-9 (9-gram overlap)", _ngram_doc(9), _EXAMPLE[4])
+ROUGE1 = _single(
+    "ROUGE1",
+    "rouge1",
+    "ROUGE-1 (unigram overlap)",
+    _ngram_doc(1),
+    _EXAMPLE[1],
+    explanation=rouge_n(1),
+)
+ROUGE2 = _single(
+    "ROUGE2",
+    "rouge2",
+    "ROUGE-2 (bigram overlap)",
+    _ngram_doc(2),
+    _EXAMPLE[2],
+    explanation=rouge_n(2),
+)
+ROUGE3 = _single(
+    "ROUGE3",
+    "rouge3",
+    "ROUGE-3 (3-gram overlap)",
+    _ngram_doc(3),
+    _EXAMPLE[3],
+    explanation=rouge_n(3),
+)
+ROUGE4 = _single(
+    "ROUGE4",
+    "rouge4",
+    "ROUGE-4 (4-gram overlap)",
+    _ngram_doc(4),
+    _EXAMPLE[4],
+    explanation=rouge_n(4),
+)
+ROUGE5 = _single(
+    "ROUGE5",
+    "rouge5",
+    "ROUGE-5 (5-gram overlap)",
+    _ngram_doc(5),
+    _EXAMPLE[4],
+    explanation=rouge_n(5),
+)
+ROUGE6 = _single(
+    "ROUGE6",
+    "rouge6",
+    "ROUGE-6 (6-gram overlap)",
+    _ngram_doc(6),
+    _EXAMPLE[4],
+    explanation=rouge_n(6),
+)
+ROUGE7 = _single(
+    "ROUGE7",
+    "rouge7",
+    "ROUGE-7 (7-gram overlap)",
+    _ngram_doc(7),
+    _EXAMPLE[4],
+    explanation=rouge_n(7),
+)
+ROUGE8 = _single(
+    "ROUGE8",
+    "rouge8",
+    "ROUGE-8 (8-gram overlap)",
+    _ngram_doc(8),
+    _EXAMPLE[4],
+    explanation=rouge_n(8),
+)
+ROUGE9 = _single(
+    "ROUGE9",
+    "rouge9",
+    "ROUGE-9 (9-gram overlap)",
+    _ngram_doc(9),
+    _EXAMPLE[4],
+    explanation=rouge_n(9),
+)
 ROUGEL = _single(
     "ROUGEL",
     "rougeL",
@@ -155,6 +227,14 @@ ROUGEL = _single(
     "sequences; precision divides by the prediction's tokens, recall by the "
     "reference's.",
     _EXAMPLE[1],
+    explanation=Explanation(
+        definition="ROUGE-L: the longest common subsequence of prediction and reference tokens, "
+        "as precision, recall and F-measure.",
+        formula="P = LCS / |prediction| ; R = LCS / |reference| ; F = 2PR / (P + R)",
+        convention=ROUGE_TOKENS + " The LCS runs as a bit-parallel kernel, not a Python loop "
+        "per token pair.",
+        reference="Google's rouge-score rougeL; Lin (2004).",
+    ),
 )
 ROUGELsum = _single(
     "ROUGELsum",
@@ -164,6 +244,16 @@ ROUGELsum = _single(
     "reference sentences, the union of each one's LCS with every predicted "
     "sentence, a token counted at most as often as it occurs on both sides.",
     _EXAMPLE[1],
+    explanation=Explanation(
+        definition="ROUGE-Lsum: summary-level LCS. Texts are split into sentences at newlines; "
+        "each reference sentence counts the tokens of its union LCS with all prediction "
+        "sentences.",
+        formula="P = sum_r |union LCS(r, prediction sentences)| / |prediction| ; R = same sum / "
+        "|reference| ; F = 2PR / (P + R)",
+        convention=ROUGE_TOKENS + " split_sentences=True splits on sentence ends instead of "
+        "requiring newlines.",
+        reference="Google's rouge-score rougeLsum; Lin (2004).",
+    ),
 )
 
 _W_DOC = (
@@ -193,6 +283,16 @@ ROUGEW = _single(
     _W_DOC,
     "0.613...",
     _SINGLE_155_DOC,
+    explanation=Explanation(
+        definition="ROUGE-W: the weighted longest common subsequence of prediction and "
+        "reference tokens, rewarding consecutive matches, as ROUGE-1.5.5 computes it.",
+        formula="f(k) = k^w (w = 1.2) ; WLCS = sum over runs of consecutive reference tokens "
+        "on the weighted LCS of f(run) ; P = (WLCS / f(|prediction|))^(1/w) ; R = (WLCS / "
+        "f(f(|reference|)))^(1/w) ; F = 2PR / (P + R)",
+        convention=ROUGE_155,
+        reference="ROUGE-1.5.5 (as rouge-metric's PyRouge); Lin (2004). Lin's paper divides R "
+        "by f(|reference|); ROUGE-1.5.5 applies f twice, so identical texts have R < 1.",
+    ),
 )
 ROUGES = _single(
     "ROUGES",
@@ -201,6 +301,7 @@ ROUGES = _single(
     _skip_doc("any number of tokens", False),
     "0.666...",
     _SINGLE_155_DOC,
+    explanation=rouge_s(None, unigrams=False),
 )
 ROUGES4 = _single(
     "ROUGES4",
@@ -209,6 +310,7 @@ ROUGES4 = _single(
     _skip_doc("at most 4 tokens", False),
     "0.666...",
     _SINGLE_155_DOC,
+    explanation=rouge_s(4, unigrams=False),
 )
 ROUGESU = _single(
     "ROUGESU",
@@ -217,6 +319,7 @@ ROUGESU = _single(
     _skip_doc("any number of tokens", True),
     "0.7",
     _SINGLE_155_DOC,
+    explanation=rouge_s(None, unigrams=True),
 )
 ROUGESU4 = _single(
     "ROUGESU4",
@@ -225,4 +328,5 @@ ROUGESU4 = _single(
     _skip_doc("at most 4 tokens", True),
     "0.7",
     _SINGLE_155_DOC,
+    explanation=rouge_s(4, unigrams=True),
 )
