@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scorekit.errors import InputError
-from scorekit.io._tables import (
+from scorekit.io import (
     SUPPORTED_EXTENSIONS,
     label_array,
     label_matrix,

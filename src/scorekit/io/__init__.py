@@ -27,6 +27,19 @@ from scorekit.io._blocks import (
     straddles,
 )
 from scorekit.io._blocks import empty as empty_file_error
+from scorekit.io._columns import (
+    check_present,
+    is_numeric,
+    is_string_view,
+    label_array,
+    label_matrix,
+    score_array,
+    score_matrix,
+    source_of,
+    table_column,
+    weight_array,
+    where,
+)
 from scorekit.io._convert import Chunk, conversions, convert, register_conversion
 from scorekit.io._formats import (
     Format,
@@ -57,22 +70,11 @@ from scorekit.io._tables import (
     SUPPORTED_EXTENSIONS,
     bad_row_error,
     check_columns,
-    check_present,
-    is_numeric,
-    is_string_view,
     json_error,
-    label_array,
-    label_matrix,
     nonblank_line,
     open_text,
     pyarrow_error,
     read_table,
-    score_array,
-    score_matrix,
-    source_of,
-    table_column,
-    weight_array,
-    where,
 )
 
 __all__ = [

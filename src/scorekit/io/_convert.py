@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.errors import ConfigError, InputError, message, raw
-from scorekit.io import _tables as _t
+from scorekit.io import _columns as _c
 
 __all__ = ["Chunk", "conversions", "convert", "register_conversion"]
 
@@ -84,7 +84,7 @@ def _single(table: Any, conversion: str, names: tuple[str, ...]) -> str:
     if len(names) != 1:
         raise ConfigError(
             message(
-                _t.source_of(table),
+                _c.source_of(table),
                 f"one column needed for {conversion}",
                 list(names),
                 "a single column name",
@@ -105,15 +105,15 @@ def _is_text(kind: Any) -> bool:
     import pyarrow as pa
 
     return bool(
-        pa.types.is_string(kind) or pa.types.is_large_string(kind) or _t.is_string_view(kind)
+        pa.types.is_string(kind) or pa.types.is_large_string(kind) or _c.is_string_view(kind)
     )
 
 
 def _strings(table: Any, name: str) -> Any:
     import pyarrow as pa
 
-    col = _t.table_column(table, name)
-    _t.check_present(table, name, col)
+    col = _c.table_column(table, name)
+    _c.check_present(table, name, col)
     if not _is_text(col.type):
         col = col.cast(pa.string())
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
@@ -123,33 +123,33 @@ def _type_error(table: Any, name: str, col: Any, what: str, expected: str) -> In
     """The error of a column of the wrong type: ``column 'name' must hold <what>``."""
     return InputError(
         message(
-            _t.source_of(table), f"column {name!r} must hold {what}", raw(str(col.type)), expected
+            _c.source_of(table), f"column {name!r} must hold {what}", raw(str(col.type)), expected
         )
     )
 
 
 def _texts(table: Any, name: str) -> list[str]:
-    col = _t.table_column(table, name)
+    col = _c.table_column(table, name)
     if not _is_text(col.type):
         raise _type_error(table, name, col, "text", "a column of strings")
-    _t.check_present(table, name, col)
+    _c.check_present(table, name, col)
     values: list[str] = col.to_pylist()
     return values
 
 
 def _references(table: Any, names: tuple[str, ...]) -> list[Any]:
     if len(names) == 1:
-        col = _t.table_column(table, names[0])
+        col = _c.table_column(table, names[0])
         if _is_text(col.type):
             return _texts(table, names[0])
         if _is_list(col.type) and _is_text(col.type.value_type):
-            _t.check_present(table, names[0], col)
+            _c.check_present(table, names[0], col)
             lists: list[Any] = col.to_pylist()
             for row, item in enumerate(lists):
                 if not item or any(v is None for v in item):
                     raise InputError(
                         message(
-                            _t.where(table, names[0], row),
+                            _c.where(table, names[0], row),
                             "empty or null reference",
                             item,
                             "a non-empty list of strings",
@@ -161,7 +161,7 @@ def _references(table: Any, names: tuple[str, ...]) -> list[Any]:
         )
     columns = []
     for name in names:
-        col = _t.table_column(table, name)
+        col = _c.table_column(table, name)
         if not _is_text(col.type) and col.null_count != len(col):
             raise _type_error(table, name, col, "text", "a column of strings")
         columns.append(col.to_pylist())
@@ -171,7 +171,7 @@ def _references(table: Any, names: tuple[str, ...]) -> list[Any]:
         if not refs:
             raise InputError(
                 message(
-                    _t.where(table, names[0], row),
+                    _c.where(table, names[0], row),
                     "no reference in any reference column",
                     raw("all empty"),
                     "at least one reference per row",
@@ -184,12 +184,12 @@ def _references(table: Any, names: tuple[str, ...]) -> list[Any]:
 def _sequences(table: Any, name: str) -> list[NDArray[np.float64]]:
     import pyarrow as pa
 
-    col = _t.table_column(table, name)
+    col = _c.table_column(table, name)
     if not _is_list(col.type):
         raise _type_error(
             table, name, col, "lists of numbers", "one list of log-probabilities per row"
         )
-    _t.check_present(table, name, col)
+    _c.check_present(table, name, col)
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     if pa.types.is_fixed_size_list(arr.type):
         width = arr.type.list_size
@@ -206,16 +206,16 @@ def _matrix(table: Any, conversion: str, names: tuple[str, ...]) -> NDArray[Any]
     import pyarrow as pa
 
     if len(names) == 1:
-        col = _t.table_column(table, names[0])
+        col = _c.table_column(table, names[0])
         if _is_list(col.type):
-            _t.check_present(table, names[0], col)
+            _c.check_present(table, names[0], col)
             arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
             sizes = np.asarray(arr.value_lengths().to_numpy(zero_copy_only=False))
             if len(sizes) and (sizes != sizes[0]).any():
                 row = int(np.flatnonzero(sizes != sizes[0])[0])
                 raise InputError(
                     message(
-                        _t.where(table, names[0], row),
+                        _c.where(table, names[0], row),
                         "rows of different lengths",
                         int(sizes[row]),
                         f"{int(sizes[0])} values in every row, as in the first",
@@ -228,20 +228,20 @@ def _matrix(table: Any, conversion: str, names: tuple[str, ...]) -> NDArray[Any]
             ).replace_schema_metadata(table.schema.metadata)
             columns = list(wide.column_names)
             if conversion == "label_matrix":
-                return _t.label_matrix(wide, columns)
-            return _t.score_matrix(wide, columns)
+                return _c.label_matrix(wide, columns)
+            return _c.score_matrix(wide, columns)
     if conversion == "label_matrix":
-        return _t.label_matrix(table, list(names))
-    return _t.score_matrix(table, list(names))
+        return _c.label_matrix(table, list(names))
+    return _c.score_matrix(table, list(names))
 
 
 def _one(function: Callable[[Any, str], Any], conversion: str) -> Conversion:
     return lambda table, names: function(table, _single(table, conversion, names))
 
 
-register_conversion("labels", _one(_t.label_array, "labels"))
-register_conversion("scores", _one(_t.score_array, "scores"))
-register_conversion("weights", _one(_t.weight_array, "weights"))
+register_conversion("labels", _one(_c.label_array, "labels"))
+register_conversion("scores", _one(_c.score_array, "scores"))
+register_conversion("weights", _one(_c.weight_array, "weights"))
 register_conversion("strings", _one(_strings, "strings"))
 register_conversion("texts", _one(_texts, "texts"))
 register_conversion("sequences", _one(_sequences, "sequences"))

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.io import _columns as _c
 from scorekit.io import _formats, _readers
 from scorekit.io import _tables as _io
 from scorekit.io._progress import Progress
@@ -228,11 +229,11 @@ def _kind(kind: Any) -> str:
         return "null"
     if pa.types.is_dictionary(kind):
         return _kind(kind.value_type)
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _io.is_string_view(kind):
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or _c.is_string_view(kind):
         return "text"
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
         return "list"
-    if _io.is_numeric(kind):
+    if _c.is_numeric(kind):
         return "number"
     return str(kind)
 
