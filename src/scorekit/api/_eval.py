@@ -52,7 +52,7 @@ def evaluate_table(
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "preds.csv")
     >>> with open(path, "w") as f:
-    ...     _ = f.write("y,p\n1,1\n0,1\n1,1\n0,0\n")
+    ...     _ = f.write("y,p\\n1,1\\n0,1\\n1,1\\n0,0\\n")
     >>> result = evaluate_table(path, task="binary", true=["y"], pred=["p"], metrics=["accuracy"])
     >>> result.values
     {'accuracy': 0.75}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -119,10 +120,18 @@ def evaluate(
         progress=progress,
         **engine_options,
     )
-    values = {
-        key: metric.compute(state)
-        for (key, metric), state in zip(configured.items(), states, strict=True)
-    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = {
+            key: metric.compute(state)
+            for (key, metric), state in zip(configured.items(), states, strict=True)
+        }
+    # metrics that share a state kind (map and map@5) may raise the same text: show it once
+    shown: dict[tuple[type[Warning], str], None] = {}
+    for caught_warning in caught:
+        shown.setdefault((caught_warning.category, str(caught_warning.message)), None)
+    for category, text in shown:
+        warnings.warn(text, category, stacklevel=2)
     return EvaluationResult(
         values=values,
         states=dict(zip(configured, states, strict=True)),
