@@ -483,10 +483,7 @@ def test_missing_httpx_says_how_to_install(monkeypatch):
 
 
 def test_import_scorekit_does_not_import_httpx():
-    code = (
-        "import sys, scorekit, scorekit.cli, scorekit.loadtest; "
-        "print('httpx' in sys.modules)"
-    )
+    code = "import sys, scorekit, scorekit.cli, scorekit.loadtest; print('httpx' in sys.modules)"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
