@@ -151,7 +151,7 @@ class Accuracy(CountsMetric):
 )
 @dataclass(frozen=True)
 class ErrorRate(Accuracy):
-    """Error rate: the fraction of samples whose prediction is wrong, one minus accuracy.
+    """Error rate: the fraction of samples whose prediction is wrong (1 - accuracy).
 
     .. math:: \\mathrm{error\\ rate} = 1 - \\mathrm{accuracy}
         = \\frac{1}{n} \\sum_i [\\hat y_i \\ne y_i]
