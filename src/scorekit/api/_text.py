@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 from scorekit.api._engines import dask_run
@@ -97,20 +97,6 @@ def evaluate_text(
     return TextEvaluation(chosen, states, values, rows)
 
 
-def _tables(blocks: Iterable[tuple[list[str], list[list[str]]]], bar: Any) -> Iterator[Any]:
-    """Each block of lines as a table: a hypothesis and its list of references per row."""
-    import pyarrow as pa
-
-    for hyps, refs in blocks:
-        bar.update(rows=len(hyps))
-        yield pa.table(
-            {
-                _PREDICTIONS: pa.array(hyps, pa.string()),
-                _REFERENCES: pa.array(refs, pa.list_(pa.string())),
-            }
-        )
-
-
 def _stream_states(
     hyps: str,
     refs: Sequence[str],
@@ -119,20 +105,16 @@ def _stream_states(
     progress: bool | None,
 ) -> tuple[dict[str, State], int]:
     """The files read ``chunk_size`` lines at a time, the blocks folded by the stream engine."""
-    from scorekit import io
-    from scorekit.engines import DEFAULT_CHUNK_SIZE, resolve
-    from scorekit.engines.stream import fold
-    from scorekit.text import read_line_blocks
+    from scorekit import engines
+    from scorekit.text import LineFiles
 
-    listed = list(metrics.values())
-    roles = resolve(listed, None, [_PREDICTIONS, _REFERENCES])
-    bar = io.Progress(enabled=io.progress_wanted(progress))
-    try:
-        blocks = read_line_blocks(hyps, refs, chunk_size or DEFAULT_CHUNK_SIZE)
-        merged, rows = fold(listed, _tables(blocks, bar), roles)
-    finally:
-        bar.close()
-    return dict(zip(metrics, merged, strict=True)), rows
+    states, rows = engines.engine("stream")(
+        LineFiles(hyps, refs),
+        list(metrics.values()),
+        chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
+        progress=progress,
+    )
+    return dict(zip(metrics, states, strict=True)), rows
 
 
 def _dask_states(

@@ -5,8 +5,9 @@ in-memory table (pyarrow, pandas or a dict of columns), or a list of files. A
 source knows the columns it has and yields pyarrow tables of at most
 ``chunk_size`` rows, each carrying the schema metadata ``scorekit.source``,
 ``scorekit.format`` and ``scorekit.offset``, so an error in a chunk names the
-file, line and column (see :func:`scorekit.io._tables._where`). The file readers are in
-:mod:`scorekit.io._readers`.
+file, line and column (see :func:`scorekit.io.where`). The file readers are in
+:mod:`scorekit.io._readers`; a family may define a :class:`Source` of its own (text's
+line-aligned files), which :func:`open_source` and :func:`as_table` take as it is.
 """
 
 from __future__ import annotations
@@ -274,6 +275,8 @@ def open_source(source: Any) -> Source:
     """
     import pyarrow as pa
 
+    if isinstance(source, Source):
+        return source
     if isinstance(source, str | os.PathLike):
         return _file_source(source)
     if isinstance(source, pa.Table | pa.RecordBatch | Mapping) or _is_pandas(source):
@@ -296,6 +299,8 @@ def as_table(source: Any, columns: Sequence[str] | None = None) -> Any:
     import pyarrow as pa
 
     wanted = None if columns is None else list(columns)
+    if isinstance(source, Source):
+        return _whole(source, wanted)
     if isinstance(source, pa.Table):
         return source if wanted is None else source.select(wanted)
     if isinstance(source, pa.RecordBatch):
@@ -327,6 +332,17 @@ def as_table(source: Any, columns: Sequence[str] | None = None) -> Any:
             "a pyarrow Table, a pandas DataFrame, a dict of columns, a path, a glob or a directory",
         )
     )
+
+
+def _whole(source: Source, wanted: list[str] | None) -> Any:
+    """Every chunk of a :class:`Source` joined into one table."""
+    import pyarrow as pa
+
+    columns = source.columns() if wanted is None else wanted
+    parts = list(source.chunks(columns, 1 << 20, Progress(enabled=False), ReadPlan()))
+    if not parts:
+        return pa.table({c: pa.array([], pa.null()) for c in columns})
+    return pa.concat_tables(parts).replace_schema_metadata(None)
 
 
 def _check_keys(columns: Mapping[Any, Any]) -> None:

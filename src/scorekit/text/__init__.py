@@ -5,13 +5,15 @@ ROUGE-W/S/SU with ROUGE-1.5.5; perplexity follows PyTorch's cross-entropy
 arithmetic. Every metric keeps summed statistics as its state, so corpus values
 from streamed or merged chunks equal the in-memory ones.
 
-Also here: :data:`TOKENIZERS` (the tokenizer names BLEU accepts), and
+Also here: :data:`TOKENIZERS` (the tokenizer names BLEU accepts);
 :func:`read_parallel` and :func:`read_line_blocks`, which read line-aligned
-hypothesis and reference files (whole, or a block of lines at a time).
+hypothesis and reference files (whole, or a block of lines at a time); and
+:class:`LineFiles`, those files as a source of :func:`scorekit.evaluate`.
 """
 
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.text._lines import read_line_blocks, read_parallel
+from scorekit.text._source import LineFiles
 from scorekit.text._tokenize import TOKENIZERS
 
 # BLEU
@@ -41,6 +43,7 @@ __all__: list[str] = [
     "TOKENIZERS",
     "BLEUResult",
     "BLEUStats",
+    "LineFiles",
     "NLLSums",
     "Perplexity",
     "PerplexityResult",
