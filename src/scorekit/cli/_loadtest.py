@@ -8,7 +8,6 @@ import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
-from scorekit import throughput
 from scorekit.cli._flags import format_flag, number_above, positive_int, slo_flag, write_warnings
 from scorekit.errors import InputError, message
 
@@ -82,7 +81,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run :func:`scorekit.loadtest.run_loadtest` and print the report of its records."""
-    from scorekit import loadtest
+    from scorekit import loadtest, throughput
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
     if args.out and not Path(args.out).resolve().parent.is_dir():

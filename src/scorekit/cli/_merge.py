@@ -6,7 +6,6 @@ import argparse
 import warnings
 from typing import Any, TextIO
 
-from scorekit import throughput
 from scorekit.api import merge_with_header, save_states
 from scorekit.cli._flags import format_flag
 from scorekit.cli._output import display_values, write_values
@@ -67,6 +66,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _merged_throughput(
     args: argparse.Namespace, result: Any, header: dict[str, Any], out: TextIO, err: TextIO
 ) -> int:
+    from scorekit import throughput
+
     if args.format not in throughput.FORMATS:
         raise ConfigError(
             message(

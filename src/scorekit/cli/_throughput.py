@@ -6,7 +6,6 @@ import argparse
 import warnings
 from typing import Any, TextIO
 
-from scorekit import api, throughput
 from scorekit.cli._flags import (
     add_scale_flags,
     check_scale_flags,
@@ -46,6 +45,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """The report of the records, whole or from merged states, in the format asked for."""
+    from scorekit import throughput
+
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
     check_scale_flags(args, NAME)
     if scaled(args) or args.save_state:
@@ -63,6 +64,8 @@ def _from_states(
     args: argparse.Namespace, slo: dict[str, float] | None, out: TextIO, err: TextIO
 ) -> int:
     """The report from the metric states of :func:`scorekit.api.throughput_states`."""
+    from scorekit import api, throughput
+
     metrics = throughput.report_metrics(slo)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
