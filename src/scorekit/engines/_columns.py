@@ -237,16 +237,15 @@ def summarize_table(
     chunk = Chunk(table)
     side = side or {}
     states: list[Any] = [None] * len(metrics)
-    groups: dict[str, list[int]] = {}
+    groups: dict[str, tuple[Any, list[int]]] = {}
     for i, metric in enumerate(metrics):
-        if input_kind(metric.inputs).summarize is None:
+        hook = input_kind(metric.inputs).summarize
+        if hook is None:
             args, kwargs = batch_arguments(metric, chunk, mapping)
             states[i] = metric.summarize(*args, **kwargs)
         else:
-            groups.setdefault(metric.inputs, []).append(i)
-    for kind, index in groups.items():
-        hook = input_kind(kind).summarize
-        assert hook is not None
+            groups.setdefault(metric.inputs, (hook, []))[1].append(i)
+    for hook, index in groups.values():
         part = hook([metrics[i] for i in index], chunk, mapping, side)
         for i, state in zip(index, part, strict=True):
             states[i] = state
