@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from scorekit.api._engines import dask_run
+from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.errors import InputError, message
 
 __all__ = ["RunEvaluation", "evaluate_run"]
@@ -94,7 +95,7 @@ def evaluate_run(
                 )
             else:
                 states, rows, texts = _rank_stream(
-                    qrels, run, chosen, size=chunk_size or _default_size(), show=progress
+                    qrels, run, chosen, size=chunk_size or DEFAULT_CHUNK_SIZE, show=progress
                 )
             means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
             per = ranking.per_query_values(states) if per_query else None
@@ -103,55 +104,33 @@ def evaluate_run(
     return RunEvaluation(result, chosen, rows, shown)
 
 
-def _default_size() -> int:
-    from scorekit.engines import DEFAULT_CHUNK_SIZE
-
-    return DEFAULT_CHUNK_SIZE
-
-
-def _run_chunks(path: Path, name: str, size: int, bar: Any) -> Iterator[Any]:
-    """The rows of a TREC run, ``size`` at a time, whatever the file's name ends in."""
-    from scorekit import io
-
-    rows = 0
-    for batch, position in io.batches(path, "trec", list(_QUERY_DOC_SCORE), size, None):
-        table = io.with_meta(io.batch_table(batch), name, "trec", rows)
-        rows += table.num_rows
-        bar.update(rows=table.num_rows, bytes_read=position)
-        yield table
-
-
 def _rank_stream(
     qrels: Any, run_path: str, chosen: dict[str, Any], *, size: int, show: bool | None
 ) -> tuple[dict[str, Any], int, list[str]]:
-    """States of ranking metrics over a TREC run read in chunks of ``size`` rows.
+    """States of ranking metrics over a TREC run read by the stream engine in chunks of ``size``.
 
     The run must list the rows of each query together (sorted by query, as
-    search systems write runs). The chunks are folded by the stream engine
-    (:func:`scorekit.engines.stream.fold`): the rows of a query are brought
-    together across chunks and judged once for all metrics, and the per-query
-    states are merged.
+    search systems write runs): the engine brings the rows of a query together
+    across chunks and judges them once for all metrics, whatever the run file's
+    name ends in.
     """
-    from scorekit import io
-    from scorekit.engines.stream import fold
+    from scorekit import engines, io
     from scorekit.ranking import as_qrels
 
     judgments = as_qrels(qrels)
     path = Path(run_path)
     if not path.is_file():
         raise InputError(message(run_path, "no such file", None, "an existing run file"))
-    bar = io.Progress(total_bytes=path.stat().st_size, enabled=io.progress_wanted(show))
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            states, rows = fold(
-                list(chosen.values()),
-                _run_chunks(path, run_path, size, bar),
-                {role: (role,) for role in _QUERY_DOC_SCORE},
-                {"qrels": judgments},
-            )
-    finally:
-        bar.close()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        states, rows = engines.engine("stream")(
+            io.FileSource([path], run_path, fmt="trec"),
+            list(chosen.values()),
+            columns={role: role for role in _QUERY_DOC_SCORE},
+            side={"qrels": judgments},
+            chunk_size=size,
+            progress=show,
+        )
     texts = list(dict.fromkeys(str(w.message) for w in caught))
     return dict(zip(chosen, states, strict=True)), rows, texts
 

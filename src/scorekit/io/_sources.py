@@ -134,12 +134,18 @@ def _length(source: Any) -> int | None:
 
 
 class FileSource(Source):
-    """Files read one after the other in batches, in the order given."""
+    """Files read one after the other in batches, in the order given.
 
-    def __init__(self, files: Sequence[Path], name: str) -> None:
+    Each file is read in the format its name says, or in the registered format
+    named ``fmt`` whatever the names end in (a TREC run called ``results.test``).
+    """
+
+    def __init__(self, files: Sequence[Path], name: str, fmt: str | None = None) -> None:
         self.files = list(files)
         self.name = name
-        self.formats = [_formats.format_of(p) for p in self.files]
+        if fmt is not None:
+            _formats.format_named(fmt)
+        self.formats = [fmt or _formats.format_of(p) for p in self.files]
         self.total_bytes = sum(_size(p) for p in self.files)
         self._headers: dict[int, list[str]] = {}
 
