@@ -7,6 +7,7 @@ from typing import Any
 
 from scorekit.core import InputKind, Metric, State, register_input_kind
 from scorekit.throughput._input import COLUMNS, OPTIONAL
+from scorekit.throughput._records import as_records
 
 
 def _records(table: Any, mapping: Mapping[str, tuple[str, ...]]) -> Any:
@@ -23,7 +24,10 @@ def _summarize(
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any],
 ) -> list[State]:
-    records = _records(chunk.table, mapping)
+    if not metrics:
+        return []
+    # checked once for every metric, with the first metric's name (the one that would fail first)
+    records = as_records(metrics[0].name, _records(chunk.table, mapping))
     return [metric.summarize(records) for metric in metrics]
 
 
