@@ -3,34 +3,15 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from scorekit.core import Metric
 from scorekit.errors import UndefinedMetricWarning
 
-__all__ = ["dask_run", "fold_file"]
+__all__ = ["dask_run"]
 
 T = TypeVar("T")
-
-
-def fold_file(
-    source: str,
-    wanted: Sequence[str],
-    size: int,
-    show: bool | None,
-    fold: Callable[[Iterable[Any]], T],
-) -> T:
-    """Apply ``fold`` to the chunks of a file (or glob, or directory) read by the stream engine.
-
-    The engine fixes the type of a column from its first block and, when a later
-    value does not fit, settles the column types and calls ``fold`` again from
-    the start (see :func:`scorekit.engines.stream.read_chunks`), so the result is
-    that of the whole file.
-    """
-    from scorekit.engines.stream import read_chunks
-
-    return read_chunks(source, wanted, size, fold, progress=show)
 
 
 def dask_run(
@@ -44,7 +25,8 @@ def dask_run(
 ) -> tuple[dict[str, Any], int, list[str]]:
     """The states of ``metrics`` over ``source`` computed on a Dask cluster, with warnings.
 
-    ``source`` is a path (glob, directory) of table files or an in-memory table;
+    ``source`` is a path (glob, directory) of table files, an in-memory table or
+    a :class:`scorekit.io.Source`;
     ``scheduler`` the address of a running cluster, or ``workers`` the worker
     processes of a local one.
     """
@@ -52,10 +34,7 @@ def dask_run(
     from scorekit.engines.dask import dask_states
     from scorekit.io import open_source
 
-    if isinstance(source, str):
-        present = open_source(source).columns()
-    else:
-        present = list(source.column_names)
+    present = open_source(source).columns()
     listed = list(metrics.values())
     mapping = resolve(listed, columns, present)
     with warnings.catch_warnings(record=True) as caught:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scorekit import io
-from scorekit.api._engines import fold_file
 from scorekit.api._task import Evaluation, _plan
 from scorekit.api._task_dask import dask_eval
 from scorekit.api._task_fold import classes_of, evaluate_chunks
 from scorekit.engines import DEFAULT_CHUNK_SIZE
+from scorekit.engines.stream import read_chunks
 
 __all__ = ["evaluate_table"]
 
@@ -63,13 +63,15 @@ def evaluate_table(
     size = chunk_size or DEFAULT_CHUNK_SIZE
     classes = None
     if task == "multiclass" and score:
-        classes = fold_file(path, [true[0]], size, False, lambda chunks: classes_of(plan, chunks))
+        classes = read_chunks(
+            path, [true[0]], size, progress=False, use=lambda chunks: classes_of(plan, chunks)
+        )
     if engine == "dask":
         return dask_eval(plan, metrics, classes, size=size, scheduler=scheduler, workers=workers)
-    return fold_file(
+    return read_chunks(
         path,
         plan.needed(),
         size,
-        progress,
-        lambda chunks: evaluate_chunks(plan, chunks, metrics, classes),
+        progress=progress,
+        use=lambda chunks: evaluate_chunks(plan, chunks, metrics, classes),
     )

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.api._engines import dask_run, fold_file
+from scorekit.api._engines import dask_run
 from scorekit.api._task import (
     _PRED_KINDS,
     Evaluation,
@@ -20,6 +20,7 @@ from scorekit.api._task import (
     default_metrics,
 )
 from scorekit.core import Metric
+from scorekit.engines.stream import read_chunks
 from scorekit.errors import InputError, ScorekitError, message
 
 __all__ = ["dask_eval"]
@@ -121,7 +122,7 @@ def dask_eval(
     names = list(dict.fromkeys(specs or ())) or default_metrics(
         plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
     )
-    first = fold_file(plan.source, plan.needed(), size, False, _first)
+    first = read_chunks(plan.source, plan.needed(), size, progress=False, use=_first)
     if first is None:
         raise InputError(message(plan.source, "no data", None, "a table with rows"))
     pos_label = _pos_label(plan.pos_label, _io.label_array(first, plan.true[0]))

@@ -17,8 +17,6 @@ TEXT_DEFAULTS = ("bleu", "rouge1", "rouge2", "rougeL")
 """The metrics :func:`evaluate_text` reports when none are named."""
 
 _ROUGE_TYPE = re.compile(r"^rouge([1-9]|L|Lsum)$")
-_PREDICTIONS = "predictions"
-_REFERENCES = "references"
 
 
 @dataclasses.dataclass
@@ -124,18 +122,9 @@ def _dask_states(
     scheduler: str | None,
     workers: int | None,
 ) -> tuple[dict[str, State], int]:
-    """The files read here and their lines sent to a Dask cluster as a table.
+    """The files read here and their lines sent to a Dask cluster as a table."""
+    from scorekit.text import LineFiles
 
-    The table has a column of hypotheses and one per reference file.
-    """
-    import pyarrow as pa
-
-    from scorekit.text import read_parallel
-
-    hyp_lines, ref_lines = read_parallel(hyps, refs)
-    names = [f"reference_{i}" for i in range(len(refs))]
-    columns = {name: [r[i] for r in ref_lines] for i, name in enumerate(names)}
-    table = pa.table({_PREDICTIONS: pa.array(hyp_lines, pa.string()), **columns})
-    mapping = {_REFERENCES: names, _PREDICTIONS: _PREDICTIONS}
-    states, rows, _ = dask_run(table, metrics, mapping, scheduler=scheduler, workers=workers)
+    source = LineFiles(hyps, refs)
+    states, rows, _ = dask_run(source, metrics, None, scheduler=scheduler, workers=workers)
     return states, rows

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from scorekit.api._engines import dask_run, fold_file
+from scorekit.api._engines import dask_run
 from scorekit.core import Metric, State
+from scorekit.engines.stream import read_chunks
 
 __all__ = ["throughput_states"]
 
@@ -69,7 +70,9 @@ def throughput_states(
             rows += checked.n
         return {key: _merged(metric, parts[key]) for key, metric in metrics.items()}, rows
 
-    return fold_file(records, wanted, chunk_size or DEFAULT_CHUNK_SIZE, progress, fold)
+    return read_chunks(
+        records, wanted, chunk_size or DEFAULT_CHUNK_SIZE, progress=progress, use=fold
+    )
 
 
 def _merged(metric: Metric[Any], parts: list[State]) -> State:
