@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["PRF_CONVENTION", "PRF_REFERENCE", "SK"]
+from scorekit.core import SK
 
-SK = "scikit-learn's"
-"""How the explanations name scikit-learn as the reference implementation."""
+__all__ = ["PRF_CONVENTION", "PRF_REFERENCE"]
 
 PRF_CONVENTION = (
     "average='binary' (default) reports the class pos_label (default 1); 'micro' pools "

@@ -16,8 +16,7 @@ from numpy.typing import NDArray
 
 from scorekit._check import as_labels
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
-from scorekit.classification._explanations import SK
-from scorekit.core import Explanation, Metric, register
+from scorekit.core import SK, Explanation, Metric, register
 from scorekit.errors import (
     ConfigError,
     InputError,

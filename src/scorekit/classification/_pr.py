@@ -15,7 +15,6 @@ from scorekit.classification._binned import (
     BinnedScores,
     binned_ap,
 )
-from scorekit.classification._explanations import SK
 from scorekit.classification._histogram import (
     Float,
     ScoreHistogram,
@@ -38,7 +37,7 @@ from scorekit.classification._scores import (
     _samples_mean,
     _warn,
 )
-from scorekit.core import Estimate, Explanation, register
+from scorekit.core import SK, Estimate, Explanation, register
 from scorekit.errors import (
     ConfigError,
     InputError,

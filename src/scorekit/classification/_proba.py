@@ -25,8 +25,7 @@ from scorekit._check import (
     check_same_length,
     union_labels,
 )
-from scorekit.classification._explanations import SK
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import SK, Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = ["Brier", "LogLoss", "ProbaSums", "brier", "log_loss"]

@@ -18,7 +18,7 @@ format, engine or command.
 from __future__ import annotations
 
 from scorekit.core._estimate import Estimate
-from scorekit.core._explanation import Explanation
+from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fold import MergeTree, merge_states
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import (
@@ -43,6 +43,7 @@ from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
 
 __all__ = [
     "INPUT_KINDS",
+    "SK",
     "STATE_FORMAT",
     "Estimate",
     "EvaluationResult",
@@ -67,5 +68,6 @@ __all__ = [
     "parse_metric",
     "register",
     "register_input_kind",
+    "sentences",
     "state_field",
 ]

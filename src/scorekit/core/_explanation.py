@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Explanation"]
+__all__ = ["SK", "Explanation", "sentences"]
+
+SK = "scikit-learn's"
+"""How explanations name scikit-learn as the reference implementation."""
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,14 @@ class Explanation:
     formula: str
     convention: str
     reference: str
+
+
+def sentences(*parts: str) -> str:
+    """Sentences joined into one paragraph (the text of an explanation field).
+
+    Examples
+    --------
+    >>> sentences("Counts are weighted.", "Empty input raises.")
+    'Counts are weighted. Empty input raises.'
+    """
+    return " ".join(parts)

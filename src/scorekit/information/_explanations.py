@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["COUNTS", "SK", "SPLIT", "TABLE", "sentences"]
-
-SK = "scikit-learn's"
-"""How the explanations name scikit-learn as the reference implementation."""
+__all__ = ["COUNTS", "SPLIT", "TABLE"]
 
 COUNTS = (
     "Counts are weighted when sample_weight is given. The state is the count of each class, "
@@ -32,14 +29,3 @@ TABLE = (
     "and best_split returns the best column, the test ID3, C4.5 or CART would put at the root."
 )
 """The state of the split criteria and the functions that rank features by them."""
-
-
-def sentences(*parts: str) -> str:
-    """Sentences joined into one paragraph.
-
-    Examples
-    --------
-    >>> sentences("Counts are weighted.", "Empty input raises.")
-    'Counts are weighted. Empty input raises.'
-    """
-    return " ".join(parts)

@@ -15,9 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels, as_scores, as_weights, check_same_length, union_labels
-from scorekit.core import Explanation, Metric, register
+from scorekit.core import SK, Explanation, Metric, register, sentences
 from scorekit.errors import ConfigError, InputError, choices, message, raw
-from scorekit.information._explanations import COUNTS, SK, sentences
+from scorekit.information._explanations import COUNTS
 from scorekit.information._kernels import entropy_rows, gini_rows, split_score, value_counts
 from scorekit.information._tables import (
     ClassCounts,

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from scorekit._check import as_labels
-from scorekit.core import Explanation, Metric, register
+from scorekit.core import Explanation, Metric, register, sentences
 from scorekit.errors import UndefinedMetricWarning
-from scorekit.information._explanations import SPLIT, TABLE, sentences
+from scorekit.information._explanations import SPLIT, TABLE
 from scorekit.information._kernels import Scored, split_score
 from scorekit.information._measures import summarize_pairs
 from scorekit.information._tables import (

@@ -30,7 +30,7 @@ from scorekit.classification import (
     zero_division_ratio,
 )
 from scorekit.classification import roc_auc as _roc_auc
-from scorekit.core import Explanation, register
+from scorekit.core import SK, Explanation, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -39,7 +39,6 @@ from scorekit.errors import (
     message,
     raw,
 )
-from scorekit.multilabel._explanations import SK
 
 SamplesAverage = Literal["samples", "micro", "macro", "weighted"] | None
 _JACCARD_AVERAGES: tuple[str | None, ...] = ("samples", "micro", "macro", "weighted", None)

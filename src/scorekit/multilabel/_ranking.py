@@ -17,9 +17,8 @@ from numpy.typing import NDArray
 
 from scorekit._check import as_scores
 from scorekit.classification import as_indicator
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import SK, Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
-from scorekit.multilabel._explanations import SK
 from scorekit.multilabel._labels import _no_data, _pair, _zero_weight
 
 _TIES = ("pessimistic", "average")

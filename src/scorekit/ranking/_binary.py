@@ -17,9 +17,9 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register
+from scorekit.core import Explanation, register, sentences
 from scorekit.errors import ConfigError, message
-from scorekit.ranking._explanations import NO_RELEVANT, ORDER, TE, sentences
+from scorekit.ranking._explanations import NO_RELEVANT, ORDER, TE
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import RankingMetric, _ratio, _running_count
 

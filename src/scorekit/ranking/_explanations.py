@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["GAIN", "NO_RELEVANT", "ORDER", "TE", "sentences"]
+__all__ = ["GAIN", "NO_RELEVANT", "ORDER", "TE"]
 
 TE = "trec_eval (through pytrec_eval)"
 """How the explanations name trec_eval as the reference implementation."""
@@ -29,14 +29,3 @@ GAIN = (
     "relevance_level does not change gains."
 )
 """The gain of a graded document in the cumulative-gain metrics."""
-
-
-def sentences(*parts: str) -> str:
-    """Sentences joined into one paragraph.
-
-    Examples
-    --------
-    >>> sentences("Ties break by doc id.", "Unjudged is non-relevant.")
-    'Ties break by doc id. Unjudged is non-relevant.'
-    """
-    return " ".join(parts)

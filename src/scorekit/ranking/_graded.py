@@ -17,10 +17,10 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register
+from scorekit.core import Explanation, register, sentences
 from scorekit.errors import ConfigError, choices, message
 from scorekit.ranking._data import Qrels
-from scorekit.ranking._explanations import GAIN, ORDER, TE, sentences
+from scorekit.ranking._explanations import GAIN, ORDER, TE
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import GAINS, QueryValues, RankingMetric, _gain, _ratio
 
@@ -183,9 +183,6 @@ class NDCG(_GainMetric):
     def _query_values(self, judged: Judged) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         ideal = self.ideal(judged)
         return _ratio(self._dcg(judged), ideal), np.asarray(ideal <= 0)
-
-    def _undefined(self, judged: Judged) -> NDArray[np.bool_]:
-        return np.asarray(self.ideal(judged) <= 0)
 
     def _undefined_text(self, count: int, total: int) -> str:
         return (

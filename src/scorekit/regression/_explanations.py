@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["INPUT", "OUTPUTS", "SK", "SUMS", "VARIANCE_OUTPUTS", "sentences"]
-
-SK = "scikit-learn's"
-"""How the explanations name scikit-learn as the reference implementation."""
+__all__ = ["INPUT", "OUTPUTS", "SUMS", "VARIANCE_OUTPUTS"]
 
 OUTPUTS = (
     "For 2-D targets (samples x outputs) multioutput='uniform_average' (default) averages the "
@@ -31,14 +28,3 @@ VARIANCE_OUTPUTS = (
     "targets (the uniform mean when every output is constant)."
 )
 """The extra ``multioutput`` option of R^2 and explained variance."""
-
-
-def sentences(*parts: str) -> str:
-    """Sentences joined into one paragraph.
-
-    Examples
-    --------
-    >>> sentences("A fraction.", "Natural logarithm.")
-    'A fraction. Natural logarithm.'
-    """
-    return " ".join(parts)

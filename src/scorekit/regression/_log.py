@@ -12,14 +12,14 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register
+from scorekit.core import SK, Explanation, register, sentences
 from scorekit.errors import InputError, message, raw
 from scorekit.regression._base import (
     Block,
     Multioutput,
     ensure_finite,
 )
-from scorekit.regression._explanations import INPUT, OUTPUTS, SK, SUMS, sentences
+from scorekit.regression._explanations import INPUT, OUTPUTS, SUMS
 from scorekit.regression._means import _OUTPUT_VARIANTS, _MeanError
 
 __all__ = ["MSLE", "RMSLE", "check_log_domain", "msle", "rmsle"]

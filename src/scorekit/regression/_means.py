@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register
+from scorekit.core import SK, Explanation, register, sentences
 from scorekit.regression._base import (
     Block,
     ErrorSums,
@@ -32,7 +32,7 @@ from scorekit.regression._base import (
     total_weight,
     wsum,
 )
-from scorekit.regression._explanations import INPUT, OUTPUTS, SK, SUMS, sentences
+from scorekit.regression._explanations import INPUT, OUTPUTS, SUMS
 
 __all__ = ["MAE", "MSE", "RMSE", "mae", "mse", "rmse"]
 

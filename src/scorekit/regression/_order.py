@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import (
+    SK,
     Estimate,
     Explanation,
     Metric,
@@ -17,6 +18,7 @@ from scorekit.core import (
     State,
     check_relative_accuracy,
     register,
+    sentences,
     state_field,
 )
 from scorekit.errors import InputError, message, raw
@@ -33,7 +35,7 @@ from scorekit.regression._base import (
     require_data,
     targets,
 )
-from scorekit.regression._explanations import INPUT, OUTPUTS, SK, sentences
+from scorekit.regression._explanations import INPUT, OUTPUTS
 
 __all__ = ["AbsErrors", "MaxAbsError", "MaxError", "MedAE", "max_error", "medae"]
 

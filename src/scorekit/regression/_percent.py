@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register
+from scorekit.core import SK, Explanation, register, sentences
 from scorekit.errors import UndefinedMetricWarning
 from scorekit.regression._base import (
     EPS,
@@ -26,7 +26,7 @@ from scorekit.regression._base import (
     require_data,
     wsum,
 )
-from scorekit.regression._explanations import INPUT, OUTPUTS, SK, SUMS, sentences
+from scorekit.regression._explanations import INPUT, OUTPUTS, SUMS
 from scorekit.regression._means import _OUTPUT_VARIANTS, _abs_diff, _MeanError
 
 __all__ = ["MAPE", "SMAPE", "WMAPE", "mape", "smape", "wmape"]

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, State, state_field
+from scorekit.core import SK, Explanation, State, sentences, state_field
 from scorekit.core import register as _register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message
 from scorekit.regression._base import (
@@ -42,7 +42,7 @@ from scorekit.regression._base import (
     total_weight,
     wsum,
 )
-from scorekit.regression._explanations import INPUT, OUTPUTS, SK, VARIANCE_OUTPUTS, sentences
+from scorekit.regression._explanations import INPUT, OUTPUTS, VARIANCE_OUTPUTS
 
 __all__ = [
     "R2",

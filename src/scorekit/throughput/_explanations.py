@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["KEPT", "VLLM", "WALL", "sentences"]
+__all__ = ["KEPT", "VLLM", "WALL"]
 
 VLLM = "vLLM's benchmarks/benchmark_serving.py"
 """The reference implementation of the serving metrics."""
@@ -24,14 +24,3 @@ KEPT = (
     "exact. No value: nan with an UndefinedMetricWarning. Seconds; reports show milliseconds."
 )
 """Which requests the latencies cover, their statistics, and what their state keeps."""
-
-
-def sentences(*parts: str) -> str:
-    """Sentences joined into one paragraph.
-
-    Examples
-    --------
-    >>> sentences("Failed requests extend the wall time.", "Seconds.")
-    'Failed requests extend the wall time. Seconds.'
-    """
-    return " ".join(parts)

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from scorekit.core import Explanation, Metric, register
+from scorekit.core import Explanation, Metric, register, sentences
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
-from scorekit.throughput._explanations import KEPT, VLLM, sentences
+from scorekit.throughput._explanations import KEPT, VLLM
 from scorekit.throughput._records import as_records
 from scorekit.throughput._state import (
     LATENCIES,

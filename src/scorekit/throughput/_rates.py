@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from scorekit.core import Explanation, Metric, register
+from scorekit.core import Explanation, Metric, register, sentences
 from scorekit.errors import ConfigError, StateMismatchError, message
-from scorekit.throughput._explanations import VLLM, WALL, sentences
+from scorekit.throughput._explanations import VLLM, WALL
 from scorekit.throughput._records import as_records
 from scorekit.throughput._slo import SLO_KEYS, parse_slo
 from scorekit.throughput._state import RequestTotals, per_second, slo_items, totals, undefined
