@@ -560,11 +560,12 @@ def as_strings(
             return flat, counts
     flat = []
     counts = []
+    one_or_list = per_item == "string_or_list"
     for i, entry in enumerate(items):
         if isinstance(entry, np.ndarray):
             entry = entry.tolist()
-        if isinstance(entry, str) and per_item == "string_or_list":
-            flat.append(str(entry))
+        if one_or_list and isinstance(entry, str):
+            flat.append(entry if type(entry) is str else str(entry))
             counts.append(1)
             continue
         if not isinstance(entry, list | tuple):

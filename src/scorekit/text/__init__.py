@@ -11,9 +11,10 @@ hypothesis and reference files (whole, or a block of lines at a time); and
 :class:`LineFiles`, those files as a source of :func:`scorekit.evaluate`.
 """
 
+from typing import TYPE_CHECKING
+
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.text._lines import read_line_blocks, read_parallel
-from scorekit.text._source import LineFiles
 from scorekit.text._tokenize import TOKENIZERS
 
 # BLEU
@@ -33,6 +34,9 @@ from scorekit.text.rouge import (
     RougeSums,
     rouge,
 )
+
+if TYPE_CHECKING:
+    from scorekit.text._source import LineFiles
 
 __all__: list[str] = [
     "BLEU",
@@ -57,3 +61,13 @@ __all__: list[str] = [
     "rouge",
     "sentence_bleu",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # LineFiles is a scorekit.io source: loaded on first use, so that in-memory BLEU and
+    # ROUGE do not import the file readers
+    if name == "LineFiles":
+        from scorekit.text._source import LineFiles
+
+        return LineFiles
+    raise AttributeError(f"module 'scorekit.text' has no attribute {name!r}")

@@ -116,17 +116,8 @@ class _RougeBase(Metric[RougeSums]):
             raise ConfigError(
                 message(self.name, "stemmer must be True or False", self.stemmer, "a bool")
             )
-        if isinstance(self.tokenizer, str):
-            if self.tokenizer not in TOKENIZERS:
-                raise ConfigError(
-                    message(
-                        self.name,
-                        "unknown tokenizer",
-                        self.tokenizer,
-                        choices(TOKENIZERS) + " or a callable",
-                    )
-                )
-        elif not callable(self.tokenizer):
+        known = isinstance(self.tokenizer, str) and self.tokenizer in TOKENIZERS
+        if not known and (isinstance(self.tokenizer, str) or not callable(self.tokenizer)):
             raise ConfigError(
                 message(
                     self.name,
