@@ -10,6 +10,8 @@
   columns into arrays with errors naming file, line and column;
   :func:`register_conversion` and :class:`Chunk` convert a column once per chunk.
 - :class:`Progress`: the progress line of long reads.
+- :func:`read_limited`: a whole file (state, SQuAD, prompts), regular files only,
+  at most :func:`max_file_size` bytes read and decompressed.
 
 This package knows no metric family, engine or command.
 """
@@ -50,6 +52,14 @@ from scorekit.io._formats import (
     listed_in_directories,
     register_format,
 )
+from scorekit.io._limits import (
+    DEFAULT_MAX_FILE_SIZE,
+    MAX_FILE_SIZE_VARIABLE,
+    max_file_size,
+    parse_size,
+    read_limited,
+    require_regular,
+)
 from scorekit.io._progress import Progress, format_bytes, format_count, format_duration
 from scorekit.io._progress import wanted as progress_wanted
 from scorekit.io._readers import batches, columns_of
@@ -79,7 +89,9 @@ from scorekit.io._tables import (
 
 __all__ = [
     "BOM",
+    "DEFAULT_MAX_FILE_SIZE",
     "FORMAT_KEY",
+    "MAX_FILE_SIZE_VARIABLE",
     "OFFSET_KEY",
     "SOURCE_KEY",
     "SUPPORTED_EXTENSIONS",
@@ -116,16 +128,20 @@ __all__ = [
     "label_array",
     "label_matrix",
     "listed_in_directories",
+    "max_file_size",
     "nonblank_line",
     "open_file",
     "open_source",
     "open_text",
+    "parse_size",
     "progress_wanted",
     "pyarrow_error",
     "read_batches",
+    "read_limited",
     "read_table",
     "register_conversion",
     "register_format",
+    "require_regular",
     "score_array",
     "score_matrix",
     "skip",
