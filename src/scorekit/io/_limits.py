@@ -136,10 +136,10 @@ def read_limited(path: str | os.PathLike[str], what: str, limit: int | None = No
     >>> _ = path.write_bytes(gzip.compress(b"{}" * 100))
     >>> len(read_limited(path, "a JSON file"))
     200
-    >>> read_limited(path, "a JSON file", limit=10)
+    >>> read_limited(path, "a JSON file", limit=50)
     Traceback (most recent call last):
     ...
-    scorekit.errors.InputError: ...: file too large (more than 10 bytes once decompressed) ...
+    scorekit.errors.InputError: ...: file too large (more than 50 bytes once decompressed); ...
     """
     where = Path(path)
     cap = max_file_size() if limit is None else limit
