@@ -16,6 +16,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import difflib
+import inspect
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -26,7 +27,7 @@ import numpy as np
 
 from scorekit.core._inputs import input_kinds
 from scorekit.core._providers import load_all
-from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message
+from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = [
     "STATE_FORMAT",
@@ -286,11 +287,42 @@ class Metric(abc.ABC, Generic[S]):
 
     def update(self, state: S, *batch: Any, **kwargs: Any) -> S:
         """Fold one more batch into ``state``."""
-        return self.merge(state, self.summarize(*batch, **kwargs))
+        return self.merge(state, self._summarize_checked(batch, kwargs))
 
     def score(self, *batch: Any, **kwargs: Any) -> Any:
-        """Compute the metric on one in-memory batch: ``compute(summarize(batch))``."""
-        return self.compute(self.summarize(*batch, **kwargs))
+        """Compute the metric on one in-memory batch: ``compute(summarize(batch))``.
+
+        Inputs that do not fit :meth:`summarize` (too few, too many, an unknown
+        keyword) raise an :class:`~scorekit.errors.InputError` naming the metric
+        and the inputs it takes.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> parse_metric("accuracy").score([1, 0])
+        Traceback (most recent call last):
+        ...
+        scorekit.errors.InputError: accuracy: wrong inputs; got 1 positional input, expected \
+(y_true, y_pred, sample_weight=None).
+        """
+        return self.compute(self._summarize_checked(batch, kwargs))
+
+    def _summarize_checked(self, batch: tuple[Any, ...], kwargs: dict[str, Any]) -> S:
+        try:
+            return self.summarize(*batch, **kwargs)
+        except TypeError:
+            signature = inspect.signature(self.summarize)
+            try:
+                signature.bind(*batch, **kwargs)
+            except TypeError:
+                given = f"{len(batch)} positional input{'s' if len(batch) != 1 else ''}"
+                if kwargs:
+                    noun = "keywords" if len(kwargs) > 1 else "keyword"
+                    given += f" and {noun} " + ", ".join(map(repr, kwargs))
+                raise InputError(
+                    self._error("wrong inputs", raw(given), _plain(signature))
+                ) from None
+            raise
 
     @property
     def name(self) -> str:
@@ -304,6 +336,13 @@ class Metric(abc.ABC, Generic[S]):
 
     def _error(self, problem: str, got: Any = None, expected: str | None = None) -> str:
         return message(self.name, problem, got, expected)
+
+
+def _plain(signature: inspect.Signature) -> str:
+    """A signature as ``(a, b, c=None)``, without annotations."""
+    empty = inspect.Parameter.empty
+    parameters = [p.replace(annotation=empty) for p in signature.parameters.values()]
+    return str(signature.replace(parameters=parameters, return_annotation=empty))
 
 
 class _KindDescriptions(Mapping[str, str]):
