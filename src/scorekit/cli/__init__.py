@@ -52,6 +52,7 @@ from collections.abc import Iterator, Sequence
 
 from scorekit.api import TASKS, Evaluation, default_metrics, evaluate_table
 from scorekit.cli._commands import build_parser, command_names, register_command
+from scorekit.cli._output import check_outputs
 from scorekit.errors import ScorekitError
 
 __all__ = [
@@ -85,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     buffer = io.StringIO()
     try:
+        check_outputs(args, str(getattr(args, "command", "") or ""))
         status: int = args.handler(args, buffer, err)
     except ScorekitError as exc:
         text = str(exc)

@@ -13,7 +13,7 @@ from scorekit.api import evaluate_table, rank_file
 from scorekit.cli._features import write_ranking
 from scorekit.cli._output import write_table
 from scorekit.cli._rank import RANK_DEFAULTS
-from scorekit.errors import InputError, message, raw
+from scorekit.errors import InputError, choices, message, raw
 
 _DEMO_HINT = "the directory with manifest.json made by examples/make_data.py"
 
@@ -37,17 +37,54 @@ def _demo_dir(given: str | None) -> Path:
     )
 
 
+_PATH_FIELDS = ("file", "qrels", "dataset", "na_probs")
+_REQUIRED = {
+    "features": ("file", "target"),
+    "rank": ("file", "qrels"),
+    "text": ("file", "refs", "metrics"),
+    "qa": ("file", "dataset", "na_probs"),
+    "throughput": ("file",),
+    None: ("file", "task", "true"),
+}
+
+
 def _demo_entries(directory: Path) -> list[dict[str, Any]]:
     manifest = directory / "manifest.json"
     try:
         entries = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise InputError(
-            message(str(manifest), "cannot read the demo manifest", raw(str(exc)), "valid JSON")
+            message(str(manifest), "cannot read the demo manifest", raw(problem), "valid JSON")
         ) from None
     if not isinstance(entries, list):
         raise InputError(message(str(manifest), "not a list of files", None, "a JSON list"))
-    return [e for e in entries if isinstance(e, dict)]
+    return [_checked(entry, number, directory) for number, entry in enumerate(entries, start=1)]
+
+
+def _checked(entry: Any, number: int, directory: Path) -> dict[str, Any]:
+    """A manifest entry whose keys are present and whose files all lie inside ``directory``."""
+    where = f"{directory / 'manifest.json'}, entry {number}"
+    if not isinstance(entry, dict):
+        raise InputError(
+            message(where, "not an object", raw(type(entry).__name__), "a JSON object")
+        )
+    command = entry.get("command")
+    needed = _REQUIRED.get(command)
+    if needed is None:
+        raise InputError(message(where, "unknown command", command, choices(_REQUIRED)))
+    missing = [key for key in needed if key not in entry]
+    if missing:
+        raise InputError(message(where, "missing keys", raw(", ".join(missing)), str(needed)))
+    root = directory.resolve()
+    names = [entry[key] for key in _PATH_FIELDS if key in entry]
+    names += list(entry.get("refs") or [])
+    for name in names:
+        if not isinstance(name, str) or not (root / name).resolve().is_relative_to(root):
+            raise InputError(
+                message(where, "a file outside the demo directory", name, f"a file inside {root}")
+            )
+    return entry
 
 
 def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:

@@ -29,6 +29,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
     format_flag(mg, "table", "json", "csv")
     mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
+    mg.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help="merge files of identical content (refused by default: a copied shard would "
+        "count twice); the same file through two paths or links is always refused",
+    )
     return mg
 
 
@@ -37,7 +43,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result, header = merge_with_header(args.states)
+        result, header = merge_with_header(args.states, allow_duplicates=args.allow_duplicates)
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
     command = str(header.get("command"))

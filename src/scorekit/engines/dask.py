@@ -247,11 +247,37 @@ def run(
 # clients ---------------------------------------------------------------------------------
 
 
+def _check_address(scheduler: str) -> None:
+    """Refuse a scheduler address Dask cannot parse, before a client is made.
+
+    A client that fails on its address is left half-made, and closing it at exit
+    waits a minute; the address is checked first so that the error ends the run.
+    """
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)
+        if scheme != "inproc":
+            parse_host_port(location)
+    except ValueError as exc:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "invalid Dask scheduler address",
+                scheduler,
+                f"an address like tcp://HOST:8786 ({_first_line(exc)})",
+            )
+        ) from None
+
+
 @contextlib.contextmanager
 def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     from distributed import Client, LocalCluster, get_client
 
     if scheduler is not None:
+        _check_address(scheduler)
         try:
             client = Client(scheduler, set_as_default=False)  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError, ValueError) as exc:

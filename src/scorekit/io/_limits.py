@@ -79,7 +79,7 @@ def require_regular(path: Path, what: str) -> os.stat_result:
     try:
         status = path.stat()
     except FileNotFoundError:
-        raise InputError(message(str(path), "no such file", None, f"an existing {what}")) from None
+        raise InputError(message(str(path), "no such file", None, what)) from None
     except OSError as exc:
         raise InputError(message(str(path), "cannot read", raw(str(exc)), what)) from None
     if stat.S_ISDIR(status.st_mode):

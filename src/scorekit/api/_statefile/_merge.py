@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ from scorekit.api._statefile._format import HEADER, StateFile
 from scorekit.api._statefile._read import load_states, malformed
 from scorekit.core import equal_values
 from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
+from scorekit.io import read_limited, require_regular
 
 __all__ = ["merge_files", "merge_with_header"]
 
@@ -86,7 +88,7 @@ def _check_same_settings(key: str, first: StateFile, file: StateFile) -> None:
     _check_same_values(key, first, file, a, b, names, "the states differ in their setting {!r}")
 
 
-def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
+def merge_files(paths: Sequence[str | os.PathLike[str]], *, allow_duplicates: bool = False) -> Any:
     """Merge the state files of several shards into the result of all the data.
 
     Every file must hold the same metrics with the same configurations,
@@ -98,6 +100,9 @@ def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
     ----------
     paths : sequence of str or Path
         The state files, one per shard (at least one).
+    allow_duplicates : bool, default False
+        Merge files of identical content (shards whose data happen to give equal
+        states). A file given twice, through any path or link, is always refused.
 
     Returns
     -------
@@ -111,6 +116,9 @@ def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
         Files with different metrics (naming the metric and the file),
         configurations, state settings, commands, input kinds or columns
         (naming the field, both values and both files), or versions.
+    StateMismatchError
+        A file given twice (same device and inode), or two files of identical
+        content unless ``allow_duplicates``.
     InputError
         A missing, truncated or corrupt file, or one that is not a state file.
 
@@ -126,7 +134,7 @@ def merge_files(paths: Sequence[str | os.PathLike[str]]) -> Any:
     >>> merge_files([tmp / "a.json", tmp / "b.json"]).values
     {'accuracy': 0.75}
     """
-    return merge_with_header(paths)[0]
+    return merge_with_header(paths, allow_duplicates=allow_duplicates)[0]
 
 
 def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
@@ -145,25 +153,56 @@ def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
     return total
 
 
-def merge_with_header(paths: Sequence[str | os.PathLike[str]]) -> tuple[Any, dict[str, Any]]:
+def _refuse_duplicates(paths: Sequence[str | os.PathLike[str]], allow_duplicates: bool) -> None:
+    """Refuse a file given twice (same device and inode: a repeat, a hard or symbolic link),
+    and unless ``allow_duplicates``, two files of byte-identical content (a copied shard)."""
+    seen: dict[tuple[int, int], str] = {}
+    sizes: dict[int, list[str]] = {}
+    for p in paths:
+        status = require_regular(Path(p), "a state file")
+        key = (status.st_dev, status.st_ino)
+        if key in seen:
+            raise StateMismatchError(
+                message(
+                    "scorekit merge",
+                    "the same state file is given twice",
+                    raw(f"{p} and {seen[key]}"),
+                    "each shard's file once (its data would count twice)",
+                )
+            )
+        seen[key] = str(p)
+        sizes.setdefault(status.st_size, []).append(str(p))
+    if allow_duplicates:
+        return
+    for group in sizes.values():
+        if len(group) < 2:
+            continue
+        digests: dict[str, str] = {}
+        for p in group:
+            digest = hashlib.sha256(read_limited(p, "a state file")).hexdigest()
+            if digest in digests:
+                raise StateMismatchError(
+                    message(
+                        "scorekit merge",
+                        "two state files have identical content",
+                        raw(f"{p} and {digests[digest]}"),
+                        "each shard's file once (a copy would count its data twice); "
+                        "pass --allow-duplicates (allow_duplicates=True) if the shards "
+                        "really are equal",
+                    )
+                )
+            digests[digest] = p
+
+
+def merge_with_header(
+    paths: Sequence[str | os.PathLike[str]], *, allow_duplicates: bool = False
+) -> tuple[Any, dict[str, Any]]:
     """:func:`merge_files`, and the header of the merged files (``rows`` their sum)."""
     from scorekit.core import EvaluationResult
 
     if not paths:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
-    seen: dict[Path, str] = {}
-    for p in paths:
-        where = Path(p).resolve()
-        if where in seen:
-            raise StateMismatchError(
-                message(
-                    "scorekit merge",
-                    "the same state file is given twice",
-                    raw(f"{p} and {seen[where]}"),
-                    "each shard's file once (its data would count twice)",
-                )
-            )
-        seen[where] = str(p)
+    _refuse_duplicates(paths, allow_duplicates)
     files = [load_states(p) for p in paths]
     first = files[0]
     states = dict(first.states)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import json
 import os
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,33 +13,13 @@ from scorekit._version import __version__
 from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit.core import STATE_FORMAT, Metric, State, get
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
+from scorekit.io import read_limited
 
 __all__ = ["load_states", "malformed"]
 
 
 def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(
-            message(str(path), "no such file", None, "an existing state file")
-        ) from None
-    except IsADirectoryError:
-        raise InputError(message(str(path), "is a directory", None, "a state file")) from None
-    except OSError as exc:
-        raise InputError(message(str(path), "cannot read", raw(str(exc)), "a state file")) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise InputError(
-                message(
-                    str(path),
-                    "truncated or corrupt gzip data",
-                    raw(str(exc) or type(exc).__name__),
-                    "a complete state file",
-                )
-            ) from None
+    data = read_limited(path, "a state file")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -63,7 +41,25 @@ def _parse(path: Path) -> dict[str, Any]:
     text = _read_text(path)
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except RecursionError:
+        raise InputError(
+            message(
+                str(path),
+                "not a scorekit state file (JSON nested too deeply)",
+                None,
+                "a JSON state file written by save_states or --save-state",
+            )
+        ) from None
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):
+            raise InputError(
+                message(
+                    str(path),
+                    "not a scorekit state file (a number too long to read)",
+                    raw(str(exc).split(";")[0]),
+                    "a JSON state file written by save_states or --save-state",
+                )
+            ) from None
         # a state file ends with its closing brace: one that stops short was cut off
         ended = text.rstrip().endswith("}")
         problem = "invalid JSON" if ended else "truncated state file"

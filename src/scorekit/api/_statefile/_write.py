@@ -6,6 +6,7 @@ import dataclasses
 import gzip
 import json
 import os
+import stat
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -209,16 +210,38 @@ def _columns_value(value: Any) -> Any:
 
 
 def _write(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (a reader never sees half a file)."""
+    """Write ``text`` to ``path``: atomically onto a regular file or a new path.
+
+    A reader never sees half a regular file. A symbolic link is followed (the
+    file it names is replaced, the link stays); anything else that exists (a
+    device such as ``/dev/null``, a pipe) is written in place, never replaced
+    by a regular file; a directory is refused.
+    """
     data = text.encode("utf-8")
     if path.name.lower().endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    target = path.resolve() if path.is_symlink() else path
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        status = target.stat()
+    except OSError:
+        status = None
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        raise InputError(message(str(path), "is a directory", None, "a state file path"))
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        try:
+            with target.open("wb") as out:
+                out.write(data)
+        except OSError as exc:
+            raise InputError(
+                message(str(path), "cannot write the state file", raw(str(exc)), "a writable path")
+            ) from None
+        return path
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("xb") as out:
             out.write(data)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise InputError(
