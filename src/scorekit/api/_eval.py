@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from scorekit import io
+from scorekit.api._classes import order_score_columns
 from scorekit.api._task import Evaluation, _plan
 from scorekit.api._task_dask import dask_eval
 from scorekit.api._task_fold import classes_of, evaluate_chunks
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
+from scorekit.errors import ConfigError, message, raw
 
 __all__ = ["evaluate_table"]
 
@@ -29,6 +33,7 @@ def evaluate_table(
     engine: str | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
+    classes: Sequence[str] | None = None,
 ) -> Evaluation:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
@@ -46,6 +51,12 @@ def evaluate_table(
     the address of a running one; ``workers``: the processes of a local one),
     and ``engine="stream"`` reads in chunks as ``chunk_size`` does.
 
+    Multiclass score columns are matched to the classes of ``true`` by their
+    names (``p_cat`` holds the scores of ``cat``; ``p0`` those of ``0``), in any
+    order; ``classes`` names the class of each score column in turn where the
+    names do not say it. Columns whose names name no class are taken in the
+    sorted order of the classes, with a warning.
+
     Examples
     --------
     >>> import os, tempfile
@@ -58,20 +69,49 @@ def evaluate_table(
     {'accuracy': 0.75}
     """
     plan = _plan(path, task, true, pred, score, weight, pos_label)
+    matching = task == "multiclass" and bool(score)
+    if classes is not None and not matching:
+        raise ConfigError(
+            message(
+                "scorekit eval",
+                "--classes names multiclass score columns",
+                raw(task),
+                "--task multiclass with --score",
+            )
+        )
     if chunk_size is None and engine is None:
-        return evaluate_chunks(plan, [io.read_table(path, columns=plan.needed())], metrics)
+        table = io.read_table(path, columns=plan.needed())
+        notes: list[str] = []
+        if matching:
+            found = np.unique(io.label_array(table, plan.true[0]))
+            plan, notes = order_score_columns(plan, found, classes)
+        return _noted(evaluate_chunks(plan, [table], metrics), notes)
     size = chunk_size or DEFAULT_CHUNK_SIZE
-    classes = None
-    if task == "multiclass" and score:
-        classes = read_chunks(
+    learned: np.ndarray | None = None
+    notes = []
+    if matching:
+        learned = read_chunks(
             path, [true[0]], size, progress=False, use=lambda chunks: classes_of(plan, chunks)
         )
+        plan, notes = order_score_columns(plan, learned, classes)
     if engine == "dask":
-        return dask_eval(plan, metrics, classes, size=size, scheduler=scheduler, workers=workers)
-    return read_chunks(
-        path,
-        plan.needed(),
-        size,
-        progress=progress,
-        use=lambda chunks: evaluate_chunks(plan, chunks, metrics, classes),
+        result = dask_eval(plan, metrics, learned, size=size, scheduler=scheduler, workers=workers)
+        return _noted(result, notes)
+    ordered = plan
+    return _noted(
+        read_chunks(
+            path,
+            plan.needed(),
+            size,
+            progress=progress,
+            use=lambda chunks: evaluate_chunks(ordered, chunks, metrics, learned),
+        ),
+        notes,
     )
+
+
+def _noted(result: Evaluation, notes: list[str]) -> Evaluation:
+    """``result`` with ``notes`` first among its warnings."""
+    if notes:
+        result.warnings[:0] = notes
+    return result

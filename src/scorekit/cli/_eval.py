@@ -28,7 +28,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description=(
             "Evaluate labels, scores or predicted values stored in a file. Multi-label "
             "truth and predictions are several 0/1 columns; multiclass scores are one "
-            "column per class, in the sorted order of the classes; multi-output "
+            "column per class, matched to the classes by name (p_cat holds the scores of "
+            "cat) or given in order with --classes; multi-output "
             "regression names one --pred column per --true column."
         ),
     )
@@ -39,6 +40,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     ev.add_argument("--pred", nargs="+", metavar="COL", help="predicted labels or values")
     ev.add_argument("--score", nargs="+", metavar="COL", help="scores or probabilities")
+    ev.add_argument(
+        "--classes",
+        nargs="+",
+        metavar="CLASS",
+        help="the class of each multiclass --score column, in order (when the column "
+        "names do not name the classes)",
+    )
     ev.add_argument("--weight", metavar="COL", help="sample weights")
     metric_flag(ev, "metric names such as accuracy, f1:macro, roc_auc (default: the task's set)")
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
@@ -67,6 +75,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         weight=args.weight,
         metrics=args.metric,
         pos_label=args.pos_label,
+        classes=args.classes,
         **engine_options(args),
     )
     report_notes(result, err)
