@@ -8,6 +8,7 @@ as an :class:`~scorekit.errors.InputError` naming the metric and the value.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Literal, overload
@@ -27,9 +28,11 @@ __all__ = [
     "as_weights",
     "check_same_length",
     "encode_pair",
+    "overflow_error",
     "short_repr",
     "string_item_error",
     "union_labels",
+    "unit_scaled",
 ]
 
 
@@ -186,7 +189,12 @@ def as_scores(
 
 def check_finite(metric: str, name: str, arr: NDArray[np.float64]) -> None:
     """Raise an InputError naming the first NaN or infinite value."""
-    if arr.size and not np.isfinite(arr.sum() if arr.dtype.kind == "f" else 0.0):
+    if arr.size and arr.dtype.kind == "f":
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = arr.sum()
+    else:
+        total = 0.0
+    if not np.isfinite(total):
         bad = ~np.isfinite(arr)
         if bad.any():
             pos = np.argwhere(bad)[0]
@@ -199,6 +207,61 @@ def check_finite(metric: str, name: str, arr: NDArray[np.float64]) -> None:
                     "finite values",
                 )
             )
+
+
+def overflow_error(metric: str, what: str) -> InputError:
+    """The error of a sum that does not fit in float64 (it overflowed to infinity).
+
+    Examples
+    --------
+    >>> print(overflow_error("mse", "the weighted sum of squared errors"))
+    mse: the weighted sum of squared errors overflows float64; got a sum beyond 1.8e+308, \
+expected smaller values (rescale sample_weight or the data).
+    """
+    return InputError(
+        message(
+            metric,
+            f"{what} overflows float64",
+            raw(f"a sum beyond {np.finfo(np.float64).max:.1e}"),
+            "smaller values (rescale sample_weight or the data)",
+        )
+    )
+
+
+def unit_scaled(metric: str, what: str, arr: Any) -> tuple[NDArray[np.float64], int]:
+    """``arr`` as float64 times ``2**-e``, its largest magnitude brought into [0.5, 1); and ``e``.
+
+    Multiplying by a power of two is exact, so ratios, proportions and
+    correlations of the result equal those of ``arr`` bit for bit, while its
+    sums, squares and dot products can no longer overflow (nor underflow for
+    tiny values). ``arr == ldexp(result, e)``. An infinite entry is a sum that
+    already overflowed: an :func:`overflow_error` naming ``what``.
+
+    Examples
+    --------
+    >>> scaled, e = unit_scaled("gini_impurity", "the class counts", [1e308, 1e308])
+    >>> scaled.tolist(), e
+    ([0.5562684646268003, 0.5562684646268003], 1024)
+    >>> unit_scaled("accuracy", "the weighted counts", [3.0, 0.0])
+    (array([0.75, 0.  ]), 2)
+    """
+    out = np.asarray(arr, dtype=np.float64)
+    if out.size == 0:
+        return out, 0
+    top = max(float(out.max()), -float(out.min()))
+    if not np.isfinite(top):
+        if np.isnan(out).any():
+            return out, 0
+        raise overflow_error(metric, what)
+    if top == 0:
+        return out, 0
+    e = math.frexp(top)[1]
+    if e == 0:
+        return out, 0
+    if abs(e) < 1000:
+        return out * 2.0**-e, e
+    half = 2.0 ** -(e // 2)
+    return out * half * 2.0 ** (e // 2 - e), e
 
 
 def as_weights(metric: str, sample_weight: Any, n: int) -> NDArray[np.float64] | None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+
 import pytest
 
 import scorekit
-from scorekit.errors import InputError
+from scorekit import classification as C
+from scorekit import information as I
+from scorekit.errors import ConfigError, InputError
 
 
 @pytest.mark.parametrize(
@@ -25,3 +30,106 @@ def test_score_with_wrong_inputs(args: tuple, kwargs: dict, got: str) -> None:
     assert "(y_true, y_pred, sample_weight=None)" in str(info.value)
     with pytest.raises(InputError, match="accuracy: wrong inputs"):
         metric.update(metric.empty(), *args, **kwargs)
+
+
+# overflow of weighted sums -------------------------------------------------------------
+
+HUGE = [1e308, 6e307, 1e308, 1e308, 6e307]
+SMALL = [1.0, 0.6, 1.0, 1.0, 0.6]
+Y_TRUE = [0, 1, 1, 0, 1]
+Y_PRED = [0, 1, 0, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "name", ["accuracy", "mcc", "balanced_accuracy", "cohen_kappa", "f1:macro", "f1:micro"]
+)
+def test_huge_sample_weights_on_counts(name: str) -> None:
+    """[silent] Sample weights near 1e308 give the value of scaled-down weights, not nan."""
+    metric = scorekit.parse_metric(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = metric.score(Y_TRUE, Y_PRED, sample_weight=HUGE)
+    assert value == pytest.approx(metric.score(Y_TRUE, Y_PRED, sample_weight=SMALL), abs=1e-12)
+
+
+def test_huge_sample_weights_on_classification_functions() -> None:
+    """[silent] Per-class values, normalized matrices and tiny weights survive scaling."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p, r, f, support = C.precision_recall_fscore_support(
+            [0, 1, 1], [0, 1, 0], sample_weight=[1e308, 5e307, 5e307], average=None
+        )
+        matrix = C.confusion_matrix(Y_TRUE, Y_PRED, sample_weight=HUGE, normalize="true")
+        tiny = C.mcc(Y_TRUE, Y_PRED, sample_weight=[1e-200] * 5)
+    assert (p.tolist(), r.tolist()) == ([2 / 3, 1.0], [1.0, 0.5])
+    assert f.tolist() == pytest.approx([0.8, 2 / 3])
+    assert support.tolist() == [1e308, 1e308]
+    assert matrix.ravel().tolist() == pytest.approx([0.5, 0.5, 1 / 2.2, 1.2 / 2.2])
+    assert tiny == pytest.approx(C.mcc(Y_TRUE, Y_PRED))
+
+
+def test_huge_sample_weights_on_information() -> None:
+    """[silent] Gini impurity, entropy and information gain of weights near 1e308."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gini = I.gini_impurity([0, 1], kind="labels", sample_weight=[1e308, 1e308])
+        gain = I.information_gain([0, 1, 2, 3], [0, 1, 0, 1], sample_weight=HUGE[:4])
+        cut = I.gini_gain([0.0, 1, 2, 3], [0, 0, 1, 1], feature="numeric", sample_weight=HUGE[1:])
+        mi = I.mutual_information([0, 1, 2, 3], [0, 1, 0, 1], sample_weight=HUGE[1:])
+        h = I.entropy([1e308, 1e308], normalize=True)
+        g = I.gini_impurity([1e308, 1e308], normalize=True)
+        small = I.entropy([1e-320, 1e-320], normalize=True)
+    assert (gini, cut, mi, h, g, small) == (0.5, 0.5, 1.0, 1.0, 0.5, 1.0)
+    assert gain == pytest.approx(
+        I.information_gain([0, 1, 2, 3], [0, 1, 0, 1], sample_weight=SMALL[:4]), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "batch"),
+    [
+        ("accuracy", ([0, 1], [0, 1])),
+        ("mcc", ([0, 1], [0, 1])),
+        ("f1", ([0, 1], [0, 1])),
+        ("gini_impurity", ([0, 1],)),
+        ("entropy", ([0, 1],)),
+        ("information_gain", ([0, 1], [0, 1])),
+    ],
+)
+def test_merged_weights_beyond_float64(name: str, batch: tuple) -> None:
+    """[silent] Two chunks whose weights add up past 1.8e308: an error naming the metric."""
+    metric = scorekit.parse_metric(name)
+    chunk = metric.summarize(*batch, sample_weight=[1e308, 1e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, while the states add up
+        merged = metric.merge(chunk, chunk)
+    with pytest.raises(InputError, match=f"^{name}: the sum of sample weights overflows float64"):
+        metric.compute(merged)
+
+
+def test_count_beyond_float64() -> None:
+    """[silent] A weighted count (normalize=False) that is not representable is an error."""
+    with pytest.raises(InputError, match="accuracy: the sum of sample weights overflows"):
+        C.accuracy([0, 1], [0, 1], sample_weight=[1e308, 1e308], normalize=False)
+    assert C.error_rate([0, 1], [0, 0], sample_weight=[1e308, 1e308], normalize=False) == 1e308
+
+
+# empty label sets ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: C.f1([0, 1], [0, 1], labels=[], average="macro"),
+        lambda: C.precision([0, 1], [0, 1], labels=[], average="weighted"),
+        lambda: C.recall([0, 1], [0, 1], labels=[], average=None),
+        lambda: C.fbeta([0, 1], [0, 1], beta=2, labels=[], average="micro"),
+        lambda: C.confusion_matrix([0, 1], [0, 1], labels=[]),
+        lambda: C.cohen_kappa([0, 1], [0, 1], labels=[]),
+        lambda: C.classification_report([0, 1], [0, 1], labels=[]),
+    ],
+)
+def test_empty_labels(call: Callable[[], object]) -> None:
+    """[silent] labels=[] is a ConfigError naming the option, not a silent nan."""
+    with pytest.raises(ConfigError, match=r"^\w+: labels is empty; got \[\]"):
+        call()

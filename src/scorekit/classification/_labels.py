@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import as_labels
+from scorekit._check import as_labels, overflow_error, unit_scaled
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
 from scorekit.core import SK, Explanation, Metric, register
 from scorekit.errors import (
@@ -48,11 +48,33 @@ def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
     if labels is None:
         return None
     arr = as_labels(metric, "labels", labels)
+    if arr.size == 0:
+        raise ConfigError(message(metric, "labels is empty", [], "at least one label, or None"))
     if len(np.unique(arr)) != len(arr):
         raise ConfigError(
             message(metric, "labels contain duplicates", list(arr.tolist()), "distinct labels")
         )
     return tuple(arr.tolist())
+
+
+def scaled_counts(metric: str, counts: NDArray[Any]) -> tuple[NDArray[Any], int]:
+    """Weighted (float) counts times the power of two ``2**-e`` that keeps their sums finite.
+
+    Integer counts come back as they are (``e = 0``): their sums cannot
+    overflow. A count that is already infinite (weights whose sum overflowed
+    when summarized or merged) is an :class:`~scorekit.errors.InputError`.
+    """
+    if counts.dtype.kind != "f":
+        return counts, 0
+    return unit_scaled(metric, "the sum of sample weights", counts)
+
+
+def unscaled(metric: str, value: float, e: int) -> float:
+    """``value * 2**e``, or the overflow error when that is beyond float64."""
+    try:
+        return math.ldexp(value, e)
+    except OverflowError:
+        raise overflow_error(metric, "the sum of sample weights") from None
 
 
 def _require_data(metric: str, state: ConfusionCounts) -> None:
@@ -122,15 +144,9 @@ class Accuracy(CountsMetric):
 
     def compute(self, state: ConfusionCounts) -> float:
         """Fraction (or count) of correct samples."""
-        _require_data(self.name, state)
-        if state.multilabel:
-            exact = (state.sample_keys[:, 1] + state.sample_keys[:, 2]) == 0
-            correct = float(state.sample_weights[exact].sum())
-        else:
-            correct = float(np.trace(state.matrix))
+        correct, total, e = self._correct_total(state)
         if not self.normalize:
-            return correct
-        total = state.total
+            return unscaled(self.name, correct, e)
         if total == 0:
             warnings.warn(
                 f"{self.name}: all sample weights are 0; returning nan.",
@@ -139,6 +155,16 @@ class Accuracy(CountsMetric):
             )
             return math.nan
         return correct / total
+
+    def _correct_total(self, state: ConfusionCounts) -> tuple[float, float, int]:
+        """The weight of correct samples and the total weight, both times ``2**-e``; and ``e``."""
+        _require_data(self.name, state)
+        if state.multilabel:
+            weights, e = scaled_counts(self.name, state.sample_weights)
+            exact = (state.sample_keys[:, 1] + state.sample_keys[:, 2]) == 0
+            return float(weights[exact].sum()), float(weights.sum()), e
+        matrix, e = scaled_counts(self.name, state.matrix)
+        return float(np.trace(matrix)), float(matrix.sum()), e
 
 
 @register(
@@ -189,8 +215,10 @@ class ErrorRate(Accuracy):
 
     def compute(self, state: ConfusionCounts) -> float:
         """Fraction (or count) of wrong samples: one minus accuracy."""
-        correct = super().compute(state)
-        return (1.0 if self.normalize else state.total) - correct
+        if self.normalize:
+            return 1.0 - super().compute(state)
+        correct, total, e = self._correct_total(state)
+        return unscaled(self.name, total - correct, e)
 
 
 def accuracy(
@@ -300,8 +328,10 @@ class ConfusionMatrix(CountsMetric):
                     )
             pos = np.searchsorted(state.labels, wanted)
             cm = cm[np.ix_(pos, pos)]
+        scaled = scaled_counts(self.name, cm)[0]
         if self.normalize is None:
             return cm
+        cm = scaled
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.normalize == "true":
                 out = cm / cm.sum(axis=1, keepdims=True)
@@ -377,7 +407,7 @@ class BalancedAccuracy(CountsMetric):
 
     def compute(self, state: ConfusionCounts) -> float:
         """The mean per-class recall."""
-        cm = _single_label(self.name, state)
+        cm = scaled_counts(self.name, _single_label(self.name, state))[0]
         support = cm.sum(axis=1)
         keep = support > 0
         if not keep.all():
@@ -428,7 +458,7 @@ class MCC(CountsMetric):
 
     def compute(self, state: ConfusionCounts) -> float:
         """The correlation between true and predicted classes."""
-        cm = _single_label(self.name, state).astype(np.float64)
+        cm = scaled_counts(self.name, _single_label(self.name, state).astype(np.float64))[0]
         t = cm.sum(axis=1)
         p = cm.sum(axis=0)
         c = np.trace(cm)
@@ -500,7 +530,7 @@ class CohenKappa(CountsMetric):
         if self.labels is not None:
             pos = np.searchsorted(state.labels, np.asarray(self.labels))
             cm = cm[np.ix_(pos, pos)]
-        cm = cm.astype(np.float64)
+        cm = scaled_counts(self.name, cm.astype(np.float64))[0]
         k = cm.shape[0]
         sum0 = cm.sum(axis=0)
         sum1 = cm.sum(axis=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -10,9 +11,15 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import overflow_error
 from scorekit.classification._counts import ConfusionCounts
 from scorekit.classification._explanations import PRF_CONVENTION, PRF_REFERENCE
-from scorekit.classification._labels import CountsMetric, _labels_tuple, _require_data
+from scorekit.classification._labels import (
+    CountsMetric,
+    _labels_tuple,
+    _require_data,
+    scaled_counts,
+)
 from scorekit.classification._zero_division import (
     ZeroDivision,
     check_zero_division,
@@ -123,6 +130,31 @@ def prf_counts(
     return tp_all[idx], pred_all[idx], true_all[idx], selected
 
 
+def _scaled_prf_counts(
+    metric: str,
+    state: ConfusionCounts,
+    average: Average,
+    labels: tuple[Any, ...] | None,
+    pos_label: Any,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[Any], int]:
+    """:func:`prf_counts` of the counts times ``2**-e``, which keeps their sums finite; and e."""
+    _require_data(metric, state)
+    matrix, e = scaled_counts(metric, state.matrix)
+    if e:
+        state = dataclasses.replace(state, matrix=matrix)
+    return (*prf_counts(metric, state, average=average, labels=labels, pos_label=pos_label), e)
+
+
+def _support(metric: str, true: NDArray[np.float64], e: int) -> NDArray[np.float64]:
+    if not e:
+        return true
+    with np.errstate(over="ignore"):
+        out: NDArray[np.float64] = np.ldexp(true, e)
+    if not np.isfinite(out).all():
+        raise overflow_error(metric, "the sum of sample weights")
+    return out
+
+
 def prf(
     metric: str,
     state: ConfusionCounts,
@@ -137,14 +169,12 @@ def prf(
     """Precision, recall, F-beta and support, averaged as scikit-learn does."""
     if average == "samples" and state.multilabel:
         return _prf_samples(metric, state, labels, beta, zero_division, warn_for)
-    tp, pred, true, _ = prf_counts(
-        metric, state, average=average, labels=labels, pos_label=pos_label
-    )
+    tp, pred, true, _, e = _scaled_prf_counts(metric, state, average, labels, pos_label)
     if average == "micro":
         tp, pred, true = tp.sum(keepdims=True), pred.sum(keepdims=True), true.sum(keepdims=True)
     p, r, f = _prf_arrays(metric, tp, pred, true, beta, zero_division, warn_for, average)
     if average is None:
-        return p, r, f, true
+        return p, r, f, _support(metric, true, e)
     weights = true if average == "weighted" else None
     return nanaverage(p, weights), nanaverage(r, weights), nanaverage(f, weights), None
 
@@ -205,7 +235,7 @@ def _prf_samples(
     keys = state.sample_keys.astype(np.float64)
     tp, fp, fn = keys[:, 0], keys[:, 1], keys[:, 2]
     p, r, f = _prf_arrays(metric, tp, tp + fp, tp + fn, beta, zero_division, warn_for, "samples")
-    w = state.sample_weights
+    w = scaled_counts(metric, state.sample_weights)[0]
     return nanaverage(p, w), nanaverage(r, w), nanaverage(f, w), None
 
 
@@ -218,7 +248,9 @@ _PRF_DOC_PARAMS = """
     labels : sequence, optional
         The classes to report and average over, in this order (for multi-label
         input, column indices). Classes outside ``labels`` still count as false
-        positives / negatives of the listed ones, as in scikit-learn.
+        positives / negatives of the listed ones, as in scikit-learn. An empty
+        sequence is a :class:`~scorekit.errors.ConfigError` (scikit-learn
+        returns nan or 0 for it).
     pos_label : label, default 1
         The positive class when ``average='binary'``.
     zero_division : {'warn', 0, 1, nan}, default 'warn'

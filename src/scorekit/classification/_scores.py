@@ -180,6 +180,8 @@ def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
     if labels is None:
         return None
     arr = as_labels(metric, "labels", labels)
+    if arr.size == 0:
+        raise ConfigError(message(metric, "labels is empty", [], "at least one label, or None"))
     uniq = np.unique(arr)
     if uniq.size != arr.size:
         raise ConfigError(message(metric, "labels contain duplicates", arr.tolist(), "distinct"))

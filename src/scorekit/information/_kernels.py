@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import unit_scaled
 from scorekit.errors import UndefinedMetricWarning
 
 __all__ = [
@@ -423,6 +424,8 @@ def split_score(
     >>> split_score("demo", "gini_gain", "numeric", np.array([1.0, 2.0, 3.0]), counts)
     Scored(score=0.25, threshold=1.5)
     """
+    if counts.dtype.kind == "f":
+        counts = unit_scaled(metric, "the sum of sample weights", counts)[0]
     gini = criterion == "gini_gain"
     impurity = gini_rows if gini else entropy_rows
     threshold: float | None = None

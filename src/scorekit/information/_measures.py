@@ -14,7 +14,14 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import as_labels, as_scores, as_weights, check_same_length, union_labels
+from scorekit._check import (
+    as_labels,
+    as_scores,
+    as_weights,
+    check_same_length,
+    union_labels,
+    unit_scaled,
+)
 from scorekit.core import SK, Explanation, Metric, register, sentences
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.information._explanations import COUNTS
@@ -68,6 +75,13 @@ def summarize_pairs(
     values, counts = value_counts(x, ycodes, len(classes), w)
     table = np.ascontiguousarray(counts.T)
     return Contingency(feature=feature, values=values, classes=classes, table=table)
+
+
+def _scaled(metric: str, counts: NDArray[Any]) -> NDArray[Any]:
+    """Weighted (float) counts times a power of two that keeps their sums finite."""
+    if counts.dtype.kind != "f":
+        return counts
+    return unit_scaled(metric, "the sum of sample weights", counts)[0]
 
 
 def _class_total(metric: str, counts: NDArray[Any], n_labels: int) -> float | None:
@@ -149,9 +163,10 @@ class Entropy(_ClassMetric):
 
     def compute(self, state: ClassCounts) -> float:
         """Entropy of the counted classes."""
-        if _class_total(self.name, state.counts, state.labels.size) is None:
+        counts = _scaled(self.name, state.counts)
+        if _class_total(self.name, counts, state.labels.size) is None:
             return warn_zero_weight(self.name)
-        return float(entropy_rows(state.counts)) / math.log(self.base)
+        return float(entropy_rows(counts)) / math.log(self.base)
 
 
 @register("gini_impurity", higher_is_better=None, bounds=(0.0, 1.0), inputs="target")
@@ -197,9 +212,10 @@ class GiniImpurity(_ClassMetric):
 
     def compute(self, state: ClassCounts) -> float:
         """Gini impurity of the counted classes."""
-        if _class_total(self.name, state.counts, state.labels.size) is None:
+        counts = _scaled(self.name, state.counts)
+        if _class_total(self.name, counts, state.labels.size) is None:
             return warn_zero_weight(self.name)
-        return float(gini_rows(state.counts))
+        return float(gini_rows(counts))
 
 
 @register("mutual_information", higher_is_better=True, bounds=(0.0, math.inf), inputs="labels")
@@ -263,7 +279,7 @@ class MutualInformation(Metric[Contingency]):
 
     def compute(self, state: Contingency) -> float:
         """Mutual information of the tabulated pairs."""
-        if _class_total(self.name, state.table, state.values.size) is None:
+        if _class_total(self.name, _scaled(self.name, state.table), state.values.size) is None:
             return warn_zero_weight(self.name)
         scored = split_score(
             self.name, "information_gain", "categorical", state.values, state.table.T
@@ -289,14 +305,17 @@ def _distribution(metric: str, name: str, p: Any, normalize: bool) -> NDArray[np
                 "values >= 0",
             )
         )
-    total = float(arr.sum())
     if normalize:
+        scaled = unit_scaled(metric, name, arr)[0]
+        total = float(scaled.sum())
         if total == 0:
             raise InputError(
                 message(metric, f"{name} sums to 0", raw("all zeros"), "a positive sum")
             )
-        out: NDArray[np.float64] = arr / total
+        out: NDArray[np.float64] = scaled / total
         return out
+    with np.errstate(over="ignore"):
+        total = float(arr.sum())
     if abs(total - 1.0) > 1e-8:
         raise InputError(
             message(

@@ -14,6 +14,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from scorekit._check import as_labels
 from scorekit.core import Explanation, Metric, register, sentences
 from scorekit.errors import UndefinedMetricWarning
@@ -96,7 +98,7 @@ class _SplitMetric(Metric[Contingency]):
     def split(self, state: Contingency) -> Split:
         """The criterion's value and, for a numeric feature, the chosen threshold."""
         require_data(self.name, state.values.size)
-        if float(state.table.sum()) == 0:
+        if not np.any(state.table):
             warnings.warn(
                 f"{self.name}: all sample weights are 0; returning nan.",
                 UndefinedMetricWarning,
