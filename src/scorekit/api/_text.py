@@ -37,6 +37,7 @@ def evaluate_text(
     tokenize: str = "13a",
     lowercase: bool = False,
     stemmer: bool = False,
+    rouge_tokenizer: str = "default",
     chunk_size: int | None = None,
     engine: str | None = None,
     scheduler: str | None = None,
@@ -47,7 +48,9 @@ def evaluate_text(
 
     ``metrics`` are ``bleu``, ``rouge1`` ... ``rouge9``, ``rougeL`` and
     ``rougeLsum`` (default :data:`TEXT_DEFAULTS`); the ROUGE types are one
-    :class:`scorekit.text.ROUGE` metric keyed ``rouge``. Without ``chunk_size``
+    :class:`scorekit.text.ROUGE` metric keyed ``rouge``, tokenized by
+    ``rouge_tokenizer`` (``"default"``: a-z and 0-9 as rouge-score;
+    ``"unicode"``: the letters and digits of every script). Without ``chunk_size``
     or ``engine`` the files are read whole; with them they are read
     ``chunk_size`` lines at a time and the blocks folded by the stream engine,
     or (``engine="dask"``) sent to a Dask cluster as a table.
@@ -82,7 +85,7 @@ def evaluate_text(
         chosen["bleu"] = BLEU(tokenize=cast(Any, tokenize), lowercase=lowercase)
     types = [m for m in names if m != "bleu"]
     if types:
-        chosen["rouge"] = ROUGE(types=types, stemmer=stemmer)
+        chosen["rouge"] = ROUGE(types=types, stemmer=stemmer, tokenizer=rouge_tokenizer)
     if engine == "dask":
         states, rows = _dask_states(hyps, refs, chosen, scheduler, workers)
     elif chunk_size is not None or engine is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any, TextIO
 
 from scorekit import api
@@ -12,6 +13,7 @@ from scorekit.cli._flags import (
     engine_options,
     format_flag,
     metric_flag,
+    write_warnings,
 )
 from scorekit.cli._output import Saved, display_values, save_state, write_values
 from scorekit.text import TOKENIZERS
@@ -42,6 +44,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     tx.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="BLEU tokenizer")
     tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU")
     tx.add_argument("--stemmer", action="store_true", help="Porter stemming for ROUGE")
+    tx.add_argument(
+        "--rouge-tokenizer",
+        choices=("default", "unicode"),
+        default="default",
+        help="ROUGE tokenizer: default keeps a-z and 0-9 as rouge-score does; unicode keeps "
+        "the letters and digits of every script",
+    )
     format_flag(tx, "table", "json", "csv")
     add_scale_flags(tx, unit="lines")
     return tx
@@ -50,15 +59,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Score the files with :func:`scorekit.api.evaluate_text` and print the values."""
     check_scale_flags(args, NAME)
-    result = api.evaluate_text(
-        args.hyps,
-        args.refs,
-        args.metric,
-        tokenize=args.tokenize,
-        lowercase=args.lowercase,
-        stemmer=args.stemmer,
-        **engine_options(args),
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = api.evaluate_text(
+            args.hyps,
+            args.refs,
+            args.metric,
+            tokenize=args.tokenize,
+            lowercase=args.lowercase,
+            stemmer=args.stemmer,
+            rouge_tokenizer=args.rouge_tokenizer,
+            **engine_options(args),
+        )
+    write_warnings((str(w.message) for w in caught), err)
     shown, notes = display_values(NAME, result.values, result.metrics, result.states)
     if args.save_state:
         saved = Saved(result.metrics, result.states, result.rows)

@@ -9,6 +9,7 @@ references per item, each type keeps the reference of highest F-measure.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from itertools import chain
@@ -20,7 +21,7 @@ from numpy.typing import NDArray
 from scorekit._check import StringErrors, as_strings
 from scorekit.errors import InputError, message, raw
 from scorekit.text._lcs import lcs_lengths, lcs_positions, position_masks
-from scorekit.text.rouge._tokens import _SEP, _default_flat, _default_tokens
+from scorekit.text.rouge._tokens import _DEFAULT_TOKEN, _SEP, _default_flat, _default_tokens
 
 # inputs -----------------------------------------------------------------------
 
@@ -216,6 +217,25 @@ def _best_per_item(scores: NDArray[np.float64], per_item: NDArray[np.int64]) -> 
 # per-item scores --------------------------------------------------------------
 
 
+def _warn_untokenized(metric: str, preds: list[str], refs: list[str]) -> None:
+    """Warn when a text has characters but no token under rouge-score's tokenizer.
+
+    The default tokenizer keeps only a-z and 0-9, as rouge-score does, so a text
+    in Chinese, Japanese, Cyrillic or Greek script is empty to it and scores 0.
+    """
+    for text in chain(preds, refs):
+        if not text.isascii() and text.strip() and not _DEFAULT_TOKEN.search(text.lower()):
+            warnings.warn(
+                f"{metric}: texts without a letter a-z or digit 0-9 (Chinese, Japanese, "
+                "Cyrillic, Greek...) have no tokens under the default tokenizer (rouge-score's, which keeps only "
+                "a-z and 0-9) and score 0; use tokenizer='unicode' (scorekit text "
+                "--rouge-tokenizer unicode) for text in other scripts",
+                UserWarning,
+                stacklevel=4,
+            )
+            return
+
+
 def _item_scores(
     metric: str,
     types: tuple[str, ...],
@@ -228,6 +248,8 @@ def _item_scores(
 ) -> NDArray[np.float64]:
     """Per item and type: precision, recall, F-measure, shape ``(n, types, 3)``."""
     refs, per_item, preds = _check_inputs(metric, references, predictions)
+    if tokenize is _default_tokens:
+        _warn_untokenized(metric, preds, refs)
     n = len(preds)
     out = np.zeros((len(refs), len(types), 3))
     if n == 0:
