@@ -309,7 +309,9 @@ def test_a_malformed_entry_is_an_input_error(tmp_path: Path) -> None:
         "shape": [3],
     }
     a.write_text(json.dumps(data))
-    with pytest.raises(InputError, match="does not decode"):
+    with pytest.raises(
+        InputError, match=r"metric 'accuracy': ConfusionCounts, field 'matrix': array data does not"
+    ):
         load_states(a)
     del data["metrics"][0]["state"]
     a.write_text(json.dumps(data))

@@ -549,7 +549,13 @@ def test_reason_tallies_merge_by_union_and_add() -> None:
 
     def as_state(counts: dict[str, int]) -> T.RequestTotals:
         n = sum(counts.values())
-        return T.RequestTotals(requests=n, failed=n, reasons=tuple(sorted(counts.items())))
+        return T.RequestTotals(
+            requests=n,
+            failed=n,
+            first_start=0.0,
+            last_end=1.0,
+            reasons=tuple(sorted(counts.items())),
+        )
 
     @settings(max_examples=60, deadline=None)
     @given(tallies, tallies, tallies)

@@ -199,15 +199,15 @@ class BinnedScores(State):
     gives). Memory: ``(len(labels) + 2) * m`` numbers.
     """
 
-    edges: Float = state_field("same")
-    labels: NDArray[Any] = state_field("custom")
-    counts: NDArray[Any] = state_field("custom")
-    low: Float = state_field("min")
-    high: Float = state_field("max")
-    n_samples: int = state_field("sum")
-    outside: int = state_field("sum", default=0)
-    score_min: float = state_field("min", default=math.inf)
-    score_max: float = state_field("max", default=-math.inf)
+    edges: Float = state_field("same", check="increasing")
+    labels: NDArray[Any] = state_field("custom", check="labels")
+    counts: NDArray[Any] = state_field("custom", check="weight", ndim=2)
+    low: Float = state_field("min", check="number", ndim=1)
+    high: Float = state_field("max", check="number", ndim=1)
+    n_samples: int = state_field("sum", check="count")
+    outside: int = state_field("sum", check="count", default=0)
+    score_min: float = state_field("min", check="number", default=math.inf)
+    score_max: float = state_field("max", check="number", default=-math.inf)
 
     @classmethod
     def empty(cls, edges: Any) -> BinnedScores:
@@ -225,6 +225,59 @@ class BinnedScores(State):
             score_min=math.inf,
             score_max=-math.inf,
         )
+
+    def _check(self) -> None:
+        if self.edges.size == 1:
+            raise self._invalid(
+                "edges",
+                "not bin edges",
+                raw(f"{self.edges.size} values of dtype {self.edges.dtype}"),
+                "none, or at least two increasing floats",
+            )
+        m = max(self.edges.size - 1, 0)
+        shape = (self.labels.size, m)
+        if self.counts.shape != shape:
+            raise self._invalid(
+                "counts",
+                "shape does not match the labels and bins",
+                raw(f"shape {list(self.counts.shape)}"),
+                f"one row per label, one column per bin: shape {list(shape)}",
+            )
+        for name in ("low", "high"):
+            if getattr(self, name).shape != (m,):
+                raise self._invalid(
+                    name,
+                    "not one value per bin",
+                    raw(f"{getattr(self, name).size} values"),
+                    f"{m}, one per bin",
+                )
+        used = self.low <= self.high
+        if used.any() and not (
+            np.isfinite(self.low[used]).all() and np.isfinite(self.high[used]).all()
+        ):
+            raise self._invalid("low", "an infinite score in a bin", None, "finite scores")
+        if self.outside > self.n_samples:
+            raise self._invalid(
+                "outside", "more samples outside than samples", self.outside, f"<= {self.n_samples}"
+            )
+        if self.n_samples and not (
+            math.isfinite(self.score_min)
+            and math.isfinite(self.score_max)
+            and self.score_min <= self.score_max
+        ):
+            raise self._invalid(
+                "score_min",
+                "not the least score of the samples",
+                raw(f"score_min {self.score_min!r}, score_max {self.score_max!r}"),
+                "finite scores with score_min <= score_max",
+            )
+        if self.counts.dtype.kind in "iu" and int(self.counts.sum()) != self.n_samples:
+            raise self._invalid(
+                "n_samples",
+                "does not match the counts",
+                self.n_samples,
+                f"the samples counted: {int(self.counts.sum())}",
+            )
 
     def merge(self, other: BinnedScores) -> BinnedScores:
         """Add the counts of two states with the same edges."""

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_labels, as_weights, check_same_length, union_labels
-from scorekit.core import State, state_field
+from scorekit.core import State, state_field, totals_agree
 from scorekit.errors import InputError, StateMismatchError, message, raw
 
 __all__ = ["ConfusionCounts", "as_indicator", "multilabel_counts", "summarize_counts"]
@@ -30,11 +30,11 @@ class ConfusionCounts(State):
     weights and float64 with them.
     """
 
-    labels: NDArray[Any] = state_field("custom")
-    matrix: NDArray[Any] = state_field("custom")
-    multilabel: bool | None = state_field("custom")
-    sample_keys: NDArray[np.int64] = state_field("custom")
-    sample_weights: NDArray[np.float64] = state_field("custom")
+    labels: NDArray[Any] = state_field("custom", check="labels")
+    matrix: NDArray[Any] = state_field("custom", check="weight", ndim=(2, 3))
+    multilabel: bool | None = state_field("custom", check="flag", optional=True)
+    sample_keys: NDArray[np.int64] = state_field("custom", check="count", ndim=2)
+    sample_weights: NDArray[np.float64] = state_field("custom", check="weight", ndim=1)
 
     @classmethod
     def empty(cls) -> ConfusionCounts:
@@ -53,6 +53,81 @@ class ConfusionCounts(State):
         if self.multilabel:
             return float(self.sample_weights.sum())
         return float(self.matrix.sum())
+
+    def _check(self) -> None:
+        k = self.labels.size
+        if self.sample_keys.shape[1] != 3:
+            raise self._invalid(
+                "sample_keys",
+                "wrong shape",
+                raw(f"shape {list(self.sample_keys.shape)}"),
+                "one (tp, fp, fn) row per kind of sample: shape [n, 3]",
+            )
+        if self.sample_weights.shape != self.sample_keys.shape[:1]:
+            raise self._invalid(
+                "sample_weights",
+                "not one weight per row of sample_keys",
+                raw(f"{self.sample_weights.size} weights"),
+                f"{self.sample_keys.shape[0]}",
+            )
+        if self.multilabel is None:
+            for name in ("labels", "matrix", "sample_keys"):
+                if getattr(self, name).size:
+                    raise self._invalid(
+                        name, "data in a state of no data", raw("multilabel null"), "no data"
+                    )
+            return
+        if not self.multilabel:
+            if self.matrix.shape != (k, k):
+                raise self._invalid(
+                    "matrix",
+                    "shape does not match the labels",
+                    raw(f"shape {list(self.matrix.shape)} for {k} labels"),
+                    f"shape [{k}, {k}]",
+                )
+            if self.sample_keys.size:
+                raise self._invalid(
+                    "sample_keys",
+                    "per-sample rows in a single-label state",
+                    raw(f"{self.sample_keys.shape[0]} rows"),
+                    "none",
+                )
+            return
+        if self.matrix.shape != (k, 2, 2):
+            raise self._invalid(
+                "matrix",
+                "shape does not match the labels",
+                raw(f"shape {list(self.matrix.shape)} for {k} labels"),
+                f"one 2x2 matrix per label: shape [{k}, 2, 2]",
+            )
+        keys = self.sample_keys
+        if keys.size and int(keys.sum(axis=1).max()) > k:
+            i = int(np.argmax(keys.sum(axis=1)))
+            raise self._invalid(
+                "sample_keys",
+                "a sample with more outcomes than labels",
+                raw(f"(tp, fp, fn) = {tuple(keys[i].tolist())} for {k} labels"),
+                f"tp + fp + fn <= {k}",
+            )
+        total = self.sample_weights.sum()
+        per_label = self.matrix.sum(axis=(1, 2))
+        if k and not totals_agree(per_label, np.full(k, total)):
+            i = int(np.argmax(np.abs(per_label - total)))
+            raise self._invalid(
+                "matrix",
+                "counts do not add up",
+                raw(f"label {i} counts {per_label[i]!r} samples"),
+                f"{total!r}, the total of sample_weights",
+            )
+        cells = self.matrix[:, [1, 0, 1], [1, 1, 0]].sum(axis=0)
+        from_keys = self.sample_weights @ keys if keys.size else np.zeros(3)
+        if k and not totals_agree(cells, from_keys):
+            raise self._invalid(
+                "sample_keys",
+                "totals do not add up to the matrix",
+                raw(f"(tp, fp, fn) totals {from_keys.tolist()}"),
+                f"{cells.tolist()}, the totals of the matrix",
+            )
 
     def _merge_custom(self, other: ConfusionCounts) -> dict[str, Any]:
         if self.multilabel is None:

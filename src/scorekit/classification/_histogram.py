@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from scorekit._check import (
     union_labels,
 )
-from scorekit.core import State, state_field
+from scorekit.core import State, state_field, totals_agree
 from scorekit.errors import (
     InputError,
     StateMismatchError,
@@ -32,6 +32,7 @@ __all__ = [
 
 Float = NDArray[np.float64]
 _MANY_LABELS = 16
+_TASKS = ("", "binary", "multiclass", "multilabel")
 
 
 # the state ---------------------------------------------------------------------------
@@ -54,16 +55,16 @@ class ScoreHistogram(State):
     the metric).
     """
 
-    task: str = state_field("custom")
-    labels: NDArray[Any] = state_field("custom")
-    n_columns: int = state_field("custom")
-    n_samples: int = state_field("custom")
-    key: NDArray[np.int64] = state_field("custom")
-    score: Float = state_field("custom")
-    counts: NDArray[Any] = state_field("custom")
-    per_sample: str = state_field("custom")
-    sample_values: Float = state_field("custom")
-    sample_weights: Float = state_field("custom")
+    task: str = state_field("custom", check="text", allowed=_TASKS)
+    labels: NDArray[Any] = state_field("custom", check="classes")
+    n_columns: int = state_field("custom", check="count")
+    n_samples: int = state_field("custom", check="count")
+    key: NDArray[np.int64] = state_field("custom", check="count", ndim=1)
+    score: Float = state_field("custom", check="finite", ndim=1)
+    counts: NDArray[Any] = state_field("custom", check="weight", ndim=2)
+    per_sample: str = state_field("custom", check="text")
+    sample_values: Float = state_field("custom", check="unit", ndim=1)
+    sample_weights: Float = state_field("custom", check="weight", ndim=1)
 
     @classmethod
     def empty(cls) -> ScoreHistogram:
@@ -80,6 +81,87 @@ class ScoreHistogram(State):
             sample_values=np.empty(0, dtype=np.float64),
             sample_weights=np.empty(0, dtype=np.float64),
         )
+
+    def _check(self) -> None:
+        rows = self.key.size
+        if self.score.size != rows or self.counts.shape[0] != rows:
+            raise self._invalid(
+                "counts" if self.score.size == rows else "score",
+                "rows of key, score and counts differ in number",
+                raw(f"{rows}, {self.score.size} and {self.counts.shape[0]} rows"),
+                "one key, score and row of counts per histogram row",
+            )
+        if not self.task:
+            for name in ("labels", "key", "sample_values"):
+                if getattr(self, name).size:
+                    raise self._invalid(name, "data in a state of no data", raw("task ''"), "none")
+            return
+        if self.task == "binary":
+            self._check_as("labels", "labels")
+            width, keys = 1, self.labels.size
+        else:
+            width, keys = 2, self.n_columns
+            if self.labels.size != self.n_columns:
+                raise self._invalid(
+                    "labels",
+                    "not one label per column",
+                    raw(f"{self.labels.size} labels for {self.n_columns} columns"),
+                    f"{self.n_columns} labels",
+                )
+        if rows and self.counts.shape[1] != width:
+            raise self._invalid(
+                "counts",
+                f"wrong number of columns for task {self.task!r}",
+                raw(f"shape {list(self.counts.shape)}"),
+                f"shape [{rows}, {width}]",
+            )
+        if rows and int(self.key.max()) >= keys:
+            raise self._invalid(
+                "key",
+                "key out of range",
+                int(self.key.max()),
+                f"keys below {keys}, the number of {'labels' if width == 1 else 'columns'}",
+            )
+        step = np.diff(self.key)
+        unsorted = (step < 0) | ((step == 0) & ~(self.score[1:] > self.score[:-1]))
+        if unsorted.any():
+            i = int(np.flatnonzero(unsorted)[0]) + 1
+            raise self._invalid(
+                "score",
+                "rows not sorted by key and score, one per pair",
+                raw(f"row {i}: key {int(self.key[i])}, score {float(self.score[i])!r}"),
+                "distinct (key, score) rows in increasing order",
+            )
+        if self.counts.dtype.kind in "iu" and rows:
+            per_key = np.bincount(self.key, weights=self.counts.sum(axis=1), minlength=keys)
+            seen = per_key.sum() if width == 1 else per_key
+            if not totals_agree(seen, np.full_like(seen, self.n_samples)):
+                raise self._invalid(
+                    "n_samples",
+                    "does not match the counts",
+                    self.n_samples,
+                    f"the samples counted: {np.atleast_1d(seen)[0]:.0f}",
+                )
+        self._check_samples()
+
+    def _check_samples(self) -> None:
+        values, weights = self.sample_values, self.sample_weights
+        if not self.per_sample:
+            if values.size or weights.size:
+                raise self._invalid(
+                    "sample_values",
+                    "per-sample values without per_sample",
+                    raw(f"{values.size} values"),
+                    "none",
+                )
+            return
+        if weights.size != values.size or values.size > self.n_samples:
+            raise self._invalid(
+                "sample_weights",
+                "not one weight per sample value",
+                raw(f"{weights.size} weights, {values.size} values, {self.n_samples} samples"),
+                "as many weights as values, at most one per sample",
+            )
 
     def _merge_custom(self, other: ScoreHistogram) -> dict[str, Any]:
         if not self.task:

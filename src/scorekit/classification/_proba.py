@@ -46,12 +46,12 @@ class ProbaSums(State):
     ``n_samples`` counts the samples.
     """
 
-    binary: bool | None = state_field("custom")
-    n_columns: int = state_field("custom")
-    labels: NDArray[Any] = state_field("custom")
-    sums: Float = state_field("custom")
-    weights: Float = state_field("custom")
-    n_samples: int = state_field("custom")
+    binary: bool | None = state_field("custom", check="flag", optional=True)
+    n_columns: int = state_field("custom", check="count")
+    labels: NDArray[Any] = state_field("custom", check="labels")
+    sums: Float = state_field("custom", check="nonnegative", ndim=2)
+    weights: Float = state_field("custom", check="weight", ndim=1)
+    n_samples: int = state_field("custom", check="count")
 
     @classmethod
     def empty(cls) -> ProbaSums:
@@ -64,6 +64,31 @@ class ProbaSums(State):
             weights=np.zeros(0),
             n_samples=0,
         )
+
+    def _check(self) -> None:
+        k = self.labels.size
+        if self.binary is None:
+            if k or self.sums.size or self.weights.size or self.n_samples or self.n_columns:
+                raise self._invalid("binary", "null in a state with data", None, "true or false")
+            return
+        if self.binary and self.n_columns != 2:
+            raise self._invalid(
+                "n_columns", "not 2 in a binary state", self.n_columns, "2 columns [1 - p, p]"
+            )
+        if self.sums.shape != (k, self.n_columns):
+            raise self._invalid(
+                "sums",
+                "shape does not match the labels and columns",
+                raw(f"shape {list(self.sums.shape)}"),
+                f"shape [{k}, {self.n_columns}]",
+            )
+        if self.weights.shape != (k,):
+            raise self._invalid(
+                "weights",
+                "not one weight per label",
+                raw(f"{self.weights.size} weights for {k} labels"),
+                f"{k}",
+            )
 
     def _merge_custom(self, other: ProbaSums) -> dict[str, Any]:
         if self.binary is None:

@@ -5,7 +5,8 @@ nothing of scorekit but :mod:`scorekit.errors`, and knows no metric family, file
 format, engine or command.
 
 - :class:`State`, :func:`state_field`, :func:`encode_value`, :func:`decode_value`,
-  :func:`equal_values`: mergeable sufficient statistics and their plain-data form.
+  :func:`equal_values`, :func:`totals_agree`: mergeable sufficient statistics, their
+  plain-data form and the checks of a decoded state.
 - :class:`Metric`, :func:`register`, :func:`available`, :func:`get`,
   :func:`parse_metric`: metrics and the metric-name grammar.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
@@ -40,6 +41,7 @@ from scorekit.core._metric import (
 from scorekit.core._providers import add_provider
 from scorekit.core._result import EvaluationResult
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
+from scorekit.core._statecheck import totals_agree
 
 __all__ = [
     "INPUT_KINDS",
@@ -70,4 +72,5 @@ __all__ = [
     "register_input_kind",
     "sentences",
     "state_field",
+    "totals_agree",
 ]

@@ -27,6 +27,7 @@ import numpy as np
 
 from scorekit.core._inputs import input_kinds
 from scorekit.core._providers import load_all
+from scorekit.core._statecheck import CHECKS, check_choice, check_value, decode, invalid
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = [
@@ -48,19 +49,55 @@ MergeRule = Literal["sum", "min", "max", "concat", "same", "custom"]
 _RULES = ("sum", "min", "max", "concat", "same", "custom")
 
 
-def state_field(rule: MergeRule, **kwargs: Any) -> Any:
-    """Declare a state field together with the rule that merges it.
+def state_field(
+    rule: MergeRule,
+    *,
+    check: str | None = None,
+    ndim: int | tuple[int, ...] | None = None,
+    optional: bool = False,
+    allowed: tuple[Any, ...] | None = None,
+    objects: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Declare a state field together with the rule that merges it and what it holds.
 
     ``sum``, ``min`` and ``max`` combine values element-wise; ``concat`` joins
     arrays along their first axis (or tuples); ``same`` marks a setting that both
     states must share (merging states that differ raises
     :class:`~scorekit.errors.StateMismatchError`); ``custom`` fields are merged by
     the state's ``_merge_custom`` method.
+
+    ``check`` names what the field holds (``"count"``: integers >= 0,
+    ``"weight"``: finite numbers >= 0, ``"labels"``, ``"text"``, ... see
+    :data:`scorekit.core._statecheck.CHECKS`); ``ndim`` makes it an array of
+    that many dimensions (a tuple: any of them) instead of a scalar;
+    ``optional`` lets it be ``None``; ``allowed`` lists the values a setting
+    may take; ``objects`` lets the field hold arrays of dtype ``object``
+    (decoding refuses them elsewhere). A state decoded from a file is checked
+    against these declarations (:meth:`State.validate`).
+
+    Examples
+    --------
+    >>> f = state_field("sum", check="count", ndim=1)
+    >>> f.metadata["merge"], f.metadata["check"], f.metadata["ndim"]
+    ('sum', 'count', 1)
     """
     if rule not in _RULES:
         raise ConfigError(message("state_field", "unknown merge rule", rule, choices(_RULES)))
+    if check is not None and check not in CHECKS:
+        raise ConfigError(message("state_field", "unknown check", check, choices(CHECKS)))
     metadata = dict(kwargs.pop("metadata", {}) or {})
     metadata["merge"] = rule
+    if check is not None:
+        metadata["check"] = check
+    if ndim is not None:
+        metadata["ndim"] = ndim
+    if optional:
+        metadata["optional"] = True
+    if allowed is not None:
+        metadata["allowed"] = tuple(allowed)
+    if objects:
+        metadata["objects"] = True
     return field(metadata=metadata, **kwargs)
 
 
@@ -170,13 +207,110 @@ class State:
             raise InputError(message("state", "unknown state kind", kind, choices(_STATE_TYPES)))
         names = {f.name for f in dataclasses.fields(cls)}
         fields = data.get("fields", {})
+        if not isinstance(fields, Mapping):
+            raise InputError(
+                message(
+                    kind,
+                    "state fields are not a JSON object",
+                    raw(type(fields).__name__),
+                    "an object",
+                )
+            )
         if set(fields) != names:
             raise InputError(
                 message(
                     kind, "state fields do not match", sorted(fields), f"the fields {sorted(names)}"
                 )
             )
-        return cls(**{name: decode_value(value) for name, value in fields.items()})
+        values = {
+            f.name: decode(
+                fields[f.name],
+                f"{kind}, field {f.name!r}",
+                objects=f.metadata.get("objects", False),
+                mappings=False,
+                state=State.from_dict,
+            )
+            for f in dataclasses.fields(cls)
+        }
+        state = cls(**values)
+        state.validate()
+        return state
+
+    # checking ----------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check that the state holds what its fields declare and that its totals agree.
+
+        Each field is checked against its declaration (``state_field(...,
+        check=..., ndim=..., allowed=...)``), then the kind's own invariants
+        (shapes consistent with its labels or bins, totals that add up) by
+        :meth:`_check`. States decoded by :meth:`from_dict` are validated;
+        states built by metrics always pass, and summarize and merge do not
+        spend time on it.
+
+        Raises
+        ------
+        InputError
+            Naming the state kind and the field, with the offending value.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> state = parse_metric("accuracy").summarize([1, 0, 1], [1, 1, 1])
+        >>> state.validate()
+        >>> import dataclasses, numpy as np
+        >>> bad = dataclasses.replace(state, matrix=np.array([[0, 1], [-498, 2]]))
+        >>> bad.validate()
+        Traceback (most recent call last):
+        ...
+        scorekit.errors.InputError: ConfusionCounts, field 'matrix': negative value; got -498 \
+at index (1, 0), expected finite numbers >= 0.
+        """
+        for f in dataclasses.fields(self):
+            meta = f.metadata
+            value = getattr(self, f.name)
+            where = self._where(f.name)
+            if value is None and meta.get("optional", False):
+                continue
+            check = meta.get("check")
+            if check is not None:
+                check_value(where, value, check, meta.get("ndim"))
+            if "allowed" in meta:
+                check_choice(where, value, meta["allowed"])
+        self._check()
+
+    def _check(self) -> None:
+        """Check the invariants that tie fields together (none in the base class).
+
+        A kind overrides this to check shapes against its labels or bins and
+        totals that must add up, raising :meth:`_invalid` for the field at fault.
+        """
+
+    def _check_as(self, name: str, check: str, ndim: int | tuple[int, ...] | None = None) -> None:
+        """Check field ``name`` against a rule of ``CHECKS`` that holds only in some states."""
+        check_value(self._where(name), getattr(self, name), check, ndim)
+
+    def _same_shape(self, *names: str) -> None:
+        """Check that the array fields ``names`` have the shape of the first."""
+        first = getattr(self, names[0]).shape
+        for name in names[1:]:
+            shape = getattr(self, name).shape
+            if shape != first:
+                raise self._invalid(
+                    name,
+                    f"shape differs from {names[0]!r}",
+                    raw(f"shape {list(shape)}"),
+                    f"shape {list(first)}",
+                )
+
+    def _where(self, name: str) -> str:
+        return f"{self.kind}, field {name!r}"
+
+    def _invalid(
+        self, name: str, problem: str, got: Any = None, expected: str | None = None
+    ) -> InputError:
+        """The error for field ``name`` breaking an invariant of the state."""
+        return invalid(self._where(name), problem, got, expected)
 
     def to_json(self) -> str:
         """Serialise to a JSON string (exact for floats, which JSON writes in full)."""
@@ -242,17 +376,25 @@ def encode_value(value: Any) -> Any:
 
 
 def decode_value(value: Any) -> Any:
-    """The inverse of :func:`encode_value`."""
-    if isinstance(value, dict):
-        if "__state__" in value:
-            return State.from_dict(value["__state__"])
-        if "__ndarray__" in value:
-            dtype = np.dtype(object) if value["dtype"] == "object" else np.dtype(value["dtype"])
-            arr = np.array(value["__ndarray__"], dtype=dtype)
-            return arr.reshape(value["shape"])
-        if "__tuple__" in value:
-            return tuple(decode_value(v) for v in value["__tuple__"])
-    return value
+    """The inverse of :func:`encode_value`, refusing any tagged form it does not write.
+
+    Raises
+    ------
+    InputError
+        An unknown ``__tag__``, an array whose dtype is not a bool, integer,
+        float or string one (or ``object``), whose shape does not match its
+        data, or whose items do not fit its dtype.
+
+    Examples
+    --------
+    >>> decode_value({"__tuple__": [1, {"__ndarray__": [1.5], "dtype": "<f8", "shape": [1]}]})
+    (1, array([1.5]))
+    >>> decode_value({"__ndarray__": [0], "dtype": "<M8[ns]", "shape": [1]})
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.InputError: value: array dtype not allowed; got '<M8[ns]', expected ...
+    """
+    return decode(value, "value", objects=True, state=State.from_dict)
 
 
 # metrics ----------------------------------------------------------------------

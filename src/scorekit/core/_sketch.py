@@ -114,14 +114,14 @@ class QuantileSketch(State):
     (7, 7)
     """
 
-    relative_accuracy: float = state_field("same")
-    n_columns: int = state_field("custom")
-    n_samples: int = state_field("custom")
-    column: Int = state_field("custom")
-    negative: NDArray[np.bool_] = state_field("custom")
-    key: Int = state_field("custom")
-    count: NDArray[Any] = state_field("custom")
-    zeros: NDArray[Any] = state_field("custom")
+    relative_accuracy: float = state_field("same", check="finite")
+    n_columns: int = state_field("custom", check="count")
+    n_samples: int = state_field("custom", check="count")
+    column: Int = state_field("custom", check="count", ndim=1)
+    negative: NDArray[np.bool_] = state_field("custom", check="flag", ndim=1)
+    key: Int = state_field("custom", check="integer", ndim=1)
+    count: NDArray[Any] = state_field("custom", check="weight", ndim=1)
+    zeros: NDArray[Any] = state_field("custom", check="weight", ndim=1)
 
     @classmethod
     def empty(cls, relative_accuracy: float = 0.01) -> QuantileSketch:
@@ -191,6 +191,52 @@ class QuantileSketch(State):
             count=count,
             zeros=zeros,
         )
+
+    def _check(self) -> None:
+        if not 0 < self.relative_accuracy < 1:
+            raise self._invalid(
+                "relative_accuracy", "outside (0, 1)", self.relative_accuracy, "a number in (0, 1)"
+            )
+        self._same_shape("column", "negative", "key", "count")
+        k = self.n_columns
+        if self.zeros.shape != (k,):
+            raise self._invalid(
+                "zeros",
+                "not one count per column",
+                raw(f"{self.zeros.size} counts for {k} columns"),
+                f"{k}",
+            )
+        if k == 0 and (self.n_samples or self.key.size):
+            raise self._invalid(
+                "n_columns", "0 in a sketch with data", raw(f"{self.n_samples} samples"), ">= 1"
+            )
+        if self.key.size and int(self.column.max()) >= k:
+            raise self._invalid(
+                "column", "column out of range", int(self.column.max()), f"columns below {k}"
+            )
+        # rows sorted by column, then sign (negative store first), then key, one per bucket
+        dc = np.diff(self.column)
+        ds = np.diff((~self.negative).astype(np.int8))
+        dk = np.diff(self.key)
+        ordered = (dc > 0) | ((dc == 0) & ((ds > 0) | ((ds == 0) & (dk > 0))))
+        if not ordered.all():
+            i = int(np.flatnonzero(~ordered)[0]) + 1
+            raise self._invalid(
+                "key",
+                "buckets not sorted, one row each",
+                raw(f"row {i}: column {int(self.column[i])}, key {int(self.key[i])}"),
+                "distinct buckets by column, sign and key",
+            )
+        if self.count.dtype.kind in "iu" and self.zeros.dtype.kind in "iu" and k:
+            per_column = np.bincount(self.column, weights=self.count, minlength=k) + self.zeros
+            if not (per_column == self.n_samples).all():
+                j = int(np.flatnonzero(per_column != self.n_samples)[0])
+                raise self._invalid(
+                    "n_samples",
+                    "does not match the counts",
+                    self.n_samples,
+                    f"the values counted in column {j}: {per_column[j]:.0f}",
+                )
 
     def _merge_custom(self, other: QuantileSketch) -> dict[str, Any]:
         if other.n_columns == 0:

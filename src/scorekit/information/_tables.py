@@ -58,8 +58,17 @@ class ClassCounts(State):
     float64 with them. Merging adds the counts over the union of the labels.
     """
 
-    labels: NDArray[Any] = state_field("custom")
-    counts: NDArray[Any] = state_field("custom")
+    labels: NDArray[Any] = state_field("custom", check="labels")
+    counts: NDArray[Any] = state_field("custom", check="weight", ndim=1)
+
+    def _check(self) -> None:
+        if self.counts.shape != self.labels.shape:
+            raise self._invalid(
+                "counts",
+                "not one count per label",
+                raw(f"{self.counts.size} counts for {self.labels.size} labels"),
+                f"{self.labels.size}",
+            )
 
     @classmethod
     def empty(cls) -> ClassCounts:
@@ -89,10 +98,24 @@ class Contingency(State):
     agree between merged states.
     """
 
-    feature: str = state_field("same")
-    values: NDArray[Any] = state_field("custom")
-    classes: NDArray[Any] = state_field("custom")
-    table: NDArray[Any] = state_field("custom")
+    feature: str = state_field("same", check="text", allowed=FEATURES)
+    values: NDArray[Any] = state_field("custom", check="labels")
+    classes: NDArray[Any] = state_field("custom", check="labels")
+    table: NDArray[Any] = state_field("custom", check="weight", ndim=2)
+
+    def _check(self) -> None:
+        shape = (self.values.size, self.classes.size)
+        if self.table.shape != shape:
+            raise self._invalid(
+                "table",
+                "shape does not match the feature values and classes",
+                raw(f"shape {list(self.table.shape)}"),
+                f"one row per value, one column per class: shape {list(shape)}",
+            )
+        if self.feature == "numeric" and self.values.dtype.kind not in "iuf":
+            raise self._invalid(
+                "values", "not numbers for a numeric feature", raw(str(self.values.dtype)), "floats"
+            )
 
     @classmethod
     def empty(cls, feature: str = "categorical") -> Contingency:

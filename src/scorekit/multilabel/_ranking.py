@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from scorekit._check import as_scores
 from scorekit.classification import as_indicator
 from scorekit.core import SK, Explanation, Metric, State, register, state_field
-from scorekit.errors import ConfigError, StateMismatchError, choices, message
+from scorekit.errors import ConfigError, StateMismatchError, choices, message, raw
 from scorekit.multilabel._labels import _no_data, _pair, _zero_weight
 
 _TIES = ("pessimistic", "average")
@@ -39,11 +39,20 @@ class PerSampleSums(State):
     state, which merges with any.
     """
 
-    measure: str = state_field("same")
-    n_labels: int = state_field("custom")
-    count: int = state_field("sum")
-    total: float = state_field("sum")
-    weight: float = state_field("sum")
+    measure: str = state_field("same", check="text")
+    n_labels: int = state_field("custom", check="count")
+    count: int = state_field("sum", check="count")
+    total: float = state_field("sum", check="nonnegative")
+    weight: float = state_field("sum", check="weight")
+
+    def _check(self) -> None:
+        if self.count == 0 and (self.total or self.weight):
+            raise self._invalid(
+                "total",
+                "a total without samples",
+                raw(f"total {self.total!r}, weight {self.weight!r} for count 0"),
+                "0",
+            )
 
     def _merge_custom(self, other: PerSampleSums) -> dict[str, Any]:
         if self.n_labels and other.n_labels and self.n_labels != other.n_labels:

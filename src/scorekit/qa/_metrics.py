@@ -18,10 +18,19 @@ __all__ = ["QAF1", "AnswerScores", "ExactMatch", "exact_match", "f1"]
 class AnswerScores(State):
     """Sum of per-question scores (the maximum over gold answers) and the question count."""
 
-    measure: str = state_field("same")
-    version: str = state_field("same")
-    count: int = state_field("sum", default=0)
-    total: float = state_field("sum", default=0.0)
+    measure: str = state_field("same", check="text", allowed=("exact", "f1"))
+    version: str = state_field("same", check="text", allowed=VERSIONS)
+    count: int = state_field("sum", check="count", default=0)
+    total: float = state_field("sum", check="weight", default=0.0)
+
+    def _check(self) -> None:
+        if self.total > self.count * (1 + 1e-9):
+            raise self._invalid(
+                "total",
+                "a total above the number of questions",
+                raw(f"{self.total!r} for {self.count} questions"),
+                "scores in [0, 1] per question: total <= count",
+            )
 
 
 @dataclass(frozen=True)

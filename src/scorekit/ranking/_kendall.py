@@ -57,8 +57,11 @@ class PairedScores(State):
     does not depend on the order of the pairs, so states merge in any order.
     """
 
-    x: NDArray[np.float64] = state_field("concat")
-    y: NDArray[np.float64] = state_field("concat")
+    x: NDArray[np.float64] = state_field("concat", check="finite", ndim=1)
+    y: NDArray[np.float64] = state_field("concat", check="finite", ndim=1)
+
+    def _check(self) -> None:
+        self._same_shape("x", "y")
 
     @classmethod
     def empty(cls) -> PairedScores:

@@ -57,12 +57,28 @@ class QueryValues(State):
     state; the settings must agree unless one state holds no query at all.
     """
 
-    setting: str = state_field("custom")
-    missing: str = state_field("same")
-    queries: NDArray[np.str_] = state_field("custom")
-    values: NDArray[np.float64] = state_field("custom")
-    absent: NDArray[np.str_] = state_field("custom")
-    undefined: int = state_field("sum", default=0)
+    setting: str = state_field("custom", check="text")
+    missing: str = state_field("same", check="text", allowed=MISSING)
+    queries: NDArray[np.str_] = state_field("custom", check="labels")
+    values: NDArray[np.float64] = state_field("custom", check="finite", ndim=1)
+    absent: NDArray[np.str_] = state_field("custom", check="labels")
+    undefined: int = state_field("sum", check="count", default=0)
+
+    def _check(self) -> None:
+        if self.values.shape != self.queries.shape:
+            raise self._invalid(
+                "values",
+                "not one value per query",
+                raw(f"{self.values.size} values for {self.queries.size} queries"),
+                f"{self.queries.size}",
+            )
+        if self.undefined > self.queries.size:
+            raise self._invalid(
+                "undefined",
+                "more undefined queries than queries",
+                self.undefined,
+                f"at most {self.queries.size}",
+            )
 
     def is_empty(self) -> bool:
         """True for the state of no queries."""

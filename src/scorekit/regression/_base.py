@@ -328,10 +328,19 @@ class ErrorSums(State):
     samples and ``weight`` their total weight (``count`` without weights).
     """
 
-    term: str = state_field("same")
-    count: int = state_field("custom")
-    weight: float = state_field("custom")
-    sums: NDArray[np.float64] = state_field("custom")
+    term: str = state_field("same", check="text")
+    count: int = state_field("custom", check="count")
+    weight: float = state_field("custom", check="weight")
+    sums: NDArray[np.float64] = state_field("custom", check="nonnegative", ndim=(1, 2))
+
+    def _check(self) -> None:
+        if self.sums.ndim == 2 and self.sums.shape[0] != 2:
+            raise self._invalid(
+                "sums",
+                "wrong shape",
+                raw(f"shape {list(self.sums.shape)}"),
+                "one sum per output, or a numerator and a denominator row: shape [2, k]",
+            )
 
     @classmethod
     def empty(cls, term: str) -> ErrorSums:

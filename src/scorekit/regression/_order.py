@@ -49,8 +49,17 @@ class AbsErrors(State):
     weight is 1. Merging concatenates, so memory grows with the data.
     """
 
-    errors: NDArray[np.float64] = state_field("custom")
-    weights: NDArray[np.float64] = state_field("custom")
+    errors: NDArray[np.float64] = state_field("custom", check="nonnegative", ndim=2)
+    weights: NDArray[np.float64] = state_field("custom", check="weight", ndim=1)
+
+    def _check(self) -> None:
+        if self.weights.size not in (0, len(self.errors)):
+            raise self._invalid(
+                "weights",
+                "not one weight per row of errors",
+                raw(f"{self.weights.size} weights for {len(self.errors)} rows"),
+                f"{len(self.errors)} weights, or none when every weight is 1",
+            )
 
     @classmethod
     def empty(cls) -> AbsErrors:
@@ -78,6 +87,17 @@ class AbsErrors(State):
 
 
 _SORT_BELOW = 2048
+
+
+def _difference_overflow(metric: str) -> InputError:
+    return InputError(
+        message(
+            metric,
+            "y_true - y_pred overflows float64",
+            raw(f"a difference beyond {np.finfo(np.float64).max:.1e}"),
+            "smaller values (rescale the data)",
+        )
+    )
 
 
 def median(values: NDArray[np.float64]) -> float:
@@ -260,10 +280,12 @@ class MedAE(RegressionMetric[AbsErrors | QuantileSketch]):
             np.abs(out, out=out)
             return np.asarray(out.sum(axis=0), dtype=np.float64)  # NaN/inf probe, from cache
 
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             probe = blockwise(n, k, None, probe_of)
         if not np.isfinite(probe).all():
             ensure_finite(self.name, t, p)
+            if not np.isfinite(errors).all():
+                raise _difference_overflow(self.name)
         return errors, w
 
     def compute(self, state: AbsErrors | QuantileSketch) -> Any:
@@ -310,8 +332,12 @@ class MedAE(RegressionMetric[AbsErrors | QuantileSketch]):
 class MaxAbsError(State):
     """The number of samples and the largest absolute error seen."""
 
-    count: int = state_field("sum")
-    value: float = state_field("max")
+    count: int = state_field("sum", check="count")
+    value: float = state_field("max", check="nonnegative")
+
+    def _check(self) -> None:
+        if self.count == 0 and self.value:
+            raise self._invalid("value", "an error without samples", self.value, "0 for count 0")
 
     @classmethod
     def empty(cls) -> MaxAbsError:
@@ -372,7 +398,7 @@ class MaxError(Metric[MaxAbsError]):
         step = block_rows(1)
         peaks = np.empty((n + step - 1) // step, dtype=np.float64)
         buffer = np.empty(min(n, step), dtype=np.float64)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             for i, start in enumerate(range(0, n, step)):
                 rows = slice(start, start + step)
                 d = buffer[: len(t[rows])]
@@ -381,6 +407,7 @@ class MaxError(Metric[MaxAbsError]):
         value = float(peaks.max())
         if not math.isfinite(value):
             ensure_finite(self.name, t, p)
+            raise _difference_overflow(self.name)
         return MaxAbsError(count=n, value=value)
 
     def compute(self, state: MaxAbsError) -> float:

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import overflow_error
 from scorekit.core import SK, Explanation, State, sentences, state_field
 from scorekit.core import register as _register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message
@@ -141,12 +142,15 @@ class R2Sums(State):
     output. The empty state has no outputs yet.
     """
 
-    count: int = state_field("custom")
-    weight: float = state_field("custom")
-    mean: NDArray[np.float64] = state_field("custom")
-    mean_lo: NDArray[np.float64] = state_field("custom")
-    m2: NDArray[np.float64] = state_field("custom")
-    sse: NDArray[np.float64] = state_field("custom")
+    count: int = state_field("custom", check="count")
+    weight: float = state_field("custom", check="weight")
+    mean: NDArray[np.float64] = state_field("custom", check="number", ndim=1)
+    mean_lo: NDArray[np.float64] = state_field("custom", check="number", ndim=1)
+    m2: NDArray[np.float64] = state_field("custom", check="nonnegative", ndim=1)
+    sse: NDArray[np.float64] = state_field("custom", check="nonnegative", ndim=1)
+
+    def _check(self) -> None:
+        self._same_shape("mean", "mean_lo", "m2", "sse")
 
     @classmethod
     def empty(cls) -> R2Sums:
@@ -178,14 +182,17 @@ class R2Sums(State):
 class ExplainedVarianceSums(State):
     """State of :class:`ExplainedVariance`: moments of the targets and of the residuals."""
 
-    count: int = state_field("custom")
-    weight: float = state_field("custom")
-    mean: NDArray[np.float64] = state_field("custom")
-    mean_lo: NDArray[np.float64] = state_field("custom")
-    m2: NDArray[np.float64] = state_field("custom")
-    res_mean: NDArray[np.float64] = state_field("custom")
-    res_mean_lo: NDArray[np.float64] = state_field("custom")
-    res_m2: NDArray[np.float64] = state_field("custom")
+    count: int = state_field("custom", check="count")
+    weight: float = state_field("custom", check="weight")
+    mean: NDArray[np.float64] = state_field("custom", check="number", ndim=1)
+    mean_lo: NDArray[np.float64] = state_field("custom", check="number", ndim=1)
+    m2: NDArray[np.float64] = state_field("custom", check="nonnegative", ndim=1)
+    res_mean: NDArray[np.float64] = state_field("custom", check="number", ndim=1)
+    res_mean_lo: NDArray[np.float64] = state_field("custom", check="number", ndim=1)
+    res_m2: NDArray[np.float64] = state_field("custom", check="nonnegative", ndim=1)
+
+    def _check(self) -> None:
+        self._same_shape("mean", "mean_lo", "m2", "res_mean", "res_mean_lo", "res_m2")
 
     @classmethod
     def empty(cls) -> ExplainedVarianceSums:
@@ -250,6 +257,7 @@ def _explained(
 
 
 _VARIANTS = ("uniform_average", "raw_values", "variance_weighted")
+_SQUARES = "the (weighted) sum of squares"
 
 
 def _check_force_finite(metric: str, value: Any) -> None:
@@ -350,7 +358,8 @@ class R2(RegressionMetric[R2Sums]):
         """Target moments and the squared residual sum of one batch."""
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
         n, k = t.shape
-        weight = total_weight(n, w)
+        with np.errstate(over="ignore"):
+            weight = total_weight(n, w)
 
         def first(block: Block) -> NDArray[np.float64]:
             return wsum(block.take(t, "t"), block.w, out=block.buffer("weighted"))
@@ -362,14 +371,15 @@ class R2(RegressionMetric[R2Sums]):
             np.multiply(d, d, out=d)
             return np.stack([dev_sum, sq_sum, wsum(d, block.w, out=d)])
 
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             mean = blockwise(n, k, w, first) / weight if weight else np.zeros(k)
             dev_sum, sq_sum, sse = blockwise(n, k, w, second)
             weight, mean, mean_lo, m2 = finish_moments(
                 weight, mean, dev_sum, sq_sum, lambda j: _positive_rows(t[:, j], w)
             )
-        if not (np.isfinite(m2).all() and np.isfinite(sse).all()):
+        if not (np.isfinite(m2).all() and np.isfinite(sse).all() and math.isfinite(weight)):
             ensure_finite(self.name, t, p)
+            raise overflow_error(self.name, _SQUARES)
         return R2Sums(count=n, weight=weight, mean=mean, mean_lo=mean_lo, m2=m2, sse=sse)
 
     def compute(self, state: R2Sums) -> float | NDArray[np.float64]:
@@ -458,7 +468,8 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
         """Moments of the targets and of the residuals of one batch."""
         t, p, w = targets(self.name, y_true, y_pred, sample_weight)
         n, k = t.shape
-        weight = total_weight(n, w)
+        with np.errstate(over="ignore"):
+            weight = total_weight(n, w)
 
         def first(block: Block) -> NDArray[np.float64]:
             tb = block.take(t, "t")
@@ -474,7 +485,7 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
         def residuals(j: int) -> NDArray[np.float64]:
             return _positive_rows(as_float(t[:, j]) - as_float(p[:, j]), w)
 
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             if weight:
                 mean, res_mean = blockwise(n, k, w, first) / weight
             else:
@@ -486,8 +497,9 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
             _, res_mean, res_mean_lo, res_m2 = finish_moments(
                 weight, res_mean, res_dev_sum, res_sq_sum, residuals
             )
-        if not (np.isfinite(m2).all() and np.isfinite(res_m2).all()):
+        if not (np.isfinite(m2).all() and np.isfinite(res_m2).all() and math.isfinite(weight)):
             ensure_finite(self.name, t, p)
+            raise overflow_error(self.name, _SQUARES)
         return ExplainedVarianceSums(
             count=n,
             weight=weight,

@@ -31,9 +31,16 @@ _BLOCK = 1 << 22  # logits elements per log-softmax block
 class NLLSums(State):
     """Summed negative log-likelihood (in units of ``base``) and the number of tokens."""
 
-    base: str = state_field("same")
-    tokens: int = state_field("sum", default=0)
-    nll: float = state_field("sum", default=0.0)
+    base: str = state_field("same", check="text", allowed=("e", "2"))
+    tokens: int = state_field("sum", check="count", default=0)
+    nll: float = state_field("sum", check="finite", default=0.0)
+
+    def _check(self) -> None:
+        # log-probabilities are <= 0, so the summed NLL is >= 0 but for rounding
+        if self.nll < -1e-9 * max(self.tokens, 1):
+            raise self._invalid("nll", "negative log-likelihood below 0", self.nll, ">= 0")
+        if self.tokens == 0 and self.nll:
+            raise self._invalid("nll", "a log-likelihood without tokens", self.nll, "0")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import State, state_field
-from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
+from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message, raw
 from scorekit.throughput._records import Records
 from scorekit.throughput._slo import SLO_KEYS
 
@@ -83,17 +83,106 @@ class RequestTotals(State):
     """
 
     slo: tuple[tuple[str, float], ...] = state_field("same", default=())
-    requests: int = state_field("sum", default=0)
-    failed: int = state_field("sum", default=0)
-    prompt_tokens: int = state_field("sum", default=0)
-    output_tokens: int = state_field("sum", default=0)
-    good: int = state_field("sum", default=0)
-    first_start: float = state_field("min", default=_INF)
-    last_end: float = state_field("max", default=-_INF)
+    requests: int = state_field("sum", check="count", default=0)
+    failed: int = state_field("sum", check="count", default=0)
+    prompt_tokens: int = state_field("sum", check="count", default=0)
+    output_tokens: int = state_field("sum", check="count", default=0)
+    good: int = state_field("sum", check="count", default=0)
+    first_start: float = state_field("min", check="number", default=_INF)
+    last_end: float = state_field("max", check="number", default=-_INF)
     reasons: Reasons = state_field("custom", default=())
 
     def _merge_custom(self, other: RequestTotals) -> dict[str, Any]:
         return {"reasons": add_reasons(self.reasons, other.reasons)}
+
+    def _check(self) -> None:
+        self._check_slo()
+        if self.failed > self.requests:
+            raise self._invalid(
+                "failed",
+                "more failed requests than requests",
+                raw(f"{self.failed} failed of {self.requests}"),
+                "failed <= requests",
+            )
+        successes = self.requests - self.failed
+        if self.good > successes:
+            raise self._invalid(
+                "good",
+                "more good requests than successful ones",
+                raw(f"{self.good} good of {successes} successful"),
+                "good <= requests - failed",
+            )
+        if not successes and (self.prompt_tokens or self.output_tokens):
+            raise self._invalid(
+                "output_tokens" if self.output_tokens else "prompt_tokens",
+                "tokens without a successful request",
+                raw(f"{self.prompt_tokens} prompt, {self.output_tokens} output tokens"),
+                "0 (tokens count successful requests only)",
+            )
+        if self.requests and not (
+            math.isfinite(self.first_start)
+            and math.isfinite(self.last_end)
+            and self.first_start <= self.last_end
+        ):
+            raise self._invalid(
+                "last_end",
+                "not a time span of the requests",
+                raw(f"first_start {self.first_start!r}, last_end {self.last_end!r}"),
+                "finite times with first_start <= last_end",
+            )
+        self._check_reasons()
+
+    def _check_slo(self) -> None:
+        slo = self.slo
+        ok = isinstance(slo, tuple) and all(
+            isinstance(item, tuple)
+            and len(item) == 2
+            and item[0] in SLO_KEYS
+            and isinstance(item[1], int | float)
+            and not isinstance(item[1], bool)
+            and math.isfinite(item[1])
+            and item[1] > 0
+            for item in slo
+        )
+        if not ok or len({item[0] for item in slo}) != len(slo):
+            raise self._invalid(
+                "slo",
+                "not a list of objectives",
+                slo,
+                f"distinct (latency, seconds > 0) pairs, latencies {', '.join(SLO_KEYS)}",
+            )
+
+    def _check_reasons(self) -> None:
+        reasons = self.reasons
+        ok = isinstance(reasons, tuple) and all(
+            isinstance(item, tuple)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and isinstance(item[1], int)
+            and not isinstance(item[1], bool)
+            and item[1] > 0
+            for item in reasons
+        )
+        if not ok:
+            raise self._invalid(
+                "reasons",
+                "not a tally of failure reasons",
+                reasons,
+                "(reason, count > 0) pairs",
+            )
+        names = [name for name, _ in reasons]
+        if names != sorted(set(names)):
+            raise self._invalid(
+                "reasons", "reasons repeat or are out of order", names, "distinct sorted reasons"
+            )
+        counted = sum(count for _, count in reasons)
+        if counted != self.failed:
+            raise self._invalid(
+                "reasons",
+                "failure reasons do not add up to the failed requests",
+                raw(f"{counted} requests by reason, {self.failed} failed"),
+                "one reason per failed request",
+            )
 
     @property
     def successes(self) -> int:
@@ -114,8 +203,10 @@ class LatencyValues(State):
     8 bytes per gap between streamed chunks for ``itl``.
     """
 
-    quantity: str = state_field("same", default="")
-    values: NDArray[np.float64] = state_field("concat", default_factory=lambda: np.empty(0))
+    quantity: str = state_field("same", check="text", allowed=("", *LATENCIES), default="")
+    values: NDArray[np.float64] = state_field(
+        "concat", check="nonnegative", ndim=1, default_factory=lambda: np.empty(0)
+    )
 
 
 # the definitions, once ---------------------------------------------------------------

@@ -149,8 +149,11 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
         raise malformed(where, "no list of metrics", type(entries).__name__, "'metrics': [...]")
     meta = {k: v for k, v in data.items() if k != "metrics"}
     meta["path"] = str(where)
-    if not isinstance(meta.get("rows", 0), int):
-        raise malformed(where, "rows is not an integer", meta.get("rows"), "an integer")
+    rows = meta.get("rows", 0)
+    if not isinstance(rows, int) or isinstance(rows, bool):
+        raise malformed(where, "rows is not an integer", rows, "an integer")
+    if rows < 0:
+        raise malformed(where, "rows is negative", rows, "the number of rows summarized, >= 0")
     metrics: dict[str, Metric[Any]] = {}
     states: dict[str, State] = {}
     for number, entry in enumerate(entries, start=1):

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import State, state_field
+from scorekit.errors import raw
 
 __all__ = ["BLEUResult", "BLEUStats"]
 
@@ -33,17 +34,57 @@ class BLEUStats(State):
         The fewest and most references a segment had (0 for no segments).
     """
 
-    tokenize: str = state_field("same")
-    lowercase: bool = state_field("same")
-    max_order: int = state_field("same")
-    clip: bool = state_field("same")
-    segments: int = state_field("sum")
-    hyp_len: int = state_field("sum")
-    ref_len: int = state_field("sum")
-    matches: NDArray[np.int64] = state_field("sum")
-    totals: NDArray[np.int64] = state_field("sum")
-    min_refs: int = state_field("custom")
-    max_refs: int = state_field("custom")
+    tokenize: str = state_field("same", check="text")
+    lowercase: bool = state_field("same", check="flag")
+    max_order: int = state_field("same", check="count")
+    clip: bool = state_field("same", check="flag")
+    segments: int = state_field("sum", check="count")
+    hyp_len: int = state_field("sum", check="count")
+    ref_len: int = state_field("sum", check="count")
+    matches: NDArray[np.int64] = state_field("sum", check="count", ndim=1)
+    totals: NDArray[np.int64] = state_field("sum", check="count", ndim=1)
+    min_refs: int = state_field("custom", check="count")
+    max_refs: int = state_field("custom", check="count")
+
+    def _check(self) -> None:
+        if self.max_order < 1:
+            raise self._invalid("max_order", "not a positive order", self.max_order, ">= 1")
+        for name in ("matches", "totals"):
+            if getattr(self, name).shape != (self.max_order,):
+                raise self._invalid(
+                    name,
+                    "not one count per n-gram order",
+                    raw(f"{getattr(self, name).size} counts"),
+                    f"{self.max_order}, one per order up to max_order",
+                )
+        over = self.matches > self.totals
+        if over.any():
+            n = int(np.flatnonzero(over)[0])
+            raise self._invalid(
+                "matches",
+                "more matched n-grams than n-grams",
+                raw(f"{int(self.matches[n])} of {int(self.totals[n])} {n + 1}-grams"),
+                "matches <= totals",
+            )
+        if self.totals.size and int(self.totals.max()) > self.hyp_len:
+            raise self._invalid(
+                "totals",
+                "more n-grams than prediction tokens",
+                raw(f"{int(self.totals.max())} n-grams, {self.hyp_len} tokens"),
+                "totals <= hyp_len",
+            )
+        if self.segments == 0:
+            if self.hyp_len or self.ref_len or self.max_refs:
+                raise self._invalid(
+                    "segments", "lengths without segments", 0, "segments for every token"
+                )
+        elif self.min_refs > self.max_refs:
+            raise self._invalid(
+                "min_refs",
+                "more than max_refs",
+                raw(f"min_refs {self.min_refs}, max_refs {self.max_refs}"),
+                "min_refs <= max_refs",
+            )
 
     def _merge_custom(self, other: BLEUStats) -> dict[str, Any]:
         if other.segments == 0:

@@ -80,12 +80,34 @@ class RougeSums(State):
     """
 
     types: tuple[str, ...] = state_field("same")
-    tokenizer: str = state_field("same")
-    stemmer: bool = state_field("same")
-    sentences: str = state_field("same")
-    weight: float = state_field("same")
-    count: int = state_field("sum")
-    sums: NDArray[np.float64] = state_field("sum")
+    tokenizer: str = state_field("same", check="text")
+    stemmer: bool = state_field("same", check="flag")
+    sentences: str = state_field("same", check="text")
+    weight: float = state_field("same", check="finite")
+    count: int = state_field("sum", check="count")
+    sums: NDArray[np.float64] = state_field("sum", check="nonnegative", ndim=2)
+
+    def _check(self) -> None:
+        types = self.types
+        if not isinstance(types, tuple) or not all(isinstance(t, str) for t in types):
+            raise self._invalid("types", "not a tuple of ROUGE types", types, "e.g. ('rouge1',)")
+        if self.weight < 1:
+            raise self._invalid("weight", "a ROUGE-W weight below 1", self.weight, ">= 1")
+        if self.sums.shape != (len(types), 3):
+            raise self._invalid(
+                "sums",
+                "shape does not match the ROUGE types",
+                raw(f"shape {list(self.sums.shape)}"),
+                f"precision, recall and F-measure per type: shape [{len(types)}, 3]",
+            )
+        limit = self.count * (1 + 1e-9)
+        if self.sums.size and float(self.sums.max()) > limit:
+            raise self._invalid(
+                "sums",
+                "a sum of scores above the number of items",
+                raw(f"{float(self.sums.max())!r} for {self.count} items"),
+                "scores in [0, 1] per item: sums <= count",
+            )
 
 
 # metrics ----------------------------------------------------------------------
