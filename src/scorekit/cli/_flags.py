@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
@@ -20,6 +21,7 @@ __all__ = [
     "data_arg",
     "engine_options",
     "format_flag",
+    "max_file_size_flag",
     "metric_flag",
     "number_above",
     "positive_int",
@@ -92,6 +94,31 @@ def metric_flag(parser: argparse.ArgumentParser, help: str, *, short: bool = Fal
 def slo_flag(parser: argparse.ArgumentParser, help: str) -> None:
     """``--slo KEY=TIME [KEY=TIME ...]``: the goodput objectives, repeatable."""
     parser.add_argument("--slo", nargs="+", action="extend", metavar="KEY=TIME", help=help)
+
+
+class _MaxFileSize(argparse.Action):
+    """``--max-file-size SIZE``: the limit of :func:`scorekit.io.read_limited` for this run."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        from scorekit import io
+
+        try:
+            size = io.parse_size(str(values))
+        except ConfigError as exc:
+            parser.error(str(exc))
+        os.environ[io.MAX_FILE_SIZE_VARIABLE] = str(size)
+        setattr(namespace, self.dest, size)
+
+
+def max_file_size_flag(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--max-file-size SIZE``: how large ``what`` (read whole into memory) may be."""
+    parser.add_argument(
+        "--max-file-size",
+        action=_MaxFileSize,
+        metavar="SIZE",
+        help=f"the largest {what} read, after decompression, e.g. 4G "
+        "(default 1G, or SCOREKIT_MAX_FILE_SIZE)",
+    )
 
 
 def format_flag(parser: argparse.ArgumentParser, *choices: str) -> None:

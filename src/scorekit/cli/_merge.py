@@ -7,7 +7,7 @@ import warnings
 from typing import Any, TextIO
 
 from scorekit.api import merge_with_header, save_states
-from scorekit.cli._flags import format_flag
+from scorekit.cli._flags import format_flag, max_file_size_flag
 from scorekit.cli._output import display_values, write_values
 from scorekit.errors import ConfigError, choices, message
 
@@ -28,6 +28,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
     format_flag(mg, "table", "json", "csv")
+    max_file_size_flag(mg, "state file")
     mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
     mg.add_argument(
         "--allow-duplicates",
