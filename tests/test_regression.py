@@ -351,8 +351,10 @@ def test_huge_and_tiny_values() -> None:
     y = np.array([1e300, -1e300, 5e299])
     p = y * (1 + 1e-3)
     assert mae(y, p) == pytest.approx(skm.mean_absolute_error(y, p), rel=RTOL)
-    with pytest.warns(RuntimeWarning, match="overflow"):
-        assert mse(y, p) == math.inf  # overflow of the square is a result, not an input error
+    with pytest.raises(InputError, match=r"mse: the .* sum of its error terms overflows float64"):
+        mse(y, p)  # an MSE beyond float64 is an error, not inf and a RuntimeWarning
+    scaled = math.sqrt(skm.mean_squared_error(y * 1e-200, p * 1e-200)) * 1e200
+    assert rmse(y, p) == pytest.approx(scaled, rel=1e-12)
     big = y * 1e-150
     assert r2(big, big * (1 + 1e-3)) == pytest.approx(skm.r2_score(big, big * (1 + 1e-3)), rel=1e-9)
     tiny = np.array([1e-310, 3e-310, 2e-310])

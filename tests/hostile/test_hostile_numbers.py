@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 
@@ -10,6 +11,7 @@ import pytest
 import scorekit
 from scorekit import classification as C
 from scorekit import information as I
+from scorekit import regression as R
 from scorekit.errors import ConfigError, InputError
 
 
@@ -133,3 +135,54 @@ def test_empty_labels(call: Callable[[], object]) -> None:
     """[silent] labels=[] is a ConfigError naming the option, not a silent nan."""
     with pytest.raises(ConfigError, match=r"^\w+: labels is empty; got \[\]"):
         call()
+
+
+# overflow of sums of squares -----------------------------------------------------------
+
+
+def test_rmse_of_huge_errors() -> None:
+    """[silent] rmse([1e200, 0], [0, 0]) is 7.07e199 (scaled like LAPACK nrm2), not inf."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert R.rmse([1e200, 0.0], [0.0, 0.0]) == pytest.approx(1e200 / math.sqrt(2), rel=1e-15)
+        weighted = R.rmse([1e200, 0.0], [0.0, 0.0], sample_weight=[1e308, 1e308])
+        per_output = R.rmse(
+            [[1e200, 3.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 4.0]], multioutput="raw_values"
+        )
+    assert weighted == pytest.approx(1e200 / math.sqrt(2), rel=1e-15)
+    assert per_output.tolist() == pytest.approx([1e200 / math.sqrt(2), 2.5 * math.sqrt(2)])
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: R.mse([1e200, 0.0], [0.0, 0.0]), "mse: the .* sum of its error terms overflows"),
+        (lambda: R.mae([1e308, 1e308], [-1e308, 0.0]), "mae: the .* sum of its error terms"),
+        (lambda: R.mse([1, 2], [0, 0], sample_weight=[1e308, 1e308]), "mse: the .* overflows"),
+        (lambda: R.rmse([1e308], [-1e308]), "rmse: y_true - y_pred overflows float64"),
+        (lambda: R.r2([1e200, -1e200, 0.0], [0, 0, 1]), "r2: the .* sum of squares overflows"),
+        (
+            lambda: R.explained_variance([1e200, -1e200, 0.0], [0, 0, 1]),
+            "explained_variance: the .* sum of squares overflows",
+        ),
+        (lambda: R.max_error([1e308, 0.0], [-1e308, 0.0]), "max_error: y_true - y_pred overflows"),
+        (lambda: R.medae([1e308, 0.0], [-1e308, 0.0]), "medae: y_true - y_pred overflows"),
+    ],
+)
+def test_regression_sums_beyond_float64(call: Callable[[], object], match: str) -> None:
+    """[silent] A mean or sum of squares beyond float64 is an error, not inf with a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=match):
+            call()
+
+
+def test_rmse_of_merged_states_beyond_float64() -> None:
+    """[silent] Chunks whose summed squares overflow when merged: an error naming the metric."""
+    metric = scorekit.parse_metric("rmse")
+    chunk = metric.summarize([1e154], [0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, while the states add up
+        merged = metric.merge(chunk, chunk)
+    with pytest.raises(InputError, match=r"rmse: the .* sum of its error terms overflows float64"):
+        metric.compute(merged)

@@ -18,12 +18,15 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import overflow_error, unit_scaled
 from scorekit.core import SK, Explanation, register, sentences
+from scorekit.errors import InputError, message, raw
 from scorekit.regression._base import (
     Block,
     ErrorSums,
     Multioutput,
     RegressionMetric,
+    as_float,
     blockwise,
     combine_outputs,
     ensure_finite,
@@ -78,19 +81,32 @@ class _MeanError(RegressionMetric[ErrorSums]):
         def sums_of(block: Block) -> NDArray[np.float64]:
             return self._block_sums(block.take(t, "t"), block.take(p, "p"), block)
 
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             sums = blockwise(n, k, w, sums_of)
+            weight = total_weight(n, w)
         if not np.isfinite(sums).all():
             self._explain_non_finite(t, p)
-        return ErrorSums(term=self._term_name(), count=n, weight=total_weight(n, w), sums=sums)
+            raise _SumOverflow(str(overflow_error(self.name, _SUMS)))
+        if not math.isfinite(weight):
+            raise overflow_error(self.name, "the sum of sample weights")
+        return ErrorSums(term=self._term_name(), count=n, weight=weight, sums=sums)
 
     def compute(self, state: ErrorSums) -> float | NDArray[np.float64]:
         """The weighted mean per output, combined as ``multioutput`` says."""
         require_data(self.name, state.count, state.weight)
+        if not (np.isfinite(state.sums).all() and math.isfinite(state.weight)):
+            raise overflow_error(self.name, _SUMS)
         values = state.sums / state.weight
         if self._root:
             values = np.sqrt(values)
         return combine_outputs(self.name, values, self.multioutput)
+
+
+_SUMS = "the (weighted) sum of its error terms"
+
+
+class _SumOverflow(InputError):
+    """A batch whose sums of error terms do not fit in float64 (the inputs are finite)."""
 
 
 def _squared_diff(
@@ -199,6 +215,56 @@ class RMSE(_MeanError):
 
     def _term_name(self) -> str:
         return "squared"
+
+    def score(self, *batch: Any, **kwargs: Any) -> float | NDArray[np.float64]:
+        """RMSE of one in-memory batch, also where the sum of squares exceeds float64.
+
+        The state holds the plain sum of squared errors (shared with
+        :class:`MSE`), so merged states whose sum overflows raise an
+        :class:`~scorekit.errors.InputError`; one in-memory batch is then
+        scored again with the errors divided by their largest magnitude and
+        the weights by theirs, as LAPACK's ``nrm2`` scales a norm, which is
+        exact wherever the RMSE itself is representable.
+
+        Examples
+        --------
+        >>> RMSE().score([1e200, 0.0], [0.0, 0.0])
+        7.071067811865475e+199
+        """
+        try:
+            result: float | NDArray[np.float64] = super().score(*batch, **kwargs)
+        except _SumOverflow:
+            return self._scaled_score(*batch, **kwargs)
+        return result
+
+    def _scaled_score(
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> float | NDArray[np.float64]:
+        t, p, w = targets(self.name, y_true, y_pred, sample_weight)
+        with np.errstate(over="ignore"):
+            d = np.abs(as_float(t) - as_float(p))
+        top = d.max(axis=0)
+        if not np.isfinite(top).all():
+            raise InputError(
+                message(
+                    self.name,
+                    "y_true - y_pred overflows float64",
+                    raw(f"a difference beyond {np.finfo(np.float64).max:.1e}"),
+                    "smaller values (rescale the data)",
+                )
+            )
+        top[top == 0] = 1.0
+        d /= top
+        ws = None if w is None else unit_scaled(self.name, "the sum of sample weights", w)[0]
+        ssq = wsum(d * d, ws)
+        weight = float(len(d)) if ws is None else float(ws.sum())
+        require_data(self.name, len(d), weight)
+        with np.errstate(over="ignore"):
+            values = top * np.sqrt(ssq / weight)
+            result = combine_outputs(self.name, values, self.multioutput)
+        if not np.isfinite(result).all():
+            raise overflow_error(self.name, "the root mean squared error")
+        return result
 
     def _terms(
         self, t: NDArray[np.float64], p: NDArray[np.float64], block: Block
