@@ -123,13 +123,15 @@ def read_batches(
     block: int,
     open_reader: Callable[[Any, int], Any],
     failure: Callable[[Exception, int], Exception],
+    finish: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[Any, int]]:
     """Yield ``(batch, bytes_read)`` of a streaming pyarrow reader, starting again on long rows.
 
     ``open_reader(stream, block)`` opens the reader on the file's stream. When
     pyarrow fails on a row longer than the block, the file is read again with a
     block four times larger, and the rows already yielded are skipped; any other
-    failure raises ``failure(exc, block)``.
+    failure raises ``failure(exc, block)``. At the end of the file,
+    ``finish(rows)`` gets the number of rows read, and may raise.
     """
     import pyarrow as pa
 
@@ -143,6 +145,8 @@ def read_batches(
                 try:
                     batch = reader.read_next_batch()
                 except StopIteration:
+                    if finish is not None:
+                        finish(seen)
                     return
                 part = skip(batch, seen, done)
                 seen += batch.num_rows

@@ -47,7 +47,9 @@ def where(table: Any, column: str, row: int) -> str:
     row += int(meta.get(OFFSET_KEY, b"0").decode())
     place = f"row {row + 1}"
     if fmt in ("csv", "tsv", "jsonl"):
-        line = nonblank_line(Path(source), row + (0 if fmt == "jsonl" else 1))
+        line = nonblank_line(
+            Path(source), row + (0 if fmt == "jsonl" else 1), spaces=fmt == "jsonl"
+        )
         if line is not None:
             place = f"line {line}"
     return f"{source}, {place}, column {column!r}"

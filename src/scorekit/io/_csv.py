@@ -33,6 +33,7 @@ from scorekit.io._blocks import (
     open_file,
     read_batches,
 )
+from scorekit.io._scan import LineCount, check_rows, check_values, unclosed_quote
 
 __all__ = ["csv_batches", "header"]
 
@@ -94,6 +95,7 @@ def _csv_options(delimiter: str, wanted: list[str], types: dict[str, Any], block
 def csv_batches(
     path: Path, fmt: str, wanted: list[str], chunk_size: int, types: dict[str, Any]
 ) -> Iterator[tuple[Any, int]]:
+    import pyarrow as pa
     from pyarrow import csv
 
     delimiter = "\t" if fmt == "tsv" else ","
@@ -102,10 +104,16 @@ def csv_batches(
     _io.check_columns(path, names, wanted)
     block = block_size(sample, chunk_size)
 
+    counts: list[LineCount] = []
+
     def open_reader(stream: Any, block: int) -> Any:
         read, parse, convert = _csv_options(delimiter, wanted, types, block)
+        counts.append(LineCount(path))
         reader = csv.open_csv(
-            stream, read_options=read, parse_options=parse, convert_options=convert
+            pa.TransformInputStream(stream, counts[-1]),
+            read_options=read,
+            parse_options=parse,
+            convert_options=convert,
         )
         for f in reader.schema:
             types.setdefault(f.name, f.type)
@@ -114,7 +122,12 @@ def csv_batches(
     def failure(exc: Exception, block: int) -> Exception:
         return _csv_error(path, fmt, names, types, block, exc)
 
-    yield from read_batches(path, block, open_reader, failure)
+    def finish(rows: int) -> None:
+        check_rows(path, delimiter, rows, counts[-1])
+
+    for batch, done in read_batches(path, block, open_reader, failure, finish):
+        check_values(path, delimiter, batch)
+        yield batch, done
 
 
 def _csv_error(
@@ -134,6 +147,10 @@ def _csv_error(
                 return Widen(path, column, wider)
     if "CSV parse error" in text:
         return _ragged(path, "\t" if fmt == "tsv" else ",", names, block, exc)
+    if "out of sync" in text:
+        quote = unclosed_quote(path, "\t" if fmt == "tsv" else ",")
+        if quote is not None:
+            return quote
     return _io.pyarrow_error(path, fmt.upper(), exc)
 
 
@@ -197,7 +214,7 @@ def _ragged(path: Path, delimiter: str, names: list[str], block: int, exc: Excep
         pass
     finally:
         handle.close()
-    error = _io.bad_row_error(path, bad)
+    error = _io.bad_row_error(path, bad, delimiter)
     if error is not None:
         return error
     return _io.pyarrow_error(path, "TSV" if delimiter == "\t" else "CSV", exc)

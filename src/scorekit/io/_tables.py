@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, choices, message, raw
+from scorekit.io._blocks import open_file
+from scorekit.io._scan import LineCount, check_rows, check_values, unclosed_quote
 
 __all__ = ["SUPPORTED_EXTENSIONS", "nonblank_line", "read_table"]
 
@@ -171,7 +173,16 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
         convert = csv.ConvertOptions(
             include_columns=wanted, strings_can_be_null=True, null_values=[""]
         )
-        table = csv.read_csv(path, parse_options=parse, convert_options=convert)
+        count = LineCount(path)
+        handle, stream = open_file(path)
+        try:
+            table = csv.read_csv(
+                pa.TransformInputStream(stream, count),
+                parse_options=parse,
+                convert_options=convert,
+            )
+        finally:
+            handle.close()
     except (pa.ArrowException, OSError) as exc:
         if "Empty CSV file" in str(exc):
             raise InputError(
@@ -180,6 +191,8 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
         if "CSV parse error" in str(exc):
             raise _ragged_row(path, delimiter, exc) from None
         raise pyarrow_error(path, kind, exc) from None
+    check_rows(path, delimiter, table.num_rows, count)
+    check_values(path, delimiter, table)
     return table
 
 
@@ -197,18 +210,25 @@ def _ragged_row(path: Path, delimiter: str, exc: Exception) -> InputError:
     parse = csv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler)
     with contextlib.suppress(pa.ArrowException, OSError):
         csv.read_csv(path, read_options=csv.ReadOptions(use_threads=False), parse_options=parse)
-    error = bad_row_error(path, bad)
+    error = bad_row_error(path, bad, delimiter)
     if error is not None:
         return error
     return pyarrow_error(path, "CSV", exc)
 
 
-def bad_row_error(path: Path, bad: list[Any]) -> InputError | None:
-    """The error naming the line of the first row pyarrow found with the wrong field count."""
+def bad_row_error(path: Path, bad: list[Any], delimiter: str = ",") -> InputError | None:
+    """The error naming the line of the first row pyarrow found with the wrong field count.
+
+    A row that spans lines holds a quote never closed: the error names where it opens.
+    """
     if not (bad and bad[0].number is not None and bad[0].number > 0):
         return None
     row = bad[0]
-    line = nonblank_line(path, row.number - 1) or row.number
+    if "\n" in row.text or "\r" in row.text:
+        quote = unclosed_quote(path, delimiter)
+        if quote is not None:
+            return quote
+    line = nonblank_line(path, row.number - 1, spaces=False) or row.number
     return InputError(
         message(
             f"{path}, line {line}",
@@ -310,13 +330,16 @@ def json_error(path: Path, exc: Exception) -> InputError:
     return pyarrow_error(path, "JSON Lines", exc)
 
 
-def nonblank_line(path: Path, index: int) -> int | None:
-    """Line number of the 0-based ``index``-th non-blank line (one record per line)."""
+def nonblank_line(path: Path, index: int, *, spaces: bool = True) -> int | None:
+    """Line number of the 0-based ``index``-th non-blank line (one record per line).
+
+    A line of spaces is blank unless ``spaces`` is False (CSV reads it as a row).
+    """
     seen = -1
     try:
         with open_text(path) as handle:
             for number, line in enumerate(handle, start=1):
-                if line.strip():
+                if line.strip() if spaces else line.rstrip("\r\n"):
                     seen += 1
                     if seen == index:
                         return number
