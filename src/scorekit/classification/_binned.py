@@ -75,10 +75,18 @@ def _check_edges(metric: str, edges: Any) -> Float:
     return arr
 
 
+MAX_BINS = 1 << 20
+"""The most bins a binned ROC AUC or AP keeps (their edges and counts are held in memory)."""
+
+
 def _check_bins(metric: str, bins: Any) -> int:
     ok = isinstance(bins, int | np.integer) and not isinstance(bins, bool | np.bool_)
     if not ok or bins < 1:
         raise ConfigError(message(metric, "invalid bins", bins, "an integer >= 1"))
+    if bins > MAX_BINS:
+        raise ConfigError(
+            message(metric, "too many bins", int(bins), f"at most {MAX_BINS} (2**20)")
+        )
     return int(bins)
 
 
@@ -145,7 +153,7 @@ def quantile_edges(y_score_sample: Any, bins: int) -> NDArray[np.float64]:
     y_score_sample : array-like of shape (n,)
         Finite scores.
     bins : int
-        The number of bins wanted (at least 1).
+        The number of bins wanted, from 1 to ``MAX_BINS`` (2**20).
 
     Returns
     -------
