@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 import scorekit
+from hostile import assert_clean_error, write
+from hostile import scorekit as hostile_scorekit
 from scorekit import classification as C
 from scorekit import information as I
 from scorekit import regression as R
@@ -186,3 +189,44 @@ def test_rmse_of_merged_states_beyond_float64() -> None:
         merged = metric.merge(chunk, chunk)
     with pytest.raises(InputError, match=r"rmse: the .* sum of its error terms overflows float64"):
         metric.compute(merged)
+
+
+# size options --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: scorekit.parse_metric("roc_auc:bins=100000000000"), "roc_auc: too many bins"),
+        (lambda: C.average_precision([0, 1], [0.2, 0.8], bins=2**21), "average_precision: too"),
+        (lambda: C.quantile_edges([0.1, 0.2], 10**12), "quantile_edges: too many bins"),
+        (lambda: C.classification_report([0, 1], [0, 1], digits=10**9), "too many digits"),
+    ],
+)
+def test_size_options_are_capped(call: Callable[[], object], match: str) -> None:
+    """[memory] A bins or digits option that would allocate gigabytes is a ConfigError."""
+    with pytest.raises(ConfigError, match=match):
+        call()
+
+
+def test_huge_chunk_size_in_evaluate() -> None:
+    """[crash] evaluate(..., chunk_size=2**63) is a ConfigError, not an OverflowError."""
+    table = {"y_true": [0, 1], "y_pred": [0, 1]}
+    with pytest.raises(ConfigError, match="chunk_size is too large; got 9223372036854775808"):
+        scorekit.evaluate(table, ["accuracy"], chunk_size=2**63)
+
+
+def test_huge_chunk_size_on_the_command_line(tmp_path: Path) -> None:
+    """[crash] scorekit eval --chunk-size 2**63: a clear error, exit status 2."""
+    data = write(tmp_path / "a.csv", ["y_true,y_pred", "0,1", "1,1"])
+    args = ("--task", "binary", "--true", "y_true", "--pred", "y_pred", "--metric", "accuracy")
+    proc = hostile_scorekit("eval", data, *args, "--chunk-size", str(2**63))
+    assert_clean_error(proc, "chunk_size is too large", "9223372036854775808")
+
+
+def test_roc_auc_bins_on_the_command_line(tmp_path: Path) -> None:
+    """[memory] --metric roc_auc:bins=100000000000 is refused before any allocation."""
+    data = write(tmp_path / "a.csv", ["y_true,s", "0,0.1", "1,0.9"])
+    args = ("--task", "binary", "--true", "y_true", "--score", "s")
+    proc = hostile_scorekit("eval", data, *args, "--metric", "roc_auc:bins=100000000000")
+    assert_clean_error(proc, "roc_auc: too many bins", "at most 1048576")

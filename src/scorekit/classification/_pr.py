@@ -154,6 +154,7 @@ class AveragePrecision(_BinnedScoreMetric):
         Bounded memory: count 1-D scores in ``bins`` equal-width bins over
         ``score_range`` and return an :class:`~scorekit.Estimate`
         ``(value, error_bound)``.
+        At most ``2**20`` bins (more is a :class:`~scorekit.errors.ConfigError`).
     edges : array-like, optional
         Bounded memory with these strictly increasing bin edges (for
         example from :func:`quantile_edges`). Excludes ``bins``.

@@ -15,6 +15,9 @@ from scorekit.errors import ConfigError, InputError, message, raw
 __all__ = ["classification_report"]
 
 
+_MAX_DIGITS = 20  # past float64's 17 significant digits; each cell is this wide
+
+
 def classification_report(
     y_true: Any,
     y_pred: Any,
@@ -49,6 +52,8 @@ def classification_report(
     name = "classification_report"
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
         raise ConfigError(message(name, "digits must be an integer >= 0", digits, "e.g. 2"))
+    if digits > _MAX_DIGITS:
+        raise ConfigError(message(name, "too many digits", digits, f"at most {_MAX_DIGITS}"))
     chosen = _labels_tuple(name, labels)
     state = summarize_counts(name, y_true, y_pred, sample_weight, chosen)
     _require_data(name, state)

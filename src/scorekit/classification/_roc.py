@@ -153,6 +153,7 @@ class ROCAUC(_BinnedScoreMetric):
         Bounded memory: count 1-D scores in ``bins`` equal-width bins over
         ``score_range`` instead of keeping every distinct score, and return
         an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+        At most ``2**20`` bins (more is a :class:`~scorekit.errors.ConfigError`).
     edges : array-like, optional
         Bounded memory with these bin edges (strictly increasing, at least
         two); :func:`quantile_edges` builds them from a sample of scores.

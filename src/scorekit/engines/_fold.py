@@ -37,8 +37,12 @@ DEFAULT_CHUNK_SIZE = 65_536
 # checks -------------------------------------------------------------------------------------
 
 
+MAX_COUNT = 1 << 40
+"""The largest chunk size, partition count or worker count an engine accepts."""
+
+
 def positive_int(value: Any, name: str, *, unit: str = "") -> int:
-    """``value`` as an int when it is a whole number >= 1, else a ConfigError naming ``name``.
+    """``value`` as an int in ``[1, MAX_COUNT]``, else a ConfigError naming ``name``.
 
     Examples
     --------
@@ -48,10 +52,18 @@ def positive_int(value: Any, name: str, *, unit: str = "") -> int:
     Traceback (most recent call last):
     ...
     scorekit.errors.ConfigError: evaluate: invalid workers; got 0, expected an integer >= 1.
+    >>> positive_int(2**63, "chunk_size", unit="rows")
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: evaluate: chunk_size is too large; got 9223372036854775808, \
+expected at most 2**40 = 1,099,511,627,776 rows.
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         rule = "an integer >= 1" + (f" ({unit})" if unit else "")
         raise ConfigError(message("evaluate", f"invalid {name}", value, rule))
+    if value > MAX_COUNT:
+        rule = f"at most 2**40 = {MAX_COUNT:,}" + (f" {unit}" if unit else "")
+        raise ConfigError(message("evaluate", f"{name} is too large", value, rule))
     return int(value)
 
 

@@ -204,6 +204,7 @@ def read_chunks(
     >>> read_chunks({"y": [1, 2, 3]}, ["y"], 2, lambda chunks: [c.num_rows for c in chunks])
     [2, 1]
     """
+    chunk_size = positive_int(chunk_size, "chunk_size", unit="rows")
     src = source if isinstance(source, Source) else open_source(source)
     wanted = list(columns)
     plan = ReadPlan(optional=set(optional))
