@@ -109,14 +109,14 @@ class ConfusionCounts(State):
                 raw(f"(tp, fp, fn) = {tuple(keys[i].tolist())} for {k} labels"),
                 f"tp + fp + fn <= {k}",
             )
-        total = self.sample_weights.sum()
+        total = float(self.sample_weights.sum())
         per_label = self.matrix.sum(axis=(1, 2))
         if k and not totals_agree(per_label, np.full(k, total)):
             i = int(np.argmax(np.abs(per_label - total)))
             raise self._invalid(
                 "matrix",
                 "counts do not add up",
-                raw(f"label {i} counts {per_label[i]!r} samples"),
+                raw(f"label {i} counts {per_label[i].item()!r} samples"),
                 f"{total!r}, the total of sample_weights",
             )
         cells = self.matrix[:, [1, 0, 1], [1, 1, 0]].sum(axis=0)

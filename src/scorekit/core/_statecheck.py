@@ -38,9 +38,10 @@ CHECKS: dict[str, str] = {
 }
 """What a state field may declare it holds (``state_field(..., check=...)``), and the rule."""
 
-_DTYPES = re.compile(r"^[<>|=]?(b1|i1|i2|i4|i8|u1|u2|u4|u8|f4|f8|U[0-9]+)$")
+_DTYPES = re.compile(r"^[<>|=]?(b1|i1|i2|i4|i8|u1|u2|u4|u8|f4|f8|U[1-9][0-9]{0,6})$")
 _ALLOWED_DTYPES = "a bool, integer, float32/float64 or string dtype such as '<i8', '<f8', '<U5'"
 _MAX_DIMS = 32
+_MAX_ITEMS = 1 << 40
 _STRING_BYTES = 1 << 24
 _TOLERANCE = 1e-9
 
@@ -198,8 +199,10 @@ def _array(value: dict[str, Any], where: str, objects: bool) -> NDArray[Any]:
         raise invalid(where, "array data is not a list", raw(type(data).__name__), "a nested list")
     size = math.prod(shape)
     if dtype.kind == "O":
-        arr = np.empty(len(data), dtype=object)
-        arr[:] = data
+        try:
+            arr = np.array(data, dtype=object)
+        except ValueError:
+            arr = np.empty(0, dtype=object)
         if arr.size != size:
             raise invalid(
                 where,
@@ -242,6 +245,10 @@ def _shape(shape: Any, where: str) -> list[int]:
     )
     if not ok:
         raise invalid(where, "array shape is not a list of integers >= 0", shape, "e.g. [3, 2]")
+    if math.prod(max(d, 1) for d in shape) > _MAX_ITEMS:
+        raise invalid(
+            where, "array shape too large", shape, f"at most {_MAX_ITEMS} items along its axes"
+        )
     return list(shape)
 
 
