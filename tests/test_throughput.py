@@ -330,7 +330,6 @@ def test_first_token_falls_back_to_the_first_token_time() -> None:
         ({}, 0),
         ({"error": "boom"}, 1),  # no success flag, but a reason: failed
         ({"error": ""}, 0),
-        ({"success": True, "error": "retried"}, 0),  # the flag wins
         ({"success": None, "error": "boom"}, 1),
         ({"success": False}, 1),
     ],
@@ -338,6 +337,13 @@ def test_first_token_falls_back_to_the_first_token_time() -> None:
 def test_success_flag_and_error(extra: dict[str, Any], failed: int) -> None:
     record = {"prompt_tokens": 1, "output_tokens": 1, "start": 0.0, "end": 1.0, **extra}
     assert T.failed_requests([record]) == failed
+
+
+def test_success_true_with_an_error_is_refused() -> None:
+    record = {"prompt_tokens": 1, "output_tokens": 1, "start": 0.0, "end": 1.0}
+    bad = {**record, "success": True, "error": "retried"}
+    with pytest.raises(InputError, match=r"successful request gives an error at records\[1\]"):
+        T.failed_requests([record, bad])
 
 
 @pytest.mark.parametrize(("flag", "failed"), [("true", 0), ("FALSE", 1), ("1", 0), ("0", 1)])

@@ -230,3 +230,45 @@ def test_roc_auc_bins_on_the_command_line(tmp_path: Path) -> None:
     args = ("--task", "binary", "--true", "y_true", "--score", "s")
     proc = hostile_scorekit("eval", data, *args, "--metric", "roc_auc:bins=100000000000")
     assert_clean_error(proc, "roc_auc: too many bins", "at most 1048576")
+
+
+# request records -----------------------------------------------------------------------
+
+RECORD = {"prompt_tokens": 5, "output_tokens": 2, "start": 0.0, "end": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("records", "match"),
+    [
+        (
+            [{**RECORD, "output_tokens": "3"}],
+            r"output_tokens is text, not a number, at records\[0\]",
+        ),
+        (
+            {key: [value] for key, value in {**RECORD, "prompt_tokens": "5"}.items()},
+            r"prompt_tokens is text, not a number, at row 0",
+        ),
+        (
+            [RECORD, {**RECORD, "success": True, "error": "boom"}],
+            r"a successful request gives an error at records\[1\]\['error'\]",
+        ),
+        (RECORD, "records must be a list of records or a dict of columns; got a dict whose"),
+    ],
+)
+def test_bad_request_records(records: object, match: str) -> None:
+    """[silent] Text token counts, success with an error, one dict: errors naming the record."""
+    from scorekit import throughput as T
+
+    with pytest.raises(InputError, match=f"^output_throughput: {match}"):
+        T.output_throughput(records)
+
+
+def test_bad_request_records_in_a_file(tmp_path: Path) -> None:
+    """[silent] scorekit throughput on JSON Lines with "3" tokens or success and error."""
+    good = '{"prompt_tokens": 5, "output_tokens": 3, "start": 0.0, "end": 1.0'
+    text = write(tmp_path / "text.jsonl", [good.replace(": 3,", ': "3",') + "}"])
+    proc = hostile_scorekit("throughput", text)
+    assert_clean_error(proc, "output_tokens is text", "text.jsonl, line 1", "'3'")
+    both = write(tmp_path / "both.jsonl", [good + "}", good + ', "success": true, "error": "x"}'])
+    proc = hostile_scorekit("throughput", both)
+    assert_clean_error(proc, "a successful request gives an error", "both.jsonl, line 2")

@@ -9,6 +9,7 @@ that names the place of a record in error messages.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +83,14 @@ class Source:
     def name(self) -> str:
         return self.path or "the records"
 
+    @property
+    def text_cells(self) -> bool:
+        """Whether values come from a text-celled file (CSV, TSV), where numbers are text."""
+        return (
+            self.path is not None
+            and re.search(r"\.(csv|tsv|txt)(\.gz)?$", self.path, re.I) is not None
+        )
+
     def where(self, row: int, column: str) -> str:
         if self.path is not None:
             return str(io.where(self.table, column, row))
@@ -152,6 +161,17 @@ def _row_dict(metric: str, index: int, row: Any) -> Mapping[str, Any]:
     )
 
 
+def _is_column(value: Any) -> bool:
+    """Whether a value of a dict of columns is a column (a sequence or array), not one value."""
+    if isinstance(value, str | bytes):
+        return False
+    try:
+        len(value)
+    except TypeError:
+        return False
+    return True
+
+
 def columns(metric: str, records: Any) -> tuple[dict[str, Any], int, Source]:
     """The known columns of any accepted input as pyarrow Arrays, the row count and the source."""
     import pyarrow as pa
@@ -177,6 +197,16 @@ def columns(metric: str, records: Any) -> tuple[dict[str, Any], int, Source]:
         return cols, len(records), source
     if isinstance(records, Mapping):
         source = Source("columns")
+        scalar = [c for c in COLUMNS if c in records and not _is_column(records[c])]
+        if scalar:
+            raise InputError(
+                message(
+                    metric,
+                    "records must be a list of records or a dict of columns",
+                    raw(f"a dict whose {scalar[0]!r} is {records[scalar[0]]!r}, not a column"),
+                    "[record, ...] for one record, or {column: [value, ...]}",
+                )
+            )
         cols = {c: _array(metric, c, records[c], source) for c in COLUMNS if c in records}
         lengths = {c: len(a) for c, a in cols.items()}
         if len(set(lengths.values())) > 1:

@@ -2,14 +2,16 @@
 
 One record per request, with the columns (or keys) of :data:`COLUMNS`:
 
-- ``prompt_tokens``, ``output_tokens``: whole numbers >= 0;
+- ``prompt_tokens``, ``output_tokens``: whole numbers >= 0 (numbers, not text:
+  ``"3"`` in a list, a dict or a JSON Lines file is an error naming the record);
 - ``start``, ``end``: seconds on any common clock (or Arrow / pandas timestamps,
   taken as seconds since the epoch);
 - ``first_token`` (optional): the arrival time of the first output token, or null;
 - ``token_times`` (optional): the arrival time of every streamed output chunk
   (absolute, same clock), a list per record; in CSV a JSON list in a cell;
 - ``success`` (optional): false for a failed request; null or absent means true,
-  unless ``error`` holds a non-empty reason;
+  unless ``error`` holds a non-empty reason; true together with a non-empty
+  ``error`` contradicts itself and is an error naming the record;
 - ``error`` (optional): the reason a request failed.
 
 Other columns (``id``, ``model``, ...) are ignored. Every input becomes Arrow
@@ -164,6 +166,22 @@ def _finite(
 def _counts(
     metric: str, name: str, arr: Any, source: Source, success: NDArray[np.bool_]
 ) -> NDArray[np.int64]:
+    import pyarrow as pa
+
+    if not source.text_cells and (
+        pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
+    ):
+        text = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        if text.any():
+            row = _first(text)
+            raise InputError(
+                message(
+                    metric,
+                    f"{name} is text, not a number, at {source.where(row, name)}",
+                    arr[row].as_py(),
+                    "a whole number (a token count), not a string",
+                )
+            )
     values = _numbers(metric, name, arr, source)
     _finite(metric, name, values, source, required=False)
     _finite(metric, name, np.where(success, values, 0.0), source, required=True)
@@ -243,6 +261,17 @@ def _success(
                 f"column 'success' of {source.name} must be boolean",
                 raw(str(kind)),
                 "true or false",
+            )
+        )
+    conflict = ~null & flag & has_error
+    if conflict.any():
+        row = _first(conflict)
+        raise InputError(
+            message(
+                metric,
+                f"a successful request gives an error at {source.where(row, 'error')}",
+                raw("success true and a non-empty error"),
+                "success false (or null) for a request that failed, or no error",
             )
         )
     return np.asarray(np.where(null, ~has_error, flag), dtype=bool) if n else flag
