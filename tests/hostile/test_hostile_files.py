@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,142 @@ def test_read_correctly(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("accuracy,0.")
     assert f"{float(proc.stdout.splitlines()[-1].split(',')[1]):.4f}" == accuracy
+
+
+# JSON Lines --------------------------------------------------------------------------
+
+DEEP = 30_000
+
+
+@pytest.mark.parametrize("chunked", CHUNKED)
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_deep_json_line(tmp_path: Path, end: str, chunked: tuple[str, ...]) -> None:
+    """[crash] A line nested 30,000 deep in a column no metric reads crashed pyarrow: an error."""
+    deep = "[" * DEEP + "]" * DEEP
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"y": 1, "p": 1}\n' * 50 + f'{{"y": 0, "p": 0, "x": {deep}}}{end}')
+    proc = scorekit("eval", path, "--task", "binary", "--true", "y", "--pred", "p", *chunked)
+    assert_clean_error(proc, "d.jsonl, line 51, column 522", "JSON nested too deeply", "500")
+
+
+def test_deep_json_line_in_a_later_block(tmp_path: Path) -> None:
+    """[crash] The deep line far below the first block is found before pyarrow parses it."""
+    deep = "[" * DEEP + "]" * DEEP
+    path = tmp_path / "d.jsonl.gz"
+    body = '{"y": 1, "p": 1}\n' * 200_000 + f'{{"y": 0, "p": 0, "x": {deep}}}\n'
+    path.write_bytes(gzip.compress(body.encode()))
+    for chunked in CHUNKED:
+        proc = scorekit("eval", path, "--task", "binary", "--true", "y", "--pred", "p", *chunked)
+        assert_clean_error(proc, "d.jsonl.gz, line 200001", "JSON nested too deeply")
+
+
+@pytest.mark.parametrize("chunked", CHUNKED)
+def test_brackets_in_json_strings(tmp_path: Path, chunked: tuple[str, ...]) -> None:
+    """[silent] Brackets inside strings (and escaped quotes) are not nesting: the file is read."""
+    text = '\\"' + "[" * 2000
+    path = write(
+        tmp_path / "s.jsonl",
+        ['{"y": 1, "p": 1}', f'{{"y": 0, "p": 1, "x": "{text}"}}', '{"y": 0, "p": 0}'],
+    )
+    proc = scorekit(
+        "eval",
+        path,
+        "--task",
+        "binary",
+        "--true",
+        "y",
+        "--pred",
+        "p",
+        "--metric",
+        "accuracy",
+        "--format",
+        "csv",
+        *chunked,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("accuracy,0.666")
+
+
+@pytest.mark.parametrize("chunked", CHUNKED)
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_huge_number_in_a_data_column(
+    tmp_path: Path, suffix: str, chunked: tuple[str, ...]
+) -> None:
+    """[crash] A 5,000-digit number in a label column is an error naming line and column."""
+    big = "9" * 5000
+    if suffix == "csv":
+        path = write(tmp_path / "n.csv", ["y,p", "1,1", f"0,{big}"])
+    else:
+        path = write(tmp_path / "n.jsonl", ['{"y": 1, "p": 1}', f'{{"y": 0, "p": {big}}}'])
+    proc = scorekit("eval", path, "--task", "binary", "--true", "y", "--pred", "p", *chunked)
+    assert_clean_error(proc, f"n.{suffix}, line 3" if suffix == "csv" else "n.jsonl, line 2")
+    assert "column 'p'" in proc.stderr
+
+
+@pytest.mark.parametrize("chunked", CHUNKED)
+def test_huge_number_where_types_clash(tmp_path: Path, chunked: tuple[str, ...]) -> None:
+    """[crash] A 5,000-digit integer met while finding a bad line is an error, not a ValueError."""
+    big = "9" * 5000
+    path = write(tmp_path / "n.jsonl", ['{"y": 1, "p": 1}', f'{{"y": 0, "p": "a", "q": {big}}}'])
+    proc = scorekit("eval", path, "--task", "binary", "--true", "y", "--pred", "p", *chunked)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "n.jsonl, line 2" in proc.stderr
+
+
+# SQuAD files -------------------------------------------------------------------------
+
+
+def _squad(tmp_path: Path) -> tuple[Path, Path]:
+    dataset = tmp_path / "dev.json"
+    dataset.write_text(
+        '{"data": [{"paragraphs": [{"qas": [{"id": "q1", "answers": [{"text": "Paris"}]}]}]}]}'
+    )
+    predictions = tmp_path / "pred.json"
+    predictions.write_text('{"q1": "Paris"}')
+    return dataset, predictions
+
+
+def test_squad_nested_deeply(tmp_path: Path) -> None:
+    """[crash] A SQuAD file nested 100,000 deep was a RecursionError: an error naming the place."""
+    _, predictions = _squad(tmp_path)
+    dataset = tmp_path / "deep.json"
+    dataset.write_text('{"data": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    proc = scorekit("qa", dataset, predictions)
+    assert_clean_error(proc, "deep.json, line 1, column 509", "JSON nested too deeply")
+
+
+@pytest.mark.parametrize("which", ["dataset", "predictions"])
+def test_squad_long_number(tmp_path: Path, which: str) -> None:
+    """[crash] A 5,000-digit integer in a SQuAD file was Python's ValueError: an error."""
+    dataset, predictions = _squad(tmp_path)
+    target = dataset if which == "dataset" else predictions
+    target.write_text('{\n  "q1": ' + "1" * 5000 + "\n}")
+    proc = scorekit("qa", dataset, predictions)
+    assert_clean_error(proc, f"{target.name}, line 2, column 9", "number too long", "5000 digits")
+
+
+def test_squad_fifo(tmp_path: Path) -> None:
+    """[hang] A FIFO as the SQuAD file blocked for ever: refused before it is opened."""
+    _, predictions = _squad(tmp_path)
+    fifo = tmp_path / "dev.json"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    proc = scorekit("qa", fifo, predictions, timeout=20)
+    assert_clean_error(proc, "dev.json: is a FIFO, not a regular file", "a SQuAD file")
+
+
+def test_squad_device(tmp_path: Path) -> None:
+    """[memory] /dev/zero as the SQuAD file read until MemoryError: refused."""
+    _, predictions = _squad(tmp_path)
+    proc = scorekit("qa", "/dev/zero", predictions, timeout=20)
+    assert_clean_error(proc, "/dev/zero: is a device", "a SQuAD file")
+
+
+def test_squad_over_the_size_limit(tmp_path: Path) -> None:
+    """[memory] A SQuAD file larger than --max-file-size is refused, naming the limit."""
+    dataset, predictions = _squad(tmp_path)
+    bomb = tmp_path / "bomb.json"
+    bomb.write_bytes(gzip.compress(b" " * (8 << 20)))
+    proc = scorekit("qa", bomb, predictions, "--max-file-size", "1M")
+    assert_clean_error(proc, "bomb.json: file too large", "once decompressed", "--max-file-size")
+    assert scorekit("qa", dataset, predictions, "--max-file-size", "1M").returncode == 0

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
-from pathlib import Path
 from typing import Any, TextIO
 
-from scorekit.cli._flags import format_flag, write_warnings
+from scorekit.cli._flags import format_flag, max_file_size_flag, write_warnings
 from scorekit.cli._output import write_values
-from scorekit.errors import InputError, message, raw
 
 NAME = "qa"
 
@@ -33,37 +30,26 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--na-prob-thresh", type=float, default=1.0, help="no-answer threshold (v2.0)"
     )
     qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
+    max_file_size_flag(qa_parser, "JSON file")
     format_flag(qa_parser, "table", "json", "csv")
     return qa_parser
 
 
-def _read_json(path: str) -> Any:
-    try:
-        raw_text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(message(path, "no such file", None, "an existing file")) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(message(path, "cannot read", raw(str(exc)), "a UTF-8 JSON file")) from None
-    try:
-        return json.loads(raw_text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            message(
-                f"{path}, line {exc.lineno}, column {exc.colno}",
-                "invalid JSON",
-                raw(exc.msg),
-                "a JSON document",
-            )
-        ) from None
+def _read_json(path: str, what: str) -> Any:
+    from scorekit import io
+
+    return io.read_json(path, what)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Read the JSON files, score them with :func:`scorekit.qa.squad` and print the values."""
     from scorekit import qa
 
-    dataset = _read_json(args.dataset)
-    predictions = _read_json(args.predictions)
-    na_probs = _read_json(args.na_probs) if args.na_probs else None
+    dataset = _read_json(args.dataset, "a SQuAD file")
+    predictions = _read_json(args.predictions, "a SQuAD predictions file")
+    na_probs = (
+        _read_json(args.na_probs, "a no-answer probabilities file") if args.na_probs else None
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = qa.squad(

@@ -11,7 +11,10 @@
   :func:`register_conversion` and :class:`Chunk` convert a column once per chunk.
 - :class:`Progress`: the progress line of long reads.
 - :func:`read_limited`: a whole file (state, SQuAD, prompts), regular files only,
-  at most :func:`max_file_size` bytes read and decompressed.
+  at most :func:`max_file_size` bytes read and decompressed; :func:`read_json` and
+  :func:`parse_json`: a JSON document, every failure an error naming line and column.
+- Text files are read whole or not at all: a CSV quote left open, a NUL byte, a
+  JSON line nested deeper than :data:`MAX_JSON_DEPTH` are errors naming the line.
 
 This package knows no metric family, engine or command.
 """
@@ -52,6 +55,7 @@ from scorekit.io._formats import (
     listed_in_directories,
     register_format,
 )
+from scorekit.io._json import parse_json, read_json
 from scorekit.io._limits import (
     DEFAULT_MAX_FILE_SIZE,
     MAX_FILE_SIZE_VARIABLE,
@@ -63,6 +67,7 @@ from scorekit.io._limits import (
 from scorekit.io._progress import Progress, format_bytes, format_count, format_duration
 from scorekit.io._progress import wanted as progress_wanted
 from scorekit.io._readers import batches, columns_of
+from scorekit.io._scan import MAX_JSON_DEPTH
 from scorekit.io._sources import (
     FileSource,
     ReadPlan,
@@ -92,6 +97,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
     "FORMAT_KEY",
     "MAX_FILE_SIZE_VARIABLE",
+    "MAX_JSON_DEPTH",
     "OFFSET_KEY",
     "SOURCE_KEY",
     "SUPPORTED_EXTENSIONS",
@@ -133,10 +139,12 @@ __all__ = [
     "open_file",
     "open_source",
     "open_text",
+    "parse_json",
     "parse_size",
     "progress_wanted",
     "pyarrow_error",
     "read_batches",
+    "read_json",
     "read_limited",
     "read_table",
     "register_conversion",

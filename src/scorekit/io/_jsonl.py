@@ -27,6 +27,7 @@ from scorekit.io._blocks import (
     read_batches,
     straddles,
 )
+from scorekit.io._scan import DepthGuard
 
 __all__ = ["first_block", "jsonl_batches"]
 
@@ -40,7 +41,10 @@ def first_block(path: Path, block: int) -> dict[str, Any]:
         raise empty(path, "one JSON object per line")
     handle, stream = open_file(path)
     try:
-        reader = pajson.open_json(stream, read_options=pajson.ReadOptions(block_size=block))
+        reader = pajson.open_json(
+            pa.TransformInputStream(stream, DepthGuard(path)),
+            read_options=pajson.ReadOptions(block_size=block),
+        )
         return {f.name: f.type for f in reader.schema}
     except (pa.ArrowException, OSError) as exc:
         if straddles(exc) and block < (1 << 31):
@@ -69,7 +73,7 @@ def jsonl_batches(
     def open_reader(stream: Any, block: int) -> Any:
         schema = pa.schema([(c, types[c]) for c in wanted])
         return pajson.open_json(
-            stream,
+            pa.TransformInputStream(stream, DepthGuard(path)),
             read_options=pajson.ReadOptions(block_size=block),
             parse_options=pajson.ParseOptions(
                 explicit_schema=schema, unexpected_field_behavior="ignore"
@@ -152,7 +156,7 @@ def _json_types(path: Path, wanted: list[str]) -> dict[str, Any] | None:
                     continue
                 try:
                     record = json.loads(line)
-                except json.JSONDecodeError:
+                except (ValueError, RecursionError):
                     return None
                 if not isinstance(record, dict):
                     return None
@@ -160,6 +164,6 @@ def _json_types(path: Path, wanted: list[str]) -> dict[str, Any] | None:
                     kinds[column] = _json_union(kinds[column], _json_kind(record.get(column)))
                     if kinds[column] is None:
                         return None
-    except OSError:
+    except (OSError, RecursionError):
         return None
     return {c: _json_arrow(k) for c, k in kinds.items()}

@@ -31,6 +31,7 @@ __all__ = [
     "LineCount",
     "check_rows",
     "check_values",
+    "deep_line_error",
     "json_depth_error",
     "lost_rows_error",
     "newline_in",
@@ -39,8 +40,12 @@ __all__ = [
     "unclosed_quote",
 ]
 
-MAX_JSON_DEPTH = 1000
-"""The deepest nesting of arrays and objects a line of a JSON Lines file may have."""
+MAX_JSON_DEPTH = 500
+"""The deepest nesting of arrays and objects a JSON line or document may have.
+
+pyarrow's JSON reader crashes the process near 30,000 levels and Python's
+``json`` stops near 1,000 (its recursion limit); no real data nests this deep.
+"""
 
 _STEP = 1 << 23
 _NEWLINE, _RETURN, _QUOTE, _BACKSLASH = 10, 13, 34, 92
@@ -153,6 +158,14 @@ def json_depth_error(path: Path | str, line: int, column: int | None, limit: int
             f"at most {limit} levels",
         )
     )
+
+
+def deep_line_error(path: Path | str, line: int, text: str) -> InputError:
+    """The error for line ``line`` of ``path``, ``text``, too deep for Python's ``json``."""
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    offset = too_deep(data, MAX_JSON_DEPTH)
+    column = None if offset is None else len(data[:offset].tobytes().decode("utf-8", "replace")) + 1
+    return json_depth_error(path, line, column, MAX_JSON_DEPTH)
 
 
 class DepthGuard:

@@ -21,7 +21,15 @@ from typing import Any
 
 from scorekit.errors import InputError, choices, message, raw
 from scorekit.io._blocks import open_file
-from scorekit.io._scan import LineCount, check_rows, check_values, unclosed_quote
+from scorekit.io._json import long_number_error
+from scorekit.io._scan import (
+    DepthGuard,
+    LineCount,
+    check_rows,
+    check_values,
+    deep_line_error,
+    unclosed_quote,
+)
 
 __all__ = ["SUPPORTED_EXTENSIONS", "nonblank_line", "read_table"]
 
@@ -255,10 +263,13 @@ def read_jsonl(path: Path, wanted: list[str] | None) -> Any:
     import pyarrow as pa
     from pyarrow import json
 
+    handle, stream = open_file(path)
     try:
-        table = json.read_json(path)
+        table = json.read_json(pa.TransformInputStream(stream, DepthGuard(path)))
     except (pa.ArrowException, OSError) as exc:
         raise json_error(path, exc) from None
+    finally:
+        handle.close()
     check_columns(path, list(table.column_names), wanted)
     return table
 
@@ -302,6 +313,10 @@ def json_error(path: Path, exc: Exception) -> InputError:
                             "one JSON object per line",
                         )
                     )
+                except RecursionError:
+                    return deep_line_error(path, number, line)
+                except ValueError as err:
+                    return long_number_error(f"{path}, line {number}", line, err)
                 if not isinstance(record, dict):
                     return InputError(
                         message(
