@@ -389,3 +389,55 @@ def test_import_scorekit_does_not_import_pyarrow_or_the_cli() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == ""
+
+
+# text files read whole or not at all ---------------------------------------------------
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_read_table_unclosed_quote(tmp_path: Path, gz: bool) -> None:
+    body = "y,p\n" + "a,b\n" * 10 + 'a,"b\n' + "a,b\n" * 10
+    path = tmp_path / ("q.csv.gz" if gz else "q.csv")
+    path.write_bytes(gzip.compress(body.encode()) if gz else body.encode())
+    with pytest.raises(InputError, match=r"line 12, column 3: quoted field not closed"):
+        read_table(path)
+
+
+def test_read_table_quoted_fields_intact(tmp_path: Path) -> None:
+    path = tmp_path / "ok.csv"
+    path.write_text('y,p\n"a, b","say ""hi"""\r\nc,d"e\n\n')
+    assert read_table(path).to_pydict() == {"y": ["a, b", "c"], "p": ['say "hi"', 'd"e']}
+
+
+def test_read_table_line_of_spaces_named(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    path.write_text("y,p\n\na,b\n  \na,b\n")
+    with pytest.raises(InputError, match=r"s\.csv, line 4: row has the wrong number"):
+        read_table(path)
+
+
+def test_read_table_jsonl_depth_limit(tmp_path: Path) -> None:
+    from scorekit.io import MAX_JSON_DEPTH
+
+    ok = "[" * (MAX_JSON_DEPTH - 1) + "]" * (MAX_JSON_DEPTH - 1)
+    deep = "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1)
+    path = tmp_path / "d.jsonl"
+    path.write_text(f'{{"y": 1, "x": {ok}}}\n')
+    assert read_table(path, ["y"]).num_rows == 1
+    path.write_text(f'{{"y": 1, "x": {ok}}}\n{{"y": 2, "x": {deep}}}\n')
+    with pytest.raises(InputError, match=rf"line 2, column {MAX_JSON_DEPTH + 14}: JSON nested"):
+        read_table(path, ["y"])
+
+
+def test_read_json_errors(tmp_path: Path) -> None:
+    from scorekit.io import read_json
+
+    path = tmp_path / "a.json"
+    path.write_text('{\n  "a": [1,\n}')
+    with pytest.raises(InputError, match=r"a\.json, line 3, column 1: invalid JSON"):
+        read_json(path, "a test file")
+    path.write_text('{"a": ' + "7" * 5000 + "}")
+    with pytest.raises(InputError, match=r"line 1, column 7: number too long to read"):
+        read_json(path, "a test file")
+    path.write_text("\ufeff" + json.dumps({"a": [1.5, "x"]}))
+    assert read_json(path, "a test file") == {"a": [1.5, "x"]}

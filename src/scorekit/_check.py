@@ -424,6 +424,15 @@ class StringErrors:
         """The input is neither a sequence nor an iterator (a set, a number, ...)."""
         return self.error(f"{self.name} is not a sequence", raw(type(values).__name__))
 
+    def table(self, values: Any) -> InputError:
+        """The input is a table (a pandas or polars DataFrame, a pyarrow Table)."""
+        kind = f"{type(values).__module__.split('.')[0]}.{type(values).__name__}"
+        return self.error(
+            f"{self.name} is a table",
+            raw(kind),
+            f"{self.expected} (one column of the table, e.g. frame['{self.name}'])",
+        )
+
     def single_value(self, values: NDArray[Any]) -> InputError:
         """The input is a 0-d array."""
         return self.error(f"{self.name} is a single value", values.item())
@@ -481,7 +490,8 @@ def as_list(
 
     Lists, tuples and other sequences, iterators, numpy arrays, pandas and
     pyarrow objects are accepted. None, a single string, a mapping, a set, a
-    0-d array and anything not iterable are errors (``errors`` words them).
+    0-d array, a table (a DataFrame, whose iteration gives its column names)
+    and anything not iterable are errors (``errors`` words them).
 
     Parameters
     ----------
@@ -511,6 +521,8 @@ def as_list(
         if values.ndim > (2 if rows else 1):
             raise err.shape(values)
         return list(values.tolist())
+    if _is_table(values):
+        raise err.table(values)
     to_pylist = getattr(values, "to_pylist", None)  # pyarrow
     if to_pylist is not None:
         return list(to_pylist())
@@ -521,6 +533,12 @@ def as_list(
     if isinstance(values, AbstractSet) or not isinstance(values, Iterable):
         raise err.not_sequence(values)
     return list(values)
+
+
+def _is_table(values: Any) -> bool:
+    """Whether ``values`` is a two-dimensional table (DataFrame, pyarrow Table or batch)."""
+    shape = getattr(values, "shape", None)
+    return isinstance(shape, tuple) and len(shape) == 2
 
 
 PerItem = Literal["string", "string_or_list", "list"]

@@ -307,6 +307,8 @@ def as_table(source: Any, columns: Sequence[str] | None = None) -> Any:
     wanted = None if columns is None else list(columns)
     if isinstance(source, Source):
         return _whole(source, wanted)
+    if isinstance(source, pa.Table | pa.RecordBatch) or _is_pandas(source):
+        _check_unique(_names(source), wanted)
     if isinstance(source, pa.Table):
         return source if wanted is None else source.select(wanted)
     if isinstance(source, pa.RecordBatch):
@@ -338,6 +340,22 @@ def as_table(source: Any, columns: Sequence[str] | None = None) -> Any:
             "a pyarrow Table, a pandas DataFrame, a dict of columns, a path, a glob or a directory",
         )
     )
+
+
+def _check_unique(names: list[str], wanted: list[str] | None) -> None:
+    """Refuse a table whose column of a wanted name (any, without ``wanted``) is not unique."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen and (wanted is None or name in wanted):
+            raise InputError(
+                message(
+                    "evaluate",
+                    "the table has a column name more than once",
+                    name,
+                    "unique column names (rename the columns of the table)",
+                )
+            )
+        seen.add(name)
 
 
 def _whole(source: Source, wanted: list[str] | None) -> Any:
