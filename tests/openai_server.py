@@ -26,6 +26,13 @@ The prompt (the completion prompt, or the last message's content) can carry
     whole stream without ``data: [DONE]``); ``linger`` (the whole stream, then the
     response is never ended); ``no_usage`` (no usage chunk); ``json_answer`` (a
     non-streamed JSON completion).
+``mode=M``, ``size=N`` (default 1000)
+    Hostile answers: ``deep500`` (an HTTP 500 whose JSON body is an array nested N
+    deep); ``deep_event`` (K tokens, then an event whose JSON is nested N deep);
+    ``digits_event`` (K tokens, then an event holding a number of N digits);
+    ``big_event`` (K tokens, then one event whose text is N bytes, sent in pieces of
+    64 KiB); ``big_cut`` (K tokens, then the first half of such an event, and the
+    response ends).
 
 The server counts the connections it accepted (``connections``) and the requests in
 flight (``active``, ``max_active``), and keeps every request it read (``requests``:
@@ -146,7 +153,11 @@ class OpenAIServer:
         interval = float(options.get("interval", self.interval))
         end = "\r\n" if options.get("crlf") == "1" else "\n"
         count = int(body.get("max_tokens", 16))
+        size = int(options.get("size", 1000))
 
+        if mode == "deep500":
+            _plain(writer, 500, Raw("[" * size + "]" * size))
+            return True
         if mode == "http500":
             _plain(writer, 500, {"error": {"message": "model crashed", "type": "server_error"}})
             return True
@@ -194,6 +205,23 @@ class OpenAIServer:
                     await event('{"choices": [{"delta": {"content": "x"')
                 if mode == "error_event":
                     await event({"error": {"message": "out of memory", "code": 500}})
+                if mode == "digits_event":
+                    await event('{"choices": [], "n": ' + "9" * size + "}")
+                if mode == "deep_event":
+                    await event('{"choices": ' + "[" * size + "]" * size + "}")
+                if mode in ("big_event", "big_cut"):
+                    head = '{"choices": [{"index": 0, "delta": {"content": "'
+                    data = f"data: {head}".encode() + b"x" * size + f'"}}}}]}}{end}{end}'.encode()
+                    if mode == "big_cut":
+                        data = data[: size // 2]
+                    for at in range(0, len(data), 1 << 16):
+                        piece = data[at : at + (1 << 16)]
+                        writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                        await writer.drain()
+                    if mode == "big_cut":
+                        writer.write(b"0\r\n\r\n")
+                        await writer.drain()
+                        return True
             delay = received + ttft + i * interval - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -215,8 +243,12 @@ class OpenAIServer:
         return True
 
 
+class Raw(str):
+    """A response body sent as it is, not encoded as JSON."""
+
+
 def _plain(writer: asyncio.StreamWriter, status: int, payload: Any) -> None:
-    data = json.dumps(payload).encode()
+    data = (payload if isinstance(payload, Raw) else json.dumps(payload)).encode()
     reason = {200: "OK", 404: "Not Found", 500: "Internal Server Error"}[status]
     writer.write(
         f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"

@@ -8,6 +8,7 @@ tolerances leave room for a loaded two-core machine.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import itertools
 import json
 import math
@@ -29,7 +30,9 @@ from scorekit import throughput
 from scorekit.cli import main
 from scorekit.errors import ConfigError, InputError
 from scorekit.loadtest import (
+    DEFAULT_MAX_EVENT_SIZE,
     RECORD_KEYS,
+    LoadTestResult,
     MissingDependencyError,
     Prompt,
     estimate_tokens,
@@ -37,7 +40,8 @@ from scorekit.loadtest import (
     run_loadtest,
     write_records,
 )
-from scorekit.loadtest._sse import SSEDecoder
+from scorekit.loadtest._records import RecordFile
+from scorekit.loadtest._sse import EventTooLarge, SSEDecoder
 from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event
 
 TTFT = 0.1
@@ -565,6 +569,29 @@ def test_http_error_reasons():
     assert http_error(500, b"x" * 500) == "http 500: " + "x" * 197 + "..."
 
 
+def test_read_event_deep_json_and_long_numbers():
+    attempt = Attempt(id=0, body={}, prompt=Prompt(text="a"))
+    deep = '{"choices": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    outcome = read_event(attempt, deep, 0.0)
+    assert outcome.startswith(
+        'malformed stream: invalid JSON (nested too deeply) in \'{"choices": [[['
+    )
+    digits = '{"n": ' + "9" * 5000 + "}"
+    assert read_event(attempt, digits, 0.0).startswith(
+        "malformed stream: invalid JSON (a number of more than 4300 digits) in "
+    )
+    # an error object nested deeply is read without recursion
+    assert read_event(attempt, '{"error": ' * 900 + "1" + "}" * 900, 0.0) == (
+        'server error: {"error": 1}'
+    )
+
+
+def test_http_error_deep_json_body():
+    body = b"[" * 100_000 + b"]" * 100_000
+    assert http_error(500, body) == "http 500: " + "[" * 197 + "..."
+    assert http_error(500, b'{"error": ' * 950 + b'"x"' + b"}" * 950) == "http 500: x"
+
+
 # server-sent events ----------------------------------------------------------------
 
 STREAM = (
@@ -595,6 +622,179 @@ def test_sse_decoder_crlf_split_and_unfinished_event():
     assert decoder.feed(b"data: [DONE]") == []
     assert decoder.close() == ["[DONE]"]
     assert decoder.close() == []
+
+
+def test_sse_decoder_random_splits_match_one_read():
+    rng = random.Random(7)
+    ends = [b"\n", b"\r", b"\r\n"]
+    lines = []
+    for i in range(300):
+        kind = rng.random()
+        if kind < 0.5:
+            lines.append(b"data: " + b"x" * rng.randrange(0, 50) + str(i).encode())
+        elif kind < 0.6:
+            lines.append(b": comment")
+        elif kind < 0.7:
+            lines.append(b"event: e")
+        else:
+            lines.append(b"")
+    stream = b"".join(line + rng.choice(ends) for line in lines) + b"data: tail"
+    whole = SSEDecoder()
+    expected = whole.feed(stream) + whole.close()
+    assert len(expected) > 20 and expected[-1].endswith("tail")
+    for _ in range(30):
+        cuts = sorted(rng.sample(range(1, len(stream)), rng.randrange(1, 40)))
+        decoder = SSEDecoder()
+        events = []
+        for a, b in zip([0, *cuts], [*cuts, len(stream)], strict=True):
+            events += decoder.feed(stream[a:b])
+        assert events + decoder.close() == expected
+
+
+def test_sse_decoder_event_size_limit():
+    # the data lines of one event count together, line ends not counted
+    decoder = SSEDecoder(max_event_size=20)
+    assert decoder.feed(b"data: 1234\ndata: 5678\n\n") == ["1234\n5678"]
+    assert decoder.feed(b"data: 0123456789abcd\n\n") == ["0123456789abcd"]
+    with pytest.raises(EventTooLarge, match=r"event too large \(more than 20 bytes\)"):
+        decoder.feed(b"data: 0123456789\ndata: 0123456789\n")
+    # a line still being read counts, before its end arrives
+    decoder = SSEDecoder(max_event_size=20)
+    decoder.feed(b"data: 0123456789")
+    with pytest.raises(EventTooLarge):
+        decoder.feed(b"0123456789")
+    assert DEFAULT_MAX_EVENT_SIZE == 16 * 2**20
+
+
+def test_sse_decoder_unterminated():
+    decoder = SSEDecoder()
+    decoder.feed(b"data: [DONE]\n\n")
+    assert decoder.close() == [] and not decoder.unterminated
+    decoder = SSEDecoder()
+    decoder.feed(b'data: {"choices": [')
+    assert decoder.close() == ['{"choices": ['] and decoder.unterminated
+
+
+# records file -----------------------------------------------------------------------
+
+
+def _record(i, success=True):
+    return {"id": i, "start": 1.0, "end": 2.0, "success": success, "error": None}
+
+
+def test_record_file_appends_then_sorts(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text("old content\n")
+    path.chmod(0o640)
+    out = RecordFile(path)
+    assert path.read_bytes() == b""  # truncated when opened, before any request
+    for i in (2, 0, 1):
+        out.append(_record(i))
+        assert path.read_text().count("\n") == len(out._ids)  # written at once
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == [2, 0, 1]
+    records = [_record(i) for i in range(3)]
+    out.finish(records)
+    expected = tmp_path / "expected.jsonl"
+    write_records(records, expected)
+    assert path.read_bytes() == expected.read_bytes()
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["expected.jsonl", "r.jsonl"]
+
+
+def test_record_file_in_order_is_not_rewritten(tmp_path):
+    path = tmp_path / "r.jsonl"
+    out = RecordFile(path)
+    inode = path.stat().st_ino
+    out.append(_record(0))
+    out.append(_record(1))
+    out.finish([_record(0), _record(1)])
+    assert path.stat().st_ino == inode
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == [0, 1]
+
+
+def test_record_file_through_a_symlink_keeps_the_link(tmp_path):
+    target = tmp_path / "target.jsonl"
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    out = RecordFile(link)
+    out.append(_record(1))
+    out.append(_record(0))
+    out.finish([_record(0), _record(1)])
+    assert link.is_symlink()
+    assert [json.loads(line)["id"] for line in target.read_text().splitlines()] == [0, 1]
+
+
+def test_record_file_refusals(tmp_path):
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "a"}\n')
+    with pytest.raises(InputError, match="is a directory"):
+        RecordFile(tmp_path)
+    with pytest.raises(InputError, match="no such directory"):
+        RecordFile(tmp_path / "no" / "r.jsonl")
+    os.link(prompts, tmp_path / "hard.jsonl")
+    for same in (prompts, tmp_path / "hard.jsonl", tmp_path / "." / "p.jsonl"):
+        with pytest.raises(InputError, match=f"the same file as the prompts file {prompts}"):
+            RecordFile(same, [prompts])
+    assert prompts.read_text() == '{"prompt": "a"}\n'
+
+
+def test_run_loadtest_out_file(tmp_path, server):
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "ttft=0.05 interval=0"}\n{"prompt": "ttft=0 interval=0"}\n')
+    path = tmp_path / "r.jsonl"
+    result = run_loadtest(
+        server.url, "m", prompts, concurrency=2, num_requests=6, max_tokens=2, out=path
+    )
+    assert result.signal is None and result.interrupted is False
+    expected = tmp_path / "expected.jsonl"
+    write_records(result.records, expected)
+    assert path.read_bytes() == expected.read_bytes()
+    server.reset()
+    with pytest.raises(InputError, match="the same file as the prompts file"):
+        run_loadtest(server.url, "m", prompts, out=prompts)
+    assert server.requests == []
+    assert prompts.read_text().count("prompt") == 2
+
+
+def test_load_test_result_unpacks_in_two():
+    result = LoadTestResult([{"id": 0}], True, signal.SIGTERM)
+    records, interrupted = result
+    assert records == [{"id": 0}] and interrupted is True
+    assert result.signal == signal.SIGTERM and result.records is records
+    assert LoadTestResult([], False).signal is None
+
+
+def test_error_body_read_up_to_the_event_size():
+    httpx = pytest.importorskip("httpx")
+
+    def answer(request):
+        return httpx.Response(503, content=b"busy " * 1_000_000)
+
+    records, _ = run_loadtest(
+        "http://llm.test/v1",
+        "m",
+        ["hi"],
+        max_event_size=1000,
+        transport=httpx.MockTransport(answer),
+    )
+    assert records[0]["error"] == "http 503: " + ("busy " * 40)[:197] + "..."
+
+
+def test_prompts_nested_deeply_or_compressed(tmp_path):
+    deep: list = []
+    for _ in range(150):
+        deep = [deep]
+    with pytest.raises(InputError, match="loadtest: prompt 0: prompt nested too deeply"):
+        run_loadtest("http://127.0.0.1:9/v1", "m", [{"messages": [{"role": "u", "content": deep}]}])
+    cyclic: list = []
+    cyclic.append(cyclic)
+    with pytest.raises(InputError, match="nested too deeply"):
+        run_loadtest("http://127.0.0.1:9/v1", "m", [{"prompt": "a", "x": cyclic}])
+    path = tmp_path / "p.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"prompt": "a"}\n'))
+    assert [p.text for p in read_prompts(path)] == ["a"]
+    with pytest.raises(InputError, match="file too large"):
+        read_prompts(path, max_file_size=4)
 
 
 # command line -----------------------------------------------------------------------

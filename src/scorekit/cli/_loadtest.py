@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import warnings
-from pathlib import Path
 from typing import Any, TextIO
 
 from scorekit.cli._flags import format_flag, number_above, positive_int, slo_flag, write_warnings
-from scorekit.errors import InputError, message
 
 NAME = "loadtest"
 
@@ -27,8 +26,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             "second (open loop). The run stops after --num-requests or --duration, whichever "
             "comes first (default: one request per prompt); requests in flight then run to "
             "their end. Failed requests (timeout, HTTP error, broken stream) are counted with "
-            "their reason. Ctrl-C cancels the requests in flight, writes and reports what was "
-            "collected, and exits with status 130. Needs httpx: pip install 'scorekit[serve]'."
+            "their reason. --out writes each request's record as it ends (a kill loses only the "
+            "requests in flight) and, at the end, sorts a regular file by request id. Ctrl-C "
+            "(SIGINT) or SIGTERM cancels the requests in flight, writes and reports what was "
+            "collected, and exits with status 130 (SIGINT) or 143 (SIGTERM). Needs httpx: "
+            "pip install 'scorekit[serve]'."
         ),
     )
     lt.add_argument("--url", required=True, help="the API base, e.g. http://127.0.0.1:8000/v1")
@@ -71,7 +73,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="longest request, and longest wait for a byte of its stream (default 300)",
     )
     lt.add_argument("--seed", type=int, default=0, help="seed of the Poisson arrivals (default 0)")
-    lt.add_argument("--out", metavar="FILE", help="write one record per request (JSON Lines)")
+    lt.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write one record per request (JSON Lines), each as its request ends",
+    )
+    lt.add_argument(
+        "--max-event-size",
+        default="16M",
+        metavar="SIZE",
+        help="longest event of a stream, e.g. 64M; a longer one fails its request "
+        "with 'event too large' (default 16M)",
+    )
+    lt.add_argument(
+        "--max-file-size",
+        metavar="SIZE",
+        help="largest prompts file, read or decompressed (default 1G, or $SCOREKIT_MAX_FILE_SIZE)",
+    )
     slo_flag(lt, "objectives for goodput, e.g. --slo ttft=200ms tpot=50ms")
     format_flag(lt, "table", "json")
     lt.add_argument("--api-key", metavar="KEY", help="bearer token (default: $OPENAI_API_KEY)")
@@ -82,10 +100,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run :func:`scorekit.loadtest.run_loadtest` and print the report of its records."""
     from scorekit import loadtest, throughput
+    from scorekit.io import parse_size
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
-    if args.out and not Path(args.out).resolve().parent.is_dir():
-        raise InputError(message(args.out, "no such directory", None, "a path to write to"))
+    max_event_size = parse_size(args.max_event_size, "--max-event-size")
+    max_file_size = parse_size(args.max_file_size) if args.max_file_size else None
     result = loadtest.run_loadtest(
         args.url,
         args.model,
@@ -100,14 +119,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         seed=args.seed,
         progress=False if args.quiet else None,
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None,
+        out=args.out or None,
+        max_event_size=max_event_size,
+        max_file_size=max_file_size,
     )
-    if args.out:
-        loadtest.write_records(result.records, args.out)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         summary = throughput.report(result.records, slo=slo)
     write_warnings((str(w.message) for w in caught), err)
+    terminated = result.signal == signal.SIGTERM
     if result.interrupted:
-        err.write(f"scorekit: interrupted; {len(result.records)} requests recorded\n")
+        how = "terminated" if terminated else "interrupted"
+        err.write(f"scorekit: {how}; {len(result.records)} requests recorded\n")
     out.write(throughput.format_report(summary, args.format))
-    return 130 if result.interrupted else 0
+    if not result.interrupted:
+        return 0
+    return 128 + signal.SIGTERM if terminated else 128 + signal.SIGINT

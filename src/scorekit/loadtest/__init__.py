@@ -29,11 +29,14 @@ that :func:`scorekit.throughput.report` reads:
     ``error`` is ``null`` on success, otherwise the reason: ``"timeout"``,
     ``"http 500: <message or start of the body>"``, ``"connection error: ..."``
     (refused, reset, or dropped in the middle of the stream), ``"malformed stream:
-    ..."`` (a chunk that is not JSON or not an object, or a JSON answer where an
-    event stream was asked for), ``"server error: ..."`` (an ``error`` object sent
-    in the stream), ``"truncated stream"`` (the response ended without
-    ``data: [DONE]``) or ``"cancelled"`` (interrupted). A failed request keeps the
-    times and the text chunks seen before it failed.
+    ..."`` (a chunk that is not JSON or not an object, JSON nested too deeply to
+    read, or a JSON answer where an event stream was asked for), ``"server error:
+    ..."`` (an ``error`` object sent in the stream), ``"event too large (more than N
+    bytes)"`` (one event longer than ``max_event_size``), ``"truncated stream"``
+    (the response ended without ``data: [DONE]``, or in the middle of an event) or
+    ``"cancelled"`` (interrupted). A failed request keeps the times and the text
+    chunks seen before it failed. The body of an HTTP error is read up to
+    ``max_event_size`` bytes.
 ``tokens_estimated``
     Whether a token count was approximated (see above).
 
@@ -51,9 +54,25 @@ there are more requests than prompts.
 ``timeout`` bounds each request twice: its whole duration, and every wait for the
 connection and for the next bytes of the stream, so a server that stops answering
 fails the request with ``"timeout"`` instead of holding up the run. Ctrl-C (SIGINT)
-cancels the requests in flight, records them as failed with reason
-``"cancelled"``, and returns what was collected with ``interrupted`` set; a second
-Ctrl-C interrupts at once.
+or SIGTERM cancels the requests in flight, records them as failed with reason
+``"cancelled"``, and returns what was collected with ``interrupted`` set and
+``signal`` naming the signal; a second Ctrl-C interrupts at once, a second SIGTERM
+ends the process.
+
+Events. The stream is parsed as it arrives, each byte once, and one event may hold
+at most ``max_event_size`` bytes (:data:`DEFAULT_MAX_EVENT_SIZE`, 16 MiB): a longer
+one fails its request with ``"event too large ..."`` as soon as it passes the limit,
+instead of being buffered whole.
+
+Records file. With ``out``, the file is checked and opened before the first request
+is sent (a directory, a missing directory, a file that cannot be written, or the
+prompts file itself, also through a link, is an error at once), and each record is
+written as its request ends, in one unbuffered write: a run killed in its middle
+leaves the records of every request that had ended, one JSON object a line, in the
+order they ended. When the run ends, also on SIGINT or SIGTERM, a regular file is
+replaced atomically by the records sorted by ``id`` (what :func:`write_records`
+writes); a FIFO, a pipe or a device (``/dev/stdout``) is written in place, in the
+order the requests ended, and never replaced.
 
 httpx (the ``serve`` extra: ``pip install 'scorekit[serve]'``) is imported when a
 run starts, never when this module is imported.
@@ -64,6 +83,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -76,11 +96,13 @@ from scorekit.loadtest._prompts import (
     estimate_tokens,
     prompt_list,
     read_prompts,
-    write_records,
 )
+from scorekit.loadtest._records import RecordFile, write_records
 from scorekit.loadtest._runner import MissingDependencyError, Runner, import_httpx
+from scorekit.loadtest._sse import DEFAULT_MAX_EVENT_SIZE
 
 __all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
     "ENDPOINTS",
     "RECORD_KEYS",
     "LoadTestResult",
@@ -96,13 +118,34 @@ ENDPOINTS: tuple[str, ...] = ("chat", "completions")
 """The API endpoints :func:`run_loadtest` can call."""
 
 
-class LoadTestResult(NamedTuple):
-    """What :func:`run_loadtest` returns."""
-
+class _Outcome(NamedTuple):
     records: list[dict[str, Any]]
     """One record per request started, sorted by ``id``."""
     interrupted: bool
-    """Whether the run was stopped by Ctrl-C (SIGINT) before its end."""
+    """Whether the run was stopped by SIGINT (Ctrl-C) or SIGTERM before its end."""
+
+
+class LoadTestResult(_Outcome):
+    """What :func:`run_loadtest` returns: ``(records, interrupted)``, and ``signal``.
+
+    Examples
+    --------
+    >>> import signal
+    >>> result = LoadTestResult([], True, signal.SIGTERM)
+    >>> records, interrupted = result
+    >>> interrupted, result.signal == signal.SIGTERM
+    (True, True)
+    """
+
+    signal: int | None = None
+    """The signal that stopped the run (``signal.SIGINT`` or ``signal.SIGTERM``), else None."""
+
+    def __new__(
+        cls, records: list[dict[str, Any]], interrupted: bool, signal: int | None = None
+    ) -> LoadTestResult:
+        self = super().__new__(cls, records, interrupted)
+        self.signal = signal
+        return self
 
 
 def _positive(name: str, value: Any, integer: bool) -> None:
@@ -132,6 +175,9 @@ def run_loadtest(
     progress: bool | None = None,
     api_key: str | None = None,
     transport: Any = None,
+    out: str | os.PathLike[str] | None = None,
+    max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+    max_file_size: int | None = None,
 ) -> LoadTestResult:
     """Send streamed requests to an OpenAI-compatible server and record each one.
 
@@ -176,12 +222,22 @@ def run_loadtest(
     transport : httpx.AsyncBaseTransport, optional
         An httpx transport to send through instead of the network (a Unix socket,
         or ``httpx.MockTransport`` in tests).
+    out : path, optional
+        Write the records to this file (JSON Lines) as the requests end; the module
+        docstring says how. It is opened before the first request is sent.
+    max_event_size : int
+        The most bytes one event of a stream may hold (default 16 MiB); a longer
+        event fails its request with ``"event too large ..."``.
+    max_file_size : int, optional
+        The most bytes read, or decompressed, from a prompts file (default
+        :func:`scorekit.io.max_file_size`, 1 GiB).
 
     Returns
     -------
     LoadTestResult
         ``(records, interrupted)``: the records of the requests started, sorted by
-        ``id``, and whether Ctrl-C stopped the run.
+        ``id``, and whether SIGINT (Ctrl-C) or SIGTERM stopped the run; its
+        ``signal`` tells which.
 
     Raises
     ------
@@ -189,7 +245,8 @@ def run_loadtest(
         A bad option (both ``concurrency`` and ``rate``, a number out of range, a
         URL that is not http or https, chat-only prompts for ``completions``).
     InputError
-        A bad prompts file or prompt.
+        A bad prompts file or prompt; an ``out`` that is a directory, is the prompts
+        file, or cannot be written.
     MissingDependencyError
         httpx is not installed.
 
@@ -198,8 +255,8 @@ def run_loadtest(
     The run has its own event loop (:func:`asyncio.run`), so the function is called
     from synchronous code; inside a running loop (a notebook cell, a coroutine) it
     raises :class:`~scorekit.errors.ConfigError`: run it in a thread there, or use
-    the ``scorekit loadtest`` command. Ctrl-C is caught when the function runs in
-    the main thread.
+    the ``scorekit loadtest`` command. SIGINT and SIGTERM are caught when the
+    function runs in the main thread.
 
     Examples
     --------
@@ -237,7 +294,8 @@ def run_loadtest(
     if num_requests is not None:
         _positive("num_requests", num_requests, integer=True)
     _positive("timeout", timeout, integer=False)
-    found = prompt_list(prompts)
+    _positive("max_event_size", max_event_size, integer=True)
+    found = prompt_list(prompts, max_file_size)
     if endpoint == "completions" and any(p.text is None for p in found):
         raise ConfigError(
             message(
@@ -283,10 +341,23 @@ def run_loadtest(
         api_key=api_key,
         transport=transport,
         stream=stream,
+        max_event_size=max_event_size,
     )
+    records_file = None
+    if out is not None:
+        records_file = RecordFile(out, [prompts] if isinstance(prompts, str | os.PathLike) else [])
+        runner.on_record = records_file.append
     try:
-        asyncio.run(runner.run())
-    except KeyboardInterrupt:
-        runner.interrupted = True
-    runner.end_progress()
-    return LoadTestResult(runner.records(), runner.interrupted)
+        try:
+            asyncio.run(runner.run())
+        except KeyboardInterrupt:
+            runner.interrupted = True
+            runner.stopped_by = runner.stopped_by or signal.SIGINT
+        runner.end_progress()
+        records = runner.records()
+        if records_file is not None:
+            records_file.finish(records)
+    finally:
+        if records_file is not None:
+            records_file.close()
+    return LoadTestResult(records, runner.interrupted, runner.stopped_by)

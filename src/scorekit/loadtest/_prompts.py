@@ -1,4 +1,4 @@
-"""Prompts for the load generator: the JSON Lines prompts file, token estimates, record files."""
+"""Prompts for the load generator: the JSON Lines prompts file, token estimates."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.io import read_limited
+from scorekit.loadtest._json import MAX_DEPTH, NESTED_TOO_DEEPLY, depth_over, loads
 from scorekit.throughput import COLUMNS
 
-__all__ = ["RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts", "write_records"]
+__all__ = ["RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts"]
 
 
 def _in_time_order(columns: tuple[str, ...]) -> tuple[str, ...]:
@@ -101,6 +103,15 @@ def _prompt_from(item: Any, where: str) -> Prompt:
         raise InputError(
             message(where, "prompt is not a string or an object", item, "a JSON object")
         )
+    if depth_over(item):
+        raise InputError(
+            message(
+                where,
+                f"prompt {NESTED_TOO_DEEPLY}",
+                None,
+                f"at most {MAX_DEPTH} levels of arrays and objects",
+            )
+        )
     expected = "'prompt' (a string) or 'messages' (a list of {role, content} objects)"
     text, messages = item.get("prompt"), item.get("messages")
     if (text is None) == (messages is None):
@@ -136,19 +147,31 @@ def _prompt_from(item: Any, where: str) -> Prompt:
     )
 
 
-def read_prompts(path: str | os.PathLike[str]) -> list[Prompt]:
+def read_prompts(path: str | os.PathLike[str], *, max_file_size: int | None = None) -> list[Prompt]:
     """Read a JSON Lines file of prompts.
 
     Each non-blank line is an object with either ``"prompt"`` (a string, for the
     completions endpoint; sent as one user message to the chat endpoint) or
     ``"messages"`` (a list of ``{"role": ..., "content": ...}`` objects, for the chat
-    endpoint), and optionally ``"max_tokens"`` (a whole number >= 1).
+    endpoint), and optionally ``"max_tokens"`` (a whole number >= 1). Gzip content
+    is decompressed.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; it must be a regular file (not a FIFO or a device).
+    max_file_size : int, optional
+        The most bytes read, and decompressed
+        (default :func:`scorekit.io.max_file_size`, 1 GiB).
 
     Raises
     ------
     InputError
-        A missing or empty file, or a bad line: the message names the file, the line
-        and, for invalid JSON, the character column, for a bad value the key.
+        A missing or empty file, a directory, FIFO or device, a file larger than
+        ``max_file_size`` (compressed or not), or a bad line: the message names the
+        file, the line and, for invalid JSON, the character column, for a bad value
+        the key. A line nested more than 100 levels deep, or holding an integer of
+        more than :func:`sys.get_int_max_str_digits` digits, is invalid JSON.
 
     Examples
     --------
@@ -160,23 +183,21 @@ def read_prompts(path: str | os.PathLike[str]) -> list[Prompt]:
     [('Hi', None), (None, 16)]
     """
     source = Path(path)
+    data = read_limited(source, "a prompts file", max_file_size)
     try:
-        text = source.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(message(str(source), "no such file", None, "an existing file")) from None
-    except IsADirectoryError:
-        raise InputError(message(str(source), "is a directory", None, "a file")) from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise InputError(
             message(str(source), "cannot read", raw(str(exc)), "a UTF-8 JSON Lines file")
         ) from None
+    del data
     prompts = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source}, line {number}"
         try:
-            item = json.loads(line)
+            item = loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(
                 message(
@@ -185,6 +206,10 @@ def read_prompts(path: str | os.PathLike[str]) -> list[Prompt]:
                     raw(f"{exc.msg} at column {exc.colno}"),
                     "one JSON object",
                 )
+            ) from None
+        except ValueError as exc:
+            raise InputError(
+                message(where, "invalid JSON", raw(str(exc)), "one JSON object")
             ) from None
         if not isinstance(item, dict):
             raise InputError(
@@ -196,33 +221,10 @@ def read_prompts(path: str | os.PathLike[str]) -> list[Prompt]:
     return prompts
 
 
-def write_records(records: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
-    """Write request records as JSON Lines, one object per line, keys in :data:`RECORD_KEYS`.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "records.jsonl"
-    >>> write_records([{"success": True, "id": 0}], path)
-    >>> path.read_text()
-    '{"id": 0, "success": true}\\n'
-    """
-    order = {key: i for i, key in enumerate(RECORD_KEYS)}
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            for record in records:
-                keys = sorted(record, key=lambda k: (order.get(k, len(order)), k))
-                handle.write(json.dumps({k: record[k] for k in keys}) + "\n")
-    except OSError as exc:
-        raise InputError(
-            message(str(path), "cannot write", raw(str(exc)), "a writable path")
-        ) from None
-
-
-def prompt_list(prompts: Any) -> list[Prompt]:
+def prompt_list(prompts: Any, max_file_size: int | None = None) -> list[Prompt]:
     """The prompts of a run: read from a file path, or checked one by one from a list."""
     if isinstance(prompts, str | os.PathLike):
-        return read_prompts(prompts)
+        return read_prompts(prompts, max_file_size=max_file_size)
     if isinstance(prompts, Mapping) or not isinstance(prompts, Sequence):
         raise ConfigError(message(NAME, "bad prompts", prompts, "a file path or a list of prompts"))
     found = [

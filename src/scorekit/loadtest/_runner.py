@@ -1,4 +1,4 @@
-"""The asyncio side of a load test: scheduling, sending, the progress line, Ctrl-C."""
+"""The asyncio side of a load test: scheduling, sending, the progress line, SIGINT and SIGTERM."""
 
 from __future__ import annotations
 
@@ -8,17 +8,19 @@ import functools
 import random
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TextIO
 
 from scorekit.errors import ConfigError, message
 from scorekit.loadtest._prompts import NAME, Prompt
-from scorekit.loadtest._sse import SSEDecoder
+from scorekit.loadtest._sse import EventTooLarge, SSEDecoder
 from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
 
 __all__ = ["MissingDependencyError", "Runner", "import_httpx"]
 
 _DRAIN_SECONDS = 1.0
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_INVALID = "malformed stream: invalid JSON"
 _INSTALL_HINT = "the serve extra: pip install 'scorekit[serve]'"
 
 
@@ -64,6 +66,8 @@ class Runner:
         api_key: str | None,
         transport: Any,
         stream: TextIO,
+        max_event_size: int,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.url = url.rstrip("/") + ("/chat/completions" if endpoint == "chat" else "/completions")
         self.model = model
@@ -80,9 +84,12 @@ class Runner:
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.transport = transport
         self.stream = stream
+        self.max_event_size = max_event_size
+        self.on_record = on_record
         self.wall0 = time.time()
         self.perf0 = time.perf_counter()
         self.interrupted = False
+        self.stopped_by: int | None = None
         self.started = 0
         self.done: dict[int, dict[str, Any]] = {}
         self.failed = 0
@@ -132,6 +139,8 @@ class Runner:
             self.done[attempt.id] = record
             self.failed += not record["success"]
             self.chunks_done += len(record["token_times"])
+            if self.on_record is not None:
+                self.on_record(record)
 
     def records(self) -> list[dict[str, Any]]:
         for attempt in list(self.in_flight.values()):
@@ -163,15 +172,19 @@ class Runner:
                 "POST", self.url, json=attempt.body, headers=self.headers
             ) as response:
                 if not 200 <= response.status_code < 300:
-                    return http_error(response.status_code, await response.aread())
+                    return http_error(response.status_code, await self.error_body(response))
                 kind = response.headers.get("content-type", "")
                 if kind.split(";")[0].strip().lower() == "application/json":
                     return "malformed stream: the server answered with JSON, not an event stream"
-                decoder = SSEDecoder()
+                decoder = SSEDecoder(self.max_event_size)
                 chunks = response.aiter_bytes()
                 async for chunk in chunks:
                     now = self.now()
-                    for data in decoder.feed(chunk):
+                    try:
+                        events = decoder.feed(chunk)
+                    except EventTooLarge as exc:
+                        return str(exc)
+                    for data in events:
                         outcome = read_event(attempt, data, now)
                         if outcome is None:
                             attempt.end = now
@@ -183,6 +196,8 @@ class Runner:
                     outcome = read_event(attempt, data, now)
                     if outcome is None:
                         attempt.end = now
+                    elif decoder.unterminated and outcome.startswith(_INVALID):
+                        return "truncated stream"  # the stream ended inside this event
                     if outcome != GO_ON:
                         return outcome
                 return "truncated stream"
@@ -192,6 +207,16 @@ class Runner:
             return f"malformed stream: {short(str(exc)) or type(exc).__name__}"
         except (httpx.HTTPError, OSError) as exc:
             return f"connection error: {short(str(exc)) or type(exc).__name__}"
+
+    async def error_body(self, response: Any) -> bytes:
+        """The start of an error answer's body: at most ``max_event_size`` bytes are read."""
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= self.max_event_size:
+                del body[self.max_event_size :]
+                break
+        return bytes(body)
 
     async def drain(self, chunks: AsyncIterator[bytes]) -> None:
         """Read what follows ``[DONE]`` (the end of the chunked body) to keep the connection.
@@ -236,8 +261,11 @@ class Runner:
                 if isinstance(result, Exception):
                     raise result
 
-    def interrupt(self) -> None:
+    def interrupt(self, signum: int = signal.SIGINT) -> None:
+        """Stop the run as ``signum`` (SIGINT or SIGTERM) asks: cancel what is in flight."""
         self.interrupted = True
+        if self.stopped_by is None:
+            self.stopped_by = signum
         for task in list(self.tasks):
             task.cancel()
 
@@ -283,7 +311,7 @@ class Runner:
     async def run(self) -> None:
         self.httpx = httpx = import_httpx()
         loop = asyncio.get_running_loop()
-        handled = _on_sigint(loop, self)
+        handled = _on_signals(loop, self)
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
         options: dict[str, Any] = {
             "timeout": httpx.Timeout(self.timeout),
@@ -304,9 +332,9 @@ class Runner:
             if shown is not None:
                 shown.cancel()
                 await _quietly(shown)
-            if handled:
+            for signum in handled:
                 with contextlib.suppress(Exception):
-                    loop.remove_signal_handler(signal.SIGINT)
+                    loop.remove_signal_handler(signum)
 
 
 async def _read_to_end(chunks: AsyncIterator[bytes]) -> None:
@@ -335,16 +363,24 @@ async def _quietly(awaitable: Awaitable[Any]) -> None:
         await awaitable
 
 
-def _on_sigint(loop: asyncio.AbstractEventLoop, runner: Runner) -> bool:
-    """Route SIGINT to ``runner.interrupt`` (once; a second SIGINT raises at once)."""
+def _on_signals(loop: asyncio.AbstractEventLoop, runner: Runner) -> list[int]:
+    """Route SIGINT and SIGTERM to ``runner.interrupt``, once; return the signals handled.
 
-    def handle() -> None:
-        with contextlib.suppress(Exception):
-            loop.remove_signal_handler(signal.SIGINT)
-        runner.interrupt()
+    After the first, both get their usual action back: a second SIGINT raises
+    KeyboardInterrupt at once, a second SIGTERM ends the process.
+    """
+    handled: list[int] = []
 
-    try:
-        loop.add_signal_handler(signal.SIGINT, handle)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return False
-    return True
+    def handle(signum: int) -> None:
+        for each in handled:
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(each)
+        runner.interrupt(signum)
+
+    for signum in _SIGNALS:
+        try:
+            loop.add_signal_handler(signum, handle, signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue
+        handled.append(signum)
+    return handled

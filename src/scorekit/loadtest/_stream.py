@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorekit.loadtest._json import NESTED_TOO_DEEPLY, loads
 from scorekit.loadtest._prompts import Prompt
 
 __all__ = ["GO_ON", "Attempt", "http_error", "read_event", "short"]
@@ -67,18 +68,35 @@ def short(text: str) -> str:
 
 def _error_text(error: Any) -> str:
     """The message of an OpenAI-style error object (or whatever the server sent)."""
-    if isinstance(error, Mapping):
-        for key in ("message", "detail", "error"):
-            if isinstance(error.get(key), str | Mapping):
-                return _error_text(error[key])
-    return short(error if isinstance(error, str) else json.dumps(error))
+    while isinstance(error, Mapping):
+        inner = next(
+            (
+                error[key]
+                for key in ("message", "detail", "error")
+                if isinstance(error.get(key), str | Mapping)
+            ),
+            None,
+        )
+        if inner is None:
+            break
+        error = inner
+    if isinstance(error, str):
+        return short(error)
+    try:
+        return short(json.dumps(error))
+    except RecursionError:
+        return NESTED_TOO_DEEPLY
 
 
 def http_error(status: int, body: bytes) -> str:
-    """The failure reason of an HTTP error answer: its status and message."""
+    """The failure reason of an HTTP error answer: its status and message.
+
+    A JSON body gives its error message; any other body (not JSON, or JSON nested
+    too deeply to read) its first characters.
+    """
     text = body.decode("utf-8", errors="replace")
     with contextlib.suppress(ValueError):
-        parsed = json.loads(text)
+        parsed = loads(text)
         if isinstance(parsed, Mapping):
             text = _error_text(parsed)
     return f"http {status}: {short(text)}" if text.strip() else f"http {status}"
@@ -109,9 +127,9 @@ def read_event(attempt: Attempt, data: str, now: float) -> str | None:
     if not data.strip():  # an empty event: a keep-alive
         return GO_ON
     try:
-        chunk = json.loads(data)
+        chunk = loads(data)
     except ValueError as exc:
-        reason = getattr(exc, "msg", str(exc))
+        reason = short(getattr(exc, "msg", str(exc)))
         return f"malformed stream: invalid JSON ({reason}) in {short(data)!r}"
     if not isinstance(chunk, dict):
         return f"malformed stream: event is not a JSON object: {short(data)!r}"
