@@ -27,6 +27,7 @@ from scorekit.io._blocks import (
     block_size,
     head,
     open_file,
+    open_text,
     read_batches,
     skip,
     straddles,
@@ -87,7 +88,6 @@ from scorekit.io._tables import (
     check_columns,
     json_error,
     nonblank_line,
-    open_text,
     pyarrow_error,
     read_table,
 )

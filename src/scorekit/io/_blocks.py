@@ -24,6 +24,7 @@ __all__ = [
     "empty",
     "head",
     "open_file",
+    "open_text",
     "read_batches",
     "skip",
     "straddles",
@@ -59,6 +60,13 @@ def open_file(path: Path) -> tuple[Any, Any]:
     if path.name.lower().endswith(".gz"):
         return handle, pa.CompressedInputStream(handle, "gzip")
     return handle, handle
+
+
+def open_text(path: Path) -> Any:
+    """The file as UTF-8 text (gzip content decompressed), bad bytes replaced."""
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return path.open(encoding="utf-8", errors="replace")
 
 
 def head(path: Path) -> bytes:

@@ -24,6 +24,7 @@ from scorekit.io._blocks import (
     empty,
     head,
     open_file,
+    open_text,
     read_batches,
     straddles,
 )
@@ -150,7 +151,7 @@ def _json_types(path: Path, wanted: list[str]) -> dict[str, Any] | None:
     """
     kinds: dict[str, Any] = dict.fromkeys(wanted, "null")
     try:
-        with _io.open_text(path) as handle:
+        with open_text(path) as handle:
             for line in handle:
                 if not line.strip():
                     continue

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.errors import InputError, message, raw
+from scorekit.io._blocks import open_text
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -94,8 +95,6 @@ class LineCount:
 
 def nul_error(path: Path) -> InputError:
     """The error naming the first line of the text file ``path`` that holds a NUL byte."""
-    from scorekit.io._tables import open_text
-
     where = str(path)
     try:
         with open_text(path) as handle:
@@ -251,8 +250,6 @@ def unclosed_quote(path: Path, delimiter: str) -> InputError | None:
     pyarrow reads the text after a quote left open, up to the end of its block
     or of the file, as one value. Only runs once a reader found rows missing.
     """
-    from scorekit.io._tables import open_text
-
     try:
         with open_text(path) as handle:
             for number, line in enumerate(handle, start=1):

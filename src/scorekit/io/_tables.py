@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import gzip
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, choices, message, raw
-from scorekit.io._blocks import open_file
+from scorekit.io._blocks import open_file, open_text
 from scorekit.io._json import long_number_error
 from scorekit.io._scan import (
     DepthGuard,
@@ -272,12 +271,6 @@ def read_jsonl(path: Path, wanted: list[str] | None) -> Any:
         handle.close()
     check_columns(path, list(table.column_names), wanted)
     return table
-
-
-def open_text(path: Path) -> Any:
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return path.open(encoding="utf-8", errors="replace")
 
 
 def _json_kind(value: Any) -> str:
