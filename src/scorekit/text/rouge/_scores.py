@@ -228,8 +228,9 @@ def _warn_untokenized(metric: str, preds: list[str], refs: list[str]) -> None:
             warnings.warn(
                 f"{metric}: texts without a letter a-z or digit 0-9 (Chinese, Japanese, "
                 "Cyrillic, Greek...) have no tokens under the default tokenizer "
-                "(rouge-score's, which keeps only a-z and 0-9) and score 0; use tokenizer='unicode' (scorekit text "
-                "--rouge-tokenizer unicode) for text in other scripts",
+                "(rouge-score's, which keeps only a-z and 0-9) and score 0; use "
+                "tokenizer='unicode' (scorekit text --rouge-tokenizer unicode) for text "
+                "in other scripts",
                 UserWarning,
                 stacklevel=4,
             )
