@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -14,6 +13,7 @@ from scorekit.cli._features import write_ranking
 from scorekit.cli._output import write_table
 from scorekit.cli._rank import RANK_DEFAULTS
 from scorekit.errors import InputError, choices, message, raw
+from scorekit.io import read_json
 
 _DEMO_HINT = "the directory with manifest.json made by examples/make_data.py"
 
@@ -50,13 +50,7 @@ _REQUIRED = {
 
 def _demo_entries(directory: Path) -> list[dict[str, Any]]:
     manifest = directory / "manifest.json"
-    try:
-        entries = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, RecursionError, ValueError) as exc:
-        problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise InputError(
-            message(str(manifest), "cannot read the demo manifest", raw(problem), "valid JSON")
-        ) from None
+    entries = read_json(manifest, "the demo manifest")
     if not isinstance(entries, list):
         raise InputError(message(str(manifest), "not a list of files", None, "a JSON list"))
     return [_checked(entry, number, directory) for number, entry in enumerate(entries, start=1)]

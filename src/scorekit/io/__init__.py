@@ -63,6 +63,7 @@ from scorekit.io._limits import (
     max_file_size,
     parse_size,
     read_limited,
+    read_text,
     require_regular,
 )
 from scorekit.io._progress import Progress, format_bytes, format_count, format_duration
@@ -147,6 +148,7 @@ __all__ = [
     "read_json",
     "read_limited",
     "read_table",
+    "read_text",
     "register_conversion",
     "register_format",
     "require_regular",

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import InputError, message, raw
-from scorekit.io._limits import read_limited
+from scorekit.io._limits import read_text
 from scorekit.io._scan import MAX_JSON_DEPTH, json_depth_error, too_deep
 
 __all__ = ["long_number_error", "parse_json", "read_json"]
@@ -119,11 +119,4 @@ def read_json(path: str | Path, what: str) -> Any:
     >>> read_json(path, "a predictions file")
     {'q1': 'Paris'}
     """
-    data = read_limited(path, what)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            message(str(path), "cannot read", raw(str(exc)), "a UTF-8 JSON file")
-        ) from None
-    return parse_json(text, path)
+    return parse_json(read_text(path, what, "a UTF-8 JSON file"), path)

@@ -25,6 +25,7 @@ __all__ = [
     "max_file_size",
     "parse_size",
     "read_limited",
+    "read_text",
     "require_regular",
 ]
 
@@ -156,6 +157,28 @@ def read_limited(path: str | os.PathLike[str], what: str, limit: int | None = No
     if data[:2] != b"\x1f\x8b":
         return data
     return _gunzip(where, data, what, cap)
+
+
+def read_text(
+    path: str | os.PathLike[str], what: str, expected: str, limit: int | None = None
+) -> str:
+    """:func:`read_limited` decoded as UTF-8 (a byte-order mark dropped).
+
+    ``expected`` names the text the file should hold (``"a UTF-8 JSON file"``)
+    when it does not decode.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_bytes(b"\\xef\\xbb\\xbfhello")
+    >>> read_text(path, "a text file", "UTF-8 text")
+    'hello'
+    """
+    try:
+        return read_limited(path, what, limit).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(message(str(path), "cannot read", raw(str(exc)), expected)) from None
 
 
 def _gunzip(path: Path, data: bytes, what: str, cap: int) -> bytes:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import ConfigError, InputError, message, raw
-from scorekit.io import read_limited
+from scorekit.io import read_text
 from scorekit.loadtest._json import MAX_DEPTH, NESTED_TOO_DEEPLY, depth_over, loads
 from scorekit.throughput import COLUMNS
 
@@ -183,14 +183,7 @@ def read_prompts(path: str | os.PathLike[str], *, max_file_size: int | None = No
     [('Hi', None), (None, 16)]
     """
     source = Path(path)
-    data = read_limited(source, "a prompts file", max_file_size)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            message(str(source), "cannot read", raw(str(exc)), "a UTF-8 JSON Lines file")
-        ) from None
-    del data
+    text = read_text(source, "a prompts file", "a UTF-8 JSON Lines file", max_file_size)
     prompts = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():

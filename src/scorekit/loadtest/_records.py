@@ -182,7 +182,8 @@ class RecordFile:
         InputError
             A write failed and the file could not be written again whole.
         """
-        if self._fd is None:
+        fd = self._fd
+        if fd is None:
             return
         try:
             if self._error is None and (
@@ -192,7 +193,7 @@ class RecordFile:
             if not self.regular:
                 raise _cannot_write(self.path, self._error or OSError("write failed"))
             try:
-                self._replace(b"".join(_line(record) for record in records))
+                self._replace(fd, b"".join(_line(record) for record in records))
             except OSError as exc:
                 raise _cannot_write(self.path, self._error or exc) from None
         finally:
@@ -204,19 +205,19 @@ class RecordFile:
             fd, self._fd = self._fd, None
             os.close(fd)
 
-    def _replace(self, data: bytes) -> None:
-        """Write ``data`` beside the file and rename it over it; in place if that cannot be done."""
-        assert self._fd is not None
+    def _replace(self, current: int, data: bytes) -> None:
+        """Write ``data`` beside the file open as ``current`` and rename it over it;
+        in place if that cannot be done."""
         target = os.path.realpath(self.path)
-        mode = stat.S_IMODE(os.fstat(self._fd).st_mode)
+        mode = stat.S_IMODE(os.fstat(current).st_mode)
         try:
             fd, temporary = tempfile.mkstemp(
                 prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target)
             )
         except OSError:
-            os.ftruncate(self._fd, 0)
-            os.lseek(self._fd, 0, os.SEEK_SET)
-            _write_all(self._fd, data)
+            os.ftruncate(current, 0)
+            os.lseek(current, 0, os.SEEK_SET)
+            _write_all(current, data)
             return
         try:
             try:
