@@ -1,0 +1,387 @@
+"""The state of the calibration metrics, :class:`CalibrationHistogram`, its bins and summarize.
+
+For every distinct predicted probability (per class column for class-wise
+calibration): the samples at it, their summed weight and the weight of those
+whose outcome was positive. Bins are drawn from it at compute time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit._check import (
+    as_array,
+    as_labels,
+    as_scores,
+    as_weights,
+    check_same_length,
+    union_labels,
+)
+from scorekit.core import State, state_field
+from scorekit.errors import InputError, StateMismatchError, choices, message, raw
+
+__all__ = [
+    "METHODS",
+    "STRATEGIES",
+    "CalibrationBins",
+    "CalibrationCurve",
+    "CalibrationHistogram",
+    "summarize",
+]
+
+Float = NDArray[np.float64]
+STRATEGIES: tuple[str, ...] = ("uniform", "quantile")
+METHODS: tuple[str, ...] = ("binary", "top_label", "class_wise")
+_DEFAULT_POSITIVE = ([0, 1], [-1, 1], [0], [-1], [1])
+
+
+class CalibrationCurve(NamedTuple):
+    """Points of a reliability diagram, one per non-empty bin (unpacks as prob_true, prob_pred)."""
+
+    prob_true: Float
+    prob_pred: Float
+
+
+class CalibrationBins(NamedTuple):
+    """The bins of one column of a :class:`CalibrationHistogram`.
+
+    ``edges`` has ``n_bins + 1`` entries; ``samples``, ``weight``, ``hits`` and
+    ``confidence`` (the weighted sum of the probabilities) one per bin, empty
+    bins included.
+    """
+
+    edges: Float
+    samples: NDArray[np.int64]
+    weight: Float
+    hits: Float
+    confidence: Float
+
+    def curve(self) -> CalibrationCurve:
+        """The observed and mean predicted probability of each bin of positive weight."""
+        nonzero = self.weight > 0
+        return CalibrationCurve(
+            self.hits[nonzero] / self.weight[nonzero],
+            self.confidence[nonzero] / self.weight[nonzero],
+        )
+
+    def gaps(self) -> tuple[Float, Float]:
+        """``|observed - predicted|`` of the bins of positive weight, and their weights."""
+        prob_true, prob_pred = self.curve()
+        gaps: Float = np.abs(prob_true - prob_pred)
+        return gaps, self.weight[self.weight > 0]
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationHistogram(State):
+    """Exact sufficient statistics of calibration: a histogram over distinct probabilities.
+
+    Rows ``(key[i], score[i])`` are sorted and distinct; ``count[i]`` samples
+    had that probability in column ``key[i]`` (always 0 but for
+    ``method='class_wise'``, where the key is the class column), of summed
+    weight ``weight[i]``, ``hits[i]`` of it on samples whose outcome was
+    positive: the positive class (``'binary'``), the predicted class
+    (``'top_label'``, where the score is the largest probability) or the
+    column's class (``'class_wise'``). ``labels`` are the distinct ``y_true``
+    values seen, ``n_columns`` the columns of 2-D probabilities (0 for 1-D)
+    and ``n_samples`` the samples (each counted once per key). The state grows
+    with the number of distinct probabilities, not with the rows: rounding the
+    probabilities bounds it.
+    """
+
+    method: str = state_field("custom", check="text", allowed=("", *METHODS))
+    n_columns: int = state_field("custom", check="count")
+    n_samples: int = state_field("custom", check="count")
+    labels: NDArray[Any] = state_field("custom", check="labels")
+    key: NDArray[np.int64] = state_field("custom", check="count", ndim=1)
+    score: Float = state_field("custom", check="unit", ndim=1)
+    count: NDArray[np.int64] = state_field("custom", check="count", ndim=1)
+    weight: Float = state_field("custom", check="weight", ndim=1)
+    hits: Float = state_field("custom", check="weight", ndim=1)
+
+    @classmethod
+    def empty(cls) -> CalibrationHistogram:
+        """The state of no data."""
+        return cls(
+            method="",
+            n_columns=0,
+            n_samples=0,
+            labels=np.empty(0, dtype=np.int64),
+            key=np.empty(0, dtype=np.int64),
+            score=np.empty(0),
+            count=np.empty(0, dtype=np.int64),
+            weight=np.empty(0),
+            hits=np.empty(0),
+        )
+
+    @property
+    def n_keys(self) -> int:
+        """The columns of the histogram: the classes for class-wise calibration, else 1."""
+        return self.n_columns if self.method == "class_wise" else 1
+
+    def _check(self) -> None:
+        rows = self.key.size
+        for name in ("score", "count", "weight", "hits"):
+            if getattr(self, name).size != rows:
+                raise self._invalid(
+                    name,
+                    "not one value per histogram row",
+                    raw(f"{getattr(self, name).size} values for {rows} rows"),
+                    f"{rows}",
+                )
+        if not self.method:
+            if rows or self.labels.size or self.n_samples or self.n_columns:
+                raise self._invalid("method", "data in a state of no data", raw("''"), "none")
+            return
+        if (self.method == "binary") != (self.n_columns == 0) or self.n_columns == 1:
+            raise self._invalid(
+                "n_columns",
+                f"does not fit method {self.method!r}",
+                self.n_columns,
+                "0 for 1-D probabilities, else 2 or more",
+            )
+        if np.isnan(self.score).any():
+            raise self._invalid("score", "nan probability", raw("nan"), "numbers in [0, 1]")
+        if rows and int(self.key.max()) >= self.n_keys:
+            raise self._invalid("key", "key out of range", int(self.key.max()), f"< {self.n_keys}")
+        step = np.diff(self.key)
+        if ((step < 0) | ((step == 0) & ~(self.score[1:] > self.score[:-1]))).any():
+            raise self._invalid(
+                "score", "rows not sorted", raw("unsorted rows"), "distinct (key, score) rows"
+            )
+        if (self.hits > self.weight * (1 + 1e-9)).any():
+            raise self._invalid("hits", "more hits than weight", raw("hits > weight"), "<= weight")
+        per_key = np.bincount(self.key, weights=self.count, minlength=self.n_keys)
+        if not np.all(per_key == self.n_samples):
+            raise self._invalid(
+                "n_samples",
+                "does not match the counts",
+                self.n_samples,
+                f"the samples counted per column: {per_key[:3].tolist()}",
+            )
+
+    def _merge_custom(self, other: CalibrationHistogram) -> dict[str, Any]:
+        if not self.method:
+            return _fields(other)
+        if not other.method:
+            return _fields(self)
+        name = "calibration histogram"
+        if (self.method, self.n_columns) != (other.method, other.n_columns):
+            raise StateMismatchError(
+                message(
+                    name,
+                    "cannot merge states of different methods or columns",
+                    raw(f"{other.method} with {other.n_columns} columns"),
+                    f"{self.method} with {self.n_columns} columns",
+                )
+            )
+        key, score, rest = _reduce(
+            np.concatenate([self.key, other.key]),
+            np.concatenate([self.score, other.score]),
+            [np.concatenate([getattr(s, f) for s in (self, other)]) for f in _SUMS],
+        )
+        return {
+            "method": self.method,
+            "n_columns": self.n_columns,
+            "n_samples": self.n_samples + other.n_samples,
+            "labels": union_labels(name, self.labels, other.labels),
+            "key": key,
+            "score": score,
+            **dict(zip(_SUMS, rest, strict=True)),
+        }
+
+    def bins(self, n_bins: int, strategy: str = "uniform", column: int = 0) -> CalibrationBins:
+        """The ``n_bins`` bins of ``column``, equal-width or equal-mass, as scikit-learn draws them.
+
+        Equal-width edges are ``linspace(0, 1, n_bins + 1)``; equal-mass edges
+        are the percentiles of the probabilities (``numpy.percentile``, linear
+        interpolation) at ``linspace(0, 100, n_bins + 1)``, computed exactly
+        from the histogram's counts (sample weights do not move them). A
+        probability equal to an inner edge falls in the bin below it.
+        """
+        lo, hi = np.searchsorted(self.key, [column, column + 1])
+        s, n = self.score[lo:hi], self.count[lo:hi]
+        if strategy == "quantile":
+            edges = _percentiles(s, n, np.linspace(0, 1, n_bins + 1) * 100)
+        else:
+            edges = np.linspace(0.0, 1.0, n_bins + 1)
+        ids = np.searchsorted(edges[1:-1], s)
+        w = self.weight[lo:hi]
+        size = max(n_bins, int(ids.max()) + 1 if ids.size else 0)
+        return CalibrationBins(
+            edges,
+            np.bincount(ids, weights=n, minlength=size).astype(np.int64),
+            np.bincount(ids, weights=w, minlength=size).astype(np.float64),
+            np.bincount(ids, weights=self.hits[lo:hi], minlength=size).astype(np.float64),
+            np.bincount(ids, weights=s * w, minlength=size).astype(np.float64),
+        )
+
+
+_SUMS = ("count", "weight", "hits")
+
+
+def _fields(state: CalibrationHistogram) -> dict[str, Any]:
+    return {
+        name: getattr(state, name)
+        for name in ("method", "n_columns", "n_samples", "labels", "key", "score", *_SUMS)
+    }
+
+
+def _reduce(key: NDArray[Any], score: Float, sums: list[NDArray[Any]]) -> tuple[Any, Any, Any]:
+    """Rows sorted by (key, score), equal rows added."""
+    if key.size == 0:
+        return key.astype(np.int64), score, sums
+    order = np.lexsort((score, key))
+    key, score = key[order], score[order]
+    new = np.ones(key.size, dtype=bool)
+    new[1:] = (key[1:] != key[:-1]) | (score[1:] != score[:-1])
+    starts = np.flatnonzero(new)
+    added = [np.add.reduceat(a[order], starts) for a in sums]
+    return key[starts].astype(np.int64), score[starts], added
+
+
+def _percentiles(s: Float, n: NDArray[np.int64], q: Float) -> Float:
+    """``numpy.percentile`` (linear) of the multiset of values ``s`` with counts ``n``."""
+    total = int(n.sum())
+    if total == 0:
+        return np.full(q.size, np.nan)
+    virtual = (total - 1) * (q / 100)
+    prev = np.floor(virtual)
+    gamma = virtual - prev
+    nxt = np.minimum(prev + 1, total - 1)
+    ends = np.cumsum(n)
+    a = s[np.searchsorted(ends, prev, side="right")]
+    b = s[np.searchsorted(ends, nxt, side="right")]
+    diff = b - a
+    out: Float = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+    return out
+
+
+# summarize -----------------------------------------------------------------------------
+
+
+def _positives(metric: str, t: NDArray[Any], pos_label: Any) -> NDArray[np.bool_]:
+    if pos_label is not None:
+        if (t.dtype.kind == "U") != isinstance(pos_label, str | np.str_):
+            return np.zeros(t.size, dtype=bool)
+        out: NDArray[np.bool_] = t == pos_label
+        return out
+    seen = np.unique(t)
+    if seen.dtype.kind == "U" or not set(seen.tolist()) <= {-1, 0, 1} or seen.size > 2:
+        raise InputError(
+            message(
+                metric,
+                "pos_label is needed unless y_true is in {0, 1} or {-1, 1}",
+                seen[:5].tolist(),
+                "labels 0 and 1 (or -1 and 1), or an explicit pos_label",
+            )
+        )
+    positive: NDArray[np.bool_] = t == 1
+    return positive
+
+
+def _columns(metric: str, t: NDArray[Any], k: int, labels: tuple[Any, ...] | None) -> NDArray[Any]:
+    """The column of each sample's true class."""
+    if labels is not None:
+        if len(labels) != k:
+            raise InputError(
+                message(
+                    metric,
+                    "labels do not name one class per column of y_proba",
+                    raw(f"{len(labels)} labels for {k} columns"),
+                    f"{k} labels",
+                )
+            )
+        classes = np.asarray(labels)
+        order = np.argsort(classes, kind="stable")
+        ranks = np.searchsorted(classes[order], t)
+        ranks = np.minimum(ranks, k - 1)
+        found = classes[order][ranks] == t if t.size else np.ones(0, dtype=bool)
+        if not np.all(found):
+            bad = t[~found][:5].tolist()
+            raise InputError(
+                message(metric, "y_true contains a label not in labels", bad, choices(labels))
+            )
+        cols: NDArray[Any] = order[ranks]
+        return cols
+    if t.size and (t.dtype.kind not in "iub" or int(t.min()) < 0 or int(t.max()) >= k):
+        raise InputError(
+            message(
+                metric,
+                "y_true must name the columns of y_proba",
+                np.unique(t)[:5].tolist(),
+                f"integers in [0, {k}), or labels= naming the class of each column",
+            )
+        )
+    return t.astype(np.int64)
+
+
+def summarize(
+    metric: Any,
+    y_true: Any,
+    y_proba: Any,
+    sample_weight: Any,
+) -> CalibrationHistogram:
+    name, method = metric.name, getattr(metric, "method", "binary")
+    p = as_scores(name, "y_proba", y_proba, ndim=(1, 2))
+    if method == "binary" and p.ndim == 2 and p.shape[1] == 1:
+        p = p[:, 0]
+    if (p.ndim == 1) != (method == "binary") or (p.ndim == 2 and p.shape[1] < 2):
+        expected = "1-D probabilities" if method == "binary" else "2-D (samples x classes)"
+        raise InputError(
+            message(
+                name, f"y_proba does not fit method {method!r}", raw(f"shape {p.shape}"), expected
+            )
+        )
+    bad = np.argwhere((p < 0) | (p > 1))
+    if bad.size:
+        pos = tuple(int(i) for i in bad[0])
+        raise InputError(
+            message(
+                name,
+                "y_proba must hold probabilities",
+                raw(f"{p[pos].item()!r} at index {pos[0] if len(pos) == 1 else pos}"),
+                "values in [0, 1]",
+            )
+        )
+    t = as_labels(name, "y_true", as_array(name, "y_true", y_true))
+    n = check_same_length(name, y_true=t, y_proba=p)
+    w = as_weights(name, sample_weight, n)
+    if n == 0:
+        return CalibrationHistogram.empty()
+    weights = np.ones(n) if w is None else w
+    if method == "binary":
+        keys, scores, hit = (
+            np.zeros(n, dtype=np.int64),
+            p + 0.0,
+            _positives(name, t, metric.pos_label),
+        )
+        ws = weights
+    else:
+        k = p.shape[1]
+        cols = _columns(name, t, k, getattr(metric, "labels", None))
+        if method == "top_label":
+            keys, scores = np.zeros(n, dtype=np.int64), p.max(axis=1) + 0.0
+            hit, ws = np.argmax(p, axis=1) == cols, weights
+        else:
+            keys = np.repeat(np.arange(k, dtype=np.int64)[None, :], n, axis=0).ravel()
+            scores = p.ravel() + 0.0
+            hit = (cols[:, None] == np.arange(k)[None, :]).ravel()
+            ws = np.repeat(weights, k)
+    key, score, (count, weight, hits) = _reduce(
+        keys, scores, [np.ones(keys.size, dtype=np.int64), ws, np.where(hit, ws, 0.0)]
+    )
+    return CalibrationHistogram(
+        method=method,
+        n_columns=0 if method == "binary" else int(p.shape[1]),
+        n_samples=n,
+        labels=np.unique(t),
+        key=key,
+        score=score,
+        count=count,
+        weight=weight,
+        hits=hits,
+    )
