@@ -643,7 +643,7 @@ def get(name: str) -> MetricInfo:
     return _REGISTRY[key]
 
 
-_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<at>[^:]+))?(?::(?P<variant>.+))?$")
+_NAME = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*\+*)(?:@(?P<at>[^:]+))?(?::(?P<variant>.+))?$")
 
 
 def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
@@ -681,6 +681,16 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
     if match["at"] is not None:
         if info.at is None:
             raise ConfigError(message(info.name, "takes no @ parameter", spec, f"'{info.name}'"))
+        at, comma, rest = match["at"].partition(",")
+        if comma:
+            raise ConfigError(
+                message(
+                    info.name,
+                    "options after @k follow a colon, not a comma",
+                    spec,
+                    f"'{name}@{at}:{rest}'",
+                )
+            )
         try:
             kwargs[info.at] = int(match["at"])
         except ValueError:

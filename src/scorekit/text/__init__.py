@@ -1,6 +1,6 @@
-"""Text generation metrics: BLEU, ROUGE and perplexity.
+"""Text generation metrics: BLEU, chrF, ROUGE and perplexity.
 
-BLEU agrees with sacrebleu, ROUGE-N/L/Lsum with Google's rouge-score and
+BLEU and chrF agree with sacrebleu, ROUGE-N/L/Lsum with Google's rouge-score and
 ROUGE-W/S/SU with ROUGE-1.5.5; perplexity follows PyTorch's cross-entropy
 arithmetic. Every metric keeps summed statistics as its state, so corpus values
 from streamed or merged chunks equal the in-memory ones.
@@ -19,6 +19,9 @@ from scorekit.text._tokenize import TOKENIZERS
 
 # BLEU
 from scorekit.text.bleu import BLEU, BLEUResult, BLEUStats, bleu, sentence_bleu
+
+# chrF
+from scorekit.text.chrf import CHRF, CHRFPlusPlus, CHRFResult, CHRFStats, chrf, sentence_chrf
 
 # perplexity
 from scorekit.text.perplexity import NLLSums, Perplexity, PerplexityResult, perplexity
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__: list[str] = [
     "BLEU",
+    "CHRF",
     "ROUGE",
     "ROUGE1",
     "ROUGE2",
@@ -47,6 +51,9 @@ __all__: list[str] = [
     "TOKENIZERS",
     "BLEUResult",
     "BLEUStats",
+    "CHRFPlusPlus",
+    "CHRFResult",
+    "CHRFStats",
     "LineFiles",
     "NLLSums",
     "Perplexity",
@@ -55,11 +62,13 @@ __all__: list[str] = [
     "RougeScore",
     "RougeSums",
     "bleu",
+    "chrf",
     "perplexity",
     "read_line_blocks",
     "read_parallel",
     "rouge",
     "sentence_bleu",
+    "sentence_chrf",
 ]
 
 
