@@ -5,6 +5,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+os.environ.setdefault("MPLBACKEND", "Agg")
+
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -184,7 +184,9 @@ def test_edge_cases():
             "method",
         ),
         (
-            lambda: expected_calibration_error([0, 3], [[0.5, 0.5], [0.5, 0.5]], method="top_label"),
+            lambda: expected_calibration_error(
+                [0, 3], [[0.5, 0.5], [0.5, 0.5]], method="top_label"
+            ),
             InputError,
             "columns",
         ),

@@ -62,9 +62,11 @@ __all__ = [
     "information",
     "multilabel",
     "parse_metric",
+    "plot",
     "qa",
     "ranking",
     "regression",
+    "report",
     "text",
     "throughput",
 ]
@@ -85,6 +87,7 @@ for _family in _SUBMODULES:
     add_provider(f"scorekit.{_family}")
 
 _ENGINE_NAMES = ("evaluate", "EvaluationResult")
+_FIGURES = ("plot", "report")
 
 
 def __getattr__(name: str) -> Any:
@@ -93,7 +96,7 @@ def __getattr__(name: str) -> Any:
         value = getattr(api, name)
         globals()[name] = value
         return value
-    if name in _SUBMODULES:
+    if name in _SUBMODULES or name in _FIGURES:
         module = importlib.import_module(f"scorekit.{name}")
         globals()[name] = module
         return module
@@ -101,4 +104,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SUBMODULES) | set(_ENGINE_NAMES))
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_ENGINE_NAMES) | set(_FIGURES))

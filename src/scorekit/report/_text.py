@@ -1,0 +1,41 @@
+"""How values read in a report."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["fmt"]
+
+
+def fmt(value: Any) -> str:
+    """A value as the report shows it: numbers to 4 significant digits, arrays summarised.
+
+    Examples
+    --------
+    >>> fmt(0.123456), fmt(3), fmt(float("nan")), fmt([1, 2, 3])
+    ('0.1235', '3', 'nan', '[1, 2, 3]')
+    """
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    if isinstance(value, float | np.floating):
+        v = float(value)
+        return "nan" if math.isnan(v) else f"{v:.4g}"
+    for name in ("value", "score"):
+        inner = getattr(value, name, None)
+        if isinstance(inner, int | float) and not isinstance(inner, bool):
+            return fmt(inner)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return f"{type(value).__name__} ({', '.join(value._fields)})"
+    arr = np.asarray(value) if isinstance(value, list | np.ndarray) else None
+    if arr is not None and arr.dtype.kind in "biuf":
+        flat = arr.ravel()
+        shown = ", ".join(fmt(v.item()) for v in flat[:6])
+        more = f", ... ({flat.size} values)" if flat.size > 6 else ""
+        return f"[{shown}{more}]"
+    text = str(value)
+    return text if len(text) <= 200 else text[:197] + "..."
