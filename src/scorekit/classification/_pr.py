@@ -23,6 +23,7 @@ from scorekit.classification._histogram import (
     _find,
     _require_data,
 )
+from scorekit.classification._pairs import pair_ap, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
     Average,
@@ -283,6 +284,11 @@ class AveragePrecision(_BinnedScoreMetric):
                         choices(labels.tolist()),
                     )
                 )
+            pair = None
+            if self.interpolation is None and labels.size == 2:
+                pair = split_binary(state.key, state.score, state.counts, pos)
+            if pair is not None:
+                return pair_ap(*pair)
             ap, undefined = value(_binary_arrays(state, pos))
             if undefined:
                 _warn(name, "no positive sample in y_true; AP is set to 0")

@@ -22,6 +22,7 @@ from scorekit.classification._histogram import (
     _column_arrays,
     _require_data,
 )
+from scorekit.classification._pairs import pair_auc, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
     Average,
@@ -337,6 +338,11 @@ class ROCAUC(_BinnedScoreMetric):
             if state.labels.size < 2:
                 _warn(name, "only one class is present in y_true; ROC AUC is undefined")
                 return math.nan
+            pair = None
+            if self.max_fpr is None or self.max_fpr == 1:
+                pair = split_binary(state.key, state.score, state.counts, 1)
+            if pair is not None:
+                return pair_auc(*pair)
             auc, undefined = value(_binary_arrays(state, 1))
             if undefined:
                 _warn(name, "only one class has a positive weight; ROC AUC is undefined")
