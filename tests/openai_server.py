@@ -34,6 +34,10 @@ The prompt (the completion prompt, or the last message's content) can carry
     64 KiB); ``big_cut`` (K tokens, then the first half of such an event, and the
     response ends).
 
+Server-wide settings: ``usage=False`` never sends a usage chunk; ``reject_stream_options``
+answers a request that sets ``stream_options`` with an HTTP 400 (as servers that do not
+know the field do); ``chat_only`` answers ``/v1/completions`` with a 404.
+
 The server counts the connections it accepted (``connections``) and the requests in
 flight (``active``, ``max_active``), and keeps every request it read (``requests``:
 path, lower-cased headers, parsed body).
@@ -52,9 +56,20 @@ from typing import Any
 class OpenAIServer:
     """Stream completions at a known rate; see the module docstring."""
 
-    def __init__(self, ttft: float = 0.1, interval: float = 0.01) -> None:
+    def __init__(
+        self,
+        ttft: float = 0.1,
+        interval: float = 0.01,
+        *,
+        usage: bool = True,
+        reject_stream_options: bool = False,
+        chat_only: bool = False,
+    ) -> None:
         self.ttft = ttft
         self.interval = interval
+        self.usage = usage
+        self.reject_stream_options = reject_stream_options
+        self.chat_only = chat_only
         self.requests: list[dict[str, Any]] = []
         self.active = 0
         self.max_active = 0
@@ -141,8 +156,13 @@ class OpenAIServer:
         """Answer one request; return whether the connection stays usable."""
         received = time.perf_counter()
         path, body = request["path"], request["body"]
-        if path not in ("/v1/chat/completions", "/v1/completions") or not isinstance(body, dict):
+        routes = ("/v1/chat/completions",) if self.chat_only else OPENAI_ROUTES
+        if path not in routes or not isinstance(body, dict):
             _plain(writer, 404, {"error": {"message": f"no route {path}"}})
+            return True
+        if self.reject_stream_options and "stream_options" in body:
+            message = "stream_options: extra fields not permitted"
+            _plain(writer, 400, {"error": {"message": message, "type": "BadRequestError"}})
             return True
         chat = path.endswith("/chat/completions")
         prompt = body["messages"][-1]["content"] if chat else body["prompt"]
@@ -228,7 +248,7 @@ class OpenAIServer:
             await event(chunk(f"tok{i} "))
         await event(chunk("", finish="length"))
         stream_options = body.get("stream_options") or {}
-        if stream_options.get("include_usage") and mode != "no_usage":
+        if stream_options.get("include_usage") and mode != "no_usage" and self.usage:
             texts = [str(m["content"]) for m in body["messages"]] if chat else [prompt]
             words = sum(len(t.split()) for t in texts)
             usage = {"prompt_tokens": words, "completion_tokens": count}
@@ -243,13 +263,16 @@ class OpenAIServer:
         return True
 
 
+OPENAI_ROUTES = ("/v1/chat/completions", "/v1/completions")
+
+
 class Raw(str):
     """A response body sent as it is, not encoded as JSON."""
 
 
 def _plain(writer: asyncio.StreamWriter, status: int, payload: Any) -> None:
     data = (payload if isinstance(payload, Raw) else json.dumps(payload)).encode()
-    reason = {200: "OK", 404: "Not Found", 500: "Internal Server Error"}[status]
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error"}[status]
     writer.write(
         f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(data)}\r\n\r\n".encode()

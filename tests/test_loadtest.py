@@ -446,7 +446,7 @@ def test_missing_prompts_file(tmp_path):
         ({"concurrency": 2, "rate": 1.0}, "both concurrency and rate given"),
         ({"concurrency": 0}, "bad concurrency; got 0"),
         ({"rate": -1.0}, "bad rate; got -1.0"),
-        ({"rate": math.inf}, "bad rate"),
+        ({"rate": math.nan}, "bad rate"),
         ({"max_tokens": 0}, "bad max_tokens"),
         ({"duration": 0}, "bad duration"),
         ({"num_requests": 1.5}, "bad num_requests"),
@@ -506,6 +506,7 @@ def test_write_records_round_trip(tmp_path):
         "token_times": [1.75],
         "success": True,
         "tokens_estimated": False,
+        "token_counter": "usage",
     }
     path = tmp_path / "r.jsonl"
     write_records([record, {**record, "id": 4}], path)
@@ -747,8 +748,9 @@ def test_run_loadtest_out_file(tmp_path, server):
     )
     assert result.signal is None and result.interrupted is False
     expected = tmp_path / "expected.jsonl"
-    write_records(result.records, expected)
+    write_records([result.metadata, *result.records], expected)
     assert path.read_bytes() == expected.read_bytes()
+    assert json.loads(path.read_text().splitlines()[0])["record"] == "metadata"
     server.reset()
     with pytest.raises(InputError, match="the same file as the prompts file"):
         run_loadtest(server.url, "m", prompts, out=prompts)
@@ -820,7 +822,8 @@ def test_cli_end_to_end(tmp_path, server, capsys, monkeypatch):
     assert summary["failure_reasons"] == {"http 500: model crashed": 2}
     assert summary["output_tokens"] == 6 and summary["prompt_tokens"] == 6
     assert summary["good_requests"] == 2
-    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    meta, *records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert meta["record"] == "metadata" and meta["model"] == "m"
     assert [r["id"] for r in records] == [0, 1, 2, 3]
     assert [r["success"] for r in records] == [True, False, True, False]
     assert all(list(r) == list(RECORD_KEYS) for r in records)
@@ -888,7 +891,8 @@ def test_cli_ctrl_c_writes_records_and_summary(tmp_path, server):
             child.kill()
             child.communicate()
     assert child.returncode == 130, stderr
-    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    meta, *records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert meta["record"] == "metadata"
     assert 3 <= len(records) < 50
     assert sum(r["error"] == "cancelled" for r in records) == 2
     assert all(r["success"] for r in records if r["error"] != "cancelled")

@@ -44,7 +44,10 @@ def _loadtest(server: OpenAIServer, prompts: Path, *args: str | Path) -> list[st
 
 
 def _records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The request records of a records file, after its metadata record."""
+    meta, *records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert meta["record"] == "metadata"
+    return records
 
 
 def _start(command: list[str | Path]) -> subprocess.Popen[str]:
@@ -59,10 +62,11 @@ def _start(command: list[str | Path]) -> subprocess.Popen[str]:
 
 
 def _when_lines(path: Path, count: int, child: subprocess.Popen[str]) -> None:
-    """Wait until ``path`` holds ``count`` lines (or the child ended, or 30 s passed)."""
+    """Wait until ``path`` holds ``count`` records after its metadata record (or the child
+    ended, or 30 s passed)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and child.poll() is None:
-        if path.exists() and path.read_bytes().count(b"\n") >= count:
+        if path.exists() and path.read_bytes().count(b"\n") >= count + 1:
             return
         time.sleep(0.02)
     raise AssertionError(f"{path} never held {count} records")
@@ -221,7 +225,8 @@ def test_out_to_a_fifo_streams_records(tmp_path: Path, server: OpenAIServer):
     reader.join(10)
     assert proc.returncode == 0, proc.stderr
     assert stat.S_ISFIFO(fifo.stat().st_mode)
-    lines = received[0].decode().splitlines()
+    meta, *lines = received[0].decode().splitlines()
+    assert json.loads(meta)["record"] == "metadata"
     assert sorted(json.loads(line)["id"] for line in lines) == [0, 1, 2]
 
 

@@ -89,7 +89,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from scorekit.errors import ConfigError, choices, message, raw
+from scorekit.loadtest._arrivals import arrival_gaps, arrival_times
+from scorekit.loadtest._datasets import (
+    DATASETS,
+    Conversation,
+    Workload,
+    load_workload,
+    read_sharegpt,
+    synthetic_prompts,
+    workload_of,
+)
+from scorekit.loadtest._meta import (
+    PreflightError,
+    failures_over,
+    parse_max_failures,
+    run_metadata,
+    run_settings,
+)
 from scorekit.loadtest._prompts import (
+    EXTRA_KEYS,
     NAME,
     RECORD_KEYS,
     Prompt,
@@ -98,19 +116,41 @@ from scorekit.loadtest._prompts import (
     read_prompts,
 )
 from scorekit.loadtest._records import RecordFile, write_records
-from scorekit.loadtest._runner import MissingDependencyError, Runner, import_httpx
+from scorekit.loadtest._runner import MissingDependencyError, Runner, Step, import_httpx
 from scorekit.loadtest._sse import DEFAULT_MAX_EVENT_SIZE
+from scorekit.loadtest._sweep import SWEEP_FORMATS, format_sweep, sweep_reports
+from scorekit.loadtest._tokens import TokenCounter, load_tokenizer
 
 __all__ = [
+    "DATASETS",
     "DEFAULT_MAX_EVENT_SIZE",
     "ENDPOINTS",
+    "EXTRA_KEYS",
     "RECORD_KEYS",
+    "SWEEP_FORMATS",
+    "Conversation",
     "LoadTestResult",
     "MissingDependencyError",
+    "PreflightError",
     "Prompt",
+    "Step",
+    "TokenCounter",
+    "Workload",
+    "arrival_gaps",
+    "arrival_times",
     "estimate_tokens",
+    "failures_over",
+    "format_sweep",
+    "load_tokenizer",
+    "load_workload",
+    "parse_max_failures",
     "read_prompts",
+    "read_sharegpt",
     "run_loadtest",
+    "run_metadata",
+    "run_settings",
+    "sweep_reports",
+    "synthetic_prompts",
     "write_records",
 ]
 
@@ -139,12 +179,24 @@ class LoadTestResult(_Outcome):
 
     signal: int | None = None
     """The signal that stopped the run (``signal.SIGINT`` or ``signal.SIGTERM``), else None."""
+    metadata: dict[str, Any] | None = None
+    """The run's metadata record (see :func:`run_metadata`)."""
+    steps: list[Step] | None = None
+    """The steps of a sweep (one step for a single run)."""
 
     def __new__(
-        cls, records: list[dict[str, Any]], interrupted: bool, signal: int | None = None
+        cls,
+        records: list[dict[str, Any]],
+        interrupted: bool,
+        signal: int | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+        steps: list[Step] | None = None,
     ) -> LoadTestResult:
         self = super().__new__(cls, records, interrupted)
         self.signal = signal
+        self.metadata = metadata
+        self.steps = steps
         return self
 
 
@@ -159,25 +211,63 @@ def _positive(name: str, value: Any, integer: bool) -> None:
         raise ConfigError(message(NAME, f"bad {name}", value, kind))
 
 
+def _steps(rate: Any, concurrency: Any) -> tuple[list[Step], bool]:
+    """The steps of a run and whether it is a sweep (a list of rates or of concurrencies)."""
+    if concurrency is not None and rate is not None:
+        raise ConfigError(
+            message(NAME, "both concurrency and rate given", None, "one of them (or neither)")
+        )
+    sweep = isinstance(rate, Sequence) or isinstance(concurrency, Sequence)
+    values = rate if rate is not None else concurrency
+    listed = list(values) if isinstance(values, Sequence) else [values]
+    if not listed:
+        name = "rate" if rate is not None else "concurrency"
+        raise ConfigError(message(NAME, f"no {name} given", values, "one value or more"))
+    steps = []
+    for value in listed:
+        if rate is not None:
+            infinite = isinstance(value, float) and math.isinf(value) and value > 0
+            if not infinite:
+                _positive("rate", value, integer=False)
+            steps.append(Step(rate=float(value)))
+        elif concurrency is not None:
+            _positive("concurrency", value, integer=True)
+            steps.append(Step(concurrency=value))
+        else:
+            steps.append(Step(concurrency=1))
+    return steps, sweep
+
+
 def run_loadtest(
     url: str,
     model: str,
-    prompts: str | os.PathLike[str] | Sequence[str | Mapping[str, Any] | Prompt],
+    prompts: str | os.PathLike[str] | Sequence[str | Mapping[str, Any] | Prompt] | Workload,
     *,
     endpoint: str = "chat",
-    concurrency: int | None = None,
-    rate: float | None = None,
+    concurrency: int | Sequence[int] | None = None,
+    rate: float | Sequence[float] | None = None,
+    burstiness: float = 1.0,
+    max_concurrency: int | None = None,
     max_tokens: int = 128,
     duration: float | None = None,
     num_requests: int | None = None,
     timeout: float = 300.0,
     seed: int = 0,
+    warmup: int = 0,
+    ignore_eos: bool = False,
+    temperature: float | None = None,
+    extra_body: Mapping[str, Any] | None = None,
+    stream_options: bool = True,
+    tokenizer: str | os.PathLike[str] | TokenCounter | None = None,
+    multi_turn: bool = False,
+    pause: float = 1.0,
     progress: bool | None = None,
     api_key: str | None = None,
     transport: Any = None,
     out: str | os.PathLike[str] | None = None,
     max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
     max_file_size: int | None = None,
+    flags: Mapping[str, Any] | None = None,
 ) -> LoadTestResult:
     """Send streamed requests to an OpenAI-compatible server and record each one.
 
@@ -191,30 +281,58 @@ def run_loadtest(
         ``{url}/chat/completions`` or ``{url}/completions``.
     model : str
         The ``model`` field of every request.
-    prompts : path or sequence
-        A JSON Lines file (see :func:`read_prompts`), or a list of prompt strings,
-        of objects with ``prompt`` or ``messages`` (and optionally ``max_tokens``),
-        or of :class:`Prompt`.
+    prompts : path, sequence or Workload
+        A JSON Lines file (see :func:`read_prompts`), a list of prompt strings, of
+        objects with ``prompt`` or ``messages`` (and optionally ``max_tokens``), or of
+        :class:`Prompt`; or a :class:`Workload` of :func:`load_workload` (ShareGPT,
+        random or shared-prefix prompts).
     endpoint : {"chat", "completions"}
         ``chat`` posts ``messages`` (a ``prompt`` is sent as one user message);
         ``completions`` posts ``prompt`` and needs prompts given as text.
-    concurrency : int, optional
+    concurrency : int or sequence of int, optional
         Closed loop with this many workers. Exclusive with ``rate``; the default is
-        one worker.
-    rate : float, optional
-        Open loop: Poisson arrivals at this many requests a second.
+        one worker. A sequence is a sweep: one step per value.
+    rate : float or sequence of float, optional
+        Open loop: arrivals at this many requests a second (``math.inf``: all at
+        once). A sequence is a sweep: one step per value.
+    burstiness : float
+        The shape of the gamma-distributed gaps between arrivals
+        (:func:`arrival_gaps`): 1 is Poisson, lower is burstier.
+    max_concurrency : int, optional
+        Under ``rate``, the most requests in flight: an arrival waits for a free slot.
     max_tokens : int
         ``max_tokens`` of every request whose prompt sets none.
     duration : float, optional
-        Start no request after this many seconds.
+        Start no request after this many seconds (in each step of a sweep).
     num_requests : int, optional
-        Start this many requests in all. With neither ``duration`` nor
-        ``num_requests``, one request per prompt.
+        Start this many requests (in each step). With neither ``duration`` nor
+        ``num_requests``, one request per prompt. With ``multi_turn``, conversations.
     timeout : float
         Seconds a request may take in all, and may wait for the connection or for
         the next bytes of its stream; past either it fails with ``"timeout"``.
     seed : int
-        Seed of the Poisson arrival times.
+        Seed of the arrival times.
+    warmup : int
+        Requests sent before the load, the first alone: they are recorded with
+        ``"warmup": true`` and left out of every figure. When the first of them (the
+        pre-flight) fails, the run stops with a :class:`PreflightError` that gives the
+        server's answer.
+    ignore_eos, temperature, extra_body : optional
+        Sent in every request: ``"ignore_eos": true`` (vLLM, TGI: generate
+        ``max_tokens`` tokens whatever the model says), ``"temperature"``, and the
+        keys of ``extra_body`` (they replace the ones scorekit sets).
+    stream_options : bool
+        Ask for the token usage with ``"stream_options": {"include_usage": true}``;
+        false for servers that refuse the field.
+    tokenizer : path, name or TokenCounter, optional
+        Count the tokens the server does not report with this tokenizer
+        (:func:`load_tokenizer`) instead of estimating them.
+    multi_turn : bool
+        Send each conversation's user turns in order, each with the history so far
+        (the earlier turns and the server's answers); records carry
+        ``conversation`` and ``turn``. Needs the chat endpoint.
+    pause : float
+        Seconds between the steps of a sweep.
     progress : bool, optional
         Show a progress line on stderr; by default only when stderr is a terminal.
     api_key : str, optional
@@ -223,27 +341,34 @@ def run_loadtest(
         An httpx transport to send through instead of the network (a Unix socket,
         or ``httpx.MockTransport`` in tests).
     out : path, optional
-        Write the records to this file (JSON Lines) as the requests end; the module
-        docstring says how. It is opened before the first request is sent.
+        Write the records to this file (JSON Lines) as the requests end, after the
+        metadata record; the module docstring says how. It is opened before the first
+        request is sent.
     max_event_size : int
         The most bytes one event of a stream may hold (default 16 MiB); a longer
         event fails its request with ``"event too large ..."``.
     max_file_size : int, optional
         The most bytes read, or decompressed, from a prompts file (default
         :func:`scorekit.io.max_file_size`, 1 GiB).
+    flags : mapping, optional
+        The settings recorded in the metadata record (the command line's flags); by
+        default the settings of this call.
 
     Returns
     -------
     LoadTestResult
         ``(records, interrupted)``: the records of the requests started, sorted by
         ``id``, and whether SIGINT (Ctrl-C) or SIGTERM stopped the run; its
-        ``signal`` tells which.
+        ``signal`` tells which, its ``metadata`` describes the run and its ``steps``
+        are the run's steps.
 
     Raises
     ------
     ConfigError
         A bad option (both ``concurrency`` and ``rate``, a number out of range, a
         URL that is not http or https, chat-only prompts for ``completions``).
+    PreflightError
+        The first warm-up request failed.
     InputError
         A bad prompts file or prompt; an ``out`` that is a directory, is the prompts
         file, or cannot be written.
@@ -276,18 +401,47 @@ def run_loadtest(
     >>> len(records[0]["token_times"]), interrupted
     (2, False)
     """
+    settings = {
+        "endpoint": endpoint,
+        "concurrency": concurrency,
+        "rate": rate,
+        "burstiness": burstiness,
+        "max_concurrency": max_concurrency,
+        "max_tokens": max_tokens,
+        "duration": duration,
+        "num_requests": num_requests,
+        "timeout": timeout,
+        "warmup": warmup,
+        "ignore_eos": ignore_eos,
+        "temperature": temperature,
+        "extra_body": extra_body,
+        "stream_options": stream_options,
+        "multi_turn": multi_turn,
+    }
     if endpoint not in ENDPOINTS:
         raise ConfigError(message(NAME, "unknown endpoint", endpoint, choices(ENDPOINTS)))
     if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
         raise ConfigError(message(NAME, "bad url", url, "http://HOST:PORT/v1 or https://..."))
-    if concurrency is not None and rate is not None:
-        raise ConfigError(
-            message(NAME, "both concurrency and rate given", None, "one of them (or neither)")
-        )
-    if concurrency is not None:
-        _positive("concurrency", concurrency, integer=True)
-    if rate is not None:
-        _positive("rate", rate, integer=False)
+    steps, sweep = _steps(rate, concurrency)
+    if not (isinstance(burstiness, int | float) and not isinstance(burstiness, bool)) or not (
+        math.isfinite(burstiness) and burstiness > 0
+    ):
+        raise ConfigError(message(NAME, "bad burstiness", burstiness, "a finite number > 0"))
+    if max_concurrency is not None:
+        _positive("max_concurrency", max_concurrency, integer=True)
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ConfigError(message(NAME, "bad warmup", warmup, "a whole number >= 0"))
+    if temperature is not None and (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not math.isfinite(temperature)
+        or temperature < 0
+    ):
+        raise ConfigError(message(NAME, "bad temperature", temperature, "a finite number >= 0"))
+    if extra_body is not None and not isinstance(extra_body, Mapping):
+        raise ConfigError(message(NAME, "bad extra_body", extra_body, "a JSON object"))
+    if not (isinstance(pause, int | float) and math.isfinite(pause) and pause >= 0):
+        raise ConfigError(message(NAME, "bad pause", pause, "a finite number >= 0"))
     _positive("max_tokens", max_tokens, integer=True)
     if duration is not None:
         _positive("duration", duration, integer=False)
@@ -295,8 +449,28 @@ def run_loadtest(
         _positive("num_requests", num_requests, integer=True)
     _positive("timeout", timeout, integer=False)
     _positive("max_event_size", max_event_size, integer=True)
-    found = prompt_list(prompts, max_file_size)
-    if endpoint == "completions" and any(p.text is None for p in found):
+    counter = (
+        load_tokenizer(tokenizer)
+        if tokenizer is not None and not isinstance(tokenizer, TokenCounter)
+        else tokenizer
+    )
+    if isinstance(prompts, Workload):
+        work = prompts
+        if multi_turn and work.name == "list":
+            work = workload_of(work.prompts, True)
+    elif isinstance(prompts, str | os.PathLike):
+        work = load_workload(
+            "jsonl", prompts, seed=seed, multi_turn=multi_turn, max_file_size=max_file_size
+        )
+    else:
+        work = workload_of(prompt_list(prompts, max_file_size), multi_turn)
+    if endpoint == "completions" and multi_turn:
+        raise ConfigError(
+            message(NAME, "multi-turn conversations need the chat endpoint", endpoint, "chat")
+        )
+    if endpoint == "completions" and any(
+        p.text is None for c in work.conversations for p in c.turns
+    ):
         raise ConfigError(
             message(
                 NAME,
@@ -306,7 +480,21 @@ def run_loadtest(
             )
         )
     if duration is None and num_requests is None:
-        num_requests = len(found)
+        num_requests = len(work.conversations)
+    if (
+        duration is not None
+        and num_requests is None
+        and max_concurrency is None
+        and any(step.rate is not None and math.isinf(step.rate) for step in steps)
+    ):
+        raise ConfigError(
+            message(
+                NAME,
+                "an infinite rate with a duration starts requests without end",
+                None,
+                "num_requests or max_concurrency as well",
+            )
+        )
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -325,13 +513,20 @@ def run_loadtest(
     if not host:
         raise ConfigError(message(NAME, "bad url", url, "http://HOST:PORT/v1 or https://..."))
     stream = sys.stderr
+    body: dict[str, Any] = {}
+    if ignore_eos:
+        body["ignore_eos"] = True
+    if temperature is not None:
+        body["temperature"] = temperature
+    body.update(extra_body or {})
     runner = Runner(
         url,
         model,
-        found,
+        work.conversations,
         endpoint=endpoint,
-        concurrency=concurrency,
-        rate=rate,
+        steps=steps,
+        burstiness=float(burstiness),
+        max_concurrency=max_concurrency,
         max_tokens=max_tokens,
         duration=duration,
         num_requests=num_requests,
@@ -342,10 +537,30 @@ def run_loadtest(
         transport=transport,
         stream=stream,
         max_event_size=max_event_size,
+        warmup=warmup,
+        body=body,
+        stream_options=stream_options,
+        counter=counter,
+        multi_turn=multi_turn,
+        sweep=sweep,
+        pause=float(pause),
+    )
+    metadata = run_metadata(
+        url=url,
+        model=model,
+        endpoint=endpoint,
+        flags=settings if flags is None else flags,
+        dataset=work.describe(),
+        seed=seed,
+        tokenizer=None if counter is None else counter.name,
+        steps=[step.describe() for step in steps] if sweep else None,
     )
     records_file = None
     if out is not None:
-        records_file = RecordFile(out, [prompts] if isinstance(prompts, str | os.PathLike) else [])
+        inputs = [prompts] if isinstance(prompts, str | os.PathLike) else []
+        if work.path is not None:
+            inputs.append(work.path)
+        records_file = RecordFile(out, inputs, header=metadata)
         runner.on_record = records_file.append
     try:
         try:
@@ -360,4 +575,15 @@ def run_loadtest(
     finally:
         if records_file is not None:
             records_file.close()
-    return LoadTestResult(records, runner.interrupted, runner.stopped_by)
+    if runner.preflight_error is not None:
+        raise PreflightError(
+            message(
+                NAME,
+                f"the pre-flight request to {runner.url} failed",
+                raw(runner.preflight_error),
+                "an answer: check --url, --model, --endpoint and the request options",
+            )
+        )
+    return LoadTestResult(
+        records, runner.interrupted, runner.stopped_by, metadata=metadata, steps=steps
+    )

@@ -12,9 +12,9 @@ from typing import Any
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.io import read_text
 from scorekit.loadtest._json import MAX_DEPTH, NESTED_TOO_DEEPLY, depth_over, loads
-from scorekit.throughput import COLUMNS
+from scorekit.throughput import COLUMNS, MARKS
 
-__all__ = ["RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts"]
+__all__ = ["EXTRA_KEYS", "RECORD_KEYS", "Prompt", "estimate_tokens", "read_prompts"]
 
 
 def _in_time_order(columns: tuple[str, ...]) -> tuple[str, ...]:
@@ -24,8 +24,16 @@ def _in_time_order(columns: tuple[str, ...]) -> tuple[str, ...]:
     return (*rest[:at], "first_token", *rest[at:])
 
 
-RECORD_KEYS: tuple[str, ...] = ("id", *_in_time_order(COLUMNS), "tokens_estimated")
-"""The keys of a request record, in the order they are written."""
+RECORD_KEYS: tuple[str, ...] = (
+    "id",
+    *_in_time_order(tuple(c for c in COLUMNS if c not in MARKS)),
+    "tokens_estimated",
+    "token_counter",
+)
+"""The keys of every request record, in the order they are written."""
+
+EXTRA_KEYS: tuple[str, ...] = ("warmup", "step", "conversation", "turn")
+"""Keys a request record has when they apply (warm-up, sweep, multi-turn), written last."""
 
 NAME = "loadtest"
 _CHARS_PER_TOKEN = 4
@@ -58,9 +66,13 @@ class Prompt:
 
     def estimated_tokens(self) -> int:
         """The prompt's characters divided by 4, rounded up (see :func:`estimate_tokens`)."""
+        return estimate_tokens(self.content())
+
+    def content(self) -> str:
+        """The prompt's text: the completion prompt, or every message's text content joined."""
         if self.messages is None:
-            return estimate_tokens(self.text or "")
-        return estimate_tokens("".join(_message_text(m) for m in self.messages))
+            return self.text or ""
+        return "".join(_message_text(m) for m in self.messages)
 
 
 def estimate_tokens(text: str) -> int:

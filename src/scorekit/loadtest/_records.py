@@ -25,14 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, message, raw
-from scorekit.loadtest._prompts import RECORD_KEYS
+from scorekit.loadtest._prompts import EXTRA_KEYS, RECORD_KEYS
 
 __all__ = ["RecordFile", "write_records"]
 
-_ORDER = {key: i for i, key in enumerate(RECORD_KEYS)}
+_ORDER = {key: i for i, key in enumerate(("record", *RECORD_KEYS, *EXTRA_KEYS))}
 
 
 def _line(record: Mapping[str, Any]) -> bytes:
+    if record.get("record") == "metadata":
+        return (json.dumps(dict(record)) + "\n").encode("utf-8")
     keys = sorted(record, key=lambda k: (_ORDER.get(k, len(_ORDER)), k))
     return (json.dumps({k: record[k] for k in keys}) + "\n").encode("utf-8")
 
@@ -86,6 +88,8 @@ class RecordFile:
     inputs : iterable of paths
         The files the run reads (the prompts file): ``path`` may not be one of them
         (compared by device and inode, so through links too).
+    header : mapping, optional
+        A record written first, at once, and kept first (the run's metadata record).
 
     Raises
     ------
@@ -107,8 +111,15 @@ class RecordFile:
     '{"id": 0, "success": false}\\n{"id": 1, "success": true}\\n'
     """
 
-    def __init__(self, path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        inputs: Iterable[str | os.PathLike[str]] = (),
+        *,
+        header: Mapping[str, Any] | None = None,
+    ):
         self.path = path
+        self.header = header
         self._ids: list[Any] = []
         self._error: OSError | None = None
         self._fd: int | None = None
@@ -156,6 +167,11 @@ class RecordFile:
             raise _cannot_write(path, exc) from None
         if not self.regular:
             os.set_blocking(self._fd, True)
+        if header is not None:
+            try:
+                _write_all(self._fd, _line(header))
+            except OSError as exc:
+                self._error = exc
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Write ``record`` as one line, at once.
@@ -193,7 +209,8 @@ class RecordFile:
             if not self.regular:
                 raise _cannot_write(self.path, self._error or OSError("write failed"))
             try:
-                self._replace(fd, b"".join(_line(record) for record in records))
+                head = [] if self.header is None else [self.header]
+                self._replace(fd, b"".join(_line(record) for record in [*head, *records]))
             except OSError as exc:
                 raise _cannot_write(self.path, self._error or exc) from None
         finally:

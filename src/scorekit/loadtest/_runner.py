@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import random
+import math
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from scorekit.errors import ConfigError, message
+from scorekit.loadtest._arrivals import arrival_gaps
+from scorekit.loadtest._datasets import Conversation
 from scorekit.loadtest._prompts import NAME, Prompt
 from scorekit.loadtest._sse import EventTooLarge, SSEDecoder
 from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
 
-__all__ = ["MissingDependencyError", "Runner", "import_httpx"]
+__all__ = ["MissingDependencyError", "Runner", "Step", "import_httpx"]
 
 _DRAIN_SECONDS = 1.0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -45,6 +48,25 @@ def _ssl_context() -> Any:
     return import_httpx().create_ssl_context()
 
 
+@dataclass(frozen=True)
+class Step:
+    """One step of a run: an open loop at ``rate`` or a closed loop of ``concurrency``."""
+
+    rate: float | None = None
+    concurrency: int | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """The step as JSON (an infinite rate as the text ``"inf"``)."""
+        if self.rate is not None:
+            return {"rate": "inf" if math.isinf(self.rate) else self.rate}
+        return {"concurrency": self.concurrency or 1}
+
+    def label(self) -> str:
+        """``rate 2``, ``rate inf``, ``concurrency 4``."""
+        ((key, value),) = self.describe().items()
+        return f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+
+
 class Runner:
     """One load test: the requests it started, their records, and the tasks that send them."""
 
@@ -52,11 +74,10 @@ class Runner:
         self,
         url: str,
         model: str,
-        prompts: list[Prompt],
+        conversations: Sequence[Conversation],
         *,
         endpoint: str,
-        concurrency: int | None,
-        rate: float | None,
+        steps: Sequence[Step],
         max_tokens: int,
         duration: float | None,
         num_requests: int | None,
@@ -67,14 +88,22 @@ class Runner:
         transport: Any,
         stream: TextIO,
         max_event_size: int,
+        burstiness: float = 1.0,
+        max_concurrency: int | None = None,
+        warmup: int = 0,
+        body: Mapping[str, Any] | None = None,
+        stream_options: bool = True,
+        counter: Any = None,
+        multi_turn: bool = False,
+        sweep: bool = False,
+        pause: float = 0.0,
         on_record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.url = url.rstrip("/") + ("/chat/completions" if endpoint == "chat" else "/completions")
         self.model = model
-        self.prompts = prompts
+        self.conversations = list(conversations)
         self.endpoint = endpoint
-        self.concurrency = concurrency
-        self.rate = rate
+        self.steps = list(steps)
         self.max_tokens = max_tokens
         self.duration = duration
         self.num_requests = num_requests
@@ -85,19 +114,35 @@ class Runner:
         self.transport = transport
         self.stream = stream
         self.max_event_size = max_event_size
+        self.burstiness = burstiness
+        self.max_concurrency = max_concurrency
+        self.warmup = warmup
+        self.body = dict(body or {})
+        self.stream_options = stream_options
+        self.counter = counter
+        self.multi_turn = multi_turn
+        self.sweep = sweep
+        self.pause = pause
         self.on_record = on_record
         self.wall0 = time.time()
         self.perf0 = time.perf_counter()
+        self.step0 = self.perf0
+        self.step_index = 0
+        self.step: Step = self.steps[0]
         self.interrupted = False
         self.stopped_by: int | None = None
+        self.preflight_error: str | None = None
         self.started = 0
+        self.next_id = 0
         self.done: dict[int, dict[str, Any]] = {}
+        self.done_before = 0
         self.failed = 0
         self.chunks_done = 0
         self.in_flight: dict[int, Attempt] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
         self.client: Any = None
         self.httpx: Any = None
+        self.stopping: asyncio.Event | None = None
 
     # clock and bookkeeping
 
@@ -105,9 +150,11 @@ class Runner:
         return self.wall0 + (time.perf_counter() - self.perf0)
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.perf0
+        """Seconds since the current step started."""
+        return time.perf_counter() - self.step0
 
-    def next_attempt(self) -> Attempt | None:
+    def next_unit(self) -> int | None:
+        """The number of the step's next request (a conversation with ``multi_turn``), or None."""
         if self.interrupted:
             return None
         if self.num_requests is not None and self.started >= self.num_requests:
@@ -116,7 +163,9 @@ class Runner:
             return None
         index = self.started
         self.started += 1
-        prompt = self.prompts[index % len(self.prompts)]
+        return index
+
+    def make_attempt(self, prompt: Prompt, extra: dict[str, Any]) -> Attempt:
         body: dict[str, Any] = {"model": self.model}
         if self.endpoint == "chat":
             body["messages"] = prompt.as_messages()
@@ -124,8 +173,15 @@ class Runner:
             body["prompt"] = prompt.text
         body["max_tokens"] = prompt.max_tokens or self.max_tokens
         body["stream"] = True
-        body["stream_options"] = {"include_usage": True}
-        attempt = Attempt(id=index, body=body, prompt=prompt, start=self.now())
+        if self.stream_options:
+            body["stream_options"] = {"include_usage": True}
+        body.update(self.body)
+        index = self.next_id
+        self.next_id += 1
+        attempt = Attempt(id=index, body=body, prompt=prompt, start=self.now(), extra=extra)
+        if self.counter is not None or self.multi_turn:
+            attempt.texts = []
+        attempt.counter = self.counter
         self.in_flight[index] = attempt
         return attempt
 
@@ -231,41 +287,113 @@ class Runner:
 
     # scheduling
 
-    async def worker(self) -> None:
-        while (attempt := self.next_attempt()) is not None:
-            await self.send(attempt)
+    async def run_unit(self, index: int, slots: asyncio.Semaphore | None = None) -> None:
+        """Send the step's request ``index``: one prompt, or a conversation's turns in order."""
+        try:
+            conversation = self.conversations[index % len(self.conversations)]
+            extra: dict[str, Any] = {"step": self.step_index} if self.sweep else {}
+            if not self.multi_turn:
+                await self.send(self.make_attempt(conversation.turns[0], extra))
+                return
+            history: list[dict[str, Any]] = []
+            for turn, prompt in enumerate(conversation.turns):
+                if self.interrupted:
+                    return
+                messages = [*history, *prompt.as_messages()]
+                asked = Prompt(messages=tuple(messages), max_tokens=prompt.max_tokens)
+                attempt = self.make_attempt(asked, {**extra, "conversation": index, "turn": turn})
+                await self.send(attempt)
+                if not self.done[attempt.id]["success"]:
+                    return
+                answer = "".join(attempt.texts or ())
+                history = [*messages, {"role": "assistant", "content": answer}]
+        finally:
+            if slots is not None:
+                slots.release()
 
-    async def poisson(self) -> None:
-        rng = random.Random(self.seed)
+    async def worker(self) -> None:
+        while (index := self.next_unit()) is not None:
+            await self.run_unit(index)
+
+    async def arrivals(self, rate: float) -> None:
+        """The open loop: a request at each arrival time, at most ``max_concurrency`` in flight."""
+        gaps = arrival_gaps(rate, self.burstiness, self.seed)
+        slots = None if self.max_concurrency is None else asyncio.Semaphore(self.max_concurrency)
         offset = 0.0
-        while (attempt := self.next_attempt()) is not None:
-            self.spawn(self.send(attempt))
-            offset += rng.expovariate(self.rate or 1.0)
+        while True:
+            if slots is not None:
+                await slots.acquire()
+            index = self.next_unit()
+            if index is None:
+                if slots is not None:
+                    slots.release()
+                return
+            self.spawn(self.run_unit(index, slots))
+            offset += next(gaps)
             if self.duration is not None and offset >= self.duration:
                 return
-            delay = offset - self.elapsed()
-            if delay > 0:
-                await asyncio.sleep(delay)
+            await asyncio.sleep(max(0.0, offset - self.elapsed()))
 
-    async def drive(self) -> None:
-        self.wall0 = time.time()
-        self.perf0 = time.perf_counter()
-        if self.rate is None:
-            for _ in range(self.concurrency or 1):
+    async def drive(self, step: Step) -> None:
+        self.step = step
+        self.step0 = time.perf_counter()
+        self.started = 0
+        self.done_before = len(self.done)
+        if step.rate is None:
+            for _ in range(step.concurrency or 1):
                 self.spawn(self.worker())
         else:
-            self.spawn(self.poisson())
+            self.spawn(self.arrivals(step.rate))
+        await self.wait_all()
+
+    async def wait_all(self) -> None:
         while self.tasks:
             results = await asyncio.gather(*list(self.tasks), return_exceptions=True)
             for result in results:
                 if isinstance(result, Exception):
                     raise result
 
+    async def warm_up_server(self) -> None:
+        """Send the warm-up requests: the first alone (the pre-flight), then the rest."""
+        if not self.warmup:
+            return
+        prompts = [c.turns[0] for c in self.conversations]
+        first = self.make_attempt(prompts[0], {"warmup": True})
+        self.spawn(self.send(first))
+        await self.wait_all()
+        record = self.done.get(first.id)
+        if record is None or self.interrupted:
+            return
+        if not record["success"]:
+            self.preflight_error = str(record["error"])
+            return
+        remaining = iter(range(1, self.warmup))
+        step = self.steps[0]
+        width = self.max_concurrency or step.concurrency or self.warmup
+
+        async def worker() -> None:
+            for i in remaining:
+                if self.interrupted:
+                    return
+                await self.send(self.make_attempt(prompts[i % len(prompts)], {"warmup": True}))
+
+        for _ in range(min(width, self.warmup - 1)):
+            self.spawn(worker())
+        await self.wait_all()
+
+    async def pause_between_steps(self) -> None:
+        if self.stopping is None or self.pause <= 0:
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), self.pause)
+
     def interrupt(self, signum: int = signal.SIGINT) -> None:
         """Stop the run as ``signum`` (SIGINT or SIGTERM) asks: cancel what is in flight."""
         self.interrupted = True
         if self.stopped_by is None:
             self.stopped_by = signum
+        if self.stopping is not None:
+            self.stopping.set()
         for task in list(self.tasks):
             task.cancel()
 
@@ -274,7 +402,7 @@ class Runner:
     def progress_line(self) -> str:
         """``loadtest [####----] 12/50 done, 1 failed, 3 running, 412.3 tok/s, 5.2 s``."""
         elapsed = self.elapsed()
-        finished = len(self.done)
+        finished = len(self.done) - self.done_before
         chunks = self.chunks_done + sum(len(a.token_times) for a in self.in_flight.values())
         if self.num_requests is not None:
             share = finished / self.num_requests
@@ -290,8 +418,9 @@ class Runner:
             f"{elapsed:.1f} s" if self.duration is None else f"{elapsed:.1f}/{self.duration:g} s"
         )
         running = len(self.in_flight)
+        where = f"step {self.step_index + 1}/{len(self.steps)} " if self.sweep else ""
         return (
-            f"loadtest [{bar}] {count}, {self.failed} failed, {running} running, "
+            f"loadtest {where}[{bar}] {count}, {self.failed} failed, {running} running, "
             f"{rate:.1f} tok/s, {clock}"
         )
 
@@ -324,10 +453,22 @@ class Runner:
         try:
             async with httpx.AsyncClient(**options) as client:
                 self.client = client
+                self.stopping = asyncio.Event()
                 await _warm_up()
+                self.wall0 = time.time()
+                self.perf0 = self.step0 = time.perf_counter()
                 if self.show_progress:
                     shown = asyncio.ensure_future(self.show())
-                await self.drive()
+                await self.warm_up_server()
+                for index, step in enumerate(self.steps):
+                    if self.interrupted or self.preflight_error is not None:
+                        break
+                    if index:
+                        await self.pause_between_steps()
+                        if self.interrupted:
+                            break
+                    self.step_index = index
+                    await self.drive(step)
         finally:
             if shown is not None:
                 shown.cancel()

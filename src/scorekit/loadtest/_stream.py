@@ -31,26 +31,47 @@ class Attempt:
     usage: Mapping[str, Any] | None = None
     end: float | None = None
     """When ``data: [DONE]`` arrived (None before)."""
+    texts: list[str] | None = None
+    """The text of every chunk, kept when a tokenizer counts it or a conversation goes on."""
+    counter: Any = None
+    """The run's :class:`~scorekit.loadtest._tokens.TokenCounter`, if any."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Keys added to the record (``warmup``, ``step``, ``conversation``, ``turn``)."""
 
     def record(self, end: float, error: str | None) -> dict[str, Any]:
         chunks = len(self.token_times)
         usage = self.usage or {}
         prompt_tokens = _count(usage.get("prompt_tokens"))
         output_tokens = _count(usage.get("completion_tokens"))
-        estimated = prompt_tokens is None or output_tokens is None
+        counted = {"usage"}
+        if prompt_tokens is None:
+            if self.counter is not None:
+                prompt_tokens = self.counter.count(self.prompt.content())
+                counted.add("tokenizer")
+            else:
+                prompt_tokens = self.prompt.estimated_tokens()
+                counted.add("estimate")
+        if output_tokens is None:
+            if self.counter is not None and self.texts is not None:
+                output_tokens = self.counter.count("".join(self.texts))
+                counted.add("tokenizer")
+            else:
+                output_tokens = chunks
+                counted.add("estimate")
+        counter = next(c for c in ("estimate", "tokenizer", "usage") if c in counted)
         return {
             "id": self.id,
-            "prompt_tokens": self.prompt.estimated_tokens()
-            if prompt_tokens is None
-            else prompt_tokens,
-            "output_tokens": chunks if output_tokens is None else output_tokens,
+            "prompt_tokens": prompt_tokens,
+            "output_tokens": output_tokens,
             "start": self.start,
             "first_token": self.first_token,
             "end": end,
             "token_times": list(self.token_times),
             "success": error is None,
             "error": error,
-            "tokens_estimated": estimated,
+            "tokens_estimated": counter == "estimate",
+            "token_counter": counter,
+            **self.extra,
         }
 
 
@@ -102,6 +123,20 @@ def http_error(status: int, body: bytes) -> str:
     return f"http {status}: {short(text)}" if text.strip() else f"http {status}"
 
 
+def _texts(choices_: list[Any]) -> str:
+    """The text a chunk carries (every choice's ``text`` or delta content)."""
+    found = []
+    for choice in choices_:
+        if not isinstance(choice, Mapping):
+            continue
+        if isinstance(choice.get("text"), str):
+            found.append(choice["text"])
+        delta = choice.get("delta")
+        if isinstance(delta, Mapping):
+            found.extend(d for key in _TEXT_FIELDS if isinstance(d := delta.get(key), str))
+    return "".join(found)
+
+
 def _has_text(choices_: list[Any]) -> bool:
     for choice in choices_:
         if not isinstance(choice, Mapping):
@@ -144,6 +179,8 @@ def read_event(attempt: Attempt, data: str, now: float) -> str | None:
     if not isinstance(choices_, list):
         return f"malformed stream: 'choices' is not a list: {short(data)!r}"
     if _has_text(choices_):
+        if attempt.texts is not None:
+            attempt.texts.append(_texts(choices_))
         attempt.token_times.append(now)
         if attempt.first_token is None:
             attempt.first_token = now

@@ -66,10 +66,12 @@ from scorekit.throughput._rates import (
 )
 from scorekit.throughput._records import (
     COLUMNS,
+    MARKS,
     OPTIONAL,
     REQUIRED,
     Request,
     as_records,
+    read_metadata,
     read_records,
 )
 from scorekit.throughput._report import (
@@ -90,6 +92,7 @@ __all__: list[str] = [
     "FORMATS",
     "ITL",
     "LATENCIES",
+    "MARKS",
     "OPTIONAL",
     "REPORT_KEYS",
     "REQUIRED",
@@ -119,6 +122,7 @@ __all__: list[str] = [
     "output_throughput",
     "parse_slo",
     "prompt_throughput",
+    "read_metadata",
     "read_records",
     "report",
     "report_from_states",

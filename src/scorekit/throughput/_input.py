@@ -19,11 +19,24 @@ import numpy as np
 from scorekit import io
 from scorekit.errors import InputError, message, raw
 
-__all__ = ["COLUMNS", "OPTIONAL", "REQUIRED", "Request", "Source", "columns", "parse_json_lists"]
+__all__ = [
+    "COLUMNS",
+    "MARKS",
+    "OPTIONAL",
+    "REQUIRED",
+    "Request",
+    "Source",
+    "columns",
+    "parse_json_lists",
+]
 
 REQUIRED: tuple[str, ...] = ("prompt_tokens", "output_tokens", "start", "end")
 """Columns every record must have."""
-OPTIONAL: tuple[str, ...] = ("first_token", "token_times", "success", "error")
+MARKS: tuple[str, ...] = ("record", "warmup")
+"""Columns that set a record aside: ``record`` ``"metadata"`` (a load test's description of
+its run) and ``warmup`` true (a request sent before the measured load) are left out of
+every figure."""
+OPTIONAL: tuple[str, ...] = ("first_token", "token_times", "success", "error", *MARKS)
 """Columns a record may have; absent means null."""
 COLUMNS: tuple[str, ...] = REQUIRED + OPTIONAL
 
@@ -76,6 +89,8 @@ class Source:
     def __init__(self, kind: str, table: Any = None) -> None:
         self.kind = kind
         self.table = table
+        self.rows: Any = None
+        """The original row of each row kept, when records were set aside (:data:`MARKS`)."""
         meta = getattr(getattr(table, "schema", None), "metadata", None) or {}
         self.path = meta.get(b"scorekit.source", b"").decode() or None
 
@@ -92,6 +107,8 @@ class Source:
         )
 
     def where(self, row: int, column: str) -> str:
+        if self.rows is not None:
+            row = int(self.rows[row])
         if self.path is not None:
             return str(io.where(self.table, column, row))
         if self.kind == "list":
@@ -173,7 +190,59 @@ def _is_column(value: Any) -> bool:
 
 
 def columns(metric: str, records: Any) -> tuple[dict[str, Any], int, Source]:
-    """The known columns of any accepted input as pyarrow Arrays, the row count and the source."""
+    """The known columns of any accepted input as pyarrow Arrays, the row count and the source.
+
+    Records set aside by :data:`MARKS` (a metadata record, warm-up requests) are dropped
+    here; the source then names the remaining records by their original place.
+    """
+    cols, n, source = _all_columns(metric, records)
+    return _drop_marked(metric, cols, n, source)
+
+
+def _drop_marked(
+    metric: str, cols: dict[str, Any], n: int, source: Source
+) -> tuple[dict[str, Any], int, Source]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not any(mark in cols for mark in MARKS):
+        return cols, n, source
+    keep = np.ones(n, dtype=bool)
+    record = cols.pop("record", None)
+    if record is not None and not pa.types.is_null(record.type):
+        if not (pa.types.is_string(record.type) or pa.types.is_large_string(record.type)):
+            raise InputError(
+                message(
+                    metric,
+                    f"record is not text at {source.where(0, 'record')}",
+                    raw(str(record.type)),
+                    "'metadata' or null",
+                )
+            )
+        marked = pc.fill_null(pc.equal(record, "metadata"), False)
+        keep &= ~np.asarray(marked.to_numpy(zero_copy_only=False), dtype=bool)
+    warmup = cols.pop("warmup", None)
+    if warmup is not None and not pa.types.is_null(warmup.type):
+        if not pa.types.is_boolean(warmup.type):
+            raise InputError(
+                message(
+                    metric,
+                    f"warmup is not true or false at {source.where(0, 'warmup')}",
+                    raw(str(warmup.type)),
+                    "true, false or null",
+                )
+            )
+        marked = pc.fill_null(warmup, False)
+        keep &= ~np.asarray(marked.to_numpy(zero_copy_only=False), dtype=bool)
+    if keep.all():
+        return cols, n, source
+    rows = np.flatnonzero(keep)
+    taken = pa.array(rows)
+    source.rows = rows
+    return {c: a.take(taken) for c, a in cols.items()}, len(rows), source
+
+
+def _all_columns(metric: str, records: Any) -> tuple[dict[str, Any], int, Source]:
     import pyarrow as pa
 
     if isinstance(records, pa.RecordBatch):

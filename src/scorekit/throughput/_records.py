@@ -12,7 +12,10 @@ One record per request, with the columns (or keys) of :data:`COLUMNS`:
 - ``success`` (optional): false for a failed request; null or absent means true,
   unless ``error`` holds a non-empty reason; true together with a non-empty
   ``error`` contradicts itself and is an error naming the record;
-- ``error`` (optional): the reason a request failed.
+- ``error`` (optional): the reason a request failed;
+- ``record`` and ``warmup`` (optional, :data:`MARKS`): a record whose ``record`` is
+  ``"metadata"`` (the description of a load test's run, see :func:`read_metadata`) or
+  whose ``warmup`` is true (a warm-up request) is left out of every figure.
 
 Other columns (``id``, ``model``, ...) are ignored. Every input becomes Arrow
 arrays first (pyarrow converts Python lists in C), then numpy arrays checked in
@@ -34,6 +37,7 @@ from scorekit.errors import InputError, message, raw
 from scorekit.io import SUPPORTED_EXTENSIONS, read_table
 from scorekit.throughput._input import (
     COLUMNS,
+    MARKS,
     OPTIONAL,
     REQUIRED,
     Request,
@@ -42,7 +46,17 @@ from scorekit.throughput._input import (
     parse_json_lists,
 )
 
-__all__ = ["COLUMNS", "OPTIONAL", "REQUIRED", "Records", "Request", "as_records", "read_records"]
+__all__ = [
+    "COLUMNS",
+    "MARKS",
+    "OPTIONAL",
+    "REQUIRED",
+    "Records",
+    "Request",
+    "as_records",
+    "read_metadata",
+    "read_records",
+]
 
 _NUMBER = re.compile(r"^\s*[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|inf|infinity|nan)\s*$", re.I)
 _TRUE = ("true", "1")
@@ -558,3 +572,48 @@ def read_records(path: str | Path) -> Any:
             table = table.set_column(index, "token_times", parsed).replace_schema_metadata(meta)
     as_records("read_records", table)
     return table
+
+
+def read_metadata(path: str | Path) -> dict[str, Any] | None:
+    """The metadata record of a records file (its first record, ``"record": "metadata"``).
+
+    ``scorekit loadtest`` starts its records file with a description of the run (the
+    scorekit version, url, model, endpoint, flags, dataset and its hash, seed, start
+    time, tokenizer). Other files, and files of other formats, have none.
+
+    Parameters
+    ----------
+    path : str or Path
+        A records file.
+
+    Returns
+    -------
+    dict or None
+        The metadata record, or None when the first record is a request.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "records.jsonl"
+    >>> _ = path.write_text('{"record": "metadata", "model": "m"}\\n'
+    ...                     '{"prompt_tokens": 1, "output_tokens": 1, "start": 0, "end": 1}\\n')
+    >>> read_metadata(path)
+    {'record': 'metadata', 'model': 'm'}
+    """
+    import json
+
+    path = Path(path)
+    if not re.search(r"\.(jsonl|ndjson|json)(\.gz)?$", path.name, re.I) or not path.is_file():
+        return None
+    try:
+        with io.open_text(path) as handle:
+            line = next((line for line in handle if line.strip()), "")
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        first = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(first, dict) and first.get("record") == "metadata":
+        return first
+    return None
