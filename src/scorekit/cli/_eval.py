@@ -13,6 +13,8 @@ from scorekit.cli._flags import (
     engine_options,
     format_flag,
     metric_flag,
+    report_flag,
+    write_report,
 )
 from scorekit.cli._output import save_state, write_values
 from scorekit.errors import ConfigError, message
@@ -52,6 +54,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
     format_flag(ev, "table", "json", "csv")
     add_scale_flags(ev, unit="rows")
+    report_flag(ev)
     return ev
 
 
@@ -86,4 +89,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.save_state:
         save_state(args.save_state, NAME, args.task, result)
     write_values(result.values, args.format, out)
+    write_report(args, result, err, title=f"scorekit eval --task {args.task}", inputs=[args.data])
     return 0

@@ -26,8 +26,10 @@ __all__ = [
     "number_above",
     "positive_int",
     "progress",
+    "report_flag",
     "scaled",
     "slo_flag",
+    "write_report",
     "write_warnings",
 ]
 
@@ -223,3 +225,27 @@ def write_warnings(texts: Iterable[str], err: TextIO) -> None:
     """Each distinct warning text once on stderr, as ``scorekit: warning: <text>``."""
     for text in dict.fromkeys(texts):
         err.write(f"scorekit: warning: {text}\n")
+
+
+def report_flag(parser: argparse.ArgumentParser) -> None:
+    """``--report FILE.html``: also write the self-contained HTML report of the result."""
+    parser.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write a self-contained HTML report (figures and tables) to FILE.html "
+        "(needs: pip install 'scorekit[report]')",
+    )
+
+
+def write_report(
+    args: argparse.Namespace, result: Any, err: TextIO, *, title: str, **options: Any
+) -> None:
+    """Write the report ``--report`` asks for (see :func:`scorekit.report.report`), if any."""
+    path = getattr(args, "report", None)
+    if not path:
+        return
+    from scorekit.report import report
+
+    inputs = [str(v) for v in options.pop("inputs", ()) if v]
+    written = report(result, path, title=title, inputs=inputs, **options)
+    err.write(f"scorekit: report written to {written}\n")

@@ -7,7 +7,7 @@ import warnings
 from typing import Any, TextIO
 
 from scorekit.api import merge_with_header, save_states
-from scorekit.cli._flags import format_flag, max_file_size_flag
+from scorekit.cli._flags import format_flag, max_file_size_flag, report_flag, write_report
 from scorekit.cli._output import display_values, write_values
 from scorekit.errors import ConfigError, choices, message
 
@@ -28,6 +28,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
     format_flag(mg, "table", "json", "csv")
+    report_flag(mg)
     max_file_size_flag(mg, "state file")
     mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
     mg.add_argument(
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for note in notes:
         err.write(f"scorekit: {note}\n")
     err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
+    write_report(args, result, err, title=f"scorekit merge ({command})", inputs=args.states)
     return 0
 
 
@@ -99,5 +101,13 @@ def _merged_throughput(
             tallies=header.get("tallies"),
         )
     out.write(throughput.format_report(report, args.format))
+    write_report(
+        args,
+        report,
+        err,
+        title="scorekit merge (throughput)",
+        inputs=args.states,
+        states=result.states,
+    )
     err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
     return 0

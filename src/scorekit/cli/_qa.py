@@ -6,7 +6,13 @@ import argparse
 import warnings
 from typing import Any, TextIO
 
-from scorekit.cli._flags import format_flag, max_file_size_flag, write_warnings
+from scorekit.cli._flags import (
+    format_flag,
+    max_file_size_flag,
+    report_flag,
+    write_report,
+    write_warnings,
+)
 from scorekit.cli._output import write_values
 
 NAME = "qa"
@@ -32,6 +38,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
     max_file_size_flag(qa_parser, "JSON file")
     format_flag(qa_parser, "table", "json", "csv")
+    report_flag(qa_parser)
     return qa_parser
 
 
@@ -61,4 +68,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     write_warnings((str(w.message) for w in caught), err)
     write_values(dict(result), args.format, out)
+    inputs = [args.dataset, args.predictions]
+    write_report(args, dict(result), err, title="scorekit qa (SQuAD)", inputs=inputs)
     return 0

@@ -15,6 +15,8 @@ from scorekit.cli._flags import (
     format_flag,
     metric_flag,
     number_above,
+    report_flag,
+    write_report,
     write_warnings,
 )
 from scorekit.cli._output import Saved, number, plain, save_state, write_values
@@ -60,6 +62,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
     format_flag(rk, "table", "json", "csv", "trec")
     add_scale_flags(rk, unit="run rows")
+    report_flag(rk)
     return rk
 
 
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.qrels,
         args.run,
         args.metric or list(RANK_DEFAULTS),
-        per_query=args.per_query or args.format == "trec",
+        per_query=args.per_query or args.format == "trec" or bool(args.report),
         count_rows=bool(args.save_state),
         **engine_options(args),
         **options,
@@ -149,4 +152,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         saved = Saved(evaluation.metrics, dict(result.states), evaluation.rows)
         save_state(args.save_state, NAME, "qrels_run", saved, columns=None)
     _write_rank(result, args.per_query, args.format, out)
+    write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, args.run])
     return 0

@@ -11,12 +11,15 @@ from scorekit.cli._flags import (
     check_scale_flags,
     engine_options,
     format_flag,
+    report_flag,
     scaled,
     slo_flag,
+    write_report,
     write_warnings,
 )
 
 NAME = "throughput"
+TITLE = "scorekit throughput"
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -40,6 +43,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     format_flag(tp, "table", "json")
     add_scale_flags(tp, unit="records")
+    report_flag(tp)
     return tp
 
 
@@ -57,6 +61,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = throughput.report(records, slo=slo)
     write_warnings((str(w.message) for w in caught), err)
     out.write(throughput.format_report(result, args.format))
+    write_report(args, result, err, title=TITLE, inputs=[args.records], records=records)
     return 0
 
 
@@ -81,4 +86,5 @@ def _from_states(
             rows=rows,
         )
     out.write(throughput.format_report(result, args.format))
+    write_report(args, result, err, title=TITLE, inputs=[args.records], states=states)
     return 0

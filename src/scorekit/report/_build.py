@@ -43,6 +43,7 @@ def contents(
     title: str | None = None,
     inputs: Sequence[str] = (),
     records: Any = None,
+    states: Mapping[str, State] | None = None,
     notes: Sequence[str] = (),
 ) -> Contents:
     """The values, states and settings of any result scorekit returns.
@@ -51,10 +52,12 @@ def contents(
     :mod:`scorekit.api` functions (``evaluate_table``, ``evaluate_run``,
     ``evaluate_text``, merged state files), a
     :class:`~scorekit.throughput.ThroughputReport` (with the request
-    ``records`` for figures over time), or a mapping of values.
+    ``records`` for figures over time, or the ``states`` it was computed
+    from), or a mapping of values.
     """
     found = Contents(title or "scorekit report", {}, {}, {}, inputs=list(inputs), notes=list(notes))
     found.records = records
+    found.states = dict(states or {})
     inner = getattr(result, "result", None)
     if inner is not None and hasattr(inner, "states"):
         found.metrics = dict(getattr(result, "metrics", {}) or {})
@@ -68,7 +71,7 @@ def contents(
             for k, v in dataclasses.asdict(result).items()
             if isinstance(v, int | float) and not isinstance(v, bool)
         }
-        found.notes += list(getattr(result, "notes", ()) or ())
+        found.notes += [str(note) for note in getattr(result, "notes", ()) or ()]
         return found
     if isinstance(result, Mapping) and not hasattr(result, "states"):
         found.values = dict(result)
@@ -82,7 +85,7 @@ def contents(
                 "an evaluation result, a throughput report or a mapping of values",
             )
         )
-    found.states = {k: v for k, v in dict(result.states).items() if isinstance(v, State)}
+    found.states.update({k: v for k, v in dict(result.states).items() if isinstance(v, State)})
     found.values = dict(getattr(result, "values", None) or dict(result))
     found.metrics.update(dict(getattr(result, "metrics", {}) or {}))
     if found.rows is None:
@@ -172,6 +175,7 @@ def report(
     title: str | None = None,
     inputs: Sequence[str] = (),
     records: Any = None,
+    states: Mapping[str, State] | None = None,
     notes: Sequence[str] = (),
 ) -> str:
     """Write the self-contained HTML report of ``result`` to ``path`` and return the path.
@@ -191,6 +195,9 @@ def report(
     records
         For a throughput report: the request records
         (:func:`scorekit.throughput.read_records`), for the figures over time.
+    states
+        For a throughput report: the states it was computed from (merged
+        shards), for the latency figures.
     notes
         Warnings to show.
 
@@ -201,7 +208,7 @@ def report(
     >>> path.endswith("r.html")
     True
     """
-    html = render(result, title=title, inputs=inputs, records=records, notes=notes)
+    html = render(result, title=title, inputs=inputs, records=records, states=states, notes=notes)
     target = Path(path)
     try:
         target.write_text(html, encoding="utf-8")
