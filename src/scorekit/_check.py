@@ -165,9 +165,13 @@ def as_labels(metric: str, name: str, values: Any) -> NDArray[Any]:
 
 
 def as_scores(
-    metric: str, name: str, values: Any, ndim: int | tuple[int, ...] = 1
+    metric: str, name: str, values: Any, ndim: int | tuple[int, ...] = 1, float32: bool = False
 ) -> NDArray[np.float64]:
-    """Finite float64 scores of the given dimensionality."""
+    """Finite float64 scores of the given dimensionality.
+
+    With ``float32=True`` float32 input stays float32 (for kernels that widen
+    later), typed as float64 for the caller's arithmetic.
+    """
     arr = as_array(metric, name, values)
     dims = (ndim,) if isinstance(ndim, int) else ndim
     if arr.ndim not in dims:
@@ -182,7 +186,8 @@ def as_scores(
         )
     if arr.dtype.kind not in "biuf":
         raise InputError(message(metric, f"{name} must be numeric", raw(str(arr.dtype)), "numbers"))
-    out = np.asarray(arr, dtype=np.float64)
+    keep = float32 and arr.dtype == np.float32
+    out: NDArray[np.float64] = arr if keep else np.asarray(arr, dtype=np.float64)
     check_finite(metric, name, out)
     return out
 

@@ -238,7 +238,7 @@ def _fields(state: ScoreHistogram) -> dict[str, Any]:
     }
 
 
-def _starts(sorted_values: Float) -> NDArray[np.intp]:
+def _starts(sorted_values: NDArray[Any]) -> NDArray[np.intp]:
     """Indices where a run of equal values starts in a sorted array."""
     if sorted_values.size == 0:
         return np.empty(0, dtype=np.intp)
@@ -260,10 +260,25 @@ def _reduce_rows(
     return key[starts].astype(np.int64), score[starts], np.add.reduceat(counts, starts, axis=0)
 
 
-def _hist(s: Float, w: Float | None) -> tuple[Float, NDArray[Any]]:
-    """Distinct values of ``s`` (ascending) and their counts or summed weights."""
+def _hist(
+    s: NDArray[np.floating[Any]], w: Float | None, owned: bool = False
+) -> tuple[Float, NDArray[Any]]:
+    """Distinct values of ``s`` (ascending, as float64) and their counts or summed weights.
+
+    ``owned`` says ``s`` is a copy that may be sorted in place. float32 scores are
+    sorted as float32 and widened afterwards, which keeps every value and tie.
+    """
     if w is None:
-        ss = np.sort(s)
+        if owned:
+            s.sort()
+            ss = s
+        else:
+            ss = np.sort(s)
+        if ss.size < 2 or bool((ss[1:] != ss[:-1]).all()):
+            # distinct scores: one row each; adding 0.0 turns -0.0 into 0.0
+            out = ss.astype(np.float64, copy=ss.dtype != np.float64)
+            out += 0.0
+            return out, np.ones(out.size, dtype=np.int64)
         starts = _starts(ss)
         counts: NDArray[Any] = np.diff(np.append(starts, ss.size)).astype(np.int64)
     else:
@@ -272,7 +287,7 @@ def _hist(s: Float, w: Float | None) -> tuple[Float, NDArray[Any]]:
         starts = _starts(ss)
         counts = np.add.reduceat(w[order], starts) if starts.size else np.empty(0, dtype=np.float64)
     # adding 0.0 turns -0.0 into 0.0, so equal scores have one representation
-    return ss[starts] + 0.0, counts
+    return ss[starts].astype(np.float64) + 0.0, counts
 
 
 def _split_labels(y: NDArray[Any]) -> tuple[NDArray[Any], list[NDArray[np.bool_]] | None]:
@@ -302,11 +317,11 @@ def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogra
     if masks is None:
         codes = np.searchsorted(values, y).astype(np.int64)
         cnt = np.ones((y.size, width), dtype=np.int64) if w is None else w[:, None]
-        key, score, counts = _reduce_rows(codes, s + 0.0, cnt)
+        key, score, counts = _reduce_rows(codes, s.astype(np.float64) + 0.0, cnt)
     else:
         keys, scores, parts = [], [], []
         for j, mask in enumerate(masks):
-            u, c = _hist(s[mask], None if w is None else w[mask])
+            u, c = _hist(s[mask], None if w is None else w[mask], owned=True)
             keys.append(np.full(u.size, j, dtype=np.int64))
             scores.append(u)
             parts.append(c)
@@ -372,8 +387,8 @@ def _column_summary(
     keys, scores, parts = [], [], []
     for c in range(k):
         col, here = s[:, c], pos[:, c]
-        un, cn = _hist(col[~here], None if w is None else w[~here])
-        up, cp = _hist(col[here], None if w is None else w[here])
+        un, cn = _hist(col[~here], None if w is None else w[~here], owned=True)
+        up, cp = _hist(col[here], None if w is None else w[here], owned=True)
         u, cc = _union2(un, cn, up, cp)
         keys.append(np.full(u.size, c, dtype=np.int64))
         scores.append(u)

@@ -219,9 +219,11 @@ class _ScoreMetric(Metric[S]):
     def _histogram(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> ScoreHistogram:
         """Histogram one batch of ``(y_true, y_score)``."""
         name = self.name
-        s = as_scores(name, "y_score", y_score, ndim=(1, 2))
+        s = as_scores(name, "y_score", y_score, ndim=(1, 2), float32=True)
         if s.ndim == 2 and s.shape[1] == 1:
             s = s[:, 0]
+        if s.ndim == 2:
+            s = s.astype(np.float64, copy=False)
         t = as_array(name, "y_true", y_true)
         multilabel = t.ndim == 2 and t.shape[1] > 1
         if not multilabel:
