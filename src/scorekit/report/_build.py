@@ -86,7 +86,7 @@ def contents(
             )
         )
     found.states.update({k: v for k, v in dict(result.states).items() if isinstance(v, State)})
-    found.values = dict(getattr(result, "values", None) or dict(result))
+    found.values = dict(result) if isinstance(result, Mapping) else dict(result.values)
     found.metrics.update(dict(getattr(result, "metrics", {}) or {}))
     if found.rows is None:
         found.rows = getattr(result, "rows", None)

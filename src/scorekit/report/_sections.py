@@ -216,11 +216,19 @@ def _abs_errors(key: str, state: State) -> Section:
     return section
 
 
-def _per_output(values: dict[str, Any]) -> list[Table]:
+def _per_output(c: Any) -> list[Table]:
+    """One row per output of the multi-output regression metrics (their raw values)."""
     rows = []
-    for key, value in values.items():
-        arr = np.asarray(value) if isinstance(value, list | np.ndarray) else None
-        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "f":
+    for key, state in c.states.items():
+        metric = c.metrics.get(key)
+        if metric is None or getattr(metric, "multioutput", None) in (None, "raw_values"):
+            continue
+        try:
+            values = dataclasses.replace(metric, multioutput="raw_values").compute(state)
+        except (ValueError, TypeError):
+            continue
+        arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
+        if arr.size > 1:
             rows += [[key, str(j), fmt(float(v))] for j, v in enumerate(arr)]
     return [Table("Per output", ["metric", "output", "value"], rows)] if rows else []
 
@@ -229,6 +237,10 @@ def _serving(c: Any) -> list[Section]:
     out = []
     latency = {k: s for k, s in c.states.items() if type(s).__name__ == "LatencyValues"}
     records = c.records
+    if records is not None and not hasattr(records, "success"):
+        from scorekit.throughput import as_records
+
+        records = as_records("scorekit report", records)
     if records is not None:
         latency = _record_latencies(records)
     section = Section("Serving: latency")
@@ -327,7 +339,7 @@ def sections(c: Any) -> list[Section]:
             out.append(_abs_errors(key, state))
     if queries:
         out.append(_queries(queries))
-    tables = _per_output(c.values)
+    tables = _per_output(c)
     if tables:
         out.append(Section("Regression: per output", tables=tables))
     out += _serving(c)
