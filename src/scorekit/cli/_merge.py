@@ -37,6 +37,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="merge files of identical content (refused by default: a copied shard would "
         "count twice); the same file through two paths or links is always refused",
     )
+    mg.add_argument(
+        "--allow-different-runs",
+        action="store_true",
+        help="merge throughput states of load tests of different settings (url, model, "
+        "endpoint, flags, dataset, tokenizer; refused by default)",
+    )
     return mg
 
 
@@ -45,7 +51,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result, header = merge_with_header(args.states, allow_duplicates=args.allow_duplicates)
+        result, header = merge_with_header(
+            args.states,
+            allow_duplicates=args.allow_duplicates,
+            allow_different_runs=args.allow_different_runs,
+        )
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
     command = str(header.get("command"))
@@ -86,6 +96,11 @@ def _merged_throughput(
                 choices(throughput.FORMATS),
             )
         )
+    run = (header.get("options") or {}).get("run")
+    if isinstance(run, dict):
+        from scorekit.loadtest import describe_run
+
+        err.write(f"scorekit: load test: {describe_run(run)}\n")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = throughput.report_from_states(result.states)
@@ -97,6 +112,7 @@ def _merged_throughput(
             {key: (result.metrics[key], result.states[key]) for key in result.states},
             command="throughput",
             input=header.get("input"),
+            options=header.get("options"),
             rows=result.rows,
             tallies=header.get("tallies"),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import warnings
 from typing import Any, TextIO
 
@@ -17,6 +18,7 @@ from scorekit.cli._flags import (
     write_report,
     write_warnings,
 )
+from scorekit.errors import ConfigError, message, raw
 
 NAME = "throughput"
 TITLE = "scorekit throughput"
@@ -32,7 +34,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             "wall time), failed requests by reason, goodput under SLOs, and TTFT, TPOT, ITL "
             "and end-to-end latency (mean, median, p90, p99, max; milliseconds in the table, "
             "seconds in JSON) of one record per request: prompt_tokens, output_tokens, start, "
-            "end, and optional first_token, token_times, success, error."
+            "end, and optional first_token, token_times, success, error. The records of "
+            "'scorekit loadtest' start with a metadata record, shown with the report (and kept "
+            "in --save-state, so that 'scorekit merge' refuses runs of other settings); "
+            "warm-up requests are left out; a sweep's records give its table, a row per step."
         ),
     )
     tp.add_argument("records", metavar="RECORDS", help="the records (.jsonl, .csv, .parquet)")
@@ -53,20 +58,54 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
     check_scale_flags(args, NAME)
+    run = throughput.read_metadata(args.records)
+    steps = None if run is None else run.get("steps")
+    if steps and (scaled(args) or args.save_state):
+        raise ConfigError(
+            message(
+                args.records,
+                "a sweep's records are reported per step, not from merged states",
+                raw("--save-state or a scale flag"),
+                "the records file alone",
+            )
+        )
     if scaled(args) or args.save_state:
-        return _from_states(args, slo, out, err)
+        return _from_states(args, slo, run, out, err)
     records = throughput.read_records(args.records)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = throughput.report(records, slo=slo)
+        if steps:
+            from scorekit import loadtest
+
+            rows = loadtest.sweep_reports(records, steps, slo)
+            text = loadtest.format_sweep(rows, args.format)
+        else:
+            text = throughput.format_report(result, args.format)
     write_warnings((str(w.message) for w in caught), err)
-    out.write(throughput.format_report(result, args.format))
+    out.write(_with_run(text, run, args.format))
     write_report(args, result, err, title=TITLE, inputs=[args.records], records=records)
     return 0
 
 
+def _with_run(text: str, run: dict[str, Any] | None, fmt: str) -> str:
+    """The report with the load test's metadata: a first line of the table, a key of JSON."""
+    if run is None:
+        return text
+    if fmt == "json":
+        data = json.loads(text)
+        return json.dumps({"run": run, **data}, indent=2) + "\n"
+    from scorekit.loadtest import describe_run
+
+    return f"load test: {describe_run(run)}\n\n{text}"
+
+
 def _from_states(
-    args: argparse.Namespace, slo: dict[str, float] | None, out: TextIO, err: TextIO
+    args: argparse.Namespace,
+    slo: dict[str, float] | None,
+    run: dict[str, Any] | None,
+    out: TextIO,
+    err: TextIO,
 ) -> int:
     """The report from the metric states of :func:`scorekit.api.throughput_states`."""
     from scorekit import api, throughput
@@ -83,8 +122,16 @@ def _from_states(
             {key: (metric, states[key]) for key, metric in metrics.items()},
             command=NAME,
             input="requests",
+            options=None if run is None else {"run": loadtest_settings(run)},
             rows=rows,
         )
-    out.write(throughput.format_report(result, args.format))
+    out.write(_with_run(throughput.format_report(result, args.format), run, args.format))
     write_report(args, result, err, title=TITLE, inputs=[args.records], states=states)
     return 0
+
+
+def loadtest_settings(run: dict[str, Any]) -> dict[str, Any]:
+    """A load test's settings kept in a state file (:func:`scorekit.loadtest.run_settings`)."""
+    from scorekit.loadtest import run_settings
+
+    return run_settings(run)

@@ -101,6 +101,7 @@ from scorekit.loadtest._datasets import (
 )
 from scorekit.loadtest._meta import (
     PreflightError,
+    describe_run,
     failures_over,
     parse_max_failures,
     run_metadata,
@@ -138,6 +139,7 @@ __all__ = [
     "Workload",
     "arrival_gaps",
     "arrival_times",
+    "describe_run",
     "estimate_tokens",
     "failures_over",
     "format_sweep",

@@ -13,7 +13,14 @@ from typing import Any
 from scorekit._version import __version__
 from scorekit.errors import ConfigError, ScorekitError, message
 
-__all__ = ["PreflightError", "failures_over", "parse_max_failures", "run_metadata", "run_settings"]
+__all__ = [
+    "PreflightError",
+    "describe_run",
+    "failures_over",
+    "parse_max_failures",
+    "run_metadata",
+    "run_settings",
+]
 
 SETTINGS: tuple[str, ...] = ("url", "model", "endpoint", "flags", "dataset", "tokenizer")
 """The parts of the metadata that runs merged together must share (the dataset by hash)."""
@@ -106,6 +113,39 @@ def run_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
             value = {k: value[k] for k in ("name", "sha256") if k in value}
         found[key] = value
     return found
+
+
+def describe_run(metadata: Mapping[str, Any]) -> str:
+    """One line that says what a run was: model, url, endpoint, dataset, seed, start, tokenizer.
+
+    Examples
+    --------
+    >>> describe_run({"model": "m", "url": "http://h/v1", "endpoint": "chat", "seed": 0,
+    ...               "dataset": {"name": "random", "sha256": "0123456789abcdef"},
+    ...               "start_time": "2026-01-01T00:00:00Z", "tokenizer": None,
+    ...               "scorekit": "0.1.0"})
+    'model m at http://h/v1 (chat), dataset random sha256 0123456789ab, seed 0, started 2026-01-01T00:00:00Z, token counts from the server or estimated, scorekit 0.1.0'
+    """  # noqa: E501
+    dataset = metadata.get("dataset") or {}
+    if not isinstance(dataset, Mapping):
+        dataset = {}
+    parts = [f"model {metadata.get('model')} at {metadata.get('url')} ({metadata.get('endpoint')})"]
+    name, path = dataset.get("name", "?"), dataset.get("path")
+    digest = str(dataset.get("sha256") or "")[:12]
+    parts.append(
+        f"dataset {name} {path} sha256 {digest}" if path else f"dataset {name} sha256 {digest}"
+    )
+    if "seed" in metadata:
+        parts.append(f"seed {metadata['seed']}")
+    if "start_time" in metadata:
+        parts.append(f"started {metadata['start_time']}")
+    tokenizer = metadata.get("tokenizer")
+    parts.append(
+        f"tokenizer {tokenizer}" if tokenizer else "token counts from the server or estimated"
+    )
+    if "scorekit" in metadata:
+        parts.append(f"scorekit {metadata['scorekit']}")
+    return ", ".join(parts)
 
 
 _LIMIT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(%?)\s*$")

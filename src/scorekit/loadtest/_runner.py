@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import math
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -56,15 +55,16 @@ class Step:
     concurrency: int | None = None
 
     def describe(self) -> dict[str, Any]:
-        """The step as JSON (an infinite rate as the text ``"inf"``)."""
+        """The step as JSON: a rate as text (``"2.5"``, ``"inf"``: every rate of a sweep has
+        one type, as a table column needs), a concurrency as a number."""
         if self.rate is not None:
-            return {"rate": "inf" if math.isinf(self.rate) else self.rate}
+            return {"rate": f"{self.rate:g}"}
         return {"concurrency": self.concurrency or 1}
 
     def label(self) -> str:
         """``rate 2``, ``rate inf``, ``concurrency 4``."""
         ((key, value),) = self.describe().items()
-        return f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+        return f"{key} {value}"
 
 
 class Runner:

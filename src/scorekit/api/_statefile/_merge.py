@@ -41,9 +41,36 @@ def _check_same_metrics(first: StateFile, file: StateFile) -> None:
             )
 
 
-def _check_same_header(first: StateFile, file: StateFile) -> None:
+def _check_same_run(first: StateFile, file: StateFile, allow: bool) -> None:
+    """Refuse files of load tests of different settings (``options["run"]``), unless ``allow``."""
+    a = (first.meta.get("options") or {}).get("run")
+    b = (file.meta.get("options") or {}).get("run")
+    if allow or a == b or not isinstance(a, dict) or not isinstance(b, dict):
+        return
+    key = next(k for k in sorted({*a, *b}) if a.get(k) != b.get(k))
+    raise StateMismatchError(
+        message(
+            "scorekit merge",
+            f"the files come from load tests of different settings: {key!r} differs",
+            raw(f"{b.get(key)!r} in {file.path}"),
+            f"{a.get(key)!r} as in {first.path} (pass --allow-different-runs, "
+            "allow_different_runs=True, to merge them)",
+        )
+    )
+
+
+def _without_run(options: Any) -> Any:
+    if isinstance(options, dict):
+        return {k: v for k, v in options.items() if k != "run"}
+    return options
+
+
+def _check_same_header(first: StateFile, file: StateFile, allow_different_runs: bool) -> None:
+    _check_same_run(first, file, allow_different_runs)
     for name in HEADER:
         a, b = first.meta.get(name), file.meta.get(name)
+        if name == "options":
+            a, b = _without_run(a), _without_run(b)
         if a != b:
             raise StateMismatchError(
                 message(
@@ -195,9 +222,17 @@ def _refuse_duplicates(paths: Sequence[str | os.PathLike[str]], allow_duplicates
 
 
 def merge_with_header(
-    paths: Sequence[str | os.PathLike[str]], *, allow_duplicates: bool = False
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    allow_duplicates: bool = False,
+    allow_different_runs: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
-    """:func:`merge_files`, and the header of the merged files (``rows`` their sum)."""
+    """:func:`merge_files`, and the header of the merged files (``rows`` their sum).
+
+    State files of ``scorekit throughput`` on load-test records keep the run's
+    settings (``options["run"]``); files of different settings are refused unless
+    ``allow_different_runs``.
+    """
     from scorekit.core import EvaluationResult
 
     if not paths:
@@ -208,7 +243,7 @@ def merge_with_header(
     states = dict(first.states)
     for file in files[1:]:
         _check_same_metrics(first, file)
-        _check_same_header(first, file)
+        _check_same_header(first, file, allow_different_runs)
         for key in first.metrics:
             _check_same_config(key, first, file)
             _check_same_settings(key, first, file)
