@@ -360,15 +360,24 @@ def _union2(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> tuple[F
     """Align a negative and a positive histogram on the union of their scores."""
     s = np.concatenate([un, up])
     dtype = np.result_type(cn.dtype, cp.dtype)
-    c = np.zeros((s.size, 2), dtype=dtype)
-    c[: un.size, 0] = cn
-    c[un.size :, 1] = cp
     if s.size == 0:
-        return s, c
+        return s, np.zeros((0, 2), dtype=dtype)
+    # two ascending runs: the stable sort merges them in one pass
     order = np.argsort(s, kind="stable")
-    s, c = s[order], c[order]
-    starts = _starts(s)
-    return s[starts], np.add.reduceat(c, starts, axis=0)
+    s = s[order]
+    is_pos = order >= un.size
+    gathered = np.concatenate([cn.astype(dtype, copy=False), cp.astype(dtype, copy=False)])[order]
+    zero = np.zeros(1, dtype=dtype)
+    neg = np.where(is_pos, zero, gathered)
+    pos = np.where(is_pos, gathered, zero)
+    tied = s[1:] == s[:-1]
+    if tied.any():
+        # each side is distinct, so a tie is one negative and one positive row
+        keep = np.ones(s.size, dtype=bool)
+        keep[1:] = ~tied
+        starts = np.flatnonzero(keep)
+        s, neg, pos = s[starts], np.add.reduceat(neg, starts), np.add.reduceat(pos, starts)
+    return s, np.stack([neg, pos], axis=1)
 
 
 def _column_summary(
@@ -385,8 +394,9 @@ def _column_summary(
         if not keep.all():
             pos, s, w = pos[keep], s[keep], w[keep]
     keys, scores, parts = [], [], []
+    columns, positives = np.ascontiguousarray(s.T), np.ascontiguousarray(pos.T)
     for c in range(k):
-        col, here = s[:, c], pos[:, c]
+        col, here = columns[c], positives[c]
         un, cn = _hist(col[~here], None if w is None else w[~here], owned=True)
         up, cp = _hist(col[here], None if w is None else w[here], owned=True)
         u, cc = _union2(un, cn, up, cp)
@@ -527,3 +537,19 @@ def _column_arrays(state: ScoreHistogram, column: int | None) -> tuple[Float, Fl
     lo, hi = np.searchsorted(state.key, [column, column + 1])
     counts = state.counts[lo:hi]
     return _cumulative(state.score[lo:hi], counts[:, 1], counts[:, 0])
+
+
+def _column_rows(state: ScoreHistogram, column: int | None) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Negative and positive counts by ascending score of one column, or of all pooled."""
+    if column is not None:
+        lo, hi = np.searchsorted(state.key, [column, column + 1])
+        counts = state.counts[lo:hi]
+        return counts[:, 0], counts[:, 1]
+    # the columns are ascending runs: the stable sort merges them
+    order = np.argsort(state.score, kind="stable")
+    s = state.score[order]
+    neg, pos = state.counts[order, 0], state.counts[order, 1]
+    starts = _starts(s)
+    if starts.size == s.size:
+        return neg, pos
+    return np.add.reduceat(neg, starts), np.add.reduceat(pos, starts)

@@ -15,6 +15,7 @@ scikit-learn's trapezoidal sum agrees to a few ulps.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -88,3 +89,37 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     under[ties] -= cn[prev[ties]]
     fp = n_neg - under
     return float(np.dot(cpf, tp / (tp + fp))) / n_pos
+
+
+def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
+    """ROC AUC from aligned rows of ascending scores; flag if a class has no weight.
+
+    ``neg[i]`` and ``pos[i]`` are the negative and positive weight at the
+    ``i``-th distinct score. The area is the positive weight times the negative
+    weight below it, plus half the negative weight tied with it.
+    """
+    n_pos, n_neg = pos.sum(), neg.sum()
+    if n_pos <= 0 or n_neg <= 0:
+        return math.nan, True
+    below = np.cumsum(neg)
+    below -= neg
+    if neg.dtype.kind in "iu" and pos.dtype.kind in "iu" and int(n_pos) + int(n_neg) < _EXACT_INT:
+        twice = 2 * int(np.dot(pos, below)) + int(np.dot(pos, neg))
+        return twice / (2 * int(n_pos) * int(n_neg)), False
+    posf = pos.astype(np.float64, copy=False)
+    area = float(np.dot(posf, below.astype(np.float64, copy=False)))
+    area += 0.5 * float(np.dot(posf, neg.astype(np.float64, copy=False)))
+    return area / (float(n_pos) * float(n_neg)), False
+
+
+def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
+    """Step-wise AP from aligned rows of ascending scores; flag if no positive weight."""
+    posf = pos.astype(np.float64)
+    n_pos = float(posf.sum())
+    if n_pos <= 0:
+        return 0.0, True
+    # samples scoring at or above each row's score
+    tp = np.cumsum(posf[::-1])[::-1]
+    selected = tp + np.cumsum(neg[::-1].astype(np.float64))[::-1]
+    hit = posf > 0
+    return float(np.dot(posf[hit], tp[hit] / selected[hit])) / n_pos, False

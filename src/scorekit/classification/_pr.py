@@ -20,10 +20,11 @@ from scorekit.classification._histogram import (
     ScoreHistogram,
     _binary_arrays,
     _column_arrays,
+    _column_rows,
     _find,
     _require_data,
 )
-from scorekit.classification._pairs import pair_ap, split_binary
+from scorekit.classification._pairs import pair_ap, rows_ap, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
     Average,
@@ -304,12 +305,16 @@ class AveragePrecision(_BinnedScoreMetric):
         _multi_task_checks(name, state, self.average)
         if self.average == "samples":
             return _samples_mean(name, state)
+        exact = self.interpolation is None
         if self.average == "micro":
-            ap, undefined = value(_column_arrays(state, None))
+            if exact:
+                ap, undefined = rows_ap(*_column_rows(state, None))
+            else:
+                ap, undefined = value(_column_arrays(state, None))
             if undefined:
                 _warn(name, "no positive label at all; AP is set to 0")
             return ap
-        values, support, bad = self._columns(state, value)
+        values, support, bad = self._columns(state, value, rows_ap if exact else None)
         return _average(name, values, support, self.average, bad)
 
     def _compute_binned(self, state: BinnedScores) -> Estimate:

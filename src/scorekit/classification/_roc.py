@@ -20,9 +20,10 @@ from scorekit.classification._histogram import (
     ScoreHistogram,
     _binary_arrays,
     _column_arrays,
+    _column_rows,
     _require_data,
 )
-from scorekit.classification._pairs import pair_auc, split_binary
+from scorekit.classification._pairs import pair_auc, rows_auc, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
     Average,
@@ -358,12 +359,16 @@ class ROCAUC(_BinnedScoreMetric):
         _multi_task_checks(name, state, self.average)
         if self.average == "samples":
             return _samples_mean(name, state)
+        exact = self.max_fpr is None or self.max_fpr == 1
         if self.average == "micro":
-            auc, undefined = value(_column_arrays(state, None))
+            if exact:
+                auc, undefined = rows_auc(*_column_rows(state, None))
+            else:
+                auc, undefined = value(_column_arrays(state, None))
             if undefined:
                 _warn(name, "the pooled labels hold one class only; ROC AUC is undefined")
             return auc
-        values, support, bad = self._columns(state, value)
+        values, support, bad = self._columns(state, value, rows_auc if exact else None)
         return _average(name, values, support, self.average, bad)
 
     def _compute_binned(self, state: BinnedScores) -> Estimate:

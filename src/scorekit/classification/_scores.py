@@ -33,6 +33,7 @@ from scorekit.classification._histogram import (
     ScoreHistogram,
     _binary_summary,
     _column_arrays,
+    _column_rows,
     _column_summary,
     _find,
     _require_data,
@@ -276,13 +277,22 @@ class _ScoreMetric(Metric[S]):
         per_sample = self._per_sample("multiclass")
         return _column_summary("multiclass", classes, pos, s, w, per_sample)
 
-    def _columns(self, state: ScoreHistogram, value: Any) -> tuple[Float, Float, list[int]]:
-        """Per-column values, positive support and the columns where undefined."""
+    def _columns(
+        self, state: ScoreHistogram, value: Any, rows: Any = None
+    ) -> tuple[Float, Float, list[int]]:
+        """Per-column values, positive support and the columns where undefined.
+
+        ``value`` reads a column's cumulative curve arrays; ``rows``, when given,
+        reads its negative and positive counts by ascending score instead.
+        """
         k = state.n_columns
         values = np.empty(k)
         bad = []
         for c in range(k):
-            values[c], undefined = value(_column_arrays(state, c))
+            if rows is not None:
+                values[c], undefined = rows(*_column_rows(state, c))
+            else:
+                values[c], undefined = value(_column_arrays(state, c))
             if undefined:
                 bad.append(c)
         support = np.bincount(state.key, weights=state.counts[:, 1], minlength=k)
