@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -93,13 +95,13 @@ def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
         out.write(f"note: {text}\n")
 
 
-def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> Any:
     from scorekit import ranking
 
     metrics = list(entry.get("metrics") or RANK_DEFAULTS)
     qrels = directory / str(entry["qrels"])
     run = ranking.read_run(directory / str(entry["file"]))
-    result = ranking.evaluate(qrels, run, metrics)
+    result = ranking.evaluate(qrels, run, metrics, per_query=True)
     queries = len(run.queries())
     title = f"{entry.get('title', entry['file'])} ({entry['file']}, {len(run)} rows)"
     out.write(f"\n{title}\n{'=' * len(title)}\n")
@@ -107,6 +109,7 @@ def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
     out.write("$ " + " ".join(command) + "\n\n")
     write_table(dict(result), out)
     out.write(f"({queries} queries)\n")
+    return result
 
 
 def _demo_text_or_qa(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
@@ -134,16 +137,18 @@ def _demo_text_or_qa(entry: dict[str, Any], directory: Path, out: TextIO) -> Non
     args.handler(args, out, io.StringIO())
 
 
-def _demo_throughput(entry: dict[str, Any], directory: Path, out: TextIO) -> None:
+def _demo_throughput(entry: dict[str, Any], directory: Path, out: TextIO) -> Any:
     from scorekit import throughput
 
     slo = [str(s) for s in entry.get("slo") or []]
-    result = throughput.report(throughput.read_records(directory / str(entry["file"])), slo=slo)
+    records = throughput.read_records(directory / str(entry["file"]))
+    result = throughput.report(records, slo=slo)
     title = f"{entry.get('title', entry['file'])} ({entry['file']}, {result.requests} requests)"
     out.write(f"\n{title}\n{'=' * len(title)}\n")
     shown = ["scorekit throughput", str(entry["file"]), *(["--slo", *slo] if slo else [])]
     out.write("$ " + " ".join(shown) + "\n\n")
     out.write(throughput.format_report(result, "table"))
+    return result, records
 
 
 NAME = "demo"
@@ -153,6 +158,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``demo`` command's parser."""
     demo: argparse.ArgumentParser = sub.add_parser(NAME, help="evaluate the bundled example files")
     demo.add_argument("--data", metavar="DIR", help=_DEMO_HINT)
+    demo.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="where to write the HTML report of the examples (default: a new temporary "
+        "folder; needs scorekit[report])",
+    )
+    demo.add_argument("--no-report", action="store_true", help="write no HTML report")
     return demo
 
 
@@ -161,19 +173,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     directory = _demo_dir(args.data)
     entries = _demo_entries(directory)
     out.write(f"scorekit {__version__} demo: the files in {directory}\n")
+    shown = _Shown()
     for entry in entries:
         path = directory / str(entry["file"])
         if entry.get("command") == "features":
             _demo_features(entry, path, out)
             continue
         if entry.get("command") == "rank":
-            _demo_rank(entry, directory, out)
+            shown.add(str(entry["file"]), _demo_rank(entry, directory, out))
             continue
         if entry.get("command") in ("text", "qa"):
             _demo_text_or_qa(entry, directory, out)
             continue
         if entry.get("command") == "throughput":
-            _demo_throughput(entry, directory, out)
+            shown.records = _demo_throughput(entry, directory, out)[1]
             continue
         result = evaluate_table(
             str(path),
@@ -190,9 +203,48 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 command += [f"--{flag}", *entry[flag]]
         out.write("$ " + " ".join(command) + "\n\n")
         write_table(result.values, out)
+        shown.add(str(entry["file"]), result)
         for text in result.warnings:
             out.write(f"note: {text}\n")
         for text in result.skipped:
             out.write(f"skipped: {text}\n")
     out.write("\nScores in [0, 1] are fractions (0.85 means 85%).\n")
+    if not args.no_report:
+        _write_demo_report(args.report, shown, directory, out)
     return 0
+
+
+class _Shown:
+    """The results of the demo's evaluations, gathered for one report."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.states: dict[str, Any] = {}
+        self.metrics: dict[str, Any] = {}
+        self.rows = 0
+        self.records: Any = None
+
+    def add(self, name: str, result: Any) -> None:
+        states = dict(getattr(result, "states", {}) or {})
+        metrics = dict(getattr(result, "metrics", {}) or {})
+        values = dict(result) if isinstance(result, dict | Mapping) else dict(result.values)
+        for key, value in values.items():
+            self.values[f"{name}: {key}"] = value
+            if key in states:
+                self.states[f"{name}: {key}"] = states[key]
+            if key in metrics:
+                self.metrics[f"{name}: {key}"] = metrics[key]
+        self.rows += int(getattr(result, "rows", 0) or 0)
+
+
+def _write_demo_report(path: str | None, shown: _Shown, directory: Path, out: TextIO) -> None:
+    """One HTML report of the evaluations and of the serving records; its path on ``out``."""
+    from scorekit.core import EvaluationResult
+    from scorekit.report import report
+
+    target = Path(path) if path else Path(tempfile.mkdtemp(prefix="scorekit-demo-")) / "demo.html"
+    result = EvaluationResult(shown.values, shown.states, shown.metrics, shown.rows)
+    written = report(
+        result, target, title="scorekit demo", inputs=[str(directory)], records=shown.records
+    )
+    out.write(f"\nreport: {written}\n")

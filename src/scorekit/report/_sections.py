@@ -73,7 +73,8 @@ def svg(draw: Callable[[Any], Any], size: tuple[float, float] = (5.0, 3.8)) -> s
         "font.size": 9,
     }
     with matplotlib.rc_context(style):
-        fig = Figure(figsize=size, layout="constrained")
+        fig = Figure(figsize=size)
+        fig.subplots_adjust(left=0.15, right=0.86, bottom=0.14, top=0.96)
         FigureCanvasSVG(fig)
         ax = fig.add_subplot()
         draw(ax)
