@@ -1,9 +1,9 @@
-"""Text generation metrics: BLEU, chrF, ROUGE and perplexity.
+"""Text generation metrics: BLEU, chrF, error rates, ROUGE and perplexity.
 
-BLEU and chrF agree with sacrebleu, ROUGE-N/L/Lsum with Google's rouge-score and
-ROUGE-W/S/SU with ROUGE-1.5.5; perplexity follows PyTorch's cross-entropy
-arithmetic. Every metric keeps summed statistics as its state, so corpus values
-from streamed or merged chunks equal the in-memory ones.
+BLEU and chrF agree with sacrebleu; WER, CER, MER, WIL and WIP with jiwer;
+ROUGE-N/L/Lsum with Google's rouge-score and ROUGE-W/S/SU with ROUGE-1.5.5;
+perplexity follows PyTorch's cross-entropy arithmetic. Every metric keeps summed
+statistics as its state, so corpus values from streamed or merged chunks equal the in-memory ones.
 
 Also here: :data:`TOKENIZERS` (the tokenizer names BLEU accepts);
 :func:`read_parallel` and :func:`read_line_blocks`, which read line-aligned
@@ -38,22 +38,46 @@ from scorekit.text.rouge import (
     rouge,
 )
 
+# word and character error rates
+from scorekit.text.wer import (
+    CER,
+    MER,
+    WER,
+    WIL,
+    WIP,
+    EditCounts,
+    ErrorRates,
+    cer,
+    error_rates,
+    mer,
+    wer,
+    wil,
+    wip,
+)
+
 if TYPE_CHECKING:
     from scorekit.text._source import LineFiles
 
 __all__: list[str] = [
     "BLEU",
+    "CER",
     "CHRF",
+    "MER",
     "ROUGE",
     "ROUGE1",
     "ROUGE2",
     "ROUGEL",
     "TOKENIZERS",
+    "WER",
+    "WIL",
+    "WIP",
     "BLEUResult",
     "BLEUStats",
     "CHRFPlusPlus",
     "CHRFResult",
     "CHRFStats",
+    "EditCounts",
+    "ErrorRates",
     "LineFiles",
     "NLLSums",
     "Perplexity",
@@ -62,13 +86,19 @@ __all__: list[str] = [
     "RougeScore",
     "RougeSums",
     "bleu",
+    "cer",
     "chrf",
+    "error_rates",
+    "mer",
     "perplexity",
     "read_line_blocks",
     "read_parallel",
     "rouge",
     "sentence_bleu",
     "sentence_chrf",
+    "wer",
+    "wil",
+    "wip",
 ]
 
 

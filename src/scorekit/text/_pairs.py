@@ -88,7 +88,7 @@ def best_per_item(
 
     Examples
     --------
-    >>> best_per_item(np.array([0.2, 0.5, 0.5, 0.1]), np.array([1, 3]))
+    >>> best_per_item(np.array([0.2, 0.1, 0.5, 0.5]), np.array([1, 3]))
     array([0, 2])
     """
     if len(values) == len(counts):
