@@ -16,6 +16,7 @@ import bench_bleu
 import bench_bounded
 import bench_classification
 import bench_information
+import bench_loadtest
 import bench_qa
 import bench_ranking
 import bench_regression
@@ -37,6 +38,7 @@ def main() -> None:
         bench_bleu,
         bench_rouge,
         bench_qa,
+        bench_loadtest,
     ):
         for row in module.run(module.N // scale):
             print(row.markdown(), flush=True)

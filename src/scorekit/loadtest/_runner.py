@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -14,6 +15,7 @@ from typing import Any, TextIO
 from scorekit.errors import ConfigError, message
 from scorekit.loadtest._arrivals import arrival_gaps
 from scorekit.loadtest._datasets import Conversation
+from scorekit.loadtest._http import Pool, ProtocolError, connect_error, target_of
 from scorekit.loadtest._prompts import NAME, Prompt
 from scorekit.loadtest._sse import EventTooLarge, SSEDecoder
 from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
@@ -23,6 +25,7 @@ __all__ = ["MissingDependencyError", "Runner", "Step", "import_httpx"]
 _DRAIN_SECONDS = 1.0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _INVALID = "malformed stream: invalid JSON"
+_JSON_ANSWER = "malformed stream: the server answered with JSON, not an event stream"
 _INSTALL_HINT = "the serve extra: pip install 'scorekit[serve]'"
 
 
@@ -142,6 +145,8 @@ class Runner:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.client: Any = None
         self.httpx: Any = None
+        self.pool: Any = None
+        self.target = target_of(self.url)
         self.stopping: asyncio.Event | None = None
 
     # clock and bookkeeping
@@ -222,41 +227,19 @@ class Runner:
         self.finish(attempt, error)
 
     async def exchange(self, attempt: Attempt) -> str | None:
+        if self.pool is not None:
+            return await self.exchange_native(attempt)
         httpx = self.httpx
         try:
             async with self.client.stream(
                 "POST", self.url, json=attempt.body, headers=self.headers
             ) as response:
-                if not 200 <= response.status_code < 300:
-                    return http_error(response.status_code, await self.error_body(response))
-                kind = response.headers.get("content-type", "")
-                if kind.split(";")[0].strip().lower() == "application/json":
-                    return "malformed stream: the server answered with JSON, not an event stream"
-                decoder = SSEDecoder(self.max_event_size)
                 chunks = response.aiter_bytes()
-                async for chunk in chunks:
-                    now = self.now()
-                    try:
-                        events = decoder.feed(chunk)
-                    except EventTooLarge as exc:
-                        return str(exc)
-                    for data in events:
-                        outcome = read_event(attempt, data, now)
-                        if outcome is None:
-                            attempt.end = now
-                            await self.drain(chunks)
-                        if outcome != GO_ON:
-                            return outcome
-                now = self.now()
-                for data in decoder.close():
-                    outcome = read_event(attempt, data, now)
-                    if outcome is None:
-                        attempt.end = now
-                    elif decoder.unterminated and outcome.startswith(_INVALID):
-                        return "truncated stream"  # the stream ended inside this event
-                    if outcome != GO_ON:
-                        return outcome
-                return "truncated stream"
+                if not 200 <= response.status_code < 300:
+                    return http_error(response.status_code, await self.error_body(chunks))
+                if _is_json(response.headers.get("content-type", "")):
+                    return _JSON_ANSWER
+                return await self.read_stream(attempt, chunks)
         except httpx.TimeoutException:
             return "timeout"
         except httpx.DecodingError as exc:
@@ -264,10 +247,59 @@ class Runner:
         except (httpx.HTTPError, OSError) as exc:
             return f"connection error: {short(str(exc)) or type(exc).__name__}"
 
-    async def error_body(self, response: Any) -> bytes:
+    async def exchange_native(self, attempt: Attempt) -> str | None:
+        """:meth:`exchange` through the load generator's own client (:mod:`._http`)."""
+        answer = None
+        chunks = None
+        body = json.dumps(attempt.body).encode("utf-8")
+        try:
+            answer = await self.pool.post(self.target, body, self.headers)
+            chunks = answer.iter_bytes()
+            if not 200 <= answer.status < 300:
+                return http_error(answer.status, await self.error_body(chunks))
+            if _is_json(answer.headers.get("content-type", "")):
+                return _JSON_ANSWER
+            return await self.read_stream(attempt, chunks)
+        except (OSError, asyncio.IncompleteReadError, ProtocolError) as exc:
+            return f"connection error: {short(connect_error(exc))}"
+        finally:
+            if chunks is not None:
+                with contextlib.suppress(Exception):
+                    await chunks.aclose()
+            if answer is not None:
+                answer.release()
+
+    async def read_stream(self, attempt: Attempt, chunks: AsyncIterator[bytes]) -> str | None:
+        """Read the events of a stream into ``attempt``; None when ``[DONE]`` came, else why not."""
+        decoder = SSEDecoder(self.max_event_size)
+        async for chunk in chunks:
+            now = self.now()
+            try:
+                events = decoder.feed(chunk)
+            except EventTooLarge as exc:
+                return str(exc)
+            for data in events:
+                outcome = read_event(attempt, data, now)
+                if outcome is None:
+                    attempt.end = now
+                    await self.drain(chunks)
+                if outcome != GO_ON:
+                    return outcome
+        now = self.now()
+        for data in decoder.close():
+            outcome = read_event(attempt, data, now)
+            if outcome is None:
+                attempt.end = now
+            elif decoder.unterminated and outcome.startswith(_INVALID):
+                return "truncated stream"  # the stream ended inside this event
+            if outcome != GO_ON:
+                return outcome
+        return "truncated stream"
+
+    async def error_body(self, chunks: AsyncIterator[bytes]) -> bytes:
         """The start of an error answer's body: at most ``max_event_size`` bytes are read."""
         body = bytearray()
-        async for chunk in response.aiter_bytes():
+        async for chunk in chunks:
             body += chunk
             if len(body) >= self.max_event_size:
                 del body[self.max_event_size :]
@@ -281,8 +313,15 @@ class Runner:
         new one in its time to first token. A server that goes on sending or keeps the
         body open gets ``_DRAIN_SECONDS``; then the connection is closed.
         """
-        httpx = self.httpx
-        with contextlib.suppress(asyncio.TimeoutError, httpx.HTTPError, OSError):
+        failures: tuple[type[BaseException], ...] = (
+            asyncio.TimeoutError,
+            OSError,
+            ProtocolError,
+            asyncio.IncompleteReadError,
+        )
+        if self.httpx is not None:
+            failures += (self.httpx.HTTPError,)
+        with contextlib.suppress(*failures):
             await asyncio.wait_for(_read_to_end(chunks), min(self.timeout, _DRAIN_SECONDS))
 
     # scheduling
@@ -438,23 +477,28 @@ class Runner:
     # the whole run
 
     async def run(self) -> None:
-        self.httpx = httpx = import_httpx()
         loop = asyncio.get_running_loop()
         handled = _on_signals(loop, self)
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-        options: dict[str, Any] = {
-            "timeout": httpx.Timeout(self.timeout),
-            "limits": limits,
-            "verify": _ssl_context(),
-        }
-        if self.transport is not None:
-            options["transport"] = self.transport
         shown: asyncio.Task[None] | None = None
         try:
-            async with httpx.AsyncClient(**options) as client:
-                self.client = client
+            async with contextlib.AsyncExitStack() as stack:
+                if self.transport is None:
+                    https = self.url.lower().startswith("https:")
+                    self.pool = Pool(self.url, _ssl_context() if https else None)
+                    stack.callback(self.pool.close)
+                else:
+                    self.httpx = httpx = import_httpx()
+                    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+                    self.client = await stack.enter_async_context(
+                        httpx.AsyncClient(
+                            timeout=httpx.Timeout(self.timeout),
+                            limits=limits,
+                            verify=_ssl_context(),
+                            transport=self.transport,
+                        )
+                    )
+                    await _warm_up()
                 self.stopping = asyncio.Event()
-                await _warm_up()
                 self.wall0 = time.time()
                 self.perf0 = self.step0 = time.perf_counter()
                 if self.show_progress:
@@ -476,6 +520,10 @@ class Runner:
             for signum in handled:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(signum)
+
+
+def _is_json(kind: str) -> bool:
+    return kind.split(";")[0].strip().lower() == "application/json"
 
 
 async def _read_to_end(chunks: AsyncIterator[bytes]) -> None:
