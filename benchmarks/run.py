@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_bleu
 import bench_bounded
+import bench_calibration
 import bench_classification
 import bench_information
 import bench_loadtest
@@ -32,6 +33,7 @@ def main() -> None:
     for module in (
         bench_classification,
         bench_bounded,
+        bench_calibration,
         bench_regression,
         bench_information,
         bench_ranking,

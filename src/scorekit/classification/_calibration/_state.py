@@ -231,16 +231,27 @@ def _fields(state: CalibrationHistogram) -> dict[str, Any]:
 
 
 def _reduce(key: NDArray[Any], score: Float, sums: list[NDArray[Any]]) -> tuple[Any, Any, Any]:
-    """Rows sorted by (key, score), equal rows added."""
+    """Rows sorted by (key, score), equal rows added (integer sums stay integers)."""
     if key.size == 0:
         return key.astype(np.int64), score, sums
-    order = np.lexsort((score, key))
-    key, score = key[order], score[order]
-    new = np.ones(key.size, dtype=bool)
-    new[1:] = (key[1:] != key[:-1]) | (score[1:] != score[:-1])
-    starts = np.flatnonzero(new)
-    added = [np.add.reduceat(a[order], starts) for a in sums]
-    return key[starts].astype(np.int64), score[starts], added
+    by_key = None if np.all(key[1:] >= key[:-1]) else np.argsort(key, kind="stable")
+    grouped = key if by_key is None else key[by_key]
+    bounds = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
+    keys, scores, added = [], [], [[] for _ in sums]
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, key.size], strict=True):
+        rows = slice(lo, hi) if by_key is None else by_key[lo:hi]
+        distinct, inverse = np.unique(score[rows], return_inverse=True)
+        keys.append(np.full(distinct.size, grouped[lo], dtype=np.int64))
+        scores.append(distinct)
+        for out, values in zip(added, sums, strict=True):
+            part = values[rows]
+            total = np.bincount(inverse, weights=part, minlength=distinct.size)
+            out.append(total.astype(part.dtype) if part.dtype.kind in "iu" else total)
+    return (
+        np.concatenate(keys),
+        np.concatenate(scores),
+        [np.concatenate(parts) for parts in added],
+    )
 
 
 def _percentiles(s: Float, n: NDArray[np.int64], q: Float) -> Float:
@@ -367,10 +378,10 @@ def summarize(
             keys, scores = np.zeros(n, dtype=np.int64), p.max(axis=1) + 0.0
             hit, ws = np.argmax(p, axis=1) == cols, weights
         else:
-            keys = np.repeat(np.arange(k, dtype=np.int64)[None, :], n, axis=0).ravel()
-            scores = p.ravel() + 0.0
-            hit = (cols[:, None] == np.arange(k)[None, :]).ravel()
-            ws = np.repeat(weights, k)
+            keys = np.repeat(np.arange(k, dtype=np.int64), n)
+            scores = p.T.ravel() + 0.0
+            hit = (cols[None, :] == np.arange(k)[:, None]).ravel()
+            ws = np.tile(weights, k)
     key, score, (count, weight, hits) = _reduce(
         keys, scores, [np.ones(keys.size, dtype=np.int64), ws, np.where(hit, ws, 0.0)]
     )
