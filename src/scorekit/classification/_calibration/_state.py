@@ -237,7 +237,9 @@ def _reduce(key: NDArray[Any], score: Float, sums: list[NDArray[Any]]) -> tuple[
     by_key = None if np.all(key[1:] >= key[:-1]) else np.argsort(key, kind="stable")
     grouped = key if by_key is None else key[by_key]
     bounds = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
-    keys, scores, added = [], [], [[] for _ in sums]
+    keys: list[NDArray[np.int64]] = []
+    scores: list[Float] = []
+    added: list[list[NDArray[Any]]] = [[] for _ in sums]
     for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, key.size], strict=True):
         rows = slice(lo, hi) if by_key is None else by_key[lo:hi]
         distinct, inverse = np.unique(score[rows], return_inverse=True)
