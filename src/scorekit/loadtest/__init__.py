@@ -10,7 +10,8 @@ that :func:`scorekit.throughput.report` reads:
 ``prompt_tokens``, ``output_tokens``
     From the ``usage`` object of the stream (requested with
     ``stream_options.include_usage``). When the server sends none, or leaves a count
-    out, the count is approximated and ``tokens_estimated`` is true: output tokens
+    out, the run's ``tokenizer`` counts the prompt's text and the streamed text; without
+    one the count is approximated and ``tokens_estimated`` is true: output tokens
     are the number of chunks that carried text, prompt tokens are the prompt's
     characters divided by 4, rounded up (for chat, the characters of every
     message's text content).
@@ -37,27 +38,45 @@ that :func:`scorekit.throughput.report` reads:
     ``"cancelled"`` (interrupted). A failed request keeps the times and the text
     chunks seen before it failed. The body of an HTTP error is read up to
     ``max_event_size`` bytes.
-``tokens_estimated``
-    Whether a token count was approximated (see above).
+``tokens_estimated``, ``token_counter``
+    Whether a token count was approximated, and how the counts were found:
+    ``"usage"`` (the server's), ``"tokenizer"`` (the run's ``tokenizer`` counted what
+    the server did not report) or ``"estimate"`` (see above).
+``warmup``, ``step``, ``conversation``, ``turn``
+    Present when they apply: ``warmup`` is true on a warm-up request (left out of every
+    figure by :mod:`scorekit.throughput`), ``step`` numbers the step of a sweep (from 0),
+    ``conversation`` and ``turn`` (from 0) place a request of a multi-turn run.
+
+Workloads. ``prompts`` is a JSON Lines file, a list of prompts, or a :class:`Workload`
+from :func:`load_workload`: a ShareGPT file (the first human turn, the reply's length as
+``max_tokens``), random prompts, or a shared prefix with random suffixes; ``num_prompts``
+and ``seed`` sample it reproducibly. With ``multi_turn``, each conversation's user turns
+are sent in order, each with the history so far (the turns before and the server's
+answers); ``num_requests`` then counts conversations.
 
 Scheduling. ``concurrency=N`` runs a closed loop: N workers, each sending its next
 request as soon as its previous one ends. ``rate=R`` is an open loop: requests
-start at the times of a Poisson process of R requests a second (the first at once,
-then exponentially distributed gaps drawn from ``random.Random(seed)``), whether or
-not earlier ones have answered. The two are exclusive; with neither, the run is a
-closed loop with one worker. The run stops after ``num_requests`` requests or when
+start at arrival times R a second (the first at once), whether or not earlier ones
+have answered; the gaps are drawn from ``random.Random(seed)`` by
+:func:`arrival_gaps`: exponential (Poisson) with ``burstiness`` 1, gamma with shape
+``burstiness`` otherwise, all at once for ``math.inf``. ``max_concurrency`` caps the
+requests in flight of an open loop: an arrival waits for a free slot. The two loops
+are exclusive; with neither, the run is a closed loop with one worker. A list of rates
+or of concurrencies is a sweep: one step per value, each with the same prompts, a
+``pause`` between them. A step stops after ``num_requests`` requests or when
 ``duration`` seconds have passed, whichever comes first (with neither, after one
-request per prompt); no request starts after that, and the requests in flight run
-to their end (bounded by ``timeout``). Prompts are used in file order, cycling when
-there are more requests than prompts.
+request per prompt); no request starts after that, and the requests in flight run to
+their end (bounded by ``timeout``). Prompts are used in order, cycling when there are
+more requests than prompts. ``warmup`` requests go first, the first alone: if it
+fails (a wrong URL, model or endpoint; a server that refuses an option), the run stops
+with :class:`PreflightError` and the server's answer before the load is sent.
 
-``timeout`` bounds each request twice: its whole duration, and every wait for the
-connection and for the next bytes of the stream, so a server that stops answering
-fails the request with ``"timeout"`` instead of holding up the run. Ctrl-C (SIGINT)
-or SIGTERM cancels the requests in flight, records them as failed with reason
-``"cancelled"``, and returns what was collected with ``interrupted`` set and
-``signal`` naming the signal; a second Ctrl-C interrupts at once, a second SIGTERM
-ends the process.
+``timeout`` bounds each request: its whole duration, connection and every wait for the
+next bytes of its stream included, so a server that stops answering fails the request
+with ``"timeout"`` instead of holding up the run. Ctrl-C (SIGINT) or SIGTERM cancels
+the requests in flight, records them as failed with reason ``"cancelled"``, and
+returns what was collected with ``interrupted`` set and ``signal`` naming the signal; a
+second Ctrl-C interrupts at once, a second SIGTERM ends the process.
 
 Events. The stream is parsed as it arrives, each byte once, and one event may hold
 at most ``max_event_size`` bytes (:data:`DEFAULT_MAX_EVENT_SIZE`, 16 MiB): a longer
@@ -66,16 +85,23 @@ instead of being buffered whole.
 
 Records file. With ``out``, the file is checked and opened before the first request
 is sent (a directory, a missing directory, a file that cannot be written, or the
-prompts file itself, also through a link, is an error at once), and each record is
-written as its request ends, in one unbuffered write: a run killed in its middle
-leaves the records of every request that had ended, one JSON object a line, in the
-order they ended. When the run ends, also on SIGINT or SIGTERM, a regular file is
-replaced atomically by the records sorted by ``id`` (what :func:`write_records`
-writes); a FIFO, a pipe or a device (``/dev/stdout``) is written in place, in the
-order the requests ended, and never replaced.
+prompts file itself, also through a link, is an error at once). Its first line is the
+run's metadata record (:func:`run_metadata`: ``"record": "metadata"``, the scorekit
+version, url, model, endpoint, flags, dataset and its hash, seed, start time,
+tokenizer, and the steps of a sweep), then each record is written as its request
+ends, in one unbuffered write: a run killed in its middle leaves the records of every
+request that had ended, one JSON object a line, in the order they ended. When the run
+ends, also on SIGINT or SIGTERM, a regular file is replaced atomically by the metadata
+and the records sorted by ``id``; a FIFO, a pipe or a device (``/dev/stdout``) is
+written in place, in the order the requests ended, and never replaced.
 
-httpx (the ``serve`` extra: ``pip install 'scorekit[serve]'``) is imported when a
-run starts, never when this module is imported.
+The client. Requests go through the load generator's own HTTP/1.1 client on asyncio
+streams (keep-alive connections, one write per request; no proxy, no compression), so
+that the client is not what limits the test; ``transport`` sends them through httpx
+instead (a Unix socket, a proxy, ``httpx.MockTransport`` in tests). httpx (the
+``serve`` extra: ``pip install 'scorekit[serve]'``, with ``tokenizers`` and
+``tiktoken`` for ``tokenizer``) is imported when a run starts, never when this module
+is imported.
 """
 
 from __future__ import annotations
