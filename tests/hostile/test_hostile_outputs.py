@@ -294,7 +294,7 @@ def test_rouge_on_chinese_text_warns_and_offers_the_unicode_tokenizer(tmp_path: 
     assert done.returncode == 0
     assert json.loads(done.stdout)["rouge1:fmeasure"] == 0.0
     assert "no tokens under the default tokenizer" in done.stderr
-    assert "--rouge-tokenizer unicode" in done.stderr
+    assert "--tokenizer unicode" in done.stderr
     unicode = scorekit(*args, "--rouge-tokenizer", "unicode")
     assert json.loads(unicode.stdout)["rouge1:fmeasure"] > 0.5
     assert "warning" not in unicode.stderr

@@ -31,12 +31,20 @@ from scorekit.api._statefile import (
     save_states,
 )
 from scorekit.api._task import TASKS, Evaluation, default_metrics
-from scorekit.api._text import TEXT_DEFAULTS, TextEvaluation, evaluate_text
+from scorekit.api._text import (
+    ROUGE_TOKENIZERS,
+    TEXT_DEFAULTS,
+    TextEvaluation,
+    evaluate_text,
+    text_metric_names,
+    text_segments,
+)
 from scorekit.api._throughput import throughput_states
 from scorekit.core import EvaluationResult
 
 __all__ = [
     "FILE_FORMAT",
+    "ROUGE_TOKENIZERS",
     "TASKS",
     "TEXT_DEFAULTS",
     "Evaluation",
@@ -56,5 +64,7 @@ __all__ = [
     "merge_with_header",
     "rank_file",
     "save_states",
+    "text_metric_names",
+    "text_segments",
     "throughput_states",
 ]

@@ -1,22 +1,52 @@
-"""``scorekit text`` as one call: BLEU and ROUGE of line-aligned files, whole or in blocks."""
+"""``scorekit text`` as one call: text metrics of line-aligned files, whole, in blocks or by line."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
+import numpy as np
+
 from scorekit.api._engines import dask_run
-from scorekit.core import Metric, State
+from scorekit.core import Metric, State, available, parse_metric
 from scorekit.errors import ConfigError, message
 
-__all__ = ["TEXT_DEFAULTS", "TextEvaluation", "evaluate_text"]
+__all__ = [
+    "ROUGE_TOKENIZERS",
+    "TEXT_DEFAULTS",
+    "TextEvaluation",
+    "evaluate_text",
+    "text_metric_names",
+    "text_segments",
+]
 
 TEXT_DEFAULTS = ("bleu", "rouge1", "rouge2", "rougeL")
 """The metrics :func:`evaluate_text` reports when none are named."""
 
-_ROUGE_TYPE = re.compile(r"^rouge([1-9]|L|Lsum)$")
+ROUGE_TOKENIZERS = {"default": "default", "unicode": "unicode", "whitespace": "none"}
+"""The ROUGE tokenizers of :func:`evaluate_text`, by name, and the tokenizer each means."""
+
+_ROUGE_TYPE = re.compile(r"^rouge([1-9]|L|Lsum|W|S[0-9]*|SU[0-9]*)$")
+
+
+def text_metric_names() -> list[str]:
+    """The metric names :func:`evaluate_text` accepts (``rougeS<d>``, ``rougeSU<d>``: any gap).
+
+    Examples
+    --------
+    >>> names = text_metric_names()
+    >>> "bleu" in names and "rougeSU4" in names and "chrf++" in names
+    True
+    """
+    registered = [
+        info.name
+        for info in available()
+        if info.inputs == "references_predictions" and not info.name.startswith("rouge")
+    ]
+    rouge = [*(f"rouge{n}" for n in range(1, 10)), "rougeL", "rougeLsum", "rougeW"]
+    return [*registered, *rouge, "rougeS", "rougeSU", "rougeS4", "rougeSU4"]
 
 
 @dataclasses.dataclass
@@ -44,16 +74,21 @@ def evaluate_text(
     workers: int | None = None,
     progress: bool | None = None,
 ) -> TextEvaluation:
-    """BLEU and ROUGE of a file of hypotheses against line-aligned reference files.
+    """The text metrics of a file of hypotheses against line-aligned reference files.
 
-    ``metrics`` are ``bleu``, ``rouge1`` ... ``rouge9``, ``rougeL`` and
-    ``rougeLsum`` (default :data:`TEXT_DEFAULTS`); the ROUGE types are one
+    ``metrics`` are ``bleu``, ``chrf``, ``chrf++``, ``ter``, ``wer``, ``cer``,
+    ``mer``, ``wil``, ``wip`` (with options after a colon, as ``chrf:beta=1``)
+    and the ROUGE types ``rouge1`` ... ``rouge9``, ``rougeL``, ``rougeLsum``,
+    ``rougeW``, ``rougeS[<d>]`` and ``rougeSU[<d>]`` (default
+    :data:`TEXT_DEFAULTS`). The ROUGE types are one
     :class:`scorekit.text.ROUGE` metric keyed ``rouge``, tokenized by
     ``rouge_tokenizer`` (``"default"``: a-z and 0-9 as rouge-score;
-    ``"unicode"``: the letters and digits of every script). Without ``chunk_size``
-    or ``engine`` the files are read whole; with them they are read
-    ``chunk_size`` lines at a time and the blocks folded by the stream engine,
-    or (``engine="dask"``) sent to a Dask cluster as a table.
+    ``"unicode"``: the letters and digits of every script; ``"whitespace"``:
+    split at whitespace). ``tokenize`` is BLEU's tokenizer; ``lowercase`` applies
+    to BLEU and chrF. Without ``chunk_size`` or ``engine`` the files are read
+    whole; with them they are read ``chunk_size`` lines at a time and the
+    blocks folded by the stream engine, or (``engine="dask"``) sent to a Dask
+    cluster as a table.
 
     Examples
     --------
@@ -64,28 +99,12 @@ def evaluate_text(
     ...     _ = f.write("the cat sat on the mat\\n")
     >>> with open(ref, "w") as f:
     ...     _ = f.write("the cat sat on the mat\\n")
-    >>> evaluate_text(hyp, [ref], ["bleu"]).values["bleu"]
-    1.0
+    >>> evaluate_text(hyp, [ref], ["bleu", "chrf"]).values
+    {'bleu': 1.0, 'chrf': 1.0}
     """
-    from scorekit.text import BLEU, ROUGE, read_parallel
+    from scorekit.text import read_parallel
 
-    names = list(dict.fromkeys(metrics or TEXT_DEFAULTS))
-    unknown = [m for m in names if m != "bleu" and not _ROUGE_TYPE.match(m)]
-    if unknown:
-        raise ConfigError(
-            message(
-                "scorekit text",
-                "unknown metric",
-                unknown[0],
-                "bleu, rouge1 ... rouge9, rougeL or rougeLsum",
-            )
-        )
-    chosen: dict[str, Metric[Any]] = {}
-    if "bleu" in names:
-        chosen["bleu"] = BLEU(tokenize=cast(Any, tokenize), lowercase=lowercase)
-    types = [m for m in names if m != "bleu"]
-    if types:
-        chosen["rouge"] = ROUGE(types=types, stemmer=stemmer, tokenizer=rouge_tokenizer)
+    chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer)
     if engine == "dask":
         states, rows = _dask_states(hyps, refs, chosen, scheduler, workers)
     elif chunk_size is not None or engine is not None:
@@ -96,6 +115,141 @@ def evaluate_text(
         rows = len(hyp_lines)
     values = {key: metric.compute(states[key]) for key, metric in chosen.items()}
     return TextEvaluation(chosen, states, values, rows)
+
+
+def _text_metrics(
+    metrics: Sequence[str] | None,
+    tokenize: str,
+    lowercase: bool,
+    stemmer: bool,
+    rouge_tokenizer: str,
+) -> dict[str, Metric[Any]]:
+    """The metrics named, keyed by name (the ROUGE types together under ``rouge``)."""
+    from scorekit.text import BLEU, ROUGE
+
+    if rouge_tokenizer not in ROUGE_TOKENIZERS:
+        raise ConfigError(
+            message(
+                "scorekit text",
+                "unknown ROUGE tokenizer",
+                rouge_tokenizer,
+                ", ".join(ROUGE_TOKENIZERS),
+            )
+        )
+    names = list(dict.fromkeys(metrics or TEXT_DEFAULTS))
+    chosen: dict[str, Metric[Any]] = {}
+    types = []
+    for name in names:
+        if name == "bleu":
+            chosen["bleu"] = BLEU(tokenize=cast(Any, tokenize), lowercase=lowercase)
+        elif _ROUGE_TYPE.match(name):
+            types.append(name)
+        else:
+            chosen[name] = _registered(name, lowercase)
+    if types:
+        chosen["rouge"] = ROUGE(
+            types=types, stemmer=stemmer, tokenizer=ROUGE_TOKENIZERS[rouge_tokenizer]
+        )
+    return chosen
+
+
+def _registered(name: str, lowercase: bool) -> Metric[Any]:
+    """A registered text metric by its name (options after a colon), or a ConfigError."""
+    expected = ", ".join(text_metric_names()) + " (rougeS<d>, rougeSU<d>: any gap)"
+    try:
+        metric = parse_metric(name)
+    except ConfigError as exc:
+        if "unknown metric" not in str(exc):
+            raise
+        metric = None
+    if metric is None or metric.inputs != "references_predictions":
+        raise ConfigError(message("scorekit text", "unknown metric", name, expected))
+    if lowercase and hasattr(metric, "lowercase"):
+        metric = dataclasses.replace(cast(Any, metric), lowercase=True)
+    return metric
+
+
+def text_segments(
+    hyps: str,
+    refs: Sequence[str],
+    metrics: Sequence[str] | None = None,
+    *,
+    tokenize: str = "13a",
+    lowercase: bool = False,
+    stemmer: bool = False,
+    rouge_tokenizer: str = "default",
+    lines: int = 1000,
+) -> Iterator[list[dict[str, float]]]:
+    """Each line's scores, ``lines`` lines at a time: per line ``{column: value}``.
+
+    The metrics and options are those of :func:`evaluate_text`. Each line is
+    scored alone: BLEU as :func:`scorekit.text.sentence_bleu` (effective order,
+    as ``sacrebleu --sentence-level``), chrF and TER as sacrebleu's sentence
+    scores, the error rates per utterance, and ROUGE as precision, recall and
+    F-measure columns ``<type>:precision`` ... per type.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> hyp, ref = os.path.join(folder, "hyp.txt"), os.path.join(folder, "ref.txt")
+    >>> with open(hyp, "w") as f:
+    ...     _ = f.write("the cat sat\\na dog\\n")
+    >>> with open(ref, "w") as f:
+    ...     _ = f.write("the cat sat\\na cat\\n")
+    >>> [row["wer"] for block in text_segments(hyp, [ref], ["wer"]) for row in block]
+    [0.0, 0.5]
+    """
+    from scorekit.text import read_line_blocks
+
+    chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer)
+    for hyp_lines, ref_lines in read_line_blocks(hyps, refs, lines):
+        columns: dict[str, Any] = {}
+        for key, metric in chosen.items():
+            columns.update(_segment_columns(key, metric, ref_lines, hyp_lines))
+        yield [
+            {name: float(values[i]) for name, values in columns.items()}
+            for i in range(len(hyp_lines))
+        ]
+
+
+def _segment_columns(
+    key: str, metric: Metric[Any], refs: list[list[str]], hyps: list[str]
+) -> dict[str, Any]:
+    """The per-line values of one metric, by column name."""
+    from scorekit.text import rouge, sentence_bleu
+
+    if key == "bleu":
+        bleu = cast(Any, metric)
+        return {
+            "bleu": [
+                sentence_bleu(r, h, tokenize=bleu.tokenize, lowercase=bleu.lowercase).score
+                for r, h in zip(refs, hyps, strict=True)
+            ]
+        }
+    if key == "rouge":
+        settings = cast(Any, metric)
+        scores = rouge(
+            refs,
+            hyps,
+            types=settings.types,
+            stemmer=settings.stemmer,
+            tokenizer=settings.tokenizer,
+            per_sample=True,
+        )
+        out: dict[str, Any] = {}
+        for name, score in scores.items():
+            per = np.asarray(score.per_sample)
+            for k, field in enumerate(("precision", "recall", "fmeasure")):
+                out[f"{name}:{field}"] = per[:, k]
+        return out
+    for method in ("segment_scores", "segment_values"):
+        each = getattr(metric, method, None)
+        if each is not None:
+            return {key: each(refs, hyps)}
+    raise ConfigError(
+        message("scorekit text --sentence-level", "no per-line values", key, "a text metric")
+    )
 
 
 def _stream_states(

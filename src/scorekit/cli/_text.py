@@ -1,9 +1,12 @@
-"""``scorekit text``: BLEU and ROUGE of line-aligned hypothesis and reference files."""
+"""``scorekit text``: BLEU, chrF, TER, error rates and ROUGE of line-aligned text files."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import warnings
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from scorekit import api
@@ -13,25 +16,35 @@ from scorekit.cli._flags import (
     engine_options,
     format_flag,
     metric_flag,
-    report_flag,
-    write_report,
     write_warnings,
 )
-from scorekit.cli._output import Saved, display_values, save_state, write_values
+from scorekit.cli._output import Saved, display_values, number, plain, save_state, write_values
+from scorekit.errors import ConfigError, message, raw
 from scorekit.text import TOKENIZERS
 
 NAME = "text"
+
+PERCENT_METRICS = ("bleu", "chrf", "chrf++", "ter")
+"""The metrics ``--percent`` shows on sacrebleu's 0-100 scale."""
+
+_DETAILS = {
+    "bleu": ("precisions", "counts", "totals", "bp", "ratio", "hyp_len", "ref_len", "signature"),
+    "chrf": ("signature",),
+    "chrf++": ("signature",),
+    "ter": ("num_edits", "ref_length", "signature"),
+}
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``text`` command's parser."""
     tx: argparse.ArgumentParser = sub.add_parser(
         NAME,
-        help="BLEU and ROUGE of line-aligned hypothesis and reference files",
+        help="BLEU, chrF, TER, WER and ROUGE of line-aligned hypothesis and reference files",
         description=(
             "Score a file of hypotheses (one sentence a line, UTF-8) against one or more "
-            "reference files of the same length, like sacrebleu. BLEU is a fraction in [0, 1]; "
-            "its signature goes to stderr. ROUGE prints precision, recall and F-measure."
+            "reference files of the same length, like sacrebleu. Scores are fractions in [0, 1] "
+            "(--percent: BLEU, chrF and TER on sacrebleu's 0-100 scale); BLEU's signature goes "
+            "to stderr. ROUGE prints precision, recall and F-measure."
         ),
     )
     tx.add_argument(
@@ -40,28 +53,44 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     tx.add_argument("--hyps", required=True, metavar="FILE", help="hypotheses")
     metric_flag(
         tx,
-        f"bleu, rouge1..rouge9, rougeL, rougeLsum (default: {' '.join(api.TEXT_DEFAULTS)})",
+        "bleu, chrf, chrf++, ter, wer, cer, mer, wil, wip, rouge1..rouge9, rougeL, rougeLsum, "
+        "rougeW, rougeS<d>, rougeSU<d>; options after a colon (chrf:beta=1) "
+        f"(default: {' '.join(api.TEXT_DEFAULTS)})",
         short=True,
     )
     tx.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="BLEU tokenizer")
-    tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU")
+    tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU and chrF")
     tx.add_argument("--stemmer", action="store_true", help="Porter stemming for ROUGE")
     tx.add_argument(
+        "--tokenizer",
         "--rouge-tokenizer",
-        choices=("default", "unicode"),
+        dest="rouge_tokenizer",
+        choices=tuple(api.ROUGE_TOKENIZERS),
         default="default",
         help="ROUGE tokenizer: default keeps a-z and 0-9 as rouge-score does; unicode keeps "
-        "the letters and digits of every script",
+        "the letters and digits of every script; whitespace splits at whitespace",
+    )
+    tx.add_argument(
+        "--percent",
+        action="store_true",
+        help="BLEU, chrF and TER on sacrebleu's 0-100 scale, labelled (%%)",
+    )
+    tx.add_argument(
+        "--sentence-level",
+        action="store_true",
+        help="one line of scores per segment, written as the lines are read (as sacrebleu "
+        "--sentence-level); --chunk-size sets the lines read at a time",
     )
     format_flag(tx, "table", "json", "csv")
     add_scale_flags(tx, unit="lines")
-    report_flag(tx)
     return tx
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Score the files with :func:`scorekit.api.evaluate_text` and print the values."""
     check_scale_flags(args, NAME)
+    if args.sentence_level:
+        return _sentence_level(args, out, err)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = api.evaluate_text(
@@ -76,11 +105,123 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     write_warnings((str(w.message) for w in caught), err)
     shown, notes = display_values(NAME, result.values, result.metrics, result.states)
+    if args.format == "json":
+        shown = _with_details(shown, result)
+    if args.percent:
+        shown = {_label(k): v for k, v in _percent(shown).items()}
     if args.save_state:
         saved = Saved(result.metrics, result.states, result.rows)
         save_state(args.save_state, NAME, "references_predictions", saved, columns=None)
     write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
-    write_report(args, result, err, title="scorekit text", inputs=[args.hyps, *args.refs])
     return 0
+
+
+def _base(key: str) -> str:
+    """The metric name of a key (``chrf:beta=1`` -> ``chrf``, ``bleu:bp`` -> ``bleu``)."""
+    return key.split(":", 1)[0]
+
+
+def _scaled(key: str) -> bool:
+    if _base(key) not in PERCENT_METRICS:
+        return False
+    if ":" not in key:
+        return True
+    last = key.rsplit(":", 1)[1]
+    return last == "precisions" or "=" in last
+
+
+def _label(key: str) -> str:
+    return f"{key} (%)" if _scaled(key) else key
+
+
+def _percent(shown: dict[str, Any]) -> dict[str, Any]:
+    """The values of BLEU, chrF and TER (and BLEU's precisions) times 100."""
+    out: dict[str, Any] = {}
+    for key, value in shown.items():
+        if _scaled(key) and isinstance(value, list | tuple):
+            out[key] = [100 * v for v in value]
+        elif _scaled(key) and isinstance(value, int | float):
+            out[key] = 100 * value
+        else:
+            out[key] = value
+    return out
+
+
+def _with_details(shown: dict[str, Any], result: api.TextEvaluation) -> dict[str, Any]:
+    """The values with BLEU's statistics and signature (and chrF's, TER's) after each."""
+    out: dict[str, Any] = {}
+    for key, value in shown.items():
+        out[key] = value
+        metric = result.metrics.get(key)
+        fields = _DETAILS.get(getattr(metric, "name", ""), ())
+        if not fields or metric is None:
+            continue
+        details = metric.result(result.states[key])  # type: ignore[attr-defined]
+        for field in fields:
+            out[f"{key}:{field}"] = plain(getattr(details, field))
+    return out
+
+
+def _sentence_level(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Write one line of scores per segment, block by block."""
+    for flag, given in (("--engine", args.engine), ("--save-state", args.save_state)):
+        if given:
+            raise ConfigError(
+                message(
+                    "scorekit text --sentence-level",
+                    f"{flag} scores the corpus, not each line",
+                    raw(f"{flag} {given}"),
+                    f"--sentence-level without {flag}",
+                )
+            )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        blocks = api.text_segments(
+            args.hyps,
+            args.refs,
+            args.metric,
+            tokenize=args.tokenize,
+            lowercase=args.lowercase,
+            stemmer=args.stemmer,
+            rouge_tokenizer=args.rouge_tokenizer,
+            lines=args.chunk_size or 1000,
+        )
+        _write_rows(blocks, args.format, args.percent, out)
+    write_warnings((str(w.message) for w in caught), err)
+    return 0
+
+
+def _write_rows(
+    blocks: Iterable[list[dict[str, float]]], fmt: str, percent: bool, out: TextIO
+) -> None:
+    """Rows of ``line`` and the scores: a table, CSV or JSON Lines, flushed per block."""
+    line = 0
+    header: list[str] | None = None
+    writer = csv.writer(out, lineterminator="\n")
+    widths: list[int] = []
+    for block in blocks:
+        for row in block:
+            line += 1
+            if percent:
+                row = _percent(row)
+            names = list(row)
+            if header is None:
+                header = ["line", *(_label(n) if percent else n for n in names)]
+                widths = [max(len(h), 8) for h in header]
+                if fmt == "csv":
+                    writer.writerow(header)
+                elif fmt == "table":
+                    out.write("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
+                    out.write("\n")
+            if fmt == "json":
+                item = {"line": line, **dict(zip(header[1:], map(plain, row.values())))}
+                out.write(json.dumps(item) + "\n")
+            elif fmt == "csv":
+                writer.writerow([line, *(repr(float(v)) for v in row.values())])
+            else:
+                cells = [str(line), *(number(v) for v in row.values())]
+                out.write("  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True)))
+                out.write("\n")
+        out.flush()

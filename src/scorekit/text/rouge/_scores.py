@@ -218,24 +218,41 @@ def _best_per_item(scores: NDArray[np.float64], per_item: NDArray[np.int64]) -> 
 # per-item scores --------------------------------------------------------------
 
 
+# the code points Python's str.isspace() accepts (none lies above U+3000)
+_SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+
+
 def _warn_untokenized(metric: str, preds: list[str], refs: list[str]) -> None:
-    """Warn when a text has characters but no token under rouge-score's tokenizer.
+    """Warn when rouge-score's tokenizer drops most characters, or all of a text's.
 
     The default tokenizer keeps only a-z and 0-9, as rouge-score does, so a text
     in Chinese, Japanese, Cyrillic or Greek script is empty to it and scores 0.
+    The warning comes when a text has characters but no token, or when more
+    than half of the batch's characters other than whitespace are dropped.
     """
-    for text in chain(preds, refs):
-        if not text.isascii() and text.strip() and not _DEFAULT_TOKEN.search(text.lower()):
-            warnings.warn(
-                f"{metric}: texts without a letter a-z or digit 0-9 (Chinese, Japanese, "
-                "Cyrillic, Greek...) have no tokens under the default tokenizer "
-                "(rouge-score's, which keeps only a-z and 0-9) and score 0; use "
-                "tokenizer='unicode' (scorekit text --rouge-tokenizer unicode) for text "
-                "in other scripts",
-                UserWarning,
-                stacklevel=4,
-            )
-            return
+    joined = "".join(chain(preds, refs))
+    if joined.isascii():
+        return
+    points = np.frombuffer(joined.lower().encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    alnum = ((points >= 48) & (points <= 57)) | ((points >= 97) & (points <= 122))
+    kept = int(np.count_nonzero(alnum))
+    visible = int(np.count_nonzero(~np.isin(points, _SPACES)))
+    most = visible > 0 and kept < visible / 2
+    empty = most or any(
+        not text.isascii() and text.strip() and not _DEFAULT_TOKEN.search(text.lower())
+        for text in chain(preds, refs)
+    )
+    if not empty:
+        return
+    dropped = f"{100 * (1 - kept / visible):.0f}% of" if visible else "the"
+    warnings.warn(
+        f"{metric}: rouge-score's default tokenizer keeps only a-z and 0-9 and drops "
+        f"{dropped} the characters of these texts; a text in Chinese, Japanese, Cyrillic, "
+        "Greek... has no tokens under the default tokenizer and scores 0; use "
+        "tokenizer='unicode' (scorekit text --tokenizer unicode) for text in other scripts",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def _item_scores(
