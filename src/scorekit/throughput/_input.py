@@ -34,8 +34,8 @@ REQUIRED: tuple[str, ...] = ("prompt_tokens", "output_tokens", "start", "end")
 """Columns every record must have."""
 MARKS: tuple[str, ...] = ("record", "warmup")
 """Columns that set a record aside: ``record`` ``"metadata"`` (a load test's description of
-its run) and ``warmup`` true (a request sent before the measured load) are left out of
-every figure."""
+its run; a ``record`` column of other values or of numbers marks nothing) and ``warmup``
+true (a request sent before the measured load) are left out of every figure."""
 OPTIONAL: tuple[str, ...] = ("first_token", "token_times", "success", "error", *MARKS)
 """Columns a record may have; absent means null."""
 COLUMNS: tuple[str, ...] = REQUIRED + OPTIONAL
@@ -209,16 +209,9 @@ def _drop_marked(
         return cols, n, source
     keep = np.ones(n, dtype=bool)
     record = cols.pop("record", None)
-    if record is not None and not pa.types.is_null(record.type):
-        if not (pa.types.is_string(record.type) or pa.types.is_large_string(record.type)):
-            raise InputError(
-                message(
-                    metric,
-                    f"record is not text at {source.where(0, 'record')}",
-                    raw(str(record.type)),
-                    "'metadata' or null",
-                )
-            )
+    if record is not None and (
+        pa.types.is_string(record.type) or pa.types.is_large_string(record.type)
+    ):
         marked = pc.fill_null(pc.equal(record, "metadata"), False)
         keep &= ~np.asarray(marked.to_numpy(zero_copy_only=False), dtype=bool)
     warmup = cols.pop("warmup", None)
