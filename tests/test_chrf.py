@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (sacrebleu's test sentences are long lines)
 """chrF and chrF++ against sacrebleu 2.x: corpus and sentence scores, signatures, bad input."""
 
 from __future__ import annotations
@@ -36,22 +37,48 @@ _OPTIONS = st.fixed_dictionaries(
     }
 ).filter(lambda o: o["char_order"] + o["word_order"] > 0)
 
-# sacrebleu's own test sentences (test/test_chrf.py)
+# sacrebleu's test cases (test/test_chrf.py): predictions, references, options, its score
 SACREBLEU_CASES = [
-    (["abcdefg"], "abcdefg"),
-    (["abcdefg"], "abcdefgh"),
-    (["abcdefg"], "abcdef"),
-    (["a b c d e f g"], "a b c d e f g"),
-    (["The relationship between Obama and Netanyahu has been stretched for years."],
-     "The relationship between Obama and Netanyahu is not exactly friendly."),
-    (["Die Beziehungen zwischen Obama und Netanjahu sind seit Jahren angespannt."],
-     "Die Beziehungen zwischen Obama und Netanjahu sind nicht gerade freundlich."),
-    (["I love cats", "I love dogs"], "I love cats and dogs"),
-    ([""], ""),
-    (["a"], ""),
-    ([""], "a"),
+    (["abcdefg"], ["hijklmnop"], {"eps_smoothing": True}, 0.0),
+    (["a"], ["b"], {"eps_smoothing": True}, 0.0),
+    ([""], ["b"], {"eps_smoothing": True}, 0.0),
+    ([""], ["reference"], {"eps_smoothing": True}, 0.0),
+    (["aa"], ["ab"], {"eps_smoothing": True}, 8.3333),
+    (["a", "b"], ["a", "c"], {"eps_smoothing": True}, 8.3333),
+    (["a"], ["a"], {"eps_smoothing": True}, 16.6667),
+    (["a b c"], ["a b c"], {"eps_smoothing": True}, 50.0),
+    (["a b c"], ["abc"], {"eps_smoothing": True}, 50.0),
+    ([" risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists ."],
+     ["risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists ."],
+     {"eps_smoothing": True}, 63.361730),
+    ([" Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. "],
+     ["Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."],
+     {"eps_smoothing": True}, 64.1302698),
     (["Niemand hat die Absicht, eine Mauer zu errichten"],
-     "Niemand hat die Absicht, eine Mauer zu errichten"),
+     ["Niemand hat die Absicht, eine Mauer zu errichten"], {"eps_smoothing": True}, 100.0),
+    (["a"], ["a"], {}, 100.0),
+    ([""], ["reference"], {}, 0.0),
+    (["a b c"], ["a b c"], {}, 100.0),
+    (["a b c"], ["abc"], {}, 100.0),
+    ([""], ["c"], {}, 0.0),
+    (["a", "b"], ["a", "c"], {}, 50.0),
+    (["aa"], ["ab"], {}, 25.0),
+    (["Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich."],
+     ["Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."],
+     {"whitespace": True}, 67.3481606),
+    (["risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists ."],
+     ["risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists ."],
+     {"whitespace": True}, 65.2414427),
+]  # fmt: skip
+SACREBLEU_SENTENCES = [
+    ("Co nás nejvíc trápí, protože lékaři si vybírají, kdo bude žít a kdo zemře.",
+     ["Nejvíce smutní jsme z toho, že musíme rozhodovat o tom, kdo bude žít a kdo zemře."],
+     39.14078509),
+    ("Nebo prostě nemají vybavení, které by jim pomohlo, uvedli lékaři.",
+     ["A někdy nemáme ani potřebný materiál, abychom jim pomohli, popsali lékaři."], 31.22557079),
+    ("Lapali po dechu, jejich životy skončily dřív, než skutečně začaly.",
+     ["Lapali po dechu a pak jejich život skončil - dřív, než skutečně mohl začít, připomněli."],
+     57.15704367),
 ]  # fmt: skip
 
 
@@ -93,16 +120,22 @@ def test_equals_sacrebleu_on_random_corpora(pairs: list[Any], options: dict[str,
     _check(refs, preds, **options)
 
 
-@pytest.mark.parametrize("word_order", [0, 2])
-@pytest.mark.parametrize(("refs", "pred"), SACREBLEU_CASES)
-def test_equals_sacrebleu_on_its_test_sentences(
-    refs: list[str], pred: str, word_order: int
+@pytest.mark.parametrize(("preds", "refs", "options", "score"), SACREBLEU_CASES)
+def test_equals_sacrebleus_test_cases(
+    preds: list[str], refs: list[str], options: dict[str, Any], score: float
 ) -> None:
-    _check([refs], [pred], word_order=word_order)
-    r = sentence_chrf(refs, pred, word_order=word_order)
-    assert 100 * r.score == pytest.approx(
-        RefCHRF(word_order=word_order).sentence_score(pred, refs).score, rel=1e-12, abs=1e-12
+    result = chrf(refs, preds, beta=3, **options)
+    assert 100 * result.score == pytest.approx(score, abs=1e-4)
+    for word_order in (0, 2):
+        _check([[r] for r in refs], preds, beta=3, word_order=word_order, **options)
+
+
+@pytest.mark.parametrize(("pred", "refs", "score"), SACREBLEU_SENTENCES)
+def test_equals_sacrebleus_sentence_cases(pred: str, refs: list[str], score: float) -> None:
+    assert 100 * sentence_chrf(refs, pred, eps_smoothing=True).score == pytest.approx(
+        score, abs=1e-4
     )
+    _check([refs], [pred], eps_smoothing=True, word_order=2)
 
 
 def test_worked_values_and_names() -> None:

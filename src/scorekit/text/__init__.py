@@ -1,6 +1,6 @@
-"""Text generation metrics: BLEU, chrF, error rates, ROUGE and perplexity.
+"""Text generation metrics: BLEU, chrF, TER, error rates, ROUGE and perplexity.
 
-BLEU and chrF agree with sacrebleu; WER, CER, MER, WIL and WIP with jiwer;
+BLEU, chrF and TER agree with sacrebleu; WER, CER, MER, WIL and WIP with jiwer;
 ROUGE-N/L/Lsum with Google's rouge-score and ROUGE-W/S/SU with ROUGE-1.5.5;
 perplexity follows PyTorch's cross-entropy arithmetic. Every metric keeps summed
 statistics as its state, so corpus values from streamed or merged chunks equal the in-memory ones.
@@ -38,6 +38,9 @@ from scorekit.text.rouge import (
     rouge,
 )
 
+# TER
+from scorekit.text.ter import TER, TERResult, TERStats, sentence_ter, ter
+
 # word and character error rates
 from scorekit.text.wer import (
     CER,
@@ -67,6 +70,7 @@ __all__: list[str] = [
     "ROUGE1",
     "ROUGE2",
     "ROUGEL",
+    "TER",
     "TOKENIZERS",
     "WER",
     "WIL",
@@ -85,6 +89,8 @@ __all__: list[str] = [
     "ROUGELsum",
     "RougeScore",
     "RougeSums",
+    "TERResult",
+    "TERStats",
     "bleu",
     "cer",
     "chrf",
@@ -96,6 +102,8 @@ __all__: list[str] = [
     "rouge",
     "sentence_bleu",
     "sentence_chrf",
+    "sentence_ter",
+    "ter",
     "wer",
     "wil",
     "wip",
