@@ -351,6 +351,8 @@ def test_prompt_content_of_messages():
         (["--warmup", "-1"], "--warmup: expected a whole number >= 0"),
         (["--max-failures", "lots"], "--max-failures: bad limit; got 'lots'"),
         (["--tokenizer", "/no/such/tokenizer.json"], "no tokenizer file or tiktoken encoding"),
+        (["--max-concurrency", "4"], "max_concurrency shapes an open loop; expected a rate"),
+        (["--concurrency", "2", "--burstiness", "0.5"], "burstiness shapes an open loop"),
     ],
 )
 def test_cli_bad_load_options(tmp_path, capsys, extra, expected):

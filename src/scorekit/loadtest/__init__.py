@@ -457,6 +457,11 @@ def run_loadtest(
         raise ConfigError(message(NAME, "bad burstiness", burstiness, "a finite number > 0"))
     if max_concurrency is not None:
         _positive("max_concurrency", max_concurrency, integer=True)
+    if rate is None and (max_concurrency is not None or burstiness != 1):
+        name = "max_concurrency" if max_concurrency is not None else "burstiness"
+        raise ConfigError(
+            message(NAME, f"{name} shapes an open loop", None, "a rate as well (--rate)")
+        )
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ConfigError(message(NAME, "bad warmup", warmup, "a whole number >= 0"))
     if temperature is not None and (
