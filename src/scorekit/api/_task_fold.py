@@ -22,6 +22,7 @@ from scorekit.api._task import (
     default_metrics,
 )
 from scorekit.core import Metric, State
+from scorekit.engines import Notes, SizeWatch
 from scorekit.errors import InputError, ScorekitError, message
 
 __all__ = ["classes_of", "evaluate_chunks"]
@@ -34,6 +35,7 @@ class _Tracked:
         self.spec = spec
         self.metric: Metric[Any] | None = None
         self.tree: Any = None
+        self.watch: Any = None
         self.state: State | None = None
         self.value: Any = None
         self.done = False
@@ -121,6 +123,7 @@ def _configuring(
     def work() -> None:
         item.metric = _metric_for(item.spec, plan, pos_label, classes)
         item.tree = _merge_tree(item.metric)
+        item.watch = SizeWatch([item.metric], _io.state_warning_size())
 
     return work
 
@@ -130,6 +133,9 @@ def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
         metric = cast(Metric[Any], item.metric)
         args, kwargs = _arguments(metric, data)
         item.tree.add([metric.summarize(*args, **kwargs)])
+        notes = Notes()
+        item.watch.check(item.tree, notes)
+        notes.emit()
 
     return work
 

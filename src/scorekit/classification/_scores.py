@@ -334,6 +334,11 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
         object.__setattr__(self, "score_range", None)
         return True
 
+    @property
+    def grows(self) -> bool:
+        """The exact histogram grows with the distinct scores; bin counts do not."""
+        return self.edges is None
+
     def empty(self) -> ScoreHistogram | BinnedScores:
         """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
         if self.edges is not None:

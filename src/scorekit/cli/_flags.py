@@ -112,6 +112,20 @@ class _MaxFileSize(argparse.Action):
         setattr(namespace, self.dest, size)
 
 
+class _StateWarning(argparse.Action):
+    """``--state-warning SIZE``: the size past which a growing exact state is pointed out."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        from scorekit import io
+
+        try:
+            size = io.parse_size(str(values), "--state-warning")
+        except ConfigError as exc:
+            parser.error(str(exc))
+        os.environ[io.STATE_WARNING_VARIABLE] = str(size)
+        setattr(namespace, self.dest, size)
+
+
 def max_file_size_flag(parser: argparse.ArgumentParser, what: str) -> None:
     """``--max-file-size SIZE``: how large ``what`` (read whole into memory) may be."""
     parser.add_argument(
@@ -158,6 +172,13 @@ def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> N
         type=positive_int,
         metavar="N",
         help="worker processes of the local Dask cluster (--engine dask)",
+    )
+    group.add_argument(
+        "--state-warning",
+        action=_StateWarning,
+        metavar="SIZE",
+        help="warn when an exact state that grows with the data (roc_auc, average_precision) "
+        "passes SIZE, and name its bounded form (default 256M, or SCOREKIT_STATE_WARNING_SIZE)",
     )
     group.add_argument(
         "--save-state",

@@ -423,6 +423,16 @@ class Metric(abc.ABC, Generic[S]):
     def empty(self) -> S:
         """The state of no data: the identity of :meth:`merge`."""
 
+    @property
+    def grows(self) -> bool:
+        """Whether this configuration's state grows with the data (as registered by default).
+
+        A metric registered as growing may have a bounded configuration
+        (``roc_auc:bins=N``), which overrides this to ``False``.
+        """
+        info = getattr(type(self), "info", None)
+        return bool(info is not None and info.grows)
+
     def merge(self, a: S, b: S) -> S:
         """Merge two states (associative and commutative)."""
         return a.merge(b)

@@ -27,6 +27,7 @@ from scorekit.engines._columns import (
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     Notes,
+    SizeWatch,
     positive_int,
     side_input_names,
     side_inputs,
@@ -37,6 +38,7 @@ from scorekit.errors import ConfigError, choices, message
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "Notes",
+    "SizeWatch",
     "batch_arguments",
     "column_roles",
     "engine",

@@ -10,23 +10,27 @@ queries ...``) come from the metrics' ``compute``, from counts their states hold
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from scorekit.core import MergeTree, Metric, State, input_kind, merge_states
+from scorekit.core import MergeTree, Metric, State, get, input_kind, merge_states
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message
+from scorekit.io import format_bytes
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "MergeTree",
     "Notes",
+    "SizeWatch",
     "group_role",
     "merge_states",
     "positive_int",
     "side_input_names",
     "side_inputs",
+    "state_nbytes",
     "summarize_chunk",
 ]
 
@@ -169,3 +173,58 @@ def summarize_chunk(
                     states.append(metric.empty())
     notes.record(caught)
     return states, notes
+
+
+# exact states that grow with the data ---------------------------------------------------------
+
+
+def state_nbytes(state: State) -> int:
+    """The bytes of the arrays a state holds (its fields, one level into tuples and lists)."""
+    total = 0
+    for field in dataclasses.fields(state):
+        value = getattr(state, field.name)
+        items = value if isinstance(value, tuple | list) else (value,)
+        total += sum(int(getattr(v, "nbytes", 0)) for v in items)
+    return total
+
+
+class SizeWatch:
+    """Notes once per metric that its exact state has grown past a size, with the bounded option.
+
+    Only metrics registered as growing with the data and offering a bounded
+    form (``roc_auc:bins=N``) are watched: the note names that form.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("roc_auc")
+    >>> watch = SizeWatch([metric], limit=64)
+    >>> tree = MergeTree([metric])
+    >>> tree.add([metric.summarize([0, 1, 0, 1] * 10, [0.1 * i for i in range(40)])])
+    >>> notes = Notes()
+    >>> watch.check(tree, notes)
+    >>> print(notes.messages()[0][1])  # doctest: +ELLIPSIS
+    roc_auc: the exact state has grown past 64 B ...; roc_auc:bins=N keeps it bounded...
+    """
+
+    def __init__(self, metrics: Sequence[Metric[Any]], limit: int) -> None:
+        self.limit = limit
+        self.watched: dict[int, str] = {}
+        for i, metric in enumerate(metrics):
+            info = get(metric.name)
+            if metric.grows and info.bounded:
+                self.watched[i] = f"{info.name}:{info.bounded}"
+
+    def check(self, tree: MergeTree, notes: Notes) -> None:
+        """Note every watched metric whose partial states in ``tree`` exceed the size."""
+        for i, bounded in list(self.watched.items()):
+            size = sum(state_nbytes(states[i]) for _, states in tree.stack)
+            if size > self.limit:
+                del self.watched[i]
+                notes.add(
+                    UserWarning,
+                    f"{tree.metrics[i].name}: the exact state has grown past "
+                    f"{format_bytes(self.limit)} (memory grows with the distinct scores; "
+                    f"the limit is SCOREKIT_STATE_WARNING_SIZE or --state-warning); {bounded} "
+                    "keeps it bounded, with an error bound on the value.",
+                )

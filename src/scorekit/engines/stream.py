@@ -26,6 +26,7 @@ from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     Notes,
+    SizeWatch,
     group_role,
     positive_int,
     side_inputs,
@@ -33,7 +34,15 @@ from scorekit.engines._fold import (
 )
 from scorekit.engines._grouping import Groups
 from scorekit.errors import ConfigError, message, raw
-from scorekit.io import Progress, ReadPlan, Source, Widen, open_source, progress_wanted
+from scorekit.io import (
+    Progress,
+    ReadPlan,
+    Source,
+    Widen,
+    open_source,
+    progress_wanted,
+    state_warning_size,
+)
 
 __all__ = ["fold", "read_chunks", "run"]
 
@@ -107,11 +116,13 @@ def fold(
         for kind, index in grouped.items()
     ]
     log = Notes()
+    watch = SizeWatch(plain_tree.metrics, state_warning_size())
     rows = 0
     for chunk in chunks:
         rows += chunk.num_rows
         if plain and chunk.num_rows:
             plain_tree.add(_summarize(plain_tree.metrics, chunk, mapping, side, log))
+            watch.check(plain_tree, log)
         for _, tree, groups in parts:
             ready = groups.push(chunk)
             if ready is not None:

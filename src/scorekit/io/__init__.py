@@ -60,11 +60,13 @@ from scorekit.io._json import parse_json, read_json
 from scorekit.io._limits import (
     DEFAULT_MAX_FILE_SIZE,
     MAX_FILE_SIZE_VARIABLE,
+    STATE_WARNING_VARIABLE,
     max_file_size,
     parse_size,
     read_limited,
     read_text,
     require_regular,
+    state_warning_size,
 )
 from scorekit.io._progress import Progress, format_bytes, format_count, format_duration
 from scorekit.io._progress import wanted as progress_wanted
@@ -101,6 +103,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "OFFSET_KEY",
     "SOURCE_KEY",
+    "STATE_WARNING_VARIABLE",
     "SUPPORTED_EXTENSIONS",
     "Chunk",
     "FileSource",
@@ -156,6 +159,7 @@ __all__ = [
     "score_matrix",
     "skip",
     "source_of",
+    "state_warning_size",
     "straddles",
     "table_column",
     "weight_array",

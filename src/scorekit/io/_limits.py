@@ -21,12 +21,15 @@ from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
+    "DEFAULT_STATE_WARNING_SIZE",
     "MAX_FILE_SIZE_VARIABLE",
+    "STATE_WARNING_VARIABLE",
     "max_file_size",
     "parse_size",
     "read_limited",
     "read_text",
     "require_regular",
+    "state_warning_size",
 ]
 
 DEFAULT_MAX_FILE_SIZE = 1 << 30
@@ -34,6 +37,12 @@ DEFAULT_MAX_FILE_SIZE = 1 << 30
 
 MAX_FILE_SIZE_VARIABLE = "SCOREKIT_MAX_FILE_SIZE"
 """The environment variable that raises (or lowers) :data:`DEFAULT_MAX_FILE_SIZE`."""
+
+DEFAULT_STATE_WARNING_SIZE = 256 << 20
+"""Bytes an exact state that grows with the data may reach before a warning: 256 MiB."""
+
+STATE_WARNING_VARIABLE = "SCOREKIT_STATE_WARNING_SIZE"
+"""The environment variable that sets :data:`DEFAULT_STATE_WARNING_SIZE` for a run."""
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", re.IGNORECASE)
@@ -70,6 +79,20 @@ def max_file_size() -> int:
     if not text:
         return DEFAULT_MAX_FILE_SIZE
     return parse_size(text, MAX_FILE_SIZE_VARIABLE)
+
+
+def state_warning_size() -> int:
+    """Bytes a growing exact state may reach before a warning (``SCOREKIT_STATE_WARNING_SIZE``).
+
+    Examples
+    --------
+    >>> state_warning_size() >= 1 << 20
+    True
+    """
+    text = os.environ.get(STATE_WARNING_VARIABLE)
+    if not text:
+        return DEFAULT_STATE_WARNING_SIZE
+    return parse_size(text, STATE_WARNING_VARIABLE)
 
 
 def require_regular(path: Path, what: str) -> os.stat_result:
