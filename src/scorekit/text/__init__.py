@@ -5,7 +5,7 @@ ROUGE-N/L/Lsum with Google's rouge-score and ROUGE-W/S/SU with ROUGE-1.5.5;
 perplexity follows PyTorch's cross-entropy arithmetic. Every metric keeps summed
 statistics as its state, so corpus values from streamed or merged chunks equal the in-memory ones.
 
-Also here: :data:`TOKENIZERS` (the tokenizer names BLEU accepts);
+Also here: :func:`from_function` (a metric from a per-item scoring function); :data:`TOKENIZERS` (the tokenizer names BLEU accepts);
 :func:`read_parallel` and :func:`read_line_blocks`, which read line-aligned
 hypothesis and reference files (whole, or a block of lines at a time); and
 :class:`LineFiles`, those files as a source of :func:`scorekit.evaluate`.
@@ -14,6 +14,7 @@ hypothesis and reference files (whole, or a block of lines at a time); and
 from typing import TYPE_CHECKING
 
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
+from scorekit.text._function import FunctionMeans, FunctionMetric, from_function
 from scorekit.text._lines import read_line_blocks, read_parallel
 from scorekit.text._tokenize import TOKENIZERS
 
@@ -82,6 +83,8 @@ __all__: list[str] = [
     "CHRFStats",
     "EditCounts",
     "ErrorRates",
+    "FunctionMeans",
+    "FunctionMetric",
     "LineFiles",
     "NLLSums",
     "Perplexity",
@@ -95,6 +98,7 @@ __all__: list[str] = [
     "cer",
     "chrf",
     "error_rates",
+    "from_function",
     "mer",
     "perplexity",
     "read_line_blocks",
