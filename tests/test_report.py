@@ -124,7 +124,8 @@ def test_text_qa_and_merge_reports(tmp_path):
     text, qa, merged = tmp_path / "x.html", tmp_path / "q.html", tmp_path / "m.html"
     argv = ["text", "--hyps", str(DATA / "hyps.txt"), "--refs", str(DATA / "refs_a.txt")]
     assert main([*argv, "-m", "bleu", "rougeL", "--report", str(text)]) == 0
-    assert "bleu" in text.read_text(encoding="utf-8")
+    shown = text.read_text(encoding="utf-8")
+    assert "signature: nrefs:1|" in shown and "rougeL: precision" in shown
     argv = ["qa", str(DATA / "squad_dev.json"), str(DATA / "squad_preds.json")]
     assert main([*argv, "--report", str(qa)]) == 0
     assert "exact" in qa.read_text(encoding="utf-8")

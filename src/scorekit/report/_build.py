@@ -104,6 +104,12 @@ def _summary(c: Contents) -> list[list[str]]:
             shown += f"  [{ci[0]:.4g}, {ci[1]:.4g}]"
         settings = repr(metric) if metric is not None else ""
         signature = getattr(value, "signature", None)
+        make = getattr(metric, "signature", None)
+        if not isinstance(signature, str) and callable(make) and key in c.states:
+            try:
+                signature = make(c.states[key])
+            except (TypeError, ValueError):
+                signature = None
         if isinstance(signature, str):
             settings = f"{settings} signature: {signature}".strip()
         rows.append([key, shown, settings])

@@ -17,6 +17,9 @@ def fmt(value: Any) -> str:
     --------
     >>> fmt(0.123456), fmt(3), fmt(float("nan")), fmt([1, 2, 3])
     ('0.1235', '3', 'nan', '[1, 2, 3]')
+    >>> fmt({"rougeL": 0.5})
+    'rougeL: 0.5'
+
     """
     if isinstance(value, bool) or value is None:
         return str(value)
@@ -29,7 +32,16 @@ def fmt(value: Any) -> str:
         inner = getattr(value, name, None)
         if isinstance(inner, int | float) and not isinstance(inner, bool):
             return fmt(inner)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {fmt(v)}" for k, v in list(value.items())[:20])
     if isinstance(value, tuple) and hasattr(value, "_fields"):
+        numbers = [
+            f"{name} {fmt(item)}"
+            for name, item in zip(value._fields, value, strict=True)
+            if isinstance(item, int | float) and not isinstance(item, bool)
+        ]
+        if numbers:
+            return ", ".join(numbers)
         return f"{type(value).__name__} ({', '.join(value._fields)})"
     arr = np.asarray(value) if isinstance(value, list | np.ndarray) else None
     if arr is not None and arr.dtype.kind in "biuf":
