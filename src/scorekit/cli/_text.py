@@ -16,6 +16,8 @@ from scorekit.cli._flags import (
     engine_options,
     format_flag,
     metric_flag,
+    report_flag,
+    write_report,
     write_warnings,
 )
 from scorekit.cli._output import Saved, display_values, number, plain, save_state, write_values
@@ -83,6 +85,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     format_flag(tx, "table", "json", "csv")
     add_scale_flags(tx, unit="lines")
+    report_flag(tx)
     return tx
 
 
@@ -115,6 +118,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
+    write_report(args, result, err, title="scorekit text", inputs=[args.hyps, *args.refs])
     return 0
 
 
