@@ -76,9 +76,12 @@ class _Judged:
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Any:
         """Build from ``{query: {doc: value}}`` (pytrec_eval's form)."""
+        import pyarrow as pa
+
         what = cls.__name__
-        queries: list[str] = []
-        docs: list[str] = []
+        names: list[str] = []
+        sizes: list[int] = []
+        docs: list[Any] = []
         values: list[Any] = []
         if not isinstance(data, Mapping):
             raise InputError(
@@ -94,11 +97,14 @@ class _Judged:
                         "{query: {doc: value}}",
                     )
                 )
-            queries.extend([str(q)] * len(inner))
-            docs.extend(str(d) for d in inner)
+            names.append(str(q))
+            sizes.append(len(inner))
+            docs.extend(inner)
             values.extend(inner.values())
         arr = as_values(what, cls._value_name, values)
-        return cls(queries, docs, arr, source="dict")
+        rows = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
+        queries = pa.array(names, type=pa.string()).take(pa.array(rows))
+        return cls(queries, _doc_ids(docs), arr, source="dict")
 
     @classmethod
     def from_table(
@@ -347,6 +353,19 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     """
     run: Run = Run._from_columns(read_run_file(Path(path)))
     return run
+
+
+def _doc_ids(docs: list[Any]) -> Any:
+    """Doc ids as a pyarrow string array: strings as they are, anything else through ``str``."""
+    import pyarrow as pa
+
+    try:
+        column = pa.array(docs)
+    except (pa.ArrowException, TypeError, ValueError):
+        column = None
+    if column is None or not pa.types.is_string(column.type):
+        column = pa.array([str(d) for d in docs], type=pa.string())
+    return column
 
 
 def _coerce(what: str, obj: Any, cls: type[Any], reader: Any) -> Any:

@@ -48,7 +48,7 @@ def _grouped_order(
     inside = codes[1:] == codes[:-1]
     block_start = np.flatnonzero(np.concatenate([[True], ~inside]))
     if len(block_start) != n_queries or ((score[1:] > score[:-1]) & inside).any():
-        order = np.lexsort((-score, codes)).astype(np.int64)
+        order = _by_query_then_score(codes, score, n_queries)
         ranked_codes, ranked_scores = codes[order], score[order]
         tied = ranked_codes[1:] == ranked_codes[:-1]
         tied &= ranked_scores[1:] == ranked_scores[:-1]
@@ -65,6 +65,21 @@ def _grouped_order(
     if not equal.any():
         return order, None
     return order, np.append(equal, False)[order[:-1]]
+
+
+def _by_query_then_score(
+    codes: NDArray[np.int64], score: NDArray[np.float64], n_queries: int
+) -> NDArray[np.int64]:
+    """Rows by query code, then by descending score (equal scores in any order).
+
+    One sort by score, then a stable sort by query code: with fewer than 65,536
+    queries the codes fit 16 bits and the stable sort is a radix sort.
+    """
+    if n_queries > 1 << 16:
+        return np.lexsort((-score, codes)).astype(np.int64)
+    by_score = np.argsort(-score)
+    narrow = codes.astype(np.uint16)[by_score]
+    return by_score[np.argsort(narrow, kind="stable")].astype(np.int64, copy=False)
 
 
 def _break_ties(order: NDArray[np.int64], tied: NDArray[np.bool_], doc: Any) -> NDArray[np.int64]:
