@@ -12,13 +12,15 @@ pseudo-diagonal ("beam"). Its result equals the plain Levenshtein distance
 whenever every path as cheap as that distance stays inside the band; that
 holds for any distance up to a bound fixed by the two lengths
 (:func:`_exact_bound`), and then the distance comes from rapidfuzz's compiled
-kernel. Above the bound, and whenever the alignment (trace) is needed, the
-band is filled here exactly as sacrebleu fills it.
+kernel, and the alignment (trace) from the whole table, built bit-parallel.
+Above the bound the band is filled here exactly as sacrebleu fills it.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import lru_cache
 
 __all__ = ["edit_count"]
 
@@ -40,48 +42,64 @@ def _beam(n: int, m: int) -> tuple[float, int]:
 
 
 def _band_distance(hyp: str, ref: str, trace: bool) -> tuple[int, str]:
-    """sacrebleu's banded edit distance of ``hyp`` to ``ref``, and its trace when asked."""
+    """sacrebleu's banded edit distance of ``hyp`` to ``ref``, and its trace when asked.
+
+    The forward pass keeps only costs; the trace is read back from them
+    (:func:`_trace_of`).
+    """
     n, m = len(ref), len(hyp)
     ratio, width = _beam(n, m)
     cost = list(range(n + 1))
-    ops = [_INS] * (n + 1) if trace else []
-    rows_ops: list[list[str]] = [ops]
+    rows = [cost]
     for i in range(1, m + 1):
         diag = math.floor(i * ratio)
         lo = max(0, diag - width)
         hi = n + 1 if i == m else min(n + 1, diag + width)
         new = [_INF] * (n + 1)
-        new_ops = ["x"] * (n + 1) if trace else ops
         word = hyp[i - 1]
+        if lo == 0:
+            new[0] = cost[0] + 1
+            lo = 1
+        left = new[lo - 1]
         for j in range(lo, hi):
-            if j == 0:
-                new[0] = cost[0] + 1
-                if trace:
-                    new_ops[0] = _DEL
-                continue
-            best, op = _INF, "x"
-            same = word == ref[j - 1]
-            diagonal = cost[j - 1] + (0 if same else 1)
-            if diagonal < best:
-                best, op = diagonal, _NOP if same else _SUB
+            best = cost[j - 1] + (ref[j - 1] != word)
             down = cost[j] + 1
             if down < best:
-                best, op = down, _DEL
-            right = new[j - 1] + 1
-            if right < best:
-                best, op = right, _INS
-            new[j] = best
-            if trace:
-                new_ops[j] = op
+                best = down
+            if left + 1 < best:
+                best = left + 1
+            new[j] = left = best
         cost = new
         if trace:
-            rows_ops.append(new_ops)
+            rows.append(new)
     if not trace:
         return cost[n], ""
+    return cost[n], _trace_of(hyp, ref, lambda a, b: rows[a][b])
+
+
+def _trace_of(hyp: str, ref: str, cell: Callable[[int, int], int]) -> str:
+    """The trace read back from the table ``cell(i, j)``, in sacrebleu's order of preference.
+
+    At each cell the first of substitution (or match), deletion and insertion
+    that gives the lowest cost wins, the order in which sacrebleu's forward
+    pass keeps a strictly lower cost.
+    """
     path = []
-    i, j = m, n
+    i, j = len(hyp), len(ref)
     while i > 0 or j > 0:
-        op = rows_ops[i][j]
+        if i == 0:
+            op = _INS
+        elif j == 0:
+            op = _DEL
+        else:
+            same = hyp[i - 1] == ref[j - 1]
+            best = cell(i - 1, j - 1) + (not same)
+            op = _NOP if same else _SUB
+            down = cell(i - 1, j) + 1
+            if down < best:
+                best, op = down, _DEL
+            if cell(i, j - 1) + 1 < best:
+                op = _INS
         path.append(op)
         if op in (_SUB, _NOP):
             i -= 1
@@ -90,9 +108,41 @@ def _band_distance(hyp: str, ref: str, trace: bool) -> tuple[int, str]:
             j -= 1
         else:
             i -= 1
-    return cost[n], "".join(reversed(path))
+    return "".join(reversed(path))
 
 
+def _full_table(hyp: str, ref: str, peq: dict[str, int]) -> Callable[[int, int], int]:
+    """The whole edit-distance table of ``hyp`` (rows) and ``ref`` (columns), bit-parallel.
+
+    Each row is kept as the bit vectors of its +1 and -1 steps along the
+    reference (Myers 1999, Hyyrö 2001), so building it costs a few integer
+    operations per prediction word and reading a cell two bit counts.
+    """
+    n = len(ref)
+    full = (1 << n) - 1
+    vp, vn = full, 0
+    rows = [(vp, vn)]
+    for c in hyp:
+        eq = peq.get(c, 0)
+        xv = eq | vn
+        xh = ((((eq & vp) + vp) & full) ^ vp) | eq
+        hp = vn | (~(xh | vp) & full)
+        hn = vp & xh
+        hp = ((hp << 1) | 1) & full
+        hn = (hn << 1) & full
+        vp = hn | (~(xv | hp) & full)
+        vn = hp & xv
+        rows.append((vp, vn))
+
+    def cell(i: int, j: int) -> int:
+        up, down = rows[i]
+        mask = (1 << j) - 1
+        return i + (up & mask).bit_count() - (down & mask).bit_count()
+
+    return cell
+
+
+@lru_cache(maxsize=4096)
 def _exact_bound(m: int, n: int) -> int:
     """The largest distance at which the banded distance of lengths ``m``, ``n`` is exact.
 
@@ -176,6 +226,21 @@ class _Segment:
         self.bound = _exact_bound(m, len(ref))
         self.levenshtein = Levenshtein.distance
         self.cache: dict[str, int] = {}
+        self.peq: dict[str, int] = {}
+        for k, word in enumerate(ref):
+            self.peq[word] = self.peq.get(word, 0) | (1 << k)
+
+    def traced(self, hyp: str) -> tuple[int, str]:
+        """sacrebleu's banded distance and trace of ``hyp``.
+
+        Within the exact bound no cheapest path leaves the band, so the band's
+        trace is the whole table's, read from the bit-parallel table.
+        """
+        cell = _full_table(hyp, self.ref, self.peq)
+        d = cell(len(hyp), len(self.ref))
+        if d > self.bound:
+            return _band_distance(hyp, self.ref, trace=True)
+        return d, _trace_of(hyp, self.ref, cell)
 
     def distance(self, hyp: str) -> int:
         """sacrebleu's banded distance: rapidfuzz's when provably equal, else the band filled."""
@@ -191,12 +256,16 @@ class _Segment:
 
 def _best_shift(words: str, ref: str, seg: _Segment, checked: int) -> tuple[int, str, int]:
     """The shift that lowers the distance most: (gain, shifted words, candidates checked)."""
-    pre, inverse = _band_distance(words, ref, trace=True)
+    pre, inverse = seg.traced(words)
     align, ref_err, hyp_err = _alignment(inverse.translate(_FLIP))
     best: tuple[int, int, int, int, str] | None = None
     m, n = len(words), len(ref)
+    # only reference positions holding the word a block starts with can start a match
+    where: dict[str, list[int]] = {}
+    for k, word in enumerate(ref):
+        where.setdefault(word, []).append(k)
     for start_h in range(m):
-        for start_r in range(n):
+        for start_r in where.get(words[start_h], ()):
             if abs(start_r - start_h) > _MAX_SHIFT_DIST:
                 continue
             length = 0
