@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scorekit.core import parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError
 from scorekit.text import CHRF, CHRFPlusPlus, chrf, sentence_chrf
-from scorekit.text.chrf._count import match_counts
+from scorekit.text.chrf._count import char_symbols, match_counts
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import CHRF as RefCHRF  # noqa: E402
@@ -149,12 +149,17 @@ def test_worked_values_and_names() -> None:
     assert parse_metric("chrf:beta=1").beta == 1
 
 
-def test_large_alphabets_take_the_general_path() -> None:
+@pytest.mark.parametrize("alphabet", [600, 3000])
+def test_large_alphabets_take_the_general_paths(alphabet: int) -> None:
+    # 600 symbols do not fit six to a key as bit fields but do as base-601 digits; 3000 not at all
     rng = np.random.default_rng(1)
-    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
-    preds = ["".join(rng.choice(chars, 12)) for _ in range(20)]
-    refs = [p[:6] + "".join(rng.choice(chars, 5)) for p in preds]
+    chars = "".join(rng.permutation([chr(c) for c in range(0x4E00, 0x4E00 + alphabet)]))
+    size = alphabet // 20
+    preds = [chars[i : i + size] for i in range(0, alphabet, size)]  # every symbol appears
+    refs = [p[: size // 2] + "".join(rng.choice(list(chars), 5)) for p in preds]
     _check([[r] for r in refs], preds, word_order=2)
+    ids, _ = char_symbols(preds + refs, whitespace=False)
+    assert int(ids.max()) == alphabet
 
 
 def test_match_counts_of_a_small_pair() -> None:

@@ -19,9 +19,11 @@ from numpy.typing import NDArray
 
 __all__ = ["char_symbols", "match_counts", "word_symbols"]
 
-_PUNCT = re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-# a word of two or more characters loses a final punctuation mark, or else an initial one
-_PUNCT_SPLIT = re.compile(rf"(?<!\S)(?:(\S+)([{_PUNCT}])|([{_PUNCT}])(\S+))(?!\S)")
+_P = "[" + re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") + "]"
+# the places where a space splits off a word's punctuation: before the final mark of a word
+# of two or more characters, or else after the initial mark of one that ends otherwise
+_PUNCT_SPLIT = re.compile(rf"(?<=\S)(?={_P}(?!\S))|(?<=(?<!\S){_P})(?=\S*[^\s{_P[1:-1]}](?!\S))")
+_SEP = "\x00"
 
 
 def char_symbols(texts: list[str], whitespace: bool) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -58,11 +60,24 @@ def word_symbols(texts: list[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]
     >>> ids.tolist(), lengths.tolist()
     ([1, 2, 3, 4, 5, 2], [3, 3])
     """
-    words = [_PUNCT_SPLIT.sub(r"\1\3 \2\4", t).split() for t in texts]
-    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    index: dict[str, int] = {}
-    flat = [index.setdefault(w, len(index) + 1) for ws in words for w in ws]
-    return np.asarray(flat, dtype=np.int64), lengths
+    joined = f" {_SEP} ".join(texts)
+    if joined.count(_SEP) != max(len(texts) - 1, 0):
+        # a text holds the separator: one text at a time
+        lists = [_PUNCT_SPLIT.sub(" ", t).split() for t in texts]
+        words = [w for ws in lists for w in ws]
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        index = {w: i + 1 for i, w in enumerate(dict.fromkeys(words))}
+        return np.fromiter(map(index.__getitem__, words), np.int64, len(words)), lengths
+    words = _PUNCT_SPLIT.sub(" ", joined).split()
+    index = {w: i for i, w in enumerate(dict.fromkeys([_SEP, *words]))}
+    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    is_sep = ids == 0
+    lengths = np.diff(np.flatnonzero(is_sep), prepend=-1, append=len(ids)) - 1
+    kept = ids[~is_sep]
+    # symbols 1..V in order of first appearance among the words
+    _, first, inverse = np.unique(kept, return_index=True, return_inverse=True)
+    order = np.argsort(np.argsort(first))
+    return order[inverse].astype(np.int64) + 1, lengths.astype(np.int64)
 
 
 def _positions(
@@ -114,7 +129,27 @@ def match_counts(
     where = np.concatenate([hyp_pos, ref_pos])
     pair = np.concatenate([hyp_pair, ref_pair])
     side = np.concatenate([np.zeros(len(hyp_pos), np.int64), np.ones(len(ref_pos), np.int64)])
+    bits = int(ids.max()).bit_length()
     base = int(ids.max()) + 1
+    if n_pairs * 2 < 2 ** (62 - bits * order):
+        # symbols packed in bit fields: shifts and masks take a prefix
+        key = pair.copy()
+        for j in range(order):
+            key <<= bits
+            key |= padded[where + j]
+        key <<= 1
+        key |= side
+        key.sort()
+        refs_before = np.concatenate([np.zeros(1, np.int64), np.cumsum(key & 1)])
+        prefix = key >> 1
+        mask = (1 << bits) - 1
+        for n in range(order, 0, -1):
+            # prefix: the pair and the first n symbols, sorted
+            first = _run_starts(prefix[1:] != prefix[:-1])
+            head = prefix[first]
+            _add_runs(first, head & mask != 0, head >> (bits * n), refs_before, out[:, n - 1])
+            prefix >>= bits
+        return out
     if n_pairs * 2 * base**order < 2**62:
         key = pair.copy()
         for j in range(order):
@@ -123,25 +158,24 @@ def match_counts(
         key *= 2
         key += side
         key.sort()
-        sorted_side = key & 1
+        refs_before = np.concatenate([np.zeros(1, np.int64), np.cumsum(key & 1)])
         prefix = key >> 1
         for n in range(order, 0, -1):
-            # prefix: the pair and the first n symbols, sorted
             first = _run_starts(prefix[1:] != prefix[:-1])
             head = prefix[first]
-            _add_runs(first, head % base != 0, head // base**n, sorted_side, out[:, n - 1])
+            _add_runs(first, head % base != 0, head // base**n, refs_before, out[:, n - 1])
             prefix //= base
         return out
     columns = [padded[where + j] for j in range(order)]
     perm = np.lexsort([side, *columns[::-1], pair])
     sorted_pair = pair[perm]
-    sorted_side = side[perm]
+    refs_before = np.concatenate([np.zeros(1, np.int64), np.cumsum(side[perm])])
     differs = sorted_pair[1:] != sorted_pair[:-1]
     for n in range(1, order + 1):
         col = columns[n - 1][perm]
         differs |= col[1:] != col[:-1]
         first = _run_starts(differs)
-        _add_runs(first, col[first] != 0, sorted_pair[first], sorted_side, out[:, n - 1])
+        _add_runs(first, col[first] != 0, sorted_pair[first], refs_before, out[:, n - 1])
     return out
 
 
@@ -154,11 +188,14 @@ def _add_runs(
     first: NDArray[np.int64],
     valid: NDArray[np.bool_],
     pair: NDArray[np.int64],
-    side: NDArray[np.int64],
+    refs_before: NDArray[np.int64],
     out: NDArray[np.int64],
 ) -> None:
-    """Add each valid run's matches, min(prediction count, reference count), to its pair."""
-    refs = np.add.reduceat(side, first)
-    sizes = np.diff(np.append(first, len(side)))
-    matches = np.minimum(refs, sizes - refs)[valid]
+    """Add each valid run's matches, min(prediction count, reference count), to its pair.
+
+    ``refs_before[k]`` counts the reference n-grams among the first ``k`` sorted keys.
+    """
+    ends = np.append(first[1:], len(refs_before) - 1)
+    refs = refs_before[ends] - refs_before[first]
+    matches = np.minimum(refs, ends - first - refs)[valid]
     out += np.bincount(pair[valid], weights=matches, minlength=len(out)).astype(np.int64)
