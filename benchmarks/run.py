@@ -22,6 +22,7 @@ import bench_qa
 import bench_ranking
 import bench_regression
 import bench_rouge
+import bench_text_errors
 from _timing import HEADER, machine
 
 
@@ -39,6 +40,7 @@ def main() -> None:
         bench_ranking,
         bench_bleu,
         bench_rouge,
+        bench_text_errors,
         bench_qa,
         bench_loadtest,
     ):
