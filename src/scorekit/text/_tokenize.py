@@ -21,8 +21,9 @@ of the next. Lines are lowercased (optionally) and stripped of trailing
 whitespace first, as sacrebleu does.
 
 The corpus path (:func:`encode_lines`) tokenizes the whole corpus as one text
-for ``13a``, ``char`` and ``none`` (lines joined by a NUL marker that no rule
-touches), then maps tokens to integer ids.
+for ``char`` and ``none`` (lines joined by a NUL marker that no rule touches),
+and each distinct word of the corpus once for ``13a``, then maps tokens to
+integer ids.
 """
 
 from __future__ import annotations
@@ -201,6 +202,42 @@ def _joined_13a(text: str) -> str:
     return _13a_rules(" " + text.replace(_MARK, f" {_MARK} ") + " ")
 
 
+def _ids_13a_by_word(joined: str) -> NDArray[np.int64]:
+    """Token ids of the joined corpus under 13a (the marker is id 0), one rule pass per word.
+
+    The rules of 13a never carry a match across whitespace: every match ends
+    at a ``.``, ``,``, ``-`` or symbol, or consumes one character after a
+    ``.``/``,``, and a whitespace character only ever plays the part of "any
+    other character". So a whitespace-separated word padded with one space on
+    each side gives the tokens it gives in its line, and each distinct word of
+    the corpus is tokenized once.
+    """
+    words = _13a_prepare(joined).replace(_MARK, f" {_MARK} ").split()
+    index: dict[str, int] = dict.fromkeys(words, 0)
+    vocab: dict[str, int] = {_MARK: 0}
+    flat: list[int] = []
+    sizes: list[int] = []
+    for i, word in enumerate(index):
+        index[word] = i
+        tokens = [word] if word == _MARK else _13a_rules(f" {word} ").split()
+        flat.extend(vocab.setdefault(token, len(vocab)) for token in tokens)
+        sizes.append(len(tokens))
+    occurrence = np.fromiter(map(index.__getitem__, words), dtype=np.int64, count=len(words))
+    size = np.asarray(sizes, dtype=np.int64)
+    first = np.cumsum(size) - size
+    counts = size[occurrence]
+    table = np.asarray(flat, dtype=np.int64)
+    if bool((counts == 1).all()):
+        same: NDArray[np.int64] = table[first[occurrence]]
+        return same
+    begin = np.repeat(first[occurrence], counts)
+    step = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(counts) - counts, counts
+    )
+    out: NDArray[np.int64] = table[begin + step]
+    return out
+
+
 # tokenizers whose rules never look across " \x00 ", applied to the joined corpus
 _CORPUS_TOKENIZERS: dict[str, Callable[[str], str]] = {
     "13a": _joined_13a,
@@ -266,8 +303,11 @@ def encode_lines(
     joined = _MARK.join(prepared)
     corpus = _CORPUS_TOKENIZERS.get(tokenizer)
     if corpus is not None and n > 1 and joined.count(_MARK) == n - 1:
-        tokens = corpus(joined).split()
-        ids = _ids([_MARK, *tokens])[1:]  # the marker is id 0
+        if tokenizer == "13a":
+            ids = _ids_13a_by_word(joined)
+        else:
+            tokens = corpus(joined).split()
+            ids = _ids([_MARK, *tokens])[1:]  # the marker is id 0
         marks = np.flatnonzero(ids == 0)
         lengths = np.diff(np.concatenate([[-1], marks, [len(ids)]])) - 1
         return ids[ids != 0], lengths.astype(np.int64)
