@@ -1,4 +1,4 @@
-"""The corpus path of the 13a tokenizer (each distinct word once) against sacrebleu's, line by line."""
+"""The corpus path of the 13a tokenizer (each distinct word once) against sacrebleu's."""
 
 from __future__ import annotations
 
