@@ -2,13 +2,15 @@
 
 BLEU, chrF and TER agree with sacrebleu; WER, CER, MER, WIL and WIP with jiwer;
 ROUGE-N/L/Lsum with Google's rouge-score and ROUGE-W/S/SU with ROUGE-1.5.5;
-perplexity follows PyTorch's cross-entropy arithmetic. Every metric keeps summed
-statistics as its state, so corpus values from streamed or merged chunks equal the in-memory ones.
+perplexity follows PyTorch's cross-entropy arithmetic. Every metric keeps
+summed statistics as its state, so corpus values from streamed or merged
+chunks equal the in-memory ones.
 
-Also here: :func:`from_function` (a metric from a per-item scoring function); :data:`TOKENIZERS` (the tokenizer names BLEU accepts);
-:func:`read_parallel` and :func:`read_line_blocks`, which read line-aligned
-hypothesis and reference files (whole, or a block of lines at a time); and
-:class:`LineFiles`, those files as a source of :func:`scorekit.evaluate`.
+Also here: :func:`from_function` (a metric from a per-item scoring function);
+:data:`TOKENIZERS` (the tokenizer names BLEU accepts); :func:`read_parallel`
+and :func:`read_line_blocks`, which read line-aligned hypothesis and reference
+files (whole, or a block of lines at a time); and :class:`LineFiles`, those
+files as a source of :func:`scorekit.evaluate`.
 """
 
 from typing import TYPE_CHECKING

@@ -1,10 +1,11 @@
 """Per-item ROUGE scores: input checks, n-gram overlap, LCS and summary-level union LCS.
 
 The batch is tokenized once (:class:`_Batch`); n-gram overlaps of all
-(reference, prediction) pairs are counted with numpy (dense n-gram ids, one
-sort), LCS lengths with rapidfuzz's bit-parallel kernel, and the union LCS of
-ROUGE-Lsum with bit-vector rows (:mod:`scorekit.text._lcs`). With several
-references per item, each type keeps the reference of highest F-measure.
+(reference, prediction) pairs and all orders come from one sort
+(:func:`scorekit.text._ngrams.match_counts`), LCS lengths with rapidfuzz's
+bit-parallel kernel, and the union LCS of ROUGE-Lsum with bit-vector rows
+(:mod:`scorekit.text._lcs`). With several references per item, each type
+keeps the reference of highest F-measure.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 from scorekit._check import StringErrors, as_strings
 from scorekit.errors import InputError, message, raw
 from scorekit.text._lcs import lcs_lengths, lcs_positions, position_masks
+from scorekit.text._ngrams import match_counts
 from scorekit.text.rouge._tokens import _DEFAULT_TOKEN, _SEP, _default_flat, _default_tokens
 from scorekit.text.rouge._wlcs import _sentence_ids, _wlcs_scores
 
@@ -114,55 +116,6 @@ class _Batch:
         self.lengths = lengths
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
-        self._codes: list[NDArray[np.int64]] = [self.ids]
-
-    def ngram_codes(self, n: int) -> NDArray[np.int64]:
-        """Dense ids of the n-grams starting at each position (``len(ids) - n + 1`` of them)."""
-        while len(self._codes) < n:
-            k = len(self._codes)
-            prev = self._codes[-1]
-            combined = prev[:-1] * self.vocab + self.ids[k:]
-            self._codes.append(_dense(combined)[0])
-        return self._codes[n - 1]
-
-
-def _ngram_stats(
-    batch: _Batch, n: int, n_items: int, pair_item: NDArray[np.int64]
-) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-    """Per pair: clipped n-gram overlap, reference n-gram count, prediction n-gram count."""
-    n_pairs = len(pair_item)
-    counts = np.maximum(batch.lengths - n + 1, 0)
-    pred_total = counts[pair_item]
-    ref_total = counts[n_items:]
-    codes = batch.ngram_codes(n)
-    if codes.size == 0 or not counts.any():
-        return np.zeros(n_pairs), ref_total, pred_total
-    text_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    starts = np.repeat(batch.starts, counts)
-    offsets = np.arange(len(text_of), dtype=np.int64) - np.repeat(
-        np.cumsum(counts) - counts, counts
-    )
-    grams = codes[starts + offsets]
-    size = int(grams.max()) + 1
-    is_ref = text_of >= n_items
-    ref_keys, ref_counts = np.unique(
-        (text_of[is_ref] - n_items) * size + grams[is_ref], return_counts=True
-    )
-    pred_keys, pred_counts = np.unique(text_of[~is_ref] * size + grams[~is_ref], return_counts=True)
-    pair = ref_keys // size
-    lookup = pair_item[pair] * size + ref_keys % size
-    at = np.searchsorted(pred_keys, lookup)
-    at_ok = np.minimum(at, max(len(pred_keys) - 1, 0))
-    found = (
-        (at < len(pred_keys)) & (pred_keys[at_ok] == lookup)
-        if len(pred_keys)
-        else np.zeros(len(lookup), bool)
-    )
-    matched = np.where(
-        found, np.minimum(ref_counts, pred_counts[at_ok] if len(pred_keys) else 0), 0
-    )
-    overlap = np.bincount(pair, weights=matched.astype(np.float64), minlength=n_pairs)
-    return overlap.astype(np.float64), ref_total.astype(np.int64), pred_total.astype(np.int64)
 
 
 def _prf(
@@ -276,6 +229,7 @@ def _item_scores(
     pair_item = np.repeat(np.arange(n, dtype=np.int64), per_item)
     if any(t != "rougeLsum" for t in types):
         batch = _Batch(preds + refs, tokenize, stem_token)
+        matches: NDArray[np.int64] | None = None
         for k, rouge_type in enumerate(types):
             skip = _skip_type(rouge_type)
             if rouge_type == "rougeL":
@@ -292,7 +246,14 @@ def _item_scores(
             elif skip is not None:
                 out[:, k] = _skip_scores(batch, n, pair_item, *skip)
             elif rouge_type != "rougeLsum":
-                hits, ref_total, pred_total = _ngram_stats(batch, int(rouge_type[5:]), n, pair_item)
+                order = int(rouge_type[5:])
+                if matches is None:
+                    # the clipped matches of every order asked for, from one sort
+                    top = max(int(t[5:]) for t in types if t[5:].isdigit())
+                    matches = match_counts(batch.ids + 1, batch.lengths, n, pair_item, top)
+                counts = np.maximum(batch.lengths - order + 1, 0)
+                hits = matches[:, order - 1].astype(np.float64)
+                pred_total, ref_total = counts[pair_item], counts[n:]
                 out[:, k] = _prf(hits, np.maximum(pred_total, 1), np.maximum(ref_total, 1))
     if "rougeLsum" in types:
         out[:, types.index("rougeLsum")] = _summary_scores(
