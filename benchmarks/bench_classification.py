@@ -59,13 +59,66 @@ def run(n: int = N) -> list[Row]:
         rows.append(
             Row("average_precision, binary, ties", size, t_ours, sk, t_ref, _agree(ours, ref))
         )
-    if hasattr(C, "roc_auc"):
-        distinct = rng.normal(0.35 + 0.3 * labels, 0.2)
-        t_ours, ours = best_of(lambda: C.roc_auc(labels, distinct))
-        t_ref, ref = best_of(lambda: skm.roc_auc_score(labels, distinct), repeat=1)
-        rows.append(
-            Row("roc_auc, binary, distinct scores", size, t_ours, sk, t_ref, _agree(ours, ref))
-        )
+    rows += _score_rows(rng, n, labels)
+    rows += _multiclass_rows(rng, max(n // 10, 1000))
+    return rows
+
+
+def _score_rows(rng: np.random.Generator, n: int, labels: np.ndarray) -> list[Row]:
+    """Binary ROC AUC and AP on classifier scores: rounded, distinct float64 and float32."""
+    size = f"{n:,} samples"
+    sk = f"scikit-learn {sklearn.__version__}"
+    raw = 1 / (1 + np.exp(-rng.normal(0.6 * labels - 0.3, 1.0)))
+    inputs = {
+        "rounded to 3 decimals": np.round(raw, 3),
+        "rounded to 4 decimals": np.round(raw, 4),
+        "distinct float64": raw,
+        "distinct float32": raw.astype(np.float32),
+    }
+    rows = []
+    for kind, scores in inputs.items():
+        t_ours, ours = best_of(lambda s=scores: C.roc_auc(labels, s))
+        t_ref, ref = best_of(lambda s=scores: skm.roc_auc_score(labels, s), repeat=1)
+        rows.append(Row(f"roc_auc, binary, {kind}", size, t_ours, sk, t_ref, _agree(ours, ref)))
+        if kind.startswith("distinct"):
+            t_ap, ap = best_of(lambda s=scores: C.average_precision(labels, s))
+            t_ref, ref = best_of(lambda s=scores: skm.average_precision_score(labels, s), repeat=1)
+            rows.append(
+                Row(f"average_precision, binary, {kind}", size, t_ap, sk, t_ref, _agree(ap, ref))
+            )
+            t_sort, _ = best_of(lambda s=scores: np.sort(s))
+            rows.append(
+                Row(
+                    f"roc_auc, {kind}, against one numpy.sort of the scores",
+                    size,
+                    t_ours,
+                    f"numpy {np.__version__} sort",
+                    t_sort,
+                    "(a floor, not a metric)",
+                )
+            )
+    return rows
+
+
+def _multiclass_rows(rng: np.random.Generator, n: int, k: int = 10) -> list[Row]:
+    """One-vs-rest ROC AUC, macro and micro, on n samples of k classes (softmax scores)."""
+    size = f"{n:,} x {k} classes"
+    sk = f"scikit-learn {sklearn.__version__}"
+    y = rng.integers(0, k, n)
+    logits = rng.normal(size=(n, k))
+    logits[np.arange(n), y] += 1.0
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    onehot = np.eye(k, dtype=np.int64)[y]
+    rows = []
+    t_ours, ours = best_of(lambda: C.roc_auc(y, p, multi_class="ovr", average="macro"))
+    t_ref, ref = best_of(
+        lambda: skm.roc_auc_score(y, p, multi_class="ovr", average="macro"), repeat=1
+    )
+    rows.append(Row("roc_auc, one-vs-rest macro", size, t_ours, sk, t_ref, _agree(ours, ref)))
+    t_ours, ours = best_of(lambda: C.roc_auc(onehot, p, average="micro"))
+    t_ref, ref = best_of(lambda: skm.roc_auc_score(onehot, p, average="micro"), repeat=1)
+    rows.append(Row("roc_auc, one-vs-rest micro", size, t_ours, sk, t_ref, _agree(ours, ref)))
     return rows
 
 

@@ -274,6 +274,59 @@ def run(n: int = N) -> list[Row]:
     t_ours, ours = best_of(lambda: ranking.evaluate(qrels_obj, run_obj, METRICS))
     task = f"{metrics} on built, ranked Qrels/Run (ranx: built Qrels/Run)"
     rows.append(Row(task, size, t_ours, rx, t_ref, _agree(_ours_per_query(ours), ranx_pq)))
+    rows += _dict_rows(pt, rx)
+    return rows
+
+
+def _dicts(queries: int, docs: int, judged: int, seed: int = 0) -> tuple[Any, Any]:
+    """pytrec_eval-style ``{query: {doc: value}}`` dicts: unsorted scores, grades 0-2."""
+    rng = np.random.default_rng(seed)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(queries):
+        names = [f"d{d}" for d in rng.permutation(docs)]
+        scores = rng.random(docs).tolist()
+        run[f"q{q}"] = dict(zip(names, scores, strict=True))
+        grades = rng.integers(0, 3, judged).tolist()
+        qrels[f"q{q}"] = dict(zip(names[:judged], grades, strict=True))
+    return qrels, run
+
+
+def _dict_rows(pt: str, rx: str, queries: int = 2000, docs: int = 300) -> list[Row]:
+    """From dicts, conversion included: pytrec_eval's form, and the same dicts given to ranx."""
+    import ranx
+
+    qrels, run = _dicts(queries, docs, 100)
+    size = f"{queries:,} queries x {docs} docs, dicts"
+    metrics = ", ".join(METRICS)
+
+    t_ours, ours = best_of(lambda: ranking.evaluate(qrels, run, METRICS))
+    ours_pq = _ours_per_query(ours)
+    evaluator = pytrec_eval.RelevanceEvaluator
+    t_ref, per_query = best_of(
+        lambda: evaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"}).evaluate(run)
+    )
+    ref = {name: {q: v[m] for q, v in per_query.items()} for name, m in TREC_MEASURES.items()}
+    rows = [Row(f"{metrics} from dicts", size, t_ours, pt, t_ref, _agree(ours_pq, ref))]
+
+    ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx.Run.from_dict(run), METRICS)  # compile
+
+    def with_ranx() -> Any:
+        ranx_run = ranx.Run.from_dict(run)
+        ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx_run, METRICS)
+        return ranx_run
+
+    t_ref, ranx_run = best_of(with_ranx)
+    rows.append(
+        Row(
+            f"{metrics} from dicts",
+            size,
+            t_ours,
+            rx,
+            t_ref,
+            _agree(ours_pq, _ranx_per_query(ranx_run)),
+        )
+    )
     return rows
 
 
