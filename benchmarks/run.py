@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_bleu
 import bench_bounded
 import bench_calibration
+import bench_chunked_auc
 import bench_classification
 import bench_information
 import bench_loadtest
@@ -34,6 +35,7 @@ def main() -> None:
     for module in (
         bench_classification,
         bench_bounded,
+        bench_chunked_auc,
         bench_calibration,
         bench_regression,
         bench_information,

@@ -1,0 +1,117 @@
+"""Exact ROC AUC over 20,000,000 distinct float32 scores: chunked against in memory.
+
+Writes a Parquet file of labels (int8) and float32 scores, then evaluates
+``roc_auc`` with :func:`scorekit.evaluate` once whole and once in chunks of
+1,000,000 rows, each in a fresh Python process whose peak resident memory
+(``ru_maxrss`` from ``os.wait4``) is measured. The row compares the chunked
+time with the in-memory time; the last column gives both peaks next to the
+size of the scores and labels themselves. scikit-learn on the same arrays in
+memory is the second row.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _timing import Row
+
+N = 20_000_000
+CHUNK = 1_000_000
+
+CHILD = """
+import json, sys, time
+import scorekit
+path, chunk = sys.argv[1], int(sys.argv[2])
+start = time.perf_counter()
+result = scorekit.evaluate(
+    path, ["roc_auc"], columns={"y_true": "y", "y_score": "s"},
+    chunk_size=chunk, progress=False,
+)
+print(json.dumps({"seconds": time.perf_counter() - start, "value": result["roc_auc"]}))
+"""
+
+SKLEARN = """
+import json, sys, time
+import numpy as np, pyarrow.parquet as pq
+from sklearn.metrics import roc_auc_score
+table = pq.read_table(sys.argv[1])
+start = time.perf_counter()
+y, s = table.column("y").to_numpy(), table.column("s").to_numpy()
+value = roc_auc_score(y, s)
+print(json.dumps({"seconds": time.perf_counter() - start, "value": value}))
+"""
+
+
+def _measure(code: str, *args: str) -> dict[str, float]:
+    env = {**os.environ, "SCOREKIT_STATE_WARNING_SIZE": "1T"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, env=env, text=True
+    )
+    assert process.stdout is not None
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    if status != 0:
+        raise RuntimeError(f"benchmark child failed with status {status}")
+    result: dict[str, float] = json.loads(out)
+    result["peak"] = usage.ru_maxrss * 1024
+    return result
+
+
+def _write(path: Path, n: int) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, n).astype(np.int8)
+    s = (1 / (1 + np.exp(-rng.normal(0.3 * y, 1.0)))).astype(np.float32)
+    pq.write_table(pa.table({"y": y, "s": s}), path)
+    return int(y.nbytes + s.nbytes)
+
+
+def run(n: int = N) -> list[Row]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "scores.parquet"
+        data = _write(path, n)
+        whole = _measure(CHILD, str(path), str(n))
+        chunked = _measure(CHILD, str(path), str(CHUNK))
+        reference = _measure(SKLEARN, str(path))
+    gb = 1e9
+    same = abs(whole["value"] - chunked["value"]) <= 1e-12 * abs(whole["value"])
+    same_ref = abs(whole["value"] - reference["value"]) <= 1e-12 * abs(reference["value"])
+    size = f"{n:,} distinct float32 scores, Parquet"
+    memory = (
+        f"peak {chunked['peak'] / gb:.2f} GB chunked, {whole['peak'] / gb:.2f} GB whole; "
+        f"data {data / gb:.2f} GB"
+    )
+    return [
+        Row(
+            f"roc_auc in chunks of {CHUNK:,} (exact)",
+            size,
+            chunked["seconds"],
+            "scorekit in memory",
+            whole["seconds"],
+            f"{'yes' if same else 'NO'} ({memory})",
+        ),
+        Row(
+            "roc_auc in memory (exact)",
+            size,
+            whole["seconds"],
+            "scikit-learn in memory",
+            reference["seconds"],
+            f"{'yes' if same_ref else 'NO'} (peak {reference['peak'] / gb:.2f} GB)",
+        ),
+    ]
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    for row in run(int(sys.argv[1]) if len(sys.argv) > 1 else N):
+        print(row.markdown())
