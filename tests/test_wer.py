@@ -90,12 +90,15 @@ def test_several_references_take_the_one_of_fewest_edits() -> None:
     assert WER().score([["x y", "z w"]], ["a b"]) == 1.0
 
 
-def test_many_distinct_words_take_the_list_path() -> None:
-    from scorekit.text.wer._count import _MAX_ID, units
+def test_many_distinct_words_take_the_list_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scorekit.text.wer import _count
 
-    words = [f"w{i}" for i in range(_MAX_ID + 2)]
-    texts = units([" ".join(words[:3]), " ".join(words)], "word", False)
-    assert isinstance(texts[0], list) and texts[1][-1] == _MAX_ID + 1
+    refs, preds = ["a b c d e", "f g h"], ["a x c d", "f g h i j"]
+    expected = [WER().segment_values(refs, preds), MER().score(refs, preds)]
+    monkeypatch.setattr(_count, "_MAX_ID", 3)  # more distinct words than code points
+    assert isinstance(_count.units(refs, "word", False)[0], list)
+    np.testing.assert_array_equal(WER().segment_values(refs, preds), expected[0])
+    assert MER().score(refs, preds) == expected[1]
 
 
 def test_chunks_merge_to_the_corpus_value() -> None:

@@ -408,7 +408,7 @@ class CHRF(Metric[CHRFStats]):
 )
 @dataclass(frozen=True)
 class CHRFPlusPlus(CHRF):
-    """chrF++: chrF with word unigrams and bigrams (``word_order=2``); see :class:`CHRF`.
+    """chrF++: chrF with word unigrams and bigrams as two more orders (word_order=2).
 
     Examples
     --------

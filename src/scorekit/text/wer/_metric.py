@@ -318,7 +318,7 @@ class MER(_ErrorRate):
 @register("wil", higher_is_better=False, bounds=(0.0, 1.0), inputs="references_predictions")
 @dataclass(frozen=True)
 class WIL(_ErrorRate):
-    """Word information lost: one minus :class:`WIP`, as jiwer computes it.
+    """Word information lost: one minus WIP (word information preserved), as jiwer computes it.
 
     .. math:: \\mathrm{WIL} = 1 - \\frac{H}{H + S + D} \\cdot \\frac{H}{H + S + I}
 
