@@ -168,6 +168,67 @@ class ScoreHistogram(State):
             return _fields(other)
         if not other.task:
             return _fields(self)
+        labels, keys = self._aligned(other)
+        key, score, counts = _merge_rows(
+            (keys[0], self.score, self.counts), (keys[1], other.score, other.counts)
+        )
+        return {
+            "task": self.task,
+            "labels": labels,
+            "n_columns": self.n_columns,
+            "n_samples": self.n_samples + other.n_samples,
+            "key": key,
+            "score": score,
+            "counts": counts,
+            "per_sample": self.per_sample,
+            "sample_values": np.concatenate([self.sample_values, other.sample_values]),
+            "sample_weights": np.concatenate([self.sample_weights, other.sample_weights]),
+        }
+
+    @classmethod
+    def merge_all(cls, states: list[ScoreHistogram]) -> ScoreHistogram:
+        """The merge of many states, in order, with one stable sort per key.
+
+        Equal to merging them pairwise; the sorted runs of all the states are
+        merged together, which costs far less than a tree of pairwise merges.
+        """
+        parts = [s for s in states if s.task]
+        if len(parts) <= 1:
+            return parts[0] if parts else (states[0] if states else cls.empty())
+        first = parts[0]
+        labels = first.labels
+        for other in parts[1:]:
+            labels, _ = first._aligned(other, labels)
+        keys = [
+            np.searchsorted(labels, p.labels).astype(np.int64)[p.key]
+            if first.task == "binary"
+            else p.key
+            for p in parts
+        ]
+        key, score, counts = _merge_many_rows(
+            [(k, p.score, p.counts) for k, p in zip(keys, parts, strict=True)]
+        )
+        return cls(
+            task=first.task,
+            labels=labels,
+            n_columns=first.n_columns,
+            n_samples=sum(p.n_samples for p in parts),
+            key=key,
+            score=score,
+            counts=counts,
+            per_sample=first.per_sample,
+            sample_values=np.concatenate([p.sample_values for p in parts]),
+            sample_weights=np.concatenate([p.sample_weights for p in parts]),
+        )
+
+    def _aligned(
+        self, other: ScoreHistogram, labels: NDArray[Any] | None = None
+    ) -> tuple[NDArray[Any], list[NDArray[np.int64]]]:
+        """Check that ``other`` merges with this state; the merged labels and both keys.
+
+        ``labels`` are this side's labels when they are already a union of several.
+        """
+        mine = self.labels if labels is None else labels
         name = "score histogram"
         if self.task != other.task:
             raise StateMismatchError(
@@ -183,7 +244,7 @@ class ScoreHistogram(State):
                 )
             )
         if self.task == "binary":
-            labels = union_labels(name, self.labels, other.labels)
+            labels = union_labels(name, mine, other.labels)
             keys = [
                 np.searchsorted(labels, part.labels).astype(np.int64)[part.key]
                 for part in (self, other)
@@ -204,21 +265,7 @@ class ScoreHistogram(State):
                 )
             labels = self.labels
             keys = [self.key, other.key]
-        key, score, counts = _merge_rows(
-            (keys[0], self.score, self.counts), (keys[1], other.score, other.counts)
-        )
-        return {
-            "task": self.task,
-            "labels": labels,
-            "n_columns": self.n_columns,
-            "n_samples": self.n_samples + other.n_samples,
-            "key": key,
-            "score": score,
-            "counts": counts,
-            "per_sample": self.per_sample,
-            "sample_values": np.concatenate([self.sample_values, other.sample_values]),
-            "sample_weights": np.concatenate([self.sample_weights, other.sample_weights]),
-        }
+        return labels, keys
 
 
 def _fields(state: ScoreHistogram) -> dict[str, Any]:
@@ -298,6 +345,51 @@ def _merge_rows(a: Rows, b: Rows) -> Rows:
         out_s.append(s)
         out_c.append(c)
     return np.concatenate(out_k), np.concatenate(out_s), np.concatenate(out_c)
+
+
+def _merge_many_rows(parts: list[Rows]) -> Rows:
+    """Merge row sets each sorted by (key, score), in order: one stable sort per key.
+
+    The stable sort finds the sorted runs and merges them; equal scores of a
+    key, one row from each of several sets, are added.
+    """
+    dtype = np.result_type(*(c.dtype for _, _, c in parts))
+    keys = np.unique(np.concatenate([_run_keys(k) for k, _, _ in parts if k.size]))
+    edges = np.append(keys, keys[-1] + 1) if keys.size else keys
+    bounds = [np.searchsorted(k, edges) for k, _, _ in parts]
+    out_k, out_s, out_c = [], [], []
+    for i, key in enumerate(keys.tolist()):
+        s = np.concatenate([p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)])
+        c = np.concatenate(
+            [
+                p[2][b[i] : b[i + 1]].astype(dtype, copy=False)
+                for p, b in zip(parts, bounds, strict=True)
+            ]
+        )
+        order = np.argsort(s, kind="stable")
+        s = s[order]
+        c = np.stack([column[order] for column in c.T], axis=1)
+        starts = _starts(s)
+        if starts.size < s.size:
+            s = s[starts]
+            c = np.stack([np.add.reduceat(column, starts) for column in c.T], axis=1)
+        out_k.append(np.full(s.size, key, dtype=np.int64))
+        out_s.append(s)
+        out_c.append(c)
+    if not out_k:
+        width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
+        return (
+            np.empty(0, dtype=np.int64),
+            np.empty(0, dtype=np.float64),
+            np.zeros((0, width), dtype=dtype),
+        )
+    return np.concatenate(out_k), np.concatenate(out_s), np.concatenate(out_c)
+
+
+def _run_keys(key: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The distinct values of a sorted key array."""
+    change = np.flatnonzero(key[1:] != key[:-1]) + 1
+    return key[np.concatenate([np.zeros(1, dtype=np.intp), change])]
 
 
 def _hist(

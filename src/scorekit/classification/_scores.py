@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -207,6 +208,15 @@ class _ScoreMetric(Metric[S]):
     :class:`_HistogramMetric`; ROC AUC and AP, which also have a binned state,
     derive from this class and choose the state in their own ``summarize``.
     """
+
+    defers_merges: ClassVar[bool] = True
+
+    def merge_many(self, states: Sequence[S]) -> S:
+        """Merge several states in order: exact histograms with one sort per key."""
+        if len(states) > 1 and all(isinstance(s, ScoreHistogram) for s in states):
+            merged: Any = ScoreHistogram.merge_all(list(cast(Sequence[ScoreHistogram], states)))
+            return cast(S, merged)
+        return super().merge_many(states)
 
     def _class_labels(self) -> tuple[Any, ...] | None:
         return None

@@ -17,6 +17,10 @@ def merge_states(
     return [m.merge(a, b) for m, a, b in zip(metrics, left, right, strict=True)]
 
 
+FAN_IN = 16
+"""States gathered for one ``merge_many`` by metrics that defer their merges."""
+
+
 class MergeTree:
     """Merges a sequence of state lists pairwise, like a binary counter.
 
@@ -24,6 +28,10 @@ class MergeTree:
     ``n - 1`` merges, at most ``log2(n)`` partial states are kept, and states that
     grow with the data (histograms, per-query values) are merged in ``O(total *
     log n)`` instead of ``O(total * n)``. Earlier data is always the left operand.
+
+    A metric that sets ``defers_merges`` (its state is sorted runs that merge
+    best many at a time) gets up to :data:`FAN_IN` states at once in one
+    ``merge_many`` call instead of pairwise merges.
     """
 
     def __init__(self, metrics: Sequence[Metric[Any]]) -> None:
@@ -39,8 +47,16 @@ class MergeTree:
             level += 1
         self.stack.append((level, states))
 
-    def _merge(self, left: list[State], right: list[State]) -> list[State]:
-        return merge_states(self.metrics, left, right)
+    def _merge(self, left: list[Any], right: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for metric, a, b in zip(self.metrics, left, right, strict=True):
+            if getattr(metric, "defers_merges", False):
+                # gather the states and merge them together, FAN_IN at a time
+                pending = (a if isinstance(a, list) else [a]) + (b if isinstance(b, list) else [b])
+                out.append(metric.merge_many(pending) if len(pending) >= FAN_IN else pending)
+            else:
+                out.append(metric.merge(a, b))
+        return out
 
     def result(self) -> list[State]:
         """The states of all the parts added, merged in order (the empty states if none)."""
@@ -49,4 +65,15 @@ class MergeTree:
         states = self.stack[-1][1]
         for _, older in reversed(self.stack[:-1]):
             states = self._merge(older, states)
-        return states
+        return [
+            metric.merge_many(s) if isinstance(s, list) else s
+            for metric, s in zip(self.metrics, states, strict=True)
+        ]
+
+    def partial_states(self) -> list[list[State]]:
+        """Per metric, the states held now (merged or waiting to be merged)."""
+        held: list[list[State]] = [[] for _ in self.metrics]
+        for _, states in self.stack:
+            for i, s in enumerate(states):
+                held[i].extend(s if isinstance(s, list) else [s])
+        return held

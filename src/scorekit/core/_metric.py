@@ -19,7 +19,7 @@ import difflib
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
@@ -436,6 +436,18 @@ class Metric(abc.ABC, Generic[S]):
     def merge(self, a: S, b: S) -> S:
         """Merge two states (associative and commutative)."""
         return a.merge(b)
+
+    defers_merges: ClassVar[bool] = False
+    """Whether :class:`MergeTree` should gather many states for one :meth:`merge_many`."""
+
+    def merge_many(self, states: Sequence[S]) -> S:
+        """Merge several states, in order (the states of consecutive parts of the data)."""
+        if not states:
+            return self.empty()
+        merged = states[0]
+        for state in states[1:]:
+            merged = self.merge(merged, state)
+        return merged
 
     def update(self, state: S, *batch: Any, **kwargs: Any) -> S:
         """Fold one more batch into ``state``."""

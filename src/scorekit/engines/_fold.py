@@ -218,7 +218,7 @@ class SizeWatch:
     def check(self, tree: MergeTree, notes: Notes) -> None:
         """Note every watched metric whose partial states in ``tree`` exceed the size."""
         for i, bounded in list(self.watched.items()):
-            size = sum(state_nbytes(states[i]) for _, states in tree.stack)
+            size = sum(state_nbytes(s) for s in tree.partial_states()[i])
             if size > self.limit:
                 del self.watched[i]
                 notes.add(
