@@ -195,3 +195,51 @@ def test_cli_state_warning_flag(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert err.count("roc_auc: the exact state has grown past 2.0 kB") == 1
     assert "roc_auc:bins=N keeps it bounded" in err
+
+
+@pytest.mark.parametrize("kind", ["binary", "weighted", "multiclass", "samples"])
+def test_many_chunks_merge_as_the_whole(kind: str) -> None:
+    rng = np.random.default_rng(3)
+    n = 400
+    if kind == "multiclass":
+        y = rng.integers(0, 3, n)
+        raw = rng.random((n, 3)) + 0.1
+        s = raw / raw.sum(axis=1, keepdims=True)
+        metric = ROCAUC(multi_class="ovr")
+    elif kind == "samples":
+        y = rng.integers(0, 2, (n, 3))
+        s = np.round(rng.random((n, 3)), 2)
+        metric = ROCAUC(average="samples")
+    else:
+        y = rng.integers(0, 3, n)  # a third label appears in some chunks only
+        s = np.round(rng.random(n), 2)
+        metric = ROCAUC()
+    w = rng.integers(0, 3, n).astype(np.float64) if kind == "weighted" else None
+    whole = metric.summarize(y, s, sample_weight=w)
+    tree = MergeTree([metric])
+    for lo in range(0, n, 10):  # 40 chunks: more than one gathered merge
+        part = None if w is None else w[lo : lo + 10]
+        tree.add([metric.summarize(y[lo : lo + 10], s[lo : lo + 10], sample_weight=part)])
+    (merged,) = tree.result()
+    for field in ("key", "score", "counts", "labels", "sample_values", "sample_weights"):
+        assert equal_values(getattr(merged, field), getattr(whole, field)), field
+    pairwise = whole.empty()
+    for lo in range(0, n, 10):
+        part = None if w is None else w[lo : lo + 10]
+        pairwise = pairwise.merge(
+            metric.summarize(y[lo : lo + 10], s[lo : lo + 10], sample_weight=part)
+        )
+    assert equal_values(pairwise.score, merged.score)
+    assert equal_values(pairwise.counts, merged.counts)
+
+
+def test_merging_many_refuses_states_of_other_classes() -> None:
+    from scorekit.classification._histogram import ScoreHistogram
+    from scorekit.errors import StateMismatchError
+
+    metric = ROCAUC(multi_class="ovr")
+    p = np.array([[0.2, 0.8], [0.6, 0.4]])
+    a = metric.summarize([0, 1], p)
+    b = ROCAUC(multi_class="ovr", labels=("x", "y")).summarize(["x", "y"], p)
+    with pytest.raises(StateMismatchError, match="states differ in classes"):
+        ScoreHistogram.merge_all([a, a, b])
