@@ -1,4 +1,4 @@
-"""``scorekit text`` as one call: text metrics of line-aligned files, whole, in blocks or by line."""
+"""``scorekit text`` as one call: text metrics of line-aligned files, whole, in blocks, by line."""
 
 from __future__ import annotations
 

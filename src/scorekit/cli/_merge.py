@@ -61,7 +61,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = str(header.get("command"))
     if command == "throughput":
         return _merged_throughput(args, result, header, out, err)
-    shown, notes = display_values(command, result.values, result.metrics, result.states)
+    shown, notes = display_values(
+        command, result.values, result.metrics, result.states, details=args.format == "json"
+    )
     if args.save_state:
         entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
         save_states(

@@ -216,13 +216,29 @@ class Saved:
         self.metrics, self.states, self.rows = metrics, states, rows
 
 
+_DETAILS = {
+    "bleu": ("precisions", "counts", "totals", "bp", "ratio", "hyp_len", "ref_len", "signature"),
+    "chrf": ("signature",),
+    "chrf++": ("signature",),
+    "ter": ("num_edits", "ref_length", "signature"),
+}
+"""The statistics ``scorekit text --format json`` shows after BLEU, chrF and TER."""
+
+
 def display_values(
-    command: str, values: dict[str, Any], metrics: dict[str, Metric[Any]], states: dict[str, State]
+    command: str,
+    values: dict[str, Any],
+    metrics: dict[str, Metric[Any]],
+    states: dict[str, State],
+    *,
+    details: bool = False,
 ) -> tuple[dict[str, Any], list[str]]:
     """The values a command prints for its metrics' states, and its notes for stderr.
 
     ``scorekit text`` shows ROUGE as precision, recall and F-measure rows and
-    BLEU's signature as a note; other commands print the values as they are.
+    BLEU's signature as a note; with ``details`` (JSON output) BLEU's n-gram
+    precisions, counts, brevity penalty, lengths and signature follow its value
+    (chrF's and TER's signatures too). Other commands print the values as they are.
     """
     if command != "text":
         return dict(values), []
@@ -236,6 +252,11 @@ def display_values(
                 shown[f"{name}:fmeasure"] = score.fmeasure
         else:
             shown[key] = value
+            fields = _DETAILS.get(getattr(metrics[key], "name", ""), ()) if details else ()
+            if fields:
+                result = metrics[key].result(states[key])  # type: ignore[attr-defined]
+                for field in fields:
+                    shown[f"{key}:{field}"] = plain(getattr(result, field))
             signature: Callable[[State], str] | None = getattr(metrics[key], "signature", None)
             if signature is not None:
                 notes.append(f"{key} signature: {signature(states[key])}")

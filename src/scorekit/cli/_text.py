@@ -29,13 +29,6 @@ NAME = "text"
 PERCENT_METRICS = ("bleu", "chrf", "chrf++", "ter")
 """The metrics ``--percent`` shows on sacrebleu's 0-100 scale."""
 
-_DETAILS = {
-    "bleu": ("precisions", "counts", "totals", "bp", "ratio", "hyp_len", "ref_len", "signature"),
-    "chrf": ("signature",),
-    "chrf++": ("signature",),
-    "ter": ("num_edits", "ref_length", "signature"),
-}
-
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``text`` command's parser."""
@@ -107,9 +100,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             **engine_options(args),
         )
     write_warnings((str(w.message) for w in caught), err)
-    shown, notes = display_values(NAME, result.values, result.metrics, result.states)
-    if args.format == "json":
-        shown = _with_details(shown, result)
+    shown, notes = display_values(
+        NAME, result.values, result.metrics, result.states, details=args.format == "json"
+    )
     if args.percent:
         shown = {_label(k): v for k, v in _percent(shown).items()}
     if args.save_state:
@@ -150,21 +143,6 @@ def _percent(shown: dict[str, Any]) -> dict[str, Any]:
             out[key] = 100 * value
         else:
             out[key] = value
-    return out
-
-
-def _with_details(shown: dict[str, Any], result: api.TextEvaluation) -> dict[str, Any]:
-    """The values with BLEU's statistics and signature (and chrF's, TER's) after each."""
-    out: dict[str, Any] = {}
-    for key, value in shown.items():
-        out[key] = value
-        metric = result.metrics.get(key)
-        fields = _DETAILS.get(getattr(metric, "name", ""), ())
-        if not fields or metric is None:
-            continue
-        details = metric.result(result.states[key])  # type: ignore[attr-defined]
-        for field in fields:
-            out[f"{key}:{field}"] = plain(getattr(details, field))
     return out
 
 
@@ -220,7 +198,10 @@ def _write_rows(
                     out.write("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
                     out.write("\n")
             if fmt == "json":
-                item = {"line": line, **dict(zip(header[1:], map(plain, row.values())))}
+                item = {
+                    "line": line,
+                    **dict(zip(header[1:], map(plain, row.values()), strict=True)),
+                }
                 out.write(json.dumps(item) + "\n")
             elif fmt == "csv":
                 writer.writerow([line, *(repr(float(v)) for v in row.values())])

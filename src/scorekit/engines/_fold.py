@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from scorekit.core import MergeTree, Metric, State, get, input_kind, merge_states
+from scorekit.core import MergeTree, Metric, State, input_kind, merge_states
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message
 from scorekit.io import format_bytes
@@ -211,7 +211,7 @@ class SizeWatch:
         self.limit = limit
         self.watched: dict[int, str] = {}
         for i, metric in enumerate(metrics):
-            info = get(metric.name)
+            info = type(metric).info
             if metric.grows and info.bounded:
                 self.watched[i] = f"{info.name}:{info.bounded}"
 

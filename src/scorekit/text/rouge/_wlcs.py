@@ -15,13 +15,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:
-    from scorekit.text.rouge._scores import _Batch
+
+class _Tokens(Protocol):
+    """The token ids of a batch's texts, one after another, and where each text starts and ends."""
+
+    ids: NDArray[np.int64]
+    starts: NDArray[np.int64]
+    ends: NDArray[np.int64]
+
 
 SentenceIds = Callable[[str, bool], list[NDArray[np.int64]] | None]
 
@@ -142,7 +148,7 @@ def _sentence_ids(
 
 
 def _wlcs_scores(
-    batch: _Batch,
+    batch: _Tokens,
     n: int,
     pair_item: NDArray[np.int64],
     weight: float,
