@@ -180,8 +180,11 @@ def test_evaluate_warns_when_the_exact_state_passes_the_size(monkeypatch) -> Non
         scorekit.evaluate(data, ["roc_auc"], chunk_size=500)
 
 
-def test_cli_state_warning_flag(tmp_path, capsys) -> None:
+def test_cli_state_warning_flag(tmp_path, capsys, monkeypatch) -> None:
     from scorekit.cli import main
+
+    # the flag sets the variable for the run; monkeypatch restores it afterwards
+    monkeypatch.setenv("SCOREKIT_STATE_WARNING_SIZE", "1G")
 
     rng = np.random.default_rng(2)
     path = tmp_path / "d.csv"
