@@ -389,7 +389,8 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
 def _run_keys(key: NDArray[np.int64]) -> NDArray[np.int64]:
     """The distinct values of a sorted key array."""
     change = np.flatnonzero(key[1:] != key[:-1]) + 1
-    return key[np.concatenate([np.zeros(1, dtype=np.intp), change])]
+    distinct: NDArray[np.int64] = key[np.concatenate([np.zeros(1, dtype=np.intp), change])]
+    return distinct
 
 
 def _hist(

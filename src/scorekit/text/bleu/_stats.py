@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from scorekit.core import State, state_field
 from scorekit.errors import raw
+from scorekit.text._refs import check_ref_range, merge_ref_range
 
 __all__ = ["BLEUResult", "BLEUStats"]
 
@@ -73,28 +74,14 @@ class BLEUStats(State):
                 raw(f"{int(self.totals.max())} n-grams, {self.hyp_len} tokens"),
                 "totals <= hyp_len",
             )
-        if self.segments == 0:
-            if self.hyp_len or self.ref_len or self.max_refs:
-                raise self._invalid(
-                    "segments", "lengths without segments", 0, "segments for every token"
-                )
-        elif self.min_refs > self.max_refs:
+        if self.segments == 0 and (self.hyp_len or self.ref_len or self.max_refs):
             raise self._invalid(
-                "min_refs",
-                "more than max_refs",
-                raw(f"min_refs {self.min_refs}, max_refs {self.max_refs}"),
-                "min_refs <= max_refs",
+                "segments", "lengths without segments", 0, "segments for every token"
             )
+        check_ref_range(self)
 
     def _merge_custom(self, other: BLEUStats) -> dict[str, Any]:
-        if other.segments == 0:
-            return {"min_refs": self.min_refs, "max_refs": self.max_refs}
-        if self.segments == 0:
-            return {"min_refs": other.min_refs, "max_refs": other.max_refs}
-        return {
-            "min_refs": min(self.min_refs, other.min_refs),
-            "max_refs": max(self.max_refs, other.max_refs),
-        }
+        return merge_ref_range(self, other)
 
 
 @dataclass(frozen=True)

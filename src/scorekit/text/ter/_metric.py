@@ -12,6 +12,7 @@ from scorekit._version import __version__
 from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import text_pairs
+from scorekit.text._refs import check_ref_range, merge_ref_range
 from scorekit.text.ter._normalize import ter_normalize
 from scorekit.text.ter._tercom import edit_count
 
@@ -52,23 +53,10 @@ class TERStats(State):
             raise self._invalid(
                 "segments", "counts without segments", 0, "segments for every count"
             )
-        if self.segments and self.min_refs > self.max_refs:
-            raise self._invalid(
-                "min_refs",
-                "more than max_refs",
-                raw(f"min_refs {self.min_refs}, max_refs {self.max_refs}"),
-                "min_refs <= max_refs",
-            )
+        check_ref_range(self)
 
     def _merge_custom(self, other: TERStats) -> dict[str, Any]:
-        if other.segments == 0:
-            return {"min_refs": self.min_refs, "max_refs": self.max_refs}
-        if self.segments == 0:
-            return {"min_refs": other.min_refs, "max_refs": other.max_refs}
-        return {
-            "min_refs": min(self.min_refs, other.min_refs),
-            "max_refs": max(self.max_refs, other.max_refs),
-        }
+        return merge_ref_range(self, other)
 
 
 @dataclass(frozen=True)
