@@ -489,28 +489,42 @@ def _state(
     )
 
 
-def _union2(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> tuple[Float, NDArray[Any]]:
-    """Align a negative and a positive histogram on the union of their scores."""
+def _union2(
+    un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any], score: Float, counts: NDArray[Any]
+) -> int:
+    """Align a negative and a positive histogram on the union of their scores.
+
+    Writes the union's scores and ``[negatives, positives]`` counts to the
+    start of ``score`` and ``counts`` (room for ``len(un) + len(up)`` rows) and
+    returns the number of rows.
+    """
+    m = un.size + up.size
+    if m == 0:
+        return 0
     s = np.concatenate([un, up])
-    dtype = np.result_type(cn.dtype, cp.dtype)
-    if s.size == 0:
-        return s, np.zeros((0, 2), dtype=dtype)
     # two ascending runs: the stable sort merges them in one pass
     order = np.argsort(s, kind="stable")
-    s = s[order]
+    np.take(s, order, out=score[:m])
     is_pos = order >= un.size
-    gathered = np.concatenate([cn.astype(dtype, copy=False), cp.astype(dtype, copy=False)])[order]
-    zero = np.zeros(1, dtype=dtype)
-    neg = np.where(is_pos, zero, gathered)
-    pos = np.where(is_pos, gathered, zero)
-    tied = s[1:] == s[:-1]
-    if tied.any():
-        # each side is distinct, so a tie is one negative and one positive row
-        keep = np.ones(s.size, dtype=bool)
-        keep[1:] = ~tied
-        starts = np.flatnonzero(keep)
-        s, neg, pos = s[starts], np.add.reduceat(neg, starts), np.add.reduceat(pos, starts)
-    return s, np.stack([neg, pos], axis=1)
+    gathered = np.concatenate([cn, cp]).astype(counts.dtype, copy=False)[order]
+    zero = np.zeros(1, dtype=counts.dtype)
+    np.copyto(counts[:m, 0], np.where(is_pos, zero, gathered))
+    np.copyto(counts[:m, 1], np.where(is_pos, gathered, zero))
+    merged = score[:m]
+    tied = merged[1:] == merged[:-1]
+    if not tied.any():
+        return m
+    # each side is distinct, so a tie is one negative and one positive row
+    keep = np.ones(m, dtype=bool)
+    keep[1:] = ~tied
+    starts = np.flatnonzero(keep)
+    rows = starts.size
+    neg = np.add.reduceat(counts[:m, 0], starts)
+    pos = np.add.reduceat(counts[:m, 1], starts)
+    score[:rows] = merged[starts]
+    counts[:rows, 0] = neg
+    counts[:rows, 1] = pos
+    return rows
 
 
 def _column_summary(
@@ -526,16 +540,20 @@ def _column_summary(
         keep = w != 0
         if not keep.all():
             pos, s, w = pos[keep], s[keep], w[keep]
-    keys, scores, parts = [], [], []
+    rows = s.shape[0]
+    score = np.empty(rows * k, dtype=np.float64)
+    counts = np.empty((rows * k, 2), dtype=np.int64 if w is None else np.float64)
+    sizes = np.zeros(k, dtype=np.int64)
+    at = 0
     columns, positives = np.ascontiguousarray(s.T), np.ascontiguousarray(pos.T)
     for c in range(k):
         col, here = columns[c], positives[c]
         un, cn = _hist(col[~here], None if w is None else w[~here], owned=True)
         up, cp = _hist(col[here], None if w is None else w[here], owned=True)
-        u, cc = _union2(un, cn, up, cp)
-        keys.append(np.full(u.size, c, dtype=np.int64))
-        scores.append(u)
-        parts.append(cc)
+        sizes[c] = _union2(un, cn, up, cp, score[at:], counts[at:])
+        at += int(sizes[c])
+    if at < score.size:
+        score, counts = score[:at].copy(), counts[:at].copy()
     values = weights = None
     if per_sample:
         values = _row_values(per_sample, pos, s)
@@ -545,9 +563,9 @@ def _column_summary(
         labels,
         k,
         n,
-        np.concatenate(keys),
-        np.concatenate(scores),
-        np.concatenate(parts),
+        np.repeat(np.arange(k, dtype=np.int64), sizes),
+        score,
+        counts,
         per_sample,
         values,
         weights,
