@@ -506,10 +506,16 @@ def _union2(
     order = np.argsort(s, kind="stable")
     np.take(s, order, out=score[:m])
     is_pos = order >= un.size
-    gathered = np.concatenate([cn, cp]).astype(counts.dtype, copy=False)[order]
-    zero = np.zeros(1, dtype=counts.dtype)
-    np.copyto(counts[:m, 0], np.where(is_pos, zero, gathered))
-    np.copyto(counts[:m, 1], np.where(is_pos, gathered, zero))
+    if cn.dtype.kind in "iu" and bool((cn == 1).all()) and bool((cp == 1).all()):
+        # distinct scores on each side: a row is one negative or one positive
+        np.copyto(counts[:m, 1], is_pos)
+        np.logical_not(is_pos, out=is_pos)
+        np.copyto(counts[:m, 0], is_pos)
+    else:
+        gathered = np.concatenate([cn, cp]).astype(counts.dtype, copy=False)[order]
+        zero = np.zeros(1, dtype=counts.dtype)
+        np.copyto(counts[:m, 0], np.where(is_pos, zero, gathered))
+        np.copyto(counts[:m, 1], np.where(is_pos, gathered, zero))
     merged = score[:m]
     tied = merged[1:] == merged[:-1]
     if not tied.any():
