@@ -169,8 +169,8 @@ class ScoreHistogram(State):
         if not other.task:
             return _fields(self)
         labels, keys = self._aligned(other)
-        key, score, counts = _merge_rows(
-            (keys[0], self.score, self.counts), (keys[1], other.score, other.counts)
+        key, score, counts = _merge_many_rows(
+            [(keys[0], self.score, self.counts), (keys[1], other.score, other.counts)]
         )
         return {
             "task": self.task,
@@ -308,53 +308,16 @@ def _reduce_rows(
 Rows = tuple[NDArray[np.int64], Float, NDArray[Any]]
 
 
-def _merge_rows(a: Rows, b: Rows) -> Rows:
-    """Merge two row sets, each sorted by (key, score) with one row per pair.
-
-    Key by key, the two ascending score runs are merged by one stable sort
-    (a single merge pass) and a score present in both gets the sum of counts.
-    Linear in the rows, where sorting the concatenation would not be.
-    """
-    (ka, sa, ca), (kb, sb, cb) = a, b
-    dtype = np.result_type(ca.dtype, cb.dtype)
-    if ka.size == 0 or kb.size == 0:
-        k, s, c = (ka, sa, ca) if kb.size == 0 else (kb, sb, cb)
-        return k, s, c.astype(dtype, copy=False)
-    keys = np.union1d(
-        ka[np.r_[0, np.flatnonzero(np.diff(ka)) + 1]], kb[np.r_[0, np.flatnonzero(np.diff(kb)) + 1]]
-    )
-    bounds_a = np.searchsorted(ka, np.append(keys, keys[-1] + 1))
-    bounds_b = np.searchsorted(kb, np.append(keys, keys[-1] + 1))
-    out_k, out_s, out_c = [], [], []
-    for i, k in enumerate(keys.tolist()):
-        a0, a1, b0, b1 = bounds_a[i], bounds_a[i + 1], bounds_b[i], bounds_b[i + 1]
-        s = np.concatenate([sa[a0:a1], sb[b0:b1]])
-        c = np.concatenate(
-            [ca[a0:a1].astype(dtype, copy=False), cb[b0:b1].astype(dtype, copy=False)]
-        )
-        if a1 > a0 and b1 > b0:
-            order = np.argsort(s, kind="stable")
-            s, c = s[order], c[order]
-            tied = s[1:] == s[:-1]
-            if tied.any():
-                keep = np.ones(s.size, dtype=bool)
-                keep[1:] = ~tied
-                starts = np.flatnonzero(keep)
-                s, c = s[starts], np.add.reduceat(c, starts, axis=0)
-        out_k.append(np.full(s.size, k, dtype=np.int64))
-        out_s.append(s)
-        out_c.append(c)
-    return np.concatenate(out_k), np.concatenate(out_s), np.concatenate(out_c)
-
-
 def _merge_many_rows(parts: list[Rows]) -> Rows:
     """Merge row sets each sorted by (key, score), in order: one stable sort per key.
 
-    The stable sort finds the sorted runs and merges them; equal scores of a
+    The stable sort finds the sorted runs and merges them (linear for two runs,
+    where sorting the concatenation afresh would not be); equal scores of a
     key, one row from each of several sets, are added.
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
-    keys = np.unique(np.concatenate([_run_keys(k) for k, _, _ in parts if k.size]))
+    present = [_run_keys(k) for k, _, _ in parts if k.size]
+    keys = np.unique(np.concatenate(present)) if present else np.empty(0, dtype=np.int64)
     edges = np.append(keys, keys[-1] + 1) if keys.size else keys
     bounds = [np.searchsorted(k, edges) for k, _, _ in parts]
     out_k, out_s, out_c = [], [], []
@@ -517,14 +480,11 @@ def _union2(
         np.copyto(counts[:m, 0], np.where(is_pos, zero, gathered))
         np.copyto(counts[:m, 1], np.where(is_pos, gathered, zero))
     merged = score[:m]
-    tied = merged[1:] == merged[:-1]
-    if not tied.any():
+    starts = _starts(merged)
+    rows = starts.size
+    if rows == m:
         return m
     # each side is distinct, so a tie is one negative and one positive row
-    keep = np.ones(m, dtype=bool)
-    keep[1:] = ~tied
-    starts = np.flatnonzero(keep)
-    rows = starts.size
     neg = np.add.reduceat(counts[:m, 0], starts)
     pos = np.add.reduceat(counts[:m, 1], starts)
     score[:rows] = merged[starts]
