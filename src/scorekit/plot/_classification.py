@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,22 @@ def _name(name: str | None, fallback: str) -> str:
     return fallback if name is None else name
 
 
+def _from_zero(cumulative: Float) -> Any:
+    """A cumulative count as a share of its total, from 0 (``[0.0]`` without a total)."""
+    if cumulative.size and cumulative[-1]:
+        return np.concatenate([[0.0], cumulative / cumulative[-1]])
+    return [0.0]
+
+
+def _unit_square(ax: Any, xlabel: str, ylabel: str, legend: str) -> None:
+    """Label the axes of a curve on [0, 1] x [0, 1] and place its legend."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.legend(loc=legend, fontsize="small")
+
+
 def roc(
     y_true: Any,
     y_score: Any = None,
@@ -71,18 +88,12 @@ def roc(
     ax = axes(ax, where)
     if state.task in ("multiclass", "multilabel"):
         for label, (_, tps, fps) in _columns(state):
-            fpr = np.concatenate([[0.0], fps / fps[-1]]) if fps.size and fps[-1] else [0.0]
-            tpr = np.concatenate([[0.0], tps / tps[-1]]) if tps.size and tps[-1] else [0.0]
-            ax.plot(fpr, tpr, label=label)
+            ax.plot(_from_zero(fps), _from_zero(tps), label=label)
     else:
         curve = metric.compute(state)
         ax.plot(curve.fpr, curve.tpr, label=_name(name, "ROC"))
     ax.plot([0, 1], [0, 1], linestyle=":", color="grey", linewidth=1)
-    ax.set_xlabel("False positive rate")
-    ax.set_ylabel("True positive rate")
-    ax.set_xlim(-0.01, 1.01)
-    ax.set_ylim(-0.01, 1.01)
-    ax.legend(loc="lower right", fontsize="small")
+    _unit_square(ax, "False positive rate", "True positive rate", "lower right")
     return ax
 
 
@@ -119,11 +130,7 @@ def pr(
     else:
         curve = metric.compute(state)
         ax.plot(curve.recall, curve.precision, drawstyle="steps-post", label=_name(name, "PR"))
-    ax.set_xlabel("Recall")
-    ax.set_ylabel("Precision")
-    ax.set_xlim(-0.01, 1.01)
-    ax.set_ylim(-0.01, 1.01)
-    ax.legend(loc="lower left", fontsize="small")
+    _unit_square(ax, "Recall", "Precision", "lower left")
     return ax
 
 
@@ -150,28 +157,22 @@ def _as_calibration(where: str, state: ScoreHistogram, pos_label: Any) -> Calibr
         else:
             found = np.flatnonzero(labels == pos_label) if labels.size else np.empty(0)
             pos = int(found[0]) if found.size else -1
+        method, n_columns = "binary", 0
+        key = np.zeros(state.key.size, dtype=np.int64)
         hits = np.where(state.key == pos, weight, 0.0)
-        return CalibrationHistogram(
-            method="binary",
-            n_columns=0,
-            n_samples=state.n_samples,
-            labels=labels,
-            key=np.zeros(state.key.size, dtype=np.int64),
-            score=state.score,
-            count=count,
-            weight=weight,
-            hits=hits,
-        )
+    else:
+        method, n_columns = "class_wise", state.n_columns
+        key, hits = state.key, state.counts[:, 1].astype(np.float64)
     return CalibrationHistogram(
-        method="class_wise",
-        n_columns=state.n_columns,
+        method=method,
+        n_columns=n_columns,
         n_samples=state.n_samples,
         labels=state.labels,
-        key=state.key,
+        key=key,
         score=state.score,
         count=count,
         weight=weight,
-        hits=state.counts[:, 1].astype(np.float64),
+        hits=hits,
     )
 
 
@@ -182,11 +183,8 @@ def _rows_reduced(state: CalibrationHistogram) -> CalibrationHistogram:
     order = np.argsort(state.score, kind="stable")
     s = state.score[order]
     starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
-    return CalibrationHistogram(
-        method="binary",
-        n_columns=0,
-        n_samples=state.n_samples,
-        labels=state.labels,
+    return dataclasses.replace(
+        state,
         key=np.zeros(starts.size, dtype=np.int64),
         score=s[starts],
         count=np.add.reduceat(state.count[order], starts),
@@ -260,11 +258,7 @@ def calibration(
     bars.set_ylim(0, 1)
     ax.set_zorder(bars.get_zorder() + 1)
     ax.patch.set_visible(False)
-    ax.set_xlabel("Mean predicted probability")
-    ax.set_ylabel("Fraction of positives")
-    ax.set_xlim(-0.01, 1.01)
-    ax.set_ylim(-0.01, 1.01)
-    ax.legend(loc="upper left", fontsize="small")
+    _unit_square(ax, "Mean predicted probability", "Fraction of positives", "upper left")
     return ax
 
 
@@ -340,22 +334,12 @@ def score_distribution(
     if state.score.size:
         lo, hi = float(state.score.min()), float(state.score.max())
         edges = np.linspace(lo, hi if hi > lo else lo + 1, bins + 1)
-        if state.task == "binary":
-            for i, label in enumerate(state.labels.tolist()):
-                rows = state.key == i
-                w = state.counts[rows, 0].astype(np.float64)
-                ax.hist(state.score[rows], bins=edges, weights=w, histtype="step", label=str(label))
-        else:
-            for c in range(state.n_columns):
-                rows = state.key == c
-                w = state.counts[rows, 1].astype(np.float64)
-                ax.hist(
-                    state.score[rows],
-                    bins=edges,
-                    weights=w,
-                    histtype="step",
-                    label=str(state.labels[c]),
-                )
+        binary = state.task == "binary"
+        labels = state.labels.tolist()
+        for c in range(len(labels) if binary else state.n_columns):
+            rows = state.key == c
+            w = state.counts[rows, 0 if binary else 1].astype(np.float64)
+            ax.hist(state.score[rows], bins=edges, weights=w, histtype="step", label=str(labels[c]))
         ax.legend(title="true class", fontsize="small")
     ax.set_xlabel("Score")
     ax.set_ylabel("Samples")
