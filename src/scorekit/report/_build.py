@@ -149,26 +149,23 @@ def render(result: Any, **options: Any) -> str:
     if c.rows is not None:
         facts.append(["rows", f"{c.rows:,}"])
     facts += [["input", name] for name in c.inputs]
-    html: str = template.render(
-        title=c.title,
-        facts=facts,
-        summary=_summary(c),
-        sections=parts,
-        notes=list(dict.fromkeys(c.notes)),
-    )
+    summary, notes = _summary(c), list(dict.fromkeys(c.notes))
+
+    def page() -> str:
+        return str(
+            template.render(
+                title=c.title, facts=facts, summary=summary, sections=parts, notes=notes
+            )
+        )
+
+    html = page()
     if len(html.encode("utf-8")) > MAX_BYTES:
         for part in reversed(parts):
             part.figures = [
                 (caption, "<p>(figure left out: the report would pass 5 MB)</p>")
                 for caption, _ in part.figures
             ]
-            html = template.render(
-                title=c.title,
-                facts=facts,
-                summary=_summary(c),
-                sections=parts,
-                notes=list(dict.fromkeys(c.notes)),
-            )
+            html = page()
             if len(html.encode("utf-8")) <= MAX_BYTES:
                 break
     return html

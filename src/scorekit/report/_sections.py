@@ -94,22 +94,16 @@ def _figure(section: Section, caption: str, draw: Callable[[Any], Any]) -> None:
 
 
 def _binary_tables(key: str, state: ScoreHistogram) -> list[Table]:
-    """A threshold table: counts above each of 11 score quantiles."""
+    """A threshold table: counts above each of 11 score quantiles, the second label positive."""
     if state.task != "binary" or state.labels.size != 2 or state.score.size == 0:
         return []
-    pos = (
-        1
-        if state.labels.dtype.kind != "U" and 1 in state.labels.tolist()
-        else state.labels.size - 1
-    )
-    pos = int(np.flatnonzero(state.labels == state.labels[pos])[0])
     c = state.counts[:, 0].astype(np.float64)
-    is_pos = state.key == pos
+    is_pos = state.key == 1
+    p, n = c[is_pos].sum(), c[~is_pos].sum()
     rows = []
     for t in np.unique(np.quantile(state.score, np.linspace(0, 1, 11))):
         above = state.score >= t
         tp, fp = c[above & is_pos].sum(), c[above & ~is_pos].sum()
-        p, n = c[is_pos].sum(), c[~is_pos].sum()
         precision = tp / (tp + fp) if tp + fp else float("nan")
         recall = tp / p if p else float("nan")
         fpr = fp / n if n else float("nan")
