@@ -42,10 +42,11 @@ def split_binary(
     return neg[0], neg[1], pos[0], pos[1]
 
 
-def _at_or_below(
+def _below(
     un: Float, cn: NDArray[Any], up: Float
-) -> tuple[NDArray[Any], NDArray[np.bool_], NDArray[np.intp]]:
-    """Negative weight at or below each positive score, the ties, and their rows."""
+) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[Any]]:
+    """Negative weight strictly below each positive score, the positives tied with a
+    negative score, and that negative weight."""
     at = np.searchsorted(un, up, "right")
     cum = np.empty(un.size + 1, dtype=np.result_type(cn.dtype, np.int64))
     cum[0] = 0
@@ -54,21 +55,39 @@ def _at_or_below(
     prev = at - 1
     tied = prev >= 0
     tied &= un[np.maximum(prev, 0)] == up
-    return below, tied, prev
+    ties = np.flatnonzero(tied)
+    weight = cn[prev[ties]]
+    below[ties] -= weight
+    return below, ties, weight
+
+
+def _auc(
+    pos: NDArray[Any],
+    lower: NDArray[Any],
+    pos_tied: NDArray[Any],
+    tied: NDArray[Any],
+    n_pos: Any,
+    n_neg: Any,
+) -> float:
+    """``(sum pos * lower + 1/2 sum pos_tied * tied) / (P * N)``: the ROC area over pairs.
+
+    ``lower`` is the negative weight strictly below each positive row and
+    ``tied`` the negative weight equal to it. With integer counts the
+    numerator is an exact integer and only the final division rounds.
+    """
+    arrays = (pos, lower, pos_tied, tied)
+    if all(a.dtype.kind in "iu" for a in arrays) and int(n_pos) + int(n_neg) < _EXACT_INT:
+        twice = 2 * int(np.dot(pos, lower)) + int(np.dot(pos_tied, tied))
+        return twice / (2 * int(n_pos) * int(n_neg))
+    p, lo, pt, eq = (a.astype(np.float64, copy=False) for a in arrays)
+    area = float(np.dot(p, lo)) + 0.5 * float(np.dot(pt, eq))
+    return area / (float(n_pos) * float(n_neg))
 
 
 def pair_auc(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     """ROC AUC of the positives ``(up, cp)`` against the negatives ``(un, cn)``."""
-    below, tied, prev = _at_or_below(un, cn, up)
-    ties = np.flatnonzero(tied)
-    integer = cn.dtype.kind in "iu" and cp.dtype.kind in "iu"
-    n_pos, n_neg = cp.sum(), cn.sum()
-    if integer and int(n_pos) + int(n_neg) < _EXACT_INT:
-        twice = 2 * int(np.dot(cp, below)) - int(np.dot(cp[ties], cn[prev[ties]]))
-        return twice / (2 * int(n_pos) * int(n_neg))
-    area = float(np.dot(cp.astype(np.float64), below.astype(np.float64)))
-    area -= 0.5 * float(np.dot(cp[ties].astype(np.float64), cn[prev[ties]].astype(np.float64)))
-    return area / (float(n_pos) * float(n_neg))
+    below, ties, weight = _below(un, cn, up)
+    return _auc(cp, below, cp[ties], weight, cp.sum(), cn.sum())
 
 
 def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
@@ -78,16 +97,12 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     ``tp(t) / (tp(t) + fp(t))`` over the samples scoring at least ``t``, and it
     weighs the recall ``cp / P`` that ``t`` adds.
     """
-    below, tied, prev = _at_or_below(un, cn, up)
-    ties = np.flatnonzero(tied)
+    below, _, _ = _below(un, cn, up)
     cpf = cp.astype(np.float64)
     n_pos = float(cpf.sum())
-    n_neg = float(cn.sum())
-    # positives scoring >= t: all of them minus those strictly below t
+    # positives and negatives scoring >= t: all of them minus those strictly below t
     tp = n_pos - (np.cumsum(cpf) - cpf)
-    under = below.astype(np.float64)
-    under[ties] -= cn[prev[ties]]
-    fp = n_neg - under
+    fp = float(cn.sum()) - below.astype(np.float64)
     return float(np.dot(cpf, tp / (tp + fp))) / n_pos
 
 
@@ -103,13 +118,7 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
         return math.nan, True
     below = np.cumsum(neg)
     below -= neg
-    if neg.dtype.kind in "iu" and pos.dtype.kind in "iu" and int(n_pos) + int(n_neg) < _EXACT_INT:
-        twice = 2 * int(np.dot(pos, below)) + int(np.dot(pos, neg))
-        return twice / (2 * int(n_pos) * int(n_neg)), False
-    posf = pos.astype(np.float64, copy=False)
-    area = float(np.dot(posf, below.astype(np.float64, copy=False)))
-    area += 0.5 * float(np.dot(posf, neg.astype(np.float64, copy=False)))
-    return area / (float(n_pos) * float(n_neg)), False
+    return _auc(pos, below, pos, neg, n_pos, n_neg), False
 
 
 def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
