@@ -234,12 +234,9 @@ class Runner:
             async with self.client.stream(
                 "POST", self.url, json=attempt.body, headers=self.headers
             ) as response:
-                chunks = response.aiter_bytes()
-                if not 200 <= response.status_code < 300:
-                    return http_error(response.status_code, await self.error_body(chunks))
-                if _is_json(response.headers.get("content-type", "")):
-                    return _JSON_ANSWER
-                return await self.read_stream(attempt, chunks)
+                return await self.read_answer(
+                    attempt, response.status_code, response.headers, response.aiter_bytes()
+                )
         except httpx.TimeoutException:
             return "timeout"
         except httpx.DecodingError as exc:
@@ -255,11 +252,7 @@ class Runner:
         try:
             answer = await self.pool.post(self.target, body, self.headers)
             chunks = answer.iter_bytes()
-            if not 200 <= answer.status < 300:
-                return http_error(answer.status, await self.error_body(chunks))
-            if _is_json(answer.headers.get("content-type", "")):
-                return _JSON_ANSWER
-            return await self.read_stream(attempt, chunks)
+            return await self.read_answer(attempt, answer.status, answer.headers, chunks)
         except (OSError, asyncio.IncompleteReadError, ProtocolError) as exc:
             return f"connection error: {short(connect_error(exc))}"
         finally:
@@ -268,6 +261,20 @@ class Runner:
                     await chunks.aclose()
             if answer is not None:
                 answer.release()
+
+    async def read_answer(
+        self,
+        attempt: Attempt,
+        status: int,
+        headers: Mapping[str, str],
+        chunks: AsyncIterator[bytes],
+    ) -> str | None:
+        """An answer's outcome: an HTTP error, a JSON answer, or its stream read."""
+        if not 200 <= status < 300:
+            return http_error(status, await self.error_body(chunks))
+        if _is_json(headers.get("content-type", "")):
+            return _JSON_ANSWER
+        return await self.read_stream(attempt, chunks)
 
     async def read_stream(self, attempt: Attempt, chunks: AsyncIterator[bytes]) -> str | None:
         """Read the events of a stream into ``attempt``; None when ``[DONE]`` came, else why not."""

@@ -124,7 +124,7 @@ def http_error(status: int, body: bytes) -> str:
 
 
 def _texts(choices_: list[Any]) -> str:
-    """The text a chunk carries (every choice's ``text`` or delta content)."""
+    """The text a chunk carries (every choice's ``text`` or delta content); empty if none."""
     found = []
     for choice in choices_:
         if not isinstance(choice, Mapping):
@@ -133,22 +133,10 @@ def _texts(choices_: list[Any]) -> str:
             found.append(choice["text"])
         delta = choice.get("delta")
         if isinstance(delta, Mapping):
-            found.extend(d for key in _TEXT_FIELDS if isinstance(d := delta.get(key), str))
+            for key in _TEXT_FIELDS:
+                if isinstance(d := delta.get(key), str):
+                    found.append(d)
     return "".join(found)
-
-
-def _has_text(choices_: list[Any]) -> bool:
-    for choice in choices_:
-        if not isinstance(choice, Mapping):
-            continue
-        if isinstance(choice.get("text"), str) and choice["text"]:
-            return True
-        delta = choice.get("delta")
-        if isinstance(delta, Mapping) and any(
-            isinstance(delta.get(key), str) and delta[key] for key in _TEXT_FIELDS
-        ):
-            return True
-    return False
 
 
 GO_ON = "go on"
@@ -178,9 +166,10 @@ def read_event(attempt: Attempt, data: str, now: float) -> str | None:
         return GO_ON
     if not isinstance(choices_, list):
         return f"malformed stream: 'choices' is not a list: {short(data)!r}"
-    if _has_text(choices_):
+    text = _texts(choices_)
+    if text:
         if attempt.texts is not None:
-            attempt.texts.append(_texts(choices_))
+            attempt.texts.append(text)
         attempt.token_times.append(now)
         if attempt.first_token is None:
             attempt.first_token = now
