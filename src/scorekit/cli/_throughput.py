@@ -108,7 +108,7 @@ def _from_states(
     err: TextIO,
 ) -> int:
     """The report from the metric states of :func:`scorekit.api.throughput_states`."""
-    from scorekit import api, throughput
+    from scorekit import api, loadtest, throughput
 
     metrics = throughput.report_metrics(slo)
     with warnings.catch_warnings(record=True) as caught:
@@ -122,16 +122,9 @@ def _from_states(
             {key: (metric, states[key]) for key, metric in metrics.items()},
             command=NAME,
             input="requests",
-            options=None if run is None else {"run": loadtest_settings(run)},
+            options=None if run is None else {"run": loadtest.run_settings(run)},
             rows=rows,
         )
     out.write(_with_run(throughput.format_report(result, args.format), run, args.format))
     write_report(args, result, err, title=TITLE, inputs=[args.records], states=states)
     return 0
-
-
-def loadtest_settings(run: dict[str, Any]) -> dict[str, Any]:
-    """A load test's settings kept in a state file (:func:`scorekit.loadtest.run_settings`)."""
-    from scorekit.loadtest import run_settings
-
-    return run_settings(run)

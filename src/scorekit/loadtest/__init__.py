@@ -138,6 +138,7 @@ from scorekit.loadtest._prompts import (
     NAME,
     RECORD_KEYS,
     Prompt,
+    check_positive,
     estimate_tokens,
     prompt_list,
     read_prompts,
@@ -228,17 +229,6 @@ class LoadTestResult(_Outcome):
         return self
 
 
-def _positive(name: str, value: Any, integer: bool) -> None:
-    kind = "a whole number >= 1" if integer else "a finite number > 0"
-    if integer:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-    else:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        ok = ok and math.isfinite(value) and value > 0
-    if not ok:
-        raise ConfigError(message(NAME, f"bad {name}", value, kind))
-
-
 def _steps(rate: Any, concurrency: Any) -> tuple[list[Step], bool]:
     """The steps of a run and whether it is a sweep (a list of rates or of concurrencies)."""
     if concurrency is not None and rate is not None:
@@ -256,10 +246,10 @@ def _steps(rate: Any, concurrency: Any) -> tuple[list[Step], bool]:
         if rate is not None:
             infinite = isinstance(value, float) and math.isinf(value) and value > 0
             if not infinite:
-                _positive("rate", value, integer=False)
+                check_positive("rate", value, integer=False)
             steps.append(Step(rate=float(value)))
         elif concurrency is not None:
-            _positive("concurrency", value, integer=True)
+            check_positive("concurrency", value, integer=True)
             steps.append(Step(concurrency=value))
         else:
             steps.append(Step(concurrency=1))
@@ -456,7 +446,7 @@ def run_loadtest(
     ):
         raise ConfigError(message(NAME, "bad burstiness", burstiness, "a finite number > 0"))
     if max_concurrency is not None:
-        _positive("max_concurrency", max_concurrency, integer=True)
+        check_positive("max_concurrency", max_concurrency, integer=True)
     if rate is None and (max_concurrency is not None or burstiness != 1):
         name = "max_concurrency" if max_concurrency is not None else "burstiness"
         raise ConfigError(
@@ -475,13 +465,13 @@ def run_loadtest(
         raise ConfigError(message(NAME, "bad extra_body", extra_body, "a JSON object"))
     if not (isinstance(pause, int | float) and math.isfinite(pause) and pause >= 0):
         raise ConfigError(message(NAME, "bad pause", pause, "a finite number >= 0"))
-    _positive("max_tokens", max_tokens, integer=True)
+    check_positive("max_tokens", max_tokens, integer=True)
     if duration is not None:
-        _positive("duration", duration, integer=False)
+        check_positive("duration", duration, integer=False)
     if num_requests is not None:
-        _positive("num_requests", num_requests, integer=True)
-    _positive("timeout", timeout, integer=False)
-    _positive("max_event_size", max_event_size, integer=True)
+        check_positive("num_requests", num_requests, integer=True)
+    check_positive("timeout", timeout, integer=False)
+    check_positive("max_event_size", max_event_size, integer=True)
     counter = (
         load_tokenizer(tokenizer)
         if tokenizer is not None and not isinstance(tokenizer, TokenCounter)

@@ -22,7 +22,15 @@ from typing import Any
 
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.io import parse_json, read_limited
-from scorekit.loadtest._prompts import NAME, Prompt, estimate_tokens, read_prompts
+from scorekit.loadtest._prompts import (
+    NAME,
+    PROMPTS_FILE,
+    PROMPTS_TEXT,
+    Prompt,
+    check_positive,
+    estimate_tokens,
+    parse_prompts,
+)
 from scorekit.loadtest._tokens import TokenCounter
 
 __all__ = [
@@ -101,6 +109,19 @@ def _sample(
     return tuple(order[i % len(order)] for i in range(num_prompts))
 
 
+def _read_hashed(
+    path: str | os.PathLike[str], what: str, expected: str, max_file_size: int | None
+) -> tuple[str, str]:
+    """The text of a file (as :func:`scorekit.io.read_text` reads it) and the SHA-256 of
+    its content."""
+    data = read_limited(path, what, max_file_size)
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        return data.decode("utf-8-sig"), digest
+    except UnicodeDecodeError as exc:
+        raise InputError(message(str(path), "cannot read", raw(str(exc)), expected)) from None
+
+
 # ShareGPT -----------------------------------------------------------------------------
 
 
@@ -146,14 +167,7 @@ def read_sharegpt(
     >>> turn.text, turn.max_tokens, len(digest)
     ('Hi there', 6, 64)
     """
-    data = read_limited(path, "a ShareGPT file", max_file_size)
-    digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            message(str(path), "cannot read", raw(str(exc)), "a UTF-8 JSON file")
-        ) from None
+    text, digest = _read_hashed(path, "a ShareGPT file", "a UTF-8 JSON file", max_file_size)
     items = parse_json(text, str(path))
     expected = 'a JSON list of {"conversations": [{"from": "human", "value": ...}, ...]}'
     if not isinstance(items, list):
@@ -281,12 +295,6 @@ def synthetic_prompts(
 # one entry point ----------------------------------------------------------------------
 
 
-def _positive(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(message(NAME, f"bad {name}", value, "a whole number >= 1"))
-    return value
-
-
 def load_workload(
     dataset: str,
     path: str | os.PathLike[str] | None = None,
@@ -320,7 +328,7 @@ def load_workload(
     if dataset not in DATASETS:
         raise ConfigError(message(NAME, "unknown dataset", dataset, choices(DATASETS)))
     if num_prompts is not None:
-        _positive("num_prompts", num_prompts)
+        check_positive("num_prompts", num_prompts)
     files = ("sharegpt", "jsonl")
     if dataset in files and path is None:
         raise ConfigError(message(NAME, f"the {dataset} dataset needs a file", None, "a path"))
@@ -334,14 +342,15 @@ def load_workload(
         )
         return Workload(_sample(found, num_prompts, seed), dataset, str(path), digest)
     if dataset == "jsonl" and path is not None:
-        prompts = read_prompts(path, max_file_size=max_file_size)
-        digest = hashlib.sha256(read_limited(path, "a prompts file", max_file_size)).hexdigest()
+        source = Path(path)
+        text, digest = _read_hashed(source, PROMPTS_FILE, PROMPTS_TEXT, max_file_size)
+        prompts = parse_prompts(text, source)
         found = [_turns_of(p) if multi_turn else Conversation((p,)) for p in prompts]
-        return Workload(_sample(found, num_prompts, seed), dataset, str(Path(path)), digest)
-    _positive("input_len", input_len)
-    _positive("output_len", output_len)
+        return Workload(_sample(found, num_prompts, seed), dataset, str(source), digest)
+    check_positive("input_len", input_len)
+    check_positive("output_len", output_len)
     if dataset == "prefix":
-        _positive("prefix_len", prefix_len)
+        check_positive("prefix_len", prefix_len)
     ok = isinstance(range_ratio, int | float) and not isinstance(range_ratio, bool)
     if not ok or not 0 <= range_ratio < 1:
         raise ConfigError(message(NAME, "bad range_ratio", range_ratio, "a number in [0, 1)"))

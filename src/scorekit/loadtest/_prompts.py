@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ EXTRA_KEYS: tuple[str, ...] = ("warmup", "step", "conversation", "turn")
 """Keys a request record has when they apply (warm-up, sweep, multi-turn), written last."""
 
 NAME = "loadtest"
+PROMPTS_FILE = "a prompts file"
+PROMPTS_TEXT = "a UTF-8 JSON Lines file"
 _CHARS_PER_TOKEN = 4
 
 
@@ -73,6 +76,19 @@ class Prompt:
         if self.messages is None:
             return self.text or ""
         return "".join(_message_text(m) for m in self.messages)
+
+
+def check_positive(name: str, value: Any, integer: bool = True) -> None:
+    """Refuse a ``value`` of ``name`` that is not a whole number >= 1 (``integer``) or a
+    finite number > 0: a :class:`~scorekit.errors.ConfigError` naming the load test."""
+    kind = "a whole number >= 1" if integer else "a finite number > 0"
+    if integer:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    else:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and math.isfinite(value) and value > 0
+    if not ok:
+        raise ConfigError(message(NAME, f"bad {name}", value, kind))
 
 
 def estimate_tokens(text: str) -> int:
@@ -195,7 +211,11 @@ def read_prompts(path: str | os.PathLike[str], *, max_file_size: int | None = No
     [('Hi', None), (None, 16)]
     """
     source = Path(path)
-    text = read_text(source, "a prompts file", "a UTF-8 JSON Lines file", max_file_size)
+    return parse_prompts(read_text(source, PROMPTS_FILE, PROMPTS_TEXT, max_file_size), source)
+
+
+def parse_prompts(text: str, source: Path) -> list[Prompt]:
+    """The prompts of the text of a JSON Lines file (see :func:`read_prompts`)."""
     prompts = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
