@@ -155,7 +155,6 @@ def _text_metrics(
 
 def _registered(name: str, lowercase: bool) -> Metric[Any]:
     """A registered text metric by its name (options after a colon), or a ConfigError."""
-    expected = ", ".join(text_metric_names()) + " (rougeS<d>, rougeSU<d>: any gap)"
     try:
         metric = parse_metric(name)
     except ConfigError as exc:
@@ -163,6 +162,7 @@ def _registered(name: str, lowercase: bool) -> Metric[Any]:
             raise
         metric = None
     if metric is None or metric.inputs != "references_predictions":
+        expected = ", ".join(text_metric_names()) + " (rougeS<d>, rougeSU<d>: any gap)"
         raise ConfigError(message("scorekit text", "unknown metric", name, expected))
     if lowercase and hasattr(metric, "lowercase"):
         metric = dataclasses.replace(cast(Any, metric), lowercase=True)

@@ -164,18 +164,20 @@ def _wlcs_scores(
     """
     preds, refs = texts
     out = np.zeros((len(pair_item), 3))
-    several: dict[int, bool] = {}
+    # each prediction's sentences (None for one sentence), cut once for all its references
+    pred_sents: dict[int, list[NDArray[np.int64]] | None] = {}
     for k, item in enumerate(pair_item.tolist()):
-        if item not in several:
-            several[item] = sentence_ids(preds[item], False) is not None
+        if item not in pred_sents:
+            pred_sents[item] = sentence_ids(preds[item], False)
+        hyp_sents = pred_sents[item]
         ref_sents = sentence_ids(refs[k], False)
-        if several[item] or ref_sents is not None:
+        if hyp_sents is not None or ref_sents is not None:
             # both sides in the sentence tokenizer's vocabulary
-            hits, hyp_score, ref_score = _summary_wlcs(
-                sentence_ids(preds[item], True) or [],
-                sentence_ids(refs[k], True) or [],
-                weight,
-            )
+            if hyp_sents is None:
+                hyp_sents = sentence_ids(preds[item], True)
+            if ref_sents is None:
+                ref_sents = sentence_ids(refs[k], True)
+            hits, hyp_score, ref_score = _summary_wlcs(hyp_sents or [], ref_sents or [], weight)
             if hyp_score == 0 or ref_score == 0:
                 continue
             precision = (hits / hyp_score) ** (1.0 / weight)
