@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from scorekit.errors import InputError, raw
 
-__all__ = ["check_ref_range", "merge_ref_range"]
+__all__ = ["check_ref_range", "merge_ref_range", "nrefs"]
 
 
 class _Ranged(Protocol):
@@ -57,3 +57,19 @@ def merge_ref_range(a: _Ranged, b: _Ranged) -> dict[str, int]:
     if a.segments == 0:
         return {"min_refs": b.min_refs, "max_refs": b.max_refs}
     return {"min_refs": min(a.min_refs, b.min_refs), "max_refs": max(a.max_refs, b.max_refs)}
+
+
+def nrefs(state: _Ranged | None) -> str:
+    """The ``nrefs`` of a signature: ``?`` without segments, the count, or ``var``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as S
+    >>> nrefs(None), nrefs(S(segments=3, min_refs=2, max_refs=2))
+    ('?', '2')
+    >>> nrefs(S(segments=3, min_refs=1, max_refs=2))
+    'var'
+    """
+    if state is None or state.segments == 0:
+        return "?"
+    return str(state.min_refs) if state.min_refs == state.max_refs else "var"

@@ -12,6 +12,7 @@ import numpy as np
 from scorekit._version import __version__
 from scorekit.core import Explanation, Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.text._refs import nrefs
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
 from scorekit.text.bleu._checks import (
     _check_lengths,
@@ -357,19 +358,13 @@ class BLEU(Metric[BLEUStats]):
         >>> BLEU(smooth="floor").signature()
         'nrefs:?|case:mixed|eff:no|tok:13a|smooth:floor[0.10]|version:scorekit-...'
         """
-        if state is None or state.segments == 0:
-            nrefs = "?"
-        elif state.min_refs == state.max_refs:
-            nrefs = str(state.min_refs)
-        else:
-            nrefs = "var"
         smooth: str = self.smooth
         default = SMOOTHING[smooth]
         if default is not None:
             value = self.smooth_value if self.smooth_value is not None else default
             smooth += f"[{value:.2f}]"
         parts = [
-            f"nrefs:{nrefs}",
+            f"nrefs:{nrefs(state)}",
             f"case:{'lc' if self.lowercase else 'mixed'}",
             f"eff:{'yes' if self.effective_order else 'no'}",
             f"tok:{self.tokenize}",

@@ -12,7 +12,7 @@ from scorekit._version import __version__
 from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import best_per_item, text_pairs
-from scorekit.text._refs import check_ref_range, merge_ref_range
+from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
 from scorekit.text.chrf._count import char_symbols, match_counts, word_symbols
 
 __all__ = ["CHRF", "CHRFPlusPlus", "CHRFResult", "CHRFStats", "chrf", "sentence_chrf"]
@@ -370,14 +370,8 @@ class CHRF(Metric[CHRFStats]):
         >>> CHRF(word_order=2).signature()
         'nrefs:?|case:mixed|eff:yes|nc:6|nw:2|space:no|version:scorekit-...'
         """
-        if state is None or state.segments == 0:
-            nrefs = "?"
-        elif state.min_refs == state.max_refs:
-            nrefs = str(state.min_refs)
-        else:
-            nrefs = "var"
         parts = [
-            f"nrefs:{nrefs}",
+            f"nrefs:{nrefs(state)}",
             f"case:{'lc' if self.lowercase else 'mixed'}",
             f"eff:{'no' if self.eps_smoothing else 'yes'}",
             f"nc:{self.char_order}",

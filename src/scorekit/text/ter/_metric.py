@@ -12,7 +12,7 @@ from scorekit._version import __version__
 from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import text_pairs
-from scorekit.text._refs import check_ref_range, merge_ref_range
+from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
 from scorekit.text.ter._normalize import ter_normalize
 from scorekit.text.ter._tercom import edit_count
 
@@ -264,15 +264,9 @@ class TER(Metric[TERStats]):
         >>> TER().signature()
         'nrefs:?|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:scorekit-...'
         """
-        if state is None or state.segments == 0:
-            nrefs = "?"
-        elif state.min_refs == state.max_refs:
-            nrefs = str(state.min_refs)
-        else:
-            nrefs = "var"
         yes = {True: "yes", False: "no"}
         parts = [
-            f"nrefs:{nrefs}",
+            f"nrefs:{nrefs(state)}",
             f"case:{'mixed' if self.case_sensitive else 'lc'}",
             "tok:tercom",
             f"norm:{yes[self.normalized]}",
