@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scorekit.core._inputs import input_kinds
 from scorekit.core._providers import load_all
@@ -449,6 +450,70 @@ class Metric(abc.ABC, Generic[S]):
             merged = self.merge(merged, state)
         return merged
 
+    # bootstrap: units counted several times -------------------------------------
+
+    unit: ClassVar[str] = "row"
+    """What a bootstrap of this metric resamples, in the singular (``row``, ``query``...)."""
+
+    replicates_from_state: ClassVar[bool] = False
+    """Whether the state keeps one value per unit, so that replicates are computed from it.
+
+    Such metrics (ranking's per-query values) implement :meth:`unit_keys` and
+    :meth:`compute_replicates` instead of :meth:`summarize_replicates`.
+    """
+
+    def count_units(self, *batch: Any, **kwargs: Any) -> int:
+        """The number of units in one batch (by default the length of the first input)."""
+        return len(batch[0])
+
+    def summarize_replicates(
+        self, *batch: Any, weights: NDArray[np.int64], **kwargs: Any
+    ) -> list[S]:
+        """The states of ``len(weights)`` replicates of one batch.
+
+        In replicate ``b`` the batch's unit ``i`` counts ``weights[b, i]`` times
+        (an integer >= 0), as if it appeared that many times. A metric that
+        takes ``sample_weight`` multiplies it by the unit weights; any other
+        repeats the rows of its inputs. Families whose units are not rows of
+        their inputs override this.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from scorekit import parse_metric
+        >>> metric = parse_metric("accuracy")
+        >>> weights = np.array([[1, 1, 1], [0, 0, 2]])
+        >>> states = metric.summarize_replicates([1, 0, 1], [1, 1, 1], weights=weights)
+        >>> [float(metric.compute(s)) for s in states]
+        [0.666..., 1.0]
+        """
+        weights = np.asarray(weights)
+        if "sample_weight" in inspect.signature(self.summarize).parameters:
+            given = kwargs.pop("sample_weight", None)
+            base = None if given is None else np.asarray(given, dtype=np.float64)
+            return [
+                self.summarize(*batch, sample_weight=w if base is None else base * w, **kwargs)
+                for w in weights
+            ]
+        rows = [_rows(self, arg, weights.shape[1]) for arg in batch]
+        out: list[S] = []
+        for w in weights:
+            index = np.repeat(np.arange(len(w)), w)
+            out.append(self.summarize(*(take(index) for take in rows), **kwargs))
+        return out
+
+    def unit_keys(self, state: S) -> NDArray[Any]:
+        """The keys of the units a state keeps (metrics with :attr:`replicates_from_state`)."""
+        raise ConfigError(self._error("keeps no value per unit in its state"))
+
+    def compute_replicates(self, state: S, weights: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The values of replicates of a state that keeps one value per unit.
+
+        ``weights[b, i]`` is how many times unit ``i`` (in the order of
+        :meth:`unit_keys`) counts in replicate ``b``.
+        """
+        raise ConfigError(self._error("keeps no value per unit in its state"))
+
     def update(self, state: S, *batch: Any, **kwargs: Any) -> S:
         """Fold one more batch into ``state``."""
         return self.merge(state, self._summarize_checked(batch, kwargs))
@@ -500,6 +565,30 @@ class Metric(abc.ABC, Generic[S]):
 
     def _error(self, problem: str, got: Any = None, expected: str | None = None) -> str:
         return message(self.name, problem, got, expected)
+
+
+def _rows(metric: Metric[Any], arg: Any, n: int) -> Callable[[NDArray[np.intp]], Any]:
+    """A function taking rows of one input by index (lists stay lists, arrays stay arrays)."""
+    size = getattr(arg, "shape", None)
+    length = size[0] if size else (len(arg) if hasattr(arg, "__len__") else None)
+    if length != n:
+        raise ConfigError(
+            metric._error(
+                "cannot be unit-weighted: an input is not one row per unit",
+                raw(type(arg).__name__),
+                f"{n} rows",
+            )
+        )
+    if isinstance(arg, np.ndarray):
+        return lambda index: arg[index]
+    if isinstance(arg, list | tuple):
+        return lambda index: [arg[i] for i in index.tolist()]
+    taker = getattr(arg, "take", None)
+    if taker is None:
+        raise ConfigError(
+            metric._error("cannot be unit-weighted", raw(type(arg).__name__), "arrays or lists")
+        )
+    return lambda index: taker(index)
 
 
 def _plain(signature: inspect.Signature) -> str:
