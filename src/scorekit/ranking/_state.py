@@ -254,6 +254,129 @@ class RankingMetric(Metric[QueryValues]):
         _, values = state.table()
         return float(np.mean(values))
 
+    # bootstrap: each query is a unit -------------------------------------------
+
+    unit: ClassVar[str] = "query"
+    replicates_from_state: ClassVar[bool] = True
+
+    def count_units(self, qrels: Any, run: Any) -> int:
+        """The number of queries the mean of one batch runs over (see :meth:`unit_keys`)."""
+        return len(self.unit_keys(self.summarize(qrels, run)))
+
+    def unit_keys(self, state: QueryValues) -> NDArray[np.str_]:
+        """The query ids the mean runs over, in the order of :meth:`compute_replicates`.
+
+        These are the evaluated queries (those of the run with judgments),
+        including those whose value is undefined and counted as 0; with
+        ``missing='zero'`` also the qrels queries absent from the run, which
+        count as 0. With ``missing='skip'`` absent queries are no units: they
+        take no part in the mean. Sorted, as :meth:`QueryValues.table`.
+
+        Examples
+        --------
+        >>> from scorekit.ranking import MAP
+        >>> metric = MAP(missing="zero")
+        >>> state = metric.summarize({"a": {"d": 1}, "b": {"d": 1}}, {"a": {"d": 1.0}})
+        >>> metric.unit_keys(state).tolist()
+        ['a', 'b']
+        """
+        return state.table()[0]
+
+    def compute_replicates(
+        self, state: QueryValues, weights: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """The value of each replicate: the mean with query ``i`` counted ``weights[b, i]`` times.
+
+        .. math:: v_b = \\sum_i w_{bi} x_i / \\sum_i w_{bi}
+
+        computed for every replicate at once (one matrix product). The
+        replicate is exactly the metric on a run and qrels in which each
+        query appears ``weights[b, i]`` times under distinct ids. A replicate
+        whose weights are all 0 holds no query: its value is NaN (the metric
+        of no query is undefined; :meth:`compute` raises for it). Replicates
+        do not warn about undefined queries; :meth:`compute` on the state
+        does.
+
+        Parameters
+        ----------
+        state : QueryValues
+            The state of the whole data.
+        weights : ndarray of int, shape (B, n)
+            Non-negative counts, one column per unit of :meth:`unit_keys`.
+
+        Returns
+        -------
+        ndarray of float, shape (B,)
+
+        Raises
+        ------
+        InputError
+            The state holds no query (as :meth:`compute`).
+        ConfigError
+            ``weights`` is not a 2-d array of one column per unit, or holds a
+            negative or non-integer count.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from scorekit.ranking import MRR
+        >>> metric = MRR()
+        >>> state = metric.summarize(
+        ...     {"a": {"x": 1}, "b": {"y": 1}}, {"a": {"x": 2.0}, "b": {"x": 2.0, "y": 1.0}}
+        ... )
+        >>> metric.compute_replicates(state, np.array([[1, 1], [0, 3], [0, 0]]))
+        array([0.75, 0.5 ,  nan])
+        """
+        if len(state.queries) == 0:
+            self.compute(state)
+        _, values = state.table()
+        w = self._unit_weights(weights, len(values))
+        total = w.sum(axis=1)
+        out = np.full(len(w), np.nan)
+        some = total > 0
+        out[some] = (w[some] @ values) / total[some]
+        return out
+
+    def _unit_weights(self, weights: Any, n: int) -> NDArray[np.float64]:
+        w = np.asarray(weights)
+        if w.ndim != 2 or w.shape[1] != n:
+            raise ConfigError(
+                self._error(
+                    "replicate weights are not one column per query",
+                    raw(f"shape {w.shape}"),
+                    f"(replicates, {n})",
+                )
+            )
+        if w.dtype.kind not in "iub" and not (w.dtype.kind == "f" and np.all(w == np.round(w))):
+            raise ConfigError(self._error("replicate weights are not counts", w.dtype, "integers"))
+        if w.size and w.min() < 0:
+            raise ConfigError(
+                self._error("negative replicate weight", w.min().item(), "counts >= 0")
+            )
+        return w.astype(np.float64)
+
+    def summarize_replicates(
+        self, *batch: Any, weights: NDArray[np.int64], **kwargs: Any
+    ) -> list[QueryValues]:
+        """Not available: replicates of a ranking metric come from its state.
+
+        The state keeps one value per query, so a replicate is a weighted mean
+        of those values: use :meth:`unit_keys` and :meth:`compute_replicates`
+        on the state of the data (:attr:`replicates_from_state` is True).
+
+        Raises
+        ------
+        ConfigError
+            Always, saying so.
+        """
+        raise ConfigError(
+            self._error(
+                "replicates come from the state, not from summarize_replicates",
+                raw("summarize_replicates"),
+                "unit_keys(state) and compute_replicates(state, weights)",
+            )
+        )
+
     def _cut(self, judged: Judged) -> NDArray[np.bool_]:
         if self.k is None:
             return np.ones(len(judged.rank), dtype=bool)
