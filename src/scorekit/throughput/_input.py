@@ -91,6 +91,8 @@ class Source:
         self.table = table
         self.rows: Any = None
         """The original row of each row kept, when records were set aside (:data:`MARKS`)."""
+        self.count = 0
+        """The number of rows of the input, those set aside included."""
         meta = getattr(getattr(table, "schema", None), "metadata", None) or {}
         self.path = meta.get(b"scorekit.source", b"").decode() or None
 
@@ -196,6 +198,7 @@ def columns(metric: str, records: Any) -> tuple[dict[str, Any], int, Source]:
     here; the source then names the remaining records by their original place.
     """
     cols, n, source = _all_columns(metric, records)
+    source.count = n
     return _drop_marked(metric, cols, n, source)
 
 

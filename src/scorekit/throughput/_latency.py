@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from scorekit.core import Explanation, Metric, register, sentences
+from scorekit.core import Explanation, register, sentences
 from scorekit.errors import ConfigError, StateMismatchError, choices, message
 from scorekit.throughput._explanations import KEPT, VLLM
-from scorekit.throughput._records import as_records
+from scorekit.throughput._records import Records
 from scorekit.throughput._state import (
     LATENCIES,
     STATISTICS,
@@ -20,11 +20,12 @@ from scorekit.throughput._state import (
     statistic,
     undefined,
 )
+from scorekit.throughput._units import RequestMetric
 
 __all__ = ["ITL", "TPOT", "TTFT", "E2ELatency", "e2e_latency", "itl", "tpot", "ttft"]
 
 
-class _Latency(Metric[LatencyValues]):
+class _Latency(RequestMetric[LatencyValues]):
     """Shared machinery of the latency metrics: kept values and one statistic."""
 
     quantity: ClassVar[str]
@@ -36,10 +37,9 @@ class _Latency(Metric[LatencyValues]):
                 message(self.name, "unknown statistic", self.statistic, choices(STATISTICS))
             )
 
-    def summarize(self, records: Any) -> LatencyValues:
+    def from_records(self, records: Records) -> LatencyValues:
         """Keep the latency of every successful request (every chunk gap for ITL)."""
-        values = latencies(as_records(self.name, records), self.quantity)
-        return LatencyValues(quantity=self.quantity, values=values)
+        return LatencyValues(quantity=self.quantity, values=latencies(records, self.quantity))
 
     def empty(self) -> LatencyValues:
         """The state of no requests."""

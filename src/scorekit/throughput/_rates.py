@@ -8,12 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from scorekit.core import Explanation, Metric, register, sentences
+from scorekit.core import Explanation, register, sentences
 from scorekit.errors import ConfigError, StateMismatchError, message
 from scorekit.throughput._explanations import VLLM, WALL
-from scorekit.throughput._records import as_records
+from scorekit.throughput._records import Records
 from scorekit.throughput._slo import SLO_KEYS, parse_slo
 from scorekit.throughput._state import RequestTotals, per_second, slo_items, totals, undefined
+from scorekit.throughput._units import RequestMetric
 
 __all__ = [
     "FailedRequests",
@@ -31,15 +32,15 @@ __all__ = [
 ]
 
 
-class _Throughput(Metric[RequestTotals]):
+class _Throughput(RequestMetric[RequestTotals]):
     """Shared machinery of the metrics over :class:`RequestTotals`."""
 
     def _objectives(self) -> dict[str, float]:
         return {}
 
-    def summarize(self, records: Any) -> RequestTotals:
-        """Count the requests and sum the tokens of one batch of records."""
-        return totals(as_records(self.name, records), self._objectives())
+    def from_records(self, records: Records) -> RequestTotals:
+        """Count the requests and sum the tokens of checked records."""
+        return totals(records, self._objectives())
 
     def empty(self) -> RequestTotals:
         """The state of no requests."""

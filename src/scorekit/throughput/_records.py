@@ -54,6 +54,7 @@ __all__ = [
     "Records",
     "Request",
     "as_records",
+    "input_records",
     "read_metadata",
     "read_records",
 ]
@@ -421,9 +422,31 @@ def as_records(metric: str, records: Any) -> Records:
     >>> r.first, r.gaps
     (array([0.25]), array([0.75]))
     """
+    return input_records(metric, records)[0]
+
+
+def input_records(metric: str, records: Any) -> tuple[Records, NDArray[np.intp], int]:
+    """Checked records, the input row each comes from, and the number of input rows.
+
+    Rows set aside by :data:`MARKS` are input rows no record comes from.
+
+    Examples
+    --------
+    >>> recs, rows, count = input_records("ttft", [
+    ...     {"record": "metadata"},
+    ...     {"prompt_tokens": 5, "output_tokens": 2, "start": 0.0, "end": 1.0}])
+    >>> recs.n, rows, count
+    (1, array([1]), 2)
+    """
     if isinstance(records, Records):
-        return records
+        return records, np.arange(records.n), records.n
     cols, n, source = columns(metric, records)
+    rows = np.arange(n) if source.rows is None else np.asarray(source.rows, dtype=np.intp)
+    return _checked(metric, cols, n, source), rows, source.count
+
+
+def _checked(metric: str, cols: dict[str, Any], n: int, source: Source) -> Records:
+    """Records from the known columns of ``n`` kept rows, checked."""
     if n == 0:
         return Records.empty()
     missing = [c for c in REQUIRED if c not in cols]
