@@ -7,4 +7,21 @@ state), so it streams, merges from shard files and runs on Dask like any other.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from scorekit.stats._bootstrap import bootstrap, replicate_values, state_interval
+from scorekit.stats._intervals import INTERVALS, interval
+from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
+from scorekit.stats._results import DeLongResult, Interval, TestResult
+
+__all__ = [
+    "INTERVALS",
+    "Bootstrap",
+    "DeLongResult",
+    "Interval",
+    "Replicated",
+    "Replicates",
+    "TestResult",
+    "bootstrap",
+    "interval",
+    "replicate_values",
+    "state_interval",
+]

@@ -1,0 +1,140 @@
+"""Bootstrap confidence intervals from replicate values: percentile, basic and BCa."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from statistics import NormalDist
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message, raw
+from scorekit.stats._replicates import Replicated
+from scorekit.stats._results import Interval
+
+__all__ = ["INTERVALS", "check_confidence", "interval"]
+
+INTERVALS = ("percentile", "basic", "bca")
+"""The bootstrap intervals :func:`interval` makes."""
+
+_NORMAL = NormalDist()
+
+
+def check_confidence(confidence: object, where: str = "bootstrap") -> float:
+    """``confidence`` as a float in (0, 1), else a ConfigError naming ``where``."""
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, int | float | np.floating)
+        or not 0.0 < float(confidence) < 1.0
+    ):
+        raise ConfigError(message(where, "invalid confidence", confidence, "a number in (0, 1)"))
+    return float(confidence)
+
+
+def _defined(where: str, values: NDArray[np.float64], what: str) -> NDArray[np.float64]:
+    finite = values[np.isfinite(values)]
+    if len(finite) < len(values):
+        warnings.warn(
+            message(
+                where,
+                f"{what} undefined in {len(values) - len(finite)} of {len(values)} replicates",
+                None,
+                None,
+            ).rstrip(".")
+            + "; the interval uses the others.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+    return finite
+
+
+def interval(
+    result: Replicated,
+    confidence: float = 0.95,
+    method: str = "percentile",
+    *,
+    where: str = "bootstrap",
+) -> Interval:
+    """The confidence interval of a bootstrap's replicates.
+
+    Parameters
+    ----------
+    result
+        What a :class:`~scorekit.stats.Bootstrap` computes.
+    confidence
+        The nominal coverage, in (0, 1).
+    method
+        ``"percentile"`` (the replicates' quantiles), ``"basic"`` (the
+        quantiles reflected about the value) or ``"bca"`` (bias-corrected and
+        accelerated, Efron 1987; the acceleration from the jackknife the state
+        keeps), with the quantiles of :func:`numpy.quantile`'s linear method, as
+        :func:`scipy.stats.bootstrap` takes them.
+
+    Returns
+    -------
+    Interval
+        Value, bounds, confidence, method and the replicates.
+
+    Replicates whose value is undefined (NaN: a replicate with one class for
+    ROC AUC) are left out, with an :class:`~scorekit.errors.UndefinedMetricWarning`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scorekit.stats._replicates import Replicated
+    >>> r = Replicated(0.5, np.linspace(0.3, 0.7, 101), np.zeros(0), 100, "row")
+    >>> interval(r, 0.9)
+    Interval(value=0.5, low=0.32, high=0.68, confidence=0.9, method='percentile',
+             replicates=<101 values>)
+    >>> interval(r, 0.9, "basic").low
+    0.32
+    """
+    confidence = check_confidence(confidence, where)
+    if method not in INTERVALS:
+        raise ConfigError(message(where, "unknown interval method", method, choices(INTERVALS)))
+    if math.isnan(result.value):
+        return Interval(result.value, math.nan, math.nan, confidence, method, result.replicates)
+    values = _defined(where, np.asarray(result.replicates, dtype=np.float64), "value")
+    if len(values) == 0:
+        return Interval(result.value, math.nan, math.nan, confidence, method, result.replicates)
+    alpha = (1.0 - confidence) / 2.0
+    if method == "percentile":
+        low, high = np.quantile(values, [alpha, 1.0 - alpha])
+    elif method == "basic":
+        q_low, q_high = np.quantile(values, [alpha, 1.0 - alpha])
+        low, high = 2.0 * result.value - q_high, 2.0 * result.value - q_low
+    else:
+        low, high = _bca(result, values, alpha, where)
+    return Interval(result.value, float(low), float(high), confidence, method, result.replicates)
+
+
+def _bca(
+    result: Replicated, values: NDArray[np.float64], alpha: float, where: str
+) -> tuple[float, float]:
+    jackknife = np.asarray(result.jackknife, dtype=np.float64)
+    if len(jackknife) < 2:
+        raise ConfigError(
+            message(
+                where,
+                "BCa needs the jackknife, which this bootstrap did not keep",
+                raw(f"{len(jackknife)} jackknife values"),
+                "groups >= 2 (the default) and at least 2 units",
+            )
+        )
+    jackknife = _defined(where, jackknife, "jackknife value")
+    below = float(np.mean(values < result.value))
+    if below in (0.0, 1.0):
+        # every replicate on one side of the value: the bias correction is infinite
+        low, high = (np.min(values), np.min(values)) if below == 0 else (np.max(values),) * 2
+        return float(low), float(high)
+    z0 = _NORMAL.inv_cdf(below)
+    spread = jackknife.mean() - jackknife
+    denominator = 6.0 * float(np.sum(spread**2)) ** 1.5
+    a = float(np.sum(spread**3)) / denominator if denominator > 0 else 0.0
+    levels = []
+    for z in (_NORMAL.inv_cdf(alpha), _NORMAL.inv_cdf(1.0 - alpha)):
+        shifted = z0 + z
+        levels.append(_NORMAL.cdf(z0 + shifted / (1.0 - a * shifted)))
+    low, high = np.quantile(values, levels)
+    return float(low), float(high)

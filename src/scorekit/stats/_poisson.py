@@ -1,0 +1,172 @@
+"""Poisson(1) unit weights from a counter-based generator: the same weight wherever a unit is read.
+
+The weight of unit ``key`` in replicate ``b`` under ``seed`` is a function of
+those three numbers only (the key mixed with the seed by SplitMix64's finaliser
+into a 32-bit stream start, a 32-bit integer hash of that start plus the replicate
+number, then the inverse Poisson(1) distribution function, by a table of the top
+16 bits), so a bootstrap gives
+the same replicates in memory, in chunks of any size, from shards merged later and
+on any number of Dask partitions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import ConfigError, InputError, message
+
+__all__ = ["hash_keys", "poisson_weights", "replicate_weights", "unit_bases"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+_TABLE_BITS = 16
+_AMBIGUOUS = 255
+
+
+def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SplitMix64's finaliser: a bijection of 64-bit integers that scatters every input bit."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    out: NDArray[np.uint64] = z ^ (z >> np.uint64(31))
+    return out
+
+
+def _poisson_cdf() -> NDArray[np.float64]:
+    """P(K <= k) of Poisson(1) for k = 0, 1, ... until it rounds to 1."""
+    terms = []
+    total = 0.0
+    k = 0
+    while True:
+        total += math.exp(-1.0) / math.factorial(k)
+        if total >= 1.0:
+            break
+        terms.append(total)
+        k += 1
+    return np.array(terms)
+
+
+_CDF = _poisson_cdf()
+
+
+def _table() -> NDArray[np.uint8]:
+    """The weight of each cell of the top 16 bits, or _AMBIGUOUS where a cell straddles a step."""
+    cells = 1 << _TABLE_BITS
+    low = np.arange(cells, dtype=np.float64) / cells
+    high = np.arange(1, cells + 1, dtype=np.float64) / cells
+    k_low = np.searchsorted(_CDF, low, side="right")
+    k_high = np.searchsorted(_CDF, np.nextafter(high, 0.0), side="right")
+    table = k_low.astype(np.uint8)
+    table[k_low != k_high] = _AMBIGUOUS
+    return table
+
+
+_WEIGHT_OF_CELL = _table()
+
+
+def hash_keys(keys: Any, where: str) -> NDArray[np.uint64]:
+    """64-bit hashes of unit keys (FNV-1a over the UTF-8 text of each key).
+
+    Integers hash as their decimal text, so a key column read as numbers from
+    one shard and as text from another gives the same weights.
+
+    Examples
+    --------
+    >>> hash_keys(["q1", "q2"], "bootstrap").tolist() == hash_keys(["q1", "q2"], "x").tolist()
+    True
+    >>> int(hash_keys([7], "bootstrap")[0]) == int(hash_keys(["7"], "bootstrap")[0])
+    True
+    """
+    array = np.asarray(keys)
+    if array.ndim != 1:
+        raise InputError(message(where, "key column must be one value per row", array.shape, "1-D"))
+    if array.dtype.kind == "f":
+        raise InputError(
+            message(where, "key column holds floats", array[:3].tolist(), "integers or text")
+        )
+    if array.dtype.kind == "O":
+        if any(k is None for k in array.tolist()):
+            raise InputError(message(where, "key column has a missing value", None, "a key"))
+        array = np.array([str(k) for k in array.tolist()])
+    text = np.char.encode(array.astype(np.str_), "utf-8")
+    width = text.dtype.itemsize
+    lengths = np.char.str_len(text)
+    data = np.frombuffer(text.tobytes(), dtype=np.uint8).reshape(len(text), max(width, 1))
+    h = np.full(len(text), _FNV_OFFSET, dtype=np.uint64)
+    for j in range(width):
+        live = lengths > j
+        step = (h ^ data[:, j].astype(np.uint64)) * _FNV_PRIME
+        h = np.where(live, step, h)
+    return h
+
+
+_C1 = np.uint32(0x7FEB352D)
+_C2 = np.uint32(0x846CA68B)
+
+
+def unit_bases(seed: int, keys: NDArray[np.uint64]) -> NDArray[np.uint32]:
+    """Each unit's 32-bit stream start under ``seed``: the mix of its key and the seed."""
+    mixed_seed = _mix(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))[0]
+    mixed = _mix(np.asarray(keys, dtype=np.uint64) ^ mixed_seed) >> np.uint64(32)
+    out: NDArray[np.uint32] = mixed.astype(np.uint32)
+    return out
+
+
+def _replicate(
+    bases: NDArray[np.uint32], b: int, z: NDArray[np.uint32], tmp: NDArray[np.uint32]
+) -> NDArray[np.uint8]:
+    """The weights of replicate ``b``: a 32-bit integer hash of (stream start + b * golden)."""
+    np.add(bases, np.uint32(((b + 1) * 0x9E3779B9) & 0xFFFFFFFF), out=z)
+    np.right_shift(z, 16, out=tmp)
+    np.bitwise_xor(z, tmp, out=z)
+    np.multiply(z, _C1, out=z)
+    np.right_shift(z, 15, out=tmp)
+    np.bitwise_xor(z, tmp, out=z)
+    np.multiply(z, _C2, out=z)
+    np.right_shift(z, 16, out=tmp)
+    np.bitwise_xor(z, tmp, out=z)
+    np.right_shift(z, 32 - _TABLE_BITS, out=tmp)
+    weights = _WEIGHT_OF_CELL[tmp]
+    unsure = np.flatnonzero(weights == _AMBIGUOUS)
+    if len(unsure):
+        u = z[unsure].astype(np.float64) * 2.0**-32
+        weights[unsure] = np.searchsorted(_CDF, u, side="right")
+    return weights
+
+
+def poisson_weights(
+    seed: int, keys: NDArray[np.uint64], start: int, stop: int
+) -> NDArray[np.uint8]:
+    """Poisson(1) weights of replicates ``start`` to ``stop - 1``: shape (replicates, units).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = poisson_weights(7, np.arange(100_000, dtype=np.uint64), 0, 4)
+    >>> w.shape, round(float(w.mean()), 1), round(float(w.var()), 1)
+    ((4, 100000), 1.0, 1.0)
+    >>> bool((poisson_weights(7, np.arange(5, dtype=np.uint64), 2, 4) == w[2:4, :5]).all())
+    True
+    """
+    if not 0 <= start <= stop:
+        raise ConfigError(
+            message("bootstrap", "invalid replicate range", (start, stop), "0 <= start <= stop")
+        )
+    return replicate_weights(unit_bases(seed, keys), start, stop)
+
+
+def replicate_weights(bases: NDArray[np.uint32], start: int, stop: int) -> NDArray[np.uint8]:
+    """:func:`poisson_weights` from the units' stream starts (:func:`unit_bases`)."""
+    out = np.empty((stop - start, len(bases)), dtype=np.uint8)
+    z = np.empty(len(bases), dtype=np.uint32)
+    tmp = np.empty(len(bases), dtype=np.uint32)
+    for row, b in enumerate(range(start, stop)):
+        out[row] = _replicate(bases, b, z, tmp)
+    return out

@@ -1,0 +1,452 @@
+"""The bootstrap as a metric: a state that holds the replicates of another metric's state.
+
+:class:`Bootstrap` wraps any registered metric. Its state (:class:`Replicates`)
+keeps the wrapped metric's state of all the data, the states of the Poisson
+replicates (unit ``i`` counted ``w[b, i]`` times in replicate ``b``, the weights
+drawn from the seed and the unit's key only) and the leave-one-group-out states of
+a grouped jackknife. Every part merges like the wrapped metric's state, so the
+bootstrap streams, merges from shard files and runs on Dask like any metric, with
+the same replicates for any chunking. Metrics whose state keeps one value per unit
+(ranking's per-query values) keep only their own state: their replicates are
+computed from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.core import Metric, State, decode_value, encode_value, get, parse_metric, state_field
+from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
+from scorekit.stats._poisson import hash_keys, replicate_weights, unit_bases
+
+__all__ = ["Bootstrap", "Replicated", "Replicates", "describe_metric", "single_number"]
+
+MAX_RESAMPLES = 1_000_000
+DEFAULT_GROUPS = 100
+
+
+def describe_metric(metric: Metric[Any]) -> tuple[str, str]:
+    """The registered name of a configured metric and its options as JSON (exact, rebuildable)."""
+    if not dataclasses.is_dataclass(metric):
+        raise ConfigError(message("bootstrap", "cannot wrap", type(metric).__name__, "a metric"))
+    options = {
+        f.name: encode_value(getattr(metric, f.name)) for f in dataclasses.fields(metric) if f.init
+    }
+    try:
+        text = json.dumps(options, sort_keys=True, allow_nan=True)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            message(metric.name, "cannot be bootstrapped: an option has no JSON form", options)
+        ) from None
+    return metric.name, text
+
+
+def _rebuild(name: str, options: str) -> Metric[Any]:
+    cls = get(name).cls
+    values = {k: decode_value(v) for k, v in json.loads(options).items()}
+    return cls(**values)
+
+
+@dataclass(frozen=True, eq=False)
+class Replicates(State):
+    """The state of a bootstrap: a metric's state, its replicates and its jackknife states.
+
+    Attributes
+    ----------
+    metric, options
+        The wrapped metric's registered name and options (JSON).
+    seed, n_resamples, groups
+        The replicates' seed, their number, and the jackknife's groups (0: none).
+    key
+        The key column that identifies units, or ``""`` for row positions.
+    units
+        Units summarized.
+    state
+        The wrapped metric's state of all the data.
+    replicates, leave_out
+        The states of the replicates and of the data without each jackknife
+        group (empty for metrics that compute replicates from ``state``).
+    rows
+        For row positions: the ``[first, stop)`` row ranges summarized (merging
+        overlapping ranges means two inputs were keyed by the same positions).
+    """
+
+    kind: ClassVar[str] = "Replicates"
+
+    metric: str = state_field("same", check="text")
+    options: str = state_field("same", check="text")
+    seed: int = state_field("same", check="count")
+    n_resamples: int = state_field("same", check="count")
+    groups: int = state_field("same", check="count")
+    key: str = state_field("same", check="text")
+    units: int = state_field("sum", check="count")
+    state: State = state_field("custom")
+    replicates: tuple[State, ...] = state_field("custom")
+    leave_out: tuple[State, ...] = state_field("custom")
+    rows: NDArray[np.int64] = state_field("custom", check="count", ndim=2)
+
+    def _merge_custom(self, other: Replicates) -> dict[str, Any]:
+        rows = np.concatenate([self.rows, other.rows])
+        if self.key == "" and len(rows) > 1:
+            order = np.argsort(rows[:, 0], kind="stable")
+            sorted_rows = rows[order]
+            clash = np.flatnonzero(sorted_rows[1:, 0] < sorted_rows[:-1, 1])
+            if len(clash):
+                c = clash[0]
+                first = int(sorted_rows[c + 1, 0])
+                last = int(min(sorted_rows[c, 1], sorted_rows[c + 1, 1])) - 1
+                raise StateMismatchError(
+                    message(
+                        f"bootstrap of {self.metric}",
+                        "two inputs are keyed by the same row positions",
+                        raw(f"rows {first} to {last} twice"),
+                        "a key column (key=COL, --key COL) when shards are read separately",
+                    )
+                )
+        return {
+            "state": self.state.merge(other.state),
+            "replicates": _pairwise(self.replicates, other.replicates),
+            "leave_out": _pairwise(self.leave_out, other.leave_out),
+            "rows": _coalesce(rows),
+        }
+
+    def _check(self) -> None:
+        if not isinstance(self.state, State):
+            raise self._invalid("state", "not a state", raw(type(self.state).__name__), "a state")
+        for name in ("replicates", "leave_out"):
+            states = getattr(self, name)
+            if not isinstance(states, tuple) or any(
+                type(s) is not type(self.state) for s in states
+            ):
+                raise self._invalid(
+                    name, "not states of the wrapped metric's kind", None, self.state.kind
+                )
+        if self.replicates and len(self.replicates) != self.n_resamples:
+            raise self._invalid(
+                "replicates",
+                "wrong number of replicates",
+                len(self.replicates),
+                str(self.n_resamples),
+            )
+        if self.leave_out and len(self.leave_out) != self.groups:
+            raise self._invalid(
+                "leave_out",
+                "wrong number of jackknife states",
+                len(self.leave_out),
+                str(self.groups),
+            )
+
+
+def _pairwise(a: tuple[State, ...], b: tuple[State, ...]) -> tuple[State, ...]:
+    return tuple(x.merge(y) for x, y in zip(a, b, strict=True))
+
+
+def _coalesce(rows: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Row ranges sorted, adjacent ones joined."""
+    if len(rows) < 2:
+        return rows.reshape(-1, 2).astype(np.int64)
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    out = [rows[0].tolist()]
+    for first, stop in rows[1:].tolist():
+        if first == out[-1][1]:
+            out[-1][1] = stop
+        else:
+            out.append([first, stop])
+    return np.array(out, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Replicated:
+    """What a bootstrap computes: the value on all the data, the replicates and the jackknife.
+
+    Attributes
+    ----------
+    value : float
+        The metric on all the data.
+    replicates : ndarray
+        The metric on each replicate (NaN where undefined).
+    jackknife : ndarray
+        The metric without each jackknife group (empty without groups).
+    units : int
+        Units summarized.
+    unit : str
+        What a unit is (``row``, ``query``, ``segment``...).
+    """
+
+    value: float
+    replicates: NDArray[np.float64] = dataclasses.field(repr=False)
+    jackknife: NDArray[np.float64] = dataclasses.field(repr=False)
+    units: int
+    unit: str
+
+
+def single_number(metric: Metric[Any], value: Any) -> float:
+    """A metric's value as a float, or a ConfigError when it is not one number."""
+    array = np.asarray(value)
+    if array.ndim != 0 or array.dtype.kind not in "biuf":
+        raise ConfigError(
+            message(
+                metric.name,
+                "cannot be bootstrapped: its value is not a single number",
+                raw(
+                    f"a value of shape {list(array.shape)}" if array.ndim else type(value).__name__
+                ),
+                "a metric with one number (choose an average, for example f1:macro)",
+            )
+        )
+    return float(array)
+
+
+@dataclass(frozen=True)
+class Bootstrap(Metric[Replicates]):
+    """The Poisson bootstrap of another metric, as a mergeable metric.
+
+    Parameters
+    ----------
+    metric : str
+        The wrapped metric, as a metric string (``"roc_auc"``, ``"f1:macro"``).
+    options : str
+        Extra options of the wrapped metric as JSON (what :func:`describe_metric`
+        gives); ``"{}"`` takes the metric string as it is.
+    n_resamples : int
+        Replicates (at least 1; fewer than 100 give rough intervals).
+    seed : int
+        The seed of the weights; with the same seed and keys the replicates are
+        identical however the data is chunked.
+    key : str
+        The input that identifies units (a column name, given to ``summarize`` as
+        ``unit_key``), or ``""``: the unit is the row, keyed by its position.
+    groups : int
+        Groups of the jackknife kept for BCa intervals (0: none). With row
+        positions, unit ``i`` is in group ``i % groups``, so inputs of at most
+        ``groups`` units give the exact leave-one-out jackknife.
+
+    Examples
+    --------
+    >>> boot = Bootstrap("accuracy", n_resamples=200, seed=1)
+    >>> result = boot.compute(boot.summarize([1, 0, 1, 1] * 25, [1, 1, 1, 0] * 25))
+    >>> result.value, result.replicates.shape, round(float(result.replicates.mean()), 1)
+    (0.5, (200,), 0.5)
+    """
+
+    metric: str
+    options: str = "{}"
+    n_resamples: int = 1000
+    seed: int = 0
+    key: str = ""
+    groups: int = DEFAULT_GROUPS
+
+    inner: Metric[Any] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if (
+            isinstance(self.n_resamples, bool)
+            or not isinstance(self.n_resamples, int)
+            or not (1 <= self.n_resamples <= MAX_RESAMPLES)
+        ):
+            raise ConfigError(
+                message(
+                    "bootstrap",
+                    "invalid n_resamples",
+                    self.n_resamples,
+                    f"an integer in [1, {MAX_RESAMPLES:,}]",
+                )
+            )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(message("bootstrap", "invalid seed", self.seed, "an integer >= 0"))
+        if (
+            isinstance(self.groups, bool)
+            or not isinstance(self.groups, int)
+            or not (self.groups == 0 or 2 <= self.groups <= 10_000)
+        ):
+            raise ConfigError(
+                message("bootstrap", "invalid groups", self.groups, "0 or an integer in [2, 10000]")
+            )
+        if not isinstance(self.key, str):
+            raise ConfigError(message("bootstrap", "invalid key", self.key, "a column name"))
+        if self.options == "{}":
+            inner = parse_metric(self.metric)
+        else:
+            inner = _rebuild(self.metric, self.options)
+        name, options = describe_metric(inner)
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "metric", name)
+        object.__setattr__(self, "options", options)
+        if inner.replicates_from_state and self.key:
+            raise ConfigError(
+                message(
+                    f"bootstrap of {name}",
+                    f"a key column is not needed: its units are {inner.unit} ids",
+                    self.key,
+                    "no key",
+                )
+            )
+
+    @classmethod
+    def of(cls, metric: str | Metric[Any], **kwargs: Any) -> Bootstrap:
+        """The bootstrap of a metric string or a configured metric."""
+        if isinstance(metric, str):
+            return cls(metric, **kwargs)
+        name, options = describe_metric(metric)
+        return cls(name, options, **kwargs)
+
+    # the metric protocol --------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def inputs(self) -> str:
+        return self.inner.inputs
+
+    @property
+    def unit(self) -> str:  # type: ignore[override]
+        return self.inner.unit
+
+    @property
+    def reads(self) -> type[Metric[Any]]:
+        """The class whose ``summarize`` names the inputs read (the wrapped metric's)."""
+        return type(self.inner)
+
+    def empty(self) -> Replicates:
+        inner = self.inner
+        per_unit = inner.replicates_from_state
+        return self._state(
+            inner.empty(),
+            () if per_unit else tuple(inner.empty() for _ in range(self.n_resamples)),
+            () if per_unit else tuple(inner.empty() for _ in range(self.groups)),
+            0,
+            np.zeros((0, 2), dtype=np.int64),
+        )
+
+    def _state(
+        self,
+        state: State,
+        replicates: tuple[State, ...],
+        leave_out: tuple[State, ...],
+        units: int,
+        rows: NDArray[np.int64],
+    ) -> Replicates:
+        return Replicates(
+            metric=self.metric,
+            options=self.options,
+            seed=self.seed,
+            n_resamples=self.n_resamples,
+            groups=self.groups,
+            key=self.key,
+            units=units,
+            state=state,
+            replicates=replicates,
+            leave_out=leave_out,
+            rows=rows,
+        )
+
+    def summarize(
+        self, *batch: Any, unit_key: Any = None, first_row: int = 0, **kwargs: Any
+    ) -> Replicates:
+        """The replicate states of one batch (rows ``first_row`` onwards of the data)."""
+        inner = self.inner
+        state = inner.summarize(*batch, **kwargs)
+        if inner.replicates_from_state:
+            return self._state(state, (), (), 0, np.zeros((0, 2), dtype=np.int64))
+        n = inner.count_units(*batch, **kwargs)
+        keys, groups, rows = self._keys(n, unit_key, first_row)
+        bases = unit_bases(self.seed, keys)
+        replicates: list[State] = []
+        step = max(1, (1 << 22) // max(n, 1))
+        for start in range(0, self.n_resamples, step):
+            weights = replicate_weights(bases, start, min(start + step, self.n_resamples))
+            replicates.extend(
+                inner.summarize_replicates(*batch, weights=weights.astype(np.int64), **kwargs)
+            )
+        leave_out: list[State] = []
+        if self.groups:
+            for start in range(0, self.groups, step):
+                g = np.arange(start, min(start + step, self.groups))[:, None]
+                weights = (groups[None, :] != g).astype(np.int64)
+                leave_out.extend(inner.summarize_replicates(*batch, weights=weights, **kwargs))
+        return self._state(state, tuple(replicates), tuple(leave_out), n, rows)
+
+    def _keys(
+        self, n: int, unit_key: Any, first_row: int
+    ) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.int64]]:
+        where = f"bootstrap of {self.metric}"
+        if self.key:
+            if unit_key is None:
+                raise InputError(message(where, "no key column given", None, repr(self.key)))
+            keys = hash_keys(unit_key, where)
+            if len(keys) != n:
+                raise InputError(
+                    message(where, "key column has the wrong length", len(keys), f"{n} units")
+                )
+            _refuse_duplicates(where, unit_key, keys)
+            groups = (keys % np.uint64(max(self.groups, 1))).astype(np.int64)
+            return keys, groups, np.zeros((0, 2), dtype=np.int64)
+        if unit_key is not None:
+            raise InputError(message(where, "a key column is given but key is not set", None))
+        positions = np.arange(first_row, first_row + n, dtype=np.int64)
+        rows = (
+            np.array([[first_row, first_row + n]], dtype=np.int64)
+            if n
+            else np.zeros((0, 2), np.int64)
+        )
+        return positions.astype(np.uint64), positions % max(self.groups, 1), rows
+
+    def compute(self, state: Replicates) -> Replicated:
+        inner = self.inner
+        value = single_number(inner, inner.compute(state.state))
+        if inner.replicates_from_state:
+            replicates, jackknife, units = self._from_state(state.state)
+        else:
+            replicates = np.array(
+                [single_number(inner, inner.compute(s)) for s in state.replicates]
+            )
+            jackknife = np.array([single_number(inner, inner.compute(s)) for s in state.leave_out])
+            units = state.units
+        return Replicated(value, replicates, jackknife, units, inner.unit)
+
+    def _from_state(self, state: State) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+        inner = self.inner
+        ids = inner.unit_keys(state)
+        keys = hash_keys(ids, f"bootstrap of {self.metric}")
+        bases = unit_bases(self.seed, keys)
+        parts = []
+        step = max(1, (1 << 22) // max(len(keys), 1))
+        for start in range(0, self.n_resamples, step):
+            weights = replicate_weights(bases, start, min(start + step, self.n_resamples))
+            parts.append(
+                np.asarray(
+                    inner.compute_replicates(state, weights.astype(np.int64)), dtype=np.float64
+                )
+            )
+        replicates = np.concatenate(parts) if parts else np.zeros(0)
+        jackknife = np.zeros(0)
+        if self.groups and len(keys):
+            groups = keys % np.uint64(self.groups)
+            weights = groups[None, :] != np.arange(self.groups, dtype=np.uint64)[:, None]
+            jackknife = np.asarray(
+                inner.compute_replicates(state, weights.astype(np.int64)), dtype=np.float64
+            )
+        return replicates, jackknife, len(keys)
+
+
+def _refuse_duplicates(where: str, given: Any, keys: NDArray[np.uint64]) -> None:
+    order = np.argsort(keys, kind="stable")
+    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if len(same):
+        value = np.asarray(given)[order[same[0]]]
+        raise InputError(
+            message(
+                where,
+                "key column has duplicates",
+                value.item() if hasattr(value, "item") else value,
+                "one row per key",
+            )
+        )
