@@ -462,6 +462,33 @@ class Metric(abc.ABC, Generic[S]):
     :meth:`compute_replicates` instead of :meth:`summarize_replicates`.
     """
 
+    @property
+    def reads(self) -> type[Metric[Any]]:
+        """The class whose ``summarize`` names the inputs this metric reads from a table."""
+        return type(self)
+
+    @property
+    def wraps(self) -> Metric[Any] | None:
+        """The metric this one wraps (a bootstrap's), whose state :meth:`wrap` turns into ours."""
+        return None
+
+    def wrap(self, state: Any) -> S:
+        """This metric's state from the state of the metric it :attr:`wraps`."""
+        raise ConfigError(self._error("wraps no metric"))
+
+    key_role: ClassVar[str] = "unit_key"
+    """The input that identifies units, read from the column :attr:`key_column` names."""
+
+    @property
+    def key_column(self) -> str:
+        """The column read as :attr:`key_role` (``""``: none)."""
+        return ""
+
+    @property
+    def positional(self) -> bool:
+        """Whether ``summarize`` takes ``first_row=``, the position of the batch's first row."""
+        return False
+
     def count_units(self, *batch: Any, **kwargs: Any) -> int:
         """The number of units in one batch (by default the length of the first input)."""
         return len(batch[0])

@@ -45,7 +45,10 @@ def column_roles(metric: Metric[Any]) -> dict[str, str]:
     >>> column_roles(parse_metric("f1"))
     {'y_true': 'labels', 'y_pred': 'labels', 'sample_weight': 'weights'}
     """
-    return dict(_roles(type(metric), metric.inputs))
+    roles = dict(_roles(metric.reads, metric.inputs))
+    if metric.key_column:
+        roles[metric.key_role] = "labels"
+    return roles
 
 
 @functools.lru_cache(maxsize=512)
@@ -124,7 +127,8 @@ def resolve(
             used.add(role)
             if role in out:
                 continue
-            names = given.get(role, (role,))
+            key = metric.key_column if role == metric.key_role else ""
+            names = given.get(role, (key or role,))
             if role not in given and _optional(metric, role) and role not in have:
                 continue
             if role not in given and role == "sample_weight":
@@ -205,7 +209,7 @@ def batch_arguments(
         if role not in mapping:
             continue
         value = chunk.get(conversion, mapping[role])
-        if role == "sample_weight":
+        if role in ("sample_weight", metric.key_role):
             kwargs[role] = value
         else:
             args.append(value)
@@ -217,12 +221,16 @@ def summarize_table(
     table: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any] | None = None,
+    first_row: int = 0,
 ) -> list[State]:
     """The state of every metric on one pyarrow table, each column converted once.
 
     This is the whole per-chunk (or per-partition) work of an engine. Metrics
     whose input kind summarizes a chunk for all its metrics at once (a ranking
-    run joined with its qrels once) are summarized together.
+    run joined with its qrels once) are summarized together; a metric that
+    wraps another (a bootstrap) is summarized as the metric it wraps, and its
+    state made from that one. Metrics that are ``positional`` are told the
+    position of the table's first row in the data (``first_row``).
 
     Examples
     --------
@@ -242,11 +250,14 @@ def summarize_table(
         hook = input_kind(metric.inputs).summarize
         if hook is None:
             args, kwargs = batch_arguments(metric, chunk, mapping)
+            if metric.positional:
+                kwargs["first_row"] = first_row
             states[i] = metric.summarize(*args, **kwargs)
         else:
             groups.setdefault(metric.inputs, (hook, []))[1].append(i)
     for hook, index in groups.values():
-        part = hook([metrics[i] for i in index], chunk, mapping, side)
-        for i, state in zip(index, part, strict=True):
-            states[i] = state
+        given = [metrics[i] for i in index]
+        part = hook([m.wraps or m for m in given], chunk, mapping, side)
+        for i, metric, state in zip(index, given, part, strict=True):
+            states[i] = state if metric.wraps is None else metric.wrap(state)
     return states

@@ -152,6 +152,7 @@ def summarize_chunk(
     table: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any] | None = None,
+    first_row: int = 0,
 ) -> tuple[list[State], Notes]:
     """The states of one chunk (or partition) and the warnings the metrics raised on it.
 
@@ -163,12 +164,12 @@ def summarize_chunk(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if table.num_rows:
-            states = summarize_table(metrics, table, mapping, side)
+            states = summarize_table(metrics, table, mapping, side, first_row)
         else:
             states = []
             for metric in metrics:
                 try:
-                    states.extend(summarize_table([metric], table, mapping, side))
+                    states.extend(summarize_table([metric], table, mapping, side, first_row))
                 except ScorekitError:
                     states.append(metric.empty())
     notes.record(caught)
@@ -179,12 +180,17 @@ def summarize_chunk(
 
 
 def state_nbytes(state: State) -> int:
-    """The bytes of the arrays a state holds (its fields, one level into tuples and lists)."""
+    """The bytes of the arrays a state holds (its fields, one level into tuples and lists,
+    and the states it holds)."""
     total = 0
     for field in dataclasses.fields(state):
         value = getattr(state, field.name)
         items = value if isinstance(value, tuple | list) else (value,)
-        total += sum(int(getattr(v, "nbytes", 0)) for v in items)
+        for item in items:
+            if isinstance(item, State):
+                total += state_nbytes(item)
+            else:
+                total += int(getattr(item, "nbytes", 0))
     return total
 
 
@@ -211,8 +217,8 @@ class SizeWatch:
         self.limit = limit
         self.watched: dict[int, str] = {}
         for i, metric in enumerate(metrics):
-            info = type(metric).info
-            if metric.grows and info.bounded:
+            info = getattr(type(metric), "info", None)
+            if info is not None and metric.grows and info.bounded:
                 self.watched[i] = f"{info.name}:{info.bounded}"
 
     def check(self, tree: MergeTree, notes: Notes) -> None:

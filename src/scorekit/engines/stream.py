@@ -55,9 +55,14 @@ _RESTARTS = 64
 
 
 def _summarize(
-    metrics: Sequence[Metric[Any]], table: Any, mapping: Any, side: Any, log: Notes
+    metrics: Sequence[Metric[Any]],
+    table: Any,
+    mapping: Any,
+    side: Any,
+    log: Notes,
+    first_row: int = 0,
 ) -> list[State]:
-    states, notes = summarize_chunk(metrics, table, mapping, side)
+    states, notes = summarize_chunk(metrics, table, mapping, side, first_row)
     log.update(notes)
     return states
 
@@ -119,9 +124,10 @@ def fold(
     watch = SizeWatch(plain_tree.metrics, state_warning_size())
     rows = 0
     for chunk in chunks:
+        first_row = rows
         rows += chunk.num_rows
         if plain and chunk.num_rows:
-            plain_tree.add(_summarize(plain_tree.metrics, chunk, mapping, side, log))
+            plain_tree.add(_summarize(plain_tree.metrics, chunk, mapping, side, log, first_row))
             watch.check(plain_tree, log)
         for _, tree, groups in parts:
             ready = groups.push(chunk)

@@ -313,7 +313,34 @@ class Bootstrap(Metric[Replicates]):
     @property
     def reads(self) -> type[Metric[Any]]:
         """The class whose ``summarize`` names the inputs read (the wrapped metric's)."""
-        return type(self.inner)
+        return self.inner.reads
+
+    @property
+    def wraps(self) -> Metric[Any] | None:
+        """The wrapped metric, when its state alone makes the replicates (per-unit values)."""
+        return self.inner if self.inner.replicates_from_state else None
+
+    def wrap(self, state: Any) -> Replicates:
+        """The bootstrap state of a state of the wrapped metric that keeps per-unit values."""
+        if not self.inner.replicates_from_state:
+            raise ConfigError(
+                message(
+                    f"bootstrap of {self.metric}",
+                    "needs its own summarize: the state keeps no value per unit",
+                    raw(type(state).__name__),
+                )
+            )
+        return self._state(state, (), (), 0, np.zeros((0, 2), dtype=np.int64))
+
+    @property
+    def key_column(self) -> str:
+        """The key column (``""``: units keyed by row position)."""
+        return self.key
+
+    @property
+    def positional(self) -> bool:
+        """Whether units are keyed by row position (``summarize`` takes ``first_row=``)."""
+        return not self.key and not self.inner.replicates_from_state
 
     def empty(self) -> Replicates:
         inner = self.inner
@@ -355,7 +382,7 @@ class Bootstrap(Metric[Replicates]):
         inner = self.inner
         state = inner.summarize(*batch, **kwargs)
         if inner.replicates_from_state:
-            return self._state(state, (), (), 0, np.zeros((0, 2), dtype=np.int64))
+            return self.wrap(state)
         n = inner.count_units(*batch, **kwargs)
         keys, groups, rows = self._keys(n, unit_key, first_row)
         bases = unit_bases(self.seed, keys)
