@@ -8,20 +8,26 @@ state), so it streams, merges from shard files and runs on Dask like any other.
 from __future__ import annotations
 
 from scorekit.stats._bootstrap import bootstrap, replicate_values, state_interval
+from scorekit.stats._compare import CORRECTIONS, TESTS, Comparison, compare, unit_values
 from scorekit.stats._intervals import INTERVALS, interval
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
 from scorekit.stats._results import DeLongResult, Interval, TestResult
 
 __all__ = [
+    "CORRECTIONS",
     "INTERVALS",
+    "TESTS",
     "Bootstrap",
+    "Comparison",
     "DeLongResult",
     "Interval",
     "Replicated",
     "Replicates",
     "TestResult",
     "bootstrap",
+    "compare",
     "interval",
     "replicate_values",
     "state_interval",
+    "unit_values",
 ]

@@ -1,0 +1,385 @@
+"""``stats.compare``: is system B better than system A on a metric, and by how much?"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.core import Metric, parse_metric
+from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.stats._analytic import delong
+from scorekit.stats._bootstrap import check_resamples, replicate_values
+from scorekit.stats._distributions import normal_quantile
+from scorekit.stats._intervals import check_confidence
+from scorekit.stats._paired import (
+    bonferroni,
+    fisher_randomization,
+    holm,
+    mcnemar,
+    paired_t,
+    wilcoxon,
+)
+from scorekit.stats._replicates import single_number
+
+__all__ = ["CORRECTIONS", "TESTS", "Comparison", "compare", "unit_values"]
+
+TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "fisher", "mcnemar", "delong")
+"""The tests :func:`compare` runs."""
+
+CORRECTIONS = ("holm", "bonferroni")
+"""The corrections of p-values for several systems against one baseline."""
+
+_PER_UNIT = ("t", "wilcoxon", "fisher")
+_MAX_ROW_VALUES = 20_000
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One system against the baseline on one metric.
+
+    Attributes
+    ----------
+    metric : str
+        The metric's name.
+    system, baseline : str
+        Their names.
+    value, baseline_value : float
+        The metric of each.
+    difference : float
+        ``value - baseline_value``.
+    low, high : float
+        The interval of the difference (bootstrap tests and DeLong's; NaN for
+        the others).
+    confidence : float
+        The interval's nominal coverage.
+    pvalue : float
+        The test's two-sided p-value.
+    adjusted : float
+        The p-value after the correction for several systems (the p-value itself
+        without one).
+    test : str
+        The test run.
+    """
+
+    metric: str
+    system: str
+    baseline: str
+    value: float
+    baseline_value: float
+    difference: float
+    low: float
+    high: float
+    confidence: float
+    pvalue: float
+    adjusted: float
+    test: str
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """Whether the (adjusted) p-value is below ``alpha``."""
+        return self.adjusted < alpha
+
+
+def _metric(metric: str | Metric[Any]) -> Metric[Any]:
+    return parse_metric(metric) if isinstance(metric, str) else metric
+
+
+def unit_values(metric: str | Metric[Any], *data: Any, **kwargs: Any) -> NDArray[np.float64]:
+    """The metric on each unit alone (each query, segment or row), in the order of the units.
+
+    Metrics whose state keeps one value per unit (ranking) give those values,
+    in the order of their unit keys (sorted query ids); any other metric is
+    computed on each unit alone (at most 20,000 units).
+
+    Examples
+    --------
+    >>> unit_values("accuracy", [1, 0, 1], [1, 1, 1]).tolist()
+    [1.0, 0.0, 1.0]
+    """
+    inner = _metric(metric)
+    if inner.replicates_from_state:
+        state = inner.summarize(*data, **kwargs)
+        n = len(inner.unit_keys(state))
+
+        def block(w: NDArray[np.int64]) -> NDArray[np.float64]:
+            return np.asarray(inner.compute_replicates(state, w), dtype=np.float64)
+    else:
+        n = inner.count_units(*data, **kwargs)
+        if n > _MAX_ROW_VALUES:
+            raise ConfigError(
+                message(
+                    inner.name,
+                    f"per-{inner.unit} tests compute the metric on each {inner.unit} alone",
+                    raw(f"{n:,} {inner.unit}s"),
+                    f"at most {_MAX_ROW_VALUES:,} (use test='paired_bootstrap')",
+                )
+            )
+
+        def block(w: NDArray[np.int64]) -> NDArray[np.float64]:
+            states = inner.summarize_replicates(*data, weights=w, **kwargs)
+            return np.array([single_number(inner, inner.compute(s)) for s in states])
+
+    step = max(1, (1 << 22) // max(n, 1))
+    parts = []
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        w = np.zeros((stop - start, n), dtype=np.int64)
+        w[np.arange(stop - start), np.arange(start, stop)] = 1
+        parts.append(block(w))
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _same_units(
+    inner: Metric[Any], truth: Any, systems: Sequence[Any], names: Sequence[str]
+) -> None:
+    where = f"compare {inner.name}"
+    if inner.replicates_from_state:
+        keys = [np.asarray(inner.unit_keys(inner.summarize(truth, s))) for s in systems]
+        for name, k in zip(names[1:], keys[1:], strict=True):
+            if k.shape != keys[0].shape or not np.array_equal(k, keys[0]):
+                missing = sorted(set(keys[0].tolist()) ^ set(k.tolist()))
+                raise InputError(
+                    message(
+                        where,
+                        f"{name} is evaluated on other {inner.unit}s than {names[0]}",
+                        raw(f"{inner.unit} {missing[0]!r} in one only") if missing else None,
+                        f"the same {inner.unit}s",
+                    )
+                )
+        return
+    counts = [inner.count_units(truth, s) for s in systems]
+    for name, count in zip(names[1:], counts[1:], strict=True):
+        if count != counts[0]:
+            raise InputError(
+                message(
+                    where,
+                    f"{name} has another number of {inner.unit}s than {names[0]}",
+                    count,
+                    f"{counts[0]} as {names[0]}",
+                )
+            )
+
+
+def _swap(a: Any, b: Any, mask: NDArray[np.bool_]) -> tuple[Any, Any]:
+    """Two systems with their outputs exchanged on the units where ``mask`` is set."""
+    if isinstance(a, list | tuple):
+        flags = mask.tolist()
+        return (
+            [x if f else y for x, y, f in zip(a, b, flags, strict=True)],
+            [y if f else x for x, y, f in zip(a, b, flags, strict=True)],
+        )
+    x, y = np.asarray(a), np.asarray(b)
+    m = mask.reshape((-1,) + (1,) * (x.ndim - 1))
+    return np.where(m, x, y), np.where(m, y, x)
+
+
+def _randomization(
+    inner: Metric[Any],
+    truth: Any,
+    a: Any,
+    b: Any,
+    n_resamples: int,
+    seed: int,
+    kwargs: dict[str, Any],
+) -> float:
+    """Approximate randomization, as sacrebleu counts it: ``(#{d* > d} + 1) / (trials + 1)``."""
+    observed = abs(
+        single_number(inner, inner.score(truth, a, **kwargs))
+        - single_number(inner, inner.score(truth, b, **kwargs))
+    )
+    rng = np.random.default_rng(seed)
+    if inner.replicates_from_state:
+        va, vb = unit_values(inner, truth, a, **kwargs), unit_values(inner, truth, b, **kwargs)
+        mask = rng.integers(2, size=(n_resamples, len(va)), dtype=bool)
+        shuffled = np.abs(np.where(mask, va, vb).mean(1) - np.where(mask, vb, va).mean(1))
+        observed = abs(float(va.mean() - vb.mean()))
+    else:
+        n = inner.count_units(truth, a, **kwargs)
+        mask = rng.integers(2, size=(n_resamples, n), dtype=bool)
+        shuffled = np.empty(n_resamples)
+        for t in range(n_resamples):
+            x, y = _swap(a, b, mask[t])
+            shuffled[t] = abs(
+                single_number(inner, inner.score(truth, x, **kwargs))
+                - single_number(inner, inner.score(truth, y, **kwargs))
+            )
+    return float((np.sum(shuffled > observed) + 1) / (n_resamples + 1))
+
+
+def compare(
+    metric: str | Metric[Any],
+    truth: Any,
+    *systems: Any,
+    test: str = "paired_bootstrap",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    sampling: str = "poisson",
+    correction: str | None = None,
+    names: Sequence[str] | None = None,
+    key: Any = None,
+    **kwargs: Any,
+) -> list[Comparison]:
+    """Several systems against a baseline (the first) on one metric: differences and p-values.
+
+    Parameters
+    ----------
+    metric
+        A metric string or a configured metric.
+    truth
+        The truth the systems share (``y_true``, ``qrels``, ``references``).
+    *systems
+        Two or more systems' outputs (``y_pred`` or ``y_score``, runs,
+        predictions); the first is the baseline.
+    test
+        ``"paired_bootstrap"``: both systems on the same replicates (the
+        interval is the replicates' percentile interval of the difference; the
+        p-value sacrebleu's, ``(#{|d*| - mean|d*| > |d|} + 1) / (B + 1)``);
+        ``"randomization"``: approximate randomization, each unit's outputs
+        exchanged with probability 1/2, the p-value ``(#{|d*| > |d|} + 1) / (B +
+        1)`` as sacrebleu's; ``"t"``, ``"wilcoxon"``: the paired t-test and the
+        signed-rank test on per-unit values (= :func:`scipy.stats.ttest_rel`,
+        :func:`scipy.stats.wilcoxon`); ``"fisher"``: Fisher's randomization
+        test on per-unit values (as ranx); ``"mcnemar"``: the exact McNemar
+        test on per-unit correctness (labels); ``"delong"``: DeLong's test of
+        two correlated ROC AUCs (binary scores).
+    n_resamples
+        Replicates, trials or permutations of the randomized tests.
+    confidence
+        Coverage of the difference's interval.
+    seed
+        Seed of the randomized tests.
+    sampling
+        The paired bootstrap's sampling (``"poisson"`` or ``"resample"``, see
+        :func:`bootstrap`).
+    correction
+        ``"holm"`` or ``"bonferroni"``: p-values adjusted for the several
+        systems compared with the baseline.
+    names
+        The systems' names (``"system 0"`` (the baseline), ``"system 1"``... by
+        default).
+    key
+        Poisson sampling: the units' keys (see :func:`bootstrap`).
+    **kwargs
+        Passed to the metric (``sample_weight=``).
+
+    Returns
+    -------
+    list of Comparison
+        One per system after the baseline.
+
+    Examples
+    --------
+    >>> from scorekit import stats
+    >>> y = [0, 1, 1, 0, 1, 0, 1, 1] * 20
+    >>> a = [0, 1, 0, 0, 1, 1, 1, 0] * 20
+    >>> b = [0, 1, 1, 0, 1, 0, 1, 0] * 20
+    >>> [c] = stats.compare("accuracy", y, a, b, test="mcnemar")
+    >>> c.value, c.baseline_value, round(c.difference, 3), c.pvalue < 0.001
+    (0.875, 0.625, 0.25, True)
+    """
+    inner = _metric(metric)
+    where = f"compare {inner.name}"
+    if test not in TESTS:
+        raise ConfigError(message(where, "unknown test", test, choices(TESTS)))
+    if correction is not None and correction not in CORRECTIONS:
+        raise ConfigError(message(where, "unknown correction", correction, choices(CORRECTIONS)))
+    confidence = check_confidence(confidence, where)
+    if test in ("paired_bootstrap", "randomization", "fisher"):
+        check_resamples(n_resamples, where)
+    if len(systems) < 2:
+        raise InputError(
+            message(where, "needs a baseline and at least one system", len(systems), "2 or more")
+        )
+    labels = list(names) if names is not None else [f"system {i}" for i in range(len(systems))]
+    if len(labels) != len(systems):
+        raise ConfigError(message(where, "one name per system", len(labels), str(len(systems))))
+    _same_units(inner, truth, systems, labels)
+    values = [single_number(inner, inner.score(truth, s, **kwargs)) for s in systems]
+    rows: list[tuple[float, float, float]] = []
+    if test == "paired_bootstrap":
+        reps = [
+            replicate_values(
+                inner,
+                truth,
+                s,
+                n_resamples=n_resamples,
+                seed=seed,
+                sampling=sampling,
+                key=key,
+                groups=0,
+                **kwargs,
+            ).replicates
+            for s in systems
+        ]
+        alpha = (1.0 - confidence) / 2.0
+        for i in range(1, len(systems)):
+            delta = reps[i] - reps[0]
+            finite = delta[np.isfinite(delta)]
+            low, high = (
+                np.quantile(finite, [alpha, 1.0 - alpha]) if len(finite) else (math.nan,) * 2
+            )
+            spread = np.abs(finite)
+            centred = spread - spread.mean() if len(spread) else spread
+            observed = abs(values[i] - values[0])
+            p = float((np.sum(centred > observed) + 1) / (len(centred) + 1))
+            rows.append((float(low), float(high), p))
+    elif test == "randomization":
+        for i in range(1, len(systems)):
+            p = _randomization(inner, truth, systems[0], systems[i], n_resamples, seed, kwargs)
+            rows.append((math.nan, math.nan, p))
+    elif test in _PER_UNIT:
+        base = unit_values(inner, truth, systems[0], **kwargs)
+        for i in range(1, len(systems)):
+            other = unit_values(inner, truth, systems[i], **kwargs)
+            if test == "t":
+                result = paired_t(other, base)
+            elif test == "wilcoxon":
+                result = wilcoxon(other, base)
+            else:
+                result = fisher_randomization(other, base, n_permutations=n_resamples, seed=seed)
+            rows.append((math.nan, math.nan, result.pvalue))
+    elif test == "mcnemar":
+        y = np.asarray(truth)
+        for i in range(1, len(systems)):
+            right_base = np.asarray(systems[0]) == y
+            right = np.asarray(systems[i]) == y
+            if right.ndim != 1:
+                raise InputError(
+                    message(where, "McNemar needs one label per unit", raw(f"shape {right.shape}"))
+                )
+            rows.append((math.nan, math.nan, mcnemar(right, right_base).pvalue))
+    else:
+        z = normal_quantile(1.0 - (1.0 - confidence) / 2.0)
+        for i in range(1, len(systems)):
+            d = delong(truth, systems[i], systems[0], **kwargs)
+            rows.append((d.difference - z * d.stderr, d.difference + z * d.stderr, d.pvalue))
+    pvalues = np.array([r[2] for r in rows])
+    adjusted = (
+        pvalues
+        if correction is None
+        else holm(pvalues)
+        if correction == "holm"
+        else bonferroni(pvalues)
+    )
+    return [
+        Comparison(
+            metric=inner.name,
+            system=labels[i],
+            baseline=labels[0],
+            value=values[i],
+            baseline_value=values[0],
+            difference=values[i] - values[0],
+            low=rows[i - 1][0],
+            high=rows[i - 1][1],
+            confidence=confidence,
+            pvalue=rows[i - 1][2],
+            adjusted=float(adjusted[i - 1]),
+            test=test,
+        )
+        for i in range(1, len(systems))
+    ]
