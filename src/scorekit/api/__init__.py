@@ -12,12 +12,16 @@
   :func:`evaluate_text` (line-aligned texts: ``scorekit text``) and
   :func:`throughput_states` (request records: ``scorekit throughput``).
 
+Each of them takes ``ci=`` (a :class:`CI`): every value then comes with its
+bootstrap confidence interval (:class:`scorekit.stats.Interval`).
+
 The command line translates its flags into one call of these functions per
 command.
 """
 
 from __future__ import annotations
 
+from scorekit.api._ci import CI
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
@@ -43,6 +47,7 @@ from scorekit.api._throughput import throughput_states
 from scorekit.core import EvaluationResult
 
 __all__ = [
+    "CI",
     "FILE_FORMAT",
     "ROUGE_TOKENIZERS",
     "TASKS",

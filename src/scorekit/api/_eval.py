@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scorekit import io
+from scorekit.api._ci import CI
 from scorekit.api._classes import order_score_columns
 from scorekit.api._task import Evaluation, _plan
 from scorekit.api._task_dask import dask_eval
@@ -34,6 +35,7 @@ def evaluate_table(
     scheduler: str | None = None,
     workers: int | None = None,
     classes: Sequence[str] | None = None,
+    ci: CI | None = None,
 ) -> Evaluation:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
@@ -57,6 +59,11 @@ def evaluate_table(
     names do not say it. Columns whose names name no class are taken in the
     sorted order of the classes, with a warning.
 
+    With ``ci`` (a :class:`CI`) every value is an :class:`~scorekit.stats.Interval`
+    from a Poisson bootstrap of the metric over the rows: the same interval in
+    memory and in chunks of any size; on Dask with several partitions, and for
+    shards read separately, the rows need a key column (``CI(key=COL)``).
+
     Examples
     --------
     >>> import os, tempfile
@@ -67,8 +74,12 @@ def evaluate_table(
     >>> result = evaluate_table(path, task="binary", true=["y"], pred=["p"], metrics=["accuracy"])
     >>> result.values
     {'accuracy': 0.75}
+    >>> ci = CI(n_resamples=200, seed=1)
+    >>> found = evaluate_table(path, task="binary", true=["y"], pred=["p"], ci=ci, metrics=["f1"])
+    >>> found.values["f1"].value, found.values["f1"].method
+    (0.8, 'percentile')
     """
-    plan = _plan(path, task, true, pred, score, weight, pos_label)
+    plan = _plan(path, task, true, pred, score, weight, pos_label, ci.key if ci else None)
     matching = task == "multiclass" and bool(score)
     if classes is not None and not matching:
         raise ConfigError(
@@ -85,7 +96,7 @@ def evaluate_table(
         if matching:
             found = np.unique(io.label_array(table, plan.true[0]))
             plan, notes = order_score_columns(plan, found, classes)
-        return _noted(evaluate_chunks(plan, [table], metrics), notes)
+        return _noted(evaluate_chunks(plan, [table], metrics, ci=ci), notes)
     size = chunk_size or DEFAULT_CHUNK_SIZE
     learned: np.ndarray | None = None
     notes = []
@@ -95,7 +106,9 @@ def evaluate_table(
         )
         plan, notes = order_score_columns(plan, learned, classes)
     if engine == "dask":
-        result = dask_eval(plan, metrics, learned, size=size, scheduler=scheduler, workers=workers)
+        result = dask_eval(
+            plan, metrics, learned, size=size, scheduler=scheduler, workers=workers, ci=ci
+        )
         return _noted(result, notes)
     ordered = plan
     return _noted(
@@ -104,7 +117,7 @@ def evaluate_table(
             plan.needed(),
             size,
             progress=progress,
-            use=lambda chunks: evaluate_chunks(ordered, chunks, metrics, learned),
+            use=lambda chunks: evaluate_chunks(ordered, chunks, metrics, learned, ci),
         ),
         notes,
     )

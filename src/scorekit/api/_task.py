@@ -132,6 +132,7 @@ class _Inputs:
     y_score: NDArray[np.float64] | None
     weight: NDArray[np.float64] | None
     pos_label: Any
+    unit_key: NDArray[Any] | None = None
 
 
 def _fields(info: MetricInfo) -> set[str]:
@@ -212,6 +213,7 @@ class _Plan:
     score: tuple[str, ...] | None
     weight: str | None
     pos_label: str | None
+    key: str | None = None
 
     def columns(self) -> dict[str, list[str]]:
         """The columns read, by role (what a state file records)."""
@@ -223,7 +225,8 @@ class _Plan:
 
     def needed(self) -> list[str]:
         """Every column read, in order."""
-        return [*self.true, *(self.pred or ()), *(self.score or ()), *self.weight_columns()]
+        named = [*self.true, *(self.pred or ()), *(self.score or ()), *self.weight_columns()]
+        return named + ([self.key] if self.key and self.key not in named else [])
 
     def weight_columns(self) -> list[str]:
         """The weight column, if any, as a list."""
@@ -345,6 +348,7 @@ def _plan(
     score: Sequence[str] | None,
     weight: str | None,
     pos_label: str | None,
+    key: str | None = None,
 ) -> _Plan:
     _check_flags(task, true, pred, score)
     if task == "regression" and pos_label is not None:
@@ -357,6 +361,7 @@ def _plan(
         tuple(score) if score else None,
         weight,
         pos_label,
+        key,
     )
 
 
@@ -385,7 +390,8 @@ def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
                 else _io.score_matrix(table, score)
             )
     w = _io.weight_array(table, plan.weight) if plan.weight else None
-    return _Inputs(task, y_true, y_pred, y_score, w, pos_label)
+    unit_key = _io.label_array(table, plan.key) if plan.key else None
+    return _Inputs(task, y_true, y_pred, y_score, w, pos_label, unit_key)
 
 
 def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:

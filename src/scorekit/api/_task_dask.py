@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scorekit import io as _io
+from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
 from scorekit.api._task import (
     _PRED_KINDS,
@@ -22,6 +23,7 @@ from scorekit.api._task import (
 from scorekit.core import Metric
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import InputError, ScorekitError, message
+from scorekit.stats import Bootstrap
 
 __all__ = ["dask_eval"]
 
@@ -44,25 +46,49 @@ class _TaskMetric(Metric[Any]):
     task: str
     pos_label: Any
     targets: int
+    boot: Bootstrap | None = None
 
     @property
     def name(self) -> str:
         """The wrapped metric's name."""
         return self.inner.name
 
+    @property
+    def folded(self) -> Metric[Any]:
+        """The metric whose states are folded: the bootstrap of the metric, or the metric."""
+        return self.inner if self.boot is None else self.boot
+
+    @property
+    def key_column(self) -> str:
+        """The bootstrap's key column, if any."""
+        return "" if self.boot is None else self.boot.key_column
+
+    @property
+    def positional(self) -> bool:
+        """Whether the bootstrap keys units by row position."""
+        return self.boot is not None and self.boot.positional
+
     def empty(self) -> Any:
         """The wrapped metric's empty state."""
-        return self.inner.empty()
+        return self.folded.empty()
 
     def merge(self, a: Any, b: Any) -> Any:
         """The wrapped metric's merge."""
-        return self.inner.merge(a, b)
+        return self.folded.merge(a, b)
 
     def compute(self, state: Any) -> Any:
         """The wrapped metric's value."""
-        return self.inner.compute(state)
+        return self.folded.compute(state)
 
-    def _summarize(self, y_true: Any, second: Any, weight: Any, scores: bool) -> Any:
+    def _summarize(
+        self,
+        y_true: Any,
+        second: Any,
+        weight: Any,
+        scores: bool,
+        unit_key: Any = None,
+        first_row: int = 0,
+    ) -> Any:
         if self.task == "regression" and self.targets == 1:
             y_true, second = y_true[:, 0], second[:, 0]
         data = _Inputs(
@@ -74,7 +100,13 @@ class _TaskMetric(Metric[Any]):
             self.pos_label,
         )
         args, kwargs = _arguments(self.inner, data)
-        return self.inner.summarize(*args, **kwargs)
+        if self.boot is None:
+            return self.inner.summarize(*args, **kwargs)
+        if self.boot.positional:
+            kwargs["first_row"] = first_row
+        else:
+            kwargs["unit_key"] = unit_key
+        return self.boot.summarize(*args, **kwargs)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,9 +118,17 @@ class _LabelTask(_TaskMetric):
             self.task, "labels"
         )
 
-    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+    def summarize(
+        self,
+        y_true: Any,
+        y_pred: Any,
+        sample_weight: Any = None,
+        *,
+        unit_key: Any = None,
+        first_row: int = 0,
+    ) -> Any:
         """The wrapped metric's state of one partition."""
-        return self._summarize(y_true, y_pred, sample_weight, scores=False)
+        return self._summarize(y_true, y_pred, sample_weight, False, unit_key, first_row)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,9 +138,17 @@ class _ScoreTask(_TaskMetric):
         """Scores of the positive class, of each class, or of each label, by task."""
         return f"{self.task}_scores"
 
-    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None) -> Any:
+    def summarize(
+        self,
+        y_true: Any,
+        y_score: Any,
+        sample_weight: Any = None,
+        *,
+        unit_key: Any = None,
+        first_row: int = 0,
+    ) -> Any:
         """The wrapped metric's state of one partition."""
-        return self._summarize(y_true, y_score, sample_weight, scores=True)
+        return self._summarize(y_true, y_score, sample_weight, True, unit_key, first_row)
 
 
 def dask_eval(
@@ -111,12 +159,16 @@ def dask_eval(
     size: int,
     scheduler: str | None = None,
     workers: int | None = None,
+    ci: CI | None = None,
 ) -> Evaluation:
     """``scorekit eval --engine dask``: the task's metrics over a file, on a Dask cluster.
 
     The first chunk of the file is read here to type ``--pos-label`` and to leave
     out default metrics that do not apply (as ``eval`` skips them); the others
-    run on the cluster, where any error stops the evaluation.
+    run on the cluster, where any error stops the evaluation. With ``ci`` each
+    metric is folded as its bootstrap and its value is an interval; the Dask
+    engine does not number rows across partitions, so units need a key column
+    (``ci.key``) unless the file is one partition.
     """
     explicit = bool(specs)
     names = list(dict.fromkeys(specs or ())) or default_metrics(
@@ -141,7 +193,8 @@ def dask_eval(
             skipped.append(str(exc))
             continue
         kind = _LabelTask if metric.inputs in _PRED_KINDS else _ScoreTask
-        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true))
+        boot = None if ci is None else ci.wrap(metric)
+        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), boot)
     columns = {"y_true": list(plan.true)}
     if any(isinstance(m, _LabelTask) for m in chosen.values()):
         columns["y_pred"] = list(plan.pred or ())
@@ -149,6 +202,8 @@ def dask_eval(
         columns["y_score"] = list(plan.score or ())
     if plan.weight:
         columns["sample_weight"] = [plan.weight]
+    if plan.key and ci is not None:
+        columns["unit_key"] = [plan.key]
     states, rows, notes = (
         dask_run(plan.source, chosen, columns, scheduler=scheduler, workers=workers)
         if chosen
@@ -159,14 +214,17 @@ def dask_eval(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                values[name] = metric.compute(states[name])
+                if ci is not None and isinstance(metric, _TaskMetric) and metric.boot is not None:
+                    values[name] = ci.interval(metric.boot, states[name])
+                else:
+                    values[name] = metric.compute(states[name])
             except ScorekitError as exc:
                 if explicit:
                     raise
                 skipped.append(str(exc))
                 continue
         notes += [t for t in dict.fromkeys(str(w.message) for w in caught) if t not in notes]
-    inner = {name: m.inner for name, m in chosen.items() if isinstance(m, _TaskMetric)}
+    inner = {name: m.folded for name, m in chosen.items() if isinstance(m, _TaskMetric)}
     return Evaluation(
         values=values,
         warnings=notes,

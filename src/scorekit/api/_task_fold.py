@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit import io as _io
+from scorekit.api._ci import CI
 from scorekit.api._task import (
     Evaluation,
     _arguments,
@@ -24,6 +25,7 @@ from scorekit.api._task import (
 from scorekit.core import Metric, State
 from scorekit.engines import Notes, SizeWatch
 from scorekit.errors import InputError, ScorekitError, message
+from scorekit.stats import Bootstrap
 
 __all__ = ["classes_of", "evaluate_chunks"]
 
@@ -62,6 +64,7 @@ def evaluate_chunks(
     chunks: Iterable[Any],
     metrics: Sequence[str] | None,
     classes: NDArray[Any] | None = None,
+    ci: CI | None = None,
 ) -> Evaluation:
     """Evaluate the task's metrics over ``chunks`` (pyarrow tables), merging their states.
 
@@ -91,15 +94,15 @@ def evaluate_chunks(
             if classes is None and plan.task == "multiclass":
                 classes = np.unique(data.y_true)
             for item in tracked:
-                item.step(explicit, _configuring(item, plan, pos_label, classes))
+                item.step(explicit, _configuring(item, plan, pos_label, classes, ci))
             first = False
-        rows += len(data.y_true)
         for item in tracked:
-            item.step(explicit, _summarizing(item, data))
+            item.step(explicit, _summarizing(item, data, rows))
+        rows += len(data.y_true)
     if first:
         raise InputError(message(plan.source, "no data", None, "a table with rows"))
     for item in tracked:
-        item.step(explicit, _computing(item))
+        item.step(explicit, _computing(item, ci))
     notes: list[str] = []
     for item in tracked:
         if item.failure is None:
@@ -118,21 +121,31 @@ def evaluate_chunks(
 
 
 def _configuring(
-    item: _Tracked, plan: _Plan, pos_label: Any, classes: NDArray[Any] | None
+    item: _Tracked, plan: _Plan, pos_label: Any, classes: NDArray[Any] | None, ci: CI | None
 ) -> Callable[[], None]:
     def work() -> None:
-        item.metric = _metric_for(item.spec, plan, pos_label, classes)
+        metric = _metric_for(item.spec, plan, pos_label, classes)
+        item.metric = metric if ci is None else ci.wrap(metric)
         item.tree = _merge_tree(item.metric)
         item.watch = SizeWatch([item.metric], _io.state_warning_size())
 
     return work
 
 
-def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
+def _summarizing(item: _Tracked, data: _Inputs, first_row: int) -> Callable[[], None]:
     def work() -> None:
         metric = cast(Metric[Any], item.metric)
-        args, kwargs = _arguments(metric, data)
-        item.tree.add([metric.summarize(*args, **kwargs)])
+        if isinstance(metric, Bootstrap):
+            args, kwargs = _arguments(metric.inner, data)
+            if metric.positional:
+                kwargs["first_row"] = first_row
+            elif metric.key_column:
+                kwargs["unit_key"] = data.unit_key
+            state = metric.summarize(*args, **kwargs)
+        else:
+            args, kwargs = _arguments(metric, data)
+            state = metric.summarize(*args, **kwargs)
+        item.tree.add([state])
         notes = Notes()
         item.watch.check(item.tree, notes)
         notes.emit()
@@ -140,11 +153,14 @@ def _summarizing(item: _Tracked, data: _Inputs) -> Callable[[], None]:
     return work
 
 
-def _computing(item: _Tracked) -> Callable[[], None]:
+def _computing(item: _Tracked, ci: CI | None) -> Callable[[], None]:
     def work() -> None:
         metric = cast(Metric[Any], item.metric)
         (item.state,) = item.tree.result()
-        item.value = metric.compute(item.state)
+        if ci is not None and isinstance(metric, Bootstrap):
+            item.value = ci.interval(metric, item.state)
+        else:
+            item.value = metric.compute(item.state)
 
     return work
 

@@ -7,8 +7,10 @@ from typing import Any, TextIO
 
 from scorekit import api
 from scorekit.cli._flags import (
+    add_ci_flags,
     add_scale_flags,
     check_scale_flags,
+    ci_settings,
     data_arg,
     engine_options,
     format_flag,
@@ -16,7 +18,7 @@ from scorekit.cli._flags import (
     report_flag,
     write_report,
 )
-from scorekit.cli._output import save_state, write_values
+from scorekit.cli._output import save_state, write_ci_values
 from scorekit.errors import ConfigError, message
 
 NAME = "eval"
@@ -54,6 +56,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
     format_flag(ev, "table", "json", "csv")
     add_scale_flags(ev, unit="rows")
+    add_ci_flags(ev, unit="row")
     report_flag(ev)
     return ev
 
@@ -69,6 +72,7 @@ def report_notes(result: api.Evaluation, err: TextIO) -> None:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate the file with :func:`scorekit.api.evaluate_table` and print the values."""
     check_scale_flags(args, NAME)
+    ci = ci_settings(args, NAME)
     result = api.evaluate_table(
         args.data,
         task=args.task,
@@ -79,6 +83,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         metrics=args.metric,
         pos_label=args.pos_label,
         classes=args.classes,
+        ci=ci,
         **engine_options(args),
     )
     report_notes(result, err)
@@ -88,6 +93,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     if args.save_state:
         save_state(args.save_state, NAME, args.task, result)
-    write_values(result.values, args.format, out)
+    write_ci_values(result.values, args.format, out, err, ci, result.metrics)
     write_report(args, result, err, title=f"scorekit eval --task {args.task}", inputs=[args.data])
     return 0

@@ -15,9 +15,11 @@ from scorekit.errors import ConfigError, message, raw
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "Parser",
+    "add_ci_flags",
     "add_scale_flags",
     "check_scale_flags",
     "chunk_size",
+    "ci_settings",
     "data_arg",
     "engine_options",
     "format_flag",
@@ -246,6 +248,76 @@ def write_warnings(texts: Iterable[str], err: TextIO) -> None:
     """Each distinct warning text once on stderr, as ``scorekit: warning: <text>``."""
     for text in dict.fromkeys(texts):
         err.write(f"scorekit: warning: {text}\n")
+
+
+def add_ci_flags(parser: argparse.ArgumentParser, *, unit: str = "row", key: bool = True) -> None:
+    """Add ``--ci``, ``--confidence``, ``--n-resamples``, ``--seed``, ``--ci-method`` and
+    ``--key`` to a command's parser, in one argument group (``key=False``: no ``--key``,
+    for commands whose units are identified by the data itself)."""
+    from scorekit.stats import INTERVALS
+
+    group = parser.add_argument_group("confidence intervals")
+    group.add_argument(
+        "--ci",
+        action="store_true",
+        help=f"add a bootstrap confidence interval (low, high) to every value; the unit "
+        f"resampled is the {unit} (a Poisson bootstrap: the same interval in memory, in chunks, "
+        "from merged shards and on Dask)",
+    )
+    group.add_argument(
+        "--confidence", type=float, metavar="C", help="the intervals' coverage (default 0.95)"
+    )
+    group.add_argument(
+        "--n-resamples", type=int, metavar="N", help="bootstrap replicates (default 1000)"
+    )
+    group.add_argument("--seed", type=int, metavar="N", help="the replicates' seed (default 0)")
+    group.add_argument(
+        "--ci-method", choices=INTERVALS, help="how bounds are read (default percentile)"
+    )
+    if key:
+        group.add_argument(
+            "--key",
+            metavar="COL",
+            help=f"a column of unique ids of the {unit}s, so that a {unit} gets the same "
+            "bootstrap weights wherever it is read (needed on Dask with several partitions and "
+            "for shards merged later; default: the row position)",
+        )
+
+
+_CI_FLAGS = {
+    "confidence": "--confidence",
+    "n_resamples": "--n-resamples",
+    "seed": "--seed",
+    "ci_method": "--ci-method",
+    "key": "--key",
+}
+
+
+def ci_settings(args: argparse.Namespace, command: str) -> Any:
+    """The :class:`scorekit.api.CI` the interval flags ask for, or ``None`` without ``--ci``."""
+    from scorekit.api import CI
+
+    given = {k: getattr(args, k, None) for k in _CI_FLAGS}
+    if not getattr(args, "ci", False):
+        extra = [flag for k, flag in _CI_FLAGS.items() if given[k] is not None]
+        if extra:
+            raise ConfigError(
+                message(
+                    f"scorekit {command}",
+                    f"{extra[0]} sets the confidence intervals",
+                    raw(f"{extra[0]} without --ci"),
+                    f"--ci {extra[0]} ...",
+                )
+            )
+        return None
+    settings = {
+        "confidence": given["confidence"],
+        "n_resamples": given["n_resamples"],
+        "seed": given["seed"],
+        "method": given["ci_method"],
+        "key": given["key"],
+    }
+    return CI(**{k: v for k, v in settings.items() if v is not None})
 
 
 def report_flag(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from scorekit.core import Estimate, Metric, State
 from scorekit.errors import ConfigError, message, raw
+from scorekit.stats import Interval
 
 OUTPUT_FLAGS = {"save_state": "--save-state"}
 """The options that name a file a command writes, by argument name."""
@@ -28,8 +29,12 @@ OUTPUT_FLAGS = {"save_state": "--save-state"}
 def plain(value: Any) -> Any:
     """JSON-ready form of a metric value: arrays become lists, NaN and inf become null.
 
-    An :class:`~scorekit.Estimate` becomes ``{"value": ..., "error_bound": ...}``.
+    An :class:`~scorekit.Estimate` becomes ``{"value": ..., "error_bound": ...}``, an
+    :class:`~scorekit.stats.Interval` ``{"value", "low", "high", "confidence", "method"}``.
     """
+    if isinstance(value, Interval):
+        fields = ("value", "low", "high", "confidence", "method")
+        return {name: plain(getattr(value, name)) for name in fields}
     if isinstance(value, Estimate):
         return {"value": plain(value.value), "error_bound": plain(value.error_bound)}
     if isinstance(value, np.ndarray):
@@ -112,8 +117,73 @@ def write_table(values: dict[str, Any], out: TextIO) -> None:
             out.write(f"{'':<{width}}  {line}\n")
 
 
-def write_values(values: dict[str, Any], fmt: str, out: TextIO) -> None:
-    """``{name: value}`` in the ``--format`` asked for: ``table``, ``json`` or ``csv``."""
+def write_intervals(values: dict[str, Any], fmt: str, out: TextIO, note: str = "") -> None:
+    """``{name: Interval}`` in the ``--format`` asked for, with ``low`` and ``high`` columns.
+
+    The table ends with ``note`` (how the intervals were made); JSON gives each
+    metric as ``{"value", "low", "high", "confidence", "method"}``; CSV has the
+    columns ``metric, value, low, high``. A value that is not an interval has
+    empty bounds.
+    """
+    if fmt == "json":
+        out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")
+        return
+    rows: list[tuple[str, Any, Any, Any]] = []
+    for name, value in values.items():
+        if isinstance(value, Interval):
+            rows.append((name, value.value, value.low, value.high))
+        else:
+            rows.append((name, value, None, None))
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["metric", "value", "low", "high"])
+        for row in rows:
+            shown = [plain(v) for v in row[1:]]
+            writer.writerow([row[0], *("" if v is None else repr(v) for v in shown)])
+        return
+    header = ("metric", "value", "low", "high")
+    cells = [[name, *("" if v is None else number(v) for v in rest)] for name, *rest in rows]
+    widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
+    for line in [list(header), ["-" * w for w in widths], *cells]:
+        out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
+        out.write("\n")
+    if note:
+        out.write(f"\n{note}\n")
+
+
+def write_ci_values(
+    values: dict[str, Any],
+    fmt: str,
+    out: TextIO,
+    err: TextIO,
+    ci: Any,
+    metrics: Any = (),
+) -> None:
+    """Values, with intervals when ``ci`` (a :class:`scorekit.api.CI`) is set.
+
+    The line that says how the intervals were made (confidence, method,
+    resamples, seed and unit, the units read from ``metrics``) ends the table;
+    with JSON or CSV it goes to stderr, so that stdout stays parseable.
+    """
+    if ci is None:
+        write_values(values, fmt, out)
+        return
+    units = [str(getattr(m, "unit", "row")) for m in dict(metrics).values()]
+    note = ci.describe(units)
+    write_values(values, fmt, out, note if fmt == "table" else "")
+    if fmt != "table":
+        err.write(f"scorekit: {note}\n")
+
+
+def write_values(values: dict[str, Any], fmt: str, out: TextIO, note: str = "") -> None:
+    """``{name: value}`` in the ``--format`` asked for: ``table``, ``json`` or ``csv``.
+
+    Values that are :class:`~scorekit.stats.Interval` s are written by
+    :func:`write_intervals` (``note`` ends the table).
+    """
+    if any(isinstance(v, Interval) for v in values.values()):
+        write_intervals(values, fmt, out, note)
+        return
     if fmt == "json":
         out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")
     elif fmt == "csv":

@@ -1,0 +1,130 @@
+"""Bootstrap confidence intervals for the file-level functions: the settings and their use.
+
+Every function of :mod:`scorekit.api` that a command calls takes ``ci=`` (a
+:class:`CI`, or ``None`` for plain values). With it each metric is wrapped in a
+:class:`scorekit.stats.Bootstrap`, folded over the data like any metric (in
+memory, in chunks, on Dask), and its value is an :class:`scorekit.stats.Interval`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
+
+from scorekit.core import Metric, State
+from scorekit.errors import ConfigError, choices, message
+from scorekit.stats import INTERVALS, Bootstrap, Interval, Replicates, interval
+
+__all__ = ["CI", "DEFAULT_GROUPS"]
+
+DEFAULT_GROUPS = 100
+"""Jackknife groups each bootstrap keeps, for BCa intervals."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CI:
+    """How to make the confidence interval of every metric: a Poisson bootstrap.
+
+    Parameters
+    ----------
+    confidence
+        The nominal coverage, in (0, 1).
+    n_resamples
+        Bootstrap replicates (at least 1; 1000 or more for 95% intervals).
+    seed
+        The seed of the replicates' unit weights (an integer >= 0).
+    method
+        ``"percentile"``, ``"basic"`` or ``"bca"`` (see :func:`scorekit.stats.interval`).
+    key
+        The column whose values identify units, or ``None``: a unit is keyed by
+        its row position (the same in memory and in chunks; a key is needed on
+        Dask with several partitions and for shards read separately).
+
+    Examples
+    --------
+    >>> ci = CI(confidence=0.9, n_resamples=200, seed=3)
+    >>> ci.wrap("accuracy").n_resamples
+    200
+    >>> CI(confidence=1.5)
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: --confidence: invalid confidence; got 1.5, expected a number ...
+    """
+
+    confidence: float = 0.95
+    n_resamples: int = 1000
+    seed: int = 0
+    method: str = "percentile"
+    key: str | None = None
+
+    def __post_init__(self) -> None:
+        c = self.confidence
+        if isinstance(c, bool) or not isinstance(c, int | float) or not 0.0 < float(c) < 1.0:
+            raise ConfigError(
+                message("--confidence", "invalid confidence", c, "a number in (0, 1)")
+            )
+        n = self.n_resamples
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError(
+                message("--n-resamples", "invalid number of resamples", n, "an integer >= 1")
+            )
+        s = self.seed
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ConfigError(message("--seed", "invalid seed", s, "an integer >= 0"))
+        if self.method not in INTERVALS:
+            raise ConfigError(
+                message("--ci-method", "unknown interval method", self.method, choices(INTERVALS))
+            )
+        if self.key is not None and (not isinstance(self.key, str) or not self.key):
+            raise ConfigError(message("--key", "invalid key column", self.key, "a column name"))
+
+    def wrap(self, metric: str | Metric[Any], *, keyed: bool | None = None) -> Bootstrap:
+        """The bootstrap of ``metric`` with these settings.
+
+        ``keyed`` says whether units are keyed by the :attr:`key` column (the
+        default when a key is set); metrics whose units are ids of their own
+        (ranking's queries) are never keyed by a column.
+        """
+        use_key = bool(self.key) if keyed is None else keyed
+        return Bootstrap.of(
+            metric,
+            n_resamples=self.n_resamples,
+            seed=self.seed,
+            key=(self.key or "") if use_key else "",
+            groups=DEFAULT_GROUPS,
+        )
+
+    def interval(self, metric: Bootstrap, state: State) -> Interval:
+        """The interval of a bootstrap's (merged) state."""
+        return interval(
+            metric.compute(cast(Replicates, state)),
+            self.confidence,
+            self.method,
+            where=f"bootstrap of {metric.name}",
+        )
+
+    def intervals(
+        self, metrics: Mapping[str, Bootstrap], states: Mapping[str, State]
+    ) -> dict[str, Interval]:
+        """The interval of every bootstrap, by key."""
+        return {key: self.interval(metric, states[key]) for key, metric in metrics.items()}
+
+    def describe(self, units: Iterable[str]) -> str:
+        """One line saying how the intervals were made.
+
+        Examples
+        --------
+        >>> print(CI().describe(["row"]))
+        95% percentile intervals: Poisson bootstrap, 1000 resamples, seed 0, unit: row (by position)
+        >>> CI(0.9, 200, 1, "bca", key="id").describe(["row", "row"])
+        '90% bca intervals: Poisson bootstrap, 200 resamples, seed 1, unit: row (key id)'
+        """
+        kinds = ", ".join(dict.fromkeys(units)) or "row"
+        keyed = f" (key {self.key})" if self.key else " (by position)"
+        if all(u in ("query",) for u in kinds.split(", ")):
+            keyed = " (by id)"
+        return (
+            f"{100 * self.confidence:g}% {self.method} intervals: Poisson bootstrap, "
+            f"{self.n_resamples} resamples, seed {self.seed}, unit: {kinds}{keyed}"
+        )
