@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import abc
+import inspect
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import InputError, message, raw
@@ -37,6 +41,8 @@ class AnswerScores(State):
 class _AnswerMetric(Metric[AnswerScores]):
     version: Version = "2.0"
 
+    unit: ClassVar[str] = "question"
+
     def __post_init__(self) -> None:
         _check_version(self.name, self.version)
 
@@ -48,19 +54,60 @@ class _AnswerMetric(Metric[AnswerScores]):
         """The state of no questions."""
         return AnswerScores(measure=self._measure(), version=self.version)
 
-    def summarize(self, references: Any, predictions: Any) -> AnswerScores:
-        """Sum the per-question scores of one batch."""
+    def _question_values(self, references: Any, predictions: Any) -> NDArray[np.float64]:
         want_f1 = self._measure() == "f1"
         exact, f = question_scores(
             references, predictions, version=self.version, with_f1=want_f1, metric=self.name
         )
-        values = f if f is not None else exact
+        return f if f is not None else exact
+
+    def summarize(self, references: Any, predictions: Any) -> AnswerScores:
+        """Sum the per-question scores of one batch."""
+        values = self._question_values(references, predictions)
         return AnswerScores(
             measure=self._measure(),
             version=self.version,
             count=len(values),
             total=float(values.sum()),
         )
+
+    def summarize_replicates(
+        self, *batch: Any, weights: NDArray[np.int64], **kwargs: Any
+    ) -> list[AnswerScores]:
+        """States of replicates of one batch: question ``i`` counts ``weights[b, i]`` times.
+
+        Each question is scored once; a replicate's state sums the scores
+        weighted by how often it draws each question.
+        """
+        values = self._question_values(*_pair(self, batch, kwargs))
+        w = np.asarray(weights)
+        n = len(values)
+        if (
+            w.ndim != 2
+            or w.shape[1] != n
+            or (w.size and (w.dtype.kind not in "iub" or w.min() < 0))
+        ):
+            raise InputError(
+                message(
+                    self.name,
+                    "unit weights do not match the batch",
+                    raw(f"{w.dtype} array of shape {list(w.shape)}"),
+                    f"integers >= 0 of shape (replicates, {n}): one per question",
+                )
+            )
+        w = w.astype(np.float64)
+        counts = np.rint(w.sum(axis=1)).astype(np.int64)
+        totals = w @ values
+        return [
+            AnswerScores(
+                measure=self._measure(), version=self.version, count=int(c), total=float(t)
+            )
+            for c, t in zip(counts.tolist(), totals.tolist(), strict=True)
+        ]
+
+    def count_units(self, *batch: Any, **kwargs: Any) -> int:
+        """The number of questions of one batch (one per prediction)."""
+        return len(_pair(self, batch, kwargs)[1])
 
     def compute(self, state: AnswerScores) -> float:
         """The mean per-question score."""
@@ -101,7 +148,8 @@ class ExactMatch(_AnswerMetric):
     punctuation, drops the articles *a*, *an*, *the* and collapses whitespace.
     Every question needs at least one gold answer (``[""]`` for an unanswerable
     one). Empty input raises :class:`~scorekit.errors.InputError`. The value is
-    a fraction; the official scripts print it times 100.
+    a fraction; the official scripts print it times 100. A bootstrap resamples
+    questions.
 
     References
     ----------
@@ -166,7 +214,7 @@ class QAF1(_AnswerMetric):
     The F1 of each pair uses the official arithmetic step by step, so
     per-question values are bit-identical to the scripts'. Empty input raises
     :class:`~scorekit.errors.InputError`. The value is a fraction; the official
-    scripts print it times 100.
+    scripts print it times 100. A bootstrap resamples questions.
 
     References
     ----------
@@ -215,3 +263,13 @@ def f1(references: Any, predictions: Any, *, version: Version = "2.0") -> float:
     0.8333...
     """
     return float(QAF1(version=version).score(references, predictions))
+
+
+def _pair(metric: _AnswerMetric, batch: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """``(references, predictions)`` of a call, or the metric's error for other inputs."""
+    try:
+        bound = inspect.signature(metric.summarize).bind(*batch, **kwargs)
+    except TypeError:
+        metric._summarize_checked(batch, kwargs)  # raises the metric's own input error
+        raise
+    return bound.arguments["references"], bound.arguments["predictions"]

@@ -6,7 +6,10 @@ perplexity follows PyTorch's cross-entropy arithmetic. Every metric keeps
 summed statistics as its state, so corpus values from streamed or merged
 chunks equal the in-memory ones.
 
-Also here: :func:`from_function` (a metric from a per-item scoring function);
+Also here: :func:`segment_statistics` (the statistics each segment adds to a
+corpus metric's state) and :func:`score_statistics` (the value of summed
+statistics, e.g. of bootstrap replicates); :func:`from_function` (a metric
+from a per-item scoring function);
 :data:`TOKENIZERS` (the tokenizer names BLEU accepts); :func:`read_parallel`
 and :func:`read_line_blocks`, which read line-aligned hypothesis and reference
 files (whole, or a block of lines at a time); and :class:`LineFiles`, those
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.text._function import FunctionMeans, FunctionMetric, from_function
 from scorekit.text._lines import read_line_blocks, read_parallel
+from scorekit.text._segments import score_statistics, segment_statistics
 from scorekit.text._tokenize import TOKENIZERS
 
 # BLEU
@@ -106,6 +110,8 @@ __all__: list[str] = [
     "read_line_blocks",
     "read_parallel",
     "rouge",
+    "score_statistics",
+    "segment_statistics",
     "sentence_bleu",
     "sentence_chrf",
     "sentence_ter",

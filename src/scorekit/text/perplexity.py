@@ -8,6 +8,7 @@ perplexities need the sequence boundaries and are returned by
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from numpy.typing import NDArray
 
 from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.text._segments import unit_weights
 
 __all__ = ["NLLSums", "Perplexity", "PerplexityResult", "perplexity"]
 
@@ -123,6 +125,11 @@ class Perplexity(Metric[NLLSums]):
     left out of the mean; input without any token raises
     :class:`~scorekit.errors.InputError`.
 
+    A bootstrap resamples sequences (the unit is the ``sequence``): the
+    tokens of a sequence are not independent draws, so they are kept together,
+    and a replicate's state sums each sequence's NLL and tokens as often as the
+    replicate draws it.
+
     References
     ----------
     Jelinek et al., "Perplexity -- a measure of the difficulty of speech
@@ -155,6 +162,8 @@ class Perplexity(Metric[NLLSums]):
 
     base: Base | str | float = "e"
     ignore_index: int = -100
+
+    unit: ClassVar[str] = "sequence"
 
     def __post_init__(self) -> None:
         if self._base_key() is None:
@@ -210,6 +219,40 @@ class Perplexity(Metric[NLLSums]):
         """Sum the NLL and count the tokens of one batch."""
         nll, _, _ = self._token_nll(log_probs, mask, logits, target)
         return NLLSums(base=self._base, tokens=len(nll), nll=float(nll.sum()))
+
+    def count_units(self, *batch: Any, **kwargs: Any) -> int:
+        """The number of sequences of one batch (a bootstrap resamples whole sequences)."""
+        _, _, n = self._token_nll(*self._inputs(batch, kwargs))
+        return n
+
+    def summarize_replicates(
+        self, *batch: Any, weights: NDArray[np.int64], **kwargs: Any
+    ) -> list[NLLSums]:
+        """States of replicates of one batch: sequence ``i`` counts ``weights[b, i]`` times.
+
+        Each sequence's NLL and token count are computed once; a replicate's
+        state is their sum weighted by the sequence weights.
+        """
+        nll, seq, n = self._token_nll(*self._inputs(batch, kwargs))
+        w = unit_weights(self, weights, n).astype(np.float64)
+        seq_nll = np.bincount(seq, weights=nll, minlength=n)
+        seq_tokens = np.bincount(seq, minlength=n).astype(np.float64)
+        nll_sums = w @ seq_nll
+        token_sums = np.rint(w @ seq_tokens).astype(np.int64)
+        return [
+            NLLSums(base=self._base, tokens=int(t), nll=float(v) if t else 0.0)
+            for t, v in zip(token_sums.tolist(), nll_sums.tolist(), strict=True)
+        ]
+
+    def _inputs(self, batch: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        """``(log_probs, mask, logits, target)`` of a call, or the metric's error for others."""
+        try:
+            bound = inspect.signature(self.summarize).bind(*batch, **kwargs)
+        except TypeError:
+            self._summarize_checked(batch, kwargs)  # raises the metric's own input error
+            raise
+        args = bound.arguments
+        return args.get("log_probs"), args.get("mask"), args.get("logits"), args.get("target")
 
     def compute(self, state: NLLSums) -> float:
         """The corpus perplexity ``base ** (nll / tokens)``."""

@@ -10,9 +10,10 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from scorekit._version import __version__
-from scorekit.core import Explanation, Metric, register
+from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text._refs import nrefs
+from scorekit.text._segments import SegmentSums
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
 from scorekit.text.bleu._checks import (
     _check_lengths,
@@ -21,7 +22,7 @@ from scorekit.text.bleu._checks import (
     _sentence_references,
     _where,
 )
-from scorekit.text.bleu._count import _count
+from scorekit.text.bleu._count import _count, _segment_count
 from scorekit.text.bleu._stats import BLEUResult, BLEUStats
 
 __all__ = ["BLEU", "bleu", "sentence_bleu"]
@@ -45,7 +46,7 @@ _LOG_ZERO = -9999999999.0  # sacrebleu's log of a zero precision
     variants=TOKENIZERS,
 )
 @dataclass(frozen=True)
-class BLEU(Metric[BLEUStats]):
+class BLEU(SegmentSums[BLEUStats]):
     """Corpus BLEU: the brevity-penalised geometric mean of clipped n-gram precisions.
 
     .. math:: \\mathrm{BLEU} = \\mathrm{BP} \\cdot \\exp\\Big(\\sum_{n=1}^{N} w_n \\log p_n\\Big),
@@ -99,6 +100,10 @@ class BLEU(Metric[BLEUStats]):
     functions :func:`bleu`, :func:`sentence_bleu`) return a :class:`BLEUResult`
     with the statistics and a reproducibility signature. Empty input raises
     :class:`~scorekit.errors.InputError`.
+
+    A bootstrap resamples segments: the statistics of each segment
+    (:func:`~scorekit.text.segment_statistics`) are counted once, and a
+    replicate's state is their sum weighted by how often it draws each segment.
 
     References
     ----------
@@ -249,6 +254,48 @@ class BLEU(Metric[BLEUStats]):
             totals=totals,
             min_refs=int(n_refs.min()),
             max_refs=int(n_refs.max()),
+        )
+
+    def _segment_statistics(
+        self, references: Any, predictions: Any
+    ) -> tuple[np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
+        """Per segment sacrebleu's statistics (lengths, matches, totals) and its reference count."""
+        preds = _predictions(self.name, predictions)
+        flat, counts = _references(self.name, references)
+        _check_lengths(self.name, references, len(counts), len(preds))
+        n_refs = np.asarray(counts, dtype=np.int64)
+        if not preds:
+            return np.zeros((0, 2 + 2 * self.max_order), dtype=np.int64), n_refs
+        ids, lengths = encode_lines(preds + flat, self.tokenize, self.lowercase)
+        return _segment_count(ids, lengths, n_refs, self.max_order, self.clip), n_refs
+
+    def _state_of_sums(
+        self, sums: np.ndarray[Any, Any], segments: int, lo: int, hi: int
+    ) -> BLEUStats:
+        if segments == 0:
+            return self.empty()
+        order = self.max_order
+        row = np.asarray(sums, dtype=np.int64)
+        return BLEUStats(
+            tokenize=self.tokenize,
+            lowercase=self.lowercase,
+            max_order=order,
+            clip=self.clip,
+            segments=segments,
+            hyp_len=int(row[0]),
+            ref_len=int(row[1]),
+            matches=row[2 : 2 + order].copy(),
+            totals=row[2 + order :].copy(),
+            min_refs=lo,
+            max_refs=hi,
+        )
+
+    def _values_of_sums(self, sums: np.ndarray[Any, Any]) -> np.ndarray[Any, np.dtype[np.float64]]:
+        order = self.max_order
+        rows = np.asarray(sums, dtype=np.int64).tolist()
+        return np.array(
+            [self._score(r[2 : 2 + order], r[2 + order :], r[0], r[1])[0] for r in rows],
+            dtype=np.float64,
         )
 
     def compute(self, state: BLEUStats) -> float:

@@ -9,10 +9,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._version import __version__
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import Explanation, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import best_per_item, text_pairs
 from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
+from scorekit.text._segments import SegmentSums
 from scorekit.text.chrf._count import char_symbols, match_counts, word_symbols
 
 __all__ = ["CHRF", "CHRFPlusPlus", "CHRFResult", "CHRFStats", "chrf", "sentence_chrf"]
@@ -160,7 +161,7 @@ def f_scores(stats: NDArray[np.int64], beta: float, eps_smoothing: bool) -> NDAr
     inputs="references_predictions",
 )
 @dataclass(frozen=True)
-class CHRF(Metric[CHRFStats]):
+class CHRF(SegmentSums[CHRFStats]):
     """chrF: the F-score of character n-gram precision and recall (chrF++ adds word n-grams).
 
     .. math:: \\mathrm{chrF}_\\beta
@@ -323,6 +324,23 @@ class CHRF(Metric[CHRFStats]):
             chosen = best_per_item(f_scores(stats, self.beta, self.eps_smoothing), counts)
             stats = stats[chosen]
         return stats, counts
+
+    def _segment_statistics(
+        self, references: Any, predictions: Any
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Per segment ``(hyp, ref, match)`` of each order in a row (sacrebleu's), references."""
+        stats, counts = self.segment_stats(references, predictions)
+        return stats.reshape(len(stats), 3 * self._order), counts
+
+    def _state_of_sums(self, sums: NDArray[Any], segments: int, lo: int, hi: int) -> CHRFStats:
+        if segments == 0:
+            return self.empty()
+        stats = np.asarray(sums, dtype=np.int64).reshape(self._order, 3).copy()
+        return self._state(stats, segments, lo, hi)
+
+    def _values_of_sums(self, sums: NDArray[Any]) -> NDArray[np.float64]:
+        stats = np.asarray(sums).reshape(len(sums), self._order, 3)
+        return np.asarray(f_scores(stats, self.beta, self.eps_smoothing), dtype=np.float64)
 
     def summarize(self, references: Any, predictions: Any) -> CHRFStats:
         """Sum the chrF statistics of one batch of (references, prediction) pairs."""

@@ -13,6 +13,7 @@ splitter (:mod:`scorekit.text.rouge._tokens`); the per-item scores come from
 from __future__ import annotations
 
 import abc
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
@@ -20,8 +21,9 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Metric, State, state_field
+from scorekit.core import State, state_field
 from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.text._segments import SegmentSums
 from scorekit.text.rouge._scores import _item_scores
 from scorekit.text.rouge._tokens import (
     TOKENIZERS,
@@ -114,7 +116,7 @@ class RougeSums(State):
 
 
 @dataclass(frozen=True)
-class _RougeBase(Metric[RougeSums]):
+class _RougeBase(SegmentSums[RougeSums]):
     """Settings and per-item scores shared by :class:`ROUGE` and the single-type metrics."""
 
     stemmer: bool = False
@@ -262,6 +264,34 @@ class _RougeBase(Metric[RougeSums]):
     def summarize(self, references: Any, predictions: Any) -> RougeSums:
         """Sum the per-item precision, recall and F-measure of one batch."""
         return self._state_of(self._item_scores(references, predictions))
+
+    def _segment_statistics(
+        self, references: Any, predictions: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """Per item: 1, then precision, recall and F-measure per type; one reference range."""
+        scores = self._item_scores(references, predictions)
+        n = len(scores)
+        stats = np.ones((n, 1 + 3 * len(self._types())), dtype=np.float64)
+        stats[:, 1:] = scores.reshape(n, -1)
+        return stats, np.ones(n, dtype=np.int64)
+
+    def _state_of_sums(self, sums: NDArray[Any], segments: int, lo: int, hi: int) -> RougeSums:
+        empty = self.empty()
+        if segments == 0:
+            return empty
+        return dataclasses.replace(
+            empty, count=segments, sums=np.asarray(sums[1:], dtype=np.float64).reshape(-1, 3)
+        )
+
+    def _values_of_sums(self, sums: NDArray[Any]) -> NDArray[np.float64]:
+        rows = np.asarray(sums, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means = (rows[:, 1:] / rows[:, :1]).reshape(len(rows), -1, 3)
+        return self._mean_values(means)
+
+    def _mean_values(self, means: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The value of ``compute`` from means ``(r, types, 3)``: all of them by default."""
+        return means
 
     def _means(self, state: RougeSums) -> NDArray[np.float64]:
         if state.count == 0:

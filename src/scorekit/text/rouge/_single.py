@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 from scorekit.core import Explanation, register
 from scorekit.text.rouge._base import RougeSums, _RougeBase
 from scorekit.text.rouge._explanations import ROUGE_155, ROUGE_TOKENS, rouge_n, rouge_s
@@ -44,6 +47,9 @@ class _SingleRouge(_RougeBase):
     def compute(self, state: RougeSums) -> float:
         """The mean F-measure."""
         return float(self._means(state)[0, 2])
+
+    def _mean_values(self, means: NDArray[np.float64]) -> NDArray[np.float64]:
+        return means[:, 0, 2]
 
 
 _SINGLE_DOC = """{title}, as rouge-score: the mean F-measure over the items.

@@ -9,10 +9,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._version import __version__
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import Explanation, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import text_pairs
 from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
+from scorekit.text._segments import SegmentSums
 from scorekit.text.ter._normalize import ter_normalize
 from scorekit.text.ter._tercom import edit_count
 
@@ -109,7 +110,7 @@ def _segment_ids(hyp: str, refs: list[str]) -> tuple[str, list[str]]:
     "ter", higher_is_better=False, bounds=(0.0, float("inf")), inputs="references_predictions"
 )
 @dataclass(frozen=True)
-class TER(Metric[TERStats]):
+class TER(SegmentSums[TERStats]):
     """Translation edit rate: edits, block shifts included, per reference word.
 
     .. math:: \\mathrm{TER} = \\frac{\\sum_s \\min_r \\mathrm{edits}(s, r)}{\\sum_s \\bar\\ell_s}
@@ -217,6 +218,25 @@ class TER(Metric[TERStats]):
             edits.append(min(edit_count(hyp_ids, r) for r in ref_ids))
             lengths.append(sum(len(r) for r in ref_ids) / k)
         return edits, lengths, counts
+
+    def _segment_statistics(
+        self, references: Any, predictions: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+        """Per segment edits and mean reference length (sacrebleu's), and its references."""
+        edits, lengths, counts = self.segment_stats(references, predictions)
+        stats = np.empty((len(edits), 2), dtype=np.float64)
+        stats[:, 0] = edits
+        stats[:, 1] = lengths
+        return stats, counts
+
+    def _state_of_sums(self, sums: NDArray[Any], segments: int, lo: int, hi: int) -> TERStats:
+        if segments == 0:
+            return self.empty()
+        return self._state(segments, round(float(sums[0])), float(sums[1]), lo, hi)
+
+    def _values_of_sums(self, sums: NDArray[Any]) -> NDArray[np.float64]:
+        rows = np.asarray(sums, dtype=np.float64)
+        return np.asarray(_ratio(rows[:, 0], rows[:, 1]), dtype=np.float64).reshape(-1)
 
     def summarize(self, references: Any, predictions: Any) -> TERStats:
         """Sum the TER statistics of one batch of (references, prediction) pairs."""

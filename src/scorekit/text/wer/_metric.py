@@ -8,9 +8,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import Explanation, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import best_per_item, text_pairs
+from scorekit.text._segments import SegmentSums
 from scorekit.text.wer._count import edit_counts, units
 
 __all__ = [
@@ -93,26 +94,27 @@ def _values(name: str, counts: NDArray[np.int64]) -> NDArray[np.float64]:
 
 def _segment_counts(
     name: str, references: Any, predictions: Any, unit: str, normalize: bool
-) -> NDArray[np.int64]:
-    """Per segment the counts of its reference of fewest edits (the first of equals)."""
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per segment the counts of its reference of fewest edits (the first of equals); references."""
     refs, per_item, preds = text_pairs(name, references, predictions)
     pair_item = np.repeat(np.arange(len(preds)), per_item)
     texts = units(refs + preds, unit, normalize)
     hyps = [texts[len(refs) + i] for i in pair_item.tolist()]
     counts = edit_counts(texts[: len(refs)], hyps)
     if len(refs) == len(preds):
-        return counts
+        return counts, per_item
     edits = counts[:, 1:].sum(axis=1).astype(np.float64)
-    return counts[best_per_item(edits, per_item, lowest=True)]
+    return counts[best_per_item(edits, per_item, lowest=True)], per_item
 
 
 @dataclass(frozen=True)
-class _ErrorRate(Metric[EditCounts]):
+class _ErrorRate(SegmentSums[EditCounts]):
     """The alignment counts and the checks shared by the five measures."""
 
     normalize: bool = False
 
-    unit: ClassVar[str] = "word"
+    aligned: ClassVar[str] = "word"
+    """What is aligned: ``word`` or ``char``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.normalize, bool | np.bool_):
@@ -124,7 +126,7 @@ class _ErrorRate(Metric[EditCounts]):
     def empty(self) -> EditCounts:
         """The state of no segments."""
         return EditCounts(
-            unit=self.unit,
+            unit=self.aligned,
             normalize=self.normalize,
             segments=0,
             hits=0,
@@ -135,21 +137,32 @@ class _ErrorRate(Metric[EditCounts]):
 
     def segment_counts(self, references: Any, predictions: Any) -> NDArray[np.int64]:
         """Per segment: hits, substitutions, deletions and insertions, shape ``(n, 4)``."""
-        return _segment_counts(self.name, references, predictions, self.unit, self.normalize)
+        return _segment_counts(self.name, references, predictions, self.aligned, self.normalize)[0]
 
-    def summarize(self, references: Any, predictions: Any) -> EditCounts:
-        """Sum the edit counts of one batch of (reference, prediction) pairs."""
-        counts = self.segment_counts(references, predictions)
-        h, s, d, i = (int(v) for v in counts.sum(axis=0))
+    def _segment_statistics(
+        self, references: Any, predictions: Any
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return _segment_counts(self.name, references, predictions, self.aligned, self.normalize)
+
+    def _state_of_sums(self, sums: NDArray[Any], segments: int, lo: int, hi: int) -> EditCounts:
+        h, s, d, i = (int(v) for v in sums)
         return EditCounts(
-            unit=self.unit,
+            unit=self.aligned,
             normalize=self.normalize,
-            segments=len(counts),
+            segments=segments,
             hits=h,
             substitutions=s,
             deletions=d,
             insertions=i,
         )
+
+    def _values_of_sums(self, sums: NDArray[Any]) -> NDArray[np.float64]:
+        return _values(self.name, np.asarray(sums, dtype=np.int64))
+
+    def summarize(self, references: Any, predictions: Any) -> EditCounts:
+        """Sum the edit counts of one batch of (reference, prediction) pairs."""
+        counts = self.segment_counts(references, predictions)
+        return self._state_of_sums(counts.sum(axis=0), len(counts), 0, 0)
 
     def compute(self, state: EditCounts) -> float:
         """The measure of the summed counts (not the mean of per-segment values)."""
@@ -275,7 +288,7 @@ class CER(_ErrorRate):
         reference="jiwer cer.",
     )
 
-    unit: ClassVar[str] = "char"
+    aligned: ClassVar[str] = "char"
 
 
 @register("mer", higher_is_better=False, bounds=(0.0, 1.0), inputs="references_predictions")
@@ -494,7 +507,7 @@ def error_rates(
             message("error_rates", "normalize must be a bool", normalize, "True or False")
         )
     name = "cer" if unit == "char" else "wer"
-    counts = _segment_counts(name, references, predictions, unit, bool(normalize))
+    counts, _ = _segment_counts(name, references, predictions, unit, bool(normalize))
     if len(counts) == 0:
         raise InputError(
             message(name, "empty input", raw("0 predictions"), "at least one prediction")
