@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.errors import InputError, message
@@ -24,13 +25,18 @@ class RunEvaluation:
     ``result`` is the :class:`scorekit.ranking.RankingResult` (means, states and,
     when asked, per-query values); ``metrics`` the configured metrics by name;
     ``rows`` the rows of the run read (0 when the run was evaluated whole
-    without counting them); ``warnings`` the texts of the warnings raised.
+    without counting them); ``warnings`` the texts of the warnings raised;
+    ``intervals`` (with ``ci``) the interval of every mean, by name, and
+    ``bootstraps`` the bootstrap of every metric, whose states are made from the
+    metric's (its per-query values are the units).
     """
 
     result: Any
     metrics: dict[str, Any]
     rows: int
     warnings: list[str]
+    intervals: dict[str, Any] = dataclasses.field(default_factory=dict)
+    bootstraps: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def evaluate_run(
@@ -45,6 +51,7 @@ def evaluate_run(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    ci: CI | None = None,
     **options: Any,
 ) -> RunEvaluation:
     """Evaluate a TREC run file against qrels with ranking metrics.
@@ -57,6 +64,11 @@ def evaluate_run(
     partitions, grouped by query, on a Dask cluster. ``options`` are the
     metrics' options (``missing``, ``gain``, ``relevance_level``).
 
+    With ``ci`` (a :class:`CI` without a key: a query is a unit, keyed by its
+    id) every mean also gets a bootstrap interval over the queries, made from
+    the per-query values the states keep, so it is the same in memory, in
+    chunks and on Dask.
+
     Examples
     --------
     >>> import os, tempfile
@@ -67,6 +79,8 @@ def evaluate_run(
     >>> with open(run, "w") as f:
     ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\n")
     >>> evaluate_run(qrels, run, ["mrr"]).result["mrr"]
+    0.5
+    >>> evaluate_run(qrels, run, ["mrr"], ci=CI(n_resamples=100)).intervals["mrr"].high
     0.5
     """
     from scorekit import ranking
@@ -100,8 +114,20 @@ def evaluate_run(
             means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
             per = ranking.per_query_values(states) if per_query else None
             result = ranking.RankingResult(means, states, per)
+    intervals: dict[str, Any] = {}
+    bootstraps: dict[str, Any] = {}
+    if ci is not None:
+        with warnings.catch_warnings(record=True) as noted:
+            warnings.simplefilter("always")
+            chosen = chosen or ranking.ranking_metrics(metrics, options)
+            bootstraps = {key: ci.wrap(metric) for key, metric in chosen.items()}
+            intervals = {
+                key: ci.interval(boot, boot.wrap(result.states[key]))
+                for key, boot in bootstraps.items()
+            }
+        caught += noted
     shown = list(dict.fromkeys([*texts, *(str(w.message) for w in caught)]))
-    return RunEvaluation(result, chosen, rows, shown)
+    return RunEvaluation(result, chosen, rows, shown, intervals, bootstraps)
 
 
 def _rank_stream(

@@ -9,9 +9,10 @@ from typing import Any, cast
 
 import numpy as np
 
+from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
 from scorekit.core import Metric, State, available, parse_metric
-from scorekit.errors import ConfigError, message
+from scorekit.errors import ConfigError, message, raw
 
 __all__ = [
     "ROUGE_TOKENIZERS",
@@ -57,6 +58,7 @@ class TextEvaluation:
     states: dict[str, State]
     values: dict[str, Any]
     rows: int
+    ci: CI | None = None
 
 
 def evaluate_text(
@@ -73,6 +75,7 @@ def evaluate_text(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    ci: CI | None = None,
 ) -> TextEvaluation:
     """The text metrics of a file of hypotheses against line-aligned reference files.
 
@@ -90,6 +93,13 @@ def evaluate_text(
     blocks folded by the stream engine, or (``engine="dask"``) sent to a Dask
     cluster as a table.
 
+    With ``ci`` (a :class:`CI`) each metric is folded as its bootstrap over the
+    segments (lines, keyed by their position; the ROUGE types are then the
+    registered single-number metrics ``rouge1``... of the mean F-measure) and
+    each value is an :class:`~scorekit.stats.Interval`, the same in memory and
+    in blocks of any size. A Dask cluster splits the lines into partitions that
+    do not know their positions: intervals need the lines in memory or in blocks.
+
     Examples
     --------
     >>> import os, tempfile
@@ -104,7 +114,27 @@ def evaluate_text(
     """
     from scorekit.text import read_parallel
 
-    chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer)
+    chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer, split=bool(ci))
+    if ci is not None:
+        if ci.key is not None:
+            raise ConfigError(
+                message(
+                    "scorekit text --ci",
+                    "segments are keyed by their line number",
+                    ci.key,
+                    "no key column",
+                )
+            )
+        if engine == "dask":
+            raise ConfigError(
+                message(
+                    "scorekit text --ci",
+                    "the Dask engine does not number the lines of its partitions",
+                    raw("--engine dask"),
+                    "--chunk-size N (lines keyed by their position)",
+                )
+            )
+        chosen = {key: ci.wrap(metric) for key, metric in chosen.items()}
     if engine == "dask":
         states, rows = _dask_states(hyps, refs, chosen, scheduler, workers)
     elif chunk_size is not None or engine is not None:
@@ -113,8 +143,11 @@ def evaluate_text(
         hyp_lines, ref_lines = read_parallel(hyps, refs)
         states = {key: metric.summarize(ref_lines, hyp_lines) for key, metric in chosen.items()}
         rows = len(hyp_lines)
-    values = {key: metric.compute(states[key]) for key, metric in chosen.items()}
-    return TextEvaluation(chosen, states, values, rows)
+    if ci is not None:
+        values: dict[str, Any] = ci.intervals(cast(Any, chosen), states)
+    else:
+        values = {key: metric.compute(states[key]) for key, metric in chosen.items()}
+    return TextEvaluation(chosen, states, values, rows, ci)
 
 
 def _text_metrics(
@@ -123,8 +156,14 @@ def _text_metrics(
     lowercase: bool,
     stemmer: bool,
     rouge_tokenizer: str,
+    *,
+    split: bool = False,
 ) -> dict[str, Metric[Any]]:
-    """The metrics named, keyed by name (the ROUGE types together under ``rouge``)."""
+    """The metrics named, keyed by name (the ROUGE types together under ``rouge``).
+
+    With ``split`` each ROUGE type is its registered metric of one number (the
+    mean F-measure), keyed by its name.
+    """
     from scorekit.text import BLEU, ROUGE
 
     if rouge_tokenizer not in ROUGE_TOKENIZERS:
@@ -146,7 +185,11 @@ def _text_metrics(
             types.append(name)
         else:
             chosen[name] = _registered(name, lowercase)
-    if types:
+    if types and split:
+        tokenizer = ROUGE_TOKENIZERS[rouge_tokenizer]
+        for name in types:
+            chosen[name] = parse_metric(name, stemmer=stemmer, tokenizer=tokenizer)
+    elif types:
         chosen["rouge"] = ROUGE(
             types=types, stemmer=stemmer, tokenizer=ROUGE_TOKENIZERS[rouge_tokenizer]
         )

@@ -9,8 +9,10 @@ from typing import Any, TextIO
 
 from scorekit import api
 from scorekit.cli._flags import (
+    add_ci_flags,
     add_scale_flags,
     check_scale_flags,
+    ci_settings,
     engine_options,
     format_flag,
     metric_flag,
@@ -19,7 +21,8 @@ from scorekit.cli._flags import (
     write_report,
     write_warnings,
 )
-from scorekit.cli._output import Saved, number, plain, save_state, write_values
+from scorekit.cli._output import Saved, number, plain, save_state, write_ci_values, write_values
+from scorekit.errors import ConfigError, message, raw
 from scorekit.ranking import GAINS, MISSING
 
 NAME = "rank"
@@ -62,6 +65,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
     format_flag(rk, "table", "json", "csv", "trec")
     add_scale_flags(rk, unit="run rows")
+    add_ci_flags(rk, unit="query", key=False)
     report_flag(rk)
     return rk
 
@@ -134,6 +138,17 @@ def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate the run with :func:`scorekit.api.evaluate_run` and print the values."""
     check_scale_flags(args, NAME)
+    ci = ci_settings(args, NAME)
+    if ci is not None and (args.per_query or args.format == "trec"):
+        flag = "--per-query" if args.per_query else "--format trec"
+        raise ConfigError(
+            message(
+                "scorekit rank --ci",
+                "intervals are for the means over the queries",
+                raw(flag),
+                f"--ci without {flag}",
+            )
+        )
     options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
     if args.relevance_level is not None:
         options["relevance_level"] = args.relevance_level
@@ -143,6 +158,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.metric or list(RANK_DEFAULTS),
         per_query=args.per_query or args.format == "trec" or bool(args.report),
         count_rows=bool(args.save_state),
+        ci=ci,
         **engine_options(args),
         **options,
     )
@@ -151,6 +167,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.save_state:
         saved = Saved(evaluation.metrics, dict(result.states), evaluation.rows)
         save_state(args.save_state, NAME, "qrels_run", saved, columns=None)
-    _write_rank(result, args.per_query, args.format, out)
+    if ci is not None:
+        write_ci_values(evaluation.intervals, args.format, out, err, ci, evaluation.bootstraps)
+    else:
+        _write_rank(result, args.per_query, args.format, out)
     write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, args.run])
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import warnings
 from collections.abc import Iterable
@@ -11,8 +12,10 @@ from typing import Any, TextIO
 
 from scorekit import api
 from scorekit.cli._flags import (
+    add_ci_flags,
     add_scale_flags,
     check_scale_flags,
+    ci_settings,
     engine_options,
     format_flag,
     metric_flag,
@@ -20,8 +23,16 @@ from scorekit.cli._flags import (
     write_report,
     write_warnings,
 )
-from scorekit.cli._output import Saved, display_values, number, plain, save_state, write_values
+from scorekit.cli._output import (
+    Saved,
+    display_values,
+    number,
+    plain,
+    save_state,
+    write_ci_values,
+)
 from scorekit.errors import ConfigError, message, raw
+from scorekit.stats import Interval
 from scorekit.text import TOKENIZERS
 
 NAME = "text"
@@ -78,6 +89,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     format_flag(tx, "table", "json", "csv")
     add_scale_flags(tx, unit="lines")
+    add_ci_flags(tx, unit="segment", key=False)
     report_flag(tx)
     return tx
 
@@ -85,7 +97,17 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Score the files with :func:`scorekit.api.evaluate_text` and print the values."""
     check_scale_flags(args, NAME)
+    ci = ci_settings(args, NAME)
     if args.sentence_level:
+        if ci is not None:
+            raise ConfigError(
+                message(
+                    "scorekit text --sentence-level",
+                    "--ci is for corpus scores",
+                    raw("--ci"),
+                    "--sentence-level without --ci",
+                )
+            )
         return _sentence_level(args, out, err)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -97,18 +119,23 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             lowercase=args.lowercase,
             stemmer=args.stemmer,
             rouge_tokenizer=args.rouge_tokenizer,
+            ci=ci,
             **engine_options(args),
         )
     write_warnings((str(w.message) for w in caught), err)
-    shown, notes = display_values(
-        NAME, result.values, result.metrics, result.states, details=args.format == "json"
-    )
+    if ci is not None:
+        shown: dict[str, Any] = dict(result.values)
+        notes: list[str] = []
+    else:
+        shown, notes = display_values(
+            NAME, result.values, result.metrics, result.states, details=args.format == "json"
+        )
     if args.percent:
         shown = {_label(k): v for k, v in _percent(shown).items()}
     if args.save_state:
         saved = Saved(result.metrics, result.states, result.rows)
         save_state(args.save_state, NAME, "references_predictions", saved, columns=None)
-    write_values(shown, args.format, out)
+    write_ci_values(shown, args.format, out, err, ci, result.metrics)
     for note in notes:
         err.write(f"scorekit: {note}\n")
     write_report(args, result, err, title="scorekit text", inputs=[args.hyps, *args.refs])
@@ -141,6 +168,10 @@ def _percent(shown: dict[str, Any]) -> dict[str, Any]:
             out[key] = [100 * v for v in value]
         elif _scaled(key) and isinstance(value, int | float):
             out[key] = 100 * value
+        elif _scaled(key) and isinstance(value, Interval):
+            out[key] = dataclasses.replace(
+                value, value=100 * value.value, low=100 * value.low, high=100 * value.high
+            )
         else:
             out[key] = value
     return out
