@@ -12,21 +12,29 @@ from scorekit.stats._compare import CORRECTIONS, TESTS, Comparison, compare, uni
 from scorekit.stats._intervals import INTERVALS, interval
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
 from scorekit.stats._results import DeLongResult, Interval, TestResult
+from scorekit.stats._sacrebleu import SACREBLEU_SEED, PairedResult, PairedTest, paired_ar, paired_bs
+from scorekit.stats._sacrebleu_table import format_paired
 
 __all__ = [
     "CORRECTIONS",
     "INTERVALS",
+    "SACREBLEU_SEED",
     "TESTS",
     "Bootstrap",
     "Comparison",
     "DeLongResult",
     "Interval",
+    "PairedResult",
+    "PairedTest",
     "Replicated",
     "Replicates",
     "TestResult",
     "bootstrap",
     "compare",
+    "format_paired",
     "interval",
+    "paired_ar",
+    "paired_bs",
     "replicate_values",
     "state_interval",
     "unit_values",
