@@ -39,7 +39,7 @@ from scorekit.classification._histogram import (
     _find,
     _require_data,
 )
-from scorekit.core import Metric, State
+from scorekit.core import Metric, State, row_replicates
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -208,6 +208,8 @@ class _ScoreMetric(Metric[S]):
     :class:`_HistogramMetric`; ROC AUC and AP, which also have a binned state,
     derive from this class and choose the state in their own ``summarize``.
     """
+
+    summarize_replicates = row_replicates
 
     defers_merges: ClassVar[bool] = True
 

@@ -8,7 +8,8 @@ format, engine or command.
   :func:`equal_values`, :func:`totals_agree`: mergeable sufficient statistics, their
   plain-data form and the checks of a decoded state.
 - :class:`Metric`, :func:`register`, :func:`available`, :func:`get`,
-  :func:`parse_metric`: metrics and the metric-name grammar.
+  :func:`parse_metric`: metrics and the metric-name grammar; :func:`row_replicates`: bootstrap
+  replicates of metrics whose unit is a row.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
   reads (roles, side inputs, grouping).
 - :class:`MergeTree`: the one fold of many states.
@@ -39,6 +40,7 @@ from scorekit.core._metric import (
     state_field,
 )
 from scorekit.core._providers import add_provider
+from scorekit.core._replicates import row_replicates
 from scorekit.core._result import EvaluationResult
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
 from scorekit.core._statecheck import totals_agree
@@ -70,6 +72,7 @@ __all__ = [
     "parse_metric",
     "register",
     "register_input_kind",
+    "row_replicates",
     "sentences",
     "state_field",
     "totals_agree",
