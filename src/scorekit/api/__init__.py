@@ -12,8 +12,10 @@
   :func:`evaluate_text` (line-aligned texts: ``scorekit text``) and
   :func:`throughput_states` (request records: ``scorekit throughput``).
 
-Each of them takes ``ci=`` (a :class:`CI`): every value then comes with its
-bootstrap confidence interval (:class:`scorekit.stats.Interval`).
+The evaluating ones take ``ci=`` (a :class:`CI`): every value then comes with
+its bootstrap confidence interval (:class:`scorekit.stats.Interval`).
+:func:`compare_table`, :func:`compare_runs` and :func:`compare_text` compare
+several systems against a baseline (``--test`` on the commands).
 
 The command line translates its flags into one call of these functions per
 command.
@@ -22,6 +24,7 @@ command.
 from __future__ import annotations
 
 from scorekit.api._ci import CI
+from scorekit.api._compare import Comparisons, Paired, compare_runs, compare_table, compare_text
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
@@ -52,12 +55,17 @@ __all__ = [
     "ROUGE_TOKENIZERS",
     "TASKS",
     "TEXT_DEFAULTS",
+    "Comparisons",
     "Evaluation",
     "EvaluationResult",
     "FeatureRanking",
+    "Paired",
     "RunEvaluation",
     "StateFile",
     "TextEvaluation",
+    "compare_runs",
+    "compare_table",
+    "compare_text",
     "configure",
     "default_metrics",
     "evaluate",

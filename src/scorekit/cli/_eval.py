@@ -8,6 +8,7 @@ from typing import Any, TextIO
 from scorekit import api
 from scorekit.cli._flags import (
     add_ci_flags,
+    add_compare_flags,
     add_scale_flags,
     check_scale_flags,
     ci_settings,
@@ -15,10 +16,12 @@ from scorekit.cli._flags import (
     engine_options,
     format_flag,
     metric_flag,
+    paired_settings,
+    refuse_with_comparison,
     report_flag,
     write_report,
 )
-from scorekit.cli._output import save_state, write_ci_values
+from scorekit.cli._output import save_state, write_ci_values, write_comparisons
 from scorekit.errors import ConfigError, message
 
 NAME = "eval"
@@ -57,6 +60,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     format_flag(ev, "table", "json", "csv")
     add_scale_flags(ev, unit="rows")
     add_ci_flags(ev, unit="row")
+    add_compare_flags(ev, systems="the --pred (or binary --score) columns")
     report_flag(ev)
     return ev
 
@@ -72,6 +76,9 @@ def report_notes(result: api.Evaluation, err: TextIO) -> None:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate the file with :func:`scorekit.api.evaluate_table` and print the values."""
     check_scale_flags(args, NAME)
+    paired = paired_settings(args, NAME)
+    if paired is not None:
+        return _compare(args, paired, out, err)
     ci = ci_settings(args, NAME)
     result = api.evaluate_table(
         args.data,
@@ -95,4 +102,35 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         save_state(args.save_state, NAME, args.task, result)
     write_ci_values(result.values, args.format, out, err, ci, result.metrics)
     write_report(args, result, err, title=f"scorekit eval --task {args.task}", inputs=[args.data])
+    return 0
+
+
+def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
+    """``--test``: the --pred (or --score) columns compared, the first the baseline."""
+    refuse_with_comparison(args, NAME, "save_state", "report")
+    if (args.pred is None) == (args.score is None) or len(args.true) != 1:
+        raise ConfigError(
+            message(
+                "scorekit eval --test",
+                "compares the columns of one flag against one --true column",
+                None,
+                "--true COL and either --pred A B ... or --score A B ...",
+            )
+        )
+    found = api.compare_table(
+        args.data,
+        task=args.task,
+        true=args.true[0],
+        systems=args.score or args.pred,
+        scores=args.score is not None,
+        metrics=args.metric,
+        weight=args.weight,
+        pos_label=args.pos_label,
+        paired=paired,
+    )
+    for text in [*found.warnings, *(f"skipped default metric: {s}" for s in found.skipped)]:
+        err.write(
+            f"scorekit: {text}\n" if text.startswith("skipped") else f"scorekit: warning: {text}\n"
+        )
+    write_comparisons(found, args.format, out)
     return 0

@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "Parser",
     "add_ci_flags",
+    "add_compare_flags",
     "add_scale_flags",
     "check_scale_flags",
     "chunk_size",
@@ -26,8 +27,10 @@ __all__ = [
     "max_file_size_flag",
     "metric_flag",
     "number_above",
+    "paired_settings",
     "positive_int",
     "progress",
+    "refuse_with_comparison",
     "report_flag",
     "scaled",
     "slo_flag",
@@ -298,6 +301,17 @@ def ci_settings(args: argparse.Namespace, command: str) -> Any:
     from scorekit.api import CI
 
     given = {k: getattr(args, k, None) for k in _CI_FLAGS}
+    if getattr(args, "ci", False) and comparing(args):
+        raise ConfigError(
+            message(
+                f"scorekit {command}",
+                "--ci is for one system; a comparison shows the interval of each difference",
+                raw("--ci with several systems or --test"),
+                "--ci alone, or a comparison",
+            )
+        )
+    if comparing(args):
+        return None
     if not getattr(args, "ci", False):
         extra = [flag for k, flag in _CI_FLAGS.items() if given[k] is not None]
         if extra:
@@ -318,6 +332,107 @@ def ci_settings(args: argparse.Namespace, command: str) -> Any:
         "key": given["key"],
     }
     return CI(**{k: v for k, v in settings.items() if v is not None})
+
+
+def add_compare_flags(parser: argparse.ArgumentParser, *, systems: str) -> None:
+    """Add ``--test`` and ``--correction``: compare ``systems`` against the first one.
+
+    The comparison also takes ``--confidence``, ``--n-resamples`` and ``--seed``
+    (:func:`add_ci_flags`).
+    """
+    from scorekit.stats import CORRECTIONS, TESTS
+
+    group = parser.add_argument_group("comparing systems")
+    group.add_argument(
+        "--test",
+        choices=TESTS,
+        help=f"compare {systems} against the first (the baseline) with this test "
+        "(default with several: paired_bootstrap); the table shows each difference, its "
+        "interval, the p-value and a mark where it is below 1 - confidence",
+    )
+    group.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        help="adjust the p-values for the several systems compared with the baseline",
+    )
+
+
+def comparing(args: argparse.Namespace) -> bool:
+    """Whether the flags ask for a comparison of systems."""
+    return bool(getattr(args, "test", None)) or bool(getattr(args, "several", False))
+
+
+def paired_settings(args: argparse.Namespace, command: str, **defaults: Any) -> Any:
+    """The :class:`scorekit.api.Paired` of ``--test`` and the shared flags over ``defaults``
+    (sacrebleu's settings for ``--paired-bs``), or ``None`` when not comparing."""
+    from scorekit.api import Paired
+
+    if not comparing(args) and not defaults:
+        if getattr(args, "correction", None):
+            raise ConfigError(
+                message(
+                    f"scorekit {command}",
+                    "--correction adjusts the p-values of a comparison",
+                    raw("--correction without --test"),
+                    "--test NAME --correction ...",
+                )
+            )
+        return None
+    if getattr(args, "ci_method", None) is not None:
+        raise ConfigError(
+            message(
+                f"scorekit {command}",
+                "--ci-method is for --ci",
+                raw("--ci-method with a comparison"),
+                "no --ci-method (the difference's interval is the test's)",
+            )
+        )
+    settings = {
+        "test": getattr(args, "test", None),
+        "correction": getattr(args, "correction", None),
+        "confidence": getattr(args, "confidence", None),
+        "n_resamples": getattr(args, "n_resamples", None),
+        "seed": getattr(args, "seed", None),
+        "key": getattr(args, "key", None),
+    }
+    chosen = {k: v for k, v in settings.items() if v is not None}
+    if "test" in defaults and chosen.get("test", defaults["test"]) != defaults["test"]:
+        raise ConfigError(
+            message(
+                f"scorekit {command}",
+                "two tests asked for",
+                raw(f"--test {chosen['test']} with sacrebleu's {defaults['test']}"),
+                "one of them",
+            )
+        )
+    return Paired(**{**defaults, **chosen})
+
+
+_COMPARE_EXCLUDES = {
+    "per_query": "--per-query",
+    "save_state": "--save-state",
+    "report": "--report",
+    "chunk_size": "--chunk-size",
+    "engine": "--engine",
+    "sentence_level": "--sentence-level",
+    "percent": "--percent",
+}
+
+
+def refuse_with_comparison(args: argparse.Namespace, command: str, *names: str) -> None:
+    """A comparison reads its systems into memory: the scale flags and ``names`` are errors."""
+    for name in ("chunk_size", "engine", *names):
+        value = getattr(args, name, None)
+        if value:
+            flag = _COMPARE_EXCLUDES[name]
+            raise ConfigError(
+                message(
+                    f"scorekit {command}",
+                    f"{flag} does not apply to a comparison of systems (read in memory)",
+                    raw(flag),
+                    f"the comparison without {flag}",
+                )
+            )
 
 
 def report_flag(parser: argparse.ArgumentParser) -> None:

@@ -331,3 +331,107 @@ def display_values(
             if signature is not None:
                 notes.append(f"{key} signature: {signature(states[key])}")
     return shown, notes
+
+
+_TEST_NAMES = {
+    "paired_bootstrap": "paired bootstrap",
+    "randomization": "approximate randomization",
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "fisher": "Fisher's randomization test",
+    "mcnemar": "McNemar's exact test",
+    "delong": "DeLong's test",
+}
+
+
+def _signed(value: float) -> str:
+    text = number(value)
+    return text if text.startswith("-") or not math.isfinite(value) else f"+{text}"
+
+
+def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
+    """A :class:`scorekit.api.Comparisons` as a table, JSON or CSV.
+
+    One row per metric and system: the value, the difference from the
+    baseline, the difference's interval (where the test gives one), the
+    p-value, the adjusted p-value (with a correction) and ``*`` where the
+    (adjusted) p-value is below ``1 - confidence``. The table shows the
+    baseline's row first for each metric and ends with the test's name.
+    """
+    paired = result.paired
+    alpha = 1.0 - paired.confidence
+    corrected = paired.correction is not None
+    records = []
+    for key, c in result.rows:
+        p = c.adjusted if corrected else c.pvalue
+        records.append(
+            {
+                "metric": key,
+                "system": c.system,
+                "baseline": c.baseline,
+                "value": c.value,
+                "baseline_value": c.baseline_value,
+                "difference": c.difference,
+                "low": c.low,
+                "high": c.high,
+                "pvalue": c.pvalue,
+                "adjusted": c.adjusted,
+                "significant": bool(p < alpha),
+                "test": c.test,
+            }
+        )
+    if fmt == "json":
+        doc = {
+            "test": paired.test,
+            "correction": paired.correction,
+            "confidence": paired.confidence,
+            "n_resamples": paired.n_resamples,
+            "seed": paired.seed,
+            "comparisons": records,
+        }
+        out.write(json.dumps(plain(doc), indent=2) + "\n")
+        return
+    fields = ["metric", "system", "value", "difference", "low", "high", "pvalue"]
+    if corrected:
+        fields.append("adjusted")
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow([*fields, "baseline", "significant"])
+        for r in records:
+            cells = [r[f] for f in fields] + [r["baseline"], r["significant"]]
+            writer.writerow(["" if v is None else v for v in (plain(c) for c in cells)])
+        return
+    header = ["metric", "system", "value", "difference", "interval", "p-value"]
+    header += ["adjusted", ""] if corrected else [""]
+    lines: list[list[str]] = []
+    shown: set[str] = set()
+    for r in records:
+        if r["metric"] not in shown:
+            shown.add(r["metric"])
+            base = [r["metric"], r["baseline"], number(r["baseline_value"]), "(baseline)", "", ""]
+            lines.append(base + (["", ""] if corrected else [""]))
+        finite = math.isfinite(r["low"]) and math.isfinite(r["high"])
+        span = f"[{number(r['low'])}, {number(r['high'])}]" if finite else ""
+        row = [r["metric"], r["system"], number(r["value"]), _signed(r["difference"]), span]
+        row.append(_pvalue(r["pvalue"]))
+        if corrected:
+            row.append(_pvalue(r["adjusted"]))
+        row.append("*" if r["significant"] else "")
+        lines.append(row)
+    widths = [max([len(h), *(len(line[i]) for line in lines)]) for i, h in enumerate(header)]
+    for line in [header, ["-" * w for w in widths], *lines]:
+        out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
+        out.write("\n")
+    test = _TEST_NAMES.get(paired.test, paired.test)
+    adjusted = f", p-values adjusted by {paired.correction}" if corrected else ""
+    out.write(
+        f"\n{test}{adjusted}; * p < {alpha:g}; intervals of the difference at "
+        f"{100 * paired.confidence:g}%\n"
+    )
+
+
+def _pvalue(p: float) -> str:
+    """A p-value at four decimals, or ``<0.0001``."""
+    if not math.isfinite(p):
+        return str(p)
+    return "<0.0001" if 0 <= p < 1e-4 else f"{p:.4f}"

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from scorekit import api
 from scorekit.cli._flags import (
     add_ci_flags,
+    add_compare_flags,
     add_scale_flags,
     check_scale_flags,
     ci_settings,
@@ -17,11 +18,21 @@ from scorekit.cli._flags import (
     format_flag,
     metric_flag,
     number_above,
+    paired_settings,
+    refuse_with_comparison,
     report_flag,
     write_report,
     write_warnings,
 )
-from scorekit.cli._output import Saved, number, plain, save_state, write_ci_values, write_values
+from scorekit.cli._output import (
+    Saved,
+    number,
+    plain,
+    save_state,
+    write_ci_values,
+    write_comparisons,
+    write_values,
+)
 from scorekit.errors import ConfigError, message, raw
 from scorekit.ranking import GAINS, MISSING
 
@@ -42,7 +53,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         ),
     )
     rk.add_argument("qrels", metavar="QRELS", help="the qrels file")
-    rk.add_argument("run", metavar="RUN", help="the run file")
+    rk.add_argument(
+        "run",
+        metavar="RUN",
+        nargs="+",
+        help="the run file; several runs are compared with the first (see --test)",
+    )
     metric_flag(
         rk,
         f"metrics such as ndcg@10, map, mrr@10, p@5 (default: {' '.join(RANK_DEFAULTS)})",
@@ -66,6 +82,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     format_flag(rk, "table", "json", "csv", "trec")
     add_scale_flags(rk, unit="run rows")
     add_ci_flags(rk, unit="query", key=False)
+    add_compare_flags(rk, systems="the runs")
     report_flag(rk)
     return rk
 
@@ -138,6 +155,19 @@ def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate the run with :func:`scorekit.api.evaluate_run` and print the values."""
     check_scale_flags(args, NAME)
+    args.several = len(args.run) > 1
+    options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
+    if args.relevance_level is not None:
+        options["relevance_level"] = args.relevance_level
+    paired = paired_settings(args, NAME)
+    if paired is not None:
+        refuse_with_comparison(args, NAME, "per_query", "save_state", "report")
+        found = api.compare_runs(
+            args.qrels, args.run, args.metric or list(RANK_DEFAULTS), paired=paired, **options
+        )
+        write_warnings(found.warnings, err)
+        write_comparisons(found, args.format, out)
+        return 0
     ci = ci_settings(args, NAME)
     if ci is not None and (args.per_query or args.format == "trec"):
         flag = "--per-query" if args.per_query else "--format trec"
@@ -149,12 +179,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"--ci without {flag}",
             )
         )
-    options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
-    if args.relevance_level is not None:
-        options["relevance_level"] = args.relevance_level
     evaluation = api.evaluate_run(
         args.qrels,
-        args.run,
+        args.run[0],
         args.metric or list(RANK_DEFAULTS),
         per_query=args.per_query or args.format == "trec" or bool(args.report),
         count_rows=bool(args.save_state),
@@ -171,5 +198,5 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_ci_values(evaluation.intervals, args.format, out, err, ci, evaluation.bootstraps)
     else:
         _write_rank(result, args.per_query, args.format, out)
-    write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, args.run])
+    write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, *args.run])
     return 0

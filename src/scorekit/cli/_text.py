@@ -13,12 +13,15 @@ from typing import Any, TextIO
 from scorekit import api
 from scorekit.cli._flags import (
     add_ci_flags,
+    add_compare_flags,
     add_scale_flags,
     check_scale_flags,
     ci_settings,
     engine_options,
     format_flag,
     metric_flag,
+    paired_settings,
+    refuse_with_comparison,
     report_flag,
     write_report,
     write_warnings,
@@ -30,6 +33,7 @@ from scorekit.cli._output import (
     plain,
     save_state,
     write_ci_values,
+    write_comparisons,
 )
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
@@ -56,7 +60,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     tx.add_argument(
         "--refs", required=True, nargs="+", action="extend", metavar="FILE", help="references"
     )
-    tx.add_argument("--hyps", required=True, metavar="FILE", help="hypotheses")
+    tx.add_argument(
+        "--hyps",
+        required=True,
+        nargs="+",
+        metavar="FILE",
+        help="hypotheses; several files are systems compared with the first (see --test)",
+    )
     metric_flag(
         tx,
         "bleu, chrf, chrf++, ter, wer, cer, mer, wil, wip, rouge1..rouge9, rougeL, rougeLsum, "
@@ -90,6 +100,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     format_flag(tx, "table", "json", "csv")
     add_scale_flags(tx, unit="lines")
     add_ci_flags(tx, unit="segment", key=False)
+    add_compare_flags(tx, systems="the --hyps files")
+    sacre = tx.add_argument_group("comparing systems").add_mutually_exclusive_group()
+    sacre.add_argument(
+        "--paired-bs",
+        action="store_true",
+        help="sacrebleu's paired bootstrap: indices resampled by numpy's default_rng(12345), "
+        "1000 resamples (--n-resamples, --seed to change)",
+    )
+    sacre.add_argument(
+        "--paired-ar",
+        action="store_true",
+        help="sacrebleu's paired approximate randomization: 10000 trials, seed 12345",
+    )
     report_flag(tx)
     return tx
 
@@ -97,6 +120,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Score the files with :func:`scorekit.api.evaluate_text` and print the values."""
     check_scale_flags(args, NAME)
+    args.several = len(args.hyps) > 1
+    paired = paired_settings(args, NAME, **_sacrebleu_settings(args))
+    if paired is not None:
+        return _compare(args, paired, out, err)
     ci = ci_settings(args, NAME)
     if args.sentence_level:
         if ci is not None:
@@ -112,7 +139,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = api.evaluate_text(
-            args.hyps,
+            args.hyps[0],
             args.refs,
             args.metric,
             tokenize=args.tokenize,
@@ -138,7 +165,45 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_ci_values(shown, args.format, out, err, ci, result.metrics)
     for note in notes:
         err.write(f"scorekit: {note}\n")
-    write_report(args, result, err, title="scorekit text", inputs=[args.hyps, *args.refs])
+    write_report(args, result, err, title="scorekit text", inputs=[*args.hyps, *args.refs])
+    return 0
+
+
+SACREBLEU_SEED = 12345
+"""sacrebleu's seed of its paired tests."""
+
+
+def _sacrebleu_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The test settings of ``--paired-bs`` and ``--paired-ar``, as sacrebleu's defaults."""
+    if args.paired_bs:
+        return {
+            "test": "paired_bootstrap",
+            "sampling": "resample",
+            "seed": SACREBLEU_SEED,
+            "n_resamples": 1000,
+        }
+    if args.paired_ar:
+        return {"test": "randomization", "seed": SACREBLEU_SEED, "n_resamples": 10000}
+    return {}
+
+
+def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
+    """Several ``--hyps`` files compared with the first on every metric."""
+    refuse_with_comparison(args, NAME, "save_state", "report", "sentence_level", "percent")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = api.compare_text(
+            args.hyps,
+            args.refs,
+            args.metric,
+            tokenize=args.tokenize,
+            lowercase=args.lowercase,
+            stemmer=args.stemmer,
+            rouge_tokenizer=args.rouge_tokenizer,
+            paired=paired,
+        )
+    write_warnings([*(str(w.message) for w in caught), *found.warnings], err)
+    write_comparisons(found, args.format, out)
     return 0
 
 
@@ -192,7 +257,7 @@ def _sentence_level(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         blocks = api.text_segments(
-            args.hyps,
+            args.hyps[0],
             args.refs,
             args.metric,
             tokenize=args.tokenize,
