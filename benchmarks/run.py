@@ -23,6 +23,7 @@ import bench_qa
 import bench_ranking
 import bench_regression
 import bench_rouge
+import bench_stats
 import bench_text_errors
 from _timing import HEADER, machine
 
@@ -45,6 +46,7 @@ def main() -> None:
         bench_text_errors,
         bench_qa,
         bench_loadtest,
+        bench_stats,
     ):
         for row in module.run(module.N // scale):
             print(row.markdown(), flush=True)

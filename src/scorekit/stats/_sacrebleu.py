@@ -269,24 +269,40 @@ def _total(metric: Metric[Any], stats: NDArray[Any]) -> float:
 # resampling ----------------------------------------------------------------------
 
 
-def _resample_sums(stats: NDArray[Any], idx: NDArray[np.intp]) -> NDArray[np.float32]:
-    """Per row of ``idx``, the float32 sum of the drawn rows of ``stats`` (sacrebleu's sums)."""
-    stats32 = np.asarray(stats, dtype=np.float32)
+def _resample_sums(
+    stats: Sequence[NDArray[Any]], idx: NDArray[np.intp]
+) -> list[NDArray[np.float32]]:
+    """Per matrix of ``stats`` and row of ``idx``, the float32 sum of the drawn rows (sacrebleu's).
+
+    sacrebleu sums the drawn float32 rows; when the rows are integers whose
+    totals stay below 2**24 that sum is exact, and it is computed here as
+    ``counts @ stats`` (``counts[b, i]``: how often resample ``b`` draws row
+    ``i``), the counts of a block of resamples made once for every matrix.
+    Other matrices are summed as sacrebleu sums them.
+    """
     n_samples, n = idx.shape
-    k = stats.shape[1]
-    top = float(np.abs(stats32).max(initial=0.0)) * n
-    if not (top < _EXACT and np.array_equal(stats32, np.round(stats32))):
-        if n_samples == 0:
-            return np.zeros((0, k), dtype=np.float32)
-        return np.asarray(np.stack([stats32[row].sum(0) for row in idx]), dtype=np.float32)
-    out = np.empty((n_samples, k), dtype=np.float32)
-    block = max(1, _BLOCK // max(n, 1))
-    table = stats32.astype(np.float64)
-    for start in range(0, n_samples, block):
-        rows = idx[start : start + block]
-        offsets = np.arange(len(rows))[:, None] * n
-        counts = np.bincount((rows + offsets).ravel(), minlength=len(rows) * n)
-        out[start : start + len(rows)] = counts.reshape(len(rows), n) @ table
+    tables = [np.asarray(m, dtype=np.float32) for m in stats]
+    exact = [
+        float(np.abs(t).max(initial=0.0)) * n < _EXACT and bool(np.array_equal(t, np.round(t)))
+        for t in tables
+    ]
+    out = [np.empty((n_samples, t.shape[1]), dtype=np.float32) for t in tables]
+    fast = [i for i, ok in enumerate(exact) if ok]
+    if fast and n_samples:
+        stacked = np.concatenate([tables[i] for i in fast], axis=1).astype(np.float64)
+        edges = np.cumsum([0] + [tables[i].shape[1] for i in fast])
+        block = max(1, _BLOCK // max(n, 1))
+        for start in range(0, n_samples, block):
+            rows = idx[start : start + block]
+            offsets = np.arange(len(rows))[:, None] * n
+            counts = np.bincount((rows + offsets).ravel(), minlength=len(rows) * n)
+            sums = counts.reshape(len(rows), n).astype(np.float64) @ stacked
+            for j, i in enumerate(fast):
+                out[i][start : start + len(rows)] = sums[:, edges[j] : edges[j + 1]]
+    for i, ok in enumerate(exact):
+        if not ok:
+            for b, row in enumerate(idx):
+                out[i][b] = tables[i][row].sum(0)
     return out
 
 
@@ -435,18 +451,19 @@ def paired_bs(
     chosen = [_metric(m) for m in metrics]
     rng_seed = _rng_seed(seed)
     idx = np.random.default_rng(rng_seed).choice(n, size=(n_samples, n), replace=True)
+    stats = [[segment_statistics(m, references, h) for h in hyps] for m in chosen]
+    sums = iter(_resample_sums([s for per_system in stats for s in per_system], idx))
     results: dict[str, tuple[PairedResult, ...]] = {}
     signatures: dict[str, str] = {}
-    for metric in chosen:
-        stats = [segment_statistics(metric, references, h) for h in hyps]
-        totals = [_total(metric, s) for s in stats]
-        base = _scores(metric, _resample_sums(stats[0], idx))
+    for metric, per_system in zip(chosen, stats, strict=True):
+        totals = [_total(metric, s) for s in per_system]
+        scores = [_scores(metric, next(sums)) for _ in per_system]
+        base = scores[0]
         mean, ci, low, high = _estimate(base)
         rows = [PairedResult(names[0], totals[0], None, mean, ci, low, high)]
         for i in range(1, len(hyps)):
-            scores = _scores(metric, _resample_sums(stats[i], idx))
-            mean, ci, low, high = _estimate(scores)
-            diffs = np.abs(scores - base)
+            mean, ci, low, high = _estimate(scores[i])
+            diffs = np.abs(scores[i] - base)
             p = _p_value(diffs - diffs.mean(), abs(totals[0] - totals[i]))
             rows.append(PairedResult(names[i], totals[i], p, mean, ci, low, high))
         name = _name(metric)
@@ -529,7 +546,7 @@ def _with_interval(
 ) -> PairedResult:
     if idx is None:
         return result
-    mean, ci, low, high = _estimate(_scores(metric, _resample_sums(stats, idx)))
+    mean, ci, low, high = _estimate(_scores(metric, _resample_sums([stats], idx)[0]))
     return PairedResult(result.system, result.score, result.p_value, mean, ci, low, high)
 
 
