@@ -9,7 +9,8 @@
   :func:`evaluate_table` (a task's columns: ``scorekit eval``),
   :func:`rank_file` (feature columns as splits: ``scorekit features``),
   :func:`evaluate_run` (a TREC run and qrels: ``scorekit rank``),
-  :func:`evaluate_text` (line-aligned texts: ``scorekit text``) and
+  :func:`evaluate_text` (line-aligned texts: ``scorekit text``),
+  :func:`evaluate_squad` (SQuAD files: ``scorekit qa``) and
   :func:`throughput_states` (request records: ``scorekit throughput``).
 
 The evaluating ones take ``ci=`` (a :class:`CI`): every value then comes with
@@ -28,6 +29,7 @@ from scorekit.api._compare import Comparisons, Paired, compare_runs, compare_tab
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
+from scorekit.api._qa import evaluate_squad
 from scorekit.api._rank import RunEvaluation, evaluate_run
 from scorekit.api._statefile import (
     FILE_FORMAT,
@@ -46,7 +48,7 @@ from scorekit.api._text import (
     text_metric_names,
     text_segments,
 )
-from scorekit.api._throughput import throughput_states
+from scorekit.api._throughput import throughput_intervals, throughput_states
 from scorekit.core import EvaluationResult
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "default_metrics",
     "evaluate",
     "evaluate_run",
+    "evaluate_squad",
     "evaluate_table",
     "evaluate_text",
     "load_states",
@@ -79,5 +82,6 @@ __all__ = [
     "save_states",
     "text_metric_names",
     "text_segments",
+    "throughput_intervals",
     "throughput_states",
 ]

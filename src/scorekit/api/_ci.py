@@ -79,19 +79,17 @@ class CI:
         if self.key is not None and (not isinstance(self.key, str) or not self.key):
             raise ConfigError(message("--key", "invalid key column", self.key, "a column name"))
 
-    def wrap(self, metric: str | Metric[Any], *, keyed: bool | None = None) -> Bootstrap:
+    def wrap(self, metric: str | Metric[Any], *, key: str | None = None) -> Bootstrap:
         """The bootstrap of ``metric`` with these settings.
 
-        ``keyed`` says whether units are keyed by the :attr:`key` column (the
-        default when a key is set); metrics whose units are ids of their own
-        (ranking's queries) are never keyed by a column.
+        Units are keyed by the column :attr:`key` (row positions without one),
+        or by the input named ``key`` when it is given (QA's question ids).
         """
-        use_key = bool(self.key) if keyed is None else keyed
         return Bootstrap.of(
             metric,
             n_resamples=self.n_resamples,
             seed=self.seed,
-            key=(self.key or "") if use_key else "",
+            key=key if key is not None else (self.key or ""),
             groups=DEFAULT_GROUPS,
         )
 
@@ -122,7 +120,7 @@ class CI:
         """
         kinds = ", ".join(dict.fromkeys(units)) or "row"
         keyed = f" (key {self.key})" if self.key else " (by position)"
-        if all(u in ("query",) for u in kinds.split(", ")):
+        if all(u in ("query", "question") for u in kinds.split(", ")):
             keyed = " (by id)"
         return (
             f"{100 * self.confidence:g}% {self.method} intervals: Poisson bootstrap, "

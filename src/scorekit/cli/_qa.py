@@ -7,15 +7,25 @@ import warnings
 from typing import Any, TextIO
 
 from scorekit.cli._flags import (
+    add_ci_flags,
+    ci_settings,
     format_flag,
     max_file_size_flag,
     report_flag,
     write_report,
     write_warnings,
 )
-from scorekit.cli._output import write_values
+from scorekit.cli._output import write_ci_values
 
 NAME = "qa"
+
+
+class _Question:
+    unit = "question"
+
+
+_QUESTIONS = {"exact": _Question(), "f1": _Question()}
+"""What the intervals of ``exact`` and ``f1`` resample, for the line that describes them."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -38,6 +48,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
     max_file_size_flag(qa_parser, "JSON file")
     format_flag(qa_parser, "table", "json", "csv")
+    add_ci_flags(qa_parser, unit="question", key=False)
     report_flag(qa_parser)
     return qa_parser
 
@@ -49,9 +60,10 @@ def _read_json(path: str, what: str) -> Any:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Read the JSON files, score them with :func:`scorekit.qa.squad` and print the values."""
-    from scorekit import qa
+    """Read the JSON files, score them with :func:`scorekit.api.evaluate_squad` and print them."""
+    from scorekit import api
 
+    ci = ci_settings(args, NAME)
     dataset = _read_json(args.dataset, "a SQuAD file")
     predictions = _read_json(args.predictions, "a SQuAD predictions file")
     na_probs = (
@@ -59,15 +71,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = qa.squad(
+        result = api.evaluate_squad(
             dataset,
             predictions,
             version=args.version,
             na_probs=na_probs,
             na_prob_thresh=args.na_prob_thresh,
+            ci=ci,
         )
     write_warnings((str(w.message) for w in caught), err)
-    write_values(dict(result), args.format, out)
+    write_ci_values(dict(result), args.format, out, err, ci, _QUESTIONS)
     inputs = [args.dataset, args.predictions]
     write_report(args, dict(result), err, title="scorekit qa (SQuAD)", inputs=inputs)
     return 0

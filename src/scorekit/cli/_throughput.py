@@ -8,8 +8,10 @@ import warnings
 from typing import Any, TextIO
 
 from scorekit.cli._flags import (
+    add_ci_flags,
     add_scale_flags,
     check_scale_flags,
+    ci_settings,
     engine_options,
     format_flag,
     report_flag,
@@ -48,6 +50,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     format_flag(tp, "table", "json")
     add_scale_flags(tp, unit="records")
+    add_ci_flags(tp, unit="request")
     report_flag(tp)
     return tp
 
@@ -58,17 +61,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
     check_scale_flags(args, NAME)
+    ci = ci_settings(args, NAME)
     run = throughput.read_metadata(args.records)
     steps = None if run is None else run.get("steps")
-    if steps and (scaled(args) or args.save_state):
+    if steps and (scaled(args) or args.save_state or ci is not None):
         raise ConfigError(
             message(
                 args.records,
                 "a sweep's records are reported per step, not from merged states",
-                raw("--save-state or a scale flag"),
+                raw("--save-state, --ci or a scale flag"),
                 "the records file alone",
             )
         )
+    if ci is not None:
+        return _intervals(args, ci, slo, run, out, err)
     if scaled(args) or args.save_state:
         return _from_states(args, slo, run, out, err)
     records = throughput.read_records(args.records)
@@ -85,6 +91,54 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_warnings((str(w.message) for w in caught), err)
     out.write(_with_run(text, run, args.format))
     write_report(args, result, err, title=TITLE, inputs=[args.records], records=records)
+    return 0
+
+
+def _intervals(
+    args: argparse.Namespace,
+    ci: Any,
+    slo: dict[str, float] | None,
+    run: dict[str, Any] | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """``--ci``: the intervals of the serving metrics (seconds for latencies), after the report."""
+    from scorekit import api, throughput
+    from scorekit.cli._output import plain, write_ci_values
+
+    if args.save_state:
+        raise ConfigError(
+            message(
+                "scorekit throughput --ci",
+                "--save-state saves the report's states, not the bootstraps",
+                raw("--save-state with --ci"),
+                "--ci or --save-state",
+            )
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if scaled(args):
+            states, _ = api.throughput_states(
+                args.records, throughput.report_metrics(slo), **engine_options(args)
+            )
+            result = throughput.report_from_states(states, slo)
+        else:
+            result = throughput.report(throughput.read_records(args.records), slo=slo)
+        intervals, boots = api.throughput_intervals(
+            args.records, ci, slo=slo, **engine_options(args)
+        )
+    write_warnings((str(w.message) for w in caught), err)
+    text = throughput.format_report(result, args.format)
+    if args.format == "json":
+        data = json.loads(text)
+        data["intervals"] = {key: plain(value) for key, value in intervals.items()}
+        text = json.dumps(data, indent=2) + "\n"
+        out.write(_with_run(text, run, args.format))
+        err.write(f"scorekit: {ci.describe(m.unit for m in boots.values())}\n")
+        return 0
+    out.write(_with_run(text, run, args.format))
+    out.write("\nintervals (latencies: means in seconds)\n")
+    write_ci_values(intervals, "table", out, err, ci, boots)
     return 0
 
 
