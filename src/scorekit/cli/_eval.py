@@ -21,7 +21,7 @@ from scorekit.cli._flags import (
     report_flag,
     write_report,
 )
-from scorekit.cli._output import save_state, write_ci_values, write_comparisons
+from scorekit.cli._output import ci_header, save_state, write_ci_values, write_comparisons
 from scorekit.errors import ConfigError, message
 
 NAME = "eval"
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             message("scorekit eval", "no metric could be computed", None, "see the notes above")
         )
     if args.save_state:
-        save_state(args.save_state, NAME, args.task, result)
+        save_state(args.save_state, NAME, args.task, result, **ci_header(ci))
     write_ci_values(result.values, args.format, out, err, ci, result.metrics)
     write_report(args, result, err, title=f"scorekit eval --task {args.task}", inputs=[args.data])
     return 0

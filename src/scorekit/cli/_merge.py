@@ -10,6 +10,7 @@ from scorekit.api import merge_with_header, save_states
 from scorekit.cli._flags import format_flag, max_file_size_flag, report_flag, write_report
 from scorekit.cli._output import display_values, write_values
 from scorekit.errors import ConfigError, choices, message
+from scorekit.stats import Bootstrap, Interval
 
 NAME = "merge"
 
@@ -76,12 +77,32 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             rows=result.rows,
             tallies=header.get("tallies"),
         )
-    write_values(shown, args.format, out)
+    asked = (header.get("options") or {}).get("ci")
+    if isinstance(asked, dict) and any(isinstance(v, Interval) for v in shown.values()):
+        boots = [m for m in result.metrics.values() if isinstance(m, Bootstrap)]
+        note = _interval_note(asked, boots)
+        write_values(shown, args.format, out, note if args.format == "table" else "")
+        if args.format != "table":
+            err.write(f"scorekit: {note}\n")
+    else:
+        write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
     err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
     write_report(args, result, err, title=f"scorekit merge ({command})", inputs=args.states)
     return 0
+
+
+def _interval_note(asked: dict[str, Any], boots: list[Any]) -> str:
+    """How the merged intervals were made, from the bootstraps' settings."""
+    first = boots[0]
+    units = ", ".join(dict.fromkeys(b.unit for b in boots))
+    keyed = f"key {first.key}" if first.key else "by id" if first.wraps else "by position"
+    return (
+        f"{100 * float(asked.get('confidence', 0.95)):g}% {asked.get('method', 'percentile')} "
+        f"intervals: Poisson bootstrap, {first.n_resamples} resamples, seed {first.seed}, "
+        f"unit: {units} ({keyed})"
+    )
 
 
 def _merged_throughput(

@@ -197,6 +197,13 @@ def write_values(values: dict[str, Any], fmt: str, out: TextIO, note: str = "") 
         write_table(values, out)
 
 
+def ci_header(ci: Any) -> dict[str, Any]:
+    """What a state file keeps of ``--ci`` (confidence and method) for ``scorekit merge``."""
+    if ci is None:
+        return {}
+    return {"ci": {"confidence": ci.confidence, "method": ci.method}}
+
+
 def save_state(path: str, command: str, kind: str, result: Any, **header: Any) -> None:
     """Write ``--save-state``: the states behind the values a command prints."""
     from scorekit.api import save_states
@@ -322,12 +329,16 @@ def display_values(
                 shown[f"{name}:fmeasure"] = score.fmeasure
         else:
             shown[key] = value
+            boot = isinstance(value, Interval)
             fields = _DETAILS.get(getattr(metrics[key], "name", ""), ()) if details else ()
+            fields = () if boot else fields
             if fields:
                 result = metrics[key].result(states[key])  # type: ignore[attr-defined]
                 for field in fields:
                     shown[f"{key}:{field}"] = plain(getattr(result, field))
-            signature: Callable[[State], str] | None = getattr(metrics[key], "signature", None)
+            signature: Callable[[State], str] | None = (
+                None if boot else getattr(metrics[key], "signature", None)
+            )
             if signature is not None:
                 notes.append(f"{key} signature: {signature(states[key])}")
     return shown, notes

@@ -26,6 +26,7 @@ from scorekit.cli._flags import (
 )
 from scorekit.cli._output import (
     Saved,
+    ci_header,
     number,
     plain,
     save_state,
@@ -192,8 +193,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_warnings(evaluation.warnings, err)
     result = evaluation.result
     if args.save_state:
-        saved = Saved(evaluation.metrics, dict(result.states), evaluation.rows)
-        save_state(args.save_state, NAME, "qrels_run", saved, columns=None)
+        if ci is not None:
+            boots = evaluation.bootstraps
+            states = {key: boot.wrap(result.states[key]) for key, boot in boots.items()}
+            saved = Saved(boots, states, evaluation.rows)
+        else:
+            saved = Saved(evaluation.metrics, dict(result.states), evaluation.rows)
+        save_state(args.save_state, NAME, "qrels_run", saved, columns=None, **ci_header(ci))
     if ci is not None:
         write_ci_values(evaluation.intervals, args.format, out, err, ci, evaluation.bootstraps)
     else:

@@ -28,6 +28,7 @@ from scorekit.cli._flags import (
 )
 from scorekit.cli._output import (
     Saved,
+    ci_header,
     display_values,
     number,
     plain,
@@ -161,7 +162,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = {_label(k): v for k, v in _percent(shown).items()}
     if args.save_state:
         saved = Saved(result.metrics, result.states, result.rows)
-        save_state(args.save_state, NAME, "references_predictions", saved, columns=None)
+        save_state(
+            args.save_state,
+            NAME,
+            "references_predictions",
+            saved,
+            columns=None,
+            **ci_header(ci),
+        )
     write_ci_values(shown, args.format, out, err, ci, result.metrics)
     for note in notes:
         err.write(f"scorekit: {note}\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from scorekit.api._statefile._read import load_states, malformed
 from scorekit.core import equal_values
 from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited, require_regular
+from scorekit.stats import Bootstrap
 
 __all__ = ["merge_files", "merge_with_header"]
 
@@ -231,7 +232,9 @@ def merge_with_header(
 
     State files of ``scorekit throughput`` on load-test records keep the run's
     settings (``options["run"]``); files of different settings are refused unless
-    ``allow_different_runs``.
+    ``allow_different_runs``. Files of ``--ci`` keep the intervals' confidence
+    and method (``options["ci"]``): the values of their bootstraps are then
+    :class:`~scorekit.stats.Interval` s.
     """
     from scorekit.core import EvaluationResult
 
@@ -255,10 +258,26 @@ def merge_with_header(
                     f"(from {first.path}): {exc}"
                 ) from None
     metrics = dict(first.metrics)
-    values = {key: metric.compute(states[key]) for key, metric in metrics.items()}
-    rows = sum(int(f.meta.get("rows", 0)) for f in files)
     header = {k: v for k, v in first.meta.items() if k != "path"}
+    ci = _intervals_asked(header)
+    values = {
+        key: ci.interval(metric, states[key])
+        if ci is not None and isinstance(metric, Bootstrap)
+        else metric.compute(states[key])
+        for key, metric in metrics.items()
+    }
+    rows = sum(int(f.meta.get("rows", 0)) for f in files)
     header["rows"] = rows
     header["tallies"] = _add_tallies(files)
     result = EvaluationResult(values=values, states=states, metrics=metrics, rows=rows)
     return result, header
+
+
+def _intervals_asked(header: Mapping[str, Any]) -> Any:
+    """The :class:`scorekit.api.CI` a state file's ``options["ci"]`` records, if any."""
+    from scorekit.api._ci import CI
+
+    asked = (header.get("options") or {}).get("ci")
+    if not isinstance(asked, Mapping):
+        return None
+    return CI(confidence=asked.get("confidence", 0.95), method=asked.get("method", "percentile"))

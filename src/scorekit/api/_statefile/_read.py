@@ -14,6 +14,7 @@ from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebui
 from scorekit.core import STATE_FORMAT, Metric, State, get
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited
+from scorekit.stats import Bootstrap, Replicates
 
 __all__ = ["load_states", "malformed"]
 
@@ -164,6 +165,10 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
     return StateFile(metrics, states, meta)
 
 
+_BOOTSTRAP_FIELDS = {"n_resamples", "seed", "key", "groups"}
+"""The settings a state file keeps of a bootstrap, beside the metric it wraps."""
+
+
 def _load_entry(
     path: Path, number: int, entry: Any, data: Mapping[str, Any]
 ) -> tuple[str, Metric[Any], State]:
@@ -202,8 +207,18 @@ def _load_entry(
                 "the options of " + (", ".join(sorted(known)) or "none"),
             )
         )
+    boot = entry.get("bootstrap")
+    if boot is not None and (not isinstance(boot, dict) or set(boot) != _BOOTSTRAP_FIELDS):
+        raise malformed(
+            path,
+            f"metric entry {number} has a wrong bootstrap",
+            boot,
+            "{" + ", ".join(sorted(_BOOTSTRAP_FIELDS)) + "}",
+        )
     try:
         metric = rebuild(info.cls, config)
+        if boot is not None:
+            metric = Bootstrap.of(metric, **boot)
         state = State.from_dict(entry["state"])
     except StateMismatchError as exc:
         raise StateMismatchError(f"{path}, metric {key!r}: {exc}") from None
@@ -216,7 +231,7 @@ def _load_entry(
             raw(f"{type(exc).__name__}: {exc}"),
             "the configuration and state save_states writes",
         ) from None
-    expected = type(metric.empty())
+    expected = Replicates if isinstance(metric, Bootstrap) else type(metric.empty())
     if type(state) is not expected:
         raise malformed(
             path,

@@ -16,6 +16,7 @@ from scorekit._version import __version__
 from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, rebuild
 from scorekit.core import STATE_FORMAT, Metric, State, encode_value, equal_values, get
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.stats import Bootstrap
 
 __all__ = ["save_states"]
 
@@ -123,7 +124,9 @@ def save_states(
         ends in ``.gz``.
     result : EvaluationResult or mapping
         An :class:`~scorekit.EvaluationResult`, or a mapping ``key -> (metric,
-        state)``.
+        state)``. A :class:`~scorekit.stats.Bootstrap` is written as the metric
+        it wraps plus its settings (``"bootstrap"``: resamples, seed, key column,
+        jackknife groups), and rebuilt from them.
     command : str
         What produced the states (``"eval"``, ``"rank"``, ``"text"``...); files
         of different commands do not merge.
@@ -191,12 +194,18 @@ def save_states(
         state = states[key]
         if not isinstance(state, State):
             raise ConfigError(message(key, "not a state", type(state).__name__, "a State"))
-        entry = {
-            "key": key,
-            "metric": metric.name,
-            "config": _config(key, metric),
-            "state": state.to_dict(),
-        }
+        entry: dict[str, Any] = {"key": key, "metric": metric.name}
+        if isinstance(metric, Bootstrap):
+            entry["config"] = _config(key, metric.inner)
+            entry["bootstrap"] = {
+                "n_resamples": metric.n_resamples,
+                "seed": metric.seed,
+                "key": metric.key,
+                "groups": metric.groups,
+            }
+        else:
+            entry["config"] = _config(key, metric)
+        entry["state"] = state.to_dict()
         lines.append(json.dumps(entry, allow_nan=True, separators=(",", ":")))
     head = json.dumps(header, allow_nan=True)
     text = head[:-1] + ', "metrics": [\n' + ",\n".join(lines) + ("\n" if lines else "") + "]}\n"
