@@ -216,6 +216,21 @@ def batch_arguments(
     return tuple(args), kwargs
 
 
+class _AtRow:
+    """A positional metric as an input kind's summarize hook sees it: told its first row."""
+
+    def __init__(self, metric: Metric[Any], first_row: int) -> None:
+        self.metric = metric
+        self.first_row = first_row
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.metric, name)
+
+    def summarize(self, *batch: Any, **kwargs: Any) -> State:
+        state: State = self.metric.summarize(*batch, first_row=self.first_row, **kwargs)
+        return state
+
+
 def summarize_table(
     metrics: Sequence[Metric[Any]],
     table: Any,
@@ -257,7 +272,8 @@ def summarize_table(
             groups.setdefault(metric.inputs, (hook, []))[1].append(i)
     for hook, index in groups.values():
         given = [metrics[i] for i in index]
-        part = hook([m.wraps or m for m in given], chunk, mapping, side)
+        fed = [m.wraps or (_AtRow(m, first_row) if m.positional else m) for m in given]
+        part = hook(fed, chunk, mapping, side)
         for i, metric, state in zip(index, given, part, strict=True):
             states[i] = state if metric.wraps is None else metric.wrap(state)
     return states

@@ -119,11 +119,9 @@ def unit_bases(seed: int, keys: NDArray[np.uint64]) -> NDArray[np.uint32]:
     return out
 
 
-def _replicate(
-    bases: NDArray[np.uint32], b: int, z: NDArray[np.uint32], tmp: NDArray[np.uint32]
-) -> NDArray[np.uint8]:
-    """The weights of replicate ``b``: a 32-bit integer hash of (stream start + b * golden)."""
-    np.add(bases, np.uint32(((b + 1) * 0x9E3779B9) & 0xFFFFFFFF), out=z)
+def _hash(z: NDArray[np.uint32]) -> None:
+    """A 32-bit integer hash (two multiply-xorshift rounds), in place."""
+    tmp = np.empty_like(z)
     np.right_shift(z, 16, out=tmp)
     np.bitwise_xor(z, tmp, out=z)
     np.multiply(z, _C1, out=z)
@@ -132,12 +130,16 @@ def _replicate(
     np.multiply(z, _C2, out=z)
     np.right_shift(z, 16, out=tmp)
     np.bitwise_xor(z, tmp, out=z)
-    np.right_shift(z, 32 - _TABLE_BITS, out=tmp)
-    weights = _WEIGHT_OF_CELL[tmp]
+
+
+def _weights(z: NDArray[np.uint32]) -> NDArray[np.uint8]:
+    """Poisson(1) draws from uniform 32-bit integers: a table of the top bits, exact at steps."""
+    weights: NDArray[np.uint8] = _WEIGHT_OF_CELL[z >> np.uint32(32 - _TABLE_BITS)]
     unsure = np.flatnonzero(weights == _AMBIGUOUS)
     if len(unsure):
-        u = z[unsure].astype(np.float64) * 2.0**-32
-        weights[unsure] = np.searchsorted(_CDF, u, side="right")
+        flat = weights.reshape(-1)
+        u = z.reshape(-1)[unsure].astype(np.float64) * 2.0**-32
+        flat[unsure] = np.searchsorted(_CDF, u, side="right")
     return weights
 
 
@@ -162,11 +164,21 @@ def poisson_weights(
     return replicate_weights(unit_bases(seed, keys), start, stop)
 
 
-def replicate_weights(bases: NDArray[np.uint32], start: int, stop: int) -> NDArray[np.uint8]:
-    """:func:`poisson_weights` from the units' stream starts (:func:`unit_bases`)."""
+def replicate_weights(
+    bases: NDArray[np.uint32], start: int, stop: int, *, cells: int = 1 << 20
+) -> NDArray[np.uint8]:
+    """:func:`poisson_weights` from the units' stream starts (:func:`unit_bases`).
+
+    Replicate ``b`` of a unit hashes its stream start plus ``(b + 1)`` times the
+    32-bit golden ratio; several replicates are hashed at once, about ``cells``
+    values at a time.
+    """
     out = np.empty((stop - start, len(bases)), dtype=np.uint8)
-    z = np.empty(len(bases), dtype=np.uint32)
-    tmp = np.empty(len(bases), dtype=np.uint32)
-    for row, b in enumerate(range(start, stop)):
-        out[row] = _replicate(bases, b, z, tmp)
+    step = max(1, cells // max(len(bases), 1))
+    for first in range(start, stop, step):
+        last = min(first + step, stop)
+        offsets = ((np.arange(first, last, dtype=np.uint64) + 1) * 0x9E3779B9) & 0xFFFFFFFF
+        z = bases[None, :] + offsets.astype(np.uint32)[:, None]
+        _hash(z)
+        out[first - start : last - start] = _weights(z)
     return out

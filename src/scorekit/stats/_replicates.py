@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,7 +24,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import Metric, State, decode_value, encode_value, get, parse_metric, state_field
-from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    ScorekitError,
+    StateMismatchError,
+    message,
+    raw,
+)
 from scorekit.stats._poisson import hash_keys, replicate_weights, unit_bases
 
 __all__ = ["Bootstrap", "Replicated", "Replicates", "describe_metric", "single_number"]
@@ -188,19 +197,19 @@ class Replicated:
 
 def single_number(metric: Metric[Any], value: Any) -> float:
     """A metric's value as a float, or a ConfigError when it is not one number."""
-    array = np.asarray(value)
-    if array.ndim != 0 or array.dtype.kind not in "biuf":
-        raise ConfigError(
-            message(
-                metric.name,
-                "cannot be bootstrapped: its value is not a single number",
-                raw(
-                    f"a value of shape {list(array.shape)}" if array.ndim else type(value).__name__
-                ),
-                "a metric with one number (choose an average, for example f1:macro)",
-            )
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
+        return float(value)
+    shape = getattr(value, "shape", None)
+    if shape == ():
+        return float(value)
+    raise ConfigError(
+        message(
+            metric.name,
+            "cannot be bootstrapped: its value is not a single number",
+            raw(f"a value of shape {list(shape)}" if shape else type(value).__name__),
+            "a metric with one number (choose an average, for example f1:macro)",
         )
-    return float(array)
+    )
 
 
 @dataclass(frozen=True)
@@ -390,16 +399,26 @@ class Bootstrap(Metric[Replicates]):
         step = max(1, (1 << 22) // max(n, 1))
         for start in range(0, self.n_resamples, step):
             weights = replicate_weights(bases, start, min(start + step, self.n_resamples))
-            replicates.extend(
-                inner.summarize_replicates(*batch, weights=weights.astype(np.int64), **kwargs)
-            )
+            replicates.extend(self._replicates(batch, weights.astype(np.int64), kwargs))
         leave_out: list[State] = []
         if self.groups:
             for start in range(0, self.groups, step):
                 g = np.arange(start, min(start + step, self.groups))[:, None]
                 weights = (groups[None, :] != g).astype(np.int64)
-                leave_out.extend(inner.summarize_replicates(*batch, weights=weights, **kwargs))
+                leave_out.extend(self._replicates(batch, weights, kwargs))
         return self._state(state, tuple(replicates), tuple(leave_out), n, rows)
+
+    def _replicates(
+        self, batch: tuple[Any, ...], weights: NDArray[np.int64], kwargs: dict[str, Any]
+    ) -> list[State]:
+        """The replicate states of a batch; a replicate with no unit of it gets the empty state."""
+        out: list[State] = [self.inner.empty()] * len(weights)
+        counted = np.flatnonzero(weights.any(axis=1))
+        if len(counted):
+            states = self.inner.summarize_replicates(*batch, weights=weights[counted], **kwargs)
+            for i, state in zip(counted.tolist(), states, strict=True):
+                out[i] = state
+        return out
 
     def _keys(
         self, n: int, unit_key: Any, first_row: int
@@ -429,15 +448,25 @@ class Bootstrap(Metric[Replicates]):
     def compute(self, state: Replicates) -> Replicated:
         inner = self.inner
         value = single_number(inner, inner.compute(state.state))
-        if inner.replicates_from_state:
-            replicates, jackknife, units = self._from_state(state.state)
-        else:
-            replicates = np.array(
-                [single_number(inner, inner.compute(s)) for s in state.replicates]
-            )
-            jackknife = np.array([single_number(inner, inner.compute(s)) for s in state.leave_out])
-            units = state.units
+        with warnings.catch_warnings():
+            # a replicate's undefined value follows the metric's policy (NaN or 0) silently:
+            # the value of all the data has warned already
+            warnings.simplefilter("ignore")
+            if inner.replicates_from_state:
+                replicates, jackknife, units = self._from_state(state.state)
+            else:
+                replicates = np.array([self._value(s) for s in state.replicates])
+                jackknife = np.array([self._value(s) for s in state.leave_out])
+                units = state.units
         return Replicated(value, replicates, jackknife, units, inner.unit)
+
+    def _value(self, state: State) -> float:
+        """A replicate's value: NaN where the metric has none (a replicate of no data)."""
+        try:
+            value = self.inner.compute(state)
+        except ScorekitError:
+            return math.nan
+        return single_number(self.inner, value)
 
     def _from_state(self, state: State) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
         inner = self.inner
