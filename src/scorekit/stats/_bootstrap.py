@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message
-from scorekit.stats._intervals import check_confidence, interval
+from scorekit.stats._intervals import check_confidence, interval, plural
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates, single_number
 from scorekit.stats._results import Interval
 
@@ -83,7 +83,7 @@ def replicate_values(
         result = _resampled(inner, data, kwargs, n_resamples, seed, groups)
     if result.units < 2:
         raise InputError(
-            message(where, f"too few {result.unit}s to resample", result.units, "at least 2")
+            message(where, f"too few {plural(result.unit)} to resample", result.units, "at least 2")
         )
     return result
 

@@ -15,7 +15,7 @@ from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._analytic import delong
 from scorekit.stats._bootstrap import check_resamples, replicate_values
 from scorekit.stats._distributions import normal_quantile
-from scorekit.stats._intervals import check_confidence
+from scorekit.stats._intervals import check_confidence, plural
 from scorekit.stats._paired import (
     bonferroni,
     fisher_randomization,
@@ -114,7 +114,7 @@ def unit_values(metric: str | Metric[Any], *data: Any, **kwargs: Any) -> NDArray
                 message(
                     inner.name,
                     f"per-{inner.unit} tests compute the metric on each {inner.unit} alone",
-                    raw(f"{n:,} {inner.unit}s"),
+                    raw(f"{n:,} {plural(inner.unit)}"),
                     f"at most {_MAX_ROW_VALUES:,} (use test='paired_bootstrap')",
                 )
             )
@@ -145,19 +145,19 @@ def _same_units(
                 raise InputError(
                     message(
                         where,
-                        f"{name} is evaluated on other {inner.unit}s than {names[0]}",
+                        f"{name} is evaluated on other {plural(inner.unit)} than {names[0]}",
                         raw(f"{inner.unit} {missing[0]!r} in one only") if missing else None,
-                        f"the same {inner.unit}s",
+                        f"the same {plural(inner.unit)}",
                     )
                 )
         return
-    counts = [inner.count_units(truth, s) for s in systems]
+    counts = [len(s) if hasattr(s, "__len__") else None for s in systems]
     for name, count in zip(names[1:], counts[1:], strict=True):
-        if count != counts[0]:
+        if count is not None and counts[0] is not None and count != counts[0]:
             raise InputError(
                 message(
                     where,
-                    f"{name} has another number of {inner.unit}s than {names[0]}",
+                    f"{name} has another number of {plural(inner.unit)} than {names[0]}",
                     count,
                     f"{counts[0]} as {names[0]}",
                 )
@@ -186,7 +186,7 @@ def _randomization(
     seed: int,
     kwargs: dict[str, Any],
 ) -> float:
-    """Approximate randomization, as sacrebleu counts it: ``(#{d* > d} + 1) / (trials + 1)``."""
+    """Approximate randomization: ``(#{|d*| >= |d|} + 1) / (trials + 1)``."""
     observed = abs(
         single_number(inner, inner.score(truth, a, **kwargs))
         - single_number(inner, inner.score(truth, b, **kwargs))
@@ -207,7 +207,7 @@ def _randomization(
                 single_number(inner, inner.score(truth, x, **kwargs))
                 - single_number(inner, inner.score(truth, y, **kwargs))
             )
-    return float((np.sum(shuffled > observed) + 1) / (n_resamples + 1))
+    return float((np.sum(shuffled >= observed) + 1) / (n_resamples + 1))
 
 
 def compare(
@@ -237,11 +237,15 @@ def compare(
         predictions); the first is the baseline.
     test
         ``"paired_bootstrap"``: both systems on the same replicates (the
-        interval is the replicates' percentile interval of the difference; the
-        p-value sacrebleu's, ``(#{|d*| - mean|d*| > |d|} + 1) / (B + 1)``);
-        ``"randomization"``: approximate randomization, each unit's outputs
-        exchanged with probability 1/2, the p-value ``(#{|d*| > |d|} + 1) / (B +
-        1)`` as sacrebleu's; ``"t"``, ``"wilcoxon"``: the paired t-test and the
+        interval is the replicates' percentile interval of the difference, the
+        p-value two-sided from the replicates centred on their mean,
+        ``(#{|d* - mean(d*)| >= |d|} + 1) / (B + 1)``); ``"randomization"``:
+        approximate randomization, each unit's outputs exchanged with
+        probability 1/2, ``p = (#{|d*| >= |d|} + 1) / (B + 1)``. Identical
+        systems get ``p = 1``; sacrebleu counts ``>`` instead of ``>=`` (and
+        centres ``|d*|``), so that a system compared with itself is
+        "significant"; the exact reproductions of sacrebleu's tests are in
+        :mod:`scorekit.stats` beside this. ``"t"``, ``"wilcoxon"``: the paired t-test and the
         signed-rank test on per-unit values (= :func:`scipy.stats.ttest_rel`,
         :func:`scipy.stats.wilcoxon`); ``"fisher"``: Fisher's randomization
         test on per-unit values (as ranx); ``"mcnemar"``: the exact McNemar
@@ -323,10 +327,9 @@ def compare(
             low, high = (
                 np.quantile(finite, [alpha, 1.0 - alpha]) if len(finite) else (math.nan,) * 2
             )
-            spread = np.abs(finite)
-            centred = spread - spread.mean() if len(spread) else spread
             observed = abs(values[i] - values[0])
-            p = float((np.sum(centred > observed) + 1) / (len(centred) + 1))
+            centred = np.abs(finite - finite.mean()) if len(finite) else finite
+            p = float((np.sum(centred >= observed) + 1) / (len(centred) + 1))
             rows.append((float(low), float(high), p))
     elif test == "randomization":
         for i in range(1, len(systems)):

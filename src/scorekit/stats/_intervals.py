@@ -21,6 +21,11 @@ INTERVALS = ("percentile", "basic", "bca")
 _NORMAL = NormalDist()
 
 
+def plural(unit: str) -> str:
+    """A unit's name in the plural: ``query`` -> ``queries``, ``row`` -> ``rows``."""
+    return unit[:-1] + "ies" if unit.endswith("y") else unit + "s"
+
+
 def check_confidence(confidence: object, where: str = "bootstrap") -> float:
     """``confidence`` as a float in (0, 1), else a ConfigError naming ``where``."""
     if (

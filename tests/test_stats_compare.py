@@ -1,0 +1,116 @@
+"""stats.compare: each test against its reference, and the errors of bad comparisons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from scorekit import stats
+from scorekit.errors import ConfigError, InputError
+
+
+def _runs(seed: int, queries: int = 25, systems: int = 3) -> tuple[dict[str, Any], list[Any]]:
+    rng = np.random.default_rng(seed)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(8)} for i in range(queries)}
+    runs = [
+        {
+            q: {d: float(rng.random() + 0.15 * k * g) for d, g in docs.items()}
+            for q, docs in qrels.items()
+        }
+        for k in range(systems)
+    ]
+    return qrels, runs
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**16), test=st.sampled_from(["t", "wilcoxon"]))
+def test_per_query_tests_equal_scipy(seed: int, test: str) -> None:
+    qrels, runs = _runs(seed)
+    got = stats.compare("ndcg@5", qrels, *runs, test=test, correction="holm")
+    per_query = [stats.unit_values("ndcg@5", qrels, run) for run in runs]
+    reference = scipy.stats.ttest_rel if test == "t" else scipy.stats.wilcoxon
+    pvalues = []
+    for comparison, values in zip(got, per_query[1:], strict=True):
+        if np.all(values == per_query[0]):
+            want = 1.0
+        else:
+            want = float(reference(values, per_query[0]).pvalue)
+        assert comparison.pvalue == pytest.approx(want, rel=1e-9, abs=1e-15)
+        assert comparison.difference == pytest.approx(values.mean() - per_query[0].mean())
+        pvalues.append(comparison.pvalue)
+    adjusted = multipletests(pvalues, method="holm")[1]
+    assert [c.adjusted for c in got] == pytest.approx(list(adjusted), rel=1e-12)
+
+
+def test_mcnemar_and_delong_equal_their_references() -> None:
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 200)
+    a = np.where(rng.random(200) < 0.7, y, 1 - y)
+    b = np.where(rng.random(200) < 0.8, y, 1 - y)
+    [c] = stats.compare("accuracy", y, a, b, test="mcnemar")
+    table = np.array(
+        [
+            [np.sum((a == y) & (b == y)), np.sum((a == y) & (b != y))],
+            [np.sum((a != y) & (b == y)), np.sum((a != y) & (b != y))],
+        ]
+    )
+    assert c.pvalue == pytest.approx(sm_mcnemar(table, exact=True).pvalue, rel=1e-12)
+    sa, sb = rng.random(200) + 0.3 * y, rng.random(200) + 0.6 * y
+    [d] = stats.compare("roc_auc", y, sa, sb, test="delong", names=["old", "new"])
+    assert (d.system, d.baseline) == ("new", "old")
+    assert d.difference == pytest.approx(roc_auc_score(y, sb) - roc_auc_score(y, sa), rel=1e-12)
+    assert d.low < d.difference < d.high
+    assert d.pvalue < 0.05 and d.significant()
+
+
+def test_bootstrap_and_randomization_find_a_real_difference_and_not_a_null_one() -> None:
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300)
+    weak, strong = rng.random(300) + 0.2 * y, rng.random(300) + 0.8 * y
+    noise = weak + rng.normal(scale=1e-9, size=300)
+    for test in ("paired_bootstrap", "randomization"):
+        real, null = stats.compare(
+            "roc_auc", y, weak, strong, noise, test=test, n_resamples=300, seed=2
+        )
+        assert real.pvalue < 0.01 and null.pvalue > 0.2, test
+    real, _ = stats.compare(
+        "roc_auc", y, weak, strong, noise, test="paired_bootstrap", n_resamples=300
+    )
+    assert real.low < real.difference < real.high
+
+
+def test_identical_systems_give_p_one_without_a_crash() -> None:
+    qrels, runs = _runs(0, systems=1)
+    for test in ("t", "wilcoxon", "fisher", "paired_bootstrap", "randomization"):
+        [c] = stats.compare("map", qrels, runs[0], runs[0], test=test, n_resamples=200)
+        assert c.difference == 0.0
+        assert c.pvalue == 1.0, test
+    y = [0, 1, 1, 0] * 10
+    [c] = stats.compare("accuracy", y, y, y, test="mcnemar")
+    assert c.pvalue == 1.0
+
+
+def test_bad_comparisons_give_clear_errors() -> None:
+    y = [0, 1, 1, 0] * 5
+    with pytest.raises(InputError, match="system 1 has another number of rows"):
+        stats.compare("accuracy", y, y, y[:-1])
+    with pytest.raises(InputError, match="baseline and at least one system"):
+        stats.compare("accuracy", y, y)
+    with pytest.raises(ConfigError, match="unknown test"):
+        stats.compare("accuracy", y, y, y, test="anova")
+    with pytest.raises(ConfigError, match="unknown correction"):
+        stats.compare("accuracy", y, y, y, correction="sidak")
+    with pytest.raises(ConfigError, match="invalid confidence"):
+        stats.compare("accuracy", y, y, y, confidence=1.0)
+    qrels, runs = _runs(1, systems=2)
+    fewer = dict(list(runs[1].items())[:-1])
+    with pytest.raises(InputError, match="system 1 is evaluated on other queries"):
+        stats.compare("ndcg@5", qrels, runs[0], fewer, test="t")
