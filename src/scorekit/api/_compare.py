@@ -190,7 +190,9 @@ def _run(jobs: Sequence[_Job], names: list[str], paired: Paired, explicit: bool)
             rows += [(job.key, c) for c in found]
     if not rows:
         raise ConfigError(
-            message("compare", "no metric could be compared", None, "see the notes above")
+            message(
+                "compare", "no metric could be compared", raw(skipped[0]), "a metric that applies"
+            )
             if skipped
             else message("compare", "no metric to compare", None, "at least one metric")
         )

@@ -378,6 +378,15 @@ def paired_settings(args: argparse.Namespace, command: str, **defaults: Any) -> 
                 )
             )
         return None
+    if getattr(args, "ci", False):
+        raise ConfigError(
+            message(
+                f"scorekit {command}",
+                "--ci is for one system; a comparison shows the interval of each difference",
+                raw("--ci with several systems or --test"),
+                "--ci alone, or a comparison",
+            )
+        )
     if getattr(args, "ci_method", None) is not None:
         raise ConfigError(
             message(
