@@ -4,19 +4,19 @@
 
     scorekit eval DATA --task binary|multiclass|multilabel|regression --true COL [COL ...]
                   (--pred COL [COL ...] | --score COL [COL ...]) [--weight COL]
-                  [--metric NAME ...] [--format table|json|csv] [SCALE]
+                  [--metric NAME ...] [--format table|json|csv] [SCALE] [CI | TEST]
     scorekit features DATA --target COL [--criterion NAME] [--features COL ...]
                   [--exclude COL ...] [--categorical COL ...] [--weight COL]
                   [--base B] [--top N] [--format table|json|csv]
-    scorekit rank QRELS RUN [-m NAME ...] [--per-query] [--missing skip|zero]
+    scorekit rank QRELS RUN [RUN ...] [-m NAME ...] [--per-query] [--missing skip|zero]
                   [--relevance-level L] [--gain linear|exp] [--format table|json|csv|trec]
-                  [SCALE]
-    scorekit text --refs FILE [--refs FILE ...] --hyps FILE [-m bleu rouge1 ...]
+                  [SCALE] [CI | TEST]
+    scorekit text --refs FILE [--refs FILE ...] --hyps FILE [FILE ...] [-m bleu rouge1 ...]
                   [--tokenize 13a] [--lowercase] [--stemmer] [--format table|json|csv]
-                  [SCALE]
+                  [SCALE] [CI | TEST | --paired-bs | --paired-ar]
     scorekit merge STATE... [--format table|json|csv] [--save-state FILE]
-    scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1]
-    scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json] [SCALE]
+    scorekit qa DATASET.json PREDICTIONS.json [--na-probs FILE] [--version 2.0|1.1] [CI]
+    scorekit throughput RECORDS [--slo ttft=200ms ...] [--format table|json] [SCALE] [CI]
     scorekit loadtest --url URL --model NAME --prompts FILE.jsonl
                   [--concurrency N | --rate R] [--num-requests N] [--duration S]
                   [--max-tokens N] [--endpoint chat|completions] [--timeout S] [--seed N]
@@ -30,6 +30,12 @@
 SCALE is ``[--chunk-size N] [--quiet] [--engine stream|dask] [--scheduler
 tcp://HOST:PORT | --workers N] [--save-state FILE]``: read the input in chunks,
 or run on a Dask cluster, and save the states for ``scorekit merge``.
+
+CI is ``--ci [--confidence C] [--n-resamples N] [--seed N] [--ci-method
+percentile|basic|bca] [--key COL]``: a bootstrap interval of every value. TEST is
+``--test NAME [--correction holm|bonferroni]`` (with ``--confidence``,
+``--n-resamples``, ``--seed``): the systems (columns, runs, hypothesis files)
+compared with the first.
 
 Metrics come from the registry, so every registered metric is available by its
 name (``f1:macro``, ``roc_auc``). Each metric's ``inputs`` kind decides whether

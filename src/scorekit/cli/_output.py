@@ -412,18 +412,20 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
             cells = [r[f] for f in fields] + [r["baseline"], r["significant"]]
             writer.writerow(["" if v is None else v for v in (plain(c) for c in cells)])
         return
-    header = ["metric", "system", "value", "difference", "interval", "p-value"]
-    header += ["adjusted", ""] if corrected else [""]
+    spans = any(math.isfinite(r["low"]) and math.isfinite(r["high"]) for r in records)
+    header = ["metric", "system", "value", "difference", *(["interval"] if spans else [])]
+    header += ["p-value", *(["adjusted"] if corrected else []), "sig"]
     lines: list[list[str]] = []
     shown: set[str] = set()
     for r in records:
         if r["metric"] not in shown:
             shown.add(r["metric"])
-            base = [r["metric"], r["baseline"], number(r["baseline_value"]), "(baseline)", "", ""]
-            lines.append(base + (["", ""] if corrected else [""]))
-        finite = math.isfinite(r["low"]) and math.isfinite(r["high"])
-        span = f"[{number(r['low'])}, {number(r['high'])}]" if finite else ""
-        row = [r["metric"], r["system"], number(r["value"]), _signed(r["difference"]), span]
+            base = [r["metric"], r["baseline"], number(r["baseline_value"]), "(baseline)"]
+            lines.append(base + [""] * (len(header) - len(base)))
+        row = [r["metric"], r["system"], number(r["value"]), _signed(r["difference"])]
+        if spans:
+            finite = math.isfinite(r["low"]) and math.isfinite(r["high"])
+            row.append(f"[{number(r['low'])}, {number(r['high'])}]" if finite else "")
         row.append(_pvalue(r["pvalue"]))
         if corrected:
             row.append(_pvalue(r["adjusted"]))
@@ -435,10 +437,8 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
         out.write("\n")
     test = _TEST_NAMES.get(paired.test, paired.test)
     adjusted = f", p-values adjusted by {paired.correction}" if corrected else ""
-    out.write(
-        f"\n{test}{adjusted}; * p < {alpha:g}; intervals of the difference at "
-        f"{100 * paired.confidence:g}%\n"
-    )
+    level = f"; intervals of the difference at {100 * paired.confidence:g}%" if spans else ""
+    out.write(f"\n{test}{adjusted}; * p < {alpha:g}{level}\n")
 
 
 def _pvalue(p: float) -> str:
