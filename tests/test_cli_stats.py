@@ -345,25 +345,17 @@ def test_compare_text_files(capsys: Any, tmp_path: Path) -> None:
     refs = EXAMPLES / "refs_a.txt"
     worse = tmp_path / "worse.txt"
     worse.write_text((EXAMPLES / "hyps.txt").read_text().replace("the", "a"))
-    doc = json.loads(
-        _out(
-            capsys,
-            "text",
-            "--refs",
-            refs,
-            "--hyps",
-            EXAMPLES / "hyps.txt",
-            worse,
-            "-m",
-            "bleu",
-            "--paired-bs",
-            "--format",
-            "json",
-        )
-    )
+    args = ["text", "--refs", refs, "--hyps", EXAMPLES / "hyps.txt", worse, "-m", "bleu"]
+    doc = json.loads(_out(capsys, *args, *FEW, "--format", "json"))
     (found,) = doc["comparisons"]
-    assert (doc["test"], doc["seed"], doc["n_resamples"]) == ("paired_bootstrap", 12345, 1000)
+    assert (doc["test"], doc["seed"], doc["n_resamples"]) == ("paired_bootstrap", 0, 200)
     assert found["system"] == "worse.txt" and found["difference"] < 0
+    assert found["low"] <= found["difference"] <= found["high"]
+    sacre = json.loads(_out(capsys, *args, "--paired-bs", "--format", "json"))
+    assert (sacre["test"], sacre["seed"], sacre["n_samples"]) == ("bs", 12345, 1000)
+    base, other = sacre["results"]["BLEU"]
+    assert base["score"] == pytest.approx(100 * found["baseline_value"], rel=1e-12)
+    assert other["score"] == pytest.approx(100 * found["value"], rel=1e-12)
 
 
 def test_comparison_errors(capsys: Any, table: Path, tmp_path: Path) -> None:
@@ -389,3 +381,62 @@ def test_comparison_errors(capsys: Any, table: Path, tmp_path: Path) -> None:
     assert "roc_auc: needs scores" in err
     err = _error(capsys, "eval", table, *EVAL, "--ci", "--test", "t")
     assert "--ci is for one system" in err
+
+
+def test_paired_bs_prints_sacrebleus_table(capsys: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    pytest.importorskip("sacrebleu")
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("refs_a.txt", "refs_b.txt", "hyps.txt"):
+        (tmp_path / name).write_text((EXAMPLES / name).read_text())
+    (tmp_path / "other.txt").write_text((EXAMPLES / "hyps.txt").read_text().replace("the", "a"))
+    files = ["refs_a.txt", "refs_b.txt", "-i", "hyps.txt", "other.txt"]
+    expected = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sacrebleu",
+            *files,
+            "--paired-bs",
+            "-m",
+            "bleu",
+            "chrf",
+            "-f",
+            "text",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    got = _out(
+        capsys,
+        "text",
+        "--refs",
+        "refs_a.txt",
+        "refs_b.txt",
+        "--hyps",
+        "hyps.txt",
+        "other.txt",
+        "--paired-bs",
+        "-m",
+        "bleu",
+        "chrf",
+    )
+    grid = [line for line in expected.splitlines() if line.startswith(("│", "╒", "╞", "├", "╘"))]
+    shown = [line for line in got.splitlines() if line.startswith(("│", "╒", "╞", "├", "╘"))]
+    assert grid and shown == grid
+    err = _error(
+        capsys,
+        "text",
+        "--refs",
+        "refs_a.txt",
+        "--hyps",
+        "hyps.txt",
+        "other.txt",
+        "--paired-bs",
+        "--test",
+        "t",
+    )
+    assert "--test is for scorekit's comparisons" in err

@@ -25,7 +25,14 @@ command.
 from __future__ import annotations
 
 from scorekit.api._ci import CI
-from scorekit.api._compare import Comparisons, Paired, compare_runs, compare_table, compare_text
+from scorekit.api._compare import (
+    Comparisons,
+    Paired,
+    compare_runs,
+    compare_table,
+    compare_text,
+    paired_text,
+)
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
@@ -78,6 +85,7 @@ __all__ = [
     "load_states",
     "merge_files",
     "merge_with_header",
+    "paired_text",
     "rank_file",
     "save_states",
     "text_metric_names",

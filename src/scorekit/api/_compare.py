@@ -31,7 +31,14 @@ from scorekit.core import Metric
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
 from scorekit.stats import CORRECTIONS, TESTS, Comparison, compare
 
-__all__ = ["Comparisons", "Paired", "compare_runs", "compare_table", "compare_text"]
+__all__ = [
+    "Comparisons",
+    "Paired",
+    "compare_runs",
+    "compare_table",
+    "compare_text",
+    "paired_text",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -408,3 +415,58 @@ def compare_text(
     outputs = [lines for lines, _ in read]
     jobs = [_Job(key, metric, references, outputs) for key, metric in chosen.items()]
     return _run(jobs, _distinct_names(hyps), paired, True)
+
+
+def paired_text(
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    metrics: Sequence[str] | None = None,
+    *,
+    test: str = "bs",
+    n_samples: int | None = None,
+    seed: int | None = None,
+    tokenize: str = "13a",
+    lowercase: bool = False,
+) -> Any:
+    """sacrebleu's paired test of hypothesis files: ``--paired-bs`` or ``--paired-ar``.
+
+    ``test`` is ``"bs"`` (paired bootstrap resampling, 1000 resamples by
+    default) or ``"ar"`` (approximate randomization, 10000 trials); the seed is
+    sacrebleu's 12345 by default. ``metrics`` are BLEU, chrF and TER
+    configurations (default BLEU), as :func:`evaluate_text` names them. The
+    result is a :class:`scorekit.stats.PairedTest` on sacrebleu's 0-100 scale,
+    with sacrebleu's numbers for the same seed
+    (:func:`scorekit.stats.paired_bs`, :func:`scorekit.stats.paired_ar`). The
+    systems are named by their paths as given, as sacrebleu names them.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> texts = {"ref": "a b c d\\ne f g h\\n" * 5, "x": "a b c d\\ne f g x\\n" * 5,
+    ...          "y": "a b c d\\ne f g h\\n" * 5}
+    >>> for name, text in texts.items():
+    ...     with open(os.path.join(folder, name), "w") as f:
+    ...         _ = f.write(text)
+    >>> found = paired_text([os.path.join(folder, "x"), os.path.join(folder, "y")],
+    ...                     [os.path.join(folder, "ref")], n_samples=100)
+    >>> [round(r.score, 1) for r in found.results["BLEU"]]
+    [72.3, 100.0]
+    """
+    from scorekit.api._text import _text_metrics
+    from scorekit.stats import SACREBLEU_SEED, paired_ar, paired_bs
+    from scorekit.text import read_parallel
+
+    if test not in ("bs", "ar"):
+        raise ConfigError(message("paired_text", "unknown test", test, choices(("bs", "ar"))))
+    _need_two(hyps, "hypothesis file")
+    chosen = _text_metrics(metrics or ["bleu"], tokenize, lowercase, False, "default", split=True)
+    read = [read_parallel(h, refs) for h in hyps]
+    names = [str(h) for h in hyps]
+    names = names if len(set(names)) == len(names) else _distinct_names(hyps)
+    systems = dict(zip(names, (lines for lines, _ in read), strict=True))
+    options: dict[str, Any] = {"seed": SACREBLEU_SEED if seed is None else seed}
+    if n_samples is not None:
+        options["n_samples"] = n_samples
+    run = paired_bs if test == "bs" else paired_ar
+    return run(read[0][1], systems, metrics=list(chosen.values()), **options)

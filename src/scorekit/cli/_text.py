@@ -37,7 +37,7 @@ from scorekit.cli._output import (
     write_comparisons,
 )
 from scorekit.errors import ConfigError, message, raw
-from scorekit.stats import Interval
+from scorekit.stats import Interval, format_paired
 from scorekit.text import TOKENIZERS
 
 NAME = "text"
@@ -106,13 +106,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     sacre.add_argument(
         "--paired-bs",
         action="store_true",
-        help="sacrebleu's paired bootstrap: indices resampled by numpy's default_rng(12345), "
-        "1000 resamples (--n-resamples, --seed to change)",
+        help="sacrebleu's paired bootstrap resampling test of the --hyps files (BLEU, chrF, "
+        "TER): its numbers for its seed 12345 and 1000 resamples (--seed, --n-resamples), "
+        "printed as its table",
     )
     sacre.add_argument(
         "--paired-ar",
         action="store_true",
-        help="sacrebleu's paired approximate randomization: 10000 trials, seed 12345",
+        help="sacrebleu's paired approximate randomization test: 10000 trials (--n-resamples), "
+        "seed 12345 (--seed), printed as its table",
     )
     report_flag(tx)
     return tx
@@ -122,7 +124,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Score the files with :func:`scorekit.api.evaluate_text` and print the values."""
     check_scale_flags(args, NAME)
     args.several = len(args.hyps) > 1
-    paired = paired_settings(args, NAME, **_sacrebleu_settings(args))
+    if args.paired_bs or args.paired_ar:
+        return _sacrebleu(args, out, err)
+    paired = paired_settings(args, NAME)
     if paired is not None:
         return _compare(args, paired, out, err)
     ci = ci_settings(args, NAME)
@@ -177,22 +181,68 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-SACREBLEU_SEED = 12345
-"""sacrebleu's seed of its paired tests."""
-
-
-def _sacrebleu_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The test settings of ``--paired-bs`` and ``--paired-ar``, as sacrebleu's defaults."""
-    if args.paired_bs:
-        return {
-            "test": "paired_bootstrap",
-            "sampling": "resample",
-            "seed": SACREBLEU_SEED,
-            "n_resamples": 1000,
+def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--paired-bs`` / ``--paired-ar``: sacrebleu's tests, numbers and table."""
+    flag = "--paired-bs" if args.paired_bs else "--paired-ar"
+    for name, given in (("--test", args.test), ("--correction", args.correction)):
+        if given:
+            raise ConfigError(
+                message(
+                    f"scorekit text {flag}",
+                    f"{name} is for scorekit's comparisons; {flag} is sacrebleu's test",
+                    raw(f"{name} {given}"),
+                    f"{flag} without {name}",
+                )
+            )
+    for name, value in (("--ci", args.ci), ("--confidence", args.confidence)):
+        if value:
+            raise ConfigError(
+                message(
+                    f"scorekit text {flag}",
+                    f"{name} does not apply: sacrebleu's intervals are 95%",
+                    raw(name),
+                    f"{flag} without {name}",
+                )
+            )
+    refuse_with_comparison(args, NAME, "save_state", "report", "sentence_level", "percent")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = api.paired_text(
+            args.hyps,
+            args.refs,
+            args.metric,
+            test="bs" if args.paired_bs else "ar",
+            n_samples=args.n_resamples,
+            seed=args.seed,
+            tokenize=args.tokenize,
+            lowercase=args.lowercase,
+        )
+    write_warnings((str(w.message) for w in caught), err)
+    if args.format == "table":
+        out.write(format_paired(found) + "\n")
+        return 0
+    fields = ("system", "score", "mean", "ci", "low", "high", "p_value")
+    if args.format == "json":
+        doc = {
+            "test": found.test,
+            "n_samples": found.n_samples,
+            "seed": found.seed,
+            "results": {
+                metric: [{f: getattr(r, f) for f in fields} for r in rows]
+                for metric, rows in found.results.items()
+            },
+            "signatures": found.signatures,
         }
-    if args.paired_ar:
-        return {"test": "randomization", "seed": SACREBLEU_SEED, "n_resamples": 10000}
-    return {}
+        out.write(json.dumps(plain(doc), indent=2) + "\n")
+        return 0
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["metric", *fields])
+    for metric, rows in found.results.items():
+        for r in rows:
+            writer.writerow(
+                [metric, *("" if getattr(r, f) is None else getattr(r, f) for f in fields)]
+            )
+    return 0
 
 
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
