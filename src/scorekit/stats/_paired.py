@@ -340,7 +340,7 @@ def _booleans(where: str, name: str, values: Any) -> NDArray[np.bool_]:
             message(
                 where,
                 f"{name} must hold booleans",
-                raw(f"{arr[i]!r} at index {i}"),
+                raw(f"{arr[i].item()!r} at index {i}"),
                 "True/False or 0/1 per unit",
             )
         )
