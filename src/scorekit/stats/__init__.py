@@ -7,9 +7,18 @@ state), so it streams, merges from shard files and runs on Dask like any other.
 
 from __future__ import annotations
 
+from scorekit.stats._analytic import delong, delong_interval, wilson
 from scorekit.stats._bootstrap import bootstrap, replicate_values, state_interval
 from scorekit.stats._compare import CORRECTIONS, TESTS, Comparison, compare, unit_values
 from scorekit.stats._intervals import INTERVALS, interval
+from scorekit.stats._paired import (
+    bonferroni,
+    fisher_randomization,
+    holm,
+    mcnemar,
+    paired_t,
+    wilcoxon,
+)
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
 from scorekit.stats._results import DeLongResult, Interval, TestResult
 from scorekit.stats._sacrebleu import SACREBLEU_SEED, PairedResult, PairedTest, paired_ar, paired_bs
@@ -29,13 +38,22 @@ __all__ = [
     "Replicated",
     "Replicates",
     "TestResult",
+    "bonferroni",
     "bootstrap",
     "compare",
+    "delong",
+    "delong_interval",
+    "fisher_randomization",
     "format_paired",
+    "holm",
     "interval",
+    "mcnemar",
     "paired_ar",
     "paired_bs",
+    "paired_t",
     "replicate_values",
     "state_interval",
     "unit_values",
+    "wilcoxon",
+    "wilson",
 ]
