@@ -246,3 +246,39 @@ def test_identical_and_tied_inputs_give_a_point_interval() -> None:
         warnings.simplefilter("error")
         ci = stats.bootstrap("accuracy", [1] * 30, [1] * 30, n_resamples=200, method="bca")
     assert (ci.value, ci.low, ci.high) == (1.0, 1.0, 1.0)
+
+
+# ROC AUC and AP sort once for all replicates --------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(2, 40),
+    decimals=st.sampled_from([0, 1, 3]),
+    weighted=st.booleans(),
+    spec=st.sampled_from(["roc_auc", "average_precision", "average_precision:pos_label=0"]),
+)
+def test_one_sort_for_all_replicates_equals_summarizing_each(
+    seed: int, n: int, decimals: int, weighted: bool, spec: str
+) -> None:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n), decimals)
+    kwargs = {"sample_weight": rng.random(n)} if weighted else {}
+    boot = Bootstrap(spec, n_resamples=30, seed=seed, groups=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            slow = boot.compute(boot.summarize(y, s, **kwargs))
+        except (InputError, ConfigError) as exc:
+            with pytest.raises(type(exc)):
+                stats.replicate_values(spec, y, s, n_resamples=30, seed=seed, groups=4, **kwargs)
+            return
+        fast = stats.replicate_values(spec, y, s, n_resamples=30, seed=seed, groups=4, **kwargs)
+    assert fast.value == pytest.approx(slow.value, rel=1e-12, nan_ok=True)
+    if spec == "roc_auc" and not weighted:
+        # integer weights: exact numerators, the same rounding
+        assert np.array_equal(fast.replicates, slow.replicates, equal_nan=True)
+    assert np.allclose(fast.replicates, slow.replicates, rtol=1e-12, equal_nan=True)
+    assert np.allclose(fast.jackknife, slow.jackknife, rtol=1e-12, equal_nan=True)

@@ -16,6 +16,8 @@ scikit-learn's trapezoidal sum agrees to a few ulps.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,23 +44,37 @@ def split_binary(
     return neg[0], neg[1], pos[0], pos[1]
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """Where each distinct positive score falls among the distinct negative scores."""
+
+    at: NDArray[np.intp]
+    ties: NDArray[np.intp]
+    tied_neg: NDArray[np.intp]
+
+
+def _plan(un: NDArray[Any], up: NDArray[Any]) -> _Plan:
+    at = np.searchsorted(un, up, "right")
+    prev = at - 1
+    tied = prev >= 0
+    tied &= un[np.maximum(prev, 0)] == up
+    ties = np.flatnonzero(tied)
+    return _Plan(at, ties, prev[ties])
+
+
 def _below(
     un: Float, cn: NDArray[Any], up: Float
 ) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[Any]]:
     """Negative weight strictly below each positive score, the positives tied with a
     negative score, and that negative weight."""
-    at = np.searchsorted(un, up, "right")
+    plan = _plan(un, up)
     cum = np.empty(un.size + 1, dtype=np.result_type(cn.dtype, np.int64))
     cum[0] = 0
     np.cumsum(cn, out=cum[1:])
-    below = cum[at]
-    prev = at - 1
-    tied = prev >= 0
-    tied &= un[np.maximum(prev, 0)] == up
-    ties = np.flatnonzero(tied)
-    weight = cn[prev[ties]]
-    below[ties] -= weight
-    return below, ties, weight
+    below = cum[plan.at]
+    weight = cn[plan.tied_neg]
+    below[plan.ties] -= weight
+    return below, plan.ties, weight
 
 
 def _auc(
@@ -132,3 +148,99 @@ def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     selected = tp + np.cumsum(neg[::-1].astype(np.float64))[::-1]
     hit = posf > 0
     return float(np.dot(posf[hit], tp[hit] / selected[hit])) / n_pos, False
+
+
+# many replicates of one batch at once -------------------------------------------------------
+
+
+def _replicate_below(plan: _Plan, cn: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Per replicate (row of ``cn``): the negative weight below each positive score, and tied."""
+    cum = np.zeros((cn.shape[0], cn.shape[1] + 1), dtype=cn.dtype)
+    np.cumsum(cn, axis=1, out=cum[:, 1:])  # same dtype in and out: numpy's fast loop
+    below = cum[:, plan.at]
+    tied = cn[:, plan.tied_neg]
+    below[:, plan.ties] -= tied
+    return below, tied
+
+
+def replicate_auc(plan: _Plan, cn: NDArray[Any], cp: NDArray[Any]) -> Float:
+    """ROC AUC of each replicate: weights by distinct score, negatives ``cn``, positives ``cp``.
+
+    Integer weights keep the numerator an exact integer, as :func:`pair_auc` does;
+    a replicate without positive or negative weight is NaN.
+    """
+    below, tied = _replicate_below(plan, cn)
+    n_pos, n_neg = cp.sum(axis=1), cn.sum(axis=1)
+    twice = 2 * np.einsum("ij,ij->i", cp, below) + np.einsum("ij,ij->i", cp[:, plan.ties], tied)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: Float = twice.astype(np.float64) / (2.0 * n_pos.astype(np.float64) * n_neg)
+    out[(n_pos <= 0) | (n_neg <= 0)] = math.nan
+    return out
+
+
+def replicate_ap(plan: _Plan, cn: NDArray[Any], cp: NDArray[Any]) -> Float:
+    """Step-wise average precision of each replicate.
+
+    0 without positive weight, as AP is; NaN for a replicate without any weight.
+    """
+    below, _ = _replicate_below(plan, cn)
+    cpf = cp.astype(np.float64)
+    n_pos = cpf.sum(axis=1)
+    tp = n_pos[:, None] - (np.cumsum(cpf, axis=1) - cpf)
+    fp = cn.sum(axis=1)[:, None].astype(np.float64) - below
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(cpf > 0, tp / (tp + fp), 0.0)
+        out: Float = np.einsum("ij,ij->i", cpf, precision) / n_pos
+    out[n_pos <= 0] = 0.0
+    out[(n_pos <= 0) & (cn.sum(axis=1) <= 0)] = math.nan  # a replicate of no data
+    return out
+
+
+def _runs(sorted_scores: NDArray[Any]) -> NDArray[np.intp]:
+    """The start of each run of equal values in a sorted array."""
+    if sorted_scores.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    change = np.flatnonzero(sorted_scores[1:] != sorted_scores[:-1]) + 1
+    return np.concatenate([[0], change]).astype(np.intp)
+
+
+def replicate_pairs(
+    positive: NDArray[np.bool_],
+    score: NDArray[Any],
+    sample_weight: Float | None,
+    weights: Any,
+    kernel: Callable[[_Plan, NDArray[Any], NDArray[Any]], Float],
+) -> Float:
+    """A binary metric of every replicate, the scores sorted once.
+
+    The negatives and the positives are each sorted by score once; every
+    block of replicate weights (``weights.blocks(order)``, units in that
+    order) is summed by distinct score and handed to ``kernel``.
+    """
+    neg_rows = np.flatnonzero(~positive)
+    pos_rows = np.flatnonzero(positive)
+    neg_order = neg_rows[np.argsort(score[neg_rows], kind="stable")]
+    pos_order = pos_rows[np.argsort(score[pos_rows], kind="stable")]
+    sn, sp = score[neg_order], score[pos_order]
+    neg_runs, pos_runs = _runs(sn), _runs(sp)
+    plan = _plan(sn[neg_runs], sp[pos_runs])
+    order = np.concatenate([neg_order, pos_order])
+    split = neg_order.size
+    base = None if sample_weight is None else sample_weight[order]
+    parts = []
+    for block in weights.blocks(order):
+        w = block if base is None else block * base
+        cn = _by_run(w[:, :split], neg_runs)
+        cp = _by_run(w[:, split:], pos_runs)
+        parts.append(kernel(plan, cn, cp))
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _by_run(w: NDArray[Any], runs: NDArray[np.intp]) -> NDArray[Any]:
+    """Weights summed over runs of equal scores (as int64 or float64)."""
+    w = w.astype(np.float64 if w.dtype.kind == "f" else np.int64, copy=False)
+    if runs.size == w.shape[1]:
+        return w
+    if runs.size == 0:
+        return np.zeros((w.shape[0], 0), dtype=w.dtype)
+    return np.add.reduceat(w, runs, axis=1)

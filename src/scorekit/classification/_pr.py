@@ -24,7 +24,7 @@ from scorekit.classification._histogram import (
     _find,
     _require_data,
 )
-from scorekit.classification._pairs import pair_ap, rows_ap, split_binary
+from scorekit.classification._pairs import pair_ap, replicate_ap, rows_ap, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
     Average,
@@ -221,6 +221,13 @@ class AveragePrecision(_BinnedScoreMetric):
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
 
+    _pair_kernel = staticmethod(replicate_ap)
+
+    def _pair_index(self, state: ScoreHistogram) -> int | None:
+        pos = _find(state.labels, self.pos_label)
+        ok = self.interpolation is None and state.labels.size == 2 and pos >= 0
+        return pos if ok else None
+
     def __post_init__(self) -> None:
         _average_check(self.name, self.average)
         if self.interpolation not in _INTERPOLATIONS:
@@ -286,8 +293,9 @@ class AveragePrecision(_BinnedScoreMetric):
                     )
                 )
             pair = None
-            if self.interpolation is None and labels.size == 2:
-                pair = split_binary(state.key, state.score, state.counts, pos)
+            index = self._pair_index(state)
+            if index is not None:
+                pair = split_binary(state.key, state.score, state.counts, index)
             if pair is not None:
                 return pair_ap(*pair)
             ap, undefined = value(_binary_arrays(state, pos))

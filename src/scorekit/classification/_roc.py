@@ -23,7 +23,7 @@ from scorekit.classification._histogram import (
     _column_rows,
     _require_data,
 )
-from scorekit.classification._pairs import pair_auc, rows_auc, split_binary
+from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
     Average,
@@ -270,6 +270,11 @@ class ROCAUC(_BinnedScoreMetric):
                     )
                 )
 
+    _pair_kernel = staticmethod(replicate_auc)
+
+    def _pair_index(self, state: ScoreHistogram) -> int | None:
+        return 1 if self.max_fpr is None or self.max_fpr == 1 else None
+
     @property
     def inputs(self) -> str:
         """Binary scores by default and with bins; multiclass with ``'ovr'``; else multi-label."""
@@ -340,8 +345,9 @@ class ROCAUC(_BinnedScoreMetric):
                 _warn(name, "only one class is present in y_true; ROC AUC is undefined")
                 return math.nan
             pair = None
-            if self.max_fpr is None or self.max_fpr == 1:
-                pair = split_binary(state.key, state.score, state.counts, 1)
+            index = self._pair_index(state)
+            if index is not None:
+                pair = split_binary(state.key, state.score, state.counts, index)
             if pair is not None:
                 return pair_auc(*pair)
             auc, undefined = value(_binary_arrays(state, 1))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar, cast
 
@@ -39,7 +39,8 @@ from scorekit.classification._histogram import (
     _find,
     _require_data,
 )
-from scorekit.core import Metric, State, row_replicates
+from scorekit.classification._pairs import replicate_pairs
+from scorekit.core import Metric, State, UnitWeights, row_replicates
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -356,6 +357,39 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
         if self.edges is not None:
             return BinnedScores.empty(self.edges)
         return ScoreHistogram.empty()
+
+    def _pair_index(self, state: ScoreHistogram) -> int | None:
+        """The positive label's index when the value comes from the two sorted classes."""
+        return None
+
+    _pair_kernel: ClassVar[Callable[..., Float] | None] = None
+
+    def replicate_values(  # type: ignore[override]
+        self, y_true: Any, y_score: Any, sample_weight: Any = None, *, weights: UnitWeights
+    ) -> Float | None:
+        """Every replicate of one binary batch from one sort of each class's scores.
+
+        Exact binary 1-D scores only (other inputs return None: their replicates
+        come from :meth:`summarize_replicates`). Equal to summarizing each
+        replicate's rows: exactly for ROC AUC with integer weights, to the last
+        bits for AP.
+        """
+        kernel = type(self)._pair_kernel
+        if self.edges is not None or kernel is None:
+            return None
+        s = as_scores(self.name, "y_score", y_score, ndim=(1, 2), float32=True)
+        if s.ndim != 1:
+            return None
+        state = self._histogram(y_true, s, sample_weight)
+        if state.task != "binary" or state.labels.size != 2:
+            return None
+        index = self._pair_index(state)
+        if index is None:
+            return None
+        t = as_labels(self.name, "y_true", as_array(self.name, "y_true", y_true))
+        w = as_weights(self.name, sample_weight, s.size)
+        positive = t == state.labels[index]
+        return replicate_pairs(positive, s, w, weights, kernel)
 
     def summarize(
         self, y_true: Any, y_score: Any, sample_weight: Any = None

@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +36,7 @@ __all__ = [
     "Metric",
     "MetricInfo",
     "State",
+    "UnitWeights",
     "available",
     "get",
     "parse_metric",
@@ -401,6 +402,17 @@ def decode_value(value: Any) -> Any:
 # metrics ----------------------------------------------------------------------
 
 
+class UnitWeights(Protocol):
+    """The integer weights of the units of a batch in several replicates, given in blocks."""
+
+    @property
+    def replicates(self) -> int:
+        """The number of replicates."""
+
+    def blocks(self, order: NDArray[np.intp] | None = None) -> Iterator[NDArray[np.integer[Any]]]:
+        """Blocks of replicates: arrays (replicates in the block, units), units in ``order``."""
+
+
 class Metric(abc.ABC, Generic[S]):
     """Base class of every metric: a frozen, validated configuration plus three methods.
 
@@ -528,6 +540,19 @@ class Metric(abc.ABC, Generic[S]):
             index = np.repeat(np.arange(len(w)), w)
             out.append(self.summarize(*(take(index) for take in rows), **kwargs))
         return out
+
+    def replicate_values(
+        self, *batch: Any, weights: UnitWeights, **kwargs: Any
+    ) -> NDArray[np.float64] | None:
+        """The values of the replicates of one in-memory batch, or None without a fast path.
+
+        A metric that can compute many replicates from one pass over the batch
+        (ROC AUC sorts the scores once) overrides this; the values equal those
+        of :meth:`summarize_replicates` then :meth:`compute`. ``weights``
+        gives the replicates' unit weights in blocks, in the unit order the
+        metric asks for.
+        """
+        return None
 
     def unit_keys(self, state: S) -> NDArray[Any]:
         """The keys of the units a state keeps (metrics with :attr:`replicates_from_state`)."""

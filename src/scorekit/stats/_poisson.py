@@ -134,7 +134,11 @@ def _hash(z: NDArray[np.uint32]) -> None:
 
 def _weights(z: NDArray[np.uint32]) -> NDArray[np.uint8]:
     """Poisson(1) draws from uniform 32-bit integers: a table of the top bits, exact at steps."""
-    weights: NDArray[np.uint8] = _WEIGHT_OF_CELL[z >> np.uint32(32 - _TABLE_BITS)]
+    if np.little_endian and z.flags.c_contiguous:
+        high = z.view(np.uint16)[..., 1::2]  # the top 16 bits, without a shift
+    else:
+        high = z >> np.uint32(32 - _TABLE_BITS)
+    weights: NDArray[np.uint8] = np.take(_WEIGHT_OF_CELL, high)
     unsure = np.flatnonzero(weights == _AMBIGUOUS)
     if len(unsure):
         flat = weights.reshape(-1)

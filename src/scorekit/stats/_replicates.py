@@ -393,7 +393,7 @@ class Bootstrap(Metric[Replicates]):
         if inner.replicates_from_state:
             return self.wrap(state)
         n = inner.count_units(*batch, **kwargs)
-        keys, groups, rows = self._keys(n, unit_key, first_row)
+        keys, groups, rows = self.keys_of(n, unit_key, first_row)
         bases = unit_bases(self.seed, keys)
         replicates: list[State] = []
         step = max(1, (1 << 22) // max(n, 1))
@@ -420,9 +420,10 @@ class Bootstrap(Metric[Replicates]):
                 out[i] = state
         return out
 
-    def _keys(
-        self, n: int, unit_key: Any, first_row: int
+    def keys_of(
+        self, n: int, unit_key: Any, first_row: int = 0
     ) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.int64]]:
+        """The keys of ``n`` units, their jackknife groups and the row range they cover."""
         where = f"bootstrap of {self.metric}"
         if self.key:
             if unit_key is None:
