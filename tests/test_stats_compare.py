@@ -114,3 +114,28 @@ def test_bad_comparisons_give_clear_errors() -> None:
     fewer = dict(list(runs[1].items())[:-1])
     with pytest.raises(InputError, match="system 1 is evaluated on other queries"):
         stats.compare("ndcg@5", qrels, runs[0], fewer, test="t")
+
+
+def test_analytic_intervals_equal_statsmodels_and_name_their_method() -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 150)
+    p = np.where(rng.random(150) < 0.75, y, 1 - y)
+    counts = {
+        "accuracy": (np.sum(p == y), 150),
+        "precision": (np.sum((p == 1) & (y == 1)), np.sum(p == 1)),
+        "recall": (np.sum((p == 1) & (y == 1)), np.sum(y == 1)),
+    }
+    for name, (hits, n) in counts.items():
+        ci = stats.analytic_interval(name, y, p, confidence=0.9)
+        low, high = proportion_confint(int(hits), int(n), alpha=0.1, method="wilson")
+        assert (ci.method, ci.low, ci.high) == ("wilson", pytest.approx(low), pytest.approx(high))
+        assert ci.value == pytest.approx(hits / n)
+    s = rng.random(150) + 0.5 * y
+    auc = stats.analytic_interval("roc_auc", y, s)
+    assert auc.method == "delong" and auc.low < roc_auc_score(y, s) < auc.high
+    with pytest.raises(ConfigError, match="no standard analytic interval"):
+        stats.analytic_interval("mse", [1.0, 2.0], [1.5, 2.5])
+    with pytest.raises(ConfigError, match="unweighted counts"):
+        stats.analytic_interval("accuracy", y, p, sample_weight=np.ones(150))

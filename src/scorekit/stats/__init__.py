@@ -23,8 +23,10 @@ from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
 from scorekit.stats._results import DeLongResult, Interval, TestResult
 from scorekit.stats._sacrebleu import SACREBLEU_SEED, PairedResult, PairedTest, paired_ar, paired_bs
 from scorekit.stats._sacrebleu_table import format_paired
+from scorekit.stats._standard import ANALYTIC, analytic_interval
 
 __all__ = [
+    "ANALYTIC",
     "CORRECTIONS",
     "INTERVALS",
     "SACREBLEU_SEED",
@@ -38,6 +40,7 @@ __all__ = [
     "Replicated",
     "Replicates",
     "TestResult",
+    "analytic_interval",
     "bonferroni",
     "bootstrap",
     "compare",

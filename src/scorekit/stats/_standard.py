@@ -1,0 +1,89 @@
+"""The standard analytic interval of a metric, where one exists: Wilson, DeLong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from scorekit.core import Metric, parse_metric
+from scorekit.errors import ConfigError, message, raw
+from scorekit.stats._analytic import delong_interval, wilson
+from scorekit.stats._intervals import check_confidence
+from scorekit.stats._replicates import single_number
+from scorekit.stats._results import Interval
+
+__all__ = ["ANALYTIC", "analytic_interval"]
+
+ANALYTIC = {
+    "accuracy": "wilson",
+    "precision": "wilson",
+    "recall": "wilson",
+    "roc_auc": "delong",
+}
+"""The metrics with a standard analytic interval, and its method."""
+
+
+def analytic_interval(
+    metric: str | Metric[Any], *data: Any, confidence: float = 0.95, **kwargs: Any
+) -> Interval:
+    """The standard analytic confidence interval of a metric, with its method named.
+
+    Wilson's score interval for the proportions accuracy (correct among all
+    samples), precision (true among predicted positives) and recall (found
+    among actual positives) of a binary task; DeLong's interval for binary ROC
+    AUC. Unweighted data only (the intervals are for counts). Any other metric:
+    use :func:`bootstrap`.
+
+    Examples
+    --------
+    >>> from scorekit import stats
+    >>> ci = stats.analytic_interval("accuracy", [1, 0, 1, 1] * 10, [1, 1, 1, 0] * 10)
+    >>> ci.method, ci.value, round(ci.low, 4), round(ci.high, 4)
+    ('wilson', 0.5, 0.352, 0.648)
+    """
+    inner = parse_metric(metric) if isinstance(metric, str) else metric
+    where = f"analytic interval of {inner.name}"
+    confidence = check_confidence(confidence, where)
+    method = ANALYTIC.get(inner.name)
+    if method is None:
+        raise ConfigError(
+            message(
+                where,
+                "no standard analytic interval",
+                inner.name,
+                "one of " + ", ".join(sorted(ANALYTIC)) + " (else use stats.bootstrap)",
+            )
+        )
+    if kwargs.get("sample_weight") is not None:
+        raise ConfigError(
+            message(where, f"the {method} interval is for unweighted counts", "sample_weight")
+        )
+    value = single_number(inner, inner.score(*data, **kwargs))
+    if method == "delong":
+        if getattr(inner, "max_fpr", None) not in (None, 1) or getattr(inner, "edges", None):
+            raise ConfigError(
+                message(where, "DeLong's interval is for the exact, full ROC AUC", raw(repr(inner)))
+            )
+        return delong_interval(data[0], data[1], confidence)
+    y_true, y_pred = np.asarray(data[0]), np.asarray(data[1])
+    if inner.name == "accuracy":
+        successes, n = int(np.sum(y_true == y_pred)), int(y_true.size)
+    else:
+        if getattr(inner, "average", "binary") != "binary":
+            raise ConfigError(
+                message(
+                    where,
+                    "Wilson's interval is for binary precision and recall",
+                    getattr(inner, "average", None),
+                    "average='binary'",
+                )
+            )
+        positive = getattr(inner, "pos_label", 1)
+        hits = int(np.sum((y_pred == positive) & (y_true == positive)))
+        chosen = y_pred == positive if inner.name == "precision" else y_true == positive
+        successes, n = hits, int(np.sum(chosen))
+    if n == 0:
+        return Interval(value, float("nan"), float("nan"), confidence, method)
+    found = wilson(successes, n, confidence)
+    return Interval(value, found.low, found.high, confidence, method)
