@@ -74,7 +74,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for line in [header, *table]:
         cells = [f"{c:<{w}}" for c, w in zip(line[:-1], widths, strict=True)]
         out.write("  ".join([*cells, line[-1]]).rstrip() + "\n")
-    out.write(f"\n{len(rows)} metrics; `scorekit explain NAME` describes one.\n")
+    out.write(
+        f"\n{len(rows)} metrics; `scorekit explain NAME` describes one.\n"
+        "A bootstrap (--ci) keeps one state of each metric per resample (--n-resamples, "
+        "default 1,000): its memory is that many times the metric's, and more for metrics "
+        "whose state grows ('yes' above).\n"
+    )
     return 0
 
 

@@ -446,6 +446,23 @@ class Metric(abc.ABC, Generic[S]):
         info = getattr(type(self), "info", None)
         return bool(info is not None and info.grows)
 
+    @property
+    def size_advice(self) -> tuple[str, str, str] | None:
+        """What a large state is, what it grows with and what keeps it small (None: small).
+
+        Engines note it once when the state grows past a size the user sets.
+        By default, metrics registered as growing with a bounded form
+        (``roc_auc:bins=N``) name that form.
+        """
+        info = getattr(type(self), "info", None)
+        if info is None or not self.grows or not info.bounded:
+            return None
+        return (
+            "exact state",
+            "memory grows with the distinct scores",
+            f"{info.name}:{info.bounded} keeps it bounded, with an error bound on the value",
+        )
+
     def merge(self, a: S, b: S) -> S:
         """Merge two states (associative and commutative)."""
         return a.merge(b)

@@ -195,10 +195,11 @@ def state_nbytes(state: State) -> int:
 
 
 class SizeWatch:
-    """Notes once per metric that its exact state has grown past a size, with the bounded option.
+    """Notes once per metric that its state has grown past a size, with what keeps it small.
 
-    Only metrics registered as growing with the data and offering a bounded
-    form (``roc_auc:bins=N``) are watched: the note names that form.
+    Metrics that give :attr:`~scorekit.core.Metric.size_advice` are watched:
+    those registered as growing with a bounded form (``roc_auc:bins=N``), and
+    bootstraps, whose state holds a copy of the metric's state per replicate.
 
     Examples
     --------
@@ -215,22 +216,21 @@ class SizeWatch:
 
     def __init__(self, metrics: Sequence[Metric[Any]], limit: int) -> None:
         self.limit = limit
-        self.watched: dict[int, str] = {}
+        self.watched: dict[int, tuple[str, str, str]] = {}
         for i, metric in enumerate(metrics):
-            info = getattr(type(metric), "info", None)
-            if info is not None and metric.grows and info.bounded:
-                self.watched[i] = f"{info.name}:{info.bounded}"
+            advice = metric.size_advice
+            if advice is not None:
+                self.watched[i] = advice
 
     def check(self, tree: MergeTree, notes: Notes) -> None:
         """Note every watched metric whose partial states in ``tree`` exceed the size."""
-        for i, bounded in list(self.watched.items()):
+        for i, (subject, growth, advice) in list(self.watched.items()):
             size = sum(state_nbytes(s) for s in tree.partial_states()[i])
             if size > self.limit:
                 del self.watched[i]
                 notes.add(
                     UserWarning,
-                    f"{tree.metrics[i].name}: the exact state has grown past "
-                    f"{format_bytes(self.limit)} (memory grows with the distinct scores; "
-                    f"the limit is SCOREKIT_STATE_WARNING_SIZE or --state-warning); {bounded} "
-                    "keeps it bounded, with an error bound on the value.",
+                    f"{tree.metrics[i].name}: the {subject} has grown past "
+                    f"{format_bytes(self.limit)} ({growth}; "
+                    f"the limit is SCOREKIT_STATE_WARNING_SIZE or --state-warning); {advice}.",
                 )

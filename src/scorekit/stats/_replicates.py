@@ -342,6 +342,23 @@ class Bootstrap(Metric[Replicates]):
         return self._state(state, (), (), 0, np.zeros((0, 2), dtype=np.int64))
 
     @property
+    def grows(self) -> bool:
+        """Whether the wrapped metric's state grows with the data."""
+        return self.inner.grows
+
+    @property
+    def size_advice(self) -> tuple[str, str, str]:
+        """The bootstrap keeps one state of the wrapped metric per replicate and group."""
+        copies = f"{self.n_resamples:,} replicates"
+        if self.groups:
+            copies += f" and {self.groups} jackknife groups"
+        advice = "fewer resamples (n_resamples, --n-resamples) keep it smaller"
+        bounded = self.inner.size_advice
+        if bounded is not None:
+            advice += "; " + bounded[2]
+        return ("bootstrap state", f"one {self.metric} state for each of {copies}", advice)
+
+    @property
     def key_column(self) -> str:
         """The key column (``""``: units keyed by row position)."""
         return self.key
