@@ -282,3 +282,19 @@ def test_one_sort_for_all_replicates_equals_summarizing_each(
         assert np.array_equal(fast.replicates, slow.replicates, equal_nan=True)
     assert np.allclose(fast.replicates, slow.replicates, rtol=1e-12, equal_nan=True)
     assert np.allclose(fast.jackknife, slow.jackknife, rtol=1e-12, equal_nan=True)
+
+
+def test_a_large_bootstrap_state_is_noted_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCOREKIT_STATE_WARNING_SIZE", "50k")
+    y, s = _binary(4000, 6)
+    with pytest.warns(UserWarning, match="bootstrap state has grown past") as caught:
+        evaluate(
+            {"y_true": y, "y_score": s},
+            [Bootstrap("roc_auc", n_resamples=20, groups=0)],
+            chunk_size=1000,
+            progress=False,
+        )
+    texts = [str(w.message) for w in caught if "grown past" in str(w.message)]
+    assert len(texts) == 1
+    assert "one roc_auc state for each of 20 replicates" in texts[0]
+    assert "--n-resamples" in texts[0] and "roc_auc:bins=N" in texts[0]
