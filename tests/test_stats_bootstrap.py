@@ -298,3 +298,37 @@ def test_a_large_bootstrap_state_is_noted_once(monkeypatch: pytest.MonkeyPatch) 
     assert len(texts) == 1
     assert "one roc_auc state for each of 20 replicates" in texts[0]
     assert "--n-resamples" in texts[0] and "roc_auc:bins=N" in texts[0]
+
+
+def test_metrics_outside_the_registry_and_inputs_that_cannot_be_weighted() -> None:
+    import dataclasses
+
+    from scorekit import text
+    from scorekit.core import Metric, state_field
+
+    same = text.from_function(lambda r, p: float(r == p), "same")
+    refs, hyps = ["a b", "c d", "e f", "g h"] * 5, ["a b", "c x", "e f", "g y"] * 5
+    ci = stats.bootstrap(same, refs, hyps, n_resamples=200)
+    assert ci.value == 0.5 and ci.low < 0.5 < ci.high
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Total(State):
+        total: float = state_field("sum", check="finite")
+
+    @dataclasses.dataclass(frozen=True)
+    class SumOfDict(Metric[Total]):
+        def summarize(self, table: dict[str, float]) -> Total:
+            return Total(float(sum(table.values())))
+
+        def compute(self, state: Total) -> float:
+            return state.total
+
+        def empty(self) -> Total:
+            return Total(0.0)
+
+        @property
+        def name(self) -> str:
+            return "sum_of_dict"
+
+    with pytest.raises(ConfigError, match="sum_of_dict: cannot be unit-weighted; got dict"):
+        stats.bootstrap(SumOfDict(), {"a": 1.0, "b": 2.0}, n_resamples=200)

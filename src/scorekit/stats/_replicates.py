@@ -18,7 +18,7 @@ import json
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,7 +41,10 @@ DEFAULT_GROUPS = 100
 
 
 def describe_metric(metric: Metric[Any]) -> tuple[str, str]:
-    """The registered name of a configured metric and its options as JSON (exact, rebuildable)."""
+    """The name of a configured metric and its options as JSON (exact, rebuildable).
+
+    The options are ``""`` when one has no JSON form (a function).
+    """
     if not dataclasses.is_dataclass(metric):
         raise ConfigError(message("bootstrap", "cannot wrap", type(metric).__name__, "a metric"))
     options = {
@@ -50,9 +53,7 @@ def describe_metric(metric: Metric[Any]) -> tuple[str, str]:
     try:
         text = json.dumps(options, sort_keys=True, allow_nan=True)
     except (TypeError, ValueError):
-        raise ConfigError(
-            message(metric.name, "cannot be bootstrapped: an option has no JSON form", options)
-        ) from None
+        text = ""  # a function among the options: the bootstrap works, its state file would not
     return metric.name, text
 
 
@@ -218,8 +219,10 @@ class Bootstrap(Metric[Replicates]):
 
     Parameters
     ----------
-    metric : str
-        The wrapped metric, as a metric string (``"roc_auc"``, ``"f1:macro"``).
+    metric : str or Metric
+        The wrapped metric, as a metric string (``"roc_auc"``, ``"f1:macro"``) or
+        a configured metric (kept as given; its name and options become the
+        fields ``metric`` and ``options``).
     options : str
         Extra options of the wrapped metric as JSON (what :func:`describe_metric`
         gives); ``"{}"`` takes the metric string as it is.
@@ -279,10 +282,13 @@ class Bootstrap(Metric[Replicates]):
             )
         if not isinstance(self.key, str):
             raise ConfigError(message("bootstrap", "invalid key", self.key, "a column name"))
-        if self.options == "{}":
-            inner = parse_metric(self.metric)
+        given: Any = self.metric
+        if isinstance(given, Metric):
+            inner = given
+        elif self.options == "{}":
+            inner = parse_metric(given)
         else:
-            inner = _rebuild(self.metric, self.options)
+            inner = _rebuild(given, self.options)
         name, options = describe_metric(inner)
         object.__setattr__(self, "inner", inner)
         object.__setattr__(self, "metric", name)
@@ -300,10 +306,7 @@ class Bootstrap(Metric[Replicates]):
     @classmethod
     def of(cls, metric: str | Metric[Any], **kwargs: Any) -> Bootstrap:
         """The bootstrap of a metric string or a configured metric."""
-        if isinstance(metric, str):
-            return cls(metric, **kwargs)
-        name, options = describe_metric(metric)
-        return cls(name, options, **kwargs)
+        return cls(cast(str, metric), **kwargs)
 
     # the metric protocol --------------------------------------------------------------
 
