@@ -440,3 +440,9 @@ def test_paired_bs_prints_sacrebleus_table(capsys: Any, tmp_path: Path, monkeypa
         "t",
     )
     assert "--test is for scorekit's comparisons" in err
+
+
+def test_few_resamples_warn(capsys: Any, table: Path) -> None:
+    code, out, err = _run(capsys, "eval", table, *EVAL, "--ci", "--n-resamples", "20")
+    assert code == 0 and "low" in out
+    assert "scorekit: warning: --n-resamples 20: few resamples" in err

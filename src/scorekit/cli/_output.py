@@ -22,6 +22,9 @@ from scorekit.core import Estimate, Metric, State
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
 
+FEW_RESAMPLES = 100
+"""Below this many bootstrap resamples ``--ci`` warns that its bounds are rough."""
+
 OUTPUT_FLAGS = {"save_state": "--save-state"}
 """The options that name a file a command writes, by argument name."""
 
@@ -170,6 +173,11 @@ def write_ci_values(
         return
     units = [str(getattr(m, "unit", "row")) for m in dict(metrics).values()]
     note = ci.describe(units)
+    if ci.n_resamples < FEW_RESAMPLES:
+        err.write(
+            f"scorekit: warning: --n-resamples {ci.n_resamples}: few resamples, the bounds will "
+            f"vary from seed to seed (at least {FEW_RESAMPLES}; 1000 or more for 95% intervals)\n"
+        )
     write_values(values, fmt, out, note if fmt == "table" else "")
     if fmt != "table":
         err.write(f"scorekit: {note}\n")
