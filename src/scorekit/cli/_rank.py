@@ -163,6 +163,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paired = paired_settings(args, NAME)
     if paired is not None:
         refuse_with_comparison(args, NAME, "per_query", "save_state", "report")
+        if args.format == "trec":
+            raise ConfigError(
+                message(
+                    "scorekit rank",
+                    "a comparison of runs prints as a table, JSON or CSV",
+                    raw("--format trec"),
+                    "--format table, json or csv",
+                )
+            )
         found = api.compare_runs(
             args.qrels, args.run, args.metric or list(RANK_DEFAULTS), paired=paired, **options
         )
