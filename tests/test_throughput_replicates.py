@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from scorekit.core import Metric, available, iter_variants, parse_metric
 from scorekit.errors import ConfigError, InputError
-from scorekit.throughput import TTFT, OutputThroughput, RequestThroughput
+from scorekit.throughput import TTFT, OutputThroughput, RequestThroughput, as_records
 from strategies import batches
 from test_properties import _close, _outcome
 
@@ -104,6 +104,11 @@ def test_marked_records_are_units_that_add_nothing() -> None:
     states = metric.summarize_replicates(records, weights=np.array([[5, 0, 5, 1], [0, 2, 0, 1]]))
     assert states[0].values.tolist() == [0.25]
     assert sorted(states[1].values.tolist()) == [0.25, 0.5, 0.5]
+    # records checked once (as the input kind does for a chunk) keep their input rows
+    checked = as_records("ttft", records)
+    assert checked.n == 2 and metric.count_units(checked) == 4
+    again = metric.summarize_replicates(checked, weights=np.array([[5, 0, 5, 1], [0, 2, 0, 1]]))
+    assert all(a.equals(b) for a, b in zip(again, states, strict=True))
 
 
 def test_bad_replicate_weights_and_inputs_are_refused() -> None:

@@ -25,7 +25,7 @@ one vectorised pass; only JSON list strings in CSV cells are parsed one by one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,9 @@ class Records:
     the differences between consecutive chunk times of successful requests,
     ``chunks`` the number of chunk times per request (0 for failed ones) and
     ``max_gap`` each request's largest gap (nan with fewer than two chunk times).
+    ``rows`` is the input row of each record when some rows were set aside
+    (:data:`MARKS`), else None (record i is row i), and ``input_rows`` the
+    number of input rows, those set aside included (None: ``n``).
     """
 
     prompt: NDArray[np.int64]
@@ -86,6 +89,8 @@ class Records:
     chunks: NDArray[np.int64]
     max_gap: NDArray[np.float64]
     has_token_times: bool
+    rows: NDArray[np.intp] | None = None
+    input_rows: int | None = None
 
     @property
     def n(self) -> int:
@@ -438,11 +443,12 @@ def input_records(metric: str, records: Any) -> tuple[Records, NDArray[np.intp],
     >>> recs.n, rows, count
     (1, array([1]), 2)
     """
-    if isinstance(records, Records):
-        return records, np.arange(records.n), records.n
-    cols, n, source = columns(metric, records)
-    rows = np.arange(n) if source.rows is None else np.asarray(source.rows, dtype=np.intp)
-    return _checked(metric, cols, n, source), rows, source.count
+    if not isinstance(records, Records):
+        cols, n, source = columns(metric, records)
+        rows = None if source.rows is None else np.asarray(source.rows, dtype=np.intp)
+        records = replace(_checked(metric, cols, n, source), rows=rows, input_rows=source.count)
+    rows = np.arange(records.n) if records.rows is None else records.rows
+    return records, rows, records.n if records.input_rows is None else records.input_rows
 
 
 def _checked(metric: str, cols: dict[str, Any], n: int, source: Source) -> Records:

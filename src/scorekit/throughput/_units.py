@@ -62,7 +62,9 @@ class RequestMetric(Metric[S]):
 
     A record set aside (a load test's metadata record, a warm-up request) is
     an input row, hence a unit, that adds nothing to any replicate, so units
-    keep the positions of the rows of the input.
+    keep the positions of the rows of the input; checked :class:`Records`
+    remember the input rows they come from, so a chunk converted once for
+    several metrics has the units of its rows.
     """
 
     unit: ClassVar[str] = "request"
@@ -77,8 +79,6 @@ class RequestMetric(Metric[S]):
 
     def count_units(self, records: Any) -> int:
         """The number of rows of the input (records set aside included)."""
-        if isinstance(records, Records):
-            return records.n
         if isinstance(records, Sequence) and not isinstance(records, str | bytes):
             return len(records)
         return input_records(self.name, records)[2]
