@@ -8,7 +8,8 @@ format, engine or command.
   :func:`equal_values`, :func:`totals_agree`: mergeable sufficient statistics, their
   plain-data form and the checks of a decoded state.
 - :class:`Metric`, :func:`register`, :func:`available`, :func:`get`,
-  :func:`parse_metric`: metrics and the metric-name grammar; :func:`row_replicates`: bootstrap
+  :func:`parse_metric`, :func:`register_spelling`: metrics, the metric-name grammar and
+  other tools' names for metrics; :func:`row_replicates`: bootstrap
   replicates of metrics whose unit is a row.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
   reads (roles, side inputs, grouping).
@@ -38,6 +39,7 @@ from scorekit.core._metric import (
     iter_variants,
     parse_metric,
     register,
+    register_spelling,
     state_field,
 )
 from scorekit.core._providers import add_provider
@@ -74,6 +76,7 @@ __all__ = [
     "parse_metric",
     "register",
     "register_input_kind",
+    "register_spelling",
     "row_replicates",
     "sentences",
     "state_field",

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from scorekit.core._metric import Metric, State
 from scorekit.errors import ConfigError, raw
 
-__all__ = ["row_replicates"]
+__all__ = ["repeated_row_replicates", "row_replicates"]
 
 S = TypeVar("S", bound=State)
 
@@ -53,6 +53,36 @@ def row_replicates(
     >>> [float(metric.compute(s)) for s in states[:2]], states[2].equals(metric.empty())
     ([0.666..., 1.0], True)
     """
+    return _replicates(self, batch, weights, kwargs, repeat=False)
+
+
+def repeated_row_replicates(
+    self: Metric[S], *batch: Any, weights: NDArray[np.int64], **kwargs: Any
+) -> list[S]:
+    """As :func:`row_replicates`, but rows are always repeated, with their sample weights.
+
+    For a metric whose value depends on the number of rows, not only on
+    their total weight (R² is undefined for fewer than two samples, as in
+    scikit-learn), so a row counted twice must be two rows.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("r2")
+    >>> states = repeated_row_replicates(metric, [1.0, 2.0], [1.5, 2.0], weights=np.array([[2, 0]]))
+    >>> states[0].count
+    2
+    """
+    return _replicates(self, batch, weights, kwargs, repeat=True)
+
+
+def _replicates(
+    self: Metric[S],
+    batch: tuple[Any, ...],
+    weights: NDArray[np.int64],
+    kwargs: dict[str, Any],
+    repeat: bool,
+) -> list[S]:
     w = np.asarray(weights)
     n = self.count_units(*batch, **kwargs)
     if w.ndim != 2 or w.shape[1] != n:
@@ -74,13 +104,15 @@ def row_replicates(
         keep = np.flatnonzero(counts)
         if keep.size == 0:
             out.append(self.empty())
-        elif weighted:
+        elif weighted and not repeat:
             times = counts[keep].astype(np.float64)
             sample_weight = times if base is None else base[keep] * times
             rows = (take(keep) for take in takers)
             out.append(self.summarize(*rows, sample_weight=sample_weight, **kwargs))
         else:
             index = np.repeat(keep, counts[keep])
+            if base is not None:
+                kwargs = {**kwargs, "sample_weight": base[index]}
             out.append(self.summarize(*(take(index) for take in takers), **kwargs))
     return out
 

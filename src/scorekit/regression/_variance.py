@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error
-from scorekit.core import SK, Explanation, State, sentences, state_field
+from scorekit.core import SK, Explanation, State, repeated_row_replicates, sentences, state_field
 from scorekit.core import register as _register
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message
 from scorekit.regression._base import (
@@ -315,6 +315,8 @@ class R2(RegressionMetric[R2Sums]):
     ...                                          [[0, 2], [-1, 2], [8, -5]])
     0.938...
     """
+
+    summarize_replicates = repeated_row_replicates
 
     explanation: ClassVar[Explanation] = Explanation(
         definition="The coefficient of determination: the fraction of the variance of the "
