@@ -19,7 +19,7 @@ import difflib
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
@@ -710,6 +710,38 @@ class MetricInfo:
 _REGISTRY: dict[str, MetricInfo] = {}
 _ALIASES: dict[str, str] = {}
 _AT_ALIASES: dict[str, str] = {}
+_SPELLINGS: list[Callable[[str], str | None]] = []
+_SPELLED: set[str] = set()
+
+
+def register_spelling(translate: Callable[[str], str | None], names: Iterable[str] = ()) -> None:
+    """Accept another tool's metric names: ``translate`` maps one to a scorekit metric string.
+
+    :func:`parse_metric` asks each registered translation, in order, about a
+    string that is not a scorekit metric name (``P_5``, ``nDCG@10``); the
+    first answer that is not None is parsed instead. ``names`` are the bare
+    names the translation knows (``ndcg_cut``, ``nDCG``), offered as close
+    matches of an unknown name.
+
+    Examples
+    --------
+    >>> register_spelling(lambda s: "accuracy" if s == "ACC" else None, names=["ACC"])
+    >>> parse_metric("ACC").name
+    'accuracy'
+    """
+    if translate not in _SPELLINGS:
+        _SPELLINGS.append(translate)
+    _SPELLED.update(names)
+
+
+def _spelled(spec: str) -> str | None:
+    """The scorekit metric string of another tool's name, or None."""
+    for translate in _SPELLINGS:
+        out = translate(spec)
+        if out is not None:
+            return out
+    return None
+
 
 M = TypeVar("M", bound=type[Metric[Any]])
 
@@ -814,7 +846,7 @@ def get(name: str) -> MetricInfo:
     load_all()
     key = _ALIASES.get(name, name)
     if key not in _REGISTRY:
-        known = sorted(set(_REGISTRY) | set(_ALIASES))
+        known = sorted(set(_REGISTRY) | set(_ALIASES) | _SPELLED)
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         hint = f"a registered name (close: {', '.join(close)})" if close else "a registered name"
         raise ConfigError(
@@ -849,13 +881,20 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
         return spec
     if not isinstance(spec, str):
         raise ConfigError(message("scorekit", "metric must be a name", spec, "a string like 'f1'"))
+    load_all()
     match = _NAME.match(spec.strip())
-    if not match:
-        raise ConfigError(message("scorekit", "malformed metric name", spec, _GRAMMAR))
-    name = match["name"]
-    if match["at"] is not None:
-        load_all()
+    name = "" if match is None else match["name"]
+    if match is not None and match["at"] is not None:
         name = _AT_ALIASES.get(name, name)
+    if name not in _REGISTRY and name not in _ALIASES:
+        translated = _spelled(spec.strip())
+        if translated is not None:
+            return parse_metric(translated, **options)
+        head = re.match(r"[A-Za-z_][A-Za-z0-9_]*", spec.strip())
+        if match is None and head is not None and head[0] not in _REGISTRY:
+            get(head[0])
+    if match is None:
+        raise ConfigError(message("scorekit", "malformed metric name", spec, _GRAMMAR))
     info = get(name)
     kwargs = dict(options)
     if match["at"] is not None:

@@ -14,7 +14,7 @@ Examples
 {'ndcg@10': 0.79..., 'map': 0.666..., 'mrr': 0.75}
 """
 
-from scorekit.ranking import _inputs, _trec_format  # noqa: F401  (registrations)
+from scorekit.ranking import _inputs, _names, _trec_format  # noqa: F401  (registrations)
 from scorekit.ranking._arrays import dcg, ndcg
 from scorekit.ranking._binary import (
     MAP,
@@ -35,6 +35,8 @@ from scorekit.ranking._evaluate import (
 )
 from scorekit.ranking._graded import CG, DCG, ERR, NDCG
 from scorekit.ranking._kendall import KendallTau, kendall_tau
+from scorekit.ranking._measures import GMMAP, RBP, InfAP, JudgedAtK, RBPResidual
+from scorekit.ranking._names import TOOLS, foreign_name, translate
 from scorekit.ranking._state import GAINS, MISSING, QueryValues
 from scorekit.ranking._trec import read_run_file
 
@@ -43,17 +45,23 @@ __all__ = [
     "DCG",
     "ERR",
     "GAINS",
+    "GMMAP",
     "MAP",
     "MISSING",
     "MRR",
     "NDCG",
+    "RBP",
+    "TOOLS",
     "BPref",
     "FAtK",
     "HitRate",
+    "InfAP",
+    "JudgedAtK",
     "KendallTau",
     "Precision",
     "Qrels",
     "QueryValues",
+    "RBPResidual",
     "RPrecision",
     "RankingResult",
     "Recall",
@@ -62,6 +70,7 @@ __all__ = [
     "as_run",
     "dcg",
     "evaluate",
+    "foreign_name",
     "kendall_tau",
     "ndcg",
     "per_query_values",
@@ -69,4 +78,5 @@ __all__ = [
     "read_qrels",
     "read_run",
     "read_run_file",
+    "translate",
 ]

@@ -411,6 +411,7 @@ def _judged(data: _Candidates) -> Judged:
         judged_query=data.query.astype(np.int64),
         judged_grade=data.grade,
         absent=np.array([], dtype=str),
+        listed=np.ones(n, dtype=bool),
     )
 
 

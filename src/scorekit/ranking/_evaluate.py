@@ -51,7 +51,18 @@ class RankingResult(Mapping[str, float]):
         return f"RankingResult({{{body}}})"
 
 
-_OPTIONS = ("relevance_level", "missing", "gain", "beta", "max_grade")
+_OPTIONS = (
+    "relevance_level",
+    "missing",
+    "judged_only",
+    "max_docs",
+    "gain",
+    "gains",
+    "log_base",
+    "beta",
+    "max_grade",
+    "p",
+)
 _LOCAL = {"ap": "map"}
 """Names that mean a ranking metric here and another metric elsewhere."""
 
@@ -69,8 +80,9 @@ def ranking_metrics(
         or configured ranking metrics (keyed by their name and cutoff).
     options : mapping, optional
         Options given to every metric named by a string that has them:
-        ``relevance_level``, ``missing``, ``gain``, ``beta``, ``max_grade``
-        (see :func:`evaluate`).
+        ``relevance_level``, ``missing``, ``judged_only``, ``max_docs``,
+        ``gain``, ``gains``, ``log_base``, ``beta``, ``max_grade``, ``p`` (see
+        :func:`evaluate`).
 
     Returns
     -------
@@ -87,8 +99,9 @@ def ranking_metrics(
     Examples
     --------
     >>> ranking_metrics(["ndcg@10", "ap"], {"missing": "zero"})
-    {'ndcg@10': NDCG(k=10, relevance_level=1.0, missing='zero', gain='linear'),
-     'ap': MAP(k=None, relevance_level=1.0, missing='zero')}
+    {'ndcg@10': NDCG(k=10, relevance_level=1.0, missing='zero', judged_only=False,
+                     max_docs=None, gain='linear', gains=None, log_base=2.0),
+     'ap': MAP(k=None, relevance_level=1.0, missing='zero', judged_only=False, max_docs=None)}
     """
     options = dict(options or {})
     unknown = sorted(set(options) - set(_OPTIONS))
@@ -168,8 +181,11 @@ def evaluate(
         Options applied to every metric named by a string that has them
         (metric objects are used as configured): ``relevance_level``,
         ``missing`` (``"zero"`` counts qrels queries absent from the run as 0,
-        trec_eval ``-c``), ``gain`` (``"exp"`` for 2^rel - 1), ``beta``,
-        ``max_grade``.
+        trec_eval ``-c``, also when the run shares no query with the qrels),
+        ``judged_only`` (drop unjudged documents first, trec_eval ``-J``),
+        ``max_docs`` (the first documents of each query only, trec_eval
+        ``-M``), ``gain`` (``"exp"`` for 2^rel - 1), ``gains`` (a gain per
+        grade), ``log_base``, ``beta``, ``max_grade``, ``p`` (RBP's persistence).
 
     Returns
     -------

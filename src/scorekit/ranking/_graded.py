@@ -12,15 +12,16 @@ import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import Explanation, register, sentences
-from scorekit.errors import ConfigError, choices, message
+from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.ranking._data import Qrels
 from scorekit.ranking._explanations import GAIN, ORDER, TE
+from scorekit.ranking._gains import format_gains, parse_gains
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import GAINS, QueryValues, RankingMetric, _gain, _ratio
 
@@ -29,25 +30,80 @@ __all__ = ["CG", "DCG", "ERR", "NDCG"]
 
 @dataclass(frozen=True)
 class _GainMetric(RankingMetric):
-    """Shared ``gain`` option of the graded metrics."""
+    """Shared ``gain`` and ``gains`` options of the graded metrics."""
 
     gain: Literal["linear", "exp"] = "linear"
+    gains: Any = None
     _divides_by_relevant: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.gain not in GAINS:
             raise ConfigError(message(self.name, "unknown gain", self.gain, choices(GAINS)))
+        table = parse_gains(self.name, self.gains)
+        if table is not None and self.gain != "linear":
+            raise ConfigError(
+                message(
+                    self.name,
+                    "gains per grade replace the gain function",
+                    raw(f"gain={self.gain!r} with gains"),
+                    "gain='linear' (the default) with gains",
+                )
+            )
+        object.__setattr__(self, "gains", table)
 
     def _extra_setting(self) -> str:
-        return f", gain={self.gain!r}"
+        extra = f", gain={self.gain!r}"
+        if self.gains is not None:
+            extra += f", gains={format_gains(self.gains)}"
+        return extra
+
+    def _gains(self, grade: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The gain of each grade (NaN for unjudged documents and negative grades: 0)."""
+        if self.gains is None:
+            return _gain(grade, self.gain)
+        out: NDArray[np.float64] = np.where(np.isnan(grade) | (grade <= 0), 0.0, grade)
+        for g, value in self.gains:
+            out[grade == g] = value
+        return out
+
+    def _discount(self, rank: NDArray[np.int64]) -> NDArray[np.float64]:
+        return np.ones(len(rank))
 
     def _dcg(self, judged: Judged, discount: bool = True) -> NDArray[np.float64]:
         cut = self._cut(judged)
-        gains = _gain(judged.grade, self.gain)
+        gains = self._gains(judged.grade)
         if discount:
-            gains = gains / np.log2(judged.rank + 1.0)
+            gains = gains / self._discount(judged.rank)
         return judged.per_query(cut, gains)
+
+
+@dataclass(frozen=True)
+class _DiscountMetric(_GainMetric):
+    """The ``log_base`` of the discount of DCG and nDCG."""
+
+    log_base: float = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        b = self.log_base
+        ok = isinstance(b, int | float | np.integer | np.floating) and not isinstance(b, bool)
+        if not ok or not math.isfinite(b) or b <= 1:
+            raise ConfigError(message(self.name, "invalid log_base", b, "a number > 1"))
+        object.__setattr__(self, "log_base", float(b))
+
+    def _extra_setting(self) -> str:
+        extra = super()._extra_setting()
+        return extra if self.log_base == 2 else extra + f", log_base={self.log_base!r}"
+
+    def _discount(self, rank: NDArray[np.int64]) -> NDArray[np.float64]:
+        """log_b(rank + 1): log2 for base 2, else ln(rank + 1) / ln(b), as scikit-learn."""
+        out: NDArray[np.float64]
+        if self.log_base == 2:
+            out = np.log2(rank + 1.0)
+        else:
+            out = np.log(rank + 1.0) / np.log(self.log_base)
+        return out
 
 
 _GAIN_DOC = """
@@ -94,7 +150,7 @@ class CG(_GainMetric):
     "dcg", higher_is_better=True, bounds=(0.0, math.inf), inputs="qrels_run", grows=True, at="k"
 )
 @dataclass(frozen=True)
-class DCG(_GainMetric):
+class DCG(_DiscountMetric):
     """Discounted cumulative gain at k.
 
     .. math:: DCG@k = \\sum_{i=1}^{k} \\frac{\\text{gain}_i}{\\log_2(i + 1)}
@@ -130,7 +186,7 @@ class DCG(_GainMetric):
 
 @register("ndcg", higher_is_better=True, bounds=(0.0, 1.0), inputs="qrels_run", grows=True, at="k")
 @dataclass(frozen=True)
-class NDCG(_GainMetric):
+class NDCG(_DiscountMetric):
     """Normalised DCG at k: DCG@k over the DCG@k of the ideal ordering of the judgments.
 
     .. math:: nDCG@k = DCG@k / IDCG@k
@@ -192,9 +248,9 @@ class NDCG(_GainMetric):
 
     def ideal(self, judged: Judged) -> NDArray[np.float64]:
         """IDCG@k per query, from every judged document of the query."""
-        q, gains, rank = judged.ideal_gains(_gain(judged.judged_grade, self.gain))
+        q, gains, rank = judged.ideal_gains(self._gains(judged.judged_grade))
         keep = rank <= self.k if self.k is not None else np.ones(len(rank), dtype=bool)
-        weights = (gains / np.log2(rank + 1.0))[keep]
+        weights = (gains / self._discount(rank))[keep]
         ideal: NDArray[np.float64] = np.bincount(
             q[keep], weights=weights, minlength=judged.n_queries
         ).astype(np.float64)

@@ -26,10 +26,11 @@ class Judged:
 
     Ranked rows (the run's documents of evaluated queries, in ranking order):
     ``row_query`` (index into ``queries``), ``rank`` (1-based) and ``grade``
-    (the qrels grade, NaN for an unjudged document or a negative grade).
-    Judgments (the qrels rows of evaluated queries, retrieved or not):
-    ``judged_query`` and ``judged_grade``. ``absent`` lists the qrels queries
-    with no row in the run.
+    (the qrels grade, NaN for an unjudged document or a negative grade) and
+    ``listed`` (the document is in the qrels, whatever its grade). Judgments
+    (the qrels rows of evaluated queries, retrieved or not): ``judged_query``
+    and ``judged_grade``. ``absent`` lists the qrels queries with no row in
+    the run.
     """
 
     queries: NDArray[np.str_]
@@ -39,6 +40,7 @@ class Judged:
     judged_query: NDArray[np.int64]
     judged_grade: NDArray[np.float64]
     absent: NDArray[np.str_]
+    listed: NDArray[np.bool_]
 
     @property
     def n_queries(self) -> int:
@@ -87,6 +89,32 @@ class Judged:
         rank = np.arange(len(q)) - starts[q] + 1
         return q, g, rank.astype(np.int64)
 
+    def keep(self, mask: NDArray[np.bool_]) -> Judged:
+        """The ranking with only the ranked rows in ``mask``, ranked again from 1 per query.
+
+        The judgments and the queries stay as they are (a query may be left
+        with no ranked row).
+        """
+        if mask.all():
+            return self
+        row_query = self.row_query[mask]
+        first = np.ones(len(row_query), dtype=bool)
+        first[1:] = row_query[1:] != row_query[:-1]
+        starts = np.flatnonzero(first)
+        lengths = np.diff(np.append(starts, len(row_query)))
+        rank = np.arange(1, len(row_query) + 1, dtype=np.int64)
+        rank -= np.repeat(starts, lengths)
+        return Judged(
+            queries=self.queries,
+            row_query=row_query,
+            rank=rank,
+            grade=self.grade[mask],
+            judged_query=self.judged_query,
+            judged_grade=self.judged_grade,
+            absent=self.absent,
+            listed=self.listed[mask],
+        )
+
     def first_rows(self) -> NDArray[np.int64]:
         """The position of each query's first ranked row (queries with rows only)."""
         return np.flatnonzero(self.rank == 1)
@@ -117,6 +145,8 @@ def judge(qrels: Qrels, run: Run) -> Judged:
     grades[grades < 0] = np.nan
     by_row = np.full(len(run), np.nan)
     by_row[hit] = grades
+    listed = np.zeros(len(run), dtype=bool)
+    listed[hit] = True
 
     at = np.searchsorted(queries, qrels_queries)
     inside = at < len(queries)
@@ -130,6 +160,7 @@ def judge(qrels: Qrels, run: Run) -> Judged:
         judged_query=at[judged_codes[judged]].astype(np.int64),
         judged_grade=qrels.values[judged],
         absent=absent,
+        listed=listed[rows],
     )
 
 

@@ -146,11 +146,14 @@ def _check_level(name: str, level: Any) -> float:
 
 @dataclass(frozen=True)
 class RankingMetric(Metric[QueryValues]):
-    """Shared options: the cutoff ``k``, ``relevance_level`` and the ``missing`` policy."""
+    """Shared options: the cutoff ``k``, ``relevance_level``, the ``missing`` policy,
+    ``judged_only`` (trec_eval ``-J``) and ``max_docs`` (trec_eval ``-M``)."""
 
     k: int | None = None
     relevance_level: float = 1
     missing: Missing = "skip"
+    judged_only: bool = False
+    max_docs: int | None = None
 
     _needs_k: ClassVar[bool] = False
     _divides_by_relevant: ClassVar[bool] = True
@@ -160,11 +163,32 @@ class RankingMetric(Metric[QueryValues]):
         object.__setattr__(self, "relevance_level", _check_level(self.name, self.relevance_level))
         if self.missing not in MISSING:
             raise ConfigError(message(self.name, "unknown missing", self.missing, choices(MISSING)))
+        if not isinstance(self.judged_only, bool | np.bool_):
+            raise ConfigError(message(self.name, "invalid judged_only", self.judged_only, "a bool"))
+        object.__setattr__(self, "judged_only", bool(self.judged_only))
+        m = self.max_docs
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1):
+            raise ConfigError(message(self.name, "invalid max_docs", m, "an integer >= 1 or None"))
+        object.__setattr__(self, "max_docs", None if m is None else int(m))
 
     def _setting(self) -> str:
         at = "" if self.k is None else f"@{self.k}"
         extra = self._extra_setting()
+        if self.judged_only:
+            extra += ", judged_only=True"
+        if self.max_docs is not None:
+            extra += f", max_docs={self.max_docs}"
         return f"{self.name}{at}(relevance_level={self.relevance_level!r}{extra})"
+
+    def view(self, judged: Judged) -> Judged:
+        """The ranking this metric reads: unjudged documents dropped with ``judged_only``
+        (trec_eval ``-J``; negative grades count as unjudged), then each query cut
+        to its first ``max_docs`` documents (trec_eval ``-M``)."""
+        if self.judged_only:
+            judged = judged.keep(~np.isnan(judged.grade))
+        if self.max_docs is not None:
+            judged = judged.keep(judged.rank <= self.max_docs)
+        return judged
 
     def _extra_setting(self) -> str:
         return ""
@@ -199,7 +223,7 @@ class RankingMetric(Metric[QueryValues]):
         Settings that default from the qrels (ERR's ``max_grade``) must be
         resolved first with :meth:`for_qrels`.
         """
-        values, undefined = self._query_values(judged)
+        values, undefined = self._query_values(self.view(judged))
         return QueryValues(
             self._setting(),
             self.missing,
@@ -236,15 +260,7 @@ class RankingMetric(Metric[QueryValues]):
         Warns (:class:`~scorekit.errors.UndefinedMetricWarning`) when some
         queries have an undefined value, counted as 0.
         """
-        if len(state.queries) == 0:
-            raise InputError(
-                message(
-                    self.name,
-                    "no query to evaluate",
-                    raw(f"{len(state.absent)} qrels queries and none of them in the run"),
-                    "a run that shares queries with the qrels",
-                )
-            )
+        self._check_some_query(state)
         if state.undefined:
             warnings.warn(
                 self._undefined_text(state.undefined, len(state.queries)),
@@ -253,6 +269,22 @@ class RankingMetric(Metric[QueryValues]):
             )
         _, values = state.table()
         return float(np.mean(values))
+
+    def _check_some_query(self, state: QueryValues) -> None:
+        """Raise when no query counts: none evaluated and (unless ``missing='zero'``) none absent.
+
+        With ``missing='zero'``, qrels queries absent from the run count as 0
+        even when the run shares no query with the qrels (trec_eval ``-c``).
+        """
+        if len(state.queries) == 0 and not (self.missing == "zero" and len(state.absent)):
+            raise InputError(
+                message(
+                    self.name,
+                    "no query to evaluate",
+                    raw(f"{len(state.absent)} qrels queries and none of them in the run"),
+                    "a run that shares queries with the qrels (or missing='zero')",
+                )
+            )
 
     # bootstrap: each query is a unit -------------------------------------------
 
@@ -327,8 +359,7 @@ class RankingMetric(Metric[QueryValues]):
         >>> metric.compute_replicates(state, np.array([[1, 1], [0, 3], [0, 0]]))
         array([0.75, 0.5 ,  nan])
         """
-        if len(state.queries) == 0:
-            self.compute(state)
+        self._check_some_query(state)
         _, values = state.table()
         w = self._unit_weights(weights, len(values))
         total = w.sum(axis=1)
