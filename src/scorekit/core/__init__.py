@@ -43,7 +43,7 @@ from scorekit.core._metric import (
     state_field,
 )
 from scorekit.core._providers import add_provider
-from scorekit.core._replicates import row_replicates
+from scorekit.core._replicates import repeated_row_replicates, row_replicates
 from scorekit.core._result import EvaluationResult
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
 from scorekit.core._statecheck import totals_agree
@@ -77,6 +77,7 @@ __all__ = [
     "register",
     "register_input_kind",
     "register_spelling",
+    "repeated_row_replicates",
     "row_replicates",
     "sentences",
     "state_field",
