@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.calibration import calibration_curve as sk_calibration_curve
@@ -23,6 +25,8 @@ from scorekit.classification import (
     ROCCurveMetric,
 )
 from scorekit.errors import InputError
+
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
 
 
 @pytest.fixture(autouse=True)
@@ -148,3 +152,54 @@ def test_bad_inputs_name_the_figure():
         plot.calibration(ROCCurveMetric().summarize([0, 1], [-3.0, 4.0]))
     with pytest.raises(InputError, match=r"scorekit\.plot\.predicted_vs_true"):
         plot.predicted_vs_true([1.0, 2.0], [1.0])
+
+
+def test_residuals_of_a_quantile_sketch_read_its_quantiles():
+    from scorekit.regression import MedAE
+
+    rng = np.random.default_rng(6)
+    t, p = rng.normal(size=(500, 2)), rng.normal(size=(500, 2))
+    state = MedAE(relative_accuracy=0.01).summarize(t, p)
+    ax = plot.residuals(state)
+    assert len(ax.lines) == 2
+    np.testing.assert_allclose(ax.lines[1].get_ydata(), np.linspace(0.01, 0.99, 99))
+    np.testing.assert_allclose(ax.lines[1].get_xdata()[49], state.quantile(0.5)[1])
+    exact = np.quantile(np.abs(t - p)[:, 0], 0.9)
+    assert ax.lines[0].get_xdata()[89] == pytest.approx(exact, rel=0.03)
+
+
+def test_sweep_draws_each_step_at_its_throughput_and_latency():
+    from scorekit import throughput
+
+    records = throughput.read_records(DATA / "requests.jsonl")
+    halves = [records.slice(0, 100), records.slice(100)]
+    steps = [(f"rate {k}", throughput.report(part)) for k, part in enumerate(halves)]
+    ax = plot.sweep(steps, latency="ttft", statistics=("p99",))
+    np.testing.assert_allclose(ax.lines[0].get_xdata(), [r.output_throughput for _, r in steps])
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [r.ttft.p99 * 1000 for _, r in steps])
+    assert [t.get_text() for t in ax.texts] == ["rate 0", "rate 1"]
+    with pytest.raises(InputError, match="unknown latency"):
+        plot.sweep(steps, latency="ttfb")
+
+
+def test_compare_draws_the_differences_of_stats_compare():
+    from scorekit import stats
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 300)
+    a = np.where(rng.random(300) < 0.7, y, 1 - y)
+    b = np.where(rng.random(300) < 0.8, y, 1 - y)
+    c = np.where(rng.random(300) < 0.75, y, 1 - y)
+    rows = stats.compare("accuracy", y, a, b, c, n_resamples=200, correction="holm")
+    ax = plot.compare(rows)
+    bars = ax.containers[0]
+    np.testing.assert_allclose(bars.lines[0].get_xdata(), [r.difference for r in rows])
+    segments = bars.lines[2][0].get_segments()
+    np.testing.assert_allclose([s[0][0] for s in segments], [r.low for r in rows])
+    np.testing.assert_allclose([s[1][0] for s in segments], [r.high for r in rows])
+    assert [t.get_text() for t in ax.texts] == [f"p = {r.adjusted:.3g}" for r in rows]
+
+
+def test_per_query_names_its_unit():
+    ax = plot.per_query([0.2, 0.4], name="bleu", unit="segment")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("bleu per segment", "Segments")

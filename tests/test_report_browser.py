@@ -29,9 +29,10 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("jinja2")
 
 import scorekit
-from scorekit import api, throughput
+from scorekit import api, qa, stats, throughput
 from scorekit.classification import ExpectedCalibrationError
 from scorekit.report import render
+from scorekit.text import read_parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "examples" / "data"
@@ -155,7 +156,19 @@ def _reports(tmp: Path) -> dict[str, str]:
     report = throughput.report(records, slo="ttft=200ms")
     out["throughput"] = render(report, title="throughput", records=records)
     text = api.evaluate_text(str(DATA / "hyps.txt"), [str(DATA / "refs_a.txt")], ["bleu", "rougeL"])
-    out["text"] = render(text, title="text")
+    hyps, refs = read_parallel(str(DATA / "hyps.txt"), [str(DATA / "refs_a.txt")])
+    out["text"] = render(text, title="text", texts=(refs, hyps))
+    dataset = json.loads((DATA / "squad_dev.json").read_text(encoding="utf-8"))
+    answers = json.loads((DATA / "squad_preds.json").read_text(encoding="utf-8"))
+    answers["q1"] = HOSTILE
+    squad = {"dataset": dataset, "predictions": answers}
+    out["qa"] = render(qa.squad(dataset, answers), title="qa", squad=squad)
+    steps = [(f"rate {k}", throughput.report(records.slice(k * 50, 50))) for k in range(3)]
+    out["sweep"] = render(report, title="sweep", sweep=steps)
+    y = rng.integers(0, 2, 200)
+    a, b = (np.where(rng.random(200) < q, y, 1 - y) for q in (0.7, 0.8))
+    rows = stats.compare("accuracy", y, a, b, names=["base", HOSTILE], n_resamples=200)
+    out["comparison"] = render(rows, title="comparison")
     return out
 
 
@@ -219,10 +232,11 @@ def test_every_report_opens_cleanly_in_chromium(tmp_path):
         assert probe["blocked"] == [], kind
         assert probe["resources"] == [], kind
         assert probe["scripts"] == 2, kind  # the two probe scripts only
-        assert bool(probe["boxes"]) == (kind != "text"), kind  # text states keep no figure
+        assert probe["boxes"], kind
         assert all(w > 50 and h > 50 for w, h in probe["boxes"]), (kind, probe["boxes"])
         console = [line for line in stderr.splitlines() if "CONSOLE" in line]
         assert console == [], (kind, console)
         shot = SHOTS / f"{kind}.png"
         assert shot.is_file() and shot.stat().st_size > 10_000, kind
-    assert seen["multiclass"][0]["hostile_text"]
+    for kind in ("multiclass", "qa", "comparison"):
+        assert seen[kind][0]["hostile_text"], kind

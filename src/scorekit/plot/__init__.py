@@ -10,9 +10,10 @@ scikit-learn's ``*Display.from_predictions``.
   :func:`confusion_matrix`, :func:`score_distribution`
 - regression: :func:`residuals`, :func:`predicted_vs_true`
 - ranking: :func:`per_query`
-- serving: :func:`latency_cdf`, :func:`throughput_over_time`
+- serving: :func:`latency_cdf`, :func:`throughput_over_time`, :func:`sweep`
+  (throughput against latency over the steps of a load-test sweep)
 - any metric: :func:`compare` (systems side by side, with intervals when the
-  values carry them)
+  values carry them; or the differences of :func:`scorekit.stats.compare`)
 
 Examples
 --------
@@ -38,6 +39,7 @@ from scorekit.plot._others import (
     per_query,
     predicted_vs_true,
     residuals,
+    sweep,
     throughput_over_time,
 )
 
@@ -55,5 +57,6 @@ __all__ = [
     "residuals",
     "roc",
     "score_distribution",
+    "sweep",
     "throughput_over_time",
 ]

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores, check_same_length
-from scorekit.core import State
+from scorekit.core import QuantileSketch, State
 from scorekit.errors import InputError, message, raw
 from scorekit.plot._common import axes, interval, value_of
 
@@ -19,6 +20,7 @@ __all__ = [
     "per_query",
     "predicted_vs_true",
     "residuals",
+    "sweep",
     "throughput_over_time",
 ]
 
@@ -43,10 +45,15 @@ def _thin(n: int) -> NDArray[np.intp]:
 
 
 def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None) -> Any:
-    """Residuals ``y_pred - y_true`` against the prediction, or the absolute errors' histogram.
+    """Residuals ``y_pred - y_true`` against the prediction, or the absolute errors' distribution.
 
     Given a state that keeps every absolute error (the median absolute error's
-    :class:`~scorekit.regression.AbsErrors`), draws their histogram.
+    :class:`~scorekit.regression.AbsErrors`), draws their histogram; given the
+    median absolute error's :class:`~scorekit.core.QuantileSketch`
+    (``relative_accuracy``), the cumulative distribution of the absolute
+    errors read from the sketch's quantiles (each within its relative
+    accuracy). No state keeps the signed residuals: their figure needs the
+    data.
 
     Examples
     --------
@@ -56,6 +63,8 @@ def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None
     """
     where = "scorekit.plot.residuals"
     ax = axes(ax, where)
+    if isinstance(y_true, QuantileSketch):
+        return _sketch_cdf(y_true, ax)
     if isinstance(y_true, State):
         errors = np.asarray(getattr(y_true, "errors", np.empty((0, 1))), dtype=np.float64)
         if errors.ndim != 2:
@@ -78,6 +87,21 @@ def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None
     ax.axhline(0, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("Predicted value")
     ax.set_ylabel("Residual (predicted - true)")
+    return ax
+
+
+def _sketch_cdf(state: QuantileSketch, ax: Any) -> Any:
+    """The absolute errors' CDF at 99 quantiles of each output of a quantile sketch."""
+    qs = np.linspace(0.01, 0.99, 99)
+    if state.n_samples:
+        values = np.stack([np.atleast_1d(state.quantile(float(q))) for q in qs])
+        for j in range(values.shape[1]):
+            ax.plot(values[:, j], qs, drawstyle="steps-post", label=f"output {j}")
+        if values.shape[1] > 1:
+            ax.legend(fontsize="small")
+    ax.set_xlabel(f"Absolute error (sketch, relative accuracy {state.relative_accuracy:g})")
+    ax.set_ylabel("Fraction of samples")
+    ax.set_ylim(0, 1.01)
     return ax
 
 
@@ -112,12 +136,15 @@ def per_query(
     at_k: Mapping[int, float] | None = None,
     bins: int = 20,
     name: str | None = None,
+    unit: str = "query",
     ax: Any = None,
 ) -> Any:
     """The distribution of per-query values, or a metric@k curve (``at_k``: k -> value).
 
     ``values`` are the per-query values, or a ranking metric's
-    :class:`~scorekit.ranking.QueryValues` state.
+    :class:`~scorekit.ranking.QueryValues` state. ``unit`` names what a value
+    is of (``"segment"`` for the per-segment values of a text metric,
+    ``"question"`` for QA).
 
     Examples
     --------
@@ -142,8 +169,8 @@ def per_query(
         raise InputError(message(where, "no values", raw("None"), "per-query values or at_k"))
     v = as_scores(where, "values", values)
     ax.hist(v, bins=bins, color="C0", alpha=0.8)
-    ax.set_xlabel(f"{name or 'value'} per query")
-    ax.set_ylabel("Queries")
+    ax.set_xlabel(f"{name or 'value'} per {unit}")
+    ax.set_ylabel("Queries" if unit == "query" else f"{unit.capitalize()}s")
     return ax
 
 
@@ -231,8 +258,52 @@ def throughput_over_time(
     return ax
 
 
+def _comparisons(systems: Any) -> bool:
+    return (
+        isinstance(systems, list | tuple)
+        and bool(systems)
+        and all(hasattr(row, "difference") and hasattr(row, "baseline") for row in systems)
+    )
+
+
+def _differences(rows: list[Any], ax: Any) -> Any:
+    """Each system's difference from its baseline, with its interval and p-value, a row each."""
+    y = np.arange(len(rows))[::-1]
+    diff = np.array([float(r.difference) for r in rows])
+    low = np.array([np.nan if r.low is None else float(r.low) for r in rows])
+    high = np.array([np.nan if r.high is None else float(r.high) for r in rows])
+    has = np.isfinite(low) & np.isfinite(high)
+    if has.any():
+        ax.errorbar(
+            diff[has],
+            y[has],
+            xerr=[diff[has] - low[has], high[has] - diff[has]],
+            fmt="o",
+            capsize=3,
+            color="C0",
+        )
+    if (~has).any():
+        ax.plot(diff[~has], y[~has], "o", color="C0")
+    ax.axvline(0, color="grey", linestyle=":", linewidth=1)
+    for yi, d, r in zip(y, diff, rows, strict=True):
+        p = r.pvalue if getattr(r, "adjusted", None) is None else r.adjusted
+        if p is not None and math.isfinite(float(p)):
+            ax.annotate(
+                f"p = {float(p):.3g}",
+                (d, yi),
+                xytext=(0, 6),
+                textcoords="offset points",
+                ha="center",
+                fontsize="small",
+            )
+    ax.set_yticks(y, [f"{r.system} - {r.baseline}\n{r.metric}" for r in rows])
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel("Difference from the baseline")
+    return ax
+
+
 def compare(
-    systems: Mapping[str, Mapping[str, Any]] | Mapping[str, Any],
+    systems: Mapping[str, Mapping[str, Any]] | Mapping[str, Any] | Sequence[Any],
     *,
     metrics: Sequence[str] | None = None,
     ax: Any = None,
@@ -241,7 +312,11 @@ def compare(
 
     ``systems`` maps a system's name to its values (metric -> value); a value
     with ``low`` and ``high`` (or ``ci``) draws its interval. A flat mapping
-    (metric -> value) is one system.
+    (metric -> value) is one system. A list of
+    :class:`~scorekit.stats.Comparison` (:func:`scorekit.stats.compare`)
+    draws each system's difference from the baseline, a row each, with the
+    interval of the difference where the test gives one and the p-value
+    (adjusted, when a correction was asked for).
 
     Examples
     --------
@@ -249,8 +324,18 @@ def compare(
     >>> ax = compare(runs)
     >>> len(ax.patches)
     4
+    >>> from scorekit import stats
+    >>> y = [0, 1, 1, 0, 1, 0, 1, 1] * 10
+    >>> a, b = [0, 1, 0, 0, 1, 1, 1, 0] * 10, [0, 1, 1, 0, 1, 0, 1, 0] * 10
+    >>> rows = stats.compare("accuracy", y, a, b, test="mcnemar", names=["a", "b"])
+    >>> ax = compare(rows)
+    >>> ax.lines[0].get_xdata().tolist(), ax.get_xlabel()
+    ([0.25], 'Difference from the baseline')
     """
     where = "scorekit.plot.compare"
+    if _comparisons(systems):
+        return _differences(list(cast(Sequence[Any], systems)), axes(ax, where))
+    systems = cast(Mapping[str, Any], systems)
     if systems and not all(isinstance(v, Mapping) for v in systems.values()):
         systems = {"system": systems}
     table: dict[str, Mapping[str, Any]] = dict(systems)
@@ -277,4 +362,70 @@ def compare(
     )
     ax.set_ylabel("Value")
     ax.legend(fontsize="small")
+    return ax
+
+
+_SWEEP_LATENCIES = ("ttft", "tpot", "itl", "e2e")
+
+
+def sweep(
+    steps: Mapping[str, Any] | Sequence[tuple[str, Any]],
+    *,
+    latency: str = "e2e",
+    statistics: Sequence[str] = ("median", "p99"),
+    throughput: str = "output_throughput",
+    ax: Any = None,
+) -> Any:
+    """Throughput against latency over the steps of a load-test sweep, a point per step.
+
+    ``steps`` are ``(label, report)`` pairs in the order of the sweep
+    (:func:`scorekit.loadtest.sweep_reports`) or a mapping label -> report of
+    :class:`~scorekit.throughput.ThroughputReport`. Each of ``statistics``
+    (``mean``, ``median``, ``p90``, ``p99``, ``max``) of the ``latency``
+    (``ttft``, ``tpot``, ``itl``, ``e2e``) is a line, in milliseconds, against
+    the report's ``throughput`` (``output_throughput``, ``request_throughput``,
+    ``total_token_throughput``, ``goodput``); each point is labelled by its step.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> step = lambda tps, p50, p99: NS(output_throughput=tps, e2e=NS(median=p50, p99=p99))
+    >>> ax = sweep([("rate 1", step(50.0, 0.4, 0.9)), ("rate 4", step(180.0, 0.7, 2.0))])
+    >>> ax.lines[0].get_xdata().tolist(), ax.lines[1].get_ydata().tolist()
+    ([50.0, 180.0], [900.0, 2000.0])
+    """
+    where = "scorekit.plot.sweep"
+    if latency not in _SWEEP_LATENCIES:
+        raise InputError(message(where, "unknown latency", latency, ", ".join(_SWEEP_LATENCIES)))
+    pairs = list(steps.items()) if isinstance(steps, Mapping) else list(steps)
+    ax = axes(ax, where)
+    xs = []
+    for _, found in pairs:
+        value = getattr(found, throughput, None)
+        if value is None and not hasattr(found, throughput):
+            raise InputError(
+                message(where, "no such throughput in the report", throughput, "a report field")
+            )
+        xs.append(np.nan if value is None else float(value))
+    x = np.asarray(xs, dtype=np.float64)
+    for k, statistic in enumerate(statistics):
+        ys = []
+        for _, found in pairs:
+            value = getattr(getattr(found, latency, None), statistic, None)
+            ys.append(np.nan if value is None else float(value) * 1000)
+        ax.plot(x, ys, marker="o", color=f"C{k}", label=f"{latency.upper()} {statistic}")
+        if k == len(statistics) - 1:
+            for (label, _), xi, yi in zip(pairs, x, ys, strict=True):
+                if math.isfinite(xi) and math.isfinite(yi):
+                    ax.annotate(
+                        str(label),
+                        (xi, yi),
+                        xytext=(4, 4),
+                        textcoords="offset points",
+                        fontsize="small",
+                    )
+    ax.set_xlabel(throughput.replace("_", " ").capitalize())
+    ax.set_ylabel(f"{latency.upper()} (ms)")
+    if ax.lines:
+        ax.legend(loc="best", fontsize="small")
     return ax

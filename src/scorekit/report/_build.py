@@ -16,7 +16,7 @@ from scorekit.plot import INSTALL, interval, require_matplotlib
 from scorekit.report._sections import Section, sections
 from scorekit.report._text import fmt
 
-__all__ = ["MAX_BYTES", "Contents", "contents", "render", "report"]
+__all__ = ["MAX_BYTES", "Contents", "comparison", "contents", "is_comparisons", "render", "report"]
 
 MAX_BYTES = 5 * 2**20
 """The largest report written: 5 MiB."""
@@ -35,6 +35,30 @@ class Contents:
     records: Any = None
     inputs: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
+    columns: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    texts: Any = None
+    squad: Mapping[str, Any] | None = None
+    sweep: list[tuple[str, Any]] | None = None
+    comparisons: list[Any] = dataclasses.field(default_factory=list)
+
+
+def is_comparisons(result: Any) -> bool:
+    """Whether ``result`` is a non-empty list of comparisons (:func:`scorekit.stats.compare`)."""
+    return (
+        isinstance(result, list | tuple)
+        and bool(result)
+        and all(hasattr(row, "baseline_value") and hasattr(row, "difference") for row in result)
+    )
+
+
+def _unwrapped(c: Contents) -> None:
+    """A bootstrap's metric and state replaced by the metric it wraps and its state of all rows."""
+    for key, state in list(c.states.items()):
+        inner_state = getattr(state, "state", None)
+        inner_metric = getattr(c.metrics.get(key), "inner", None)
+        if isinstance(inner_state, State) and inner_metric is not None:
+            c.states[key] = inner_state
+            c.metrics[key] = inner_metric
 
 
 def contents(
@@ -45,6 +69,9 @@ def contents(
     records: Any = None,
     states: Mapping[str, State] | None = None,
     notes: Sequence[str] = (),
+    texts: Any = None,
+    squad: Mapping[str, Any] | None = None,
+    sweep: Sequence[tuple[str, Any]] | None = None,
 ) -> Contents:
     """The values, states and settings of any result scorekit returns.
 
@@ -53,11 +80,14 @@ def contents(
     ``evaluate_text``, merged state files), a
     :class:`~scorekit.throughput.ThroughputReport` (with the request
     ``records`` for figures over time, or the ``states`` it was computed
-    from), or a mapping of values.
+    from), or a mapping of values. A bootstrap's state (``ci=``) is reported
+    as the state of the metric it wraps, its value as the interval.
     """
     found = Contents(title or "scorekit report", {}, {}, {}, inputs=list(inputs), notes=list(notes))
     found.records = records
     found.states = dict(states or {})
+    found.texts, found.squad = texts, squad
+    found.sweep = None if sweep is None else list(sweep)
     inner = getattr(result, "result", None)
     if inner is not None and hasattr(inner, "states"):
         found.metrics = dict(getattr(result, "metrics", {}) or {})
@@ -76,6 +106,12 @@ def contents(
     if isinstance(result, Mapping) and not hasattr(result, "states"):
         found.values = dict(result)
         return found
+    if is_comparisons(result):
+        found.comparisons = list(result)
+        for row in found.comparisons:
+            found.values.setdefault(f"{row.metric}: {row.baseline}", row.baseline_value)
+            found.values[f"{row.metric}: {row.system}"] = row.value
+        return found
     if not hasattr(result, "states"):
         raise InputError(
             message(
@@ -91,17 +127,27 @@ def contents(
     if found.rows is None:
         found.rows = getattr(result, "rows", None)
     found.notes += list(getattr(result, "warnings", []) or [])
+    columns = getattr(result, "columns", None)
+    if isinstance(columns, Mapping):
+        found.columns = {str(k): [str(v) for v in vs] for k, vs in columns.items()}
+    _unwrapped(found)
     return found
 
 
-def _summary(c: Contents) -> list[list[str]]:
+def _summary(c: Contents) -> tuple[list[str], list[list[str]], list[str]]:
+    """The summary's headers and rows (low and high columns when a value has an interval)."""
+    intervals = {key: interval(value) for key, value in c.values.items()}
+    shown = any(ci is not None for ci in intervals.values())
     rows = []
+    how: dict[str, None] = {}
     for key, value in c.values.items():
         metric = c.metrics.get(key)
-        ci = interval(value)
-        shown = fmt(value)
-        if ci is not None:
-            shown += f"  [{ci[0]:.4g}, {ci[1]:.4g}]"
+        row = [key, fmt(value)]
+        ci = intervals[key]
+        if shown:
+            row += ["", ""] if ci is None else [fmt(ci[0]), fmt(ci[1])]
+        if ci is not None and hasattr(value, "confidence") and hasattr(value, "method"):
+            how[f"{float(value.confidence):.0%} {value.method}"] = None
         settings = repr(metric) if metric is not None else ""
         signature = getattr(value, "signature", None)
         make = getattr(metric, "signature", None)
@@ -112,8 +158,10 @@ def _summary(c: Contents) -> list[list[str]]:
                 signature = None
         if isinstance(signature, str):
             settings = f"{settings} signature: {signature}".strip()
-        rows.append([key, shown, settings])
-    return rows
+        rows.append([*row, settings])
+    headers = ["metric", "value", *(["low", "high"] if shown else []), "settings"]
+    notes = [f"Intervals: {', '.join(how)}." if how else "Intervals as the values carry them."]
+    return headers, rows, notes if shown else []
 
 
 def _environment() -> Any:
@@ -149,12 +197,19 @@ def render(result: Any, **options: Any) -> str:
     if c.rows is not None:
         facts.append(["rows", f"{c.rows:,}"])
     facts += [["input", name] for name in c.inputs]
-    summary, notes = _summary(c), list(dict.fromkeys(c.notes))
+    headers, summary, how = _summary(c)
+    notes = list(dict.fromkeys(c.notes))
 
     def page() -> str:
         return str(
             template.render(
-                title=c.title, facts=facts, summary=summary, sections=parts, notes=notes
+                title=c.title,
+                facts=facts,
+                headers=headers,
+                summary=summary,
+                intervals=how,
+                sections=parts,
+                notes=notes,
             )
         )
 
@@ -180,6 +235,9 @@ def report(
     records: Any = None,
     states: Mapping[str, State] | None = None,
     notes: Sequence[str] = (),
+    texts: Any = None,
+    squad: Mapping[str, Any] | None = None,
+    sweep: Sequence[tuple[str, Any]] | None = None,
 ) -> str:
     """Write the self-contained HTML report of ``result`` to ``path`` and return the path.
 
@@ -187,8 +245,9 @@ def report(
     ----------
     result
         An evaluation result (:func:`scorekit.evaluate`, the :mod:`scorekit.api`
-        functions, merged state files), a throughput report, or a mapping of
-        values (``scorekit.qa.squad``).
+        functions, merged state files; with ``ci=``, its intervals), a
+        throughput report, a mapping of values (``scorekit.qa.squad``), or the
+        comparisons of :func:`scorekit.stats.compare` (see :func:`comparison`).
     path
         The HTML file written (its folder must exist).
     title
@@ -197,12 +256,27 @@ def report(
         The input files, listed in the summary.
     records
         For a throughput report: the request records
-        (:func:`scorekit.throughput.read_records`), for the figures over time.
+        (:func:`scorekit.throughput.read_records`), for the figures over time;
+        a sweep's records (a ``step`` column) also give its figure of
+        throughput against latency, a point per step.
     states
         For a throughput report: the states it was computed from (merged
         shards), for the latency figures.
     notes
         Warnings to show.
+    texts
+        For text metrics: ``(references, predictions)`` as the metrics'
+        ``summarize`` takes them, for the distribution of the per-segment
+        values and the worst segments.
+    squad
+        For SQuAD scores: the keyword arguments of :func:`scorekit.qa.squad`
+        (``dataset``, ``predictions``, and ``version``, ``na_probs``,
+        ``na_prob_thresh`` when not the defaults), for the per-question exact
+        match and F1 and the worst questions.
+    sweep
+        For a load-test sweep: ``(label, throughput report)`` per step
+        (:func:`scorekit.loadtest.sweep_reports`), for the figure of
+        throughput against latency and the table of the steps.
 
     Examples
     --------
@@ -211,7 +285,60 @@ def report(
     >>> path.endswith("r.html")
     True
     """
-    html = render(result, title=title, inputs=inputs, records=records, states=states, notes=notes)
+    html = render(
+        result,
+        title=title,
+        inputs=inputs,
+        records=records,
+        states=states,
+        notes=notes,
+        texts=texts,
+        squad=squad,
+        sweep=sweep,
+    )
+    return _write(html, path)
+
+
+def comparison(
+    results: Sequence[Any],
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    inputs: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    """Write the report of systems compared (:func:`scorekit.stats.compare`) and return the path.
+
+    ``results`` are :class:`~scorekit.stats.Comparison` rows (one per system
+    and metric against the baseline). The report shows the values of the
+    systems side by side, each difference from the baseline with its interval
+    (where the test gives one) and p-value, and the table of the tests.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from scorekit import stats
+    >>> y = [0, 1, 1, 0, 1, 0, 1, 1] * 10
+    >>> a, b = [0, 1, 0, 0, 1, 1, 1, 0] * 10, [0, 1, 1, 0, 1, 0, 1, 0] * 10
+    >>> rows = stats.compare("accuracy", y, a, b, n_resamples=200, names=["a", "b"])
+    >>> path = comparison(rows, os.path.join(tempfile.mkdtemp(), "c.html"))
+    >>> "Differences from the baseline" in open(path, encoding="utf-8").read()
+    True
+    """
+    if not is_comparisons(results):
+        raise InputError(
+            message(
+                "scorekit.report.comparison",
+                "not comparisons",
+                raw(type(results).__name__),
+                "a non-empty list of scorekit.stats.Comparison",
+            )
+        )
+    html = render(list(results), title=title or "scorekit comparison", inputs=inputs, notes=notes)
+    return _write(html, path)
+
+
+def _write(html: str, path: str | os.PathLike[str]) -> str:
     target = Path(path)
     try:
         target.write_text(html, encoding="utf-8")

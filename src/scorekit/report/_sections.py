@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import itertools
 import re
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,94 +11,61 @@ import numpy as np
 from scorekit import plot
 from scorekit.classification import CalibrationHistogram, ConfusionCounts, ScoreHistogram
 from scorekit.core import State
+from scorekit.report._page import Section, Table, svg
+from scorekit.report._page import figure as _figure
+from scorekit.report._regression import regression
+from scorekit.report._segments import squad_section, text_section
+from scorekit.report._systems import comparison_section, sweep_of_records, sweep_section
 from scorekit.report._text import fmt
 
 __all__ = ["Section", "Table", "sections", "svg"]
 
-_MAX_LINE_POINTS = 2000
 _SHOWN_QUERIES = 10
-_counter = itertools.count()
 
 
-@dataclasses.dataclass
-class Table:
-    """A captioned table of text cells."""
+def positive_index(labels: Any, pos_label: Any) -> int | None:
+    """The index of the positive class among a binary state's labels, or None when unknown.
 
-    caption: str
-    headers: list[str]
-    rows: list[list[str]]
-
-
-@dataclasses.dataclass
-class Section:
-    """A titled part of the report: figures (caption, inline SVG), tables and paragraphs."""
-
-    title: str
-    figures: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    tables: list[Table] = dataclasses.field(default_factory=list)
-    text: list[str] = dataclasses.field(default_factory=list)
-
-
-def _thin(ax: Any) -> None:
-    """Keep at most ``_MAX_LINE_POINTS`` evenly spread points (and the ends) of each line."""
-    for line in ax.lines:
-        x, y = line.get_xdata(), line.get_ydata()
-        if len(x) > _MAX_LINE_POINTS:
-            keep = np.unique(np.linspace(0, len(x) - 1, _MAX_LINE_POINTS).astype(int))
-            line.set_data(np.asarray(x)[keep], np.asarray(y)[keep])
-
-
-def svg(draw: Callable[[Any], Any], size: tuple[float, float] = (5.0, 3.8)) -> str:
-    """The inline SVG of a figure drawn by ``draw(ax)``: text as text, a generic font, no link.
+    ``pos_label`` when given; otherwise scikit-learn's rule: 1 for labels in
+    {0, 1} or {-1, 1}. None when ``pos_label`` is not among the labels or the
+    labels need one.
 
     Examples
     --------
-    >>> text = svg(lambda ax: ax.plot([0, 1], [0, 1]))
-    >>> text.startswith("<svg") and "<?xml" not in text
+    >>> import numpy as np
+    >>> positive_index(np.array([0, 1]), None), positive_index(np.array([0, 1]), 0)
+    (1, 0)
+    >>> positive_index(np.array(["neg", "pos"]), None) is None
     True
     """
-    import io
-
-    import matplotlib
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.figure import Figure
-
-    style: Any = {
-        "svg.fonttype": "none",
-        "svg.hashsalt": f"scorekit-{next(_counter)}",
-        "font.family": "sans-serif",
-        "font.size": 9,
-    }
-    with matplotlib.rc_context(style):
-        fig = Figure(figsize=size)
-        fig.subplots_adjust(left=0.15, right=0.86, bottom=0.14, top=0.96)
-        FigureCanvasSVG(fig)
-        ax = fig.add_subplot()
-        draw(ax)
-        for each in fig.axes:
-            _thin(each)
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = buffer.getvalue()
-    text = text[text.index("<svg") :]
-    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.DOTALL)
-    # matplotlib names the fonts it knows; the report asks for a generic family only
-    return re.sub(r"font-family:[^;\"']*", "font-family: sans-serif", text)
+    labels = np.asarray(labels)
+    if pos_label is None:
+        if labels.dtype.kind not in "biuf" or not set(labels.tolist()) <= {-1, 0, 1}:
+            return None
+        pos_label = 1
+    try:
+        found = np.flatnonzero(labels == pos_label)
+    except (TypeError, ValueError):
+        return None
+    return int(found[0]) if found.size else None
 
 
-def _figure(section: Section, caption: str, draw: Callable[[Any], Any]) -> None:
-    section.figures.append((caption, svg(draw)))
+def _weighted_quantiles(score: Any, weight: Any, qs: Any) -> Any:
+    """The scores below which the shares ``qs`` of the weight lie (the lower quantiles)."""
+    cumulative = np.cumsum(weight)
+    at = np.searchsorted(cumulative, np.asarray(qs) * cumulative[-1], side="left")
+    return score[np.minimum(at, score.size - 1)]
 
 
-def _binary_tables(key: str, state: ScoreHistogram) -> list[Table]:
-    """A threshold table: counts above each of 11 score quantiles, the second label positive."""
-    if state.task != "binary" or state.labels.size != 2 or state.score.size == 0:
-        return []
+def _binary_tables(key: str, state: ScoreHistogram, pos: int) -> list[Table]:
+    """A threshold table: counts at or above 11 score quantiles of the samples, ``pos`` positive."""
     c = state.counts[:, 0].astype(np.float64)
-    is_pos = state.key == 1
+    is_pos = state.key == pos
     p, n = c[is_pos].sum(), c[~is_pos].sum()
+    order = np.argsort(state.score, kind="stable")
+    thresholds = _weighted_quantiles(state.score[order], c[order], np.linspace(0, 1, 11))
     rows = []
-    for t in np.unique(np.quantile(state.score, np.linspace(0, 1, 11))):
+    for t in np.unique(thresholds):
         above = state.score >= t
         tp, fp = c[above & is_pos].sum(), c[above & ~is_pos].sum()
         precision = tp / (tp + fp) if tp + fp else float("nan")
@@ -109,19 +73,40 @@ def _binary_tables(key: str, state: ScoreHistogram) -> list[Table]:
         fpr = fp / n if n else float("nan")
         rows.append([fmt(float(t)), fmt(tp), fmt(fp), fmt(precision), fmt(recall), fmt(fpr)])
     headers = ["threshold (score >=)", "TP", "FP", "precision", "recall", "FPR"]
-    return [Table(f"Thresholds ({key})", headers, rows)]
+    caption = f"Thresholds ({key}; positive class {state.labels[pos]})"
+    return [Table(caption, headers, rows)]
 
 
-def _scores(key: str, state: ScoreHistogram) -> Section:
+def _scores(key: str, state: ScoreHistogram, metric: Any) -> Section:
     section = Section(f"Classification scores: {key}")
-    _figure(section, "ROC curve", lambda ax: plot.roc(state, ax=ax))
-    _figure(section, "Precision-recall curve", lambda ax: plot.pr(state, ax=ax))
+    pos_label = getattr(metric, "pos_label", None)
+    pos = None
+    if state.task == "binary":
+        pos = positive_index(state.labels, pos_label)
+        if pos is None or state.labels.size != 2:
+            labels = ", ".join(str(v) for v in state.labels.tolist())
+            section.text.append(
+                f"The labels ({labels}) do not say which class is positive: the curves and the "
+                "threshold table need the metric's pos_label."
+            )
+            _figure(
+                section, "Score distributions", lambda ax: plot.score_distribution(state, ax=ax)
+            )
+            return section
+        pos_label = state.labels[pos]
+    _figure(section, "ROC curve", lambda ax: plot.roc(state, pos_label=pos_label, ax=ax))
+    _figure(
+        section, "Precision-recall curve", lambda ax: plot.pr(state, pos_label=pos_label, ax=ax)
+    )
     if state.score.size and state.score.min() >= 0 and state.score.max() <= 1:
         _figure(
-            section, "Calibration (reliability diagram)", lambda ax: plot.calibration(state, ax=ax)
+            section,
+            "Calibration (reliability diagram)",
+            lambda ax: plot.calibration(state, pos_label=pos_label, ax=ax),
         )
     _figure(section, "Score distributions", lambda ax: plot.score_distribution(state, ax=ax))
-    section.tables += _binary_tables(key, state)
+    if pos is not None and state.score.size:
+        section.tables += _binary_tables(key, state, pos)
     return section
 
 
@@ -203,29 +188,6 @@ def _per_query_values(state: Any, key: str, ax: Any) -> Any:
 
 def _at_k(points: dict[int, float], base: str, ax: Any) -> Any:
     return plot.per_query(at_k=points, name=base, ax=ax)
-
-
-def _abs_errors(key: str, state: State) -> Section:
-    section = Section(f"Regression errors: {key}")
-    _figure(section, "Absolute errors", lambda ax: plot.residuals(state, ax=ax))
-    return section
-
-
-def _per_output(c: Any) -> list[Table]:
-    """One row per output of the multi-output regression metrics (their raw values)."""
-    rows = []
-    for key, state in c.states.items():
-        metric = c.metrics.get(key)
-        if metric is None or getattr(metric, "multioutput", None) in (None, "raw_values"):
-            continue
-        try:
-            values = dataclasses.replace(metric, multioutput="raw_values").compute(state)
-        except (ValueError, TypeError):
-            continue
-        arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
-        if arr.size > 1:
-            rows += [[key, str(j), fmt(float(v))] for j, v in enumerate(arr)]
-    return [Table("Per output", ["metric", "output", "value"], rows)] if rows else []
 
 
 def _serving(c: Any) -> list[Section]:
@@ -323,19 +285,23 @@ def sections(c: Any) -> list[Section]:
             continue
         seen.append(state)
         if isinstance(state, ScoreHistogram) and state.task:
-            out.append(_scores(key, state))
+            out.append(_scores(key, state, c.metrics.get(key)))
         elif isinstance(state, ConfusionCounts) and state.labels.size:
             out.append(_counts(key, state))
         elif isinstance(state, CalibrationHistogram) and state.method:
             out.append(_calibration(key, state, c.metrics.get(key)))
         elif type(state).__name__ == "QueryValues":
             queries[key] = state
-        elif type(state).__name__ == "AbsErrors" and len(getattr(state, "errors", ())):
-            out.append(_abs_errors(key, state))
     if queries:
         out.append(_queries(queries))
-    tables = _per_output(c)
-    if tables:
-        out.append(Section("Regression: per output", tables=tables))
+    out += regression(c)
+    out += text_section(c)
+    out += squad_section(c)
+    out += comparison_section(c)
     out += _serving(c)
+    steps = c.sweep
+    if steps is None and c.records is not None:
+        slo = getattr(c.throughput, "slo", None)
+        steps = sweep_of_records(c.records, slo)
+    out += sweep_section(steps or [])
     return out

@@ -43,11 +43,13 @@ code { font-size: 0.85rem; word-break: break-all; }
 <section id="summary">
 <h2>Summary</h2>
 <table class="summary">
-<tr><th>metric</th><th>value</th><th>settings</th></tr>
-{% for key, value, settings in summary %}<tr><td>{{ key }}</td><td class="num">{{ value }}</td>
-<td><code>{{ settings }}</code></td></tr>
+<tr>{% for h in headers %}<th>{{ h }}</th>{% endfor %}</tr>
+{% for row in summary %}<tr><td>{{ row[0] }}</td>
+{% for cell in row[1:-1] %}<td class="num">{{ cell }}</td>{% endfor %}
+<td><code>{{ row[-1] }}</code></td></tr>
 {% endfor %}</table>
-{% if notes %}<h3>Notes</h3><ul class="notes">
+{% for text in intervals %}<p class="intervals">{{ text }}</p>
+{% endfor %}{% if notes %}<h3>Notes</h3><ul class="notes">
 {% for note in notes %}<li>{{ note }}</li>
 {% endfor %}</ul>{% endif %}
 </section>

@@ -1,0 +1,127 @@
+"""Sections of several runs: systems compared with a baseline, the steps of a load-test sweep."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+from scorekit import plot
+from scorekit.report._page import Section, Table, figure
+from scorekit.report._text import fmt
+
+__all__ = ["comparison_section", "sweep_of_records", "sweep_section"]
+
+_SWEEP_STATISTICS = (("TTFT", "ttft"), ("E2E", "e2e"))
+
+
+def _number(value: Any) -> str:
+    return "" if value is None or not math.isfinite(float(value)) else fmt(value)
+
+
+def _values(rows: list[Any], ax: Any) -> Any:
+    systems: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        systems.setdefault(str(row.baseline), {})[str(row.metric)] = row.baseline_value
+    for row in rows:
+        systems.setdefault(str(row.system), {})[str(row.metric)] = row.value
+    return plot.compare(systems, ax=ax)
+
+
+def _differences(rows: list[Any], ax: Any) -> Any:
+    return plot.compare(rows, ax=ax)
+
+
+def comparison_section(c: Any) -> list[Section]:
+    """The systems' values side by side, their differences with intervals, the table of tests."""
+    rows = list(c.comparisons)
+    if not rows:
+        return []
+    section = Section("Systems compared")
+    figure(section, "Values of the systems", functools.partial(_values, rows))
+    figure(section, "Differences from the baseline", functools.partial(_differences, rows))
+    table = []
+    for row in rows:
+        has = all(v is not None and math.isfinite(float(v)) for v in (row.low, row.high))
+        interval = f"[{fmt(row.low)}, {fmt(row.high)}]" if has else ""
+        table.append(
+            [
+                str(row.metric),
+                str(row.system),
+                str(row.baseline),
+                fmt(row.value),
+                fmt(row.baseline_value),
+                fmt(row.difference),
+                interval,
+                _number(row.pvalue),
+                _number(row.adjusted),
+                str(row.test),
+            ]
+        )
+    confidence = next((r.confidence for r in rows if getattr(r, "confidence", None)), None)
+    headers = ["metric", "system", "baseline", "value", "baseline value", "difference"]
+    headers.append("interval" if confidence is None else f"{float(confidence):.0%} interval")
+    headers += ["p-value", "adjusted p", "test"]
+    section.tables.append(Table("Tests", headers, table))
+    return [section]
+
+
+def sweep_of_records(records: Any, slo: Any = None) -> list[tuple[str, Any]] | None:
+    """``(step k, report)`` per step of records with a ``step`` column of several steps."""
+    names = getattr(records, "column_names", None)
+    if names is None or "step" not in names:
+        return None
+    import pyarrow.compute as pc
+
+    from scorekit.throughput import report
+
+    steps = [int(v) for v in pc.unique(records.column("step").drop_null()).to_pylist()]
+    if len(steps) < 2:
+        return None
+    out = []
+    for step in sorted(steps):
+        part = records.filter(pc.fill_null(pc.equal(records.column("step"), step), False))
+        out.append((f"step {step}", report(part, slo=slo or None)))
+    return out
+
+
+def _ms(value: Any) -> str:
+    return "" if value is None or not math.isfinite(float(value)) else f"{float(value) * 1000:.1f}"
+
+
+def _sweep(pairs: list[tuple[str, Any]], latency: str, ax: Any) -> Any:
+    return plot.sweep(pairs, latency=latency, ax=ax)
+
+
+def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
+    """Throughput against TTFT and end-to-end latency over the steps, and the table of steps."""
+    if not pairs:
+        return []
+    section = Section("Serving: sweep")
+    for name, latency in _SWEEP_STATISTICS:
+        figure(
+            section,
+            f"Output tokens per second against {name} (median and p99)",
+            functools.partial(_sweep, pairs, latency),
+        )
+    rows = []
+    for label, found in pairs:
+        rows.append(
+            [
+                str(label),
+                fmt(found.requests),
+                fmt(found.failures),
+                fmt(found.request_throughput),
+                fmt(found.output_throughput),
+                "" if found.goodput is None else fmt(found.goodput),
+                *(
+                    _ms(getattr(getattr(found, latency), statistic))
+                    for _, latency in _SWEEP_STATISTICS
+                    for statistic in ("median", "p99")
+                ),
+            ]
+        )
+    headers = ["step", "requests", "failed", "req/s", "out tok/s", "goodput"]
+    headers += [f"{name} {s} ms" for name, _ in _SWEEP_STATISTICS for s in ("p50", "p99")]
+    section.tables.append(Table("Steps", headers, rows))
+    return [section]
