@@ -22,6 +22,7 @@ _COMMANDS: dict[str, str | ModuleType] = {
     "eval": "scorekit.cli._eval",
     "features": "scorekit.cli._features",
     "rank": "scorekit.cli._rank",
+    "fuse": "scorekit.cli._fuse",
     "text": "scorekit.cli._text",
     "qa": "scorekit.cli._qa",
     "throughput": "scorekit.cli._throughput",

@@ -33,6 +33,7 @@ from scorekit.ranking._evaluate import (
     per_query_values,
     ranking_metrics,
 )
+from scorekit.ranking._fusion import FUSION_METHODS, FUSION_NORMS, fuse, write_run
 from scorekit.ranking._graded import CG, DCG, ERR, NDCG
 from scorekit.ranking._kendall import KendallTau, kendall_tau
 from scorekit.ranking._measures import GMMAP, RBP, InfAP, JudgedAtK, RBPResidual
@@ -44,6 +45,8 @@ __all__ = [
     "CG",
     "DCG",
     "ERR",
+    "FUSION_METHODS",
+    "FUSION_NORMS",
     "GAINS",
     "GMMAP",
     "MAP",
@@ -71,6 +74,7 @@ __all__ = [
     "dcg",
     "evaluate",
     "foreign_name",
+    "fuse",
     "kendall_tau",
     "ndcg",
     "per_query_values",
@@ -79,4 +83,5 @@ __all__ = [
     "read_run",
     "read_run_file",
     "translate",
+    "write_run",
 ]

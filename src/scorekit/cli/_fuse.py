@@ -1,0 +1,59 @@
+"""``scorekit fuse RUN RUN... -o FUSED``: several TREC runs fused into one, as ranx fuses them."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from scorekit.cli._flags import positive_int
+from scorekit.ranking import FUSION_METHODS, FUSION_NORMS, fuse, write_run
+
+NAME = "fuse"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``fuse`` command's parser."""
+    fu: argparse.ArgumentParser = sub.add_parser(
+        NAME,
+        help="fuse several TREC runs into one (RRF, CombSUM, CombMNZ...)",
+        description=(
+            "Fuse runs (qid Q0 docid rank score tag) into one run with the scores ranx's fusion "
+            "gives: each run's scores normalized per query (--norm), then combined per "
+            "document (--method). Queries missing from some runs are fused over the runs that "
+            "have them. The fused run is ranked as trec_eval ranks (ties by doc id, descending)."
+        ),
+    )
+    fu.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC run files")
+    fu.add_argument("-o", "--output", metavar="FUSED", required=True, help="the fused run file")
+    fu.add_argument("--method", choices=FUSION_METHODS, default="rrf", help="default: rrf")
+    fu.add_argument(
+        "--norm",
+        choices=[*FUSION_NORMS, "none"],
+        default="minmax",
+        help="per-query normalization of each run's scores (default: minmax)",
+    )
+    fu.add_argument(
+        "--weights",
+        metavar="W",
+        type=float,
+        nargs="+",
+        help="one weight per run (wsum, wmnz; combsum and combmnz become them)",
+    )
+    fu.add_argument("--rrf-k", type=positive_int, default=60, help="RRF's rank offset (60)")
+    fu.add_argument("--tag", default="fused", help="the run tag written (default: fused)")
+    return fu
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Fuse the runs with :func:`scorekit.ranking.fuse` and write the result."""
+    fused = fuse(
+        args.runs,
+        args.method,
+        norm=None if args.norm == "none" else args.norm,
+        weights=args.weights,
+        k=args.rrf_k,
+    )
+    path = write_run(fused, args.output, tag=args.tag)
+    queries = len(fused.queries())
+    out.write(f"wrote {len(fused)} documents of {queries} queries to {path}\n")
+    return 0

@@ -1,0 +1,359 @@
+"""Run fusion: several runs of the same queries combined into one, as ranx fuses them.
+
+Each run's scores are first normalized query by query (``norm``), then the
+scores of each (query, document) pair are combined across the runs that retrieved
+it (``method``). Rank-based methods (RRF, ISR) read each run's ranking: scores
+descending, ties broken by doc id descending, as trec_eval ranks. The fused run is
+a :class:`~scorekit.ranking.Run`, ranked the same way; :func:`write_run` writes it
+as a TREC run file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.ranking._data import Run, as_run
+
+__all__ = ["FUSION_METHODS", "FUSION_NORMS", "fuse", "write_run"]
+
+FUSION_METHODS = (
+    "rrf",
+    "isr",
+    "log_isr",
+    "logn_isr",
+    "combsum",
+    "combmnz",
+    "combmax",
+    "combmin",
+    "combmed",
+    "combanz",
+    "combgmnz",
+    "wsum",
+    "wmnz",
+)
+"""The fusion methods of :func:`fuse`."""
+
+FUSION_NORMS = ("minmax", "max", "sum", "zmuv", "rank")
+"""The score normalizations of :func:`fuse` (or None: the scores as they are)."""
+
+_METHOD_ALIASES = {
+    "sum": "combsum",
+    "mnz": "combmnz",
+    "max": "combmax",
+    "min": "combmin",
+    "med": "combmed",
+    "anz": "combanz",
+    "gmnz": "combgmnz",
+}
+_NORM_ALIASES = {"min-max": "minmax", "min_max": "minmax", "none": None}
+_WEIGHTED = {"combsum": "wsum", "combmnz": "wmnz", "wsum": "wsum", "wmnz": "wmnz"}
+_FLOOR = 1e-9
+"""The smallest denominator of a normalization (ranx's), so a constant run stays finite."""
+
+
+def fuse(
+    runs: Sequence[Any],
+    method: str = "rrf",
+    *,
+    norm: str | None = "minmax",
+    weights: Sequence[float] | None = None,
+    k: int = 60,
+    gamma: float = 1.0,
+    sigma: float = 0.01,
+) -> Run:
+    """Fuse several runs into one, with the scores ranx's fusion gives.
+
+    .. math:: \\text{RRF}(d) = \\sum_i \\frac{1}{k + \\text{rank}_i(d)}, \\qquad
+        \\text{CombMNZ}(d) = |\\{i : d \\in \\text{run}_i\\}| \\sum_i s_i(d)
+
+    Parameters
+    ----------
+    runs : sequence of Run, dict, table or TREC run path
+        At least two runs. Their queries need not be the same: the fused run
+        holds the union of their queries, each fused over the runs that have
+        it (ranx refuses runs of different queries).
+    method : str, default 'rrf'
+        ``rrf`` (sum of 1 / (k + rank)), ``isr`` (count times the sum of
+        1 / rank^2), ``log_isr`` (ln(count) times that sum), ``logn_isr``
+        (ln(count + sigma) times it), ``combsum``, ``combmnz`` (count times
+        the sum), ``combmax``, ``combmin``, ``combmed`` (median), ``combanz``
+        (the mean over the runs that retrieved the document), ``combgmnz``
+        (count^gamma times the sum), ``wsum`` (weighted sum, a missing
+        document adds 0) and ``wmnz`` (the sum times the weights of the runs
+        that retrieved it). ranx's short names (``sum``, ``mnz``, ``max``...)
+        are read too.
+    norm : {'minmax', 'max', 'sum', 'zmuv', 'rank'} or None, default 'minmax'
+        Each run's scores, query by query, before fusion: ``(s - min) /
+        (max - min)``, ``s / max``, ``(s - min) / (sum - n min)``, ``(s -
+        mean) / std``, or ``1 - (rank - 1) / n``; a denominator below 1e-9
+        is 1e-9, as in ranx. Rank-based methods do not read the scores.
+    weights : sequence of float, optional
+        One weight per run, for ``wsum`` and ``wmnz`` (required there);
+        ``combsum`` and ``combmnz`` with weights are ``wsum`` and ``wmnz``.
+    k : int, default 60
+        RRF's rank offset.
+    gamma : float, default 1
+        CombGMNZ's exponent of the count.
+    sigma : float, default 0.01
+        logn_isr's offset of the count, in [0, 1].
+
+    Returns
+    -------
+    Run
+        The fused scores of every (query, document) retrieved by some run.
+
+    Raises
+    ------
+    ConfigError
+        An unknown method or norm, fewer than two runs, weights of the wrong
+        length or missing where needed, or an invalid ``k``, ``gamma`` or ``sigma``.
+    InputError
+        A run that cannot be read, or that lists a document twice for one
+        query (naming the file and line, or the query and doc).
+
+    Examples
+    --------
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    >>> b = {"q1": {"d2": 0.9, "d4": 0.5}}
+    >>> fused = fuse([a, b], "rrf")
+    >>> fused.ranking("q1")
+    ['d2', 'd1', 'd4', 'd3']
+    >>> fuse([a, b], "combmnz", norm="minmax").to_dict()["q1"]["d2"]
+    3.0
+    """
+    method, norm = _check_options(runs, method, norm, weights, k, gamma, sigma)
+    loaded = [_load(i, run) for i, run in enumerate(runs)]
+    columns = [_scores(run, method, norm, k) for run in loaded]
+    return _combine(loaded, columns, method, weights, gamma, sigma)
+
+
+def _check_options(
+    runs: Any,
+    method: Any,
+    norm: Any,
+    weights: Any,
+    k: Any,
+    gamma: Any,
+    sigma: Any,
+) -> tuple[str, str | None]:
+    if isinstance(runs, str | os.PathLike | Run) or not isinstance(runs, Sequence):
+        raise ConfigError(
+            message("fuse", "runs must be a sequence of runs", raw(type(runs).__name__), "a list")
+        )
+    if len(runs) < 2:
+        raise ConfigError(message("fuse", "needs two runs or more", len(runs), "at least 2"))
+    name = _METHOD_ALIASES.get(method, method) if isinstance(method, str) else method
+    if name not in FUSION_METHODS:
+        raise ConfigError(message("fuse", "unknown method", method, choices(FUSION_METHODS)))
+    if isinstance(norm, str):
+        norm = _NORM_ALIASES.get(norm.lower(), norm.lower()) if norm.lower() != "none" else None
+    if norm is not None and norm not in FUSION_NORMS:
+        raise ConfigError(message("fuse", "unknown norm", norm, choices(FUSION_NORMS) + " or None"))
+    if weights is not None:
+        if name not in _WEIGHTED:
+            raise ConfigError(
+                message(
+                    f"fuse ({name})",
+                    "takes no weights",
+                    raw(f"weights={list(weights)!r}"),
+                    "weights with wsum, wmnz, combsum or combmnz",
+                )
+            )
+        name = _WEIGHTED[name]
+        values = np.asarray(weights, dtype=object)
+        ok = values.ndim == 1 and all(
+            isinstance(w, int | float | np.integer | np.floating)
+            and not isinstance(w, bool)
+            and math.isfinite(w)
+            for w in values.tolist()
+        )
+        if not ok or len(values) != len(runs):
+            raise ConfigError(
+                message(
+                    f"fuse ({name})",
+                    "invalid weights",
+                    raw(repr(list(weights))),
+                    f"{len(runs)} finite numbers, one per run",
+                )
+            )
+    elif name in ("wsum", "wmnz"):
+        raise ConfigError(message(f"fuse ({name})", "needs weights", None, "one per run"))
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
+        raise ConfigError(message("fuse (rrf)", "invalid k", k, "an integer >= 0"))
+    if not _finite(gamma):
+        raise ConfigError(message("fuse (combgmnz)", "invalid gamma", gamma, "a finite number"))
+    if not _finite(sigma) or not 0 <= sigma <= 1:
+        raise ConfigError(message("fuse (logn_isr)", "invalid sigma", sigma, "0 <= sigma <= 1"))
+    return name, norm
+
+
+def _finite(x: Any) -> bool:
+    return (
+        isinstance(x, int | float | np.integer | np.floating)
+        and not isinstance(x, bool)
+        and math.isfinite(x)
+    )
+
+
+def _load(i: int, run: Any) -> Run:
+    try:
+        return as_run(run)
+    except InputError as exc:
+        if isinstance(run, str | os.PathLike):
+            raise
+        raise InputError(f"run {i + 1}: {exc}") from None
+
+
+def _scores(run: Run, method: str, norm: str | None, k: int) -> NDArray[np.float64]:
+    """Each row's score as the method reads it: by rank, or normalized, per query."""
+    order, starts, _ = run.ranked()
+    n = len(order)
+    lengths = np.diff(starts)
+    group = np.repeat(np.arange(len(lengths)), lengths)
+    rank = np.arange(n, dtype=np.float64) - np.repeat(starts[:-1], lengths)
+    ranked = run.values[order]
+    if method == "rrf":
+        value = 1.0 / (k + rank + 1.0)
+    elif method in ("isr", "log_isr", "logn_isr"):
+        value = 1.0 / (rank + 1.0) ** 2
+    else:
+        value = _normalized(ranked, group, rank, lengths, norm)
+    out = np.empty(n)
+    out[order] = value
+    return out
+
+
+def _normalized(
+    s: NDArray[np.float64],
+    group: NDArray[np.intp],
+    rank: NDArray[np.float64],
+    lengths: NDArray[np.int64],
+    norm: str | None,
+) -> NDArray[np.float64]:
+    """The scores ``s`` (ranked, query by query) normalized within each query as ranx does."""
+    if norm is None or len(s) == 0:
+        return s
+    count = lengths.astype(np.float64)
+    if norm == "rank":
+        out: NDArray[np.float64] = 1.0 - rank / count[group]
+        return out
+    low = np.full(len(lengths), np.inf)
+    np.minimum.at(low, group, s)
+    high = np.full(len(lengths), -np.inf)
+    np.maximum.at(high, group, s)
+    total = np.bincount(group, weights=s, minlength=len(lengths))
+    if norm == "minmax":
+        out = (s - low[group]) / np.maximum(high - low, _FLOOR)[group]
+    elif norm == "max":
+        out = s / np.maximum(high, _FLOOR)[group]
+    elif norm == "sum":
+        out = (s - low[group]) / np.maximum(total - low * count, _FLOOR)[group]
+    else:
+        mean = total / count
+        spread = np.bincount(group, weights=(s - mean[group]) ** 2, minlength=len(lengths))
+        std = np.sqrt(spread / count)
+        out = (s - mean[group]) / np.maximum(std, _FLOOR)[group]
+    return out
+
+
+def _combine(
+    runs: list[Run],
+    columns: list[NDArray[np.float64]],
+    method: str,
+    weights: Sequence[float] | None,
+    gamma: float,
+    sigma: float,
+) -> Run:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    query = pa.chunked_array([run.query for run in runs], type=pa.string()).combine_chunks()
+    doc = pa.chunked_array([run.doc for run in runs], type=pa.string()).combine_chunks()
+    score = np.concatenate(columns) if columns else np.zeros(0)
+    source = np.repeat(np.arange(len(runs)), [len(run) for run in runs])
+    keys = pc.binary_join_element_wise(query, doc, "\x00").dictionary_encode()
+    code = np.asarray(keys.indices.to_numpy(zero_copy_only=False), dtype=np.intp)
+    pairs = len(keys.dictionary)
+    count = np.bincount(code, minlength=pairs).astype(np.float64)
+    w = np.ones(len(runs)) if weights is None else np.asarray(weights, dtype=np.float64)
+    fused: NDArray[np.float64]
+    if method == "wsum":
+        fused = np.bincount(code, weights=w[source] * score, minlength=pairs).astype(np.float64)
+    elif method in ("combmax", "combmin"):
+        fused = np.full(pairs, -np.inf if method == "combmax" else np.inf)
+        (np.maximum if method == "combmax" else np.minimum).at(fused, code, score)
+    elif method == "combmed":
+        fused = _medians(code, score, pairs)
+    else:
+        total = np.bincount(code, weights=score, minlength=pairs).astype(np.float64)
+        if method in ("rrf", "combsum"):
+            fused = total
+        elif method in ("isr", "combmnz"):
+            fused = total * count
+        elif method == "log_isr":
+            fused = total * np.log(count)
+        elif method == "logn_isr":
+            fused = total * np.log(count + sigma)
+        elif method == "combanz":
+            fused = total / count
+        elif method == "combgmnz":
+            fused = total * count**gamma
+        else:
+            fused = total * np.bincount(code, weights=w[source], minlength=pairs)
+    first = np.full(pairs, len(code), dtype=np.intp)
+    np.minimum.at(first, code, np.arange(len(code)))
+    picked = pa.array(first)
+    return Run(query.take(picked), doc.take(picked), fused, source="fused")
+
+
+def _medians(code: NDArray[np.intp], score: NDArray[np.float64], pairs: int) -> NDArray[np.float64]:
+    """The median of the scores of each pair (the mean of the middle two for an even count)."""
+    order = np.lexsort((score, code))
+    sorted_scores = score[order]
+    count = np.bincount(code, minlength=pairs)
+    start = np.cumsum(count) - count
+    low = sorted_scores[start + (count - 1) // 2]
+    high = sorted_scores[start + count // 2]
+    out: NDArray[np.float64] = (low + high) / 2.0
+    return out
+
+
+def write_run(run: Any, path: str | os.PathLike[str], *, tag: str = "scorekit") -> Path:
+    """Write a run as a TREC run file: ``qid Q0 docid rank score tag``, best first per query.
+
+    Queries come in sorted order; within a query documents rank by descending
+    score, ties by descending doc id (trec_eval's order). Scores are written
+    with every digit needed to read them back exactly.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "fused.txt"
+    >>> _ = write_run({"q1": {"d1": 0.5, "d2": 0.5, "d3": 0.9}}, path, tag="rrf")
+    >>> print(path.read_text(), end="")
+    q1 Q0 d3 1 0.9 rrf
+    q1 Q0 d2 2 0.5 rrf
+    q1 Q0 d1 3 0.5 rrf
+    """
+    if not tag or any(ch.isspace() for ch in tag):
+        raise ConfigError(message("write_run", "invalid tag", tag, "a word without spaces"))
+    data = as_run(run)
+    order, starts, qids = data.ranked()
+    lengths = np.diff(starts)
+    rank = np.arange(len(order)) - np.repeat(starts[:-1], lengths) + 1
+    query = np.repeat(qids, lengths)
+    docs = data.doc.take(order).to_pylist()
+    scores = data.values[order].tolist()
+    out = Path(path)
+    with out.open("w", encoding="utf-8") as handle:
+        for q, d, r, s in zip(query.tolist(), docs, rank.tolist(), scores, strict=True):
+            handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+    return out
