@@ -37,6 +37,9 @@ KNOWN_DIFFERENCES = {
     # scikit-learn's; the classes score qrels and a run (relevance_level, missing)
     ("scorekit.ranking", "dcg"): "arrays, not qrels and a run",
     ("scorekit.ranking", "ndcg"): "arrays, not qrels and a run",
+    ("scorekit.ranking", "map"): "arrays, not qrels and a run",
+    ("scorekit.ranking", "mrr"): "arrays, not qrels and a run",
+    ("scorekit.ranking", "precision_at"): "arrays, not qrels and a run",
     # per_sample adds each item's scores to the result; a metric keeps only sums
     ("scorekit.text", "rouge"): "per_sample",
     # every objective in one positional argument (text, list of texts or a

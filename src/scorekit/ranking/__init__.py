@@ -15,6 +15,7 @@ Examples
 """
 
 from scorekit.ranking import _inputs, _names, _trec_format  # noqa: F401  (registrations)
+from scorekit.ranking._array_binary import map, mrr, precision_at
 from scorekit.ranking._arrays import dcg, ndcg
 from scorekit.ranking._binary import (
     MAP,
@@ -76,8 +77,11 @@ __all__ = [
     "foreign_name",
     "fuse",
     "kendall_tau",
+    "map",
+    "mrr",
     "ndcg",
     "per_query_values",
+    "precision_at",
     "ranking_metrics",
     "read_qrels",
     "read_run",
