@@ -139,3 +139,12 @@ def test_analytic_intervals_equal_statsmodels_and_name_their_method() -> None:
         stats.analytic_interval("mse", [1.0, 2.0], [1.5, 2.5])
     with pytest.raises(ConfigError, match="unweighted counts"):
         stats.analytic_interval("accuracy", y, p, sample_weight=np.ones(150))
+
+
+def test_delong_and_mcnemar_refuse_other_metrics() -> None:
+    y = [0, 1, 1, 0] * 5
+    a, b = [0.1, 0.9, 0.4, 0.3] * 5, [0.2, 0.8, 0.7, 0.1] * 5
+    with pytest.raises(ConfigError, match="DeLong's test compares binary ROC AUCs"):
+        stats.compare("average_precision", y, a, b, test="delong")
+    with pytest.raises(ConfigError, match="McNemar's test compares"):
+        stats.compare("roc_auc", y, a, b, test="mcnemar")

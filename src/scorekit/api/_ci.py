@@ -19,7 +19,7 @@ from scorekit.stats import INTERVALS, Bootstrap, Interval, Replicates, interval
 __all__ = ["CI", "DEFAULT_GROUPS"]
 
 DEFAULT_GROUPS = 100
-"""Jackknife groups each bootstrap keeps, for BCa intervals."""
+"""Jackknife groups a bootstrap keeps for BCa intervals (other intervals keep none)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +90,7 @@ class CI:
             n_resamples=self.n_resamples,
             seed=self.seed,
             key=key if key is not None else (self.key or ""),
-            groups=DEFAULT_GROUPS,
+            groups=DEFAULT_GROUPS if self.method == "bca" else 0,
         )
 
     def interval(self, metric: Bootstrap, state: State) -> Interval:

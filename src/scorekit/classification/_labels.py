@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from scorekit._check import as_labels, overflow_error, unit_scaled
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
-from scorekit.core import SK, Explanation, Metric, register, row_replicates
+from scorekit.core import SK, Explanation, Metric, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -96,8 +96,6 @@ class CountsMetric(Metric[ConfusionCounts]):
     ``_state_labels`` fixes, all labels seen by default) and ``empty`` is the
     state of no data; a subclass implements ``compute``.
     """
-
-    summarize_replicates = row_replicates
 
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionCounts:
         """Count one batch of ``(y_true, y_pred)`` labels."""

@@ -25,7 +25,7 @@ from scorekit._check import (
     check_same_length,
     union_labels,
 )
-from scorekit.core import SK, Explanation, Metric, State, register, row_replicates, state_field
+from scorekit.core import SK, Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = ["Brier", "LogLoss", "ProbaSums", "brier", "log_loss"]
@@ -331,8 +331,6 @@ class LogLoss(Metric[ProbaSums]):
     0.21616
     """
 
-    summarize_replicates = row_replicates
-
     explanation: ClassVar[Explanation] = Explanation(
         definition="The negative log-likelihood of the true labels under the predicted "
         "probabilities, averaged over samples (cross-entropy).",
@@ -411,8 +409,6 @@ class Brier(Metric[ProbaSums]):
     >>> round(Brier().score([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]), 4)
     0.0375
     """
-
-    summarize_replicates = row_replicates
 
     explanation: ClassVar[Explanation] = Explanation(
         definition="The mean squared difference between the predicted probability and the "

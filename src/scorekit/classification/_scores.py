@@ -40,7 +40,7 @@ from scorekit.classification._histogram import (
     _require_data,
 )
 from scorekit.classification._pairs import replicate_pairs
-from scorekit.core import Metric, State, UnitWeights, row_replicates
+from scorekit.core import Metric, State, UnitWeights
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -209,8 +209,6 @@ class _ScoreMetric(Metric[S]):
     :class:`_HistogramMetric`; ROC AUC and AP, which also have a binned state,
     derive from this class and choose the state in their own ``summarize``.
     """
-
-    summarize_replicates = row_replicates
 
     defers_merges: ClassVar[bool] = True
 

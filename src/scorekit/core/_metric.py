@@ -528,10 +528,10 @@ class Metric(abc.ABC, Generic[S]):
         """The states of ``len(weights)`` replicates of one batch.
 
         In replicate ``b`` the batch's unit ``i`` counts ``weights[b, i]`` times
-        (an integer >= 0), as if it appeared that many times. A metric that
-        takes ``sample_weight`` multiplies it by the unit weights; any other
-        repeats the rows of its inputs. Families whose units are not rows of
-        their inputs override this.
+        (an integer >= 0), as if it appeared that many times
+        (:func:`~scorekit.core.row_replicates`: rows of weight 0 are left out,
+        a replicate of no row is :meth:`empty`). Families whose units are not
+        rows of their inputs override this.
 
         Examples
         --------
@@ -543,20 +543,9 @@ class Metric(abc.ABC, Generic[S]):
         >>> [float(metric.compute(s)) for s in states]
         [0.666..., 1.0]
         """
-        weights = np.asarray(weights)
-        if "sample_weight" in inspect.signature(self.summarize).parameters:
-            given = kwargs.pop("sample_weight", None)
-            base = None if given is None else np.asarray(given, dtype=np.float64)
-            return [
-                self.summarize(*batch, sample_weight=w if base is None else base * w, **kwargs)
-                for w in weights
-            ]
-        rows = [_rows(self, arg, weights.shape[1]) for arg in batch]
-        out: list[S] = []
-        for w in weights:
-            index = np.repeat(np.arange(len(w)), w)
-            out.append(self.summarize(*(take(index) for take in rows), **kwargs))
-        return out
+        from scorekit.core._replicates import row_replicates
+
+        return row_replicates(self, *batch, weights=weights, **kwargs)
 
     def replicate_values(
         self, *batch: Any, weights: UnitWeights, **kwargs: Any
@@ -634,30 +623,6 @@ class Metric(abc.ABC, Generic[S]):
 
     def _error(self, problem: str, got: Any = None, expected: str | None = None) -> str:
         return message(self.name, problem, got, expected)
-
-
-def _rows(metric: Metric[Any], arg: Any, n: int) -> Callable[[NDArray[np.intp]], Any]:
-    """A function taking rows of one input by index (lists stay lists, arrays stay arrays)."""
-    size = getattr(arg, "shape", None)
-    length = size[0] if size else (len(arg) if hasattr(arg, "__len__") else None)
-    if length != n:
-        raise ConfigError(
-            metric._error(
-                "cannot be unit-weighted: an input is not one row per unit",
-                raw(type(arg).__name__),
-                f"{n} rows",
-            )
-        )
-    if isinstance(arg, np.ndarray):
-        return lambda index: arg[index]
-    if isinstance(arg, list | tuple):
-        return lambda index: [arg[i] for i in index.tolist()]
-    taker = getattr(arg, "take", None)
-    if taker is None:
-        raise ConfigError(
-            metric._error("cannot be unit-weighted", raw(type(arg).__name__), "arrays or lists")
-        )
-    return lambda index: taker(index)
 
 
 def _plain(signature: inspect.Signature) -> str:

@@ -22,7 +22,7 @@ from scorekit._check import (
     union_labels,
     unit_scaled,
 )
-from scorekit.core import SK, Explanation, Metric, register, row_replicates, sentences
+from scorekit.core import SK, Explanation, Metric, register, sentences
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.information._explanations import COUNTS
 from scorekit.information._kernels import entropy_rows, gini_rows, split_score, value_counts
@@ -92,8 +92,6 @@ def _class_total(metric: str, counts: NDArray[Any], n_labels: int) -> float | No
 
 @dataclass(frozen=True)
 class _ClassMetric(Metric[ClassCounts]):
-    summarize_replicates = row_replicates
-
     def summarize(self, y: Any, sample_weight: Any = None) -> ClassCounts:
         """Count the classes of one batch of labels."""
         return summarize_classes(self.name, y, sample_weight)
@@ -251,8 +249,6 @@ class MutualInformation(Metric[Contingency]):
     >>> MutualInformation().score([0, 1, 0, 1], [0, 0, 1, 1])
     0.0
     """
-
-    summarize_replicates = row_replicates
 
     explanation: ClassVar[Explanation] = Explanation(
         definition="How much knowing one label column tells about another: the entropy of y "

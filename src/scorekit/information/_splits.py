@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scorekit._check import as_labels
-from scorekit.core import Explanation, Metric, register, row_replicates, sentences
+from scorekit.core import Explanation, Metric, register, sentences
 from scorekit.errors import UndefinedMetricWarning
 from scorekit.information._explanations import SPLIT, TABLE
 from scorekit.information._kernels import Scored, split_score
@@ -71,8 +71,6 @@ _FEATURE_DOC = """
 @dataclass(frozen=True)
 class _SplitMetric(Metric[Contingency]):
     """Shared plumbing of the criteria on a feature column ``x`` and a target ``y``."""
-
-    summarize_replicates = row_replicates
 
     feature: Feature = "categorical"
 

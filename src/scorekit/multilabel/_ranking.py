@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from scorekit._check import as_scores
 from scorekit.classification import as_indicator
-from scorekit.core import SK, Explanation, Metric, State, register, row_replicates, state_field
+from scorekit.core import SK, Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, StateMismatchError, choices, message, raw
 from scorekit.multilabel._labels import _no_data, _pair, _zero_weight
 
@@ -100,8 +100,6 @@ def _coverage_error_rows(t: NDArray[np.bool_], s: NDArray[np.float64]) -> NDArra
 @dataclass(frozen=True)
 class _PerSampleMetric(Metric[PerSampleSums]):
     """Shared plumbing of the measures that average one value per sample."""
-
-    summarize_replicates = row_replicates
 
     @abc.abstractmethod
     def _rows(self, t: NDArray[np.bool_], s: NDArray[np.float64]) -> NDArray[np.float64]:

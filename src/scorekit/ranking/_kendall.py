@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores, check_same_length
-from scorekit.core import Explanation, Metric, State, register, row_replicates, state_field
+from scorekit.core import Explanation, Metric, State, register, state_field
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
 
 __all__ = ["KendallTau", "PairCounts", "PairedScores", "kendall_tau", "pair_counts"]
@@ -163,8 +163,6 @@ class KendallTau(Metric[PairedScores]):
     >>> KendallTau(variant="b").score([1, 1, 2, 3], [1, 2, 2, 3])
     0.8
     """
-
-    summarize_replicates = row_replicates
 
     explanation: ClassVar[Explanation] = Explanation(
         definition="Kendall's rank correlation of two scorings of the same items: concordant "

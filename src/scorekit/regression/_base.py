@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_weights, check_finite, check_same_length
-from scorekit.core import Metric, State, row_replicates, state_field
+from scorekit.core import Metric, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = [
@@ -294,8 +294,6 @@ def combine_outputs(
 @dataclass(frozen=True)
 class RegressionMetric(Metric[S]):
     """Shared configuration of the regression metrics: ``multioutput``."""
-
-    summarize_replicates = row_replicates
 
     multioutput: Multioutput = "uniform_average"
 

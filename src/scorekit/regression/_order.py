@@ -18,7 +18,6 @@ from scorekit.core import (
     State,
     check_relative_accuracy,
     register,
-    row_replicates,
     sentences,
     state_field,
 )
@@ -365,8 +364,6 @@ class MaxError(Metric[MaxAbsError]):
     >>> MaxError().score([3, 2, 7, 1], [4, 2, 7, 1])
     1.0
     """
-
-    summarize_replicates = row_replicates
 
     explanation: ClassVar[Explanation] = Explanation(
         definition="The largest absolute difference between a target and its prediction: the "

@@ -283,7 +283,14 @@ def bootstrap(
     confidence = check_confidence(confidence, where)
     check_resamples(n_resamples, where)
     result = replicate_values(
-        inner, *data, n_resamples=n_resamples, seed=seed, sampling=sampling, key=key, **kwargs
+        inner,
+        *data,
+        n_resamples=n_resamples,
+        seed=seed,
+        sampling=sampling,
+        key=key,
+        groups=100 if method == "bca" else 0,
+        **kwargs,
     )
     return interval(result, confidence, method, where=where)
 

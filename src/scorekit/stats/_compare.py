@@ -293,6 +293,19 @@ def compare(
     if correction is not None and correction not in CORRECTIONS:
         raise ConfigError(message(where, "unknown correction", correction, choices(CORRECTIONS)))
     confidence = check_confidence(confidence, where)
+    if test == "delong" and (inner.name != "roc_auc" or inner.inputs != "binary_scores"):
+        raise ConfigError(
+            message(where, "DeLong's test compares binary ROC AUCs", inner.name, "roc_auc")
+        )
+    if test == "mcnemar" and inner.inputs not in ("labels", "binary_labels"):
+        raise ConfigError(
+            message(
+                where,
+                "McNemar's test compares per-unit correctness of predicted labels",
+                raw(f"{inner.name} (inputs {inner.inputs})"),
+                "a metric of labels, such as accuracy",
+            )
+        )
     if test in ("paired_bootstrap", "randomization", "fisher"):
         check_resamples(n_resamples, where)
     if len(systems) < 2:

@@ -17,7 +17,7 @@ from scorekit.classification._calibration._state import (
     CalibrationHistogram,
     summarize,
 )
-from scorekit.core import SK, Explanation, Metric, register, row_replicates
+from scorekit.core import SK, Explanation, Metric, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 
 __all__ = [
@@ -80,8 +80,6 @@ def _require(metric: str, state: CalibrationHistogram) -> None:
 
 @dataclass(frozen=True)
 class _CalibrationMetric(Metric[CalibrationHistogram]):
-    summarize_replicates = row_replicates
-
     n_bins: int = 15
     strategy: Strategy = "uniform"
     pos_label: Any = None
