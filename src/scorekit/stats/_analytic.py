@@ -11,23 +11,10 @@ from numpy.typing import NDArray
 from scorekit._check import as_labels, as_scores, check_same_length
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._distributions import normal_quantile, normal_two_sided
+from scorekit.stats._intervals import check_confidence
 from scorekit.stats._results import DeLongResult, Interval
 
-__all__ = ["check_confidence", "delong", "delong_interval", "wilson"]
-
-
-def check_confidence(where: str, confidence: Any) -> float:
-    """The confidence level as a float strictly between 0 and 1."""
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.number):
-        raise ConfigError(
-            message(where, "confidence must be a number", confidence, "a float in (0, 1)")
-        )
-    value = float(confidence)
-    if not 0.0 < value < 1.0:
-        raise ConfigError(
-            message(where, "confidence must lie strictly between 0 and 1", value, "(0, 1)")
-        )
-    return value
+__all__ = ["delong", "delong_interval", "wilson"]
 
 
 def _count(where: str, name: str, value: Any, low: int) -> int:
@@ -94,7 +81,7 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval:
     0.1191...
     """
     where = "wilson"
-    level = check_confidence(where, confidence)
+    level = check_confidence(confidence, where)
     total = _count(where, "n", n, 1)
     k = _count(where, "successes", successes, 0)
     if k > total:
@@ -345,7 +332,7 @@ def delong_interval(
     Interval(value=0.9375, low=0.76426..., high=1.0, confidence=0.95, method='delong')
     """
     where = "delong_interval"
-    level = check_confidence(where, confidence)
+    level = check_confidence(confidence, where)
     auc, cov, _, _ = _components(where, y_true, {"score": score}, pos_label, sample_weight)
     stderr = math.sqrt(max(float(cov[0, 0]), 0.0))
     half = -normal_quantile((1.0 - level) / 2.0) * stderr
