@@ -113,3 +113,47 @@ def test_bootstrap_replicates_equal_at_every_scale(metric: Metric[Any]) -> None:
 def _memory_keyed(boot: Bootstrap, args: tuple[Any, ...], weights: Any, n: int) -> Any:
     ids = np.array([f"u{(i * 7919) % 100_003}" for i in range(n)])
     return _memory(boot, args, weights, unit_key=ids)
+
+
+# Dask: every registered metric's bootstrap, units keyed by a column (queries for ranking) ------
+
+from test_dask import CONFIGS as DASK_CONFIGS  # noqa: E402
+from test_dask import _kind_table, _outcome, _pieces, _same_state  # noqa: E402
+from test_dask import cluster as cluster  # noqa: E402
+from test_engine_properties import _close  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in DASK_CONFIGS if k != "requests"))
+def test_every_bootstrap_on_dask_equals_in_memory(cluster: Any, kind: str) -> None:
+    """Requests are read by the throughput family's own hook, which takes no key column:
+    ``scorekit throughput --ci`` folds them in chunks in this process instead."""
+    from scorekit.engines._columns import resolve
+    from scorekit.engines.dask import dask_states
+
+    plain = DASK_CONFIGS[kind]
+    table, columns, qrels, args, weights = _kind_table(kind, plain, 1)
+    keyed = kind != "qrels_run"
+    boots = [
+        Bootstrap.of(m, n_resamples=3, seed=4, groups=2, key=KEY if keyed else "") for m in plain
+    ]
+    n = table.num_rows
+    ids = np.array([f"u{(i * 7919) % 100_003}" for i in range(n)])
+    if keyed:
+        table = table.append_column(KEY, pa.array(ids))
+    expected = [_memory(b, args, weights, **({"unit_key": ids} if keyed else {}))[2] for b in boots]
+    mapping = resolve(boots, columns, table.column_names)
+    states, rows = dask_states(
+        _pieces(table, np.random.default_rng(3)),
+        boots,
+        mapping,
+        side={"qrels": qrels},
+        scheduler=cluster[0].scheduler_address,
+    )
+    assert rows == n
+    for boot, state, want in zip(boots, states, expected, strict=True):
+        if want is None:  # the metric refuses this batch in memory
+            continue
+        assert _same_state(state, want), boot
+        got, wanted = _outcome(boot, state), _outcome(boot, want)
+        assert got[0] == wanted[0], (boot, got, wanted)
+        assert _close(got[1], wanted[1], 1e-9), (boot, got[1], wanted[1])
