@@ -123,10 +123,8 @@ from test_dask import cluster as cluster  # noqa: E402
 from test_engine_properties import _close  # noqa: E402
 
 
-@pytest.mark.parametrize("kind", sorted(k for k in DASK_CONFIGS if k != "requests"))
+@pytest.mark.parametrize("kind", sorted(DASK_CONFIGS))
 def test_every_bootstrap_on_dask_equals_in_memory(cluster: Any, kind: str) -> None:
-    """Requests are read by the throughput family's own hook, which takes no key column:
-    ``scorekit throughput --ci`` folds them in chunks in this process instead."""
     from scorekit.engines._columns import resolve
     from scorekit.engines.dask import dask_states
 

@@ -47,7 +47,7 @@ def column_roles(metric: Metric[Any]) -> dict[str, str]:
     """
     roles = dict(_roles(metric.reads, metric.inputs))
     if metric.key_column:
-        roles[metric.key_role] = "labels"
+        roles[metric.key_role] = metric.key_conversion
     return roles
 
 
@@ -127,15 +127,15 @@ def resolve(
             used.add(role)
             if role in out:
                 continue
-            key = metric.key_column if role == metric.key_role else ""
-            names = given.get(role, (key or role,))
+            key = metric.key_columns if role == metric.key_role and metric.key_column else ()
+            names = given.get(role, key or (role,))
             if role not in given and _optional(metric, role) and role not in have:
                 continue
             if role not in given and role == "sample_weight":
                 continue
             missing = [n for n in names if n not in have]
             if missing:
-                hint = "" if role in given else f"; map it with columns={{{role!r}: NAME}}"
+                hint = "" if role in given or key else f"; map it with columns={{{role!r}: NAME}}"
                 raise InputError(
                     message(
                         metric.name,
@@ -216,19 +216,35 @@ def batch_arguments(
     return tuple(args), kwargs
 
 
-class _AtRow:
-    """A positional metric as an input kind's summarize hook sees it: told its first row."""
+class _Fed:
+    """A metric as an input kind's summarize hook sees it, told what the hook cannot know.
 
-    def __init__(self, metric: Metric[Any], first_row: int) -> None:
+    A positional metric gets the position of the chunk's first row, a keyed
+    one the chunk's key column.
+    """
+
+    def __init__(self, metric: Metric[Any], extra: dict[str, Any]) -> None:
         self.metric = metric
-        self.first_row = first_row
+        self.extra = extra
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.metric, name)
 
     def summarize(self, *batch: Any, **kwargs: Any) -> State:
-        state: State = self.metric.summarize(*batch, first_row=self.first_row, **kwargs)
+        state: State = self.metric.summarize(*batch, **self.extra, **kwargs)
         return state
+
+
+def _fed(metric: Metric[Any], chunk: Chunk, mapping: Any, first_row: int) -> Any:
+    """What a hook summarizes for ``metric``: the metric it wraps, or it, told its rows."""
+    if metric.wraps is not None:
+        return metric.wraps
+    extra: dict[str, Any] = {}
+    if metric.positional:
+        extra["first_row"] = first_row
+    if metric.key_column and metric.key_role in mapping:
+        extra[metric.key_role] = chunk.get("labels", mapping[metric.key_role])
+    return _Fed(metric, extra) if extra else metric
 
 
 def summarize_table(
@@ -272,7 +288,7 @@ def summarize_table(
             groups.setdefault(metric.inputs, (hook, []))[1].append(i)
     for hook, index in groups.values():
         given = [metrics[i] for i in index]
-        fed = [m.wraps or (_AtRow(m, first_row) if m.positional else m) for m in given]
+        fed = [_fed(m, chunk, mapping, first_row) for m in given]
         part = hook(fed, chunk, mapping, side)
         for i, metric, state in zip(index, given, part, strict=True):
             states[i] = state if metric.wraps is None else metric.wrap(state)
