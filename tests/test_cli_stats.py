@@ -446,3 +446,27 @@ def test_few_resamples_warn(capsys: Any, table: Path) -> None:
     code, out, err = _run(capsys, "eval", table, *EVAL, "--ci", "--n-resamples", "20")
     assert code == 0 and "low" in out
     assert "scorekit: warning: --n-resamples 20: few resamples" in err
+
+
+def test_throughput_on_dask_with_a_key_equals_in_memory(capsys: Any, scheduler: str) -> None:
+    args = ["throughput", EXAMPLES / "requests.jsonl", "--ci", *FEW, "--key", "id"]
+    whole = json.loads(_out(capsys, *args, "--format", "json"))["intervals"]
+    dask = json.loads(
+        _out(capsys, *args, "--format", "json", "--engine", "dask", "--scheduler", scheduler)
+    )["intervals"]
+    assert whole.keys() == dask.keys()
+    for name, row in whole.items():
+        for field in ("value", "low", "high"):
+            assert dask[name][field] == pytest.approx(row[field], rel=1e-12, nan_ok=True)
+    err = _error(
+        capsys,
+        "throughput",
+        EXAMPLES / "requests.jsonl",
+        "--ci",
+        *FEW,
+        "--engine",
+        "dask",
+        "--scheduler",
+        scheduler,
+    )
+    assert "--key" in err

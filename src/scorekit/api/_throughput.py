@@ -138,13 +138,13 @@ def throughput_intervals(
     from scorekit.io import label_array, open_source
     from scorekit.throughput import COLUMNS, as_records
 
-    if engine == "dask":
+    if engine == "dask" and not ci.key:
         raise ConfigError(
             message(
                 "scorekit throughput --ci",
-                "the Dask engine does not give request keys to the serving metrics",
-                raw("--engine dask"),
-                "--chunk-size N (requests keyed by position, or by --key)",
+                "Dask partitions do not know the positions of their requests",
+                raw("--engine dask without --key"),
+                "--key COL (a column of request ids)",
             )
         )
     metrics = {name: parse_metric(name) for name in INTERVAL_METRICS}
@@ -155,6 +155,15 @@ def throughput_intervals(
     wanted = [c for c in COLUMNS if c in present]
     if ci.key and ci.key not in wanted:
         wanted.append(ci.key)
+    if engine == "dask":
+        states, _, _ = dask_run(
+            records,
+            boots,
+            {c: c for c in COLUMNS if c in present},
+            scheduler=scheduler,
+            workers=workers,
+        )
+        return ci.intervals(boots, states), dict(boots)
 
     def fold(chunks: Iterable[Any]) -> dict[str, State]:
         parts: dict[str, list[State]] = {key: [] for key in boots}
