@@ -342,6 +342,8 @@ def explain(spec: str) -> str:
     if info.aliases:
         lines.append(f"  aliases: {', '.join(info.aliases)}")
     forms = [f"{info.name}:{v}" for v in info.variants]
+    if info.variant_form is not None:
+        forms.append(f"{info.name}:{info.variant_form}")
     if info.at:
         forms.insert(0, f"{info.name}@{info.at}")
     if forms:

@@ -670,6 +670,8 @@ class MetricInfo:
     grows: bool = False
     at_aliases: tuple[str, ...] = ()
     bounded: str | None = None
+    variant_pattern: str | None = None
+    variant_form: str | None = None
 
 
 _REGISTRY: dict[str, MetricInfo] = {}
@@ -724,6 +726,8 @@ def register(
     grows: bool = False,
     at_aliases: tuple[str, ...] = (),
     bounded: str | None = None,
+    variant_pattern: str | None = None,
+    variant_form: str | None = None,
 ) -> Callable[[M], M]:
     """Class decorator that enters a metric in the registry.
 
@@ -753,6 +757,12 @@ def register(
     bounded
         For a metric that grows: the option that bounds its memory instead,
         with an error bound (``"bins=N"``, ``"relative_accuracy=A"``).
+    variant_pattern
+        A regular expression of further values of ``variant`` beyond
+        ``variants`` (``"p.*"`` for percentiles); ``name:value`` passes a value
+        it matches in full to the metric class, which checks it.
+    variant_form
+        How ``scorekit explain`` and errors show those further values (``"pN"``).
     """
     if not isinstance(inputs, str) or not inputs:
         raise ConfigError(message(name, "invalid input kind", inputs, "the name of an input kind"))
@@ -773,6 +783,8 @@ def register(
             grows=grows,
             at_aliases=at_aliases,
             bounded=bounded,
+            variant_pattern=variant_pattern,
+            variant_form=variant_form,
         )
         cls.info = info
         for key in (name, *aliases):
@@ -905,10 +917,11 @@ def _after_colon(info: MetricInfo, spec: str, text: str) -> dict[str, Any]:
         if not eq:
             if info.variant is None:
                 raise ConfigError(message(info.name, "takes no :variant", spec, f"'{info.name}'"))
-            if key not in info.variants:
-                raise ConfigError(
-                    message(info.name, f"unknown {info.variant}", key, choices(info.variants))
-                )
+            if key not in info.variants and not _open_variant(info, key):
+                allowed = choices(info.variants)
+                if info.variant_form is not None:
+                    allowed += f" or {info.variant_form}"
+                raise ConfigError(message(info.name, f"unknown {info.variant}", key, allowed))
             if info.variant in out:
                 raise ConfigError(message(info.name, f"{info.variant} given twice", spec, "one"))
             out[info.variant] = key
@@ -919,6 +932,12 @@ def _after_colon(info: MetricInfo, spec: str, text: str) -> dict[str, Any]:
             raise ConfigError(message(info.name, f"option {key!r} given twice", spec, "once each"))
         out[key] = _option_value(value)
     return out
+
+
+def _open_variant(info: MetricInfo, key: str) -> bool:
+    """Whether ``key`` is one of the further values ``info.variant_pattern`` admits."""
+    pattern = info.variant_pattern
+    return pattern is not None and re.fullmatch(pattern, key) is not None
 
 
 def _option_names(cls: type[Any]) -> set[str]:
