@@ -59,8 +59,21 @@ from scorekit.classification._prf import (
     recall,
 )
 from scorekit.classification._proba import Brier, LogLoss, ProbaSums, brier, log_loss
+from scorekit.classification._rates import (
+    FNR,
+    FPR,
+    NPV,
+    ClassLikelihoodRatios,
+    Specificity,
+    class_likelihood_ratios,
+    fnr,
+    fpr,
+    npv,
+    specificity,
+)
 from scorekit.classification._report import classification_report
 from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
+from scorekit.classification._topk import TopKAccuracy, TopKCounts, top_k_accuracy
 from scorekit.classification._zero_division import (
     ZeroDivision,
     check_zero_division,
@@ -70,7 +83,10 @@ from scorekit.classification._zero_division import (
 
 __all__ = [
     "F1",
+    "FNR",
+    "FPR",
     "MCC",
+    "NPV",
     "ROCAUC",
     "Accuracy",
     "AveragePrecision",
@@ -82,6 +98,7 @@ __all__ = [
     "CalibrationCurve",
     "CalibrationCurveMetric",
     "CalibrationHistogram",
+    "ClassLikelihoodRatios",
     "CohenKappa",
     "ConfusionCounts",
     "ConfusionMatrix",
@@ -99,6 +116,9 @@ __all__ = [
     "Recall",
     "RocCurve",
     "ScoreHistogram",
+    "Specificity",
+    "TopKAccuracy",
+    "TopKCounts",
     "ZeroDivision",
     "accuracy",
     "as_indicator",
@@ -108,6 +128,7 @@ __all__ = [
     "brier",
     "calibration_curve",
     "check_zero_division",
+    "class_likelihood_ratios",
     "classification_report",
     "cohen_kappa",
     "confusion_matrix",
@@ -115,11 +136,14 @@ __all__ = [
     "expected_calibration_error",
     "f1",
     "fbeta",
+    "fnr",
+    "fpr",
     "log_loss",
     "max_calibration_error",
     "mcc",
     "multilabel_counts",
     "nanaverage",
+    "npv",
     "pr_curve",
     "precision",
     "precision_recall_fscore_support",
@@ -127,5 +151,7 @@ __all__ = [
     "recall",
     "roc_auc",
     "roc_curve",
+    "specificity",
+    "top_k_accuracy",
     "zero_division_ratio",
 ]

@@ -1,0 +1,552 @@
+"""Binary rates from confusion counts: specificity, NPV, FPR, FNR and the likelihood ratios."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from scorekit.classification._counts import ConfusionCounts
+from scorekit.classification._labels import (
+    CountsMetric,
+    _labels_tuple,
+    _require_data,
+    scaled_counts,
+)
+from scorekit.classification._zero_division import (
+    ZeroDivision,
+    check_zero_division,
+    zero_division_ratio,
+)
+from scorekit.core import SK, Explanation, register
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    UndefinedMetricWarning,
+    choices,
+    message,
+    raw,
+)
+
+__all__ = [
+    "FNR",
+    "FPR",
+    "NPV",
+    "ClassLikelihoodRatios",
+    "Specificity",
+    "binary_cells",
+    "class_likelihood_ratios",
+    "fnr",
+    "fpr",
+    "npv",
+    "specificity",
+]
+
+_RATE_CONVENTION = (
+    "Binary labels; pos_label (default 1) is the positive class and every other label the "
+    "negative one. Weighted by sample_weight. A 0/0 ratio takes the value of zero_division "
+    "('warn' gives 0 and an UndefinedMetricWarning, as scikit-learn's precision and recall)."
+)
+
+
+def binary_cells(metric: str, state: ConfusionCounts, pos_label: Any) -> tuple[float, ...]:
+    """``(tn, fp, fn, tp)`` of ``pos_label`` against the rest, scaled by a common power of two.
+
+    The scale keeps sums of large weights finite and leaves every ratio of
+    cells unchanged. Multiclass or multi-label counts raise an
+    :class:`~scorekit.errors.InputError`.
+
+    Examples
+    --------
+    >>> from scorekit.classification import Accuracy
+    >>> binary_cells("fpr", Accuracy().summarize([0, 0, 1, 1], [0, 1, 1, 1]), 1)
+    (1.0, 1.0, 0.0, 2.0)
+    """
+    _require_data(metric, state)
+    if state.multilabel:
+        raise InputError(
+            message(metric, "needs binary labels", raw("multi-label counts"), "1-D labels")
+        )
+    matrix, _ = scaled_counts(metric, state.matrix)
+    present = state.labels.tolist()
+    if len(present) > 2:
+        raise InputError(
+            message(
+                metric,
+                "target is multiclass but the metric is binary",
+                raw(f"{len(present)} classes"),
+                "two classes",
+            )
+        )
+    if pos_label not in set(present):
+        if len(present) == 2:
+            raise InputError(
+                message(metric, "pos_label is not a label of the data", pos_label, choices(present))
+            )
+        return float(matrix.sum()), 0.0, 0.0, 0.0
+    p = present.index(pos_label)
+    if len(present) == 1:
+        return 0.0, 0.0, 0.0, float(matrix[0, 0])
+    q = 1 - p
+    return float(matrix[q, q]), float(matrix[q, p]), float(matrix[p, q]), float(matrix[p, p])
+
+
+@dataclass(frozen=True)
+class _RateMetric(CountsMetric):
+    pos_label: Any = 1
+    zero_division: ZeroDivision = "warn"
+
+    _cells: ClassVar[tuple[int, int]] = (0, 0)
+    _what: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        try:
+            hash(self.pos_label)
+        except TypeError:
+            raise ConfigError(
+                self._error("pos_label must be a single label", self.pos_label, "e.g. 1 or 'spam'")
+            ) from None
+        check_zero_division(self.name, self.zero_division)
+
+    def compute(self, state: ConfusionCounts) -> float:
+        """The rate, with ``zero_division``'s value where its denominator is 0."""
+        cells = binary_cells(self.name, state, self.pos_label)
+        num, other = (cells[i] for i in self._cells)
+        value, undefined = zero_division_ratio(
+            np.array([num]), np.array([num + other]), self.zero_division
+        )
+        if undefined and self.zero_division == "warn":
+            warnings.warn(
+                f"{self.name}: ill-defined with no {self._what}; set to 0.0. "
+                "Set zero_division to choose the value.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+        return float(value[0])
+
+
+@register(
+    "specificity",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="binary_labels",
+    aliases=("tnr", "selectivity"),
+)
+@dataclass(frozen=True)
+class Specificity(_RateMetric):
+    """Specificity (true negative rate): the fraction of negatives predicted negative.
+
+    .. math:: \\mathrm{TNR} = \\frac{TN}{TN + FP}
+
+    Parameters
+    ----------
+    pos_label : label, default 1
+        The positive class; every other label is negative.
+    zero_division : {'warn', 0, 1, nan}, default 'warn'
+        Value when there is no negative sample (``'warn'``: 0 and an
+        :class:`~scorekit.errors.UndefinedMetricWarning`).
+
+    Notes
+    -----
+    Equal to scikit-learn's ``recall_score`` of the negative class, and to
+    ``tn / (tn + fp)`` of its ``confusion_matrix``. More than two classes, or
+    a ``pos_label`` absent from two present classes, raise an
+    :class:`~scorekit.errors.InputError`.
+
+    References
+    ----------
+    Agrees with scikit-learn's ``confusion_matrix`` (``tn / (tn + fp)``).
+
+    Examples
+    --------
+    >>> Specificity().score([0, 0, 0, 1], [0, 1, 0, 1])
+    0.666...
+    """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Of the negative samples, the fraction predicted negative (true negative rate).",
+        formula="specificity = TN / (TN + FP)",
+        convention=_RATE_CONVENTION,
+        reference=f"{SK} confusion_matrix: tn / (tn + fp), the recall of the negative class.",
+    )
+
+    _cells = (0, 1)
+    _what = "negative samples"
+
+
+@register("npv", higher_is_better=True, bounds=(0.0, 1.0), inputs="binary_labels")
+@dataclass(frozen=True)
+class NPV(_RateMetric):
+    """Negative predictive value: the fraction of predicted negatives that are negative.
+
+    .. math:: \\mathrm{NPV} = \\frac{TN}{TN + FN}
+
+    Parameters
+    ----------
+    pos_label : label, default 1
+        The positive class; every other label is negative.
+    zero_division : {'warn', 0, 1, nan}, default 'warn'
+        Value when no sample is predicted negative.
+
+    Notes
+    -----
+    Equal to scikit-learn's ``precision_score`` of the negative class.
+
+    References
+    ----------
+    Agrees with scikit-learn's ``confusion_matrix`` (``tn / (tn + fn)``).
+
+    Examples
+    --------
+    >>> NPV().score([0, 0, 1, 1], [0, 0, 0, 1])
+    0.666...
+    """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Of the samples predicted negative, the fraction that are negative.",
+        formula="npv = TN / (TN + FN)",
+        convention=_RATE_CONVENTION,
+        reference=f"{SK} confusion_matrix: tn / (tn + fn), the precision of the negative class.",
+    )
+
+    _cells = (0, 2)
+    _what = "samples predicted negative"
+
+
+@register(
+    "fpr",
+    higher_is_better=False,
+    bounds=(0.0, 1.0),
+    inputs="binary_labels",
+    aliases=("fall_out",),
+)
+@dataclass(frozen=True)
+class FPR(_RateMetric):
+    """False positive rate (fall-out): the fraction of negatives predicted positive.
+
+    .. math:: \\mathrm{FPR} = \\frac{FP}{FP + TN} = 1 - \\mathrm{specificity}
+
+    Parameters
+    ----------
+    pos_label : label, default 1
+        The positive class; every other label is negative.
+    zero_division : {'warn', 0, 1, nan}, default 'warn'
+        Value when there is no negative sample.
+
+    References
+    ----------
+    Agrees with scikit-learn's ``confusion_matrix`` (``fp / (fp + tn)``).
+
+    Examples
+    --------
+    >>> FPR().score([0, 0, 0, 1], [0, 1, 0, 1])
+    0.333...
+    """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Of the negative samples, the fraction predicted positive (fall-out).",
+        formula="fpr = FP / (FP + TN) = 1 - specificity",
+        convention=_RATE_CONVENTION,
+        reference=f"{SK} confusion_matrix: fp / (fp + tn).",
+    )
+
+    _cells = (1, 0)
+    _what = "negative samples"
+
+
+@register(
+    "fnr",
+    higher_is_better=False,
+    bounds=(0.0, 1.0),
+    inputs="binary_labels",
+    aliases=("miss_rate",),
+)
+@dataclass(frozen=True)
+class FNR(_RateMetric):
+    """False negative rate (miss rate): the fraction of positives predicted negative.
+
+    .. math:: \\mathrm{FNR} = \\frac{FN}{FN + TP} = 1 - \\mathrm{recall}
+
+    Parameters
+    ----------
+    pos_label : label, default 1
+        The positive class; every other label is negative.
+    zero_division : {'warn', 0, 1, nan}, default 'warn'
+        Value when there is no positive sample.
+
+    References
+    ----------
+    Agrees with scikit-learn's ``confusion_matrix`` (``fn / (fn + tp)``).
+
+    Examples
+    --------
+    >>> FNR().score([0, 1, 1, 1], [0, 1, 0, 1])
+    0.333...
+    """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="Of the positive samples, the fraction predicted negative (miss rate).",
+        formula="fnr = FN / (FN + TP) = 1 - recall",
+        convention=_RATE_CONVENTION,
+        reference=f"{SK} confusion_matrix: fn / (fn + tp).",
+    )
+
+    _cells = (2, 3)
+    _what = "positive samples"
+
+
+def _replacement(metric: str, value: Any) -> tuple[float, float]:
+    """``replace_undefined_by`` as the pair (LR+ value, LR- value)."""
+    expected = "nan, 1.0 or {'LR+': v in [1, inf] or nan, 'LR-': v in [0, 1] or nan}"
+    if isinstance(value, dict):
+        value = (value.get("LR+", None), value.get("LR-", None))
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if math.isnan(value):
+            return math.nan, math.nan
+        if value == 1:
+            return 1.0, 1.0
+        raise ConfigError(message(metric, "invalid replace_undefined_by", value, expected))
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise ConfigError(message(metric, "invalid replace_undefined_by", value, expected))
+    pos, neg = value
+    ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (pos, neg))
+    if not ok or not (math.isnan(pos) or pos >= 1) or not (math.isnan(neg) or 0 <= neg <= 1):
+        raise ConfigError(message(metric, "invalid replace_undefined_by", value, expected))
+    return float(pos), float(neg)
+
+
+@register(
+    "class_likelihood_ratios",
+    higher_is_better=None,
+    bounds=(0.0, math.inf),
+    inputs="binary_labels",
+)
+@dataclass(frozen=True)
+class ClassLikelihoodRatios(CountsMetric):
+    """The positive and negative likelihood ratios of a binary classifier.
+
+    .. math:: LR_+ = \\frac{\\mathrm{TPR}}{\\mathrm{FPR}}
+              = \\frac{TP\\,(TN + FP)}{FP\\,(TP + FN)}, \\qquad
+              LR_- = \\frac{\\mathrm{FNR}}{\\mathrm{TNR}}
+              = \\frac{FN\\,(TN + FP)}{TN\\,(TP + FN)}
+
+    Parameters
+    ----------
+    labels : sequence of two labels, optional
+        The negative and the positive class, in this order. By default the two
+        classes of the data, sorted (the larger is positive).
+    replace_undefined_by : nan, 1.0 or dict, default nan
+        The value of a ratio whose denominator is 0: nan, 1.0 for both, or
+        ``{'LR+': v, 'LR-': u}`` with ``v`` in [1, inf] or nan and ``u`` in
+        [0, 1] or nan. Either way an
+        :class:`~scorekit.errors.UndefinedMetricWarning` is emitted.
+
+    Returns
+    -------
+    tuple of float
+        ``(LR+, LR-)``.
+
+    Notes
+    -----
+    When ``y_true`` has no positive sample both ratios are nan (a ratio whose
+    own denominator ``FP`` or ``TN`` is also 0 takes ``replace_undefined_by``),
+    as scikit-learn. One class without ``labels``, or more than two, raise an
+    :class:`~scorekit.errors.InputError`.
+
+    References
+    ----------
+    Agrees with scikit-learn's ``class_likelihood_ratios`` (including
+    ``replace_undefined_by``). Brenner, H. and Gefeller, O. (1997), Variation
+    of sensitivity, specificity, likelihood ratios and predictive values with
+    disease prevalence, *Statistics in Medicine* 16(9).
+
+    Examples
+    --------
+    >>> ClassLikelihoodRatios().score([0, 1, 0, 1, 0], [1, 1, 0, 0, 0])
+    (1.5, 0.75)
+    """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="How much a positive (LR+) or a negative (LR-) prediction multiplies the "
+        "odds that a sample is positive.",
+        formula="LR+ = TPR / FPR = TP (TN + FP) / (FP (TP + FN));  "
+        "LR- = FNR / TNR = FN (TN + FP) / (TN (TP + FN))",
+        convention="Binary labels; the larger of the two sorted classes is positive unless "
+        "labels = (negative, positive) says otherwise. A 0 denominator gives "
+        "replace_undefined_by (nan by default) with an UndefinedMetricWarning; with no "
+        "positive sample both are nan. Returns the pair (LR+, LR-).",
+        reference=f"{SK} class_likelihood_ratios.",
+    )
+
+    labels: tuple[Any, ...] | None = None
+    replace_undefined_by: Any = math.nan
+
+    def __post_init__(self) -> None:
+        labels = _labels_tuple(self.name, self.labels)
+        if labels is not None and len(labels) != 2:
+            raise ConfigError(
+                self._error("labels must name two classes", list(labels), "(negative, positive)")
+            )
+        object.__setattr__(self, "labels", labels)
+        pair = _replacement(self.name, self.replace_undefined_by)
+        if isinstance(self.replace_undefined_by, dict | list):
+            object.__setattr__(self, "replace_undefined_by", pair)
+
+    def _state_labels(self) -> tuple[Any, ...] | None:
+        return self.labels
+
+    def compute(self, state: ConfusionCounts) -> tuple[float, float]:
+        """The pair ``(LR+, LR-)``."""
+        name = self.name
+        _require_data(name, state)
+        if state.multilabel:
+            raise InputError(
+                message(name, "needs binary labels", raw("multi-label counts"), "1-D labels")
+            )
+        if self.labels is None:
+            classes = state.labels
+            if len(classes) != 2:
+                raise InputError(
+                    message(
+                        name,
+                        "needs exactly two classes",
+                        raw(f"{len(classes)} classes {classes.tolist()}"),
+                        "two classes, or labels=(negative, positive)",
+                    )
+                )
+            pos_label = classes.tolist()[1]
+        else:
+            neg_label, pos_label = self.labels
+            present = set(state.labels.tolist())
+            extra = sorted(present - {neg_label, pos_label}, key=repr)
+            if extra:
+                raise InputError(
+                    message(name, "a label outside labels", extra[0], f"one of {list(self.labels)}")
+                )
+        tn, fp, fn, tp = binary_cells(name, state, pos_label)
+        return _likelihood_ratios(
+            name, tn, fp, fn, tp, _replacement(name, self.replace_undefined_by)
+        )
+
+
+def _likelihood_ratios(
+    name: str, tn: float, fp: float, fn: float, tp: float, replace: tuple[float, float]
+) -> tuple[float, float]:
+    support_pos, support_neg = tp + fn, tn + fp
+    positive = negative = math.nan
+
+    def warn(text: str) -> None:
+        warnings.warn(f"{name}: {text}", UndefinedMetricWarning, stacklevel=4)
+
+    if support_pos == 0:
+        warn("no sample of the positive class in y_true; LR+ and LR- are nan.")
+    if fp == 0:
+        warn("LR+ is ill-defined (FP = 0); set to replace_undefined_by.")
+        positive = replace[0]
+    elif support_pos != 0:
+        positive = tp * support_neg / (fp * support_pos)
+    if tn == 0:
+        warn("LR- is ill-defined (TN = 0); set to replace_undefined_by.")
+        negative = replace[1]
+    elif support_pos != 0:
+        negative = fn * support_neg / (tn * support_pos)
+    return positive, negative
+
+
+def specificity(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    pos_label: Any = 1,
+    sample_weight: Any = None,
+    zero_division: ZeroDivision = "warn",
+) -> float:
+    """Specificity, as :class:`Specificity`.
+
+    Examples
+    --------
+    >>> specificity([0, 0, 1, 1], [0, 1, 1, 1])
+    0.5
+    """
+    m = Specificity(pos_label=pos_label, zero_division=zero_division)
+    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+
+
+def npv(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    pos_label: Any = 1,
+    sample_weight: Any = None,
+    zero_division: ZeroDivision = "warn",
+) -> float:
+    """Negative predictive value, as :class:`NPV`.
+
+    Examples
+    --------
+    >>> npv([0, 0, 1, 1], [0, 1, 0, 1])
+    0.5
+    """
+    m = NPV(pos_label=pos_label, zero_division=zero_division)
+    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+
+
+def fpr(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    pos_label: Any = 1,
+    sample_weight: Any = None,
+    zero_division: ZeroDivision = "warn",
+) -> float:
+    """False positive rate, as :class:`FPR`.
+
+    Examples
+    --------
+    >>> fpr([0, 0, 1, 1], [0, 1, 1, 1])
+    0.5
+    """
+    m = FPR(pos_label=pos_label, zero_division=zero_division)
+    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+
+
+def fnr(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    pos_label: Any = 1,
+    sample_weight: Any = None,
+    zero_division: ZeroDivision = "warn",
+) -> float:
+    """False negative rate, as :class:`FNR`.
+
+    Examples
+    --------
+    >>> fnr([0, 0, 1, 1], [0, 1, 0, 1])
+    0.5
+    """
+    m = FNR(pos_label=pos_label, zero_division=zero_division)
+    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+
+
+def class_likelihood_ratios(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    replace_undefined_by: Any = math.nan,
+) -> tuple[float, float]:
+    """``(LR+, LR-)``, as :class:`ClassLikelihoodRatios` (scikit-learn's function of that name).
+
+    Examples
+    --------
+    >>> class_likelihood_ratios([0, 1, 0, 1, 0], [1, 1, 0, 0, 0])
+    (1.5, 0.75)
+    """
+    m = ClassLikelihoodRatios(labels=labels, replace_undefined_by=replace_undefined_by)
+    result: tuple[float, float] = m.score(y_true, y_pred, sample_weight=sample_weight)
+    return result

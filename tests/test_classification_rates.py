@@ -1,0 +1,203 @@
+"""Specificity, NPV, FPR, FNR, likelihood ratios and top-k accuracy against scikit-learn."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorekit import classification as C
+from scorekit.core import parse_metric
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
+
+
+def _close(a, b):
+    return np.allclose(
+        np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-12, atol=0, equal_nan=True
+    )
+
+
+@st.composite
+def binary_pairs(draw):
+    n = draw(st.integers(1, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    style = draw(st.integers(0, 3))
+    t = rng.integers(0, 2, n)
+    p = rng.integers(0, 2, n)
+    if style == 1:
+        t[:] = 0
+    elif style == 2:
+        p[:] = 1
+    w = rng.random(n) * 3 if draw(st.booleans()) else None
+    return t, p, w
+
+
+def _cells(t, p, w):
+    return skm.confusion_matrix(t, p, labels=[0, 1], sample_weight=w).ravel().astype(float)
+
+
+def _ratio(num, den, zero_division):
+    if den == 0:
+        return 0.0 if zero_division == "warn" else float(zero_division)
+    return num / den
+
+
+@settings(max_examples=40, deadline=None)
+@given(binary_pairs(), st.sampled_from(["warn", 0, 1, np.nan]))
+def test_rates_agree_with_confusion_matrix(data, zero_division):
+    t, p, w = data
+    tn, fp, fn, tp = _cells(t, p, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        got = {
+            "specificity": C.specificity(t, p, sample_weight=w, zero_division=zero_division),
+            "npv": C.npv(t, p, sample_weight=w, zero_division=zero_division),
+            "fpr": C.fpr(t, p, sample_weight=w, zero_division=zero_division),
+            "fnr": C.fnr(t, p, sample_weight=w, zero_division=zero_division),
+        }
+        spec_ref = skm.recall_score(
+            t, p, pos_label=0, sample_weight=w, zero_division=zero_division, labels=[0, 1]
+        )
+        npv_ref = skm.precision_score(
+            t, p, pos_label=0, sample_weight=w, zero_division=zero_division, labels=[0, 1]
+        )
+    want = {
+        "specificity": _ratio(tn, tn + fp, zero_division),
+        "npv": _ratio(tn, tn + fn, zero_division),
+        "fpr": _ratio(fp, fp + tn, zero_division),
+        "fnr": _ratio(fn, fn + tp, zero_division),
+    }
+    for name, value in got.items():
+        assert _close(value, want[name]), name
+    if 0 in t or 0 in p:
+        assert _close(got["specificity"], spec_ref)
+        assert _close(got["npv"], npv_ref)
+
+
+@settings(max_examples=40, deadline=None)
+@given(binary_pairs(), st.sampled_from([np.nan, 1.0, {"LR+": 2.0, "LR-": 0.5}]))
+def test_likelihood_ratios_agree_with_sklearn(data, replace):
+    t, p, w = data
+    labels = [0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = skm.class_likelihood_ratios(
+            t, p, labels=labels, sample_weight=w, replace_undefined_by=replace
+        )
+        got = C.class_likelihood_ratios(
+            t, p, labels=labels, sample_weight=w, replace_undefined_by=replace
+        )
+    assert _close(got, want)
+
+
+def test_likelihood_ratios_warn_and_need_two_classes():
+    with pytest.warns(UndefinedMetricWarning, match="LR-"):
+        positive, negative = C.class_likelihood_ratios([0, 1, 1], [1, 1, 1])
+    assert positive == 1.0
+    assert math.isnan(negative)
+    with pytest.raises(InputError, match="needs exactly two classes"):
+        C.class_likelihood_ratios([1, 1], [1, 1])
+    with pytest.raises(InputError, match="needs exactly two classes"):
+        C.class_likelihood_ratios([0, 1, 2], [0, 1, 2])
+    with pytest.raises(ConfigError, match="invalid replace_undefined_by"):
+        C.ClassLikelihoodRatios(replace_undefined_by={"LR+": 0.5, "LR-": 0.5})
+    with pytest.raises(ConfigError, match="labels must name two classes"):
+        C.ClassLikelihoodRatios(labels=[0, 1, 2])
+
+
+def test_rates_worked_example_and_errors():
+    # TP=600, FN=100, FP=50, TN=250 (METRICS.md)
+    t = np.repeat([1, 1, 0, 0], [600, 100, 50, 250])
+    p = np.repeat([1, 0, 1, 0], [600, 100, 50, 250])
+    assert C.specificity(t, p) == 250 / 300
+    assert C.fpr(t, p) == 50 / 300
+    assert C.fnr(t, p) == 100 / 700
+    assert C.npv(t, p) == 250 / 350
+    with pytest.raises(InputError, match="multiclass"):
+        C.specificity([0, 1, 2], [0, 1, 2])
+    with pytest.raises(InputError, match="pos_label"):
+        C.fpr(["a", "b"], ["a", "b"])
+    with pytest.raises(ConfigError, match="zero_division"):
+        C.NPV(zero_division=2)
+    with pytest.warns(UndefinedMetricWarning, match="no negative samples"):
+        assert C.specificity([1, 1], [1, 0]) == 0.0
+    assert C.specificity(["no", "yes"], ["yes", "yes"], pos_label="yes") == 0.0
+    assert parse_metric("tnr") == C.Specificity()
+
+
+@st.composite
+def score_matrices(draw):
+    n = draw(st.integers(1, 40))
+    c = draw(st.integers(3, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    t = rng.integers(0, c, n)
+    s = rng.integers(0, 3, (n, c)).astype(float) if draw(st.booleans()) else rng.random((n, c))
+    w = rng.random(n) if draw(st.booleans()) else None
+    k = draw(st.integers(1, c))
+    return t, s, w, k, c
+
+
+@settings(max_examples=50, deadline=None)
+@given(score_matrices(), st.booleans())
+def test_top_k_agrees_with_sklearn(data, normalize):
+    t, s, w, k, c = data
+    labels = list(range(c))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        want = skm.top_k_accuracy_score(
+            t, s, k=k, labels=labels, sample_weight=w, normalize=normalize
+        )
+        got = C.top_k_accuracy(t, s, k=k, labels=labels, sample_weight=w, normalize=normalize)
+        metric = C.TopKAccuracy(k=k, labels=labels, normalize=normalize)
+        half = len(t) // 2
+        parts = [
+            metric.summarize(t[a:b], s[a:b], None if w is None else w[a:b])
+            for a, b in ((0, half), (half, len(t)))
+        ]
+        merged = metric.compute(metric.merge(*parts))
+    assert _close(got, want)
+    assert _close(merged, want)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(1, 2))
+def test_top_k_binary_scores_agree_with_sklearn(seed, unit, k):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    t = np.array(["no", "yes"])[rng.integers(0, 2, n)]
+    t[:2] = ["no", "yes"]
+    s = np.round(rng.random(n), 1) if unit else rng.normal(size=n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        want = skm.top_k_accuracy_score(t, s, k=k)
+        metric = C.TopKAccuracy(k=k)
+        # a unit-interval chunk and an unbounded one: the threshold follows all scores
+        got = metric.compute(
+            metric.merge(metric.summarize(t[:1], s[:1]), metric.summarize(t[1:], s[1:]))
+        )
+    assert _close(got, want)
+
+
+def test_top_k_string_labels_and_errors():
+    t = ["b", "a", "c"]
+    s = [[0.1, 0.5, 0.4], [0.2, 0.3, 0.5], [0.5, 0.3, 0.2]]
+    assert C.top_k_accuracy(t, s, k=2) == skm.top_k_accuracy_score(t, s, k=2)
+    with pytest.raises(InputError, match="do not match the columns"):
+        C.top_k_accuracy(["a", "b"], s[:2], k=1)
+    with pytest.raises(InputError, match="not in labels"):
+        C.top_k_accuracy(["a", "z", "b"], s, labels=["a", "b", "c"])
+    with pytest.raises(ConfigError, match="k must be an integer"):
+        C.TopKAccuracy(k=0)
+    with pytest.raises(ConfigError, match="labels must be sorted"):
+        C.TopKAccuracy(labels=["b", "a", "c"])
+    with pytest.raises(InputError, match="empty input"):
+        C.top_k_accuracy([], np.zeros((0, 3)))
+    with pytest.warns(UndefinedMetricWarning, match="meaningless"):
+        assert C.top_k_accuracy(t, s, k=3) == 1.0
+    with pytest.warns(UndefinedMetricWarning, match="weights are 0"):
+        assert math.isnan(C.top_k_accuracy(t, s, k=1, sample_weight=[0, 0, 0]))
