@@ -220,12 +220,16 @@ class RBP(RankingMetric):
 
     Notes
     -----
-    Agrees with ranx's ``rbp.p`` (graded) and with trec_eval's ``rbp``
-    (binary, p = 0.9) and ir_measures' ``RBP(rel=1)`` to 1e-12 relative. Its
+    Agrees with ranx's ``rbp.p`` (``graded=True``) and with trec_eval's
+    ``rbp`` on binary qrels (p = 0.9), to 1e-12 relative; the binary form is
+    ir_measures' ``RBP(rel=L)`` (Moffat and Zobel's definition). On graded
+    qrels trec_eval weighs a document by its grade over the query's top
+    grade, whatever ``-l`` says; neither option here does that. The
     residual, the most unjudged and unretrieved documents could add, is
-    :class:`RBPResidual`. Bounded by 1 when binary, by the largest grade when
-    graded. Written ``rbp:p=0.8``, ``RBP(p=0.8)`` (ir_measures) or ``rbp``
-    (trec_eval, p = 0.9); ir_measures' ``RBP`` without p is ``rbp:p=0.8``.
+    :class:`RBPResidual`. Bounded by 1 when binary, by the
+    largest grade when graded. Written ``rbp:p=0.8``, ``RBP(p=0.8)``
+    (ir_measures) or ``rbp`` (trec_eval, p = 0.9); ir_measures' ``RBP``
+    without p is ``rbp:p=0.8``.
 
     Examples
     --------
