@@ -326,3 +326,40 @@ def test_settings_keep_states_of_other_options_apart() -> None:
     other = ranking.MAP().summarize(qrels, run)
     with pytest.raises((StateMismatchError, InputError)):
         ranking.MAP().merge(a, other)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 30),
+    groups=st.integers(1, 4),
+    k=st.sampled_from([None, 1, 5]),
+    level=st.sampled_from([1, 2]),
+)
+def test_array_forms_equal_trec_eval(
+    seed: int, n: int, groups: int, k: int | None, level: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, 4, n)
+    y_score = rng.permutation(n).astype(float)
+    group = rng.integers(0, groups, n)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for i in range(n):
+        qrels.setdefault(str(group[i]), {})[f"d{i:03d}"] = int(y_true[i])
+        run.setdefault(str(group[i]), {})[f"d{i:03d}"] = float(y_score[i])
+    cases = [
+        (ranking.map, "map" if k is None else f"map_cut.{k}", {}),
+        (ranking.mrr, "recip_rank", {}),
+        (ranking.precision_at, f"P.{k or 10}", {"k": k or 10}),
+    ]
+    for function, measure, extra in cases:
+        options = {"k": k, **extra} if function is not ranking.mrr else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = function(
+                y_true, y_score, group=group, relevance_level=level, per_group=True, **options
+            )
+        ref = trec(qrels, run, measure, level)
+        expected = [ref[str(g)] for g in sorted(set(group.tolist()))]
+        assert np.allclose(values, expected, rtol=1e-12, atol=1e-15), measure
