@@ -66,13 +66,45 @@ LATENCY_VALUES = {
 }
 LATENCIES = {
     # ttft: h(p90) = 1.8 -> 0.5 + 0.8 * 0.25; h(p99) = 1.98 -> 0.5 + 0.98 * 0.25
-    "ttft": {"mean": 0.5, "median": 0.5, "p90": 0.7, "p99": 0.745, "max": 0.75},
+    "ttft": {
+        "mean": 0.5,
+        "median": 0.5,
+        "p90": 0.7,
+        "p99": 0.745,
+        "max": 0.75,
+        "min": 0.25,
+        "std": math.sqrt(1 / 24),
+    },
     # tpot: h(p50) = 0.5 -> 0.375; h(p90) = 0.9 -> 0.25 + 0.9 * 0.25
-    "tpot": {"mean": 0.375, "median": 0.375, "p90": 0.475, "p99": 0.4975, "max": 0.5},
+    "tpot": {
+        "mean": 0.375,
+        "median": 0.375,
+        "p90": 0.475,
+        "p99": 0.4975,
+        "max": 0.5,
+        "min": 0.25,
+        "std": 0.125,
+    },
     # itl: mean 2.0 / 6; h(p90) = 4.5 -> 0.25 + 0.5 * 0.5; h(p99) = 4.95 -> 0.25 + 0.95 * 0.5
-    "itl": {"mean": 2.0 / 6, "median": 0.25, "p90": 0.5, "p99": 0.725, "max": 0.75},
+    "itl": {
+        "mean": 2.0 / 6,
+        "median": 0.25,
+        "p90": 0.5,
+        "p99": 0.725,
+        "max": 0.75,
+        "min": 0.25,
+        "std": math.sqrt(5) / 12,
+    },
     # e2e: mean 4.5 / 4; h(p50) = 1.5 -> 1.125; h(p90) = 2.7 -> 1.25 + 0.7 * 0.25
-    "e2e_latency": {"mean": 1.125, "median": 1.125, "p90": 1.425, "p99": 1.4925, "max": 1.5},
+    "e2e_latency": {
+        "mean": 1.125,
+        "median": 1.125,
+        "p90": 1.425,
+        "p99": 1.4925,
+        "max": 1.5,
+        "min": 0.75,
+        "std": math.sqrt(5) / 8,
+    },
 }
 
 SERVING = [info for info in available() if info.inputs == "requests"]
@@ -113,6 +145,8 @@ def test_latencies_on_hand_computed_records(name: str, stat: str) -> None:
         "p90": np.percentile(values, 90),
         "p99": np.percentile(values, 99),
         "max": values.max(),
+        "min": values.min(),
+        "std": values.std(),
     }[stat]
     assert expected == pytest.approx(reference, rel=1e-14)
 
@@ -452,10 +486,10 @@ def test_states_of_other_settings_do_not_merge() -> None:
 
 
 def test_unknown_statistic() -> None:
-    with pytest.raises(ConfigError, match="unknown statistic; got 'p95'"):
-        T.TTFT(statistic="p95")
+    with pytest.raises(ConfigError, match="unknown statistic; got 'average'"):
+        T.TTFT(statistic="average")
     with pytest.raises(ConfigError, match="unknown statistic"):
-        parse_metric("tpot:p95")
+        parse_metric("tpot:average")
 
 
 # SLOs and output ------------------------------------------------------------------------------
@@ -512,14 +546,24 @@ def test_format_report() -> None:
     assert any(line.split() == ["goodput", "(req/s)", "0.50"] for line in lines)
     assert "2 of 4 (ttft <= 600 ms)" in table
     row = next(line for line in lines if line.startswith("tpot "))
-    assert row.split() == ["tpot", "2", "375.00", "375.00", "475.00", "497.50", "500.00"]
+    assert row.split() == [
+        "tpot",
+        "2",
+        "375.00",
+        "125.00",
+        "250.00",
+        "375.00",
+        "475.00",
+        "497.50",
+        "500.00",
+    ]
     with pytest.raises(ConfigError, match="unknown format; got 'csv'"):
         T.format_report(r, "csv")
     with pytest.warns(UndefinedMetricWarning):
         empty = T.report([])
     assert json.loads(T.format_report(empty, "json"))["ttft"]["mean"] is None
     rows = [line.split() for line in T.format_report(empty).splitlines()]
-    assert ["ttft", "0", "nan", "nan", "nan", "nan", "nan"] in rows
+    assert ["ttft", "0", *["nan"] * 7] in rows
 
 
 # failure reasons in the state ------------------------------------------------------------------

@@ -34,9 +34,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description=(
             "Report the throughputs (output, prompt and total tokens, requests per second of "
             "wall time), failed requests by reason, goodput under SLOs, and TTFT, TPOT, ITL "
-            "and end-to-end latency (mean, median, p90, p99, max; milliseconds in the table, "
-            "seconds in JSON) of one record per request: prompt_tokens, output_tokens, start, "
-            "end, and optional first_token, token_times, success, error. The records of "
+            "and end-to-end latency (mean, std, min, percentiles, max; milliseconds in the "
+            "table, seconds in JSON) of one record per request: prompt_tokens, output_tokens, "
+            "start, end, and optional first_token, token_times, success, error. The records of "
             "'scorekit loadtest' start with a metadata record, shown with the report (and kept "
             "in --save-state, so that 'scorekit merge' refuses runs of other settings); "
             "warm-up requests are left out; a sweep's records give its table, a row per step."
@@ -47,6 +47,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         tp,
         "objectives for goodput: ttft, tpot, itl or e2e with a unit (s, ms, us), "
         "e.g. --slo ttft=200ms tpot=50ms",
+    )
+    tp.add_argument(
+        "--percentiles",
+        metavar="P,P,...",
+        help="the latency percentiles to report, numbers in [0, 100] separated by commas, "
+        "as numpy.percentile computes them (default 50,90,99), e.g. --percentiles 50,90,95,99.9",
     )
     format_flag(tp, "table", "json")
     add_scale_flags(tp, unit="records")
@@ -60,10 +66,20 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from scorekit import throughput
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
+    args.percentiles = _percentiles(args.percentiles)
     check_scale_flags(args, NAME)
     ci = ci_settings(args, NAME)
     run = throughput.read_metadata(args.records)
     steps = None if run is None else run.get("steps")
+    if steps and args.percentiles is not None:
+        raise ConfigError(
+            message(
+                args.records,
+                "a sweep's table has fixed percentile columns",
+                raw("--percentiles"),
+                "the records file alone",
+            )
+        )
     if steps and (scaled(args) or args.save_state or ci is not None):
         raise ConfigError(
             message(
@@ -80,7 +96,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     records = throughput.read_records(args.records)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = throughput.report(records, slo=slo)
+        result = throughput.report(records, slo=slo, percentiles=args.percentiles)
         if steps:
             from scorekit import loadtest
 
@@ -121,9 +137,10 @@ def _intervals(
             states, _ = api.throughput_states(
                 args.records, throughput.report_metrics(slo), **engine_options(args)
             )
-            result = throughput.report_from_states(states, slo)
+            result = throughput.report_from_states(states, slo, args.percentiles)
         else:
-            result = throughput.report(throughput.read_records(args.records), slo=slo)
+            records = throughput.read_records(args.records)
+            result = throughput.report(records, slo=slo, percentiles=args.percentiles)
         intervals, boots = api.throughput_intervals(
             args.records, ci, slo=slo, **engine_options(args)
         )
@@ -140,6 +157,27 @@ def _intervals(
     out.write("\nintervals (latencies: means in seconds)\n")
     write_ci_values(intervals, "table", out, err, ci, boots)
     return 0
+
+
+def _percentiles(text: str | None) -> list[float] | None:
+    """The numbers of ``--percentiles 50,90,95,99``, each checked to lie in [0, 100]."""
+    if text is None:
+        return None
+    expected = "numbers in [0, 100] separated by commas, e.g. 50,90,95,99"
+    out: list[float] = []
+    for item in text.split(","):
+        try:
+            q = float(item.strip())
+        except ValueError:
+            raise ConfigError(
+                message("--percentiles", "not a percentile", item.strip(), expected)
+            ) from None
+        if not 0.0 <= q <= 100.0:
+            raise ConfigError(
+                message("--percentiles", "percentile outside [0, 100]", item.strip(), expected)
+            )
+        out.append(q)
+    return out
 
 
 def _with_run(text: str, run: dict[str, Any] | None, fmt: str) -> str:
@@ -168,7 +206,7 @@ def _from_states(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         states, rows = api.throughput_states(args.records, metrics, **engine_options(args))
-        result = throughput.report_from_states(states, slo)
+        result = throughput.report_from_states(states, slo, args.percentiles)
     write_warnings((str(w.message) for w in caught), err)
     if args.save_state:
         api.save_states(

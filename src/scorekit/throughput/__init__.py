@@ -21,9 +21,9 @@ end-to-end latency          ``end - start`` per successful request
 These are the definitions of vLLM's ``benchmarks/benchmark_serving.py``.
 Failed requests are counted (:class:`FailedRequests`, :func:`report` by
 reason) and add no tokens and no latencies, but they do extend the wall time.
-Latencies are in seconds; their ``mean``, ``median``, ``p90``, ``p99`` and
-``max`` (``ttft:p99``) use numpy's linear percentile interpolation, as vLLM
-does.
+Latencies are in seconds; their ``mean``, ``median``, ``min``, ``max``, ``std``
+(``ddof=0``) and any percentile ``pN`` (``ttft:p99``, ``e2e_latency:p99.9``) use
+numpy's linear percentile interpolation, as vLLM does.
 
 States merge across workers: the throughput metrics keep counts, summed tokens,
 the earliest start, the latest end (elapsed times are never added) and the
@@ -75,6 +75,7 @@ from scorekit.throughput._records import (
     read_records,
 )
 from scorekit.throughput._report import (
+    DEFAULT_PERCENTILES,
     FORMATS,
     REPORT_KEYS,
     LatencySummary,
@@ -89,6 +90,7 @@ from scorekit.throughput._state import LATENCIES, STATISTICS, LatencyValues, Req
 
 __all__: list[str] = [
     "COLUMNS",
+    "DEFAULT_PERCENTILES",
     "FORMATS",
     "ITL",
     "LATENCIES",

@@ -18,8 +18,9 @@ WALL = (
 """How the rates measure wall time, and what their state keeps."""
 
 KEPT = (
-    "Over successful requests. :mean, :median, :p90, :p99 or :max picks the statistic (mean "
-    "by default); percentiles interpolate linearly between closest ranks (numpy's default, as "
+    "Over successful requests. :mean, :median, :min, :max, :std (population, ddof=0) or :pN, "
+    "any percentile N in [0, 100] (:p95, :p99.9), picks the statistic (mean by default); "
+    "percentiles interpolate linearly between closest ranks (numpy.percentile's default, as "
     "vLLM). The state keeps every value, 8 bytes each, so percentiles of merged states are "
     "exact. No value: nan with an UndefinedMetricWarning. Seconds; reports show milliseconds."
 )

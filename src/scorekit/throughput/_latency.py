@@ -8,16 +8,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from scorekit.core import Explanation, register, sentences
-from scorekit.errors import ConfigError, StateMismatchError, choices, message
+from scorekit.errors import StateMismatchError, message
 from scorekit.throughput._explanations import KEPT, VLLM
 from scorekit.throughput._records import Records
 from scorekit.throughput._state import (
     LATENCIES,
+    PERCENTILE_FORM,
+    PERCENTILE_PATTERN,
     STATISTICS,
     LatencyValues,
     Statistic,
     latencies,
-    statistic,
+    percentile_of,
+    statistic_of,
     undefined,
 )
 from scorekit.throughput._units import RequestMetric
@@ -32,10 +35,7 @@ class _Latency(RequestMetric[LatencyValues]):
     statistic: str
 
     def __post_init__(self) -> None:
-        if self.statistic not in STATISTICS:
-            raise ConfigError(
-                message(self.name, "unknown statistic", self.statistic, choices(STATISTICS))
-            )
+        percentile_of(self.name, self.statistic)
 
     def from_records(self, records: Records) -> LatencyValues:
         """Keep the latency of every successful request (every chunk gap for ITL)."""
@@ -54,7 +54,8 @@ class _Latency(RequestMetric[LatencyValues]):
         if state.values.size == 0:
             undefined(self.name, f"no successful request has a {LATENCIES[self.quantity]}")
             return math.nan
-        return statistic(state.values, self.statistic)
+        q = percentile_of(self.name, self.statistic)
+        return statistic_of(state.values, self.statistic, q)
 
 
 L = TypeVar("L", bound=type[_Latency])
@@ -70,6 +71,8 @@ def _register_latency(name: str, alias: str) -> Callable[[L], L]:
         aliases=(alias,),
         variant="statistic",
         variants=STATISTICS,
+        variant_pattern=PERCENTILE_PATTERN,
+        variant_form=PERCENTILE_FORM,
         grows=True,
     )
 
@@ -83,14 +86,16 @@ class TTFT(_Latency):
 
     Parameters
     ----------
-    statistic : {"mean", "median", "p90", "p99", "max"}, default "mean"
-        What to report of the per-request values (``ttft:p99``).
+    statistic : {"mean", "median", "p90", "p99", "min", "max", "std"} or "pN", default "mean"
+        What to report of the per-request values (``ttft:p99``, ``ttft:p99.9``, ``ttft:std``).
 
     Notes
     -----
     Over successful requests with a first-token time; a missing
     ``first_token`` falls back to the first entry of ``token_times``.
-    Percentiles interpolate linearly (numpy's default, as vLLM's benchmark).
+    ``pN`` is any percentile N in [0, 100] (``ttft:p99.9``), interpolated
+    linearly as :func:`numpy.percentile` does by default (as vLLM's
+    benchmark); ``std`` is the population standard deviation (``ddof=0``).
     The state keeps every value (8 bytes per request), so merged percentiles
     are exact. No value (empty input, all failed, no first-token times): nan
     with an :class:`~scorekit.errors.UndefinedMetricWarning`.
@@ -138,8 +143,8 @@ class TPOT(_Latency):
 
     Parameters
     ----------
-    statistic : {"mean", "median", "p90", "p99", "max"}, default "mean"
-        What to report of the per-request values (``tpot:median``).
+    statistic : {"mean", "median", "p90", "p99", "min", "max", "std"} or "pN", default "mean"
+        What to report of the per-request values (``tpot:median``, ``tpot:p95``).
 
     Notes
     -----
@@ -192,8 +197,8 @@ class ITL(_Latency):
 
     Parameters
     ----------
-    statistic : {"mean", "median", "p90", "p99", "max"}, default "mean"
-        What to report of all the gaps (``itl:p99``).
+    statistic : {"mean", "median", "p90", "p99", "min", "max", "std"} or "pN", default "mean"
+        What to report of all the gaps (``itl:p99``, ``itl:min``).
 
     Notes
     -----
@@ -241,8 +246,8 @@ class E2ELatency(_Latency):
 
     Parameters
     ----------
-    statistic : {"mean", "median", "p90", "p99", "max"}, default "mean"
-        What to report of the per-request values (``e2e_latency:p99``).
+    statistic : {"mean", "median", "p90", "p99", "min", "max", "std"} or "pN", default "mean"
+        What to report of the per-request values (``e2e_latency:p99``, ``e2e_latency:p99.9``).
 
     Notes
     -----
@@ -281,7 +286,7 @@ class E2ELatency(_Latency):
 # functions -----------------------------------------------------------------------------
 
 
-def ttft(records: Any, *, statistic: Statistic = "mean") -> float:
+def ttft(records: Any, *, statistic: Statistic | str = "mean") -> float:
     """Time to first token in seconds; see :class:`TTFT`.
 
     Examples
@@ -294,7 +299,7 @@ def ttft(records: Any, *, statistic: Statistic = "mean") -> float:
     return metric.compute(metric.summarize(records))
 
 
-def tpot(records: Any, *, statistic: Statistic = "mean") -> float:
+def tpot(records: Any, *, statistic: Statistic | str = "mean") -> float:
     """Time per output token (excluding the first) in seconds; see :class:`TPOT`.
 
     Examples
@@ -307,7 +312,7 @@ def tpot(records: Any, *, statistic: Statistic = "mean") -> float:
     return metric.compute(metric.summarize(records))
 
 
-def itl(records: Any, *, statistic: Statistic = "mean") -> float:
+def itl(records: Any, *, statistic: Statistic | str = "mean") -> float:
     """Inter-token latency (gaps between streamed chunks) in seconds; see :class:`ITL`.
 
     Examples
@@ -320,7 +325,7 @@ def itl(records: Any, *, statistic: Statistic = "mean") -> float:
     return metric.compute(metric.summarize(records))
 
 
-def e2e_latency(records: Any, *, statistic: Statistic = "mean") -> float:
+def e2e_latency(records: Any, *, statistic: Statistic | str = "mean") -> float:
     """End-to-end latency in seconds; see :class:`E2ELatency`.
 
     Examples

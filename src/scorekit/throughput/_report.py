@@ -28,12 +28,16 @@ from scorekit.throughput._state import (
     LATENCIES,
     LatencyValues,
     RequestTotals,
+    check_percentiles,
     per_second,
+    percentile_name,
     slo_items,
     statistic,
+    statistic_of,
 )
 
 __all__ = [
+    "DEFAULT_PERCENTILES",
     "FORMATS",
     "REPORT_KEYS",
     "LatencySummary",
@@ -48,15 +52,25 @@ FORMATS: tuple[str, ...] = ("table", "json")
 """The output formats of :func:`format_report`."""
 
 
+DEFAULT_PERCENTILES: tuple[float, ...] = (50.0, 90.0, 99.0)
+"""The percentiles a report shows unless asked for others."""
+
+
 @dataclass(frozen=True)
 class LatencySummary:
-    """Count, mean, median, p90, p99 and max of one latency, in seconds (nan when count is 0).
+    """Count, mean, median, p90, p99, min, max, std and chosen percentiles of one latency.
+
+    In seconds, nan when count is 0. ``percentiles`` maps ``pN`` to the
+    percentile N of the values for every percentile the report was asked for
+    (50, 90 and 99 by default), each equal to ``numpy.percentile(values, N)``
+    and to the latency metric ``:pN``; ``std`` is the population standard
+    deviation (``ddof=0``).
 
     Examples
     --------
-    >>> s = LatencySummary.of(np.array([0.1, 0.2, 0.3]))
-    >>> s.count, s.median, s.max
-    (3, 0.2, 0.3)
+    >>> s = LatencySummary.of(np.array([0.1, 0.2, 0.3]), (50, 95))
+    >>> s.count, s.median, s.max, s.percentiles
+    (3, 0.2, 0.3, {'p50': 0.2, 'p95': 0.29})
     """
 
     count: int
@@ -65,10 +79,16 @@ class LatencySummary:
     p90: float
     p99: float
     max: float
+    min: float = math.nan
+    std: float = math.nan
+    percentiles: dict[str, float] = field(default_factory=dict)
 
     @staticmethod
-    def of(values: NDArray[np.float64]) -> LatencySummary:
+    def of(
+        values: NDArray[np.float64], percentiles: Sequence[float] = DEFAULT_PERCENTILES
+    ) -> LatencySummary:
         """Summarise latency values with the statistics the latency metrics report."""
+        chosen = {percentile_name(q): float(q) for q in percentiles}
         return LatencySummary(
             count=int(values.size),
             mean=statistic(values, "mean"),
@@ -76,10 +96,13 @@ class LatencySummary:
             p90=statistic(values, "p90"),
             p99=statistic(values, "p99"),
             max=statistic(values, "max"),
+            min=statistic(values, "min"),
+            std=statistic(values, "std"),
+            percentiles={name: statistic_of(values, name, q) for name, q in chosen.items()},
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict (nan stays nan)."""
+        """The fields as a dict, each chosen percentile under its ``pN`` key (nan stays nan)."""
         return {
             "count": self.count,
             "mean": self.mean,
@@ -87,6 +110,9 @@ class LatencySummary:
             "p90": self.p90,
             "p99": self.p99,
             "max": self.max,
+            "min": self.min,
+            "std": self.std,
+            **self.percentiles,
         }
 
 
@@ -236,6 +262,7 @@ def _request_totals(states: Mapping[str, State]) -> RequestTotals:
 def report_from_states(
     states: Mapping[str, State],
     slo: str | Sequence[str] | Mapping[str, float | str] | None = None,
+    percentiles: Sequence[float] | None = None,
 ) -> ThroughputReport:
     """The :class:`ThroughputReport` of merged metric states.
 
@@ -252,6 +279,9 @@ def report_from_states(
         The objectives of goodput; they must be those the ``"requests"`` state
         was counted against. By default, those of the state: goodput is
         reported when it has any.
+    percentiles : sequence of float, optional
+        The percentiles of every latency to report (numbers in [0, 100]; by
+        default :data:`DEFAULT_PERCENTILES`), as :func:`report` takes them.
 
     Returns
     -------
@@ -262,6 +292,8 @@ def report_from_states(
     ------
     InputError
         A state is missing.
+    ConfigError
+        A percentile that is not a number in [0, 100].
     StateMismatchError
         A state of another kind or latency, or ``slo`` other than the state's.
 
@@ -281,6 +313,11 @@ def report_from_states(
     >>> r.requests, r.failure_reasons, r.output_throughput, r.goodput, r.ttft.max
     (2, {'timeout': 1}, 2.5, 0.5, 0.2)
     """
+    chosen = (
+        DEFAULT_PERCENTILES
+        if percentiles is None
+        else check_percentiles("report: percentiles", percentiles)
+    )
     state = _request_totals(states)
     if slo is None:
         objectives = dict(state.slo) if state.slo else None
@@ -313,7 +350,7 @@ def report_from_states(
     summaries: dict[str, LatencySummary] = {}
     for quantity, title in LATENCIES.items():
         values: LatencyValues = states[quantity]  # type: ignore[assignment]
-        summaries[quantity] = LatencySummary.of(values.values)
+        summaries[quantity] = LatencySummary.of(values.values, chosen)
         if summaries[quantity].count == 0 and state.successes:
             notes.append(f"no successful request has a {title}")
     for note in notes:
@@ -346,6 +383,7 @@ def report(
     records: Any,
     *,
     slo: str | Sequence[str] | Mapping[str, float | str] | None = None,
+    percentiles: Sequence[float] | None = None,
 ) -> ThroughputReport:
     """Compute every serving figure of request records at once.
 
@@ -363,6 +401,11 @@ def report(
         Objectives for goodput (``["ttft=200ms", "tpot=50ms"]`` or
         ``{"ttft": 0.2}``; see :func:`parse_slo`). Without them, goodput is
         not reported.
+    percentiles : sequence of float, optional
+        The percentiles of every latency to report, numbers in [0, 100]
+        (``[50, 90, 95, 99]``; by default 50, 90 and 99), each equal to
+        :func:`numpy.percentile` of the values (linear interpolation) and to
+        the latency metric ``:pN`` (``ttft:p95``).
 
     Returns
     -------
@@ -388,14 +431,17 @@ def report(
     (4.0, 80.0, 0.5)
     >>> r.ttft.mean, r.tpot.max, r.itl.count                    # TPOT 0.2 and 0.5
     (0.35, 0.5, 6)
+    >>> report(records, percentiles=[50, 95]).e2e.percentiles   # e2e 1.0 and 1.5
+    {'p50': 1.25, 'p95': 1.475}
     """
+    chosen = None if percentiles is None else check_percentiles("report: percentiles", percentiles)
     objectives = parse_slo(slo) if slo is not None else None
     recs = as_records("throughput", records)
     metrics = report_metrics(objectives)
     states = {key: metric.summarize(recs) for key, metric in metrics.items()}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = report_from_states(states, objectives)
+        result = report_from_states(states, objectives, chosen)
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=2)
     return result
@@ -438,11 +484,12 @@ def _table(r: ThroughputReport) -> str:
         rows.append(("  within SLO", f"{r.good_requests} of {r.successes} ({format_slo(r.slo)})"))
     width = max(len(name) for name, _ in rows)
     lines = [f"{name:<{width}}  {value}" for name, value in rows]
-    header = ["latency (ms)", "count", "mean", "median", "p90", "p99", "max"]
+    chosen = list(r.ttft.percentiles)
+    header = ["latency (ms)", "count", "mean", "std", "min", *chosen, "max"]
     table = [header]
     for quantity in LATENCIES:
         s: LatencySummary = getattr(r, quantity)
-        stats = (s.mean, s.median, s.p90, s.p99, s.max)
+        stats = (s.mean, s.std, s.min, *(s.percentiles[name] for name in chosen), s.max)
         table.append([quantity, str(s.count), *(_fixed(v * 1e3) for v in stats)])
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines.append("")
@@ -456,8 +503,10 @@ def _table(r: ThroughputReport) -> str:
 def format_report(report: ThroughputReport, fmt: str = "table") -> str:
     """Render a :class:`ThroughputReport` as an aligned text table or as JSON.
 
-    The table shows latencies in milliseconds and throughputs per second; JSON
-    keeps seconds (``"units"`` says so) and writes undefined values as null.
+    The table shows latencies in milliseconds (count, mean, standard
+    deviation, min, the report's percentiles and max) and throughputs per
+    second; JSON keeps seconds (``"units"`` says so), adds each chosen
+    percentile under its ``pN`` key and writes undefined values as null.
 
     Parameters
     ----------
@@ -479,11 +528,11 @@ def format_report(report: ThroughputReport, fmt: str = "table") -> str:
     prompt throughput (tok/s)       100.00
     total token throughput (tok/s)  105.00
     <BLANKLINE>
-    latency (ms)  count     mean   median      p90      p99      max
-    ttft              1   200.00   200.00   200.00   200.00   200.00
-    tpot              1   200.00   200.00   200.00   200.00   200.00
-    itl               4   200.00   200.00   200.00   200.00   200.00
-    e2e               1  1000.00  1000.00  1000.00  1000.00  1000.00
+    latency (ms)  count     mean   std      min      p50      p90      p99      max
+    ttft              1   200.00  0.00   200.00   200.00   200.00   200.00   200.00
+    tpot              1   200.00  0.00   200.00   200.00   200.00   200.00   200.00
+    itl               4   200.00  0.00   200.00   200.00   200.00   200.00   200.00
+    e2e               1  1000.00  0.00  1000.00  1000.00  1000.00  1000.00  1000.00
     <BLANKLINE>
     >>> import json
     >>> json.loads(format_report(r, "json"))["output_throughput"]

@@ -10,6 +10,7 @@ functions, so its figures equal the metrics'.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,24 +26,36 @@ from scorekit.throughput._slo import SLO_KEYS
 
 __all__ = [
     "LATENCIES",
+    "PERCENTILE_FORM",
+    "PERCENTILE_PATTERN",
     "STATISTICS",
     "LatencyValues",
     "RequestTotals",
     "add_reasons",
+    "check_percentiles",
     "failure_reasons",
     "latencies",
     "meets_slo",
     "per_second",
+    "percentile_name",
+    "percentile_of",
     "slo_items",
     "statistic",
+    "statistic_of",
     "totals",
     "undefined",
 ]
 
-Statistic = Literal["mean", "median", "p90", "p99", "max"]
-STATISTICS: tuple[str, ...] = ("mean", "median", "p90", "p99", "max")
-"""The statistics a latency metric reports (``ttft:p99``)."""
-_PERCENTILE = {"median": 50.0, "p90": 90.0, "p99": 99.0}
+Statistic = Literal["mean", "median", "p90", "p99", "min", "max", "std"]
+STATISTICS: tuple[str, ...] = ("mean", "median", "p90", "p99", "min", "max", "std")
+"""The named statistics a latency metric reports (``ttft:p99``); any ``pN`` is one too."""
+
+PERCENTILE_FORM = "pN"
+"""How a percentile is written: ``p`` and a number in [0, 100] (``p95``, ``p99.9``)."""
+PERCENTILE_PATTERN = r"p.*"
+"""The statistics read as a percentile (and checked by :func:`percentile_of`)."""
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_EXPECTED = "'p' and a number in [0, 100], e.g. 'p95' or 'p99.9'"
 
 LATENCIES: dict[str, str] = {
     "ttft": "time to first token",
@@ -350,27 +363,112 @@ def latencies(records: Records, quantity: str) -> NDArray[np.float64]:
     raise ConfigError(message("latencies", "unknown latency", quantity, choices(LATENCIES)))
 
 
+def percentile_of(where: str, which: str) -> float | None:
+    """The percentile a statistic names (50 for ``median``), None for another statistic.
+
+    Raises :class:`~scorekit.errors.ConfigError` naming ``where`` for a
+    statistic that is neither one of :data:`STATISTICS` nor ``p`` and a
+    number in [0, 100].
+
+    Examples
+    --------
+    >>> percentile_of("ttft", "p99.9"), percentile_of("ttft", "median")
+    (99.9, 50.0)
+    >>> percentile_of("ttft", "std") is None
+    True
+    >>> percentile_of("ttft", "p101")
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: ttft: percentile outside [0, 100]; got 'p101', ...
+    """
+    if which == "median":
+        return 50.0
+    if which in STATISTICS and not which.startswith("p"):
+        return None
+    if not isinstance(which, str) or not which.startswith("p"):
+        allowed = f"{choices(STATISTICS)} or {PERCENTILE_FORM} ({_EXPECTED})"
+        raise ConfigError(message(where, "unknown statistic", which, allowed))
+    if _NUMBER.fullmatch(which[1:]) is None:
+        raise ConfigError(message(where, "malformed percentile", which, _EXPECTED))
+    q = float(which[1:])
+    if not 0.0 <= q <= 100.0:
+        raise ConfigError(message(where, "percentile outside [0, 100]", which, _EXPECTED))
+    return q
+
+
+def percentile_name(q: float) -> str:
+    """The statistic of percentile ``q``: ``p`` and the shortest text that reads back as ``q``.
+
+    Examples
+    --------
+    >>> percentile_name(50), percentile_name(99.9), percentile_name(0.001)
+    ('p50', 'p99.9', 'p0.001')
+    """
+    value = float(q)
+    return f"p{int(value)}" if value.is_integer() else f"p{value!r}"
+
+
+def check_percentiles(where: str, qs: Any) -> tuple[float, ...]:
+    """Check a list of percentiles (numbers in [0, 100]) and return them as floats, in order.
+
+    Repeated percentiles are kept once. ``where`` names the caller in errors.
+
+    Examples
+    --------
+    >>> check_percentiles("report", [50, 90, 95, 99.9, 90])
+    (50.0, 90.0, 95.0, 99.9)
+    """
+    if isinstance(qs, str | bytes) or not hasattr(qs, "__iter__"):
+        raise ConfigError(
+            message(where, "percentiles are not a list", qs, "numbers in [0, 100], e.g. [50, 99]")
+        )
+    out: list[float] = []
+    for q in qs:
+        if isinstance(q, bool) or not isinstance(q, int | float | np.integer | np.floating):
+            raise ConfigError(message(where, "percentile is not a number", q, "a number"))
+        value = float(q)
+        if not 0.0 <= value <= 100.0:
+            raise ConfigError(message(where, "percentile outside [0, 100]", q, "0 <= q <= 100"))
+        if value not in out:
+            out.append(value)
+    if not out:
+        raise ConfigError(message(where, "no percentile", raw("[]"), "at least one"))
+    return tuple(out)
+
+
 def statistic(values: NDArray[np.float64], which: str) -> float:
-    """``mean``, ``median``, ``p90``, ``p99`` or ``max`` of latency values; nan when empty.
+    """A statistic of latency values (one of :data:`STATISTICS` or ``pN``); nan when empty.
 
     Percentiles interpolate linearly between the closest ranks (numpy's
-    default ``method="linear"``, as vLLM's benchmark computes them). The mean
-    is taken over the sorted values, so it does not depend on the order in
-    which states were merged.
+    default ``method="linear"``, as vLLM's benchmark computes them); ``std``
+    is the population standard deviation (``ddof=0``, :func:`numpy.std`, as
+    vLLM). The mean and the standard deviation are taken over the sorted
+    values, so they do not depend on the order in which states were merged.
 
     Examples
     --------
     >>> v = np.array([0.4, 0.1, 0.2, 0.3])
     >>> statistic(v, "median"), statistic(v, "p90"), statistic(v, "max")
     (0.25, 0.37, 0.4)
+    >>> statistic(v, "p75"), statistic(v, "min"), statistic(v, "std")
+    (0.325, 0.1, 0.11180339887498948)
     """
+    return statistic_of(values, which, percentile_of("statistic", which))
+
+
+def statistic_of(values: NDArray[np.float64], which: str, q: float | None) -> float:
+    """:func:`statistic` with the percentile ``q`` of ``which`` already read."""
     if values.size == 0:
         return math.nan
+    if q is not None:
+        return float(np.percentile(values, q))
     if which == "mean":
         return float(np.mean(np.sort(values)))
-    if which == "max":
-        return float(values.max())
-    return float(np.percentile(values, _PERCENTILE[which]))
+    if which == "std":
+        return float(np.std(np.sort(values)))
+    if which == "min":
+        return float(values.min())
+    return float(values.max())
 
 
 def per_second(count: int, state: RequestTotals) -> tuple[float, str | None]:
