@@ -5,14 +5,19 @@ matplotlib, the style is inline CSS, and nothing is fetched from anywhere
 (no script, font or image from another file or host), so the file opens from
 disk, prints, and can be mailed. Everything taken from the data (class names,
 query ids, file names, error reasons) is escaped. Sections follow what the
-result holds: a summary table of values and settings; ROC, precision-recall,
-calibration and score distributions from score histograms; confusion
-matrices and per-class tables from confusion counts; per-query distributions
-and the worst and best queries from ranking states; latency CDFs,
-throughput and requests in flight over time and failures by reason from
-serving records or states. Figures come from the metrics' states, so the
-report's time and size do not grow with the rows; the file stays under
-5 MB (long lists are summarised).
+result holds: a summary table of values and settings (with each interval's
+low and high when the values carry intervals); ROC, precision-recall,
+calibration, score distributions and a threshold table from score
+histograms; confusion matrices and per-class tables from confusion counts;
+absolute errors and a per-output table from regression states; per-query
+distributions and the worst and best queries from ranking states; latency
+CDFs, throughput and requests in flight over time and failures by reason
+from serving records or states, and throughput against latency over a
+sweep's steps. Given the texts (``texts=``) or the SQuAD files (``squad=``),
+the per-segment or per-question values and the worst of them;
+:func:`comparison` writes the report of systems compared. Figures come from
+the metrics' states, so the report's time and size do not grow with the
+rows; the file stays under 5 MB (long lists are summarised).
 
 Examples
 --------
