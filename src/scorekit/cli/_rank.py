@@ -1,4 +1,5 @@
-"""``scorekit rank``: a TREC run against its qrels, like trec_eval (``--format trec``)."""
+"""``scorekit rank``: a TREC run against its qrels, like trec_eval (``--format trec``) or
+ir_measures (``--format ir_measures``)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from scorekit.cli._output import (
     write_values,
 )
 from scorekit.errors import ConfigError, message, raw
-from scorekit.ranking import GAINS, MISSING
+from scorekit.ranking import GAINS, MISSING, foreign_name
 
 NAME = "rank"
 RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
@@ -80,7 +81,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
     )
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
-    format_flag(rk, "table", "json", "csv", "trec")
+    format_flag(rk, "table", "json", "csv", "trec", "ir_measures")
     add_scale_flags(rk, unit="run rows")
     add_ci_flags(rk, unit="query", key=False)
     add_compare_flags(rk, systems="the runs")
@@ -88,38 +89,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return rk
 
 
-_TREC_NAMES = {
-    "map": "map",
-    "ap": "map",
-    "mrr": "recip_rank",
-    "r_precision": "Rprec",
-    "bpref": "bpref",
-    "ndcg": "ndcg",
-}
-
-
-_TREC_AT = {
-    "p": "P",
-    "precision": "P",
-    "recall": "recall",
-    "map": "map_cut",
-    "ndcg": "ndcg_cut",
-    "hit_rate": "success",
-}
-
-
-def _trec_name(spec: str) -> str:
-    """trec_eval's name of a metric string where it has one (``ndcg@10`` -> ``ndcg_cut_10``)."""
-    name, _, k = spec.partition("@")
-    if k and name in _TREC_AT:
-        return f"{_TREC_AT[name]}_{k}"
-    return _TREC_NAMES.get(spec, spec)
-
-
 def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
     table = result.per_query or {}
+    if fmt == "ir_measures":
+        names = {spec: foreign_name(spec, "ir_measures") for spec in result}
+        if per_query:
+            for query in sorted(table):
+                for spec, value in table[query].items():
+                    out.write(f"{query}\t{names[spec]}\t{value:.4f}\n")
+        lead = "all\t" if per_query else ""
+        for spec, value in result.items():
+            out.write(f"{lead}{names[spec]}\t{value:.4f}\n")
+        return
     if fmt == "trec":
-        names = {spec: _trec_name(spec) for spec in result}
+        names = {spec: foreign_name(spec, "trec") for spec in result}
         if per_query:
             for query in sorted(table):
                 for spec, value in table[query].items():
@@ -163,12 +146,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paired = paired_settings(args, NAME)
     if paired is not None:
         refuse_with_comparison(args, NAME, "per_query", "save_state", "report")
-        if args.format == "trec":
+        if args.format in ("trec", "ir_measures"):
             raise ConfigError(
                 message(
                     "scorekit rank",
                     "a comparison of runs prints as a table, JSON or CSV",
-                    raw("--format trec"),
+                    raw(f"--format {args.format}"),
                     "--format table, json or csv",
                 )
             )
@@ -179,8 +162,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_comparisons(found, args.format, out)
         return 0
     ci = ci_settings(args, NAME)
-    if ci is not None and (args.per_query or args.format == "trec"):
-        flag = "--per-query" if args.per_query else "--format trec"
+    if ci is not None and (args.per_query or args.format in ("trec", "ir_measures")):
+        flag = "--per-query" if args.per_query else f"--format {args.format}"
         raise ConfigError(
             message(
                 "scorekit rank --ci",
