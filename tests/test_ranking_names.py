@@ -132,3 +132,78 @@ def test_malformed_foreign_names() -> None:
         parse_metric("nDCG(cutoff_typo=3)@10")
     with pytest.raises(ConfigError, match="unknown tool"):
         ranking.foreign_name("map", "trec_eval")  # type: ignore[arg-type]
+
+
+def _rank(*args: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from scorekit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["rank", *args])
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_rank_format_trec_prints_trec_eval_lines() -> None:
+    from conftest import DATA
+
+    data = DATA / "trec_eval"
+    status, out, _ = _rank(
+        str(data / "qrels.test"),
+        str(data / "results.test"),
+        "-m",
+        "nDCG@10",
+        "P_5",
+        "mrr",
+        "infAP",
+        "gm_map",
+        "rbp",
+        "ndcg.1=3,2=9,4=4.5",
+        "--format",
+        "trec",
+    )
+    assert status == 0
+    expected = {}
+    for name in ("out.test.a", "out.test.meas_params"):
+        for line in (data / name).read_text().splitlines():
+            measure, query, value = (part.strip() for part in line.split("\t"))
+            if query == "all":
+                expected[measure] = value
+    lines = [[part.strip() for part in line.split("\t")] for line in out.splitlines()]
+    assert [m for m, _, _ in lines] == [
+        "num_q",
+        "ndcg_cut_10",
+        "P_5",
+        "recip_rank",
+        "infAP",
+        "gm_map",
+        "rbp",
+        "ndcg_1=3,2=9,4=4.5",
+    ]
+    for measure, query, value in lines:
+        assert query == "all" and value == expected[measure], measure
+
+
+def test_rank_format_ir_measures_prints_ir_measures_lines() -> None:
+    from conftest import DATA
+
+    data = DATA / "trec_eval"
+    names = ["nDCG@10", "P@5", "RR", "AP@100", "R@100", "Judged@10", "Success@10"]
+    qrels, run = str(data / "qrels.test"), str(data / "results.test")
+    measures = [ir_measures.parse_measure(n) for n in names]
+    expected = ir_measures.calc_aggregate(
+        measures, ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run)
+    )
+    status, out, _ = _rank(qrels, run, "-m", *names, "--format", "ir_measures")
+    assert status == 0
+    assert out.splitlines() == [f"{m}\t{expected[m]:.4f}" for m in measures]
+    status, out, _ = _rank(
+        qrels, run, "-m", "ndcg@10", "map", "--format", "ir_measures", "--per-query"
+    )
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0].split("\t")[:2] == ["301", "nDCG@10"]
+    assert lines[-2:] == [f"all\tnDCG@10\t{expected[measures[0]]:.4f}", lines[-1]]
+    assert lines[-1].startswith("all\tAP\t")
