@@ -529,7 +529,7 @@ def test_bad_input(call: Any, match: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"multi_class": "ovo"}, "one-vs-one"),
+        ({"multi_class": "ovo", "average": "micro"}, "one-vs-one ROC AUC averages"),
         ({"multi_class": "both"}, "unknown multi_class"),
         ({"max_fpr": 0.0}, "max_fpr"),
         ({"max_fpr": 1.5}, "max_fpr"),

@@ -177,7 +177,7 @@ def test_unsorted_labels_warn_and_use_sorted_order() -> None:
         (lambda: log_loss([0, 1, 7], [[1.0, 0, 0]] * 3, labels=[0, 1, 2]), "not in labels"),
         (lambda: brier([0, 1, 2], [0.2, 0.3, 0.1]), "more than two classes"),
         (lambda: brier(["a", "b"], [0.2, 0.3]), "pos_label is needed"),
-        (lambda: log_loss([[0, 1], [1, 0]], [[0.5, 0.5]] * 2), "1-D labels"),
+        (lambda: log_loss([[1, 1], [1, 0]], [[0.5, 0.5]] * 2), "must be one-hot"),
     ],
 )
 def test_bad_input(call: Any, match: str) -> None:

@@ -22,6 +22,7 @@ from scorekit.classification._calibration import (
     max_calibration_error,
 )
 from scorekit.classification._counts import ConfusionCounts, as_indicator, multilabel_counts
+from scorekit.classification._det import DetCurve, DETCurveMetric, det_curve
 from scorekit.classification._histogram import ScoreHistogram
 from scorekit.classification._labels import (
     MCC,
@@ -103,6 +104,8 @@ __all__ = [
     "ConfusionCounts",
     "ConfusionMatrix",
     "CountsMetric",
+    "DETCurveMetric",
+    "DetCurve",
     "ErrorRate",
     "ExpectedCalibrationError",
     "FBeta",
@@ -132,6 +135,7 @@ __all__ = [
     "classification_report",
     "cohen_kappa",
     "confusion_matrix",
+    "det_curve",
     "error_rate",
     "expected_calibration_error",
     "f1",

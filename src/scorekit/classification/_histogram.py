@@ -32,7 +32,7 @@ __all__ = [
 
 Float = NDArray[np.float64]
 _MANY_LABELS = 16
-_TASKS = ("", "binary", "multiclass", "multilabel")
+_TASKS = ("", "binary", "multiclass", "multilabel", "ovo")
 
 
 # the state ---------------------------------------------------------------------------
@@ -48,7 +48,10 @@ class ScoreHistogram(State):
     positive class is chosen at compute time) and ``counts`` has one column.
     For 2-D scores (``'multiclass'``, ``'multilabel'``) the key is the column
     of ``y_score`` and ``counts`` holds ``[negatives, positives]``; for
-    multiclass, ``labels`` are the classes of the columns. Counts are int64
+    multiclass, ``labels`` are the classes of the columns. One-vs-one
+    multiclass scores (``'ovo'``) keep per column one count per class:
+    ``counts[i, t]`` is the weight of the samples of class ``labels[t]`` whose
+    score in column ``key[i]`` is ``score[i]``. Counts are int64
     without sample weights, float64 sums of weights with them. Samples of zero
     weight add no row. ``sample_values`` keeps per-sample values (with their
     weights) when ``average='samples'`` asked for them (``per_sample`` names
@@ -100,7 +103,8 @@ class ScoreHistogram(State):
             self._check_as("labels", "labels")
             width, keys = 1, self.labels.size
         else:
-            width, keys = 2, self.n_columns
+            width = self.n_columns if self.task == "ovo" else 2
+            keys = self.n_columns
             if self.labels.size != self.n_columns:
                 raise self._invalid(
                     "labels",
@@ -536,6 +540,24 @@ def _column_summary(
         values,
         weights,
     )
+
+
+def ovo_summary(
+    classes: NDArray[Any], codes: NDArray[np.intp], s: Float, w: Float | None
+) -> ScoreHistogram:
+    """The one-vs-one histogram: per column and distinct score, the weight of each class."""
+    n, k = s.shape
+    if w is not None:
+        keep = w != 0
+        if not keep.all():
+            codes, s, w = codes[keep], s[keep], w[keep]
+    rows = s.shape[0]
+    key = np.repeat(np.arange(k, dtype=np.int64), rows)
+    score = np.ascontiguousarray(s.T).reshape(-1)
+    counts = np.zeros((rows * k, k), dtype=np.int64 if w is None else np.float64)
+    counts[np.arange(rows * k), np.tile(codes, k)] = 1 if w is None else np.tile(w, k)
+    key, score, counts = _reduce_rows(key, score, counts)
+    return _state("ovo", classes, k, n, key, score, counts, "", None, None)
 
 
 def _row_values(kind: str, pos: NDArray[np.bool_], s: Float) -> Float:

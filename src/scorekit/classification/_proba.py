@@ -132,6 +132,34 @@ def _fields(state: ProbaSums) -> dict[str, Any]:
     }
 
 
+def _one_hot_classes(metric: str, t: NDArray[Any], p: Float) -> NDArray[np.intp]:
+    """The column of the 1 in each row of a one-hot ``y_true`` matching 2-D ``y_proba``."""
+    if p.ndim != 2 or p.shape[1] != t.shape[1]:
+        raise InputError(
+            message(
+                metric,
+                "a one-hot y_true needs y_proba with one column per class",
+                raw(f"y_true of shape {t.shape}, y_proba of shape {p.shape}"),
+                f"y_proba of shape (n, {t.shape[1]}), or 1-D labels",
+            )
+        )
+    ones = (t == 1).sum(axis=1) if t.dtype.kind in "biuf" else np.zeros(len(t))
+    zeros = (t == 0).sum(axis=1) if t.dtype.kind in "biuf" else np.zeros(len(t))
+    bad = np.flatnonzero((ones != 1) | (ones + zeros != t.shape[1]))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(
+            message(
+                metric,
+                "a 2-D y_true must be one-hot",
+                raw(f"row {i} is {t[i].tolist()}"),
+                "one 1 and otherwise 0 in each row",
+            )
+        )
+    classes: NDArray[np.intp] = np.argmax(t, axis=1).astype(np.intp)
+    return classes
+
+
 def _summarize(
     metric: str,
     y_true: Any,
@@ -143,14 +171,7 @@ def _summarize(
     p = as_scores(metric, "y_proba", y_proba, ndim=(1, 2))
     t = as_array(metric, "y_true", y_true)
     if t.ndim == 2 and t.shape[1] > 1:
-        raise InputError(
-            message(
-                metric,
-                "y_true must be 1-D labels",
-                raw(f"shape {t.shape}"),
-                "shape (n,); indicator matrices are not supported",
-            )
-        )
+        t = _one_hot_classes(metric, t, p)
     t = as_labels(metric, "y_true", t)
     n = check_same_length(metric, y_true=t, y_proba=p)
     w = as_weights(metric, sample_weight, n)

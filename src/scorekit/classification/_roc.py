@@ -55,7 +55,8 @@ __all__ = [
     "roc_curve",
 ]
 
-_MULTI_CLASS = ("raise", "ovr")
+_MULTI_CLASS = ("raise", "ovr", "ovo")
+_OVO_AVERAGES = ("macro", "weighted")
 
 
 class RocCurve(NamedTuple):
@@ -142,10 +143,13 @@ class ROCAUC(_BinnedScoreMetric):
         Return the standardized partial AUC over ``FPR <= max_fpr`` with the
         McClish correction (0.5 for a random ranking, 1 for a perfect one).
         Not available for multiclass input.
-    multi_class : {'raise', 'ovr'}, default 'raise'
+    multi_class : {'raise', 'ovr', 'ovo'}, default 'raise'
         For 1-D labels with 2-D scores (multiclass): ``'ovr'`` computes each
-        class against the rest; ``'raise'`` rejects multiclass input. One-vs-one
-        (Hand & Till, ``'ovo'``) is not provided and raises a ConfigError.
+        class against the rest; ``'ovo'`` is Hand & Till's mean over pairs of
+        classes ``(a, b)`` of ``(AUC(a | b) + AUC(b | a)) / 2``, each on the
+        samples of the two classes, averaged with ``'macro'`` (unweighted) or
+        ``'weighted'`` (by the pair's share of the samples); ``'raise'``
+        rejects multiclass input.
     labels : sequence, optional
         Multiclass only: the sorted classes of the columns of ``y_score``.
         Without it, integer labels in ``range(n_columns)`` name their column,
@@ -175,7 +179,11 @@ class ROCAUC(_BinnedScoreMetric):
     does. Where scikit-learn raises because a class in ``range(n_columns)`` is
     absent from ``y_true``, this metric computes (that class's AUC is nan).
     Empty input raises an InputError. The state is exact and grows with the
-    number of distinct scores.
+    number of distinct scores. With ``multi_class='ovo'`` the state keeps, per
+    column and distinct score, the weight of every class (``k`` counts per
+    row); pairs run over the classes present in ``y_true``, and sample weights
+    weight each pairwise AUC and pair share (scikit-learn refuses weights
+    with ``'ovo'``).
 
     With ``bins`` or ``edges`` the state is a :class:`BinnedScores` of fixed
     size (per bin: the count of each label, the smallest and largest score).
@@ -196,9 +204,11 @@ class ROCAUC(_BinnedScoreMetric):
     References
     ----------
     Fawcett, T. (2006). An introduction to ROC analysis. *Pattern Recognition
-    Letters* 27(8). McClish, D. K. (1989). Analyzing a portion of the ROC
-    curve. *Medical Decision Making* 9(3). Agrees with scikit-learn's
-    ``roc_auc_score``.
+    Letters* 27(8). Hand, D. J. and Till, R. J. (2001). A simple
+    generalisation of the area under the ROC curve for multiple class
+    classification problems. *Machine Learning* 45(2). McClish, D. K.
+    (1989). Analyzing a portion of the ROC curve. *Medical Decision Making*
+    9(3). Agrees with scikit-learn's ``roc_auc_score``.
 
     Examples
     --------
@@ -208,6 +218,10 @@ class ROCAUC(_BinnedScoreMetric):
     ...     [0, 1, 2, 2], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.3, 0.3, 0.4]]
     ... )
     1.0
+    >>> ROCAUC(multi_class="ovo").score(
+    ...     [0, 1, 2, 2], [[0.5, 0.2, 0.3], [0.2, 0.5, 0.3], [0.3, 0.4, 0.3], [0.3, 0.3, 0.4]]
+    ... )
+    0.916...
     >>> ROCAUC(bins=4).score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     Estimate(value=0.875, error_bound=0.125)
     """
@@ -217,7 +231,9 @@ class ROCAUC(_BinnedScoreMetric):
         "scores higher than a random negative, ties counting one half.",
         formula="AUC = P(s+ > s-) + 0.5 P(s+ = s-)",
         convention="Multiclass: one-vs-rest with 'macro' (mean of per-class AUCs), 'micro' "
-        "(all n*k label-score pairs pooled) or 'weighted' (by prevalence); multi-label the "
+        "(all n*k label-score pairs pooled) or 'weighted' (by prevalence); one-vs-one "
+        "(multi_class='ovo', Hand & Till 2001) the 'macro' or 'weighted' (by pair share) mean "
+        "over class pairs of (AUC(a|b) + AUC(b|a)) / 2; multi-label the "
         "same over indicator columns. max_fpr gives the McClish-standardised partial AUC. "
         "With a single class in y_true AUC is undefined: nan with an UndefinedMetricWarning. "
         "The exact state is a histogram of distinct scores, so merged shards give the "
@@ -230,7 +246,7 @@ class ROCAUC(_BinnedScoreMetric):
 
     average: Average = "macro"
     max_fpr: float | None = None
-    multi_class: Literal["raise", "ovr"] = "raise"
+    multi_class: Literal["raise", "ovr", "ovo"] = "raise"
     labels: tuple[Any, ...] | None = None
     bins: int | None = None
     edges: tuple[float, ...] | None = None
@@ -238,15 +254,27 @@ class ROCAUC(_BinnedScoreMetric):
 
     def __post_init__(self) -> None:
         _average_check(self.name, self.average)
-        multi_class: str = self.multi_class
-        if multi_class == "ovo":
-            raise ConfigError(
-                self._error("one-vs-one (Hand & Till) is not supported", "ovo", "'ovr'")
-            )
         if self.multi_class not in _MULTI_CLASS:
             raise ConfigError(
                 self._error("unknown multi_class", self.multi_class, choices(_MULTI_CLASS))
             )
+        if self.multi_class == "ovo":
+            if self.average not in _OVO_AVERAGES:
+                raise ConfigError(
+                    self._error(
+                        "one-vs-one ROC AUC averages 'macro' or 'weighted' only",
+                        self.average,
+                        choices(_OVO_AVERAGES),
+                    )
+                )
+            if self.max_fpr is not None and self.max_fpr != 1:
+                raise ConfigError(
+                    self._error(
+                        "partial AUC (max_fpr) is not available for one-vs-one",
+                        self.max_fpr,
+                        "max_fpr=None",
+                    )
+                )
         if self.max_fpr is not None:
             ok = isinstance(self.max_fpr, int | float) and not isinstance(self.max_fpr, bool)
             if not ok or not 0 < self.max_fpr <= 1:
@@ -280,12 +308,15 @@ class ROCAUC(_BinnedScoreMetric):
         """Binary scores by default and with bins; multiclass with ``'ovr'``; else multi-label."""
         if self.edges is not None:
             return "binary_scores"
-        if self.multi_class == "ovr" and self.average != "samples":
+        if self.multi_class == "ovo" or (self.multi_class == "ovr" and self.average != "samples"):
             return "multiclass_scores"
         return _inputs(self.average)
 
     def _class_labels(self) -> tuple[Any, ...] | None:
         return self.labels
+
+    def _one_vs_one(self) -> bool:
+        return self.multi_class == "ovo"
 
     def _per_sample(self, task: str) -> str:
         if self.average == "samples" and task == "multiclass":
@@ -354,6 +385,8 @@ class ROCAUC(_BinnedScoreMetric):
             if undefined:
                 _warn(name, "only one class has a positive weight; ROC AUC is undefined")
             return auc
+        if state.task == "ovo":
+            return _ovo_auc(name, state, self.average)
         if state.task == "multiclass" and self.max_fpr is not None and self.max_fpr != 1:
             raise InputError(
                 self._error(
@@ -389,6 +422,29 @@ class ROCAUC(_BinnedScoreMetric):
             _warn(name, "only one class has a positive weight; ROC AUC is undefined")
             return undefined
         return binned_auc(state, pos, neg)
+
+
+def _ovo_auc(name: str, state: ScoreHistogram, average: Any) -> float:
+    """Hand & Till's mean of pairwise AUCs over the classes present, as scikit-learn."""
+    lo, hi = np.searchsorted(state.key, [0, 1])
+    support = state.counts[lo:hi].sum(axis=0).astype(np.float64)
+    present = np.flatnonzero(support > 0)
+    if present.size < 2:
+        _warn(name, "only one class is present in y_true; ROC AUC is undefined")
+        return math.nan
+    rows = {}
+    for c in present.tolist():
+        lo, hi = np.searchsorted(state.key, [c, c + 1])
+        rows[c] = state.counts[lo:hi]
+    values, prevalence = [], []
+    for i, a in enumerate(present.tolist()):
+        for b in present.tolist()[i + 1 :]:
+            a_vs_b, _ = rows_auc(rows[a][:, b], rows[a][:, a])
+            b_vs_a, _ = rows_auc(rows[b][:, a], rows[b][:, b])
+            values.append((a_vs_b + b_vs_a) / 2)
+            prevalence.append(support[a] + support[b])
+    weights = np.asarray(prevalence) if average == "weighted" else None
+    return float(np.average(np.asarray(values), weights=weights))
 
 
 @register(
@@ -490,7 +546,7 @@ def roc_auc(
     average: Average = "macro",
     sample_weight: Any = None,
     max_fpr: float | None = None,
-    multi_class: Literal["raise", "ovr"] = "raise",
+    multi_class: Literal["raise", "ovr", "ovo"] = "raise",
     labels: Any = None,
     bins: int | None = None,
     edges: Any = None,

@@ -38,6 +38,7 @@ from scorekit.classification._histogram import (
     _column_summary,
     _find,
     _require_data,
+    ovo_summary,
 )
 from scorekit.classification._pairs import replicate_pairs
 from scorekit.core import Metric, State, UnitWeights
@@ -225,6 +226,9 @@ class _ScoreMetric(Metric[S]):
     def _per_sample(self, task: str) -> str:
         return ""
 
+    def _one_vs_one(self) -> bool:
+        return False
+
     def _check_multiclass(self, s: Float) -> None:
         """Reject 2-D scores with 1-D labels when the configuration does not allow them."""
 
@@ -284,6 +288,8 @@ class _ScoreMetric(Metric[S]):
         classes, codes = _classes(name, t, k, self._class_labels())
         if n == 0:
             return ScoreHistogram.empty()
+        if self._one_vs_one():
+            return ovo_summary(classes, codes, s, w)
         pos = codes[:, None] == np.arange(k)
         per_sample = self._per_sample("multiclass")
         return _column_summary("multiclass", classes, pos, s, w, per_sample)
