@@ -36,6 +36,7 @@ def evaluate_table(
     workers: int | None = None,
     classes: Sequence[str] | None = None,
     ci: CI | None = None,
+    by: Sequence[str] | None = None,
 ) -> Evaluation:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
@@ -64,6 +65,11 @@ def evaluate_table(
     memory and in chunks of any size; on Dask with several partitions, and for
     shards read separately, the rows need a key column (``CI(key=COL)``).
 
+    With ``by`` (one or more columns) every value is a
+    :class:`~scorekit.core.ByGroup`: the value on all the rows and on each
+    group of rows sharing the values of those columns, with the group sizes;
+    the same in memory, in chunks and on Dask.
+
     Examples
     --------
     >>> import os, tempfile
@@ -79,7 +85,16 @@ def evaluate_table(
     >>> found.values["f1"].value, found.values["f1"].method
     (0.8, 'percentile')
     """
-    plan = _plan(path, task, true, pred, score, weight, pos_label, ci.key if ci else None)
+    plan = _plan(path, task, true, pred, score, weight, pos_label, ci.key if ci else None, by)
+    if plan.by and ci is not None:
+        raise ConfigError(
+            message(
+                "scorekit eval",
+                "--by and --ci are not taken together",
+                raw("--by " + " ".join(plan.by)),
+                "one of them",
+            )
+        )
     matching = task == "multiclass" and bool(score)
     if classes is not None and not matching:
         raise ConfigError(

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit import engines
-from scorekit.core import EvaluationResult, Metric, parse_metric
+from scorekit.core import EvaluationResult, Grouped, Metric, parse_metric
 from scorekit.engines import DEFAULT_CHUNK_SIZE, positive_int
 from scorekit.errors import ConfigError, message, raw
 
@@ -24,6 +24,7 @@ def evaluate(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     engine: str = "stream",
     progress: bool | None = None,
+    by: str | Sequence[str] | None = None,
     **options: Any,
 ) -> EvaluationResult:
     """Evaluate metrics over a table or files of any size, reading them in chunks.
@@ -53,6 +54,11 @@ def evaluate(
         ``workers``, the size of the local cluster started when there is none).
     progress
         Show rows and bytes read on stderr; by default when stderr is a terminal.
+    by
+        A column, or several, whose values form groups of rows: each value is
+        then a :class:`~scorekit.core.ByGroup`, the value on all the rows and
+        on each group (strings, integers or booleans; a missing value is an
+        error), with the group sizes, ``difference()`` and ``ratio()``.
     **options
         Inputs given beside the table (ranking's ``qrels``: a
         :class:`~scorekit.ranking.Qrels`, a ``{query: {doc: grade}}`` dict or a
@@ -98,6 +104,13 @@ def evaluate(
     >>> qrels = {"q1": {"d2": 1}, "q2": {"d3": 1}}
     >>> scorekit.evaluate(path, ["mrr", "p@1"], qrels=qrels).values
     {'mrr': 0.75, 'p@1': 0.5}
+
+    Per group of rows:
+
+    >>> table["country"] = ["fr", "fr", "de", "de", "de"]
+    >>> found = scorekit.evaluate(table, "accuracy", by="country")["accuracy"]
+    >>> found.overall, found.by_group, found.sizes, found.difference()
+    (0.8, {'de': 0.666..., 'fr': 1.0}, {'de': 3, 'fr': 2}, 0.333...)
     """
     chunk_size = positive_int(chunk_size, "chunk_size", unit="rows")
     run = engines.engine(engine)
@@ -109,6 +122,8 @@ def evaluate(
     side = {k: options.pop(k) for k in engines.side_input_names(probe) if k in options}
     _check_other_engines(engine, options, probe)
     configured = configure(metrics, options)
+    if by is not None:
+        configured = {key: Grouped(metric, by=by) for key, metric in configured.items()}
     metric_list = list(configured.values())
     side = engines.side_inputs(metric_list, side)
     states, rows = run(

@@ -133,6 +133,7 @@ class _Inputs:
     weight: NDArray[np.float64] | None
     pos_label: Any
     unit_key: NDArray[Any] | None = None
+    group: tuple[NDArray[Any], ...] | None = None
 
 
 def _fields(info: MetricInfo) -> set[str]:
@@ -214,6 +215,7 @@ class _Plan:
     weight: str | None
     pos_label: str | None
     key: str | None = None
+    by: tuple[str, ...] = ()
 
     def columns(self) -> dict[str, list[str]]:
         """The columns read, by role (what a state file records)."""
@@ -221,12 +223,15 @@ class _Plan:
         out = {role: list(cols) for role, cols in roles.items() if cols}
         if self.weight:
             out["sample_weight"] = [self.weight]
+        if self.by:
+            out["group"] = list(self.by)
         return out
 
     def needed(self) -> list[str]:
         """Every column read, in order."""
         named = [*self.true, *(self.pred or ()), *(self.score or ()), *self.weight_columns()]
-        return named + ([self.key] if self.key and self.key not in named else [])
+        named += [self.key] if self.key and self.key not in named else []
+        return named + [c for c in self.by if c not in named]
 
     def weight_columns(self) -> list[str]:
         """The weight column, if any, as a list."""
@@ -349,6 +354,7 @@ def _plan(
     weight: str | None,
     pos_label: str | None,
     key: str | None = None,
+    by: Sequence[str] | None = None,
 ) -> _Plan:
     _check_flags(task, true, pred, score)
     if task == "regression" and pos_label is not None:
@@ -362,7 +368,22 @@ def _plan(
         weight,
         pos_label,
         key,
+        _by(by),
     )
+
+
+def _by(by: Sequence[str] | None) -> tuple[str, ...]:
+    """The group columns of ``--by``, checked: distinct column names."""
+    if by is None:
+        return ()
+    names = (by,) if isinstance(by, str) else tuple(by)
+    if (
+        not names
+        or not all(isinstance(n, str) and n for n in names)
+        or len(set(names)) != len(names)
+    ):
+        raise _usage_error("invalid --by", repr(by), "distinct column names")
+    return names
 
 
 def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
@@ -391,7 +412,8 @@ def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
             )
     w = _io.weight_array(table, plan.weight) if plan.weight else None
     unit_key = _io.label_array(table, plan.key) if plan.key else None
-    return _Inputs(task, y_true, y_pred, y_score, w, pos_label, unit_key)
+    group = _io.group_arrays(table, plan.by) if plan.by else None
+    return _Inputs(task, y_true, y_pred, y_score, w, pos_label, unit_key, group)
 
 
 def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:

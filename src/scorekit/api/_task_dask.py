@@ -20,7 +20,7 @@ from scorekit.api._task import (
     _pos_label,
     default_metrics,
 )
-from scorekit.core import Metric
+from scorekit.core import Grouped, Metric
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import InputError, ScorekitError, message
 from scorekit.stats import Bootstrap
@@ -47,6 +47,7 @@ class _TaskMetric(Metric[Any]):
     pos_label: Any
     targets: int
     boot: Bootstrap | None = None
+    group: Grouped | None = None
 
     @property
     def name(self) -> str:
@@ -56,12 +57,31 @@ class _TaskMetric(Metric[Any]):
     @property
     def folded(self) -> Metric[Any]:
         """The metric whose states are folded: the bootstrap of the metric, or the metric."""
+        if self.group is not None:
+            return self.group
         return self.inner if self.boot is None else self.boot
 
     @property
     def key_column(self) -> str:
-        """The bootstrap's key column, if any."""
+        """The first group column, or the bootstrap's key column, if any."""
+        if self.group is not None:
+            return self.group.key_column
         return "" if self.boot is None else self.boot.key_column
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """The group columns, or the bootstrap's key column, if any."""
+        return self.folded.key_columns
+
+    @property
+    def key_role(self) -> str:  # type: ignore[override]
+        """The input the key column(s) are read as."""
+        return self.folded.key_role
+
+    @property
+    def key_conversion(self) -> str:  # type: ignore[override]
+        """How the key column(s) are read."""
+        return self.folded.key_conversion
 
     @property
     def positional(self) -> bool:
@@ -88,6 +108,7 @@ class _TaskMetric(Metric[Any]):
         scores: bool,
         unit_key: Any = None,
         first_row: int = 0,
+        group: Any = None,
     ) -> Any:
         if self.task == "regression" and self.targets == 1:
             y_true, second = y_true[:, 0], second[:, 0]
@@ -100,6 +121,8 @@ class _TaskMetric(Metric[Any]):
             self.pos_label,
         )
         args, kwargs = _arguments(self.inner, data)
+        if self.group is not None:
+            return self.group.summarize(*args, group=group, **kwargs)
         if self.boot is None:
             return self.inner.summarize(*args, **kwargs)
         if self.boot.positional:
@@ -126,9 +149,10 @@ class _LabelTask(_TaskMetric):
         *,
         unit_key: Any = None,
         first_row: int = 0,
+        group: Any = None,
     ) -> Any:
         """The wrapped metric's state of one partition."""
-        return self._summarize(y_true, y_pred, sample_weight, False, unit_key, first_row)
+        return self._summarize(y_true, y_pred, sample_weight, False, unit_key, first_row, group)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,9 +170,10 @@ class _ScoreTask(_TaskMetric):
         *,
         unit_key: Any = None,
         first_row: int = 0,
+        group: Any = None,
     ) -> Any:
         """The wrapped metric's state of one partition."""
-        return self._summarize(y_true, y_score, sample_weight, True, unit_key, first_row)
+        return self._summarize(y_true, y_score, sample_weight, True, unit_key, first_row, group)
 
 
 def dask_eval(
@@ -194,7 +219,8 @@ def dask_eval(
             continue
         kind = _LabelTask if metric.inputs in _PRED_KINDS else _ScoreTask
         boot = None if ci is None else ci.wrap(metric)
-        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), boot)
+        group = Grouped(metric, by=plan.by) if plan.by else None
+        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), boot, group)
     columns = {"y_true": list(plan.true)}
     if any(isinstance(m, _LabelTask) for m in chosen.values()):
         columns["y_pred"] = list(plan.pred or ())
@@ -204,6 +230,8 @@ def dask_eval(
         columns["sample_weight"] = [plan.weight]
     if plan.key and ci is not None:
         columns["unit_key"] = [plan.key]
+    if plan.by:
+        columns["group"] = list(plan.by)
     states, rows, notes = (
         dask_run(plan.source, chosen, columns, scheduler=scheduler, workers=workers)
         if chosen

@@ -22,7 +22,7 @@ from scorekit.api._task import (
     _pos_label,
     default_metrics,
 )
-from scorekit.core import Metric, State
+from scorekit.core import Grouped, Metric, State
 from scorekit.engines import Notes, SizeWatch
 from scorekit.errors import InputError, ScorekitError, message
 from scorekit.stats import Bootstrap
@@ -125,6 +125,8 @@ def _configuring(
 ) -> Callable[[], None]:
     def work() -> None:
         metric = _metric_for(item.spec, plan, pos_label, classes)
+        if plan.by:
+            metric = Grouped(metric, by=plan.by)
         item.metric = metric if ci is None else ci.wrap(metric)
         item.tree = _merge_tree(item.metric)
         item.watch = SizeWatch([item.metric], _io.state_warning_size())
@@ -141,7 +143,10 @@ def _summarizing(item: _Tracked, data: _Inputs, first_row: int) -> Callable[[], 
                 kwargs["first_row"] = first_row
             elif metric.key_column:
                 kwargs["unit_key"] = data.unit_key
-            state = metric.summarize(*args, **kwargs)
+            state: State = metric.summarize(*args, **kwargs)
+        elif isinstance(metric, Grouped):
+            args, kwargs = _arguments(metric.inner, data)
+            state = metric.summarize(*args, group=data.group, **kwargs)
         else:
             args, kwargs = _arguments(metric, data)
             state = metric.summarize(*args, **kwargs)

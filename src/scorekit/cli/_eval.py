@@ -10,6 +10,7 @@ from scorekit.cli._flags import (
     add_ci_flags,
     add_compare_flags,
     add_scale_flags,
+    by_flag,
     check_scale_flags,
     ci_settings,
     data_arg,
@@ -22,7 +23,7 @@ from scorekit.cli._flags import (
     write_report,
 )
 from scorekit.cli._output import ci_header, save_state, write_ci_values, write_comparisons
-from scorekit.errors import ConfigError, message
+from scorekit.errors import ConfigError, message, raw
 
 NAME = "eval"
 
@@ -58,6 +59,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     metric_flag(ev, "metric names such as accuracy, f1:macro, roc_auc (default: the task's set)")
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
     format_flag(ev, "table", "json", "csv")
+    by_flag(ev)
     add_scale_flags(ev, unit="rows")
     add_ci_flags(ev, unit="row")
     add_compare_flags(ev, systems="the --pred (or binary --score) columns")
@@ -80,6 +82,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if paired is not None:
         return _compare(args, paired, out, err)
     ci = ci_settings(args, NAME)
+    if args.by and args.report:
+        raise ConfigError(
+            message(
+                "scorekit eval",
+                "--report does not show values per group",
+                raw("--by " + " ".join(args.by)),
+                "--by without --report",
+            )
+        )
     result = api.evaluate_table(
         args.data,
         task=args.task,
@@ -91,6 +102,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         pos_label=args.pos_label,
         classes=args.classes,
         ci=ci,
+        by=args.by,
         **engine_options(args),
     )
     report_notes(result, err)
@@ -107,7 +119,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
     """``--test``: the --pred (or --score) columns compared, the first the baseline."""
-    refuse_with_comparison(args, NAME, "save_state", "report")
+    refuse_with_comparison(args, NAME, "save_state", "report", "by")
     if (args.pred is None) == (args.score is None) or len(args.true) != 1:
         raise ConfigError(
             message(

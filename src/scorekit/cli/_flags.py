@@ -98,6 +98,18 @@ def metric_flag(parser: argparse.ArgumentParser, help: str, *, short: bool = Fal
     parser.add_argument(*flags, nargs="+", action="extend", metavar="NAME", help=help)
 
 
+def by_flag(parser: argparse.ArgumentParser) -> None:
+    """``--by COL [COL ...]``: each group of rows too (:class:`~scorekit.core.ByGroup`)."""
+    parser.add_argument(
+        "--by",
+        nargs="+",
+        metavar="COL",
+        help="also evaluate each group of rows sharing the values of these columns (strings, "
+        "integers or booleans; an empty cell is an error): the value overall and per group, "
+        "the rows of each group, and the difference and ratio of the group values",
+    )
+
+
 def slo_flag(parser: argparse.ArgumentParser, help: str) -> None:
     """``--slo KEY=TIME [KEY=TIME ...]``: the goodput objectives, repeatable."""
     parser.add_argument("--slo", nargs="+", action="extend", metavar="KEY=TIME", help=help)
@@ -419,6 +431,7 @@ def paired_settings(args: argparse.Namespace, command: str, **defaults: Any) -> 
 
 _COMPARE_EXCLUDES = {
     "per_query": "--per-query",
+    "by": "--by",
     "save_state": "--save-state",
     "report": "--report",
     "chunk_size": "--chunk-size",

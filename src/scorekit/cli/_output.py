@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from scorekit.core import Estimate, Metric, State
+from scorekit.core import ByGroup, Estimate, Metric, State
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
 
@@ -35,6 +35,8 @@ def plain(value: Any) -> Any:
     An :class:`~scorekit.Estimate` becomes ``{"value": ..., "error_bound": ...}``, an
     :class:`~scorekit.stats.Interval` ``{"value", "low", "high", "confidence", "method"}``.
     """
+    if isinstance(value, ByGroup):
+        return plain(value.as_dict())
     if isinstance(value, Interval):
         fields = ("value", "low", "high", "confidence", "method")
         return {name: plain(getattr(value, name)) for name in fields}
@@ -192,6 +194,9 @@ def write_values(values: dict[str, Any], fmt: str, out: TextIO, note: str = "") 
     if any(isinstance(v, Interval) for v in values.values()):
         write_intervals(values, fmt, out, note)
         return
+    if any(isinstance(v, ByGroup) for v in values.values()):
+        write_groups(values, fmt, out)
+        return
     if fmt == "json":
         out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")
     elif fmt == "csv":
@@ -203,6 +208,56 @@ def write_values(values: dict[str, Any], fmt: str, out: TextIO, note: str = "") 
             writer.writerow([name, "" if text is None else text])
     else:
         write_table(values, out)
+
+
+def write_groups(values: dict[str, Any], fmt: str, out: TextIO) -> None:
+    """``{name: ByGroup}`` in the ``--format`` asked for, one row per statistic.
+
+    Table and CSV have the columns ``metric, statistic, <group columns>, value,
+    rows``: the statistic is ``overall`` (all the rows), ``group`` (the group
+    whose values fill the group columns), ``difference`` or ``ratio`` (across
+    the groups). JSON gives each metric as :meth:`ByGroup.as_dict`.
+    """
+    if fmt == "json":
+        out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")
+        return
+    by = list(dict.fromkeys(c for v in values.values() if isinstance(v, ByGroup) for c in v.by))
+    rows: list[list[Any]] = []
+    for name, value in values.items():
+        if not isinstance(value, ByGroup):
+            rows.append([name, "overall", *[None] * len(by), value, None])
+            continue
+        found = value.as_dict()
+        rows.append([name, "overall", *[None] * len(by), value.overall, found["rows"]])
+        for group in found["groups"]:
+            cells = [group.get(c) for c in by]
+            rows.append([name, "group", *cells, group["value"], group["rows"]])
+        for statistic, number in value.spread().items():
+            rows.append([name, statistic, *[None] * len(by), number, None])
+    header = ["metric", "statistic", *by, "value", "rows"]
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            shown = [plain(v) for v in row]
+            writer.writerow(
+                [
+                    "" if v is None else json.dumps(v) if isinstance(v, list | dict) else v
+                    for v in shown
+                ]
+            )
+        return
+    cells = [
+        [
+            ("" if v is None else cell(v)[0] if i == len(header) - 2 else str(v))
+            for i, v in enumerate(r)
+        ]
+        for r in rows
+    ]
+    widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]
+    for line in [header, ["-" * w for w in widths], *cells]:
+        out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
+        out.write("\n")
 
 
 def ci_header(ci: Any) -> dict[str, Any]:

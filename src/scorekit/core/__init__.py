@@ -14,6 +14,7 @@ format, engine or command.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
   reads (roles, side inputs, grouping).
 - :class:`MergeTree`: the one fold of many states.
+- :class:`Grouped`, :class:`GroupStates`, :class:`ByGroup`: any metric per group of rows.
 - :class:`Estimate`, :class:`QuantileSketch`: bounded results and states.
 - :class:`Explanation`: what ``scorekit explain`` says about a metric, kept on its class.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fold import MergeTree, merge_states
+from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import (
     INPUT_KINDS,
@@ -52,9 +54,12 @@ __all__ = [
     "INPUT_KINDS",
     "SK",
     "STATE_FORMAT",
+    "ByGroup",
     "Estimate",
     "EvaluationResult",
     "Explanation",
+    "GroupStates",
+    "Grouped",
     "InputKind",
     "MergeTree",
     "Metric",
@@ -69,6 +74,7 @@ __all__ = [
     "encode_value",
     "equal_values",
     "get",
+    "group_columns",
     "input_kind",
     "input_kinds",
     "iter_variants",

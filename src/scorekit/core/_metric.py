@@ -508,10 +508,18 @@ class Metric(abc.ABC, Generic[S]):
     key_role: ClassVar[str] = "unit_key"
     """The input that identifies units, read from the column :attr:`key_column` names."""
 
+    key_conversion: ClassVar[str] = "labels"
+    """How the column(s) of :attr:`key_role` become its input (a :mod:`scorekit.io` conversion)."""
+
     @property
     def key_column(self) -> str:
         """The column read as :attr:`key_role` (``""``: none)."""
         return ""
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        """The columns read together as :attr:`key_role` (by default :attr:`key_column`)."""
+        return (self.key_column,) if self.key_column else ()
 
     @property
     def positional(self) -> bool:

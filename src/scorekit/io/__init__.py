@@ -35,6 +35,7 @@ from scorekit.io._blocks import (
 from scorekit.io._blocks import empty as empty_file_error
 from scorekit.io._columns import (
     check_present,
+    group_arrays,
     is_numeric,
     is_string_view,
     label_array,
@@ -131,6 +132,7 @@ __all__ = [
     "format_named",
     "format_of",
     "formats",
+    "group_arrays",
     "head",
     "is_numeric",
     "is_string_view",

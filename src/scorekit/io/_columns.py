@@ -152,6 +152,49 @@ def label_array(table: Any, column: str) -> NDArray[Any]:
     )
 
 
+def group_arrays(table: Any, columns: Sequence[str]) -> tuple[NDArray[Any], ...]:
+    """The group columns of a per-group evaluation: strings, integers or booleans.
+
+    A column that is all null, a missing value (naming its line or row) and a
+    column of floats are errors.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> group_arrays(pa.table({"c": ["fr", "de"], "d": [1, 2]}), ["c", "d"])
+    (array(['fr', 'de'], dtype='<U2'), array([1, 2]))
+    >>> group_arrays(pa.table({"c": pa.array([None, None], pa.string())}), ["c"])
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.InputError: table: group column 'c' is all null; got 2 null values, \
+expected strings, integers or booleans.
+    """
+    out = []
+    for column in columns:
+        col = table_column(table, column)
+        if len(col) and col.null_count == len(col):
+            raise InputError(
+                message(
+                    source_of(table),
+                    f"group column {column!r} is all null",
+                    raw(f"{len(col)} null values"),
+                    "strings, integers or booleans",
+                )
+            )
+        values = label_array(table, column)
+        if values.dtype.kind == "f":
+            raise InputError(
+                message(
+                    source_of(table),
+                    f"group column {column!r} holds floats",
+                    raw(str(col.type)),
+                    "strings, integers or booleans as group values",
+                )
+            )
+        out.append(values)
+    return tuple(out)
+
+
 def source_of(table: Any) -> str:
     meta = table.schema.metadata or {}
     return str(meta.get(SOURCE_KEY, b"table").decode())

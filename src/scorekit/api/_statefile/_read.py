@@ -11,7 +11,7 @@ from typing import Any
 
 from scorekit._version import __version__
 from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
-from scorekit.core import STATE_FORMAT, Metric, State, get
+from scorekit.core import STATE_FORMAT, Grouped, GroupStates, Metric, State, get
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited
 from scorekit.stats import Bootstrap, Replicates
@@ -215,10 +215,17 @@ def _load_entry(
             boot,
             "{" + ", ".join(sorted(_BOOTSTRAP_FIELDS)) + "}",
         )
+    by = entry.get("by")
+    if by is not None and (
+        not isinstance(by, list) or not by or not all(isinstance(c, str) and c for c in by)
+    ):
+        raise malformed(path, f"metric entry {number} has a wrong by", by, "a list of column names")
     try:
         metric = rebuild(info.cls, config)
         if boot is not None:
             metric = Bootstrap.of(metric, **boot)
+        if by is not None:
+            metric = Grouped(metric, by=tuple(by))
         state = State.from_dict(entry["state"])
     except StateMismatchError as exc:
         raise StateMismatchError(f"{path}, metric {key!r}: {exc}") from None
@@ -231,7 +238,13 @@ def _load_entry(
             raw(f"{type(exc).__name__}: {exc}"),
             "the configuration and state save_states writes",
         ) from None
-    expected = Replicates if isinstance(metric, Bootstrap) else type(metric.empty())
+    expected = (
+        Replicates
+        if isinstance(metric, Bootstrap)
+        else GroupStates
+        if isinstance(metric, Grouped)
+        else type(metric.empty())
+    )
     if type(state) is not expected:
         raise malformed(
             path,

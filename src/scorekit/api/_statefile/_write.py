@@ -14,7 +14,7 @@ from typing import Any
 
 from scorekit._version import __version__
 from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, rebuild
-from scorekit.core import STATE_FORMAT, Metric, State, encode_value, equal_values, get
+from scorekit.core import STATE_FORMAT, Grouped, Metric, State, encode_value, equal_values, get
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.stats import Bootstrap
 
@@ -195,7 +195,10 @@ def save_states(
         if not isinstance(state, State):
             raise ConfigError(message(key, "not a state", type(state).__name__, "a State"))
         entry: dict[str, Any] = {"key": key, "metric": metric.name}
-        if isinstance(metric, Bootstrap):
+        if isinstance(metric, Grouped):
+            entry["config"] = _config(key, metric.inner)
+            entry["by"] = list(metric.by)
+        elif isinstance(metric, Bootstrap):
             entry["config"] = _config(key, metric.inner)
             entry["bootstrap"] = {
                 "n_resamples": metric.n_resamples,
