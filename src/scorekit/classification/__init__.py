@@ -21,7 +21,12 @@ from scorekit.classification._calibration import (
     expected_calibration_error,
     max_calibration_error,
 )
-from scorekit.classification._counts import ConfusionCounts, as_indicator, multilabel_counts
+from scorekit.classification._counts import (
+    ConfusionCounts,
+    as_indicator,
+    label_columns,
+    multilabel_counts,
+)
 from scorekit.classification._det import DetCurve, DETCurveMetric, det_curve
 from scorekit.classification._histogram import ScoreHistogram
 from scorekit.classification._labels import (
@@ -142,6 +147,7 @@ __all__ = [
     "fbeta",
     "fnr",
     "fpr",
+    "label_columns",
     "log_loss",
     "max_calibration_error",
     "mcc",

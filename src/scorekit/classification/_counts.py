@@ -12,7 +12,13 @@ from scorekit._check import as_array, as_labels, as_weights, check_same_length, 
 from scorekit.core import State, state_field, totals_agree
 from scorekit.errors import InputError, StateMismatchError, message, raw
 
-__all__ = ["ConfusionCounts", "as_indicator", "multilabel_counts", "summarize_counts"]
+__all__ = [
+    "ConfusionCounts",
+    "as_indicator",
+    "label_columns",
+    "multilabel_counts",
+    "summarize_counts",
+]
 
 _DIRECT_LIMIT = 1 << 22
 
@@ -208,15 +214,20 @@ def summarize_counts(
     y_pred: Any,
     sample_weight: Any = None,
     labels: Any = None,
+    columns: Any = None,
 ) -> ConfusionCounts:
-    """Count one batch: 1-D inputs are single-label, 2-D indicator matrices multi-label."""
+    """Count one batch: 1-D inputs are single-label, 2-D indicator matrices multi-label.
+
+    ``labels`` extend the label set of single-label input; ``columns`` restrict
+    multi-label input to those label columns (see :func:`multilabel_counts`).
+    """
     t = as_array(metric, "y_true", y_true)
     p = as_array(metric, "y_pred", y_pred)
     multilabel = (t.ndim == 2 and t.shape[1] > 1) or (p.ndim == 2 and p.shape[1] > 1)
     n = check_same_length(metric, y_true=t, y_pred=p)
     w = as_weights(metric, sample_weight, n)
     if multilabel:
-        return multilabel_counts(metric, t, p, w)
+        return multilabel_counts(metric, t, p, w, columns)
     t = as_labels(metric, "y_true", t)
     p = as_labels(metric, "y_pred", p)
     extra = None if labels is None else as_labels(metric, "labels", labels)
@@ -318,8 +329,33 @@ def as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_]
     return arr.astype(bool)
 
 
+def label_columns(metric: str, labels: Any, k: int) -> NDArray[np.int64]:
+    """``labels`` of multi-label input as sorted distinct column indices in ``[0, k)``.
+
+    Examples
+    --------
+    >>> label_columns("f1", (2, 0), 3)
+    array([0, 2])
+    """
+    cols = np.asarray(list(labels))
+    if cols.dtype.kind not in "iu" or cols.size == 0 or cols.min() < 0 or cols.max() >= k:
+        raise InputError(
+            message(
+                metric,
+                "multi-label labels must be column indices",
+                list(cols.tolist()),
+                f"integers in [0, {k})",
+            )
+        )
+    return np.unique(cols).astype(np.int64)
+
+
 def multilabel_counts(
-    metric: str, t: NDArray[Any], p: NDArray[Any], w: NDArray[np.float64] | None
+    metric: str,
+    t: NDArray[Any],
+    p: NDArray[Any],
+    w: NDArray[np.float64] | None,
+    columns: Any = None,
 ) -> ConfusionCounts:
     """The multi-label confusion counts of two indicator matrices of one shape.
 
@@ -335,6 +371,10 @@ def multilabel_counts(
         True and predicted 0/1 indicators.
     w : ndarray of shape (n_samples,) or None
         Sample weights, or None for 1 each.
+    columns : sequence of int, optional
+        Count these label columns only (scikit-learn's ``labels`` of
+        multi-label input); the state's ``labels`` are then these column
+        indices, sorted, and per-sample counts cover them alone.
 
     Examples
     --------
@@ -342,6 +382,8 @@ def multilabel_counts(
     >>> counts = multilabel_counts("f1", t, p, None)
     >>> counts.matrix[:, 1, 1]  # TP per label
     array([1, 1])
+    >>> multilabel_counts("f1", t, p, None, columns=[1]).labels
+    array([1])
     """
     t = as_indicator(metric, "y_true", t)
     p = as_indicator(metric, "y_pred", p)
@@ -355,6 +397,10 @@ def multilabel_counts(
             )
         )
     n, k = t.shape
+    index = np.arange(k, dtype=np.int64)
+    if columns is not None:
+        index = label_columns(metric, columns, k)
+        t, p, k = t[:, index], p[:, index], index.size
     tp_cells = t & p
     fp_cells = ~t & p
     fn_cells = t & ~p
@@ -376,7 +422,7 @@ def multilabel_counts(
     ).astype(np.int64)
     keys, summed = _reduce_keys(keys, weights)
     return ConfusionCounts(
-        labels=np.arange(k, dtype=np.int64),
+        labels=index,
         matrix=matrix,
         multilabel=True,
         sample_keys=keys,

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error
-from scorekit.classification._counts import ConfusionCounts
+from scorekit.classification._counts import ConfusionCounts, summarize_counts
 from scorekit.classification._explanations import PRF_CONVENTION, PRF_REFERENCE
 from scorekit.classification._labels import (
     CountsMetric,
@@ -223,13 +223,13 @@ def _prf_samples(
     zero_division: ZeroDivision,
     warn_for: tuple[str, ...],
 ) -> tuple[float, float, float, None]:
-    if labels is not None and tuple(labels) != tuple(range(len(state.labels))):
+    if labels is not None and not np.array_equal(np.unique(np.asarray(labels)), state.labels):
         raise ConfigError(
             message(
                 metric,
-                "labels cannot select columns with average='samples'",
-                list(labels),
-                "labels=None",
+                "the state counts other label columns than labels",
+                raw(f"columns {state.labels.tolist()}"),
+                f"a state summarized with labels={list(labels)}",
             )
         )
     keys = state.sample_keys.astype(np.float64)
@@ -247,8 +247,9 @@ _PRF_DOC_PARAMS = """
         values (multi-label only); ``None`` returns one value per class.
     labels : sequence, optional
         The classes to report and average over, in this order (for multi-label
-        input, column indices). Classes outside ``labels`` still count as false
-        positives / negatives of the listed ones, as in scikit-learn. An empty
+        input, column indices; with ``average='samples'`` the per-sample values
+        count these columns only). Classes outside ``labels`` still count as
+        false positives / negatives of the listed ones, as in scikit-learn. An empty
         sequence is a :class:`~scorekit.errors.ConfigError` (scikit-learn
         returns nan or 0 for it).
     pos_label : label, default 1
@@ -293,6 +294,13 @@ class _PRFMetric(CountsMetric):
 
     def _state_labels(self) -> tuple[Any, ...] | None:
         return None if self.average == "binary" else self.labels
+
+    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionCounts:
+        """Count one batch; with ``average='samples'`` only the ``labels`` columns."""
+        columns = self.labels if self.average == "samples" else None
+        return summarize_counts(
+            self.name, y_true, y_pred, sample_weight, self._state_labels(), columns
+        )
 
     def _beta(self) -> float:
         return 1.0

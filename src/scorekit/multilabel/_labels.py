@@ -90,11 +90,11 @@ def _pair(
 
 
 def _summarize_indicators(
-    metric: str, y_true: Any, y_pred: Any, sample_weight: Any
+    metric: str, y_true: Any, y_pred: Any, sample_weight: Any, columns: Any = None
 ) -> ConfusionCounts:
-    """The multi-label confusion counts of two indicator matrices."""
+    """The multi-label confusion counts of two indicator matrices (of ``columns`` only)."""
     t, p, w = _pair(metric, y_true, y_pred, "y_pred", sample_weight)
-    return multilabel_counts(metric, t, p, w)
+    return multilabel_counts(metric, t, p, w, columns)
 
 
 def _no_data(metric: str) -> InputError:
@@ -259,6 +259,9 @@ class Jaccard(_IndicatorMetric):
     ----------
     average : {'samples', 'micro', 'macro', 'weighted'} or None, default 'samples'
         How to average.
+    labels : sequence of int, optional
+        The label columns to count, as scikit-learn's ``labels`` (per-label
+        values come back in this order); by default every column.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
         Value of 0/0 (a sample or label with no true and no predicted label);
         ``'warn'`` gives 0 and an :class:`~scorekit.errors.UndefinedMetricWarning`.
@@ -300,6 +303,7 @@ class Jaccard(_IndicatorMetric):
 
     average: SamplesAverage = "samples"
     zero_division: ZeroDivision = "warn"
+    labels: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.average not in _JACCARD_AVERAGES:
@@ -307,10 +311,34 @@ class Jaccard(_IndicatorMetric):
                 self._error("unknown average", self.average, choices(_JACCARD_AVERAGES))
             )
         check_zero_division(self.name, self.zero_division)
+        if self.labels is not None:
+            labels = tuple(np.asarray(list(self.labels)).tolist())
+            ints = all(isinstance(v, int) and not isinstance(v, bool) for v in labels)
+            if not labels or not ints or min(labels) < 0 or len(set(labels)) != len(labels):
+                raise ConfigError(
+                    self._error(
+                        "labels must be distinct column indices",
+                        list(labels),
+                        "integers >= 0, at least one",
+                    )
+                )
+            object.__setattr__(self, "labels", labels)
+
+    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionCounts:
+        """Count one batch of indicator matrices (the ``labels`` columns only)."""
+        return _summarize_indicators(self.name, y_true, y_pred, sample_weight, self.labels)
 
     def compute(self, state: ConfusionCounts) -> Any:
         """The averaged index (a float), or per-label values when ``average=None``."""
         state = _multilabel_state(self.name, state)
+        if self.labels is not None and not np.array_equal(np.unique(self.labels), state.labels):
+            raise ConfigError(
+                self._error(
+                    "the state counts other label columns than labels",
+                    raw(f"columns {state.labels.tolist()}"),
+                    f"a state summarized with labels={list(self.labels)}",
+                )
+            )
         if self.average == "samples":
             keys = state.sample_keys.astype(np.float64)
             if state.total == 0:
@@ -324,6 +352,8 @@ class Jaccard(_IndicatorMetric):
             return float(values[0])
         values = self._divide(tp, tp + fp + fn, "labels")
         if self.average is None:
+            if self.labels is not None:
+                return values[np.searchsorted(state.labels, self.labels)]
             return values
         support = tp + fn
         weights = support if self.average == "weighted" and support.any() else None
@@ -369,6 +399,7 @@ def jaccard(
     y_true: Any,
     y_pred: Any,
     *,
+    labels: Any = None,
     average: SamplesAverage = "samples",
     sample_weight: Any = None,
     zero_division: ZeroDivision = "warn",
@@ -381,14 +412,19 @@ def jaccard(
     0.75
     >>> jaccard([[1, 0], [1, 1]], [[1, 1], [1, 1]], average="micro")
     0.75
+    >>> jaccard([[1, 0], [1, 1]], [[1, 1], [1, 1]], labels=[0])
+    1.0
     """
-    m = Jaccard(average=average, zero_division=zero_division)
+    m = Jaccard(average=average, zero_division=zero_division, labels=labels)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
-def _prf_state(metric: str, y_true: Any, y_pred: Any, sample_weight: Any) -> ConfusionCounts:
-    state = _summarize_indicators(metric, y_true, y_pred, sample_weight)
-    return _multilabel_state(metric, state)
+def _prf_state(
+    metric: Precision | Recall | F1, y_true: Any, y_pred: Any, sample_weight: Any
+) -> ConfusionCounts:
+    columns = metric.labels if metric.average == "samples" else None
+    state = _summarize_indicators(metric.name, y_true, y_pred, sample_weight, columns)
+    return _multilabel_state(metric.name, state)
 
 
 def precision(
@@ -414,7 +450,7 @@ def precision(
     0.833...
     """
     m = Precision(average=average, labels=labels, zero_division=zero_division)
-    return m.compute(_prf_state(m.name, y_true, y_pred, sample_weight))
+    return m.compute(_prf_state(m, y_true, y_pred, sample_weight))
 
 
 def recall(
@@ -438,7 +474,7 @@ def recall(
     0.75
     """
     m = Recall(average=average, labels=labels, zero_division=zero_division)
-    return m.compute(_prf_state(m.name, y_true, y_pred, sample_weight))
+    return m.compute(_prf_state(m, y_true, y_pred, sample_weight))
 
 
 def f1(
@@ -464,7 +500,7 @@ def f1(
     array([1., 1., 0.])
     """
     m = F1(average=average, labels=labels, zero_division=zero_division)
-    return m.compute(_prf_state(m.name, y_true, y_pred, sample_weight))
+    return m.compute(_prf_state(m, y_true, y_pred, sample_weight))
 
 
 def roc_auc(
