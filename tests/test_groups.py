@@ -415,3 +415,38 @@ def test_dask_equals_in_memory(cluster: Any, tmp_path: Path) -> None:
 def test_grouped_metric_is_not_registered() -> None:
     assert parse_metric("accuracy").key_columns == ()
     assert Grouped("accuracy", by=["a", "b"]).key_columns == ("a", "b")
+
+
+def test_text_and_qa_metrics_per_group() -> None:
+    table = {
+        "references": [
+            "the cat sat on the mat",
+            "a dog ran home",
+            "hello world",
+            "good day to you",
+        ],
+        "predictions": ["the cat sat on a mat", "a dog walked home", "hello", "good day to you"],
+        "g": ["a", "a", "b", "b"],
+    }
+    for metric in ("wer", "chrf", "rougeL", "bleu"):
+        found = scorekit.evaluate(table, metric, by="g")[metric]
+        chunked = scorekit.evaluate(table, metric, by="g", chunk_size=1)[metric]
+        for group, rows in (("a", slice(0, 2)), ("b", slice(2, 4))):
+            part = {k: v[rows] for k, v in table.items()}
+            assert found.by_group[group] == scorekit.evaluate(part, metric)[metric]
+            assert chunked.by_group[group] == pytest.approx(found.by_group[group], rel=1e-12)
+        assert found.overall == scorekit.evaluate(table, metric)[metric]
+    qa = {
+        "references": [["Paris"], ["blue", "navy"], ["4"]],
+        "predictions": ["paris", "red", "four"],
+        "g": [True, True, False],
+    }
+    found = scorekit.evaluate(qa, "exact_match", by="g")["exact_match"]
+    assert found.by_group == {False: 0.0, True: 0.5}
+    assert found.sizes == {False: 1, True: 2}
+
+
+def test_metrics_whose_inputs_are_not_rows_are_refused() -> None:
+    records = {"prompt_tokens": [1], "output_tokens": [2], "start": [0.0], "end": [1.0], "g": ["a"]}
+    with pytest.raises(ConfigError, match="cannot be evaluated per group"):
+        scorekit.evaluate(records, "e2e_latency:p95", by="g")
