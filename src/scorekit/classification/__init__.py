@@ -79,6 +79,7 @@ from scorekit.classification._rates import (
 )
 from scorekit.classification._report import classification_report
 from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
+from scorekit.classification._threshold import BestThreshold, ThresholdChoice, best_threshold
 from scorekit.classification._topk import TopKAccuracy, TopKCounts, top_k_accuracy
 from scorekit.classification._zero_division import (
     ZeroDivision,
@@ -97,6 +98,7 @@ __all__ = [
     "Accuracy",
     "AveragePrecision",
     "BalancedAccuracy",
+    "BestThreshold",
     "BinnedScores",
     "BreakEvenPoint",
     "Brier",
@@ -125,6 +127,7 @@ __all__ = [
     "RocCurve",
     "ScoreHistogram",
     "Specificity",
+    "ThresholdChoice",
     "TopKAccuracy",
     "TopKCounts",
     "ZeroDivision",
@@ -132,6 +135,7 @@ __all__ = [
     "as_indicator",
     "average_precision",
     "balanced_accuracy",
+    "best_threshold",
     "break_even_point",
     "brier",
     "calibration_curve",

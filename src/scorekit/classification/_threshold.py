@@ -1,0 +1,208 @@
+"""The decision threshold that optimises F1, Youden's J or a misclassification cost."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, NamedTuple
+
+import numpy as np
+
+from scorekit.classification._histogram import Float, ScoreHistogram, _binary_arrays
+from scorekit.classification._scores import _binary_state, _HistogramMetric, _positive_index
+from scorekit.core import SK, Explanation, register
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+
+__all__ = ["BestThreshold", "ThresholdChoice", "best_threshold"]
+
+Objective = Literal["f1", "youden", "cost"]
+OBJECTIVES: tuple[str, ...] = ("f1", "youden", "cost")
+
+
+class ThresholdChoice(NamedTuple):
+    """The chosen threshold (``score >= threshold`` is positive), its objective and metrics."""
+
+    threshold: float
+    value: float
+    precision: float
+    recall: float
+    f1: float
+    specificity: float
+    accuracy: float
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+
+
+def _ratio(num: Float, den: Float) -> Float:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: Float = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return out
+
+
+@register(
+    "best_threshold",
+    higher_is_better=None,
+    bounds=(-math.inf, math.inf),
+    inputs="binary_scores",
+    variant="objective",
+    variants=OBJECTIVES,
+    grows=True,
+)
+@dataclass(frozen=True)
+class BestThreshold(_HistogramMetric):
+    """The score threshold that optimises an objective, with the metrics at that threshold.
+
+    Every distinct score ``t`` is a candidate; samples with ``score >= t`` are
+    predicted positive.
+
+    .. math:: F_1(t) = \\frac{2\\,TP(t)}{2\\,TP(t) + FP(t) + FN(t)},\\quad
+              J(t) = \\mathrm{TPR}(t) - \\mathrm{FPR}(t),\\quad
+              \\mathrm{cost}(t) = \\frac{c_{FP} FP(t) + c_{FN} FN(t)}{n}
+
+    F1 and Youden's J are maximised, the cost minimised.
+
+    Parameters
+    ----------
+    objective : {'f1', 'youden', 'cost'}, default 'f1'
+        What the threshold optimises.
+    pos_label : label, optional
+        The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
+    cost_fp, cost_fn : float, default 1.0
+        The cost of a false positive and of a false negative (``'cost'``),
+        finite and >= 0.
+
+    Returns
+    -------
+    ThresholdChoice
+        ``threshold``, the objective's ``value`` there, and the precision,
+        recall, F1, specificity, accuracy and the (weighted) TP, FP, FN, TN
+        counts at that threshold.
+
+    Notes
+    -----
+    Of thresholds with an equal objective the highest is chosen. A 0/0 ratio
+    among the reported metrics (recall without positives, specificity without
+    negatives) is 0 with an :class:`~scorekit.errors.UndefinedMetricWarning`;
+    so is Youden's J then. The state is the exact score histogram of ROC AUC,
+    so chunks, shards and Dask give the in-memory choice.
+
+    References
+    ----------
+    Youden, W. J. (1950). Index for rating diagnostic tests. *Cancer* 3(1).
+    The values at each threshold agree with scikit-learn's
+    ``metric_at_thresholds`` (``f1_score``) and ``roc_curve``.
+
+    Examples
+    --------
+    >>> choice = BestThreshold().score([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.4])
+    >>> choice.threshold, choice.f1
+    (0.4, 0.8)
+    >>> BestThreshold(objective="cost", cost_fn=5.0).score([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.4]).value
+    0.25
+    """
+
+    explanation: ClassVar[Explanation] = Explanation(
+        definition="The decision threshold on the scores that maximises F1 or Youden's J "
+        "(TPR - FPR), or minimises the mean misclassification cost, with the metrics there.",
+        formula="threshold = argmax_t F1(t) | argmax_t TPR(t) - FPR(t) | "
+        "argmin_t (cost_fp FP(t) + cost_fn FN(t)) / n, over the distinct scores t",
+        convention="score >= t is predicted positive; ties in the objective go to the highest "
+        "threshold; 0/0 ratios count 0 with an UndefinedMetricWarning.",
+        reference=f"{SK} metric_at_thresholds with f1_score, and roc_curve for Youden's J.",
+    )
+
+    objective: Objective = "f1"
+    pos_label: Any = None
+    cost_fp: float = 1.0
+    cost_fn: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.objective not in OBJECTIVES:
+            raise ConfigError(self._error("unknown objective", self.objective, choices(OBJECTIVES)))
+        for name in ("cost_fp", "cost_fn"):
+            value = getattr(self, name)
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not ok or not 0 <= value < math.inf:
+                raise ConfigError(self._error(f"invalid {name}", value, "a finite number >= 0"))
+
+    def compute(self, state: ScoreHistogram) -> ThresholdChoice:
+        """The best threshold and the metrics there."""
+        name = self.name
+        state = _binary_state(name, state)
+        index = _positive_index(name, state.labels, self.pos_label)
+        if index < 0 and state.labels.size == 2:
+            raise InputError(
+                message(
+                    name,
+                    "pos_label is not a label of y_true",
+                    self.pos_label,
+                    choices(state.labels.tolist()),
+                )
+            )
+        thresholds, tps, fps = _binary_arrays(state, index)
+        positives, negatives = float(tps[-1]), float(fps[-1])
+        fns = positives - tps
+        tns = negatives - fps
+        total = positives + negatives
+        if positives == 0 or negatives == 0:
+            missing = "positive" if positives == 0 else "negative"
+            warnings.warn(
+                f"{name}: y_true has no {missing} sample; rates over them count 0.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+        recall = _ratio(tps, np.full_like(tps, positives))
+        fpr = _ratio(fps, np.full_like(fps, negatives))
+        f1 = _ratio(2 * tps, 2 * tps + fps + fns)
+        if self.objective == "f1":
+            values = f1
+            best = int(np.argmax(values))
+        elif self.objective == "youden":
+            values = recall - fpr
+            best = int(np.argmax(values))
+        else:
+            values = (self.cost_fp * fps + self.cost_fn * fns) / total
+            best = int(np.argmin(values))
+        tp, fp, fn, tn = (float(a[best]) for a in (tps, fps, fns, tns))
+        if not all(math.isfinite(v) for v in (tp, fp, fn, tn, total)):
+            raise InputError(
+                message(name, "weights overflow", raw("an infinite count"), "finite weight sums")
+            )
+        return ThresholdChoice(
+            threshold=float(thresholds[best]),
+            value=float(values[best]),
+            precision=tp / (tp + fp) if tp + fp > 0 else 0.0,
+            recall=float(recall[best]),
+            f1=float(f1[best]),
+            specificity=tn / negatives if negatives > 0 else 0.0,
+            accuracy=(tp + tn) / total,
+            tp=tp,
+            fp=fp,
+            fn=fn,
+            tn=tn,
+        )
+
+
+def best_threshold(
+    y_true: Any,
+    y_score: Any,
+    *,
+    objective: Objective = "f1",
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+) -> ThresholdChoice:
+    """The best decision threshold, as :class:`BestThreshold`.
+
+    Examples
+    --------
+    >>> best_threshold([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.35], objective="youden").threshold
+    0.4
+    """
+    m = BestThreshold(objective=objective, pos_label=pos_label, cost_fp=cost_fp, cost_fn=cost_fn)
+    result: ThresholdChoice = m.score(y_true, y_score, sample_weight=sample_weight)
+    return result
