@@ -16,6 +16,9 @@ Rows:
 - in memory, 1,000 queries x 1,000 rows = 1,000,000 rows: scorekit from pyarrow
   tables (building ``Qrels`` / ``Run`` included) and from already built objects,
   against ranx ``evaluate`` on already built ``ranx.Qrels`` / ``ranx.Run``.
+- fusion of three runs (1,000 queries x 100 documents each) with RRF, CombMNZ
+  after min-max and CombSUM after z-scores, ``ranking.fuse`` on built runs
+  against ``ranx.fuse`` on built runs, after a warm-up call of each.
 
 "same result" compares every query's value of every metric (rtol 1e-12), not
 only the means. On these data ranx's nDCG@10 (linear gains, "Jarvelin"), MAP and
@@ -275,6 +278,60 @@ def run(n: int = N) -> list[Row]:
     task = f"{metrics} on built, ranked Qrels/Run (ranx: built Qrels/Run)"
     rows.append(Row(task, size, t_ours, rx, t_ref, _agree(_ours_per_query(ours), ranx_pq)))
     rows += _dict_rows(pt, rx)
+    rows += _fusion_rows(rx)
+    return rows
+
+
+def _fusion_runs(queries: int, docs: int, runs: int = 3) -> list[dict[str, dict[str, float]]]:
+    """Runs of the same queries over overlapping documents, distinct scores in each query."""
+    rng = np.random.default_rng(1)
+    out = []
+    for _ in range(runs):
+        run: dict[str, dict[str, float]] = {}
+        for q in range(queries):
+            picked = rng.choice(3 * docs, size=docs, replace=False)
+            scores = rng.permutation(docs) + rng.random(docs) * 0.5
+            run[f"q{q}"] = {f"d{d}": float(s) for d, s in zip(picked, scores, strict=True)}
+        out.append(run)
+    return out
+
+
+def _fusion_rows(rx: str, queries: int = 1000, docs: int = 100) -> list[Row]:
+    """ranking.fuse against ranx.fuse on built runs (3 runs, one fused score per document)."""
+    import ranx
+
+    dicts = _fusion_runs(queries, docs)
+    ours_runs = [ranking.Run.from_dict(r) for r in dicts]
+    for r in ours_runs:
+        r.ranked()
+    ranx_runs = [ranx.Run.from_dict(r) for r in dicts]
+    size = f"3 runs x {queries:,} queries x {docs} docs, built runs"
+    rows = []
+    for method, short, norm, ranx_norm in [
+        ("rrf", "rrf", None, None),
+        ("combmnz", "mnz", "minmax", "min-max"),
+        ("combsum", "sum", "zmuv", "zmuv"),
+    ]:
+        ranx.fuse(ranx_runs, norm=ranx_norm, method=short)  # compile
+
+        def theirs(norm: Any = ranx_norm, short: str = short) -> Any:
+            return ranx.fuse(ranx_runs, norm=norm, method=short)
+
+        def ours(method: str = method, norm: Any = norm) -> ranking.Run:
+            return ranking.fuse(ours_runs, method, norm=norm)
+
+        t_ref, expected = best_of(theirs)
+        t_ours, fused = best_of(ours)
+        got, want = fused.to_dict(), expected.to_dict()
+        same = got.keys() == want.keys() and all(
+            got[q].keys() == want[q].keys()
+            and np.allclose([got[q][d] for d in want[q]], list(want[q].values()), rtol=1e-12)
+            for q in want
+        )
+        task = f"fuse {method} (norm {norm})"
+        rows.append(
+            Row(task, size, t_ours, rx, t_ref, "yes (every score, rtol 1e-12)" if same else "NO")
+        )
     return rows
 
 
