@@ -363,3 +363,42 @@ def test_array_forms_equal_trec_eval(
         ref = trec(qrels, run, measure, level)
         expected = [ref[str(g)] for g in sorted(set(group.tolist()))]
         assert np.allclose(values, expected, rtol=1e-12, atol=1e-15), measure
+
+
+def test_rank_judged_only_and_max_docs_flags(tmp_path: Any) -> None:
+    import contextlib
+    import io
+
+    from scorekit.cli import main
+
+    qrels, run = random_data(5, 4, 20, ties=False)
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, row in qrels.items() for d, g in row.items())
+    )
+    ranking.write_run(run, tmp_path / "run")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(
+            [
+                "rank",
+                str(tmp_path / "qrels"),
+                str(tmp_path / "run"),
+                "-m",
+                "map",
+                "ndcg",
+                "-J",
+                "-M",
+                "5",
+                "--format",
+                "json",
+            ]
+        )
+    assert status == 0
+    import json
+
+    values = json.loads(out.getvalue())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = ranking.evaluate(qrels, run, ["map", "ndcg"], judged_only=True, max_docs=5)
+    assert values["map"] == pytest.approx(expected["map"], rel=1e-12)
+    assert values["ndcg"] == pytest.approx(expected["ndcg"], rel=1e-12)

@@ -20,6 +20,7 @@ from scorekit.cli._flags import (
     metric_flag,
     number_above,
     paired_settings,
+    positive_int,
     refuse_with_comparison,
     report_flag,
     write_report,
@@ -81,6 +82,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
     )
     rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
+    rk.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="drop unjudged documents from the run before evaluating (trec_eval -J)",
+    )
+    rk.add_argument(
+        "-M",
+        "--max-docs",
+        type=positive_int,
+        metavar="N",
+        help="evaluate the first N documents of each query only (trec_eval -M)",
+    )
     format_flag(rk, "table", "json", "csv", "trec", "ir_measures")
     add_scale_flags(rk, unit="run rows")
     add_ci_flags(rk, unit="query", key=False)
@@ -143,6 +157,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     options: dict[str, Any] = {"missing": args.missing, "gain": args.gain}
     if args.relevance_level is not None:
         options["relevance_level"] = args.relevance_level
+    if args.judged_only:
+        options["judged_only"] = True
+    if args.max_docs is not None:
+        options["max_docs"] = args.max_docs
     paired = paired_settings(args, NAME)
     if paired is not None:
         refuse_with_comparison(args, NAME, "per_query", "save_state", "report")
