@@ -37,6 +37,7 @@ def evaluate_table(
     classes: Sequence[str] | None = None,
     ci: CI | None = None,
     by: Sequence[str] | None = None,
+    threshold: float | None = None,
 ) -> Evaluation:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
@@ -70,6 +71,10 @@ def evaluate_table(
     group of rows sharing the values of those columns, with the group sizes;
     the same in memory, in chunks and on Dask.
 
+    With ``threshold`` (``--task binary`` with ``score`` and no ``pred``) a row
+    whose score is at least ``threshold`` is predicted positive, and the label
+    metrics (accuracy, F1, ...) are computed from those predictions.
+
     Examples
     --------
     >>> import os, tempfile
@@ -85,7 +90,9 @@ def evaluate_table(
     >>> found.values["f1"].value, found.values["f1"].method
     (0.8, 'percentile')
     """
-    plan = _plan(path, task, true, pred, score, weight, pos_label, ci.key if ci else None, by)
+    plan = _plan(
+        path, task, true, pred, score, weight, pos_label, ci.key if ci else None, by, threshold
+    )
     if plan.by and ci is not None:
         raise ConfigError(
             message(

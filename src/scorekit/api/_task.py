@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import math
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -134,6 +135,7 @@ class _Inputs:
     pos_label: Any
     unit_key: NDArray[Any] | None = None
     group: tuple[NDArray[Any], ...] | None = None
+    threshold: float | None = None
 
 
 def _fields(info: MetricInfo) -> set[str]:
@@ -216,6 +218,7 @@ class _Plan:
     pos_label: str | None
     key: str | None = None
     by: tuple[str, ...] = ()
+    threshold: float | None = None
 
     def columns(self) -> dict[str, list[str]]:
         """The columns read, by role (what a state file records)."""
@@ -244,7 +247,10 @@ def _metric_for(
     """Configure ``spec`` for the task and check that the flags give it its inputs."""
     options = {} if pos_label is None else {"pos_label": pos_label}
     metric = _configure(spec, plan.task, options)
-    if metric.inputs in _PRED_KINDS:
+    if metric.inputs in _PRED_KINDS and plan.threshold is not None:
+        # labels from thresholded scores: 0/1 truth and predictions, 1 the positive class
+        metric = _configure(spec, plan.task, {})
+    elif metric.inputs in _PRED_KINDS:
         if not plan.pred:
             raise ConfigError(
                 message(
@@ -279,6 +285,17 @@ def _arguments(metric: Metric[Any], data: _Inputs) -> tuple[tuple[Any, ...], dic
     if data.weight is not None:
         kwargs["sample_weight"] = data.weight
     first = data.y_true
+    if data.threshold is not None and kind in _PRED_KINDS and data.y_score is not None:
+        if data.pos_label is None and data.y_true.dtype.kind == "U":
+            raise _usage_error(
+                "--threshold needs the positive class of text labels",
+                "no --pos-label",
+                "--pos-label LABEL",
+            )
+        positive = 1 if data.pos_label is None else data.pos_label
+        first = (data.y_true == positive).astype(np.int64)
+        second = (data.y_score >= data.threshold).astype(np.int64)
+        return (first, second), kwargs
     takes_pos_label = "pos_label" in _fields(metric.info)
     on_scores = kind not in _PRED_KINDS
     if data.task == "binary" and data.pos_label is not None and on_scores and not takes_pos_label:
@@ -355,8 +372,20 @@ def _plan(
     pos_label: str | None,
     key: str | None = None,
     by: Sequence[str] | None = None,
+    threshold: float | None = None,
 ) -> _Plan:
     _check_flags(task, true, pred, score)
+    if threshold is not None:
+        if task != "binary" or not score or pred:
+            raise _usage_error(
+                "--threshold turns binary --score values into labels",
+                f"--task {task}"
+                + (" with --pred" if pred else "")
+                + ("" if score else " no --score"),
+                "--task binary with --score and no --pred",
+            )
+        if not math.isfinite(threshold):
+            raise _usage_error("invalid --threshold", repr(threshold), "a finite number")
     if task == "regression" and pos_label is not None:
         raise _usage_error("--pos-label is for --task binary", "--pos-label", "no --pos-label")
     return _Plan(
@@ -369,6 +398,7 @@ def _plan(
         pos_label,
         key,
         _by(by),
+        threshold,
     )
 
 
@@ -413,7 +443,7 @@ def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
     w = _io.weight_array(table, plan.weight) if plan.weight else None
     unit_key = _io.label_array(table, plan.key) if plan.key else None
     group = _io.group_arrays(table, plan.by) if plan.by else None
-    return _Inputs(task, y_true, y_pred, y_score, w, pos_label, unit_key, group)
+    return _Inputs(task, y_true, y_pred, y_score, w, pos_label, unit_key, group, plan.threshold)
 
 
 def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:

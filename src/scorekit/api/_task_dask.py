@@ -197,7 +197,9 @@ def dask_eval(
     """
     explicit = bool(specs)
     names = list(dict.fromkeys(specs or ())) or default_metrics(
-        plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
+        plan.task,
+        has_pred=plan.pred is not None or plan.threshold is not None,
+        has_score=plan.score is not None,
     )
     first = read_chunks(plan.source, plan.needed(), size, progress=False, use=_first)
     if first is None:

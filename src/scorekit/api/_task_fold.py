@@ -77,7 +77,9 @@ def evaluate_chunks(
     """
     explicit = bool(metrics)
     specs = list(dict.fromkeys(metrics or ())) or default_metrics(
-        plan.task, has_pred=plan.pred is not None, has_score=plan.score is not None
+        plan.task,
+        has_pred=plan.pred is not None or plan.threshold is not None,
+        has_score=plan.score is not None,
     )
     tracked = [_Tracked(spec) for spec in specs]
     rows = 0

@@ -79,7 +79,12 @@ from scorekit.classification._rates import (
 )
 from scorekit.classification._report import classification_report
 from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
-from scorekit.classification._threshold import BestThreshold, ThresholdChoice, best_threshold
+from scorekit.classification._threshold import (
+    OBJECTIVES,
+    BestThreshold,
+    ThresholdChoice,
+    best_threshold,
+)
 from scorekit.classification._topk import TopKAccuracy, TopKCounts, top_k_accuracy
 from scorekit.classification._zero_division import (
     ZeroDivision,
@@ -94,6 +99,7 @@ __all__ = [
     "FPR",
     "MCC",
     "NPV",
+    "OBJECTIVES",
     "ROCAUC",
     "Accuracy",
     "AveragePrecision",

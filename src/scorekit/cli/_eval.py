@@ -6,6 +6,7 @@ import argparse
 from typing import Any, TextIO
 
 from scorekit import api
+from scorekit.classification import OBJECTIVES
 from scorekit.cli._flags import (
     add_ci_flags,
     add_compare_flags,
@@ -58,6 +59,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     ev.add_argument("--weight", metavar="COL", help="sample weights")
     metric_flag(ev, "metric names such as accuracy, f1:macro, roc_auc (default: the task's set)")
     ev.add_argument("--pos-label", metavar="LABEL", help="the positive class (binary task)")
+    ev.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="binary --score values >= T are predicted positive, for the label metrics",
+    )
+    ev.add_argument(
+        "--best-threshold",
+        choices=OBJECTIVES,
+        metavar="OBJECTIVE",
+        help="also report the score threshold that optimises f1, youden or cost, with the "
+        "metrics there (binary --score)",
+    )
     format_flag(ev, "table", "json", "csv")
     by_flag(ev)
     add_scale_flags(ev, unit="rows")
@@ -98,11 +112,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         pred=args.pred,
         score=args.score,
         weight=args.weight,
-        metrics=args.metric,
+        metrics=_with_best_threshold(args),
         pos_label=args.pos_label,
         classes=args.classes,
         ci=ci,
         by=args.by,
+        threshold=args.threshold,
         **engine_options(args),
     )
     report_notes(result, err)
@@ -115,6 +130,22 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_ci_values(result.values, args.format, out, err, ci, result.metrics)
     write_report(args, result, err, title=f"scorekit eval --task {args.task}", inputs=[args.data])
     return 0
+
+
+def _with_best_threshold(args: argparse.Namespace) -> list[str] | None:
+    """The metrics asked for, with ``best_threshold`` when ``--best-threshold`` names one."""
+    if args.best_threshold is None:
+        return args.metric  # type: ignore[no-any-return]
+    names = (
+        list(args.metric)
+        if args.metric
+        else api.default_metrics(
+            args.task,
+            has_pred=args.pred is not None or args.threshold is not None,
+            has_score=args.score is not None,
+        )
+    )
+    return [*names, f"best_threshold:{args.best_threshold}"]
 
 
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:

@@ -48,6 +48,8 @@ def plain(value: Any) -> Any:
         return plain(value.item())
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {name: plain(getattr(value, name)) for name in value._fields}
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
@@ -103,9 +105,10 @@ def cell(value: Any) -> list[str]:
             return np.array2string(value).splitlines()
     if isinstance(value, tuple | list):
         lines = []
-        for i, part in enumerate(value):
+        names = getattr(value, "_fields", range(len(value)))
+        for name, part in zip(names, value, strict=True):
             sub = cell(np.asarray(part) if isinstance(part, list) else part)
-            lines += [f"[{i}] {sub[0]}", *(f"    {s}" for s in sub[1:])]
+            lines += [f"[{name}] {sub[0]}", *(f"    {s}" for s in sub[1:])]
         return lines
     return str(value).splitlines() or [""]
 
