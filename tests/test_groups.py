@@ -450,3 +450,20 @@ def test_metrics_whose_inputs_are_not_rows_are_refused() -> None:
     records = {"prompt_tokens": [1], "output_tokens": [2], "start": [0.0], "end": [1.0], "g": ["a"]}
     with pytest.raises(ConfigError, match="cannot be evaluated per group"):
         scorekit.evaluate(records, "e2e_latency:p95", by="g")
+
+
+def test_sample_weights_follow_their_rows() -> None:
+    table = {
+        "y_true": [1, 0, 1, 1, 0, 1],
+        "y_pred": [1, 1, 0, 1, 1, 1],
+        "w": [1.0, 2.0, 3.0, 1.0, 1.0, 0.5],
+        "c": ["a", "b", "a", "b", "a", "b"],
+    }
+    columns = {"sample_weight": "w"}
+    found = scorekit.evaluate(table, ["accuracy", "f1"], by="c", columns=columns)
+    for group in ("a", "b"):
+        rows = [i for i, c in enumerate(table["c"]) if c == group]
+        part = {k: [v[i] for i in rows] for k, v in table.items()}
+        alone = scorekit.evaluate(part, ["accuracy", "f1"], columns=columns)
+        assert found["accuracy"].by_group[group] == alone["accuracy"]
+        assert found["f1"].by_group[group] == alone["f1"]
