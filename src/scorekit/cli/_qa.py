@@ -82,5 +82,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_warnings((str(w.message) for w in caught), err)
     write_ci_values(dict(result), args.format, out, err, ci, _QUESTIONS)
     inputs = [args.dataset, args.predictions]
-    write_report(args, dict(result), err, title="scorekit qa (SQuAD)", inputs=inputs)
+    squad = {
+        "dataset": dataset,
+        "predictions": predictions,
+        "version": args.version,
+        "na_probs": na_probs,
+        "na_prob_thresh": args.na_prob_thresh,
+    }
+    write_report(args, dict(result), err, title="scorekit qa (SQuAD)", inputs=inputs, squad=squad)
     return 0

@@ -177,7 +177,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     write_ci_values(shown, args.format, out, err, ci, result.metrics)
     for note in notes:
         err.write(f"scorekit: {note}\n")
-    write_report(args, result, err, title="scorekit text", inputs=[*args.hyps, *args.refs])
+    texts = None
+    if getattr(args, "report", None):
+        from scorekit.text import read_parallel
+
+        hypotheses, references = read_parallel(args.hyps[0], args.refs)
+        texts = (references, hypotheses)
+    write_report(
+        args, result, err, title="scorekit text", inputs=[*args.hyps, *args.refs], texts=texts
+    )
     return 0
 
 

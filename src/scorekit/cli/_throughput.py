@@ -97,6 +97,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = throughput.report(records, slo=slo, percentiles=args.percentiles)
+        rows = None
         if steps:
             from scorekit import loadtest
 
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             text = throughput.format_report(result, args.format)
     write_warnings((str(w.message) for w in caught), err)
     out.write(_with_run(text, run, args.format))
-    write_report(args, result, err, title=TITLE, inputs=[args.records], records=records)
+    write_report(args, result, err, title=TITLE, inputs=[args.records], records=records, sweep=rows)
     return 0
 
 
