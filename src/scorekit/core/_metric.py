@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from scorekit.core._inputs import input_kinds
 from scorekit.core._providers import load_all
+from scorekit.core._replicates import row_replicates
 from scorekit.core._statecheck import CHECKS, check_choice, check_value, decode, invalid
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
@@ -551,8 +552,6 @@ class Metric(abc.ABC, Generic[S]):
         >>> [float(metric.compute(s)) for s in states]
         [0.666..., 1.0]
         """
-        from scorekit.core._replicates import row_replicates
-
         return row_replicates(self, *batch, weights=weights, **kwargs)
 
     def replicate_values(

@@ -11,22 +11,17 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core._metric import Metric, State
 from scorekit.errors import ConfigError, raw
 
 __all__ = ["repeated_row_replicates", "row_replicates"]
 
-S = TypeVar("S", bound=State)
 
-
-def row_replicates(
-    self: Metric[S], *batch: Any, weights: NDArray[np.int64], **kwargs: Any
-) -> list[S]:
+def row_replicates(self: Any, *batch: Any, weights: NDArray[np.int64], **kwargs: Any) -> list[Any]:
     """The states of ``len(weights)`` replicates, row ``i`` counted ``weights[b, i]`` times.
 
     Meant as a metric's ``summarize_replicates`` (``summarize_replicates =
@@ -57,8 +52,8 @@ def row_replicates(
 
 
 def repeated_row_replicates(
-    self: Metric[S], *batch: Any, weights: NDArray[np.int64], **kwargs: Any
-) -> list[S]:
+    self: Any, *batch: Any, weights: NDArray[np.int64], **kwargs: Any
+) -> list[Any]:
     """As :func:`row_replicates`, but rows are always repeated, with their sample weights.
 
     For a metric whose value depends on the number of rows, not only on
@@ -77,12 +72,12 @@ def repeated_row_replicates(
 
 
 def _replicates(
-    self: Metric[S],
+    self: Any,
     batch: tuple[Any, ...],
     weights: NDArray[np.int64],
     kwargs: dict[str, Any],
     repeat: bool,
-) -> list[S]:
+) -> list[Any]:
     w = np.asarray(weights)
     n = self.count_units(*batch, **kwargs)
     if w.ndim != 2 or w.shape[1] != n:
@@ -99,7 +94,7 @@ def _replicates(
     weighted = "sample_weight" in inspect.signature(self.summarize).parameters
     given = kwargs.pop("sample_weight", None) if weighted else None
     base = None if given is None else np.asarray(given, dtype=np.float64)
-    out: list[S] = []
+    out: list[Any] = []
     for counts in w:
         keep = np.flatnonzero(counts)
         if keep.size == 0:
@@ -117,7 +112,7 @@ def _replicates(
     return out
 
 
-def _taker(metric: Metric[Any], arg: Any, n: int) -> Callable[[NDArray[np.intp]], Any]:
+def _taker(metric: Any, arg: Any, n: int) -> Callable[[NDArray[np.intp]], Any]:
     """A function taking rows of one input by index (lists stay lists, arrays stay arrays)."""
     shape = getattr(arg, "shape", None)
     length = shape[0] if shape else (len(arg) if hasattr(arg, "__len__") else None)
