@@ -64,10 +64,12 @@ def test_threshold_gives_label_metrics_from_scores(data, capsys, chunk):
 def test_best_threshold_reports_the_choice(data, capsys):
     argv = ["eval", data, "--task", "binary", "--true", "y", "--score", "s", "--format", "json"]
     got = _json(capsys, [*argv, "--best-threshold", "f1"])
-    choice = got["best_threshold:f1"]
+    threshold, value, *_ = got["best_threshold:f1"]
     values, thresholds = skm.metric_at_thresholds(Y, S, skm.f1_score)
-    assert choice["threshold"] == thresholds[int(np.argmax(values))]
-    assert choice["f1"] == pytest.approx(values.max(), rel=1e-12)
+    assert threshold == thresholds[int(np.argmax(values))]
+    assert value == pytest.approx(values.max(), rel=1e-12)
+    assert main([*argv[:-2], "--best-threshold", "f1", "--metric", "roc_auc"]) == 0
+    assert f"[threshold] {threshold:.4f}" in capsys.readouterr().out
     assert "roc_auc" in got
     assert main([*argv[:-2], "--best-threshold", "youden", "--metric", "f1"]) == 2
     assert "needs predicted labels" in capsys.readouterr().err

@@ -48,8 +48,6 @@ def plain(value: Any) -> Any:
         return plain(value.item())
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return {name: plain(getattr(value, name)) for name in value._fields}
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
