@@ -36,7 +36,7 @@ def multiclass_probabilities(draw):
     return t, raw / raw.sum(axis=1, keepdims=True), c
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(multiclass_probabilities(), st.sampled_from(["macro", "weighted"]))
 def test_ovo_agrees_with_sklearn_in_memory_and_merged(data, average):
     t, s, c = data
@@ -88,7 +88,7 @@ def test_ovo_configuration_passes_the_generic_checks(tmp_path: Path) -> None:
         engine_checks.test_in_memory_equals_streamed_tables_and_files(metric, folder)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
 def test_det_curve_agrees_with_sklearn(seed, weighted, drop):
     rng = np.random.default_rng(seed)
@@ -115,7 +115,7 @@ def test_det_curve_errors():
     assert _close(curve.fnr, skm.det_curve(["a", "b"], [0.1, 0.2], pos_label="b")[1])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.booleans())
 def test_brier_and_log_loss_take_one_hot_y_true(seed, k, weighted):
     rng = np.random.default_rng(seed)

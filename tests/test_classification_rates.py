@@ -47,7 +47,7 @@ def _ratio(num, den, zero_division):
     return num / den
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(binary_pairs(), st.sampled_from(["warn", 0, 1, np.nan]))
 def test_rates_agree_with_confusion_matrix(data, zero_division):
     t, p, w = data
@@ -79,7 +79,7 @@ def test_rates_agree_with_confusion_matrix(data, zero_division):
         assert _close(got["npv"], npv_ref)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(binary_pairs(), st.sampled_from([np.nan, 1.0, {"LR+": 2.0, "LR-": 0.5}]))
 def test_likelihood_ratios_agree_with_sklearn(data, replace):
     t, p, w = data
@@ -142,7 +142,7 @@ def score_matrices(draw):
     return t, s, w, k, c
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(score_matrices(), st.booleans())
 def test_top_k_agrees_with_sklearn(data, normalize):
     t, s, w, k, c = data
@@ -164,7 +164,7 @@ def test_top_k_agrees_with_sklearn(data, normalize):
     assert _close(merged, want)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(1, 2))
 def test_top_k_binary_scores_agree_with_sklearn(seed, unit, k):
     rng = np.random.default_rng(seed)

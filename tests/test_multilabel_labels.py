@@ -34,7 +34,7 @@ def _close(a, b):
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(indicator_pairs(), st.sampled_from(["warn", 0, 1, np.nan]))
 def test_samples_average_with_labels_agrees_with_sklearn(data, zero_division):
     t, p, labels, w = data
@@ -61,7 +61,7 @@ def test_samples_average_with_labels_agrees_with_sklearn(data, zero_division):
         assert _close(metric.compute(metric.merge(*parts)), want)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(indicator_pairs(), st.sampled_from(["samples", "micro", "macro", "weighted", None]))
 def test_jaccard_labels_agree_with_sklearn(data, average):
     t, p, labels, w = data

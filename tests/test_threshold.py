@@ -30,7 +30,7 @@ def scored(draw):
     return t, s, w
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(scored())
 def test_every_objective_agrees_with_sklearn(data):
     t, s, w = data
