@@ -16,10 +16,25 @@ from scorekit.core import Metric, State
 from scorekit.errors import ConfigError, choices, message
 from scorekit.stats import INTERVALS, Bootstrap, Interval, Replicates, interval
 
-__all__ = ["CI", "DEFAULT_GROUPS"]
+__all__ = ["CI", "DEFAULT_GROUPS", "check_resampling"]
 
 DEFAULT_GROUPS = 100
 """Jackknife groups a bootstrap keeps for BCa intervals (other intervals keep none)."""
+
+
+def check_resampling(confidence: Any, n_resamples: Any, seed: Any) -> None:
+    """Check the settings every resampling shares, naming the flag that sets each."""
+    c = confidence
+    if isinstance(c, bool) or not isinstance(c, int | float) or not 0.0 < float(c) < 1.0:
+        raise ConfigError(message("--confidence", "invalid confidence", c, "a number in (0, 1)"))
+    n = n_resamples
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ConfigError(
+            message("--n-resamples", "invalid number of resamples", n, "an integer >= 1")
+        )
+    s = seed
+    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        raise ConfigError(message("--seed", "invalid seed", s, "an integer >= 0"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,19 +74,7 @@ class CI:
     key: str | None = None
 
     def __post_init__(self) -> None:
-        c = self.confidence
-        if isinstance(c, bool) or not isinstance(c, int | float) or not 0.0 < float(c) < 1.0:
-            raise ConfigError(
-                message("--confidence", "invalid confidence", c, "a number in (0, 1)")
-            )
-        n = self.n_resamples
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ConfigError(
-                message("--n-resamples", "invalid number of resamples", n, "an integer >= 1")
-            )
-        s = self.seed
-        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-            raise ConfigError(message("--seed", "invalid seed", s, "an integer >= 0"))
+        check_resampling(self.confidence, self.n_resamples, self.seed)
         if self.method not in INTERVALS:
             raise ConfigError(
                 message("--ci-method", "unknown interval method", self.method, choices(INTERVALS))

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io
+from scorekit.api._ci import check_resampling
 from scorekit.api._task import (
     _PRED_KINDS,
     TASKS,
@@ -88,19 +89,7 @@ class Paired:
             raise ConfigError(
                 message("--correction", "unknown correction", self.correction, choices(CORRECTIONS))
             )
-        c = self.confidence
-        if isinstance(c, bool) or not isinstance(c, int | float) or not 0.0 < float(c) < 1.0:
-            raise ConfigError(
-                message("--confidence", "invalid confidence", c, "a number in (0, 1)")
-            )
-        n = self.n_resamples
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ConfigError(
-                message("--n-resamples", "invalid number of resamples", n, "an integer >= 1")
-            )
-        s = self.seed
-        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-            raise ConfigError(message("--seed", "invalid seed", s, "an integer >= 0"))
+        check_resampling(self.confidence, self.n_resamples, self.seed)
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`scorekit.stats.compare`."""
