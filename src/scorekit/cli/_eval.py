@@ -21,6 +21,7 @@ from scorekit.cli._flags import (
     paired_settings,
     refuse_with_comparison,
     report_flag,
+    write_comparison_report,
     write_report,
 )
 from scorekit.cli._output import ci_header, save_state, write_ci_values, write_comparisons
@@ -150,7 +151,7 @@ def _with_best_threshold(args: argparse.Namespace) -> list[str] | None:
 
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
     """``--test``: the --pred (or --score) columns compared, the first the baseline."""
-    refuse_with_comparison(args, NAME, "save_state", "report", "by")
+    refuse_with_comparison(args, NAME, "save_state", "by")
     if (args.pred is None) == (args.score is None) or len(args.true) != 1:
         raise ConfigError(
             message(
@@ -176,4 +177,6 @@ def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: Tex
             f"scorekit: {text}\n" if text.startswith("skipped") else f"scorekit: warning: {text}\n"
         )
     write_comparisons(found, args.format, out)
+    title = f"scorekit eval --task {args.task} --test {paired.test}"
+    write_comparison_report(args, found, err, title=title, inputs=[args.data])
     return 0

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 from scorekit.engines import DEFAULT_CHUNK_SIZE, engine_names
@@ -34,9 +35,13 @@ __all__ = [
     "report_flag",
     "scaled",
     "slo_flag",
+    "write_comparison_report",
     "write_report",
     "write_warnings",
 ]
+
+_RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
+"""The tests whose p-values come from resamples (their number and seed are shown)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -478,4 +483,32 @@ def write_report(
 
     inputs = [str(v) for v in options.pop("inputs", ()) if v]
     written = report(result, path, title=title, inputs=inputs, **options)
+    err.write(f"scorekit: report written to {written}\n")
+
+
+def write_comparison_report(
+    args: argparse.Namespace, found: Any, err: TextIO, *, title: str, inputs: Sequence[Any]
+) -> None:
+    """Write the comparison report ``--report`` asks for (:func:`scorekit.report.comparison`).
+
+    ``found`` is what a comparison of :mod:`scorekit.api` returns: its rows,
+    the settings of the test (shown as a note) and its warnings.
+    """
+    path = getattr(args, "report", None)
+    if not path:
+        return
+    from scorekit.report import comparison
+
+    paired = found.paired
+    how = f"Test: {paired.test}"
+    if paired.test in _RESAMPLED_TESTS:
+        how += f" ({paired.n_resamples} resamples, seed {paired.seed})"
+    how += f"; correction for several systems: {paired.correction or 'none'}."
+    written = comparison(
+        [dataclasses.replace(row, metric=key) for key, row in found.rows],
+        path,
+        title=title,
+        inputs=[str(v) for v in inputs if v],
+        notes=[how, *found.warnings, *(f"skipped: {s}" for s in found.skipped)],
+    )
     err.write(f"scorekit: report written to {written}\n")

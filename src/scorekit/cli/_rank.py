@@ -23,6 +23,7 @@ from scorekit.cli._flags import (
     positive_int,
     refuse_with_comparison,
     report_flag,
+    write_comparison_report,
     write_report,
     write_warnings,
 )
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         options["max_docs"] = args.max_docs
     paired = paired_settings(args, NAME)
     if paired is not None:
-        refuse_with_comparison(args, NAME, "per_query", "save_state", "report")
+        refuse_with_comparison(args, NAME, "per_query", "save_state")
         if args.format in ("trec", "ir_measures"):
             raise ConfigError(
                 message(
@@ -178,6 +179,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         write_warnings(found.warnings, err)
         write_comparisons(found, args.format, out)
+        inputs = [args.qrels, *args.run]
+        title = f"scorekit rank --test {paired.test}"
+        write_comparison_report(args, found, err, title=title, inputs=inputs)
         return 0
     ci = ci_settings(args, NAME)
     if ci is not None and (args.per_query or args.format in ("trec", "ir_measures")):

@@ -23,6 +23,7 @@ from scorekit.cli._flags import (
     paired_settings,
     refuse_with_comparison,
     report_flag,
+    write_comparison_report,
     write_report,
     write_warnings,
 )
@@ -255,7 +256,7 @@ def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
     """Several ``--hyps`` files compared with the first on every metric."""
-    refuse_with_comparison(args, NAME, "save_state", "report", "sentence_level", "percent")
+    refuse_with_comparison(args, NAME, "save_state", "sentence_level", "percent")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         found = api.compare_text(
@@ -270,6 +271,9 @@ def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: Tex
         )
     write_warnings([*(str(w.message) for w in caught), *found.warnings], err)
     write_comparisons(found, args.format, out)
+    inputs = [*args.refs, *args.hyps]
+    title = f"scorekit text --test {paired.test}"
+    write_comparison_report(args, found, err, title=title, inputs=inputs)
     return 0
 
 

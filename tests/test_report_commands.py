@@ -1,0 +1,137 @@
+"""``--report`` on the commands beyond one evaluation: comparisons of systems and load tests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("jinja2")
+
+from scorekit.cli import main
+from scorekit.report import MAX_BYTES
+from scorekit.report._text import fmt
+
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
+FEW = ["--n-resamples", "200"]
+
+
+def _run(capsys: Any, *argv: Any) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _ok(capsys: Any, *argv: Any) -> str:
+    code, _, err = _run(capsys, *argv)
+    assert code == 0, err
+    return err
+
+
+def _table(html: str, caption: str) -> list[list[str]]:
+    """The body rows of the table under the heading ``caption``, cells unescaped."""
+    found = re.search(rf"<h3>{re.escape(caption)}</h3>\s*<table>(.*?)</table>", html, re.DOTALL)
+    assert found, caption
+    rows = re.findall(r"<tr>(.*?)</tr>", found.group(1), re.DOTALL)[1:]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL) for row in rows]
+
+
+def _self_contained(html: str) -> None:
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<script" not in html.lower() and "<link" not in html
+    assert not re.findall(r"""(?:src|href)\s*=\s*["'](?!#|data:)""", html)
+    assert len(html.encode("utf-8")) < MAX_BYTES
+
+
+@pytest.fixture(scope="module")
+def systems(tmp_path_factory: Any) -> Path:
+    """Labels and the predictions of three systems of different skill."""
+    rng = np.random.default_rng(11)
+    n = 150
+    y = rng.integers(0, 2, n)
+    columns = {"y": y}
+    for name, skill in (("base", 0.65), ("good", 0.85), ("same", 0.66)):
+        columns[name] = np.where(rng.random(n) < skill, y, 1 - y)
+    path = Path(tmp_path_factory.mktemp("compare")) / "systems.csv"
+    lines = [",".join(columns)]
+    lines += [",".join(str(int(c[i])) for c in columns.values()) for i in range(n)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _json_rows(capsys: Any, argv: list[Any]) -> list[dict[str, Any]]:
+    import json
+
+    code, out, err = _run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return list(json.loads(out)["comparisons"])
+
+
+def test_eval_comparison_writes_the_comparison_report(capsys, systems, tmp_path):
+    argv = ["eval", systems, "--task", "binary", "--true", "y", "--pred", "base", "good", "same"]
+    argv += ["--metric", "accuracy", "f1", "--test", "paired_bootstrap", "--correction", "holm"]
+    argv += FEW
+    out = tmp_path / "compare.html"
+    err = _ok(capsys, *argv, "--report", out)
+    assert f"report written to {out}" in err
+    html = out.read_text(encoding="utf-8")
+    _self_contained(html)
+    assert "Values of the systems" in html and "Differences from the baseline" in html
+    assert "Test: paired_bootstrap (200 resamples, seed 0); correction for several" in html
+    assert "systems: holm." in html
+    tests = _table(html, "Tests")
+    expected = _json_rows(capsys, argv)
+    assert len(tests) == len(expected) == 4
+    for cells, row in zip(tests, expected, strict=True):
+        assert cells[:3] == [row["metric"], row["system"], "base"]
+        assert cells[3] == fmt(row["value"]) and cells[5] == fmt(row["difference"])
+        assert cells[6] == f"[{fmt(row['low'])}, {fmt(row['high'])}]"
+        assert cells[7] == fmt(row["pvalue"]) and cells[8] == fmt(row["adjusted"])
+    adjusted = [float(c[8]) for c in tests]
+    assert all(a >= float(c[7]) for a, c in zip(adjusted, tests, strict=True))
+    summary = re.search(r'<table class="summary">(.*?)</table>', html, re.DOTALL)
+    assert summary and "accuracy: good" in summary.group(1)
+
+
+def test_rank_and_text_comparisons_write_reports(capsys, tmp_path):
+    rng = np.random.default_rng(5)
+    lines = (DATA / "run.txt").read_text().splitlines()
+    shuffled = []
+    for line in lines:
+        q, z, d, r, s, _ = line.split()
+        shuffled.append(f"{q} {z} {d} {r} {float(s) + rng.normal(0, 2):.4f} noisy")
+    noisy = tmp_path / "noisy.txt"
+    noisy.write_text("\n".join(shuffled) + "\n")
+    out = tmp_path / "rank.html"
+    argv = ["rank", DATA / "qrels.txt", DATA / "run.txt", noisy, "-m", "ndcg@10", "map"]
+    _ok(capsys, *argv, "--test", "t", "--report", out)
+    html = out.read_text(encoding="utf-8")
+    _self_contained(html)
+    rows = _table(html, "Tests")
+    assert [(r[0], r[1], r[-1]) for r in rows] == [
+        ("ndcg@10", "noisy.txt", "t"),
+        ("map", "noisy.txt", "t"),
+    ]
+    assert rows[0][6] == ""  # the t-test gives no interval
+    assert "correction for several systems: none." in html and "noisy.txt" in html
+
+    worse = tmp_path / "worse.txt"
+    worse.write_text((DATA / "hyps.txt").read_text().replace("the", "a"))
+    out = tmp_path / "text.html"
+    argv = ["text", "--refs", DATA / "refs_a.txt", "--hyps", DATA / "hyps.txt", worse, "-m", "bleu"]
+    _ok(capsys, *argv, *FEW, "--report", out)
+    html = out.read_text(encoding="utf-8")
+    rows = _table(html, "Tests")
+    assert [(r[0], r[1], r[2]) for r in rows] == [("bleu", "worse.txt", "hyps.txt")]
+    assert float(rows[0][5]) < 0
+
+
+def test_comparison_report_errors_are_reported_not_raised(capsys, systems, tmp_path):
+    argv = ["eval", systems, "--task", "binary", "--true", "y", "--pred", "base", "good"]
+    code, _, err = _run(capsys, *argv, "--test", "t", "--report", tmp_path / "no" / "r.html")
+    assert code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("scorekit: scorekit report: cannot write the report;")
