@@ -135,3 +135,27 @@ def test_comparison_report_errors_are_reported_not_raised(capsys, systems, tmp_p
     code, _, err = _run(capsys, *argv, "--test", "t", "--report", tmp_path / "no" / "r.html")
     assert code == 2 and "Traceback" not in err
     assert err.splitlines()[-1].startswith("scorekit: scorekit report: cannot write the report;")
+
+
+def test_throughput_report_latency_table_shows_the_percentiles_asked_for(capsys, tmp_path):
+    import json
+
+    records = DATA / "requests.jsonl"
+    out = tmp_path / "t.html"
+    argv = ["throughput", records, "--percentiles", "50,95,99.9"]
+    _ok(capsys, *argv, "--report", out)
+    code, text, err = _run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(text)
+    html = out.read_text(encoding="utf-8")
+    header = re.search(r"<h3>Latency summary</h3>\s*<table><tr>(.*?)</tr>", html, re.DOTALL)
+    assert header
+    names = re.findall(r"<th>(.*?)</th>", header.group(1))
+    stats = ["mean", "std", "min", "p50", "p95", "p99.9", "max"]
+    assert names == ["latency", "count", *(f"{s} ms" for s in stats)]
+    rows = _table(html, "Latency summary")
+    assert [r[0] for r in rows] == ["TTFT", "TPOT", "ITL", "E2E"]
+    for row in rows:
+        found = doc[row[0].lower()]
+        assert int(row[1].replace(",", "")) == found["count"]
+        assert row[2:] == [fmt(found[s] * 1000) for s in stats]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import re
 from typing import Any
 
@@ -237,23 +238,35 @@ def _serving(c: Any) -> list[Section]:
                     [[objectives, fmt(good), fmt(share), fmt(r.goodput)]],
                 )
             )
-        rows = []
-        for name in ("ttft", "tpot", "itl", "e2e"):
-            summary: Any = getattr(r, name, None)
-            if summary is not None and summary.count:
-                rows.append(
-                    [name.upper(), fmt(summary.count)]
-                    + [
-                        fmt(getattr(summary, s, float("nan")) * 1000)
-                        for s in ("mean", "median", "p90", "p99", "max")
-                    ]
-                )
-        if rows:
-            headers = ["latency", "count", "mean ms", "median ms", "p90 ms", "p99 ms", "max ms"]
-            section.tables.append(Table("Latency summary", headers, rows))
+        section.tables += _latency_table(r)
     if section.figures or section.tables:
         out.append(section)
     return out
+
+
+def _latency_table(r: Any) -> list[Table]:
+    """The latency statistics of a throughput report, as its text table shows them.
+
+    Count, mean, standard deviation, minimum, the percentiles the report was
+    asked for (``throughput --percentiles``; 50, 90 and 99 by default) and
+    maximum, in milliseconds.
+    """
+    summaries = [(name, getattr(r, name, None)) for name in ("ttft", "tpot", "itl", "e2e")]
+    shown = [(name, s) for name, s in summaries if s is not None and s.count]
+    if not shown:
+        return []
+    chosen = list(dict.fromkeys(key for _, s in shown for key in s.percentiles))
+    if not chosen:
+        chosen = ["median", "p90", "p99"]
+    rows = []
+    for name, s in shown:
+        values = [s.mean, s.std, s.min]
+        values += [s.percentiles.get(key, getattr(s, key, math.nan)) for key in chosen]
+        values.append(s.max)
+        rows.append([name.upper(), fmt(s.count), *(fmt(float(v) * 1000) for v in values)])
+    headers = ["latency", "count", "mean ms", "std ms", "min ms"]
+    headers += [f"{key} ms" for key in chosen] + ["max ms"]
+    return [Table("Latency summary", headers, rows)]
 
 
 def _latency_hist(ax: Any, *, values: Any, name: str) -> Any:
