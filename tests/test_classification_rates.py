@@ -201,3 +201,113 @@ def test_top_k_string_labels_and_errors():
         assert C.top_k_accuracy(t, s, k=3) == 1.0
     with pytest.warns(UndefinedMetricWarning, match="weights are 0"):
         assert math.isnan(C.top_k_accuracy(t, s, k=1, sample_weight=[0, 0, 0]))
+
+
+_RATE_CELLS = {
+    "specificity": (0, 1),
+    "npv": (0, 2),
+    "fpr": (1, 0),
+    "fnr": (2, 3),
+}
+
+
+def _sklearn_rates(t, p, w, labels, name, average, zero_division):
+    """The rate from scikit-learn's multilabel_confusion_matrix, averaged as sklearn does."""
+    m = skm.multilabel_confusion_matrix(t, p, sample_weight=w, labels=labels).astype(float)
+    cells = (m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1])
+    i, j = _RATE_CELLS[name]
+    num, other = cells[i], cells[j]
+    if average == "micro":
+        num, other = num.sum(keepdims=True), other.sum(keepdims=True)
+    den = num + other
+    fill = 0.0 if zero_division == "warn" else float(zero_division)
+    value = np.where(den == 0, fill, num / np.where(den == 0, 1.0, den))
+    if average is None:
+        return value
+    if average == "micro":
+        return float(value[0])
+    keep = ~np.isnan(value)
+    if not keep.any():
+        return math.nan
+    support = (cells[2] + cells[3])[keep]
+    if average == "weighted" and support.sum() > 0:
+        return float(np.average(value[keep], weights=support))
+    return float(np.mean(value[keep]))
+
+
+@st.composite
+def multiclass_pairs(draw):
+    n = draw(st.integers(1, 30))
+    k = draw(st.integers(2, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    t = rng.integers(0, k, n)
+    p = rng.integers(0, k, n)
+    w = rng.random(n) * 3 if draw(st.booleans()) else None
+    labels = None
+    if draw(st.booleans()):
+        labels = [int(x) for x in rng.permutation(k + 1)[: draw(st.integers(1, k + 1))]]
+    return t, p, w, labels
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    multiclass_pairs(),
+    st.sampled_from(sorted(_RATE_CELLS)),
+    st.sampled_from(["micro", "macro", "weighted", None]),
+    st.sampled_from(["warn", 0, 1, np.nan]),
+)
+def test_multiclass_rates_agree_with_multilabel_confusion_matrix(
+    data, name, average, zero_division
+):
+    t, p, w, labels = data
+    want = _sklearn_rates(t, p, w, labels, name, average, zero_division)
+    fn = getattr(C, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        got = fn(t, p, sample_weight=w, average=average, labels=labels, zero_division=zero_division)
+        spelled = parse_metric(f"{name}:{average or 'macro'}").name
+    assert spelled == name
+    assert np.allclose(
+        np.asarray(got, dtype=float),
+        np.asarray(want, dtype=float),
+        rtol=1e-12,
+        atol=1e-12,
+        equal_nan=True,
+    )
+
+
+def test_multiclass_rates_string_labels_multilabel_and_worked_example():
+    t = ["cat", "dog", "emu", "emu"]
+    p = ["cat", "emu", "emu", "dog"]
+    spec = C.specificity(t, p, average=None)
+    m = skm.multilabel_confusion_matrix(t, p)
+    assert _close(spec, m[:, 0, 0] / (m[:, 0, 0] + m[:, 0, 1]))
+    assert _close(C.npv(t, p, average="micro"), 0.75)
+    assert _close(C.fnr(t, p, average="macro"), 0.5)
+    assert _close(C.specificity(t, p, average=None, labels=["emu", "cat"]), [0.5, 1.0])
+    y = np.array([[0, 1, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0]])
+    yhat = np.array([[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 0]])
+    ml = skm.multilabel_confusion_matrix(y, yhat)
+    assert _close(C.fpr(y, yhat, average=None), ml[:, 0, 1] / (ml[:, 0, 1] + ml[:, 0, 0]))
+    assert _close(C.fpr(y, yhat, average=None, labels=[2, 0]), C.fpr(y, yhat, average=None)[[2, 0]])
+    streamed = C.Specificity(average="weighted")
+    state = streamed.merge(streamed.summarize(t[:2], p[:2]), streamed.summarize(t[2:], p[2:]))
+    assert _close(streamed.compute(state), C.specificity(t, p, average="weighted"))
+
+
+def test_multiclass_rates_warn_and_errors():
+    with pytest.warns(UndefinedMetricWarning, match="fnr: ill-defined .* no positive samples"):
+        assert _close(C.fnr([0, 1, 1], [0, 1, 2], average=None), [0.0, 0.5, 0.0])
+    assert math.isnan(C.fnr([0, 0], [0, 1], average="macro", labels=[1], zero_division=np.nan))
+    with pytest.raises(InputError, match="target is multiclass but the metric is binary"):
+        C.specificity([0, 1, 2], [0, 1, 1])
+    with pytest.raises(ConfigError, match="specificity: unknown average; got 'samples'"):
+        C.Specificity(average="samples")
+    with pytest.raises(ConfigError, match="npv: labels selects classes of a multiclass average"):
+        C.NPV(labels=[0, 1])
+    with pytest.raises(ConfigError, match="fpr: labels is empty"):
+        C.FPR(average="macro", labels=[])
+    with pytest.raises(ConfigError, match="unknown average; got 'samples'"):
+        parse_metric("specificity:samples")
+    with pytest.raises(InputError, match="multi-label labels must be column indices"):
+        C.fpr(np.eye(3, dtype=int), np.eye(3, dtype=int), average="macro", labels=[5])

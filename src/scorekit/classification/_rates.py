@@ -1,13 +1,19 @@
-"""Binary rates from confusion counts: specificity, NPV, FPR, FNR and the likelihood ratios."""
+"""Rates from confusion counts: specificity, NPV, FPR, FNR and the likelihood ratios.
+
+Specificity, NPV, FPR and FNR are binary by default; with ``average`` they
+take each class against the rest (scikit-learn's ``multilabel_confusion_matrix``)
+and average the per-class rates.
+"""
 
 from __future__ import annotations
 
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scorekit.classification._counts import ConfusionCounts
 from scorekit.classification._labels import (
@@ -19,6 +25,7 @@ from scorekit.classification._labels import (
 from scorekit.classification._zero_division import (
     ZeroDivision,
     check_zero_division,
+    nanaverage,
     zero_division_ratio,
 )
 from scorekit.core import SK, Explanation, register
@@ -38,6 +45,7 @@ __all__ = [
     "ClassLikelihoodRatios",
     "Specificity",
     "binary_cells",
+    "class_cells",
     "class_likelihood_ratios",
     "fnr",
     "fpr",
@@ -46,10 +54,19 @@ __all__ = [
 ]
 
 _RATE_CONVENTION = (
-    "Binary labels; pos_label (default 1) is the positive class and every other label the "
-    "negative one. Weighted by sample_weight. A 0/0 ratio takes the value of zero_division "
-    "('warn' gives 0 and an UndefinedMetricWarning, as scikit-learn's precision and recall)."
+    "Binary labels by default: pos_label (default 1) is the positive class and every other "
+    "label the negative one. With average='micro', 'macro', 'weighted' or None (multiclass or "
+    "multi-label), each class against the rest as in scikit-learn's "
+    "multilabel_confusion_matrix: micro pools the four cells over the classes, macro is the "
+    "mean of the per-class rates, weighted weighs them by support (tp + fn), None gives one "
+    "rate per class. Weighted by sample_weight. A 0/0 ratio takes the value of zero_division "
+    "('warn' gives 0 and an UndefinedMetricWarning, as scikit-learn's precision and recall; "
+    "nan leaves the class out of the average)."
 )
+
+RateAverage = Literal["binary", "micro", "macro", "weighted"] | None
+RATE_AVERAGES: tuple[str | None, ...] = ("binary", "micro", "macro", "weighted", None)
+_RATE_VARIANTS = ("binary", "micro", "macro", "weighted")
 
 
 def binary_cells(metric: str, state: ConfusionCounts, pos_label: Any) -> tuple[float, ...]:
@@ -94,10 +111,70 @@ def binary_cells(metric: str, state: ConfusionCounts, pos_label: Any) -> tuple[f
     return float(matrix[q, q]), float(matrix[q, p]), float(matrix[p, q]), float(matrix[p, p])
 
 
+def class_cells(
+    metric: str, state: ConfusionCounts, labels: tuple[Any, ...] | None = None
+) -> tuple[NDArray[np.float64], ...]:
+    """Per class, ``(tn, fp, fn, tp)`` of the class against the rest, scaled by a power of two.
+
+    The classes are ``labels`` in their order (every counted label without
+    it); for multi-label counts ``labels`` are column indices. The cells are
+    those of scikit-learn's ``multilabel_confusion_matrix`` (``tn`` is the
+    total less the other three cells, as there), times a common power of two
+    that keeps their sums finite and leaves every ratio unchanged.
+
+    Examples
+    --------
+    >>> from scorekit.classification import Accuracy
+    >>> state = Accuracy().summarize([0, 1, 2, 2], [0, 2, 2, 1])
+    >>> [cell.tolist() for cell in class_cells("specificity", state)]
+    [[3.0, 2.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
+    """
+    _require_data(metric, state)
+    matrix, _ = scaled_counts(metric, state.matrix)
+    if state.multilabel:
+        k = len(state.labels)
+        cols = np.arange(k) if labels is None else np.asarray(labels)
+        if cols.dtype.kind not in "iu" or (cols.size and (cols.min() < 0 or cols.max() >= k)):
+            raise InputError(
+                message(
+                    metric,
+                    "multi-label labels must be column indices",
+                    list(cols.tolist()),
+                    f"integers in [0, {k})",
+                )
+            )
+        m = matrix[cols].astype(np.float64)
+        return m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1]
+    present = state.labels
+    if labels is None:
+        idx = np.arange(len(present))
+    else:
+        counted = present.tolist()
+        missing = [label for label in labels if label not in set(counted)]
+        if missing:
+            raise InputError(
+                message(
+                    metric,
+                    "a label of labels is not counted in the state",
+                    missing[0],
+                    choices(counted),
+                )
+            )
+        idx = np.asarray([counted.index(label) for label in labels], dtype=np.intp)
+    m = matrix.astype(np.float64)
+    tp = np.diagonal(m)[idx]
+    fp = m.sum(axis=0)[idx] - tp
+    fn = m.sum(axis=1)[idx] - tp
+    tn = m.sum() - tp - fp - fn
+    return tn, fp, fn, tp
+
+
 @dataclass(frozen=True)
 class _RateMetric(CountsMetric):
     pos_label: Any = 1
     zero_division: ZeroDivision = "warn"
+    average: RateAverage = "binary"
+    labels: tuple[Any, ...] | None = None
 
     _cells: ClassVar[tuple[int, int]] = (0, 0)
     _what: ClassVar[str] = ""
@@ -110,9 +187,33 @@ class _RateMetric(CountsMetric):
                 self._error("pos_label must be a single label", self.pos_label, "e.g. 1 or 'spam'")
             ) from None
         check_zero_division(self.name, self.zero_division)
+        if self.average not in RATE_AVERAGES:
+            raise ConfigError(self._error("unknown average", self.average, choices(RATE_AVERAGES)))
+        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
+        if self.labels is not None and self.average == "binary":
+            raise ConfigError(
+                self._error(
+                    "labels selects classes of a multiclass average",
+                    raw(f"labels={list(self.labels)!r} with average='binary'"),
+                    "average='micro', 'macro', 'weighted' or None with labels",
+                )
+            )
 
-    def compute(self, state: ConfusionCounts) -> float:
-        """The rate, with ``zero_division``'s value where its denominator is 0."""
+    @property
+    def inputs(self) -> str:
+        """Binary labels for ``average='binary'``, else multiclass or multi-label labels."""
+        return "binary_labels" if self.average == "binary" else "labels"
+
+    def _state_labels(self) -> tuple[Any, ...] | None:
+        return self.labels
+
+    def compute(self, state: ConfusionCounts) -> Any:
+        """The rate (a float), or one rate per class when ``average=None``.
+
+        A 0/0 ratio takes ``zero_division``'s value.
+        """
+        if self.average != "binary":
+            return self._averaged(state)
         cells = binary_cells(self.name, state, self.pos_label)
         num, other = (cells[i] for i in self._cells)
         value, undefined = zero_division_ratio(
@@ -127,6 +228,24 @@ class _RateMetric(CountsMetric):
             )
         return float(value[0])
 
+    def _averaged(self, state: ConfusionCounts) -> Any:
+        cells = class_cells(self.name, state, self.labels)
+        num, other = (cells[i] for i in self._cells)
+        if self.average == "micro":
+            num, other = num.sum(keepdims=True), other.sum(keepdims=True)
+        value, undefined = zero_division_ratio(num, num + other, self.zero_division)
+        if undefined and self.zero_division == "warn":
+            warnings.warn(
+                f"{self.name}: ill-defined and set to 0.0 in labels with no {self._what}; "
+                "set zero_division to choose the value.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+        if self.average is None:
+            return value
+        support = cells[2] + cells[3] if self.average == "weighted" else None
+        return nanaverage(value, support)
+
 
 @register(
     "specificity",
@@ -134,6 +253,8 @@ class _RateMetric(CountsMetric):
     bounds=(0.0, 1.0),
     inputs="binary_labels",
     aliases=("tnr", "selectivity"),
+    variant="average",
+    variants=_RATE_VARIANTS,
 )
 @dataclass(frozen=True)
 class Specificity(_RateMetric):
@@ -148,22 +269,41 @@ class Specificity(_RateMetric):
     zero_division : {'warn', 0, 1, nan}, default 'warn'
         Value when there is no negative sample (``'warn'``: 0 and an
         :class:`~scorekit.errors.UndefinedMetricWarning`).
+    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
+        ``binary`` rates ``pos_label`` against the rest of two classes; the
+        others take each class against the rest (multiclass, or multi-label
+        columns): ``micro`` pools the cells of every class, ``macro`` is the
+        mean of the per-class rates, ``weighted`` weighs them by support
+        (``tp + fn``), ``None`` returns one rate per class.
+    labels : sequence, optional
+        With a multiclass average: the classes to report and average over, in
+        this order (column indices for multi-label input).
 
     Notes
     -----
     Equal to scikit-learn's ``recall_score`` of the negative class, and to
-    ``tn / (tn + fp)`` of its ``confusion_matrix``. More than two classes, or
-    a ``pos_label`` absent from two present classes, raise an
-    :class:`~scorekit.errors.InputError`.
+    ``tn / (tn + fp)`` of its ``confusion_matrix``. With ``average='binary'``,
+    more than two classes, or a ``pos_label`` absent from two present
+    classes, raise an :class:`~scorekit.errors.InputError`. The multiclass
+    averages read the per-class cells of ``multilabel_confusion_matrix``,
+    whose ``tn`` is the total weight less the other three cells: with
+    fractional weights the rates agree with those cells to rounding of that
+    difference (1e-12 absolute), not always to 1e-12 relative when ``tn`` is
+    near 0.
 
     References
     ----------
-    Agrees with scikit-learn's ``confusion_matrix`` (``tn / (tn + fp)``).
+    Agrees with scikit-learn's ``confusion_matrix`` (``tn / (tn + fp)``) and,
+    per class, with its ``multilabel_confusion_matrix``.
 
     Examples
     --------
     >>> Specificity().score([0, 0, 0, 1], [0, 1, 0, 1])
     0.666...
+    >>> Specificity(average="macro").score([0, 1, 2, 2], [0, 2, 2, 1])
+    0.722...
+    >>> Specificity(average=None).score([0, 1, 2, 2], [0, 2, 2, 1])
+    array([1.        , 0.66666667, 0.5       ])
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -177,7 +317,14 @@ class Specificity(_RateMetric):
     _what = "negative samples"
 
 
-@register("npv", higher_is_better=True, bounds=(0.0, 1.0), inputs="binary_labels")
+@register(
+    "npv",
+    higher_is_better=True,
+    bounds=(0.0, 1.0),
+    inputs="binary_labels",
+    variant="average",
+    variants=_RATE_VARIANTS,
+)
 @dataclass(frozen=True)
 class NPV(_RateMetric):
     """Negative predictive value: the fraction of predicted negatives that are negative.
@@ -190,6 +337,15 @@ class NPV(_RateMetric):
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
         Value when no sample is predicted negative.
+    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
+        ``binary`` rates ``pos_label`` against the rest of two classes; the
+        others take each class against the rest (multiclass, or multi-label
+        columns): ``micro`` pools the cells of every class, ``macro`` is the
+        mean of the per-class rates, ``weighted`` weighs them by support
+        (``tp + fn``), ``None`` returns one rate per class.
+    labels : sequence, optional
+        With a multiclass average: the classes to report and average over, in
+        this order (column indices for multi-label input).
 
     Notes
     -----
@@ -203,6 +359,8 @@ class NPV(_RateMetric):
     --------
     >>> NPV().score([0, 0, 1, 1], [0, 0, 0, 1])
     0.666...
+    >>> NPV(average="micro").score([0, 1, 2, 2], [0, 2, 2, 1])
+    0.75
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -222,6 +380,8 @@ class NPV(_RateMetric):
     bounds=(0.0, 1.0),
     inputs="binary_labels",
     aliases=("fall_out",),
+    variant="average",
+    variants=_RATE_VARIANTS,
 )
 @dataclass(frozen=True)
 class FPR(_RateMetric):
@@ -235,6 +395,15 @@ class FPR(_RateMetric):
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
         Value when there is no negative sample.
+    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
+        ``binary`` rates ``pos_label`` against the rest of two classes; the
+        others take each class against the rest (multiclass, or multi-label
+        columns): ``micro`` pools the cells of every class, ``macro`` is the
+        mean of the per-class rates, ``weighted`` weighs them by support
+        (``tp + fn``), ``None`` returns one rate per class.
+    labels : sequence, optional
+        With a multiclass average: the classes to report and average over, in
+        this order (column indices for multi-label input).
 
     References
     ----------
@@ -243,6 +412,8 @@ class FPR(_RateMetric):
     Examples
     --------
     >>> FPR().score([0, 0, 0, 1], [0, 1, 0, 1])
+    0.333...
+    >>> FPR(average="weighted").score([0, 1, 2, 2], [0, 2, 2, 1])
     0.333...
     """
 
@@ -263,6 +434,8 @@ class FPR(_RateMetric):
     bounds=(0.0, 1.0),
     inputs="binary_labels",
     aliases=("miss_rate",),
+    variant="average",
+    variants=_RATE_VARIANTS,
 )
 @dataclass(frozen=True)
 class FNR(_RateMetric):
@@ -276,6 +449,15 @@ class FNR(_RateMetric):
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
         Value when there is no positive sample.
+    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
+        ``binary`` rates ``pos_label`` against the rest of two classes; the
+        others take each class against the rest (multiclass, or multi-label
+        columns): ``micro`` pools the cells of every class, ``macro`` is the
+        mean of the per-class rates, ``weighted`` weighs them by support
+        (``tp + fn``), ``None`` returns one rate per class.
+    labels : sequence, optional
+        With a multiclass average: the classes to report and average over, in
+        this order (column indices for multi-label input).
 
     References
     ----------
@@ -285,6 +467,8 @@ class FNR(_RateMetric):
     --------
     >>> FNR().score([0, 1, 1, 1], [0, 1, 0, 1])
     0.333...
+    >>> FNR(average="macro").score([0, 1, 2, 2], [0, 2, 2, 1])
+    0.5
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -460,10 +644,12 @@ def specificity(
     y_true: Any,
     y_pred: Any,
     *,
+    average: RateAverage = "binary",
+    labels: Any = None,
     pos_label: Any = 1,
     sample_weight: Any = None,
     zero_division: ZeroDivision = "warn",
-) -> float:
+) -> Any:
     """Specificity, as :class:`Specificity`.
 
     Examples
@@ -471,18 +657,22 @@ def specificity(
     >>> specificity([0, 0, 1, 1], [0, 1, 1, 1])
     0.5
     """
-    m = Specificity(pos_label=pos_label, zero_division=zero_division)
-    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+    m = Specificity(
+        pos_label=pos_label, zero_division=zero_division, average=average, labels=labels
+    )
+    return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
 def npv(
     y_true: Any,
     y_pred: Any,
     *,
+    average: RateAverage = "binary",
+    labels: Any = None,
     pos_label: Any = 1,
     sample_weight: Any = None,
     zero_division: ZeroDivision = "warn",
-) -> float:
+) -> Any:
     """Negative predictive value, as :class:`NPV`.
 
     Examples
@@ -490,18 +680,20 @@ def npv(
     >>> npv([0, 0, 1, 1], [0, 1, 0, 1])
     0.5
     """
-    m = NPV(pos_label=pos_label, zero_division=zero_division)
-    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+    m = NPV(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
+    return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
 def fpr(
     y_true: Any,
     y_pred: Any,
     *,
+    average: RateAverage = "binary",
+    labels: Any = None,
     pos_label: Any = 1,
     sample_weight: Any = None,
     zero_division: ZeroDivision = "warn",
-) -> float:
+) -> Any:
     """False positive rate, as :class:`FPR`.
 
     Examples
@@ -509,18 +701,20 @@ def fpr(
     >>> fpr([0, 0, 1, 1], [0, 1, 1, 1])
     0.5
     """
-    m = FPR(pos_label=pos_label, zero_division=zero_division)
-    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+    m = FPR(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
+    return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
 def fnr(
     y_true: Any,
     y_pred: Any,
     *,
+    average: RateAverage = "binary",
+    labels: Any = None,
     pos_label: Any = 1,
     sample_weight: Any = None,
     zero_division: ZeroDivision = "warn",
-) -> float:
+) -> Any:
     """False negative rate, as :class:`FNR`.
 
     Examples
@@ -528,8 +722,8 @@ def fnr(
     >>> fnr([0, 0, 1, 1], [0, 1, 0, 1])
     0.5
     """
-    m = FNR(pos_label=pos_label, zero_division=zero_division)
-    return float(m.score(y_true, y_pred, sample_weight=sample_weight))
+    m = FNR(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
+    return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
 def class_likelihood_ratios(
