@@ -247,8 +247,8 @@ def test_bad_by() -> None:
         scorekit.evaluate(floats, "accuracy", by="country")
     with pytest.raises(ConfigError, match="invalid by"):
         scorekit.evaluate(table, "accuracy", by=["country", "country"])
-    with pytest.raises(ConfigError, match="cannot be evaluated per group"):
-        Grouped("ndcg@10", by="country")
+    with pytest.raises(ConfigError, match="is grouped already"):
+        Grouped(Grouped("accuracy", by="country"), by="device")
     with pytest.raises(InputError, match="missing group value in column 'g'; got None at row 1"):
         Grouped("accuracy", by="g").summarize([1, 0], [1, 0], group=["a", None])
 
@@ -446,10 +446,20 @@ def test_text_and_qa_metrics_per_group() -> None:
     assert found.sizes == {False: 1, True: 2}
 
 
-def test_metrics_whose_inputs_are_not_rows_are_refused() -> None:
-    records = {"prompt_tokens": [1], "output_tokens": [2], "start": [0.0], "end": [1.0], "g": ["a"]}
+def test_request_metrics_per_group_and_bootstraps_refused() -> None:
+    records = {
+        "prompt_tokens": [1, 2, 3],
+        "output_tokens": [2, 4, 6],
+        "start": [0.0, 1.0, 2.0],
+        "end": [1.0, 3.0, 2.5],
+        "g": ["a", "b", "a"],
+    }
+    found = scorekit.evaluate(records, "e2e_latency:p95", by="g")["e2e_latency:p95"]
+    alone = {k: [v[0], v[2]] for k, v in records.items()}
+    assert found.by_group["a"] == scorekit.evaluate(alone, "e2e_latency:p95")["e2e_latency:p95"]
+    assert found.sizes == {"a": 2, "b": 1}
     with pytest.raises(ConfigError, match="cannot be evaluated per group"):
-        scorekit.evaluate(records, "e2e_latency:p95", by="g")
+        Grouped(scorekit.stats.Bootstrap.of("accuracy", n_resamples=10), by="g")
 
 
 def test_sample_weights_follow_their_rows() -> None:

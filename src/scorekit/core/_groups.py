@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -170,7 +170,7 @@ def _take(value: Any, index: NDArray[np.intp], rows: int, where: str) -> Any:
         )
     if isinstance(value, np.ndarray):
         return value[index]
-    if hasattr(value, "take") and hasattr(value, "null_count"):
+    if hasattr(value, "take") and (hasattr(value, "null_count") or hasattr(value, "num_rows")):
         import pyarrow as pa
 
         return value.take(pa.array(index))
@@ -178,6 +178,28 @@ def _take(value: Any, index: NDArray[np.intp], rows: int, where: str) -> Any:
         return value.iloc[index]
     items = list(value)
     return [items[i] for i in index.tolist()]
+
+
+def _split(
+    columns: Sequence[NDArray[Any]],
+) -> tuple[tuple[NDArray[Any], ...], NDArray[np.int64], list[NDArray[np.intp]]]:
+    """The groups of rows: their keys (one array per column), sizes and row indices.
+
+    Groups come in increasing order of their values; each group's rows keep
+    their order.
+    """
+    rows = len(columns[0])
+    if rows == 0:
+        return tuple(columns), np.zeros(0, dtype=np.int64), []
+    codes = np.stack([np.unique(c, return_inverse=True)[1].ravel() for c in columns], axis=1)
+    first, code = np.unique(codes, axis=0, return_index=False, return_inverse=True)
+    code = code.ravel()
+    order = np.argsort(code, kind="stable")
+    stops = np.searchsorted(code[order], np.arange(1, len(first) + 1))
+    starts = np.concatenate([[0], stops[:-1]])
+    parts = [order[a:b] for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
+    keys = tuple(c[order[starts]] for c in columns)
+    return keys, (stops - starts).astype(np.int64), parts
 
 
 def _key_of(parts: Sequence[Any]) -> tuple[Any, ...]:
@@ -462,13 +484,22 @@ class Grouped(Metric[GroupStates]):
             raise ConfigError(
                 message(inner.name, "is grouped already", raw(f"by {list(inner.by)}"), "one by")
             )
-        if input_kind(inner.inputs).summarize is not None or inner.wraps is not None:
+        if inner.wraps is not None or not input_kind(inner.inputs).roles:
             raise ConfigError(
                 message(
                     inner.name,
                     "cannot be evaluated per group: its inputs are not rows",
                     raw(f"input kind {inner.inputs!r}"),
-                    "a metric of labels, scores or values",
+                    "a metric of rows: labels, scores, values, texts, requests or a run",
+                )
+            )
+        if inner.positional:
+            raise ConfigError(
+                message(
+                    inner.name,
+                    "cannot be evaluated per group: its units are keyed by row position",
+                    raw(type(inner).__name__),
+                    "units keyed by a column (a bootstrap with key=COL)",
                 )
             )
         object.__setattr__(self, "metric", inner)
@@ -544,23 +575,49 @@ class Grouped(Metric[GroupStates]):
         columns = group_columns(where, self.by, group)
         rows = len(columns[0])
         overall = self.inner.summarize(*batch, **kwargs)
-        if rows == 0:
-            return self._state(overall, tuple(columns), np.zeros(0, dtype=np.int64), ())
-        codes = np.stack([np.unique(c, return_inverse=True)[1].ravel() for c in columns], axis=1)
-        first, code = np.unique(codes, axis=0, return_index=False, return_inverse=True)
-        code = code.ravel()
-        order = np.argsort(code, kind="stable")
-        stops = np.searchsorted(code[order], np.arange(1, len(first) + 1))
-        starts = np.concatenate([[0], stops[:-1]])
+        keys, sizes, parts = _split(columns)
         states = []
-        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
-            index = order[start:stop]
+        for index in parts:
             part = [_take(b, index, rows, where) for b in batch]
             options = {k: _take(v, index, rows, where) for k, v in kwargs.items()}
             states.append(self.inner.summarize(*part, **options))
-        heads = order[starts]
-        keys = tuple(c[heads] for c in columns)
-        return self._state(overall, keys, (stops - starts).astype(np.int64), tuple(states))
+        return self._state(overall, keys, sizes, tuple(states))
+
+    def summarize_hooked(
+        self,
+        hook: Callable[..., list[State]],
+        chunk: Any,
+        mapping: Mapping[str, tuple[str, ...]],
+        side: Mapping[str, Any],
+    ) -> GroupStates:
+        """The state of one chunk of an input kind that summarizes through a hook.
+
+        Request records and ranking runs are summarized by their input kind's
+        ``hook(metrics, chunk, mapping, side)`` (records checked once, a run
+        joined with its qrels once). Here the hook summarizes the whole chunk
+        for the state of all the rows, and the chunk's rows of each group for
+        the state of that group, so the family's own summarizing is used
+        unchanged. ``chunk`` is a :class:`scorekit.io.Chunk` (the table of
+        rows is its ``table``); ``mapping`` maps the group columns to the role
+        :attr:`key_role`, read with the conversion :attr:`key_conversion`.
+
+        Rows of one ranking query share their group when the group is an
+        attribute of the query, so each query is summarized whole.
+        """
+        where = self._where()
+        names = mapping.get(self.key_role)
+        if names is None:
+            raise InputError(message(where, "no group columns mapped", None, ", ".join(self.by)))
+        given = chunk.get(self.key_conversion, names)
+        columns = group_columns(where, self.by, tuple(given), chunk.table.num_rows)
+        plain = {role: cols for role, cols in mapping.items() if role != self.key_role}
+        overall = hook([self.inner], chunk, plain, side)[0]
+        states = []
+        keys, sizes, parts = _split(columns)
+        for index in parts:
+            sub = type(chunk)(chunk.table.take(index))
+            states.append(hook([self.inner], sub, plain, side)[0])
+        return self._state(overall, keys, sizes, tuple(states))
 
     def compute(self, state: GroupStates) -> ByGroup:
         """The value overall and per group; a group's warnings name the group."""

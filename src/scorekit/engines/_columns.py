@@ -19,7 +19,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scorekit.core import Metric, State, input_kind
+from scorekit.core import Grouped, Metric, State, input_kind
 from scorekit.errors import ConfigError, InputError, message
 from scorekit.io import Chunk
 
@@ -261,7 +261,9 @@ def summarize_table(
     run joined with its qrels once) are summarized together; a metric that
     wraps another (a bootstrap) is summarized as the metric it wraps, and its
     state made from that one. Metrics that are ``positional`` are told the
-    position of the table's first row in the data (``first_row``).
+    position of the table's first row in the data (``first_row``). A
+    per-group metric (:class:`~scorekit.core.Grouped`) of such a kind runs the
+    hook on the table and on the rows of each group.
 
     Examples
     --------
@@ -279,7 +281,9 @@ def summarize_table(
     groups: dict[str, tuple[Any, list[int]]] = {}
     for i, metric in enumerate(metrics):
         hook = input_kind(metric.inputs).summarize
-        if hook is None:
+        if hook is not None and isinstance(metric, Grouped):
+            states[i] = metric.summarize_hooked(hook, chunk, mapping, side)
+        elif hook is None:
             args, kwargs = batch_arguments(metric, chunk, mapping)
             if metric.positional:
                 kwargs["first_row"] = first_row

@@ -32,7 +32,9 @@ class Groups:
     None); :meth:`flush` returns the last group at the end. Returned tables have
     one column per role of the input kind, named like the role (read through
     :attr:`mapping`), already converted and checked, so errors about values name
-    the line of the input chunk.
+    the line of the input chunk. Columns of roles the kind does not have (the
+    group columns of a per-group evaluation) travel along as they were read,
+    named ``<role>:<i>``, and are converted where they are used.
 
     Examples
     --------
@@ -56,6 +58,11 @@ class Groups:
         self.source = {role: tuple(mapping[role]) for role in kind.roles if role in mapping}
         self.mapping: dict[str, tuple[str, ...]] = {role: (role,) for role in self.source}
         """The role -> column mapping of the tables this object returns."""
+        self.others = {
+            role: tuple(names) for role, names in mapping.items() if role not in kind.roles
+        }
+        for role, names in self.others.items():
+            self.mapping[role] = tuple(f"{role}:{i}" for i in range(len(names)))
         self.carry: list[Any] = []
         self.open: str | None = None
         self.closed: set[str] = set()
@@ -69,12 +76,14 @@ class Groups:
             return None
         chunk = Chunk(table)
         query = chunk.get("strings", self.source[self.role])
-        rows = pa.table(
-            {
-                role: _arrow(chunk.get(self.kind.roles[role], names))
-                for role, names in self.source.items()
-            }
-        )
+        columns = {
+            role: _arrow(chunk.get(self.kind.roles[role], names))
+            for role, names in self.source.items()
+        }
+        for role, names in self.others.items():
+            for name, kept in zip(names, self.mapping[role], strict=True):
+                columns[kept] = table.column(name)
+        rows = pa.table(columns)
         n = len(query)
         if n > 1:
             change = np.asarray(
