@@ -79,6 +79,12 @@ from scorekit.classification._rates import (
 )
 from scorekit.classification._report import classification_report
 from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
+from scorekit.classification._roc_names import (
+    ROCAUCOvO,
+    ROCAUCOvOWeighted,
+    ROCAUCOvR,
+    ROCAUCOvRWeighted,
+)
 from scorekit.classification._threshold import (
     OBJECTIVES,
     BestThreshold,
@@ -128,6 +134,10 @@ __all__ = [
     "PrCurve",
     "Precision",
     "ProbaSums",
+    "ROCAUCOvO",
+    "ROCAUCOvOWeighted",
+    "ROCAUCOvR",
+    "ROCAUCOvRWeighted",
     "ROCCurveMetric",
     "Recall",
     "RocCurve",
