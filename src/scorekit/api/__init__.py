@@ -55,7 +55,11 @@ from scorekit.api._text import (
     text_metric_names,
     text_segments,
 )
-from scorekit.api._throughput import throughput_intervals, throughput_states
+from scorekit.api._throughput import (
+    throughput_by_group,
+    throughput_intervals,
+    throughput_states,
+)
 from scorekit.core import EvaluationResult
 
 __all__ = [
@@ -90,6 +94,7 @@ __all__ = [
     "save_states",
     "text_metric_names",
     "text_segments",
+    "throughput_by_group",
     "throughput_intervals",
     "throughput_states",
 ]

@@ -10,16 +10,23 @@ percentiles and failure reasons included, equals the report of the whole file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
-from scorekit.core import Metric, State
+from scorekit.core import EvaluationResult, Metric, State
 from scorekit.engines.stream import read_chunks
-from scorekit.errors import ConfigError, message, raw
+from scorekit.errors import ConfigError, UndefinedMetricWarning, message, raw
 
-__all__ = ["INTERVAL_METRICS", "throughput_intervals", "throughput_states"]
+__all__ = [
+    "INTERVAL_METRICS",
+    "run_metrics",
+    "throughput_by_group",
+    "throughput_intervals",
+    "throughput_states",
+]
 
 
 def throughput_states(
@@ -182,3 +189,138 @@ def throughput_intervals(
         records, wanted, chunk_size or DEFAULT_CHUNK_SIZE, progress=progress, use=fold
     )
     return ci.intervals(boots, states), dict(boots)
+
+
+GROUP_RATES = ("request_throughput", "output_throughput", "total_token_throughput")
+"""The serving rates :func:`throughput_by_group` gives per group."""
+
+GROUP_LATENCIES = ("ttft", "tpot", "itl", "e2e_latency")
+"""The latencies :func:`throughput_by_group` gives per group: mean and percentiles."""
+
+
+def throughput_by_group(
+    records: str,
+    by: str | Sequence[str],
+    *,
+    slo: Mapping[str, float] | None = None,
+    percentiles: Sequence[float] | None = None,
+    chunk_size: int | None = None,
+    engine: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> EvaluationResult:
+    """The serving metrics of a file of request records, overall and per group of records.
+
+    ``by`` names the record field(s) whose values form the groups (``model``,
+    ``["model", "region"]``). The metrics are the rates of
+    :data:`GROUP_RATES`, the mean and the ``percentiles`` (default 50, 90, 99,
+    as ``numpy.percentile``) of each latency of :data:`GROUP_LATENCIES` the
+    records can give (``ttft`` and ``tpot`` need ``first_token`` or
+    ``token_times``, ``itl`` needs ``token_times``), and ``goodput`` under
+    ``slo``; latencies are in seconds. Each value is a
+    :class:`~scorekit.core.ByGroup`. Every record needs a group value, a
+    record set aside (a load test's metadata record, a warm-up request)
+    included: it counts in its group's rows and in no figure. A group's rates
+    run over its own wall time (its first start to its last end).
+
+    The records are read in chunks by the stream engine (``chunk_size``) or on
+    Dask (``engine="dask"``); the values are the same at every scale.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "records.jsonl")
+    >>> with open(path, "w") as f:
+    ...     for i in range(4):
+    ...         record = {"prompt_tokens": 5, "output_tokens": 4, "start": i, "end": i + 1 + i % 2,
+    ...                   "model": "ab"[i % 2]}
+    ...         _ = f.write(json.dumps(record) + "\\n")
+    >>> found = throughput_by_group(path, "model").values["e2e_latency"]
+    >>> found.overall, found.by_group, found.sizes
+    (1.5, {'a': 1.0, 'b': 2.0}, {'a': 2, 'b': 2})
+    """
+    from scorekit.core import Grouped, parse_metric
+    from scorekit.io import open_source
+
+    present = set(open_source(records).columns())
+    timed = bool({"first_token", "token_times"} & present)
+    usable = {"ttft": timed, "tpot": timed, "itl": "token_times" in present, "e2e_latency": True}
+    chosen = [*GROUP_RATES]
+    for name in GROUP_LATENCIES:
+        if usable[name]:
+            chosen.append(name)
+            chosen.extend(f"{name}:p{q:g}" for q in (percentiles or (50, 90, 99)))
+    metrics: dict[str, Metric[Any]] = {name: parse_metric(name) for name in chosen}
+    if slo:
+        metrics["goodput"] = parse_metric("goodput", **dict(slo))
+    names = (by,) if isinstance(by, str) else tuple(by)
+    grouped: dict[str, Metric[Any]] = {
+        key: Grouped(metric, by=names) for key, metric in metrics.items()
+    }
+    return run_metrics(
+        records,
+        grouped,
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+    )
+
+
+def run_metrics(
+    source: Any,
+    metrics: dict[str, Metric[Any]],
+    *,
+    columns: Mapping[str, Any] | None = None,
+    side: Mapping[str, Any] | None = None,
+    chunk_size: int | None = None,
+    engine: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> EvaluationResult:
+    """Configured metrics, keyed as given, over a source by the stream engine or on Dask.
+
+    Each distinct warning of the chunks and of computing the values is raised once.
+    """
+    from scorekit import engines
+
+    side = engines.side_inputs(list(metrics.values()), dict(side or {}))
+    if engine == "dask":
+        states, rows, texts = dask_run(
+            source,
+            metrics,
+            dict(columns) if columns else None,
+            qrels=side.get("qrels"),
+            scheduler=scheduler,
+            workers=workers,
+        )
+        for text in texts:
+            warnings.warn(text, UndefinedMetricWarning, stacklevel=2)
+        listed = [states[key] for key in metrics]
+    else:
+        listed, rows = engines.engine("stream")(
+            source,
+            list(metrics.values()),
+            columns=columns,
+            side=side,
+            chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
+            progress=progress,
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = {
+            key: metric.compute(state)
+            for (key, metric), state in zip(metrics.items(), listed, strict=True)
+        }
+    shown = dict.fromkeys((w.category, str(w.message)) for w in caught)
+    for category, text in shown:
+        warnings.warn(text, category, stacklevel=2)
+    return EvaluationResult(
+        values=values,
+        states=dict(zip(metrics, listed, strict=True)),
+        metrics=dict(metrics),
+        rows=int(rows),
+    )

@@ -103,16 +103,32 @@ def metric_flag(parser: argparse.ArgumentParser, help: str, *, short: bool = Fal
     parser.add_argument(*flags, nargs="+", action="extend", metavar="NAME", help=help)
 
 
-def by_flag(parser: argparse.ArgumentParser) -> None:
+def by_flag(parser: argparse.ArgumentParser, help: str | None = None, metavar: str = "COL") -> None:
     """``--by COL [COL ...]``: each group of rows too (:class:`~scorekit.core.ByGroup`)."""
     parser.add_argument(
         "--by",
         nargs="+",
-        metavar="COL",
-        help="also evaluate each group of rows sharing the values of these columns (strings, "
+        metavar=metavar,
+        help=help
+        or "also evaluate each group of rows sharing the values of these columns (strings, "
         "integers or booleans; an empty cell is an error): the value overall and per group, "
         "the rows of each group, and the difference and ratio of the group values",
     )
+
+
+def refuse_with_by(args: argparse.Namespace, command: str, **given: Any) -> None:
+    """``--by`` with a flag it does not combine with (``ci=args.ci``...) is an error."""
+    for name, value in given.items():
+        if value:
+            flag = "--" + name.replace("_", "-")
+            raise ConfigError(
+                message(
+                    command,
+                    f"--by and {flag} are not taken together",
+                    raw("--by " + " ".join(args.by)),
+                    f"one of --by and {flag}",
+                )
+            )
 
 
 def slo_flag(parser: argparse.ArgumentParser, help: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from scorekit.api import merge_with_header, save_states
 from scorekit.cli._flags import format_flag, max_file_size_flag, report_flag, write_report
 from scorekit.cli._output import display_values, write_values
+from scorekit.core import Grouped
 from scorekit.errors import ConfigError, choices, message
 from scorekit.stats import Bootstrap, Interval
 
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for text in dict.fromkeys(str(w.message) for w in caught):
         err.write(f"scorekit: warning: {text}\n")
     command = str(header.get("command"))
-    if command == "throughput":
+    if command == "throughput" and not any(isinstance(m, Grouped) for m in result.metrics.values()):
         return _merged_throughput(args, result, header, out, err)
     shown, notes = display_values(
         command, result.values, result.metrics, result.states, details=args.format == "json"

@@ -66,20 +66,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from scorekit import throughput
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
-    args.percentiles = _percentiles(args.percentiles)
+    args.percentiles = parse_percentiles(args.percentiles)
     check_scale_flags(args, NAME)
     ci = ci_settings(args, NAME)
     run = throughput.read_metadata(args.records)
     steps = None if run is None else run.get("steps")
-    if steps and args.percentiles is not None:
-        raise ConfigError(
-            message(
-                args.records,
-                "a sweep's table has fixed percentile columns",
-                raw("--percentiles"),
-                "the records file alone",
-            )
-        )
     if steps and (scaled(args) or args.save_state or ci is not None):
         raise ConfigError(
             message(
@@ -101,8 +92,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if steps:
             from scorekit import loadtest
 
-            rows = loadtest.sweep_reports(records, steps, slo)
-            text = loadtest.format_sweep(rows, args.format)
+            rows = loadtest.sweep_reports(records, steps, slo, args.percentiles)
+            chosen = args.percentiles is not None
+            text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
         else:
             text = throughput.format_report(result, args.format)
     write_warnings((str(w.message) for w in caught), err)
@@ -160,7 +152,7 @@ def _intervals(
     return 0
 
 
-def _percentiles(text: str | None) -> list[float] | None:
+def parse_percentiles(text: str | None) -> list[float] | None:
     """The numbers of ``--percentiles 50,90,95,99``, each checked to lie in [0, 100]."""
     if text is None:
         return None
