@@ -40,6 +40,8 @@ def _listing() -> list[dict[str, Any]]:
                 "grows": info.grows,
                 "bounded": info.bounded,
                 "variants": [f"{info.name}:{v}" for v in info.variants],
+                "variant_forms": [f"{info.name}:{info.variant_form}"] if info.variant_form else [],
+                "variant_pattern": info.variant_pattern,
                 "at": info.at,
                 "summary": info.summary,
             }
@@ -74,13 +76,28 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for line in [header, *table]:
         cells = [f"{c:<{w}}" for c, w in zip(line[:-1], widths, strict=True)]
         out.write("  ".join([*cells, line[-1]]).rstrip() + "\n")
+    forms = [form for r in rows for form in r["variant_forms"]]
+    out.write(f"\n{len(rows)} metrics; `scorekit explain NAME` describes one.\n")
+    if forms:
+        out.write(f"Variant forms: {', '.join(forms)} (for example {_example(forms[0])}).\n")
     out.write(
-        f"\n{len(rows)} metrics; `scorekit explain NAME` describes one.\n"
         "A bootstrap (--ci) keeps one state of each metric per resample (--n-resamples, "
         "default 1,000): its memory is that many times the metric's, and more for metrics "
         "whose state grows ('yes' above).\n"
     )
     return 0
+
+
+def _example(form: str) -> str:
+    """A metric string of a variant form, its ``N`` a number (``ttft:pN`` -> ``ttft:p95``).
+
+    Examples
+    --------
+    >>> _example("ttft:pN")
+    'ttft:p95'
+    """
+    name, _, variant = form.partition(":")
+    return f"{name}:{variant.replace('N', '95')}"
 
 
 def _grows_text(grows: bool, bounded: str | None) -> str:
