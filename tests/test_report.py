@@ -369,7 +369,7 @@ def test_sweep_records_give_throughput_against_latency():
         part = throughput.report(records.filter(pc.equal(records.column("step"), k)))
         assert int(row[1].replace(",", "")) == part.requests
         assert float(row[4]) == pytest.approx(part.output_throughput, rel=5e-4)
-        assert float(row[7]) == pytest.approx(part.ttft.p99 * 1000, abs=0.05)
+        assert float(row[8]) == pytest.approx(part.ttft.p99 * 1000, abs=0.05)
     named = render(throughput.report(records), sweep=[("rate 1", part), ("rate 2", part)])
     assert [r[0] for r in _worst_table(named, "Steps")] == ["rate 1", "rate 2"]
     assert "Serving: sweep" not in render(throughput.report(records))

@@ -169,7 +169,47 @@ def _reports(tmp: Path) -> dict[str, str]:
     a, b = (np.where(rng.random(200) < q, y, 1 - y) for q in (0.7, 0.8))
     rows = stats.compare("accuracy", y, a, b, names=["base", HOSTILE], n_resamples=200)
     out["comparison"] = render(rows, title="comparison")
+    out["loadtest"] = _loadtest(tmp)
+    out["comparison-cli"] = _comparison_cli(tmp, rng)
     return out
+
+
+def _loadtest(tmp: Path) -> str:
+    """The report ``scorekit loadtest --rate A,B --report`` writes of a sweep against a server."""
+    from openai_server import OpenAIServer
+    from scorekit.cli import main
+
+    server = OpenAIServer(ttft=0.02, interval=0.005).start()
+    path = tmp / "loadtest-report.html"
+    try:
+        argv = ["loadtest", "--url", server.url, "--model", HOSTILE, "--dataset", "random"]
+        argv += ["--num-prompts", "4", "--input-len", "6", "--output-len", "3", "--pause", "0"]
+        argv += ["--rate", "100,inf", "--slo", "ttft=1s", "--quiet", "--report", str(path)]
+        assert main(argv) == 0
+    finally:
+        server.stop()
+    return path.read_text(encoding="utf-8")
+
+
+def _comparison_cli(tmp: Path, rng: Any) -> str:
+    """The report ``scorekit eval --test ... --report`` writes of three systems compared."""
+    from scorekit.cli import main
+
+    y = rng.integers(0, 2, 120)
+    systems = {
+        name: np.where(rng.random(120) < q, y, 1 - y)
+        for name, q in (("a", 0.7), ("b", 0.8), ("c", 0.75))
+    }
+    data = tmp / "systems.csv"
+    lines = ["y,a,b,c"] + [
+        ",".join(str(int(v[i])) for v in (y, *systems.values())) for i in range(120)
+    ]
+    data.write_text("\n".join(lines) + "\n")
+    path = tmp / "comparison-report.html"
+    argv = ["eval", str(data), "--task", "binary", "--true", "y", "--pred", "a", "b", "c"]
+    argv += ["--metric", "accuracy", "--test", "randomization", "--n-resamples", "200"]
+    assert main([*argv, "--correction", "holm", "--report", str(path)]) == 0
+    return path.read_text(encoding="utf-8")
 
 
 def _open(html: str, path: Path, shot: Path, proxy: int) -> tuple[dict[str, Any], str]:
@@ -238,5 +278,5 @@ def test_every_report_opens_cleanly_in_chromium(tmp_path):
         assert console == [], (kind, console)
         shot = SHOTS / f"{kind}.png"
         assert shot.is_file() and shot.stat().st_size > 10_000, kind
-    for kind in ("multiclass", "qa", "comparison"):
+    for kind in ("multiclass", "qa", "comparison", "loadtest"):
         assert seen[kind][0]["hostile_text"], kind

@@ -159,3 +159,56 @@ def test_throughput_report_latency_table_shows_the_percentiles_asked_for(capsys,
         found = doc[row[0].lower()]
         assert int(row[1].replace(",", "")) == found["count"]
         assert row[2:] == [fmt(found[s] * 1000) for s in stats]
+
+
+def _loadtest(url: str, folder: Path, name: str, *extra: Any) -> list[Any]:
+    """The argv of a small load test against ``url`` writing ``name``.jsonl and ``name``.html."""
+    argv: list[Any] = ["loadtest", "--url", url, "--model", "m", "--dataset", "random"]
+    argv += ["--num-prompts", "4", "--input-len", "6", "--output-len", "3", "--seed", "2"]
+    argv += ["--pause", "0", "--quiet", "--out", folder / f"{name}.jsonl"]
+    return [*argv, "--report", folder / f"{name}.html", *extra]
+
+
+def test_loadtest_report_has_the_serving_sections_and_the_sweep(capsys, tmp_path):
+    from openai_server import OpenAIServer
+
+    server = OpenAIServer(ttft=0.02, interval=0.005).start()
+    try:
+        argv = _loadtest(server.url, tmp_path, "sweep", "--rate", "100,inf")
+        code, table, err = _run(capsys, *argv, "--percentiles", "50,95", "--slo", "ttft=2s")
+        assert code == 0, err
+        argv = _loadtest(server.url, tmp_path, "one", "--concurrency", "2")
+        code, _, err = _run(capsys, *argv, "--percentiles", "90")
+        assert code == 0, err
+    finally:
+        server.stop()
+    lines = table.splitlines()
+    latencies = [f"{name} {q}" for name in ("TTFT", "TPOT", "ITL", "E2E") for q in ("p50", "p95")]
+    assert lines[0].split() == [
+        *["step", "requests", "failed", "req/s", "out", "tok/s", "goodput"],
+        *" ".join(latencies).split(),
+    ]
+    assert [" ".join(row.split()[:2]) for row in lines[1:3]] == ["rate 100", "rate inf"]
+    html = (tmp_path / "sweep.html").read_text(encoding="utf-8")
+    _self_contained(html)
+    for caption in ("Latency CDFs", "Output tokens per second and requests in flight"):
+        assert f"<figcaption>{caption}</figcaption>" in html
+    assert "Serving: sweep" in html and "Output tokens per second against TTFT" in html
+    (slo,) = _table(html, "SLO attainment")
+    assert slo[0] == "ttft &lt;= 2000 ms" and slo[1] == "8"
+    steps = _table(html, "Steps")
+    assert [r[0] for r in steps] == ["rate 100", "rate inf"]
+    assert [r[1] for r in steps] == ["4", "4"]
+    shown = re.search(r"<h3>Steps</h3>\s*<table><tr>(.*?)</tr>", html, re.DOTALL)
+    assert shown and "<th>TTFT p95 ms</th>" in shown.group(1)
+    assert "<th>p95 ms</th>" in html  # the latency summary of the whole run
+    # the records give the same sweep table from scorekit throughput
+    records = tmp_path / "sweep.jsonl"
+    code, again, err = _run(
+        capsys, "throughput", records, "--percentiles", "50,95", "--slo", "ttft=2s"
+    )
+    assert code == 0, err
+    assert again.split("\n\n", 1)[1] == table
+    html = (tmp_path / "one.html").read_text(encoding="utf-8")
+    assert "Serving: sweep" not in html and "<th>p90 ms</th>" in html
+    assert [r[0] for r in _table(html, "Latency summary")] == ["TTFT", "TPOT", "ITL", "E2E"]

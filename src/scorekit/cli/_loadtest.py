@@ -11,7 +11,16 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from scorekit.cli._flags import format_flag, number_above, positive_int, slo_flag, write_warnings
+from scorekit.cli._flags import (
+    format_flag,
+    number_above,
+    positive_int,
+    report_flag,
+    slo_flag,
+    write_report,
+    write_warnings,
+)
+from scorekit.cli._throughput import parse_percentiles
 
 NAME = "loadtest"
 FAILURES_STATUS = 3
@@ -315,7 +324,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="largest prompts file, read or decompressed (default 1G, or $SCOREKIT_MAX_FILE_SIZE)",
     )
     slo_flag(lt, "objectives for goodput, e.g. --slo ttft=200ms tpot=50ms")
+    lt.add_argument(
+        "--percentiles",
+        metavar="P,P,...",
+        help="the latency percentiles to report, numbers in [0, 100] separated by commas "
+        "(default 50,90,99; a sweep's table: the median and p99), e.g. --percentiles 50,95,99.9",
+    )
     format_flag(lt, "table", "json")
+    report_flag(lt)
     lt.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     return lt
 
@@ -353,6 +369,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from scorekit.io import parse_size
 
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
+    percentiles = parse_percentiles(args.percentiles)
     limit = loadtest.parse_max_failures(args.max_failures) if args.max_failures else None
     max_event_size = parse_size(args.max_event_size, "--max-event-size")
     max_file_size = parse_size(args.max_file_size) if args.max_file_size else None
@@ -390,20 +407,34 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     steps = result.steps or []
     sweep = isinstance(args.rate, list) or isinstance(args.concurrency, list)
+    rows = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        whole = None
         if sweep:
-            text = loadtest.format_sweep(
-                loadtest.sweep_reports(result.records, steps, slo), args.format
-            )
+            rows = loadtest.sweep_reports(result.records, steps, slo, percentiles)
+            chosen = percentiles is not None
+            text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
         else:
-            text = throughput.format_report(throughput.report(result.records, slo=slo), args.format)
+            whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
+            text = throughput.format_report(whole, args.format)
+        if args.report and whole is None:
+            whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
     write_warnings((str(w.message) for w in caught), err)
     terminated = result.signal == signal.SIGTERM
     if result.interrupted:
         how = "terminated" if terminated else "interrupted"
         err.write(f"scorekit: {how}; {len(result.records)} requests recorded\n")
     out.write(text)
+    write_report(
+        args,
+        whole,
+        err,
+        title=f"scorekit loadtest: {args.model} at {args.url}",
+        inputs=[args.out] if args.out else [],
+        records=result.records,
+        sweep=rows,
+    )
     if result.interrupted:
         return 128 + signal.SIGTERM if terminated else 128 + signal.SIGINT
     if limit is not None:

@@ -44,13 +44,17 @@ def _step_of(record: Any) -> Any:
 
 
 def sweep_reports(
-    records: Any, steps: Sequence[Any], slo: Mapping[str, float] | None = None
+    records: Any,
+    steps: Sequence[Any],
+    slo: Mapping[str, float] | None = None,
+    percentiles: Sequence[float] | None = None,
 ) -> list[tuple[str, ThroughputReport]]:
     """The report of each step's records (``"step": k``), labelled by its step.
 
     ``records`` is a list of request records or a table of them (from
     :func:`scorekit.throughput.read_records`); warm-up requests and the metadata
-    record are left out, as in every report.
+    record are left out, as in every report. ``percentiles`` are the latency
+    percentiles of each report (:func:`scorekit.throughput.report`).
 
     Examples
     --------
@@ -78,7 +82,7 @@ def sweep_reports(
             part: Any = records.filter(mask)
         else:
             part = [r for r in records if _step_of(r) == index]
-        reports.append((step_label(step), report(part, slo=slo)))
+        reports.append((step_label(step), report(part, slo=slo, percentiles=percentiles)))
     return reports
 
 
@@ -90,8 +94,38 @@ def _rate(value: float | None) -> str:
     return "-" if value is None or not math.isfinite(value) else f"{value:.2f}"
 
 
-def format_sweep(rows: Sequence[tuple[str, ThroughputReport]], fmt: str = "table") -> str:
+def _latency_columns(
+    rows: Sequence[tuple[str, ThroughputReport]], percentiles: bool
+) -> list[tuple[str, str, str]]:
+    """The latency columns of a sweep's table: the default ones, or each latency's percentiles."""
+    if not percentiles:
+        return list(_LATENCY_COLUMNS)
+    names = list(dict.fromkeys(name for _, found in rows for name in found.ttft.percentiles))
+    return [
+        (f"{latency.upper()} {name}", latency, name)
+        for latency in ("ttft", "tpot", "itl", "e2e")
+        for name in names
+    ]
+
+
+def _latency(result: ThroughputReport, latency: str, statistic: str) -> float:
+    summary = getattr(result, latency)
+    found = summary.percentiles.get(statistic)
+    return float(getattr(summary, statistic) if found is None else found)
+
+
+def format_sweep(
+    rows: Sequence[tuple[str, ThroughputReport]],
+    fmt: str = "table",
+    *,
+    percentiles: bool = False,
+) -> str:
     """One table of a sweep: a row per step, latencies in milliseconds; or JSON.
+
+    The table's latency columns are the median and p99 of TTFT, TPOT and
+    E2E and the p99 of ITL; with ``percentiles``, the percentiles the
+    reports were made with (:func:`sweep_reports`) of TTFT, TPOT, ITL and
+    E2E. JSON holds each step's whole report.
 
     Examples
     --------
@@ -100,6 +134,11 @@ def format_sweep(rows: Sequence[tuple[str, ThroughputReport]], fmt: str = "table
     >>> print(format_sweep(sweep_reports(records, [{"concurrency": 1}])))
     step           requests  failed  req/s  out tok/s  goodput  TTFT p50  TTFT p99  TPOT p50  TPOT p99  ITL p99  E2E p50  E2E p99
     concurrency 1         1       0   3.33      10.00        -     100.0     100.0     100.0     100.0    100.0    300.0    300.0
+    <BLANKLINE>
+    >>> rows = sweep_reports(records, [{"concurrency": 1}], percentiles=[90])
+    >>> print(format_sweep(rows, percentiles=True))
+    step           requests  failed  req/s  out tok/s  goodput  TTFT p90  TPOT p90  ITL p90  E2E p90
+    concurrency 1         1       0   3.33      10.00        -     100.0     100.0    100.0    300.0
     <BLANKLINE>
     """  # noqa: E501
     if fmt not in SWEEP_FORMATS:
@@ -111,7 +150,8 @@ def format_sweep(rows: Sequence[tuple[str, ThroughputReport]], fmt: str = "table
             steps.append(entry)
         return json.dumps({"steps": steps}, indent=2) + "\n"
     header = ["step", "requests", "failed", "req/s", "out tok/s", "goodput"]
-    header += [name for name, _, _ in _LATENCY_COLUMNS]
+    columns = _latency_columns(rows, percentiles)
+    header += [name for name, _, _ in columns]
     table = [header]
     for label, result in rows:
         line = [
@@ -122,8 +162,8 @@ def format_sweep(rows: Sequence[tuple[str, ThroughputReport]], fmt: str = "table
             _rate(result.output_throughput),
             _rate(result.goodput),
         ]
-        for _, latency, statistic in _LATENCY_COLUMNS:
-            line.append(_ms(getattr(getattr(result, latency), statistic)))
+        for _, latency, statistic in columns:
+            line.append(_ms(_latency(result, latency, statistic)))
         table.append(line)
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = []

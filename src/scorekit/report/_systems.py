@@ -13,6 +13,7 @@ from scorekit.report._text import fmt
 __all__ = ["comparison_section", "sweep_of_records", "sweep_section"]
 
 _SWEEP_STATISTICS = (("TTFT", "ttft"), ("E2E", "e2e"))
+_SWEEP_LATENCIES = ("ttft", "tpot", "itl", "e2e")
 
 
 def _number(value: Any) -> str:
@@ -94,7 +95,11 @@ def _sweep(pairs: list[tuple[str, Any]], latency: str, ax: Any) -> Any:
 
 
 def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
-    """Throughput against TTFT and end-to-end latency over the steps, and the table of steps."""
+    """Throughput against TTFT and end-to-end latency over the steps, and the table of steps.
+
+    The table shows, for each latency, the percentiles the steps' reports
+    were made with (``percentiles`` of :func:`scorekit.throughput.report`).
+    """
     if not pairs:
         return []
     section = Section("Serving: sweep")
@@ -104,6 +109,7 @@ def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
             f"Output tokens per second against {name} (median and p99)",
             functools.partial(_sweep, pairs, latency),
         )
+    names = list(dict.fromkeys(k for _, found in pairs for k in found.ttft.percentiles))
     rows = []
     for label, found in pairs:
         rows.append(
@@ -115,13 +121,13 @@ def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
                 fmt(found.output_throughput),
                 "" if found.goodput is None else fmt(found.goodput),
                 *(
-                    _ms(getattr(getattr(found, latency), statistic))
-                    for _, latency in _SWEEP_STATISTICS
-                    for statistic in ("median", "p99")
+                    _ms(getattr(found, latency).percentiles.get(name))
+                    for latency in _SWEEP_LATENCIES
+                    for name in names
                 ),
             ]
         )
     headers = ["step", "requests", "failed", "req/s", "out tok/s", "goodput"]
-    headers += [f"{name} {s} ms" for name, _ in _SWEEP_STATISTICS for s in ("p50", "p99")]
+    headers += [f"{latency.upper()} {name} ms" for latency in _SWEEP_LATENCIES for name in names]
     section.tables.append(Table("Steps", headers, rows))
     return [section]
