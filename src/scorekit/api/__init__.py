@@ -37,7 +37,7 @@ from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
 from scorekit.api._qa import evaluate_squad
-from scorekit.api._rank import RunEvaluation, evaluate_run
+from scorekit.api._rank import RunEvaluation, evaluate_run, evaluate_run_by_group, query_groups
 from scorekit.api._statefile import (
     FILE_FORMAT,
     StateFile,
@@ -83,6 +83,7 @@ __all__ = [
     "default_metrics",
     "evaluate",
     "evaluate_run",
+    "evaluate_run_by_group",
     "evaluate_squad",
     "evaluate_table",
     "evaluate_text",
@@ -90,6 +91,7 @@ __all__ = [
     "merge_files",
     "merge_with_header",
     "paired_text",
+    "query_groups",
     "rank_file",
     "save_states",
     "text_metric_names",

@@ -10,10 +10,11 @@ from typing import Any
 
 from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
+from scorekit.core import EvaluationResult
 from scorekit.engines import DEFAULT_CHUNK_SIZE
-from scorekit.errors import InputError, message
+from scorekit.errors import ConfigError, InputError, message, raw
 
-__all__ = ["RunEvaluation", "evaluate_run"]
+__all__ = ["RunEvaluation", "evaluate_run", "evaluate_run_by_group", "query_groups"]
 
 _QUERY_DOC_SCORE = ("query", "doc", "score")
 
@@ -169,3 +170,139 @@ def _run_table(run_path: str) -> Any:
 
     cols = read_run_file(run_path)
     return pa.table({"query": cols.query, "doc": cols.doc, "score": cols.values})
+
+
+def query_groups(path: str, by: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """The group values of each query, from a file of query attributes.
+
+    The file (CSV, TSV, Parquet or JSON Lines) has a ``query`` column and the
+    columns ``by``; each query is on one row. A missing column, a column all
+    null, an empty cell (naming its line) and a query on two rows are errors.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "topics.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("query,kind\\nq1,short\\nq2,long\\n")
+    >>> query_groups(path, ["kind"])
+    {'q1': ('short',), 'q2': ('long',)}
+    """
+    from scorekit import io
+
+    table = io.read_table(path, columns=["query", *by])
+    queries = io.label_array(table, "query").astype(str)
+    columns = io.group_arrays(table, list(by))
+    found: dict[str, tuple[Any, ...]] = {}
+    for row, query in enumerate(queries.tolist()):
+        if query in found:
+            raise InputError(
+                message(
+                    io.where(table, "query", row),
+                    "a query on two rows",
+                    query,
+                    "one row of attributes per query",
+                )
+            )
+        found[query] = tuple(c[row].item() for c in columns)
+    return found
+
+
+def evaluate_run_by_group(
+    qrels: Any,
+    run: str,
+    metrics: Sequence[str],
+    by: Sequence[str],
+    attributes: str,
+    *,
+    chunk_size: int | None = None,
+    engine: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+    **options: Any,
+) -> EvaluationResult:
+    """Ranking metrics of a TREC run overall and per group of queries.
+
+    A query's group is its values of the columns ``by`` in the file of query
+    attributes ``attributes`` (see :func:`query_groups`); every query of the
+    run needs a row there. Each value is a :class:`~scorekit.core.ByGroup`:
+    the mean over all the queries and over the queries of each group, with the
+    run rows (documents) of each group. The run is read into memory with its
+    groups and evaluated whole, by the stream engine in chunks of
+    ``chunk_size`` rows (a query's rows kept together) or on Dask; the values
+    are the same at every scale. ``options`` are the metrics' options, as for
+    :func:`evaluate_run`; ``missing="zero"`` is refused, since a qrels query
+    absent from the run has no rows to say its group.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> qrels, run, topics = (os.path.join(folder, n) for n in ("qrels", "run", "topics.csv"))
+    >>> with open(qrels, "w") as f:
+    ...     _ = f.write("q1 0 d1 1\\nq2 0 d2 1\\n")
+    >>> with open(run, "w") as f:
+    ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\nq2 Q0 d2 1 1.0 x\\n")
+    >>> with open(topics, "w") as f:
+    ...     _ = f.write("query,kind\\nq1,short\\nq2,long\\n")
+    >>> found = evaluate_run_by_group(qrels, run, ["mrr"], ["kind"], topics).values["mrr"]
+    >>> found.overall, found.by_group, found.sizes
+    (0.75, {'long': 1.0, 'short': 0.5}, {'long': 1, 'short': 2})
+    """
+    import pyarrow as pa
+
+    from scorekit import ranking
+    from scorekit.api._by import run_metrics
+    from scorekit.core import Grouped
+
+    names = list(by)
+    clash = [c for c in names if c in _QUERY_DOC_SCORE]
+    if clash:
+        raise ConfigError(
+            message(
+                "scorekit rank --by",
+                "a query attribute named like a run column",
+                clash[0],
+                "attribute columns other than query, doc and score (--per-query gives each query)",
+            )
+        )
+    if options.get("missing") == "zero":
+        raise ConfigError(
+            message(
+                "scorekit rank --by",
+                "qrels queries absent from the run have no group",
+                raw("--missing zero"),
+                "--missing skip with --by",
+            )
+        )
+    groups = query_groups(attributes, names)
+    cols = ranking.read_run_file(run)
+    queries = cols.query.to_pylist()
+    lookup = dict.fromkeys(queries)
+    unknown = [q for q in lookup if q not in groups]
+    if unknown:
+        raise InputError(
+            message(
+                attributes,
+                "a query of the run has no attributes",
+                unknown[0],
+                f"a row for each of the run's {len(lookup)} queries",
+            )
+        )
+    table = pa.table({"query": cols.query, "doc": cols.doc, "score": cols.values})
+    for i, name in enumerate(names):
+        table = table.append_column(name, pa.array([groups[q][i] for q in queries]))
+    chosen = ranking.ranking_metrics(list(metrics), options)
+    grouped: dict[str, Any] = {key: Grouped(metric, by=names) for key, metric in chosen.items()}
+    return run_metrics(
+        table,
+        grouped,
+        columns={role: role for role in _QUERY_DOC_SCORE},
+        side={"qrels": ranking.as_qrels(qrels)},
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+    )

@@ -10,19 +10,18 @@ percentiles and failure reasons included, equals the report of the whole file.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from scorekit.api._by import run_metrics
 from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
 from scorekit.core import EvaluationResult, Metric, State
 from scorekit.engines.stream import read_chunks
-from scorekit.errors import ConfigError, UndefinedMetricWarning, message, raw
+from scorekit.errors import ConfigError, message, raw
 
 __all__ = [
     "INTERVAL_METRICS",
-    "run_metrics",
     "throughput_by_group",
     "throughput_intervals",
     "throughput_states",
@@ -266,61 +265,4 @@ def throughput_by_group(
         scheduler=scheduler,
         workers=workers,
         progress=progress,
-    )
-
-
-def run_metrics(
-    source: Any,
-    metrics: dict[str, Metric[Any]],
-    *,
-    columns: Mapping[str, Any] | None = None,
-    side: Mapping[str, Any] | None = None,
-    chunk_size: int | None = None,
-    engine: str | None = None,
-    scheduler: str | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-) -> EvaluationResult:
-    """Configured metrics, keyed as given, over a source by the stream engine or on Dask.
-
-    Each distinct warning of the chunks and of computing the values is raised once.
-    """
-    from scorekit import engines
-
-    side = engines.side_inputs(list(metrics.values()), dict(side or {}))
-    if engine == "dask":
-        states, rows, texts = dask_run(
-            source,
-            metrics,
-            dict(columns) if columns else None,
-            qrels=side.get("qrels"),
-            scheduler=scheduler,
-            workers=workers,
-        )
-        for text in texts:
-            warnings.warn(text, UndefinedMetricWarning, stacklevel=2)
-        listed = [states[key] for key in metrics]
-    else:
-        listed, rows = engines.engine("stream")(
-            source,
-            list(metrics.values()),
-            columns=columns,
-            side=side,
-            chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
-            progress=progress,
-        )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        values = {
-            key: metric.compute(state)
-            for (key, metric), state in zip(metrics.items(), listed, strict=True)
-        }
-    shown = dict.fromkeys((w.category, str(w.message)) for w in caught)
-    for category, text in shown:
-        warnings.warn(text, category, stacklevel=2)
-    return EvaluationResult(
-        values=values,
-        states=dict(zip(metrics, listed, strict=True)),
-        metrics=dict(metrics),
-        rows=int(rows),
     )

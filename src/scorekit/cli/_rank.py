@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import warnings
 from typing import Any, TextIO
 
 from scorekit import api
@@ -13,6 +14,7 @@ from scorekit.cli._flags import (
     add_ci_flags,
     add_compare_flags,
     add_scale_flags,
+    by_flag,
     check_scale_flags,
     ci_settings,
     engine_options,
@@ -21,6 +23,7 @@ from scorekit.cli._flags import (
     number_above,
     paired_settings,
     positive_int,
+    refuse_with_by,
     refuse_with_comparison,
     report_flag,
     write_comparison_report,
@@ -97,6 +100,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="evaluate the first N documents of each query only (trec_eval -M)",
     )
     format_flag(rk, "table", "json", "csv", "trec", "ir_measures")
+    by_flag(
+        rk,
+        "also evaluate each group of queries sharing the values of these columns of the "
+        "--query-attributes file: the mean overall and per group, the run rows of each group, "
+        "and the difference and ratio of the group means",
+    )
+    rk.add_argument(
+        "--query-attributes",
+        metavar="FILE",
+        help="a CSV, TSV, Parquet or JSON Lines file with a query column and the --by columns, "
+        "one row per query",
+    )
     add_scale_flags(rk, unit="run rows")
     add_ci_flags(rk, unit="query", key=False)
     add_compare_flags(rk, systems="the runs")
@@ -164,7 +179,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         options["max_docs"] = args.max_docs
     paired = paired_settings(args, NAME)
     if paired is not None:
-        refuse_with_comparison(args, NAME, "per_query", "save_state")
+        refuse_with_comparison(args, NAME, "per_query", "save_state", "by")
         if args.format in ("trec", "ir_measures"):
             raise ConfigError(
                 message(
@@ -183,6 +198,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         title = f"scorekit rank --test {paired.test}"
         write_comparison_report(args, found, err, title=title, inputs=inputs)
         return 0
+    if args.by or args.query_attributes:
+        return _by_group(args, options, out, err)
     ci = ci_settings(args, NAME)
     if ci is not None and (args.per_query or args.format in ("trec", "ir_measures")):
         flag = "--per-query" if args.per_query else f"--format {args.format}"
@@ -219,4 +236,41 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         _write_rank(result, args.per_query, args.format, out)
     write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, *args.run])
+    return 0
+
+
+def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, err: TextIO) -> int:
+    """``--by COL --query-attributes FILE``: the means overall and per group of queries."""
+    if not (args.by and args.query_attributes):
+        given = "--by" if args.by else "--query-attributes"
+        raise ConfigError(
+            message(
+                "scorekit rank",
+                "--by and --query-attributes go together",
+                raw(f"{given} alone"),
+                "--by COL ... --query-attributes FILE",
+            )
+        )
+    title = "scorekit rank"
+    refuse_with_by(args, title, ci=args.ci, per_query=args.per_query, report=args.report)
+    if args.several or args.format in ("trec", "ir_measures"):
+        got = "several runs" if args.several else f"--format {args.format}"
+        raise ConfigError(
+            message(title, "--by evaluates one run as a table, JSON or CSV", raw(got), "one run")
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = api.evaluate_run_by_group(
+            args.qrels,
+            args.run[0],
+            args.metric or list(RANK_DEFAULTS),
+            args.by,
+            args.query_attributes,
+            **engine_options(args),
+            **options,
+        )
+    write_warnings(dict.fromkeys(str(w.message) for w in caught), err)
+    if args.save_state:
+        save_state(args.save_state, NAME, "qrels_run", result, columns=None)
+    write_values(dict(result.values), args.format, out)
     return 0

@@ -1,0 +1,83 @@
+"""Metrics keyed by the caller's names over a source, by the stream engine or on Dask.
+
+The per-group commands (``throughput --by``, ``rank --by``, ``text --by``) run
+several configurations of one metric (``ttft`` and ``ttft:p90``) wrapped in
+:class:`~scorekit.core.Grouped`; :func:`run_metrics` keeps the caller's keys.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from scorekit.api._engines import dask_run
+from scorekit.core import EvaluationResult, Metric
+from scorekit.errors import UndefinedMetricWarning
+
+__all__ = ["run_metrics"]
+
+
+def run_metrics(
+    source: Any,
+    metrics: dict[str, Metric[Any]],
+    *,
+    columns: Mapping[str, Any] | None = None,
+    side: Mapping[str, Any] | None = None,
+    chunk_size: int | None = None,
+    engine: str | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> EvaluationResult:
+    """Configured metrics, keyed as given, over a source by the stream engine or on Dask.
+
+    Each distinct warning of the chunks and of computing the values is raised once.
+
+    Examples
+    --------
+    >>> from scorekit.core import Grouped
+    >>> table = {"y_true": [1, 0, 1, 1], "y_pred": [1, 1, 1, 0], "g": ["a", "a", "b", "b"]}
+    >>> metrics = {"acc": Grouped("accuracy", by="g")}
+    >>> run_metrics(table, metrics, chunk_size=3).values["acc"].by_group
+    {'a': 0.5, 'b': 0.5}
+    """
+    from scorekit import engines
+
+    side = engines.side_inputs(list(metrics.values()), dict(side or {}))
+    if engine == "dask":
+        states, rows, texts = dask_run(
+            source,
+            metrics,
+            dict(columns) if columns else None,
+            qrels=side.get("qrels"),
+            scheduler=scheduler,
+            workers=workers,
+        )
+        for text in texts:
+            warnings.warn(text, UndefinedMetricWarning, stacklevel=2)
+        listed = [states[key] for key in metrics]
+    else:
+        listed, rows = engines.engine("stream")(
+            source,
+            list(metrics.values()),
+            columns=columns,
+            side=side,
+            chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
+            progress=progress,
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = {
+            key: metric.compute(state)
+            for (key, metric), state in zip(metrics.items(), listed, strict=True)
+        }
+    shown = dict.fromkeys((w.category, str(w.message)) for w in caught)
+    for category, text in shown:
+        warnings.warn(text, category, stacklevel=2)
+    return EvaluationResult(
+        values=values,
+        states=dict(zip(metrics, listed, strict=True)),
+        metrics=dict(metrics),
+        rows=int(rows),
+    )
