@@ -12,11 +12,13 @@ import numpy as np
 from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
 from scorekit.core import Metric, State, available, parse_metric
-from scorekit.errors import ConfigError, message, raw
+from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.io import Source
 
 __all__ = [
     "ROUGE_TOKENIZERS",
     "TEXT_DEFAULTS",
+    "GroupedLines",
     "TextEvaluation",
     "evaluate_text",
     "text_metric_names",
@@ -76,6 +78,8 @@ def evaluate_text(
     workers: int | None = None,
     progress: bool | None = None,
     ci: CI | None = None,
+    by: str | None = None,
+    groups: str | None = None,
 ) -> TextEvaluation:
     """The text metrics of a file of hypotheses against line-aligned reference files.
 
@@ -100,6 +104,14 @@ def evaluate_text(
     in blocks of any size. A Dask cluster splits the lines into partitions that
     do not know their positions: intervals need the lines in memory or in blocks.
 
+    With ``groups`` (a file of one group label per line, line-aligned with the
+    hypotheses) and ``by`` (the name of the grouping, e.g. ``"domain"``) each
+    value is a :class:`~scorekit.core.ByGroup`: the corpus score of all the
+    lines and of the lines of each group, with the lines of each group (the
+    ROUGE types are then the registered single-number metrics ``rouge1``...).
+    An empty label is an error naming its line. The values are the same in
+    memory, in blocks and on Dask.
+
     Examples
     --------
     >>> import os, tempfile
@@ -114,7 +126,25 @@ def evaluate_text(
     """
     from scorekit.text import read_parallel
 
-    chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer, split=bool(ci))
+    if (by is None) != (groups is None):
+        raise ConfigError(
+            message(
+                "scorekit text",
+                "--by and --groups go together",
+                raw("--by alone" if by is not None else "--groups alone"),
+                "--by NAME --groups FILE",
+            )
+        )
+    split = bool(ci) or by is not None
+    chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer, split=split)
+    if by is not None and groups is not None:
+        if ci is not None:
+            raise ConfigError(
+                message("scorekit text", "--by and --ci are not taken together", by, "one of them")
+            )
+        return _by_group(
+            hyps, refs, groups, by, chosen, chunk_size, engine, scheduler, workers, progress
+        )
     if ci is not None:
         if ci.key is not None:
             raise ConfigError(
@@ -328,3 +358,118 @@ def _dask_states(
     source = LineFiles(hyps, refs)
     states, rows, _ = dask_run(source, metrics, None, scheduler=scheduler, workers=workers)
     return states, rows
+
+
+def _by_group(
+    hyps: str,
+    refs: Sequence[str],
+    groups: str,
+    by: str,
+    chosen: dict[str, Metric[Any]],
+    chunk_size: int | None,
+    engine: str | None,
+    scheduler: str | None,
+    workers: int | None,
+    progress: bool | None,
+) -> TextEvaluation:
+    """The metrics overall and per group of lines, the groups read from ``groups``."""
+    from scorekit.api._by import run_metrics
+    from scorekit.core import Grouped
+    from scorekit.text import read_parallel
+
+    grouped: dict[str, Metric[Any]] = {
+        key: Grouped(metric, by=(by,)) for key, metric in chosen.items()
+    }
+    if chunk_size is None and engine is None:
+        hyp_lines, ref_lines = read_parallel(hyps, [*refs, groups])
+        labels = _labels(groups, [r[-1] for r in ref_lines], 0)
+        ref_lines = [r[:-1] for r in ref_lines]
+        states = {
+            key: metric.summarize(ref_lines, hyp_lines, group=labels)
+            for key, metric in grouped.items()
+        }
+        values = {key: metric.compute(states[key]) for key, metric in grouped.items()}
+        return TextEvaluation(grouped, states, values, len(hyp_lines))
+    found = run_metrics(
+        GroupedLines(hyps, refs, groups, by),
+        grouped,
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+    )
+    return TextEvaluation(grouped, dict(found.states), dict(found.values), found.rows)
+
+
+def _labels(path: str, labels: list[str], start: int) -> list[str]:
+    """The group labels of lines ``start...``; an empty one is an error naming its line."""
+    for i, label in enumerate(labels):
+        if not label.strip():
+            raise InputError(
+                message(
+                    f"{path}, line {start + i + 1}",
+                    "missing group label",
+                    label,
+                    "one group label per line",
+                )
+            )
+    return labels
+
+
+class GroupedLines(Source):
+    """Line-aligned hypothesis and reference files with a file of group labels, in blocks.
+
+    Row ``i`` holds line ``i`` of the hypotheses (``predictions``), of every
+    reference file (``references``) and of the groups file (the column
+    ``by``). The files must have the same number of lines.
+
+    Examples
+    --------
+    >>> import os, tempfile, scorekit
+    >>> from scorekit.core import Grouped
+    >>> folder = tempfile.mkdtemp()
+    >>> paths = [os.path.join(folder, n) for n in ("hyp.txt", "ref.txt", "domain.txt")]
+    >>> for path, text in zip(paths, ["a cat\\na dog\\n", "a cat\\nthe dog\\n", "x\\ny\\n"]):
+    ...     with open(path, "w") as f:
+    ...         _ = f.write(text)
+    >>> source = GroupedLines(paths[0], [paths[1]], paths[2], "domain")
+    >>> found = scorekit.evaluate(source, Grouped("wer", by="domain"), chunk_size=1)["wer"]
+    >>> found.by_group
+    {'x': 0.0, 'y': 0.5}
+    """
+
+    def __init__(self, hypotheses: str, references: Sequence[str], groups: str, by: str) -> None:
+        self.hypotheses = hypotheses
+        self.references = list(references)
+        self.groups = groups
+        self.by = by
+        self.name = str(hypotheses)
+
+    def columns(self) -> list[str]:
+        """``predictions``, ``references`` and the group column."""
+        return ["predictions", "references", self.by]
+
+    def chunks(
+        self, wanted: Sequence[str], chunk_size: int, progress: Any, plan: Any
+    ) -> Iterator[Any]:
+        """Tables of ``chunk_size`` lines of every file, with the ``wanted`` columns."""
+        import pyarrow as pa
+
+        from scorekit.io import with_meta
+        from scorekit.text import read_line_blocks
+
+        start = 0
+        files = [*self.references, self.groups]
+        for hyps, refs in read_line_blocks(self.hypotheses, files, chunk_size):
+            labels = _labels(self.groups, [r[-1] for r in refs], start)
+            table = pa.table(
+                {
+                    "predictions": pa.array(hyps, pa.string()),
+                    "references": pa.array([r[:-1] for r in refs], pa.list_(pa.string())),
+                    self.by: pa.array(labels, pa.string()),
+                }
+            )
+            progress.update(rows=table.num_rows)
+            yield with_meta(table.select(list(wanted)), self.name, None, start)
+            start += table.num_rows

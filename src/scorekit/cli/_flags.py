@@ -118,6 +118,7 @@ def by_flag(parser: argparse.ArgumentParser, help: str | None = None, metavar: s
 
 def refuse_with_by(args: argparse.Namespace, command: str, **given: Any) -> None:
     """``--by`` with a flag it does not combine with (``ci=args.ci``...) is an error."""
+    by = args.by if isinstance(args.by, str) else " ".join(args.by or ())
     for name, value in given.items():
         if value:
             flag = "--" + name.replace("_", "-")
@@ -125,7 +126,7 @@ def refuse_with_by(args: argparse.Namespace, command: str, **given: Any) -> None
                 message(
                     command,
                     f"--by and {flag} are not taken together",
-                    raw("--by " + " ".join(args.by)),
+                    raw(f"--by {by}"),
                     f"one of --by and {flag}",
                 )
             )

@@ -393,7 +393,7 @@ def display_values(
                 shown[f"{name}:fmeasure"] = score.fmeasure
         else:
             shown[key] = value
-            boot = isinstance(value, Interval)
+            boot = isinstance(value, Interval | ByGroup)
             fields = _DETAILS.get(getattr(metrics[key], "name", ""), ()) if details else ()
             fields = () if boot else fields
             if fields:

@@ -21,6 +21,7 @@ from scorekit.cli._flags import (
     format_flag,
     metric_flag,
     paired_settings,
+    refuse_with_by,
     refuse_with_comparison,
     report_flag,
     write_comparison_report,
@@ -100,6 +101,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--sentence-level); --chunk-size sets the lines read at a time",
     )
     format_flag(tx, "table", "json", "csv")
+    tx.add_argument(
+        "--by",
+        metavar="NAME",
+        help="the name of the grouping of --groups (e.g. domain): each score is also given per "
+        "group of lines, with the lines of each group and the difference and ratio of the "
+        "group scores",
+    )
+    tx.add_argument(
+        "--groups",
+        metavar="FILE",
+        help="one group label per line, line-aligned with --hyps (used with --by)",
+    )
     add_scale_flags(tx, unit="lines")
     add_ci_flags(tx, unit="segment", key=False)
     add_compare_flags(tx, systems="the --hyps files")
@@ -131,6 +144,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if paired is not None:
         return _compare(args, paired, out, err)
     ci = ci_settings(args, NAME)
+    if args.by or args.groups:
+        refuse_with_by(
+            args,
+            "scorekit text",
+            ci=ci,
+            sentence_level=args.sentence_level,
+            percent=args.percent,
+            report=args.report,
+        )
     if args.sentence_level:
         if ci is not None:
             raise ConfigError(
@@ -153,10 +175,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             stemmer=args.stemmer,
             rouge_tokenizer=args.rouge_tokenizer,
             ci=ci,
+            by=args.by,
+            groups=args.groups,
             **engine_options(args),
         )
     write_warnings((str(w.message) for w in caught), err)
-    if ci is not None:
+    if ci is not None or args.by:
         shown: dict[str, Any] = dict(result.values)
         notes: list[str] = []
     else:
