@@ -27,7 +27,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest -q -n auto --dist worksteal
+	$(BIN)/python -m pytest -q -n auto --dist worksteal --durations=15
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/run.py

@@ -12,6 +12,7 @@ import functools
 import inspect
 import json
 import math
+import os
 import pickle
 import warnings
 from typing import Any
@@ -85,8 +86,13 @@ def _same(first: tuple[str, Any], second: tuple[str, Any]) -> bool:
     return _close(first[1], second[1])
 
 
+# every registered metric runs these laws, so each gets fewer examples than the default
+LAW_EXAMPLES = int(os.environ.get("SCOREKIT_LAW_EXAMPLES", "25"))
+
+
 @pytest.mark.parametrize("metric", CONFIGS)
 def test_merge_laws(metric: Metric[Any]) -> None:
+    @settings(max_examples=LAW_EXAMPLES)
     @given(batches(metric.inputs))
     def check(data: dict[str, Any]) -> None:
         args, weights = data["args"], data["weights"]
@@ -123,6 +129,7 @@ def test_merge_laws(metric: Metric[Any]) -> None:
 
 @pytest.mark.parametrize("metric", CONFIGS)
 def test_state_round_trip_and_bounds(metric: Metric[Any]) -> None:
+    @settings(max_examples=LAW_EXAMPLES)
     @given(batches(metric.inputs))
     def check(data: dict[str, Any]) -> None:
         state = _summarize(metric, data["args"], data["weights"])
