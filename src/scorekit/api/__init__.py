@@ -36,7 +36,7 @@ from scorekit.api._compare import (
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
-from scorekit.api._qa import evaluate_squad
+from scorekit.api._qa import evaluate_squad, squad_by_group
 from scorekit.api._rank import RunEvaluation, evaluate_run, evaluate_run_by_group, query_groups
 from scorekit.api._statefile import (
     FILE_FORMAT,
@@ -94,6 +94,7 @@ __all__ = [
     "query_groups",
     "rank_file",
     "save_states",
+    "squad_by_group",
     "text_metric_names",
     "text_segments",
     "throughput_by_group",

@@ -8,14 +8,14 @@ several configurations of one metric (``ttft`` and ``ttft:p90``) wrapped in
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.api._engines import dask_run
 from scorekit.core import EvaluationResult, Metric
-from scorekit.errors import UndefinedMetricWarning
+from scorekit.errors import InputError, UndefinedMetricWarning, message
 
-__all__ = ["run_metrics"]
+__all__ = ["attribute_rows", "run_metrics"]
 
 
 def run_metrics(
@@ -81,3 +81,39 @@ def run_metrics(
         metrics=dict(metrics),
         rows=int(rows),
     )
+
+
+def attribute_rows(path: str, key: str, by: Sequence[str], unit: str) -> dict[str, tuple[Any, ...]]:
+    """The values of the columns ``by`` of each ``key`` in a file of attributes.
+
+    The file (CSV, TSV, Parquet or JSON Lines) has the column ``key`` and the
+    columns ``by``, one row per ``unit``. A missing column, a column all null,
+    an empty cell (naming its line) and a key on two rows are errors.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "topics.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("query,kind\\nq1,short\\nq2,long\\n")
+    >>> attribute_rows(path, "query", ["kind"], "query")
+    {'q1': ('short',), 'q2': ('long',)}
+    """
+    from scorekit import io
+
+    table = io.read_table(path, columns=[key, *by])
+    keys = io.label_array(table, key).astype(str)
+    columns = io.group_arrays(table, list(by))
+    found: dict[str, tuple[Any, ...]] = {}
+    for row, name in enumerate(keys.tolist()):
+        if name in found:
+            raise InputError(
+                message(
+                    io.where(table, key, row),
+                    f"a {unit} on two rows",
+                    name,
+                    f"one row of attributes per {unit}",
+                )
+            )
+        found[name] = tuple(c[row].item() for c in columns)
+    return found

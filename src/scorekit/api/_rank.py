@@ -188,24 +188,9 @@ def query_groups(path: str, by: Sequence[str]) -> dict[str, tuple[Any, ...]]:
     >>> query_groups(path, ["kind"])
     {'q1': ('short',), 'q2': ('long',)}
     """
-    from scorekit import io
+    from scorekit.api._by import attribute_rows
 
-    table = io.read_table(path, columns=["query", *by])
-    queries = io.label_array(table, "query").astype(str)
-    columns = io.group_arrays(table, list(by))
-    found: dict[str, tuple[Any, ...]] = {}
-    for row, query in enumerate(queries.tolist()):
-        if query in found:
-            raise InputError(
-                message(
-                    io.where(table, "query", row),
-                    "a query on two rows",
-                    query,
-                    "one row of attributes per query",
-                )
-            )
-        found[query] = tuple(c[row].item() for c in columns)
-    return found
+    return attribute_rows(path, "query", by, "query")
 
 
 def evaluate_run_by_group(

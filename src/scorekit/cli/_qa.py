@@ -8,14 +8,17 @@ from typing import Any, TextIO
 
 from scorekit.cli._flags import (
     add_ci_flags,
+    by_flag,
     ci_settings,
     format_flag,
     max_file_size_flag,
+    refuse_with_by,
     report_flag,
     write_report,
     write_warnings,
 )
-from scorekit.cli._output import write_ci_values
+from scorekit.cli._output import write_ci_values, write_values
+from scorekit.errors import ConfigError, message, raw
 
 NAME = "qa"
 
@@ -48,6 +51,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     qa_parser.add_argument("--version", choices=("2.0", "1.1"), default="2.0")
     max_file_size_flag(qa_parser, "JSON file")
     format_flag(qa_parser, "table", "json", "csv")
+    by_flag(
+        qa_parser,
+        "also score each group of questions sharing these attributes: title (the article's "
+        "title) or columns of --question-attributes; exact and f1 overall and per group, the "
+        "questions of each group, and the difference and ratio of the group scores",
+        metavar="ATTR",
+    )
+    qa_parser.add_argument(
+        "--question-attributes",
+        metavar="FILE",
+        help="a CSV, TSV, Parquet or JSON Lines file with an id column (the question id) and "
+        "the --by columns, one row per question",
+    )
     add_ci_flags(qa_parser, unit="question", key=False)
     report_flag(qa_parser)
     return qa_parser
@@ -69,6 +85,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     na_probs = (
         _read_json(args.na_probs, "a no-answer probabilities file") if args.na_probs else None
     )
+    if args.by or args.question_attributes:
+        return _by_group(args, ci, dataset, predictions, na_probs, out, err)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = api.evaluate_squad(
@@ -90,4 +108,42 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "na_prob_thresh": args.na_prob_thresh,
     }
     write_report(args, dict(result), err, title="scorekit qa (SQuAD)", inputs=inputs, squad=squad)
+    return 0
+
+
+def _by_group(
+    args: argparse.Namespace,
+    ci: Any,
+    dataset: Any,
+    predictions: Any,
+    na_probs: Any,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """``--by``: exact and f1 overall and per group of questions."""
+    from scorekit import api
+
+    if not args.by:
+        raise ConfigError(
+            message(
+                "scorekit qa",
+                "--question-attributes needs --by",
+                raw("--question-attributes alone"),
+                "--by COL ... --question-attributes FILE",
+            )
+        )
+    refuse_with_by(args, "scorekit qa", ci=ci, report=args.report)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = api.squad_by_group(
+            dataset,
+            predictions,
+            args.by,
+            attributes=args.question_attributes,
+            version=args.version,
+            na_probs=na_probs,
+            na_prob_thresh=args.na_prob_thresh,
+        )
+    write_warnings((str(w.message) for w in caught), err)
+    write_values(dict(result), args.format, out)
     return 0
