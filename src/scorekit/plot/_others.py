@@ -13,6 +13,7 @@ from scorekit._check import as_scores, check_same_length
 from scorekit.core import QuantileSketch, State
 from scorekit.errors import InputError, message, raw
 from scorekit.plot._common import axes, interval, value_of
+from scorekit.regression import PairSample, PredictionSample, Sample
 
 __all__ = [
     "compare",
@@ -29,12 +30,50 @@ _MAX_POINTS = 5000
 
 
 def _pair(where: str, y_true: Any, y_pred: Any) -> tuple[Float, Float]:
+    if y_pred is None:
+        raise InputError(
+            message(
+                where,
+                "the predictions are missing",
+                raw(type(y_true).__name__),
+                "y_true and y_pred, or a prediction sample (scorekit.regression.PredictionSample)",
+            )
+        )
     t = as_scores(where, "y_true", y_true, ndim=(1, 2))
     p = as_scores(where, "y_pred", y_pred, ndim=(1, 2))
     check_same_length(where, y_true=t, y_pred=p)
     if t.shape != p.shape:
         raise InputError(message(where, "shapes differ", raw(f"{t.shape} and {p.shape}"), "equal"))
     return t.reshape(len(t), -1), p.reshape(len(p), -1)
+
+
+def _sampled(where: str, given: Any) -> tuple[Float, Float, Float, int] | None:
+    """The pairs, weights and rows of a prediction sample (its state, value or result), or None."""
+    if hasattr(given, "states") and isinstance(getattr(given, "states", None), dict):
+        found = [s for s in given.states.values() if isinstance(s, PairSample)]
+        if not found:
+            return None
+        given = found[0]
+    if isinstance(given, PairSample):
+        given = PredictionSample(size=given.size, seed=given.seed).compute(given)
+    if not isinstance(given, Sample):
+        return None
+    t = np.asarray(given.y_true, dtype=np.float64)
+    p = np.asarray(given.y_pred, dtype=np.float64)
+    return t.reshape(len(t), -1), p.reshape(len(p), -1), np.asarray(given.weight), given.rows
+
+
+def _sizes(weight: Float | None, keep: NDArray[np.intp]) -> Any:
+    """Marker areas: 6 for equal weights, else growing with the square root of the weight."""
+    if weight is None or weight.size == 0 or np.all(weight == weight[0]):
+        return 6
+    w = weight[keep]
+    return np.clip(6 * np.sqrt(w / np.median(w)), 2, 60)
+
+
+def _caption(ax: Any, count: int, rows: int | None) -> None:
+    if rows is not None:
+        ax.set_title(f"{count:,} distinct pairs sampled of {rows:,} rows", fontsize="small")
 
 
 def _thin(n: int) -> NDArray[np.intp]:
@@ -47,13 +86,15 @@ def _thin(n: int) -> NDArray[np.intp]:
 def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None) -> Any:
     """Residuals ``y_pred - y_true`` against the prediction, or the absolute errors' distribution.
 
-    Given a state that keeps every absolute error (the median absolute error's
-    :class:`~scorekit.regression.AbsErrors`), draws their histogram; given the
-    median absolute error's :class:`~scorekit.core.QuantileSketch`
-    (``relative_accuracy``), the cumulative distribution of the absolute
-    errors read from the sketch's quantiles (each within its relative
-    accuracy). No state keeps the signed residuals: their figure needs the
-    data.
+    Given ``prediction_sample``'s state (:class:`~scorekit.regression.PairSample`),
+    its value (:class:`~scorekit.regression.Sample`) or a result holding it,
+    draws the sampled pairs' residuals, each point as large as the rows it
+    stands for. Given a state that keeps every absolute error (the median
+    absolute error's :class:`~scorekit.regression.AbsErrors`), draws their
+    histogram; given the median absolute error's
+    :class:`~scorekit.core.QuantileSketch` (``relative_accuracy``), the
+    cumulative distribution of the absolute errors read from the sketch's
+    quantiles (each within its relative accuracy).
 
     Examples
     --------
@@ -63,6 +104,12 @@ def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None
     """
     where = "scorekit.plot.residuals"
     ax = axes(ax, where)
+    sample = _sampled(where, y_true)
+    if sample is not None:
+        t, p, weight, rows = sample
+        _residual_points(ax, t, p, weight)
+        _caption(ax, len(t), rows)
+        return ax
     if isinstance(y_true, QuantileSketch):
         return _sketch_cdf(y_true, ax)
     if isinstance(y_true, State):
@@ -81,9 +128,14 @@ def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None
         ax.set_ylabel("Samples")
         return ax
     t, p = _pair(where, y_true, y_pred)
+    return _residual_points(ax, t, p, None)
+
+
+def _residual_points(ax: Any, t: Float, p: Float, weight: Float | None) -> Any:
     keep = _thin(len(t))
+    size = _sizes(weight, keep)
     for j in range(t.shape[1]):
-        ax.scatter(p[keep, j], p[keep, j] - t[keep, j], s=6, alpha=0.6, label=f"output {j}")
+        ax.scatter(p[keep, j], p[keep, j] - t[keep, j], s=size, alpha=0.6, label=f"output {j}")
     ax.axhline(0, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel("Predicted value")
     ax.set_ylabel("Residual (predicted - true)")
@@ -105,10 +157,14 @@ def _sketch_cdf(state: QuantileSketch, ax: Any) -> Any:
     return ax
 
 
-def predicted_vs_true(y_true: Any, y_pred: Any, *, ax: Any = None) -> Any:
+def predicted_vs_true(y_true: Any, y_pred: Any = None, *, ax: Any = None) -> Any:
     """Predicted against true values, with the diagonal of perfect predictions.
 
-    At most 5,000 evenly spread points are drawn.
+    Takes the data, or ``prediction_sample``'s state
+    (:class:`~scorekit.regression.PairSample`), its value
+    (:class:`~scorekit.regression.Sample`) or a result holding it: then each
+    sampled pair is a point as large as the rows it stands for. At most 5,000
+    evenly spread points are drawn.
 
     Examples
     --------
@@ -117,11 +173,19 @@ def predicted_vs_true(y_true: Any, y_pred: Any, *, ax: Any = None) -> Any:
     'Predicted value'
     """
     where = "scorekit.plot.predicted_vs_true"
-    t, p = _pair(where, y_true, y_pred)
+    sample = _sampled(where, y_true)
+    weight: Float | None = None
+    if sample is not None:
+        t, p, weight, rows = sample
+    else:
+        t, p = _pair(where, y_true, y_pred)
     ax = axes(ax, where)
     keep = _thin(len(t))
+    size = _sizes(weight, keep)
     for j in range(t.shape[1]):
-        ax.scatter(t[keep, j], p[keep, j], s=6, alpha=0.6, label=f"output {j}")
+        ax.scatter(t[keep, j], p[keep, j], s=size, alpha=0.6, label=f"output {j}")
+    if sample is not None:
+        _caption(ax, len(t), rows)
     if t.size:
         lo, hi = float(min(t.min(), p.min())), float(max(t.max(), p.max()))
         ax.plot([lo, hi], [lo, hi], linestyle=":", color="grey", linewidth=1)

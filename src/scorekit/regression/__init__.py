@@ -20,6 +20,7 @@ from scorekit.regression._log import MSLE, RMSLE, msle, rmsle
 from scorekit.regression._means import MAE, MSE, RMSE, mae, mse, rmse
 from scorekit.regression._order import AbsErrors, MaxAbsError, MaxError, MedAE, max_error, medae
 from scorekit.regression._percent import MAPE, SMAPE, WMAPE, mape, smape, wmape
+from scorekit.regression._sample import PairSample, PredictionSample, Sample, prediction_sample
 from scorekit.regression._variance import (
     R2,
     ExplainedVariance,
@@ -46,7 +47,10 @@ __all__ = [
     "MaxAbsError",
     "MaxError",
     "MedAE",
+    "PairSample",
+    "PredictionSample",
     "R2Sums",
+    "Sample",
     "explained_variance",
     "mae",
     "mape",
@@ -54,6 +58,7 @@ __all__ = [
     "medae",
     "mse",
     "msle",
+    "prediction_sample",
     "r2",
     "rmse",
     "rmsle",

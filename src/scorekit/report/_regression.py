@@ -2,10 +2,11 @@
 
 The states keep sums (mean errors), moments of the targets and of the
 residuals (R^2, explained variance), every absolute error (the exact median
-absolute error) or a quantile sketch of them. None keeps the pairs of true
-and predicted values, so a report drawn from states has no predicted-vs-true
-scatter and no signed-residual figure: those need the data
-(:func:`scorekit.plot.predicted_vs_true`, :func:`scorekit.plot.residuals`).
+absolute error) or a quantile sketch of them, and ``prediction_sample``'s
+bounded sample of (true, predicted) pairs
+(:class:`~scorekit.regression.PairSample`), from which the predicted-vs-true
+scatter and the signed residuals are drawn, whatever the number of rows or
+shards. Without that sample the section says how to get those figures.
 """
 
 from __future__ import annotations
@@ -18,25 +19,34 @@ import numpy as np
 
 from scorekit import plot
 from scorekit.core import QuantileSketch, State
-from scorekit.regression import AbsErrors, ExplainedVarianceSums, R2Sums
+from scorekit.regression import AbsErrors, ExplainedVarianceSums, PairSample, R2Sums
 from scorekit.report._page import Section, Table, figure
 from scorekit.report._text import fmt
 
 __all__ = ["NO_PAIRS", "regression"]
 
 NO_PAIRS = (
-    "No regression state keeps the pairs of true and predicted values, so this report, drawn "
-    "from states, has no predicted-vs-true scatter and no signed-residual figure; "
-    "scorekit.plot.predicted_vs_true(y_true, y_pred) and scorekit.plot.residuals(y_true, y_pred) "
-    "draw them from the data."
+    "This evaluation kept no sample of the pairs of true and predicted values, so the report has "
+    "no predicted-vs-true scatter and no signed-residual figure: add the prediction_sample "
+    "metric (a bounded sample that merges across chunks and shards), or draw them from the data "
+    "with scorekit.plot.predicted_vs_true and scorekit.plot.residuals."
 )
 """What a report drawn from regression states leaves out, and where to get it."""
 
-_REGRESSION_STATES = (AbsErrors, ExplainedVarianceSums, R2Sums)
+_REGRESSION_STATES = (AbsErrors, ExplainedVarianceSums, PairSample, R2Sums)
 
 
 def _is_regression(metric: Any) -> bool:
     return type(metric).__module__.startswith("scorekit.regression")
+
+
+def _pairs(state: PairSample, names: list[str], draw: Any, ax: Any) -> Any:
+    ax = draw(state, ax=ax)
+    if len(names) > 1:
+        for points, name in zip(ax.collections, names, strict=False):
+            points.set_label(name)
+        ax.legend(fontsize="small")
+    return ax
 
 
 def _raw_values(metric: Any, state: State) -> Any:
@@ -104,6 +114,18 @@ def regression(c: Any) -> list[Section]:
         return []
     section = Section("Regression")
     names = list(c.columns.get("y_true", []))
+    samples = [s for s in found.values() if isinstance(s, PairSample) and len(s.y_true)]
+    for state in samples[:1]:
+        outputs = names if len(names) == state.y_true.shape[1] else []
+        for caption, draw in (
+            ("Predicted against true", plot.predicted_vs_true),
+            ("Residuals (predicted - true)", plot.residuals),
+        ):
+            figure(
+                section,
+                f"{caption} ({len(state.y_true):,} sampled pairs of {state.rows:,} rows)",
+                functools.partial(_pairs, state, outputs, draw),
+            )
     for key, state in found.items():
         if isinstance(state, AbsErrors) and len(state.errors):
             outputs = names if len(names) == state.errors.shape[1] else []
@@ -120,5 +142,6 @@ def regression(c: Any) -> list[Section]:
                 functools.partial(_errors, key, state, outputs),
             )
     section.tables += _per_output(c)
-    section.text.append(NO_PAIRS)
+    if not samples:
+        section.text.append(NO_PAIRS)
     return [section]
