@@ -412,6 +412,61 @@ def test_dask_equals_in_memory(cluster: Any, tmp_path: Path) -> None:
     assert dask.values["roc_auc"] == memory.values["roc_auc"]
 
 
+def test_commands_by_group_on_dask_equal_in_memory(cluster: Any, tmp_path: Path) -> None:
+    from scorekit import api
+
+    address = {"engine": "dask", "scheduler": cluster.scheduler_address}
+    records = tmp_path / "records.jsonl"
+    rng = np.random.default_rng(5)
+    with records.open("w") as f:
+        for i in range(30):
+            first = i + float(rng.random())
+            record = {
+                "prompt_tokens": 4,
+                "output_tokens": 2,
+                "start": float(i),
+                "end": first + 1,
+                "first_token": first,
+                "model": "ab"[i % 3 % 2],
+            }
+            f.write(json.dumps(record) + "\n")  # fmt: skip
+    memory = api.throughput_by_group(str(records), "model")
+    dask = api.throughput_by_group(str(records), "model", **address)
+    for key, value in memory.values.items():
+        _close(dask.values[key], value)
+    qrels, run, topics = tmp_path / "qrels", tmp_path / "run", tmp_path / "topics.csv"
+    qrels.write_text("".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(8) for d in range(4)))
+    run.write_text(
+        "".join(
+            f"q{q} Q0 d{d} {d + 1} {float(rng.random()):.3f} x\n"
+            for q in range(8)
+            for d in range(5)
+        )
+    )
+    topics.write_text("query,kind\n" + "".join(f"q{q},{'ab'[q % 2]}\n" for q in range(8)))
+    args = (qrels, str(run), ["map", "ndcg@3"], ["kind"], str(topics))
+    ranked = api.evaluate_run_by_group(*args, **address).values
+    for key, value in api.evaluate_run_by_group(*args).values.items():
+        _close(ranked[key], value)
+    hyp, ref, groups = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "g.txt"
+    hyp.write_text("a cat sat\nthe dog ran off\nhello there\n")
+    ref.write_text("a cat sat down\nthe dog ran\nhello\n")
+    groups.write_text("x\ny\nx\n")
+    text = {"by": "domain", "groups": str(groups)}
+    found = api.evaluate_text(str(hyp), [str(ref)], ["bleu", "wer"], **text, **address).values
+    whole = api.evaluate_text(str(hyp), [str(ref)], ["bleu", "wer"], **text).values
+    for key in ("bleu", "wer"):
+        _close(found[key], whole[key])
+
+
+def _close(found: ByGroup, expected: ByGroup) -> None:
+    """Equal sizes, values to a relative 1e-12 (Dask's percentiles sum in another order)."""
+    assert found.sizes == expected.sizes
+    assert found.overall == pytest.approx(expected.overall, rel=1e-12, nan_ok=True)
+    for group, value in expected.by_group.items():
+        assert found.by_group[group] == pytest.approx(value, rel=1e-12, nan_ok=True)
+
+
 def test_grouped_metric_is_not_registered() -> None:
     assert parse_metric("accuracy").key_columns == ()
     assert Grouped("accuracy", by=["a", "b"]).key_columns == ("a", "b")
