@@ -67,7 +67,14 @@ def as_values(what: str, name: str, column: Any) -> NDArray[np.float64]:
                 message(what, f"{name} must be numeric", raw(str(kind)), "finite numbers")
             )
         return np.asarray(column.to_numpy(), dtype=np.float64)
-    arr = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    data = column.to_numpy() if hasattr(column, "to_numpy") else column
+    try:
+        arr = np.asarray(data)
+    except (TypeError, ValueError):
+        # values of unequal shapes (a list among numbers): keep them as objects
+        arr = np.empty(len(data), dtype=object)
+        for i, v in enumerate(data):
+            arr[i] = v
     if arr.dtype.kind not in "iufb" or arr.dtype.kind == "b":
         try:
             arr = np.asarray(arr, dtype=np.float64)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,11 @@ class _Judged:
     _default_columns: tuple[str, str, str] = ("query", "doc", "value")
 
     def __init__(self, query: Any, doc: Any, values: Any, *, source: str = "table") -> None:
+        self._start(query, doc, values, source)
+        self._check_unique()
+
+    def _start(self, query: Any, doc: Any, values: Any, source: str) -> None:
+        """Convert and check the columns (all but the uniqueness of the pairs)."""
         import pyarrow as pa
 
         what = type(self).__name__
@@ -75,19 +81,23 @@ class _Judged:
 
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Any:
-        """Build from ``{query: {doc: value}}`` (pytrec_eval's form)."""
+        """Build from ``{query: {doc: value}}`` (pytrec_eval's form).
+
+        The keys and values are gathered in one pass and converted once. When
+        the query ids are distinct strings and every doc id is a string (the
+        usual case), the pairs are distinct by construction and the rows of each
+        query are together, so neither a duplicate check nor a hash of the query
+        ids is needed.
+        """
         import pyarrow as pa
 
         what = cls.__name__
-        names: list[str] = []
-        sizes: list[int] = []
-        docs: list[Any] = []
-        values: list[Any] = []
         if not isinstance(data, Mapping):
             raise InputError(
                 message(what, "not a mapping", type(data).__name__, "{query: {doc: value}}")
             )
-        for q, inner in data.items():
+        inners = list(data.values())
+        for q, inner in zip(data, inners, strict=True):
             if not isinstance(inner, Mapping):
                 raise InputError(
                     message(
@@ -97,14 +107,29 @@ class _Judged:
                         "{query: {doc: value}}",
                     )
                 )
-            names.append(str(q))
-            sizes.append(len(inner))
-            docs.extend(inner)
-            values.extend(inner.values())
-        arr = as_values(what, cls._value_name, values)
+        names = [str(q) for q in data]
+        sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
+        total = int(sizes.sum())
+        docs = list(chain.from_iterable(inners))
+        arr = _dict_values(what, cls._value_name, inners, total)
         rows = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
-        queries = pa.array(names, type=pa.string()).take(pa.array(rows))
-        return cls(queries, _doc_ids(docs), arr, source="dict")
+        ids = pa.array(names, type=pa.string())
+        queries = ids.take(pa.array(rows))
+        doc_ids, as_given = _doc_ids(docs)
+        if not as_given or len(set(names)) != len(names):
+            # ids made equal by ``str`` may repeat a pair: build with the checks
+            return cls(queries, doc_ids, arr, source="dict")
+        out = cls.__new__(cls)
+        out._start(queries, doc_ids, arr, "dict")
+        # queries with no document have no row, so they are not in the index
+        present = np.flatnonzero(sizes)
+        listed = np.asarray([names[i] for i in present.tolist()], dtype=str)
+        order = np.argsort(listed, kind="stable")
+        by_name = present[order]
+        rank_of = np.zeros(len(names), dtype=np.int64)
+        rank_of[by_name] = np.arange(len(by_name))
+        out._index = (rank_of[rows], listed[order], ids.take(pa.array(by_name)))
+        return out
 
     @classmethod
     def from_table(
@@ -258,7 +283,6 @@ class Qrels(_Judged):
 
     def __init__(self, query: Any, doc: Any, relevance: Any, *, source: str = "table") -> None:
         super().__init__(query, doc, relevance, source=source)
-        self._check_unique()
 
     @property
     def relevance(self) -> NDArray[np.float64]:
@@ -293,7 +317,9 @@ class Run(_Judged):
 
     def __init__(self, query: Any, doc: Any, score: Any, *, source: str = "table") -> None:
         super().__init__(query, doc, score, source=source)
-        self._check_unique()
+
+    def _start(self, query: Any, doc: Any, values: Any, source: str) -> None:
+        super()._start(query, doc, values, source)
         self._order: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]] | None = None
 
     @property
@@ -355,17 +381,31 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     return run
 
 
-def _doc_ids(docs: list[Any]) -> Any:
-    """Doc ids as a pyarrow string array: strings as they are, anything else through ``str``."""
+def _dict_values(
+    what: str, name: str, inners: list[Mapping[Any, Any]], total: int
+) -> NDArray[np.float64]:
+    """The values of every inner mapping, in order, as floats (as :func:`as_values` reads them)."""
+    values = chain.from_iterable(inner.values() for inner in inners)
+    try:
+        return np.fromiter(values, dtype=np.float64, count=total)
+    except (TypeError, ValueError):
+        return as_values(what, name, list(chain.from_iterable(i.values() for i in inners)))
+
+
+def _doc_ids(docs: list[Any]) -> tuple[Any, bool]:
+    """Doc ids as a pyarrow string array: strings as they are, anything else through ``str``.
+
+    Also says whether every id was a string already.
+    """
     import pyarrow as pa
 
     try:
         column = pa.array(docs)
     except (pa.ArrowException, TypeError, ValueError):
         column = None
-    if column is None or not pa.types.is_string(column.type):
-        column = pa.array([str(d) for d in docs], type=pa.string())
-    return column
+    if column is not None and pa.types.is_string(column.type):
+        return column, True
+    return pa.array([str(d) for d in docs], type=pa.string()), False
 
 
 def _coerce(what: str, obj: Any, cls: type[Any], reader: Any) -> Any:

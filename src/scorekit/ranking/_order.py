@@ -47,8 +47,13 @@ def _grouped_order(
         return np.arange(n, dtype=np.int64), None
     inside = codes[1:] == codes[:-1]
     block_start = np.flatnonzero(np.concatenate([[True], ~inside]))
-    if len(block_start) != n_queries or ((score[1:] > score[:-1]) & inside).any():
-        order = _by_query_then_score(codes, score, n_queries)
+    grouped = len(block_start) == n_queries
+    if not grouped or ((score[1:] > score[:-1]) & inside).any():
+        order = None
+        if grouped:
+            order = _within_blocks(codes, score, block_start)
+        if order is None:
+            order = _by_query_then_score(codes, score, n_queries)
         ranked_codes, ranked_scores = codes[order], score[order]
         tied = ranked_codes[1:] == ranked_codes[:-1]
         tied &= ranked_scores[1:] == ranked_scores[:-1]
@@ -65,6 +70,39 @@ def _grouped_order(
     if not equal.any():
         return order, None
     return order, np.append(equal, False)[order[:-1]]
+
+
+def _within_blocks(
+    codes: NDArray[np.int64], score: NDArray[np.float64], block_start: NDArray[np.int64]
+) -> NDArray[np.int64] | None:
+    """Rows by query code, then by descending score, when each query's rows are one block.
+
+    The blocks become the rows of a grid (padded with ``inf`` past a short
+    block), taken in query order, and each grid row is sorted on its own: many
+    short sorts instead of one of the whole run. Returns None when the blocks
+    differ so much in length that the padding would outweigh the rows.
+    """
+    n = len(codes)
+    perm = np.argsort(codes[block_start], kind="stable")
+    starts = block_start[perm]
+    lengths = np.diff(np.append(block_start, n))[perm]
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n + 1024:
+        return None
+    column = np.arange(width, dtype=np.int64)
+    if (lengths == width).all():
+        rows = starts[:, None] + column
+        grid = np.negative(score[rows])
+        at = np.argsort(grid, axis=1)
+        return np.take_along_axis(rows, at, axis=1).ravel()
+    filled = column < lengths[:, None]
+    rows = (starts[:, None] + column)[filled]
+    grid = np.full((len(starts), width), np.inf)
+    grid[filled] = np.negative(score[rows])
+    at = np.argsort(grid, axis=1)
+    # padding sorts last: the first ``lengths[i]`` entries of grid row i are its rows
+    ranked: NDArray[np.int64] = (at + starts[:, None])[filled]
+    return ranked
 
 
 def _by_query_then_score(

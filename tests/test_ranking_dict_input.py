@@ -1,0 +1,113 @@
+"""Qrels and runs built from dicts equal the same rows built from a table, in every detail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorekit import ranking
+from scorekit.errors import InputError
+from scorekit.ranking import Qrels, Run
+
+
+def _rows(data: dict[str, dict[str, float]]) -> pa.Table:
+    query = [q for q, inner in data.items() for _ in inner]
+    doc = [d for inner in data.values() for d in inner]
+    value = [v for inner in data.values() for v in inner.values()]
+    return pa.table(
+        {
+            "query": pa.array(query, pa.string()),
+            "doc": pa.array(doc, pa.string()),
+            "score": pa.array(value, pa.float64()),
+        }
+    )
+
+
+def _ranked_pairs(run: Run) -> list[tuple[str, str]]:
+    order, starts, qids = run.ranked()
+    docs = run.doc.take(pa.array(order)).to_pylist()
+    queries = np.repeat(qids, np.diff(starts)).tolist()
+    return list(zip(queries, docs, strict=True))
+
+
+def _dict(rng: np.random.Generator, sizes: list[int], grid: int) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for q in rng.permutation(len(sizes)).tolist():
+        size = sizes[q]
+        names = [f"d{d}" for d in rng.permutation(max(size, 1) * 2)[:size]]
+        scores = rng.integers(0, grid, size) if grid else rng.random(size)
+        out[f"q{q}"] = {n: float(s) for n, s in zip(names, scores, strict=True)}
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sizes=st.lists(st.integers(0, 12), min_size=1, max_size=8),
+    long=st.sampled_from([0, 40]),
+    grid=st.sampled_from([0, 2, 5]),
+)
+def test_dict_and_table_runs_rank_alike(seed: int, sizes: list[int], long: int, grid: int) -> None:
+    rng = np.random.default_rng(seed)
+    # one long query among short ones leaves too much padding for the per-query grid
+    data = _dict(rng, [*sizes, long], grid)
+    from_dict = Run.from_dict(data)
+    from_table = Run.from_table(_rows(data))
+    assert from_dict.queries().tolist() == from_table.queries().tolist()
+    assert _ranked_pairs(from_dict) == _ranked_pairs(from_table)
+    codes, names, ids = from_dict._query_index()
+    expected_codes, expected_names, _ = from_table._query_index()
+    assert codes.tolist() == expected_codes.tolist()
+    assert names.tolist() == expected_names.tolist() == ids.to_pylist()
+
+
+@pytest.mark.filterwarnings("ignore::scorekit.errors.UndefinedMetricWarning")
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), sizes=st.lists(st.integers(1, 9), min_size=1, max_size=6))
+def test_dict_and_table_inputs_evaluate_alike(seed: int, sizes: list[int]) -> None:
+    rng = np.random.default_rng(seed)
+    sizes = [*sizes, 0]
+    run = _dict(rng, sizes, 3)
+    qrels = {
+        q: {
+            d: float(g)
+            for d, g in zip(inner, rng.integers(-1, 3, len(inner)).tolist(), strict=True)
+        }
+        for q, inner in _dict(rng, sizes, 0).items()
+    }
+    metrics = ["ndcg@5", "map", "mrr", "p@3", "bpref"]
+    qrels_table = _rows(qrels).rename_columns(["query", "doc", "relevance"])
+    ours = ranking.evaluate(qrels, run, metrics, per_query=True).per_query
+    expected = ranking.evaluate(
+        Qrels.from_table(qrels_table), Run.from_table(_rows(run)), metrics, per_query=True
+    ).per_query
+    assert ours == expected
+
+
+def test_ids_equal_after_str_are_checked_for_duplicates() -> None:
+    run = Run.from_dict({1: {"a": 0.5}, "1": {"b": 0.7}})
+    assert run.ranking("1") == ["b", "a"]
+    with pytest.raises(InputError, match="duplicate document"):
+        Run.from_dict({1: {"a": 0.5}, "1": {"a": 0.7}})
+    with pytest.raises(InputError, match="duplicate document"):
+        Qrels.from_dict({"q": {1: 1, "1": 0}})
+
+
+def test_queries_without_documents_are_not_queries_of_the_run() -> None:
+    run = Run.from_dict({"q2": {}, "q1": {"d": 1.0}, "q0": {}})
+    assert run.queries().tolist() == ["q1"]
+    qrels = Qrels.from_dict({"q0": {"d": 1}, "q1": {"d": 1}, "q3": {}})
+    assert qrels.queries().tolist() == ["q0", "q1"]
+    result = ranking.evaluate(qrels, run, ["map"], missing="zero", per_query=True)
+    assert result.per_query == {"q0": {"map": 0.0}, "q1": {"map": 1.0}}
+
+
+def test_values_that_are_not_numbers_name_the_metric_input() -> None:
+    with pytest.raises(InputError, match="relevance is not a finite number"):
+        Qrels.from_dict({"q": {"d": None}})
+    with pytest.raises(InputError, match="relevance is not a number"):
+        Qrels.from_dict({"q": {"d": 1, "e": [2, 3]}})
+    assert Run.from_dict({"q": {"a": True, "b": "0.5"}}).values.tolist() == [1.0, 0.5]
