@@ -399,3 +399,47 @@ def test_qa_cli_and_bad_input(capsys: Any, tmp_path: Path) -> None:
     untitled.write_text(json.dumps({"data": [{**dataset["data"][0], "title": ""}]}))
     code, _, err = _run(capsys, "qa", str(untitled), str(preds), "--by", "title")
     assert code == 2 and "no title to group by" in err
+
+
+# intervals per group ------------------------------------------------------------------------
+
+
+def test_rank_and_qa_intervals_per_group_equal_each_group_alone(tmp_path: Path) -> None:
+    ci = api.CI(n_resamples=100, seed=7)
+    qrels, run, topics = _ranking_files(tmp_path, seed=9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        whole = api.evaluate_run_by_group(qrels, str(run), ["map"], ["kind"], str(topics), ci=ci)
+        chunked = api.evaluate_run_by_group(
+            qrels, str(run), ["map"], ["kind"], str(topics), ci=ci, chunk_size=7
+        )
+        found = whole.values["map"]
+        assert chunked.values["map"] == found
+        assert found.overall == api.evaluate_run(qrels, str(run), ["map"], ci=ci).intervals["map"]
+        kinds = api.query_groups(str(topics), ["kind"])
+        for group, interval in found.by_group.items():
+            sub = _sub_run(run, {q for q, k in kinds.items() if k == (group,)}, tmp_path / "s.run")
+            assert interval == api.evaluate_run(qrels, str(sub), ["map"], ci=ci).intervals["map"]
+        dataset, predictions = _squad(seed=5)
+        scores = api.squad_by_group(dataset, predictions, ["title"], ci=ci)
+        for article in dataset["data"]:
+            alone = api.evaluate_squad({"data": [article]}, predictions, ci=ci)
+            assert scores["f1"].by_group[article["title"]] == alone["f1"]
+    assert found.difference() == max(i.value for i in found.by_group.values()) - min(
+        i.value for i in found.by_group.values()
+    )
+
+
+def test_interval_columns_in_the_group_table(capsys: Any, tmp_path: Path) -> None:
+    qrels, run, topics = _ranking_files(tmp_path, seed=2)
+    argv = ["rank", str(qrels), str(run), "-m", "ndcg@5", "--by", "kind"]
+    argv += ["--query-attributes", str(topics), "--ci", "--n-resamples", "50", "--format", "csv"]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0 and "overall and in each group" in err
+    rows = _csv_rows(out)
+    assert list(rows[0]) == ["metric", "statistic", "kind", "value", "low", "high", "rows"]
+    for row in rows:
+        if row["statistic"] in ("overall", "group"):
+            assert float(row["low"]) <= float(row["value"]) <= float(row["high"])
+    code, _, err = _run(capsys, *argv, "--save-state", str(tmp_path / "s.json"))
+    assert code == 2 and "saves no bootstrap states" in err

@@ -9,10 +9,11 @@ memory, in chunks, on Dask), and its value is an :class:`scorekit.stats.Interval
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
-from scorekit.core import Metric, State
+from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State
 from scorekit.errors import ConfigError, choices, message
 from scorekit.stats import INTERVALS, Bootstrap, Interval, Replicates, interval
 
@@ -110,6 +111,52 @@ class CI:
     ) -> dict[str, Interval]:
         """The interval of every bootstrap, by key."""
         return {key: self.interval(metric, states[key]) for key, metric in metrics.items()}
+
+    def group_intervals(
+        self, metric: Grouped, state: GroupStates, boot: Bootstrap | None = None
+    ) -> ByGroup:
+        """The interval overall and of each group, from a per-group state.
+
+        ``metric`` is a :class:`~scorekit.core.Grouped` bootstrap, whose
+        state holds replicates overall and per group (each group's interval
+        resamples the units of that group only); or, with ``boot``, a
+        :class:`~scorekit.core.Grouped` metric whose states the bootstrap
+        ``boot`` is made from (ranking's per-query values). Warnings about a
+        group name the group.
+
+        Examples
+        --------
+        >>> from scorekit.core import Grouped
+        >>> ci = CI(n_resamples=200, seed=2, key="id")
+        >>> grouped = Grouped(ci.wrap("accuracy"), by="g")
+        >>> truth, guess = [1, 0, 1, 1, 0, 1] * 4, [1, 1, 1, 0, 0, 1] * 4
+        >>> state = grouped.summarize(truth, guess, group=list("aabbab") * 4,
+        ...                           unit_key=[f"u{i}" for i in range(24)])
+        >>> found = ci.group_intervals(grouped, state)
+        >>> found.overall.value, found.by_group["a"].value, found.sizes
+        (0.666..., 0.666..., {'a': 12, 'b': 12})
+        """
+        inner = boot if boot is not None else metric.inner
+        if not isinstance(inner, Bootstrap):
+            raise ConfigError(
+                message(metric.name, "no bootstrap to give intervals", None, "a Grouped bootstrap")
+            )
+
+        def one(part: State) -> Interval:
+            return self.interval(inner, inner.wrap(part) if boot is not None else part)
+
+        values: dict[Any, Interval] = {}
+        sizes: dict[Any, int] = {}
+        for key, size, part in zip(state.groups(), state.sizes.tolist(), state.states, strict=True):
+            group = key[0] if len(metric.by) == 1 else key
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                values[group] = one(part)
+            for w in caught:
+                label = ", ".join(f"{n}={v!r}" for n, v in zip(metric.by, key, strict=True))
+                warnings.warn(f"group {label}: {w.message}", w.category, stacklevel=2)
+            sizes[group] = int(size)
+        return ByGroup(one(state.overall), values, sizes, tuple(metric.by))
 
     def describe(self, units: Iterable[str]) -> str:
         """One line saying how the intervals were made.

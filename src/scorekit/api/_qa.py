@@ -127,6 +127,7 @@ def squad_by_group(
     version: str = "2.0",
     na_probs: Mapping[str, float] | None = None,
     na_prob_thresh: float = 1.0,
+    ci: CI | None = None,
 ) -> dict[str, ByGroup]:
     """SQuAD ``exact`` and ``f1`` overall and per group of questions.
 
@@ -138,7 +139,10 @@ def squad_by_group(
     unanswerable, or without a prediction, counts as the empty answer), so the
     overall values are the official scripts' when every question has a
     prediction. Each value is a :class:`~scorekit.core.ByGroup` whose sizes
-    are the questions of each group.
+    are the questions of each group. With ``ci`` (a :class:`CI` without a
+    key) every value is an :class:`~scorekit.stats.Interval`, from a
+    bootstrap over the questions (keyed by their ids) overall and over the
+    questions of each group.
 
     Examples
     --------
@@ -189,8 +193,17 @@ def squad_by_group(
             i = others.index(name)
             columns.append([table[qid][i] for qid in ids])
     chosen = {"exact": qa.ExactMatch(version=version), "f1": qa.QAF1(version=version)}  # type: ignore[arg-type]
+    if ci is not None and ci.key is not None:
+        raise ConfigError(
+            message("scorekit qa --ci", "questions are keyed by their ids", ci.key, "no --key")
+        )
     out: dict[str, ByGroup] = {}
     for key, metric in chosen.items():
-        grouped = Grouped(metric, by=names)
-        out[key] = grouped.compute(grouped.summarize(references, answers, group=tuple(columns)))
+        if ci is None:
+            grouped = Grouped(metric, by=names)
+            out[key] = grouped.compute(grouped.summarize(references, answers, group=tuple(columns)))
+            continue
+        boots = Grouped(ci.wrap(metric, key="id"), by=names)
+        state = boots.summarize(references, answers, group=tuple(columns), unit_key=ids)
+        out[key] = ci.group_intervals(boots, state)
     return out

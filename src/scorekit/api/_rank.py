@@ -6,11 +6,11 @@ import dataclasses
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
-from scorekit.core import EvaluationResult
+from scorekit.core import EvaluationResult, GroupStates
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.errors import ConfigError, InputError, message, raw
 
@@ -205,6 +205,7 @@ def evaluate_run_by_group(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    ci: CI | None = None,
     **options: Any,
 ) -> EvaluationResult:
     """Ranking metrics of a TREC run overall and per group of queries.
@@ -219,6 +220,12 @@ def evaluate_run_by_group(
     are the same at every scale. ``options`` are the metrics' options, as for
     :func:`evaluate_run`; ``missing="zero"`` is refused, since a qrels query
     absent from the run has no rows to say its group.
+
+    With ``ci`` (a :class:`CI` without a key) every value is an
+    :class:`~scorekit.stats.Interval`: a bootstrap over the queries overall
+    and over the queries of each group, made from the per-query values the
+    states keep, so the same at every scale (``states`` are the ranking
+    states, per group).
 
     Examples
     --------
@@ -280,7 +287,7 @@ def evaluate_run_by_group(
         table = table.append_column(name, pa.array([groups[q][i] for q in queries]))
     chosen = ranking.ranking_metrics(list(metrics), options)
     grouped: dict[str, Any] = {key: Grouped(metric, by=names) for key, metric in chosen.items()}
-    return run_metrics(
+    found = run_metrics(
         table,
         grouped,
         columns={role: role for role in _QUERY_DOC_SCORE},
@@ -291,3 +298,10 @@ def evaluate_run_by_group(
         workers=workers,
         progress=progress,
     )
+    if ci is None:
+        return found
+    for key, metric in grouped.items():
+        boot = ci.wrap(metric.inner)
+        state = cast(GroupStates, found.states[key])
+        found.values[key] = ci.group_intervals(metric, state, boot=boot)
+    return found

@@ -217,25 +217,40 @@ def write_groups(values: dict[str, Any], fmt: str, out: TextIO) -> None:
     Table and CSV have the columns ``metric, statistic, <group columns>, value,
     rows``: the statistic is ``overall`` (all the rows), ``group`` (the group
     whose values fill the group columns), ``difference`` or ``ratio`` (across
-    the groups). JSON gives each metric as :meth:`ByGroup.as_dict`.
+    the groups, of the point values). Intervals add the columns ``low`` and
+    ``high`` after ``value``. JSON gives each metric as :meth:`ByGroup.as_dict`.
     """
     if fmt == "json":
         out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")
         return
     by = list(dict.fromkeys(c for v in values.values() if isinstance(v, ByGroup) for c in v.by))
+    bounded = any(
+        isinstance(x, Interval)
+        for v in values.values()
+        for x in ([v.overall, *v.by_group.values()] if isinstance(v, ByGroup) else [v])
+    )
+
+    def expand(value: Any) -> list[Any]:
+        if not bounded:
+            return [value]
+        if isinstance(value, Interval):
+            return [value.value, value.low, value.high]
+        return [value, None, None]
+
     rows: list[list[Any]] = []
     for name, value in values.items():
         if not isinstance(value, ByGroup):
-            rows.append([name, "overall", *[None] * len(by), value, None])
+            rows.append([name, "overall", *[None] * len(by), *expand(value), None])
             continue
         found = value.as_dict()
-        rows.append([name, "overall", *[None] * len(by), value.overall, found["rows"]])
-        for group in found["groups"]:
+        rows.append([name, "overall", *[None] * len(by), *expand(value.overall), found["rows"]])
+        for (_, each, size), group in zip(value.groups(), found["groups"], strict=True):
             cells = [group.get(c) for c in by]
-            rows.append([name, "group", *cells, group["value"], group["rows"]])
+            rows.append([name, "group", *cells, *expand(each), size])
         for statistic, number in value.spread().items():
-            rows.append([name, statistic, *[None] * len(by), number, None])
-    header = ["metric", "statistic", *by, "value", "rows"]
+            rows.append([name, statistic, *[None] * len(by), *expand(number), None])
+    header = ["metric", "statistic", *by, "value", *(("low", "high") if bounded else ()), "rows"]
+    numeric = {header.index("value"), *((len(header) - 3, len(header) - 2) if bounded else ())}
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(header)
@@ -249,10 +264,7 @@ def write_groups(values: dict[str, Any], fmt: str, out: TextIO) -> None:
             )
         return
     cells = [
-        [
-            ("" if v is None else cell(v)[0] if i == len(header) - 2 else str(v))
-            for i, v in enumerate(r)
-        ]
+        [("" if v is None else cell(v)[0] if i in numeric else str(v)) for i, v in enumerate(r)]
         for r in rows
     ]
     widths = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(header)]

@@ -132,7 +132,7 @@ def _by_group(
                 "--by COL ... --question-attributes FILE",
             )
         )
-    refuse_with_by(args, "scorekit qa", ci=ci, report=args.report)
+    refuse_with_by(args, "scorekit qa", report=args.report)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = api.squad_by_group(
@@ -143,7 +143,10 @@ def _by_group(
             version=args.version,
             na_probs=na_probs,
             na_prob_thresh=args.na_prob_thresh,
+            ci=ci,
         )
     write_warnings((str(w.message) for w in caught), err)
+    if ci is not None:
+        err.write(f"scorekit: {ci.describe(['question'])}, overall and in each group\n")
     write_values(dict(result), args.format, out)
     return 0

@@ -252,7 +252,17 @@ def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, er
             )
         )
     title = "scorekit rank"
-    refuse_with_by(args, title, ci=args.ci, per_query=args.per_query, report=args.report)
+    refuse_with_by(args, title, per_query=args.per_query, report=args.report)
+    ci = ci_settings(args, NAME)
+    if ci is not None and args.save_state:
+        raise ConfigError(
+            message(
+                title,
+                "--by with --ci saves no bootstrap states",
+                raw("--save-state"),
+                "--by and --ci, or --by and --save-state",
+            )
+        )
     if args.several or args.format in ("trec", "ir_measures"):
         got = "several runs" if args.several else f"--format {args.format}"
         raise ConfigError(
@@ -266,10 +276,13 @@ def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, er
             args.metric or list(RANK_DEFAULTS),
             args.by,
             args.query_attributes,
+            ci=ci,
             **engine_options(args),
             **options,
         )
     write_warnings(dict.fromkeys(str(w.message) for w in caught), err)
+    if ci is not None:
+        err.write(f"scorekit: {ci.describe(['query'])}, overall and in each group\n")
     if args.save_state:
         save_state(args.save_state, NAME, "qrels_run", result, columns=None)
     write_values(dict(result.values), args.format, out)

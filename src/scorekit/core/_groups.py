@@ -21,6 +21,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -314,6 +315,12 @@ def _label(by: Sequence[str], key: tuple[Any, ...]) -> str:
     return ", ".join(f"{name}={value!r}" for name, value in zip(by, key, strict=True))
 
 
+def _point(value: Any) -> Any:
+    """A value's point value: its ``value`` for an interval or an estimate, else itself."""
+    point = getattr(value, "value", None)
+    return point if isinstance(point, Real) and hasattr(value, "low") else value
+
+
 @dataclass(frozen=True)
 class ByGroup:
     """A metric's value on all the rows and on each group, with the group sizes.
@@ -344,7 +351,8 @@ class ByGroup:
 
     def _numbers(self, what: str) -> list[float]:
         out = []
-        for group, value in self.by_group.items():
+        for group, given in self.by_group.items():
+            value = _point(given)
             if np.ndim(value) != 0 or isinstance(value, str | bytes):
                 raise ConfigError(
                     message(
@@ -400,8 +408,11 @@ class ByGroup:
         ]
 
     def spread(self) -> dict[str, float]:
-        """``difference`` and ``ratio`` when the values are numbers, else nothing."""
-        if not all(np.ndim(v) == 0 for v in self.by_group.values()):
+        """``difference`` and ``ratio`` when the values are numbers, else nothing.
+
+        Values with a point value and bounds (intervals) spread by their point values.
+        """
+        if not all(isinstance(_point(v), Real) for v in self.by_group.values()):
             return {}
         return {"difference": self.difference(), "ratio": self.ratio()}
 
