@@ -146,6 +146,7 @@ def _reports(tmp: Path) -> dict[str, str]:
         task="regression",
         true=["price", "days"],
         pred=["pred_price", "pred_days"],
+        metrics=["mae", "r2", "medae", "prediction_sample"],
     )
     out["regression"] = render(regression, title="regression")
     rank = api.evaluate_run(

@@ -212,3 +212,24 @@ def test_loadtest_report_has_the_serving_sections_and_the_sweep(capsys, tmp_path
     html = (tmp_path / "one.html").read_text(encoding="utf-8")
     assert "Serving: sweep" not in html and "<th>p90 ms</th>" in html
     assert [r[0] for r in _table(html, "Latency summary")] == ["TTFT", "TPOT", "ITL", "E2E"]
+
+
+def test_eval_regression_report_draws_the_pairs_in_chunks_too(capsys, tmp_path):
+    argv = ["eval", DATA / "regression.csv", "--task", "regression", "--true", "price", "days"]
+    argv += ["--pred", "pred_price", "pred_days"]
+    pages = []
+    for extra in ([], ["--chunk-size", "64"], ["--metric", "mae", "r2"]):
+        out = tmp_path / f"r{len(pages)}.html"
+        code, printed, err = _run(capsys, *argv, *extra, "--report", out)
+        assert code == 0, err
+        assert "prediction_sample" not in printed and "mae" in printed
+        pages.append(out.read_text(encoding="utf-8"))
+    for html in pages:
+        _self_contained(html)
+        assert "Predicted against true (300 sampled pairs of 300 rows)" in html
+        assert "Residuals (predicted - true) (300 sampled pairs of 300 rows)" in html
+        assert "kept no sample" not in html
+    # the figures' points are the same whichever way the data was read
+    points = [re.findall(r'<use xlink:href="#[^"]+" x="([^"]+)" y="([^"]+)"', p) for p in pages]
+    assert points[0] and points[0] == points[1]
+    assert points[2] == points[0][: len(points[2])]  # no medae: no figure of absolute errors

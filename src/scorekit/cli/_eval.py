@@ -129,8 +129,39 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.save_state:
         save_state(args.save_state, NAME, args.task, result, **ci_header(ci))
     write_ci_values(result.values, args.format, out, err, ci, result.metrics)
-    write_report(args, result, err, title=f"scorekit eval --task {args.task}", inputs=[args.data])
+    write_report(
+        args,
+        result,
+        err,
+        title=f"scorekit eval --task {args.task}",
+        inputs=[args.data],
+        states=_pair_sample(args, result),
+    )
     return 0
+
+
+def _pair_sample(args: argparse.Namespace, result: api.Evaluation) -> dict[str, Any] | None:
+    """For a regression ``--report``: the sample of (true, predicted) pairs its figures need.
+
+    The result's own ``prediction_sample`` state when a metric kept one, else
+    that metric evaluated over the data (another pass over it).
+    """
+    if not args.report or args.task != "regression":
+        return None
+    from scorekit.regression import PairSample
+
+    if any(isinstance(s, PairSample) for s in result.states.values()):
+        return None
+    found = api.evaluate_table(
+        args.data,
+        task=args.task,
+        true=args.true,
+        pred=args.pred,
+        weight=args.weight,
+        metrics=["prediction_sample"],
+        **engine_options(args),
+    )
+    return dict(found.states)
 
 
 def _with_best_threshold(args: argparse.Namespace) -> list[str] | None:
