@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from scorekit import ranking
 from scorekit.errors import InputError
-from scorekit.ranking import Qrels, Run
+from scorekit.ranking import Qrels, Run, _columns, _data, _ranked
 
 
 def _rows(data: dict[str, dict[str, float]]) -> pa.Table:
@@ -111,3 +111,54 @@ def test_values_that_are_not_numbers_name_the_metric_input() -> None:
     with pytest.raises(InputError, match="relevance is not a number"):
         Qrels.from_dict({"q": {"d": 1, "e": [2, 3]}})
     assert Run.from_dict({"q": {"a": True, "b": "0.5"}}).values.tolist() == [1.0, 0.5]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 9), min_size=1, max_size=8),
+    values=st.integers(1, 6),
+    seed=st.integers(0, 2**32 - 1),
+    top=st.booleans(),
+)
+def test_repeats_in_blocks_equal_repeats_of_all(
+    lengths: list[int], values: int, seed: int, top: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    block = np.repeat(np.arange(len(lengths)), lengths).astype(np.uint64)
+    # keys never repeat across blocks; the largest key may occur, as the grid's padding does
+    low = rng.integers(0, values, len(block)).astype(np.uint64)
+    keys = (block << np.uint64(40)) | low
+    if top:
+        keys[-1] = np.iinfo(np.uint64).max
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    found, counts = np.unique(keys, return_counts=True)
+    expected = found[counts > 1].tolist()
+    assert _columns.repeats(keys, starts).tolist() == expected
+    assert _columns.repeats(keys, None).tolist() == expected
+
+
+@pytest.mark.filterwarnings("ignore::scorekit.errors.UndefinedMetricWarning")
+def test_many_queries_use_pair_hashes_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(3)
+    run = _dict(rng, [5, 0, 7, 3, 9], 3)
+    qrels = {q: {d: int(i % 3) for i, d in enumerate(inner)} for q, inner in run.items()}
+    metrics = ["ndcg@5", "map", "mrr"]
+    expected = ranking.evaluate(qrels, run, metrics, per_query=True).per_query
+    table = _rows(run)
+    monkeypatch.setattr(_columns, "GROUPED_QUERIES", 2)
+    monkeypatch.setattr(_data, "GROUPED_QUERIES", 2)
+    monkeypatch.setattr(_ranked, "GROUPED_QUERIES", 2)
+    assert ranking.evaluate(qrels, run, metrics, per_query=True).per_query == expected
+    duplicated = pa.concat_tables([table, table.slice(3, 1)])
+    with pytest.raises(InputError, match="duplicate document"):
+        Run.from_table(duplicated)
+
+
+def test_a_repeat_in_a_short_block_names_its_row() -> None:
+    query = ["a"] * 6 + ["b"] * 2 + ["c"] * 3
+    doc = ["1", "2", "3", "4", "5", "6", "x", "y", "z", "w", "z"]
+    with pytest.raises(InputError, match=r"query 'c', doc 'z'.*duplicate document"):
+        Run(query, doc, np.arange(11.0))
+    assert len(Run(query, [*doc[:-1], "v"], np.arange(11.0)).queries()) == 3

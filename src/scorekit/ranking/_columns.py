@@ -16,7 +16,15 @@ from numpy.typing import NDArray
 
 from scorekit.errors import InputError, message, raw
 
-__all__ = ["as_ids", "as_values", "hash_strings", "query_codes"]
+__all__ = [
+    "GROUPED_QUERIES",
+    "as_ids",
+    "as_values",
+    "grouped_keys",
+    "hash_strings",
+    "query_codes",
+    "repeats",
+]
 
 
 def as_ids(what: str, role: str, column: Any) -> Any:
@@ -179,3 +187,51 @@ def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray
         rows = np.flatnonzero(more) if rows is None else rows[more]
         at = at[more] + 8
         left = left[more] - 8
+
+
+GROUPED_QUERIES = (1 << 24) - 1
+"""Query codes below this fit the high bits of :func:`grouped_keys` (one code left spare)."""
+
+
+def grouped_keys(doc_hashes: NDArray[np.uint64], codes: NDArray[np.int64]) -> NDArray[np.uint64]:
+    """A 64-bit key per row: its query code in the high 24 bits, its doc's hash below.
+
+    Rows of one query share their high bits, so sorting or searching the keys
+    of a query touches one narrow range. Codes must be below
+    ``GROUPED_QUERIES + 1``; equal (code, doc) give equal keys, and unequal
+    ones rarely do (callers confirm on the ids).
+    """
+    keys: NDArray[np.uint64] = codes.astype(np.uint64) << np.uint64(40)
+    keys |= doc_hashes >> np.uint64(24)
+    return keys
+
+
+def repeats(keys: NDArray[np.uint64], starts: NDArray[np.int64] | None) -> NDArray[np.uint64]:
+    """The values that occur more than once in ``keys`` (sorted, each once).
+
+    ``starts`` (optional) marks blocks of rows such that equal keys only ever
+    occur within one block; each block is then sorted on its own, as a row of
+    a grid padded with the largest value, instead of sorting all the keys.
+    """
+    n = len(keys)
+    if starts is not None and len(starts):
+        lengths = np.diff(np.append(starts, n))
+        width = int(lengths.max())
+        if len(starts) * width <= 2 * n + 1024:
+            column = np.arange(width, dtype=np.int64)
+            if (lengths == width).all():
+                grid = np.sort(keys.reshape(len(starts), width), axis=1)
+                same = grid[:, 1:] == grid[:, :-1]
+            else:
+                filled = column < lengths[:, None]
+                grid = np.full((len(starts), width), np.iinfo(np.uint64).max, dtype=np.uint64)
+                grid[filled] = keys[(starts[:, None] + column)[filled]]
+                grid.sort(axis=1)
+                # the padding sorts last: a block's keys fill its row's first slots
+                same = (grid[:, 1:] == grid[:, :-1]) & filled[:, 1:]
+            if not same.any():
+                return np.zeros(0, dtype=np.uint64)
+            return np.unique(grid[:, 1:][same])
+    ordered = np.sort(keys)
+    same = ordered[1:] == ordered[:-1]
+    return np.unique(ordered[1:][same])

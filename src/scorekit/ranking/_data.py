@@ -24,13 +24,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.errors import InputError, message, raw
-from scorekit.ranking._columns import as_ids, as_values, hash_strings, query_codes
+from scorekit.ranking._columns import (
+    GROUPED_QUERIES,
+    as_ids,
+    as_values,
+    grouped_keys,
+    hash_strings,
+    query_codes,
+    repeats,
+)
 from scorekit.ranking._order import rank_rows
 from scorekit.ranking._trec import Columns, line_of, read_qrels_file, read_run_file
 
 __all__ = ["Qrels", "Run", "as_qrels", "as_run"]
 
 _SEP = "\x00"
+_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 class _Judged:
@@ -191,16 +200,38 @@ class _Judged:
             self._index = query_codes(self.query)
         return self._index
 
+    def _doc_hashes(self) -> NDArray[np.uint64]:
+        """A 64-bit hash of each row's doc id (cached)."""
+        if self._hashes is None:
+            self._hashes = hash_strings(self.doc)
+        return self._hashes
+
     def _pair_hashes(self) -> NDArray[np.uint64]:
-        """A 64-bit hash of each row's (query, doc) pair (cached).
+        """A 64-bit hash of each row's (query, doc) pair.
 
         Equal pairs have equal hashes in every Qrels and Run; unequal pairs
         rarely do, so callers confirm a hash match on the strings themselves.
         """
-        if self._hashes is None:
-            codes, _, ids = self._query_index()
-            self._hashes = hash_strings(self.doc, seed=hash_strings(ids)[codes])
-        return self._hashes
+        codes, _, ids = self._query_index()
+        mixed: NDArray[np.uint64] = hash_strings(ids)[codes] * _MIX
+        mixed ^= self._doc_hashes()
+        mixed *= _MIX
+        mixed ^= mixed >> np.uint64(29)
+        return mixed
+
+    def _row_keys(self) -> tuple[NDArray[np.uint64], NDArray[np.int64] | None]:
+        """A key per row equal for equal (query, doc) pairs, and the blocks that hold them.
+
+        The keys put the query code in their high bits when there are few
+        enough queries; then, if each query's rows are one block, the starts of
+        the blocks are returned too, since a pair can only repeat within one.
+        """
+        codes, names, _ = self._query_index()
+        if len(names) > GROUPED_QUERIES or len(codes) == 0:
+            return self._pair_hashes(), None
+        keys = grouped_keys(self._doc_hashes(), codes)
+        heads = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
+        return keys, heads if len(heads) == len(names) else None
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """The pytrec_eval form ``{query: {doc: value}}``."""
@@ -234,13 +265,10 @@ class _Judged:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        hashes = self._pair_hashes()
-        ordered = np.sort(hashes)
-        same = ordered[1:] == ordered[:-1]
-        if not same.any():
+        hashes, blocks = self._row_keys()
+        shared = repeats(hashes, blocks)
+        if len(shared) == 0:
             return
-        repeated = ordered[1:][same]
-        shared = repeated[np.concatenate([[True], repeated[1:] != repeated[:-1]])]
         at = np.minimum(np.searchsorted(shared, hashes), len(shared) - 1)
         rows = np.flatnonzero(shared[at] == hashes)
         picked = pa.array(rows)

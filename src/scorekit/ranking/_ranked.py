@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit.ranking._columns import GROUPED_QUERIES, grouped_keys
 from scorekit.ranking._data import Qrels, Run
 
 __all__ = ["Judged", "judge"]
@@ -140,7 +141,7 @@ def judge(qrels: Qrels, run: Run) -> Judged:
     rank = np.arange(1, len(rows) + 1, dtype=np.int64)
     rank -= np.repeat(np.cumsum(kept_lengths) - kept_lengths, kept_lengths)
 
-    hit, index = _matches(qrels, run)
+    hit, index = _matches(qrels, run, queries)
     grades = qrels.values[index]
     grades[grades < 0] = np.nan
     by_row = np.full(len(run), np.nan)
@@ -164,12 +165,29 @@ def judge(qrels: Qrels, run: Run) -> Judged:
     )
 
 
-def _matches(qrels: Qrels, run: Run) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def _shared_codes(table: Qrels | Run, queries: NDArray[np.str_]) -> NDArray[np.int64]:
+    """Each row's query as an index into ``queries``; ``GROUPED_QUERIES`` where it is not there."""
+    codes, names, _ = table._query_index()
+    at = np.searchsorted(queries, names)
+    inside = at < len(queries)
+    inside[inside] = queries[at[inside]] == names[inside]
+    per_name = np.where(inside, at, GROUPED_QUERIES).astype(np.int64)
+    shared: NDArray[np.int64] = per_name[codes]
+    return shared
+
+
+def _matches(
+    qrels: Qrels, run: Run, queries: NDArray[np.str_]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The run rows judged in the qrels, and the qrels row of each, by run row.
 
-    Rows are matched on the 64-bit hash of their (query, doc) pair, and every
-    match is confirmed on the ids themselves. Qrels pairs are distinct, so a
-    repeated qrels hash is a collision; then the ids are matched directly.
+    Rows are matched on a 64-bit key of their (query, doc) pair, and every
+    match is confirmed on the ids themselves. With fewer than
+    ``GROUPED_QUERIES`` shared queries the key holds the query's index among
+    ``queries`` in its high bits, so the keys of one query are neighbours in
+    the sorted qrels keys and each lookup stays within them. Qrels pairs are
+    distinct, so a repeated qrels key is a collision; then the ids are matched
+    directly.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -177,15 +195,20 @@ def _matches(qrels: Qrels, run: Run) -> tuple[NDArray[np.int64], NDArray[np.int6
     if len(qrels) == 0 or len(run) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    judged = qrels._pair_hashes()
+    grouped = len(queries) < GROUPED_QUERIES
+    if grouped:
+        # equal high bits are the same query: only the doc ids need confirming
+        judged = grouped_keys(qrels._doc_hashes(), _shared_codes(qrels, queries))
+        hashes = grouped_keys(run._doc_hashes(), _shared_codes(run, queries))
+    else:
+        judged, hashes = qrels._pair_hashes(), run._pair_hashes()
     by_hash = np.argsort(judged)
     ordered = judged[by_hash]
     if (ordered[1:] == ordered[:-1]).any():
         found = pc.index_in(run.keys(), value_set=qrels.keys())
         hit = np.flatnonzero(np.asarray(found.is_valid().to_numpy(zero_copy_only=False)))
         return hit, np.asarray(found.drop_null().to_numpy(), dtype=np.int64)
-    hashes = run._pair_hashes()
-    # a bit table of the low bits of the judged hashes rules out most run rows at once
+    # a bit table of the low bits of the judged keys rules out most run rows at once
     bits = int(np.clip(np.ceil(np.log2(64 * len(judged))), 10, 24))
     low = np.uint64((1 << bits) - 1)
     table = np.zeros(1 << bits, dtype=bool)
@@ -195,9 +218,8 @@ def _matches(qrels: Qrels, run: Run) -> tuple[NDArray[np.int64], NDArray[np.int6
     same = ordered[at] == hashes[hit]
     hit, index = hit[same], by_hash[at[same]]
     rows, judged_rows = pa.array(hit), pa.array(index)
-    equal = pc.and_(
-        pc.equal(run.doc.take(rows), qrels.doc.take(judged_rows)),
-        pc.equal(run.query.take(rows), qrels.query.take(judged_rows)),
-    )
+    equal = pc.equal(run.doc.take(rows), qrels.doc.take(judged_rows))
+    if not grouped:
+        equal = pc.and_(equal, pc.equal(run.query.take(rows), qrels.query.take(judged_rows)))
     confirmed = np.asarray(equal.to_numpy(zero_copy_only=False), dtype=bool)
     return hit[confirmed], index[confirmed].astype(np.int64)
