@@ -418,16 +418,50 @@ def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogra
         codes = np.searchsorted(values, y).astype(np.int64)
         cnt = np.ones((y.size, width), dtype=np.int64) if w is None else w[:, None]
         key, score, counts = _reduce_rows(codes, s.astype(np.float64) + 0.0, cnt)
+    elif w is None:
+        key, score, counts = _label_runs(s, masks)
     else:
         keys, scores, parts = [], [], []
         for j, mask in enumerate(masks):
-            u, c = _hist(s[mask], None if w is None else w[mask], owned=True)
+            u, c = _hist(s[mask], w[mask], owned=True)
             keys.append(np.full(u.size, j, dtype=np.int64))
             scores.append(u)
             parts.append(c)
         key, score = np.concatenate(keys), np.concatenate(scores)
         counts = np.concatenate(parts)[:, None]
     return _state("binary", values, 0, n, key, score, counts)
+
+
+def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
+    """Unweighted binary rows: each label's scores sorted once, written straight into place.
+
+    When every label's scores are distinct (the usual case for classifier
+    outputs) a row is one sample and the counts are ones; otherwise equal scores
+    of a label are counted into one row.
+    """
+    sides = []
+    for mask in masks:
+        side = s[mask]
+        side.sort()
+        sides.append(side)
+    counts: NDArray[np.int64] | None = None
+    if not all(x.size < 2 or bool((x[1:] != x[:-1]).all()) for x in sides):
+        tallies = []
+        for j, side in enumerate(sides):
+            starts = _starts(side)
+            tallies.append(np.diff(np.append(starts, side.size)))
+            sides[j] = side[starts]
+        counts = np.concatenate(tallies).astype(np.int64)[:, None]
+    rows = sum(x.size for x in sides)
+    key = np.empty(rows, dtype=np.int64)
+    score = np.empty(rows, dtype=np.float64)
+    at = 0
+    for j, side in enumerate(sides):
+        key[at : at + side.size] = j
+        # widening to float64 keeps every value; adding 0.0 turns -0.0 into 0.0
+        np.add(side, 0.0, out=score[at : at + side.size])
+        at += side.size
+    return key, score, np.ones((rows, 1), dtype=np.int64) if counts is None else counts
 
 
 def _state(

@@ -53,13 +53,48 @@ class _Plan:
     tied_neg: NDArray[np.intp]
 
 
+# positives merged with their negatives per block: bounded memory, and a merge of two
+# sorted runs is faster than one binary search per positive on large inputs
+_BLOCK = 1 << 20
+_MERGE_FROM = 1 << 14
+
+
+def _count_at_or_below(un: NDArray[Any], up: NDArray[Any]) -> NDArray[np.intp]:
+    """For each score of ascending ``up``, how many of ascending ``un`` are <= it.
+
+    Equal to ``np.searchsorted(un, up, "right")``. On large inputs each block of
+    positives is merged with the negatives in its range by a stable sort of the
+    two sorted runs (timsort merges them in one pass; on equal scores the
+    negatives, listed first, come first), and a positive's position in the merge
+    minus its index among the positives is the count.
+    """
+    if up.size < _MERGE_FROM or un.size < _MERGE_FROM:
+        return np.searchsorted(un, up, "right")
+    at = np.empty(up.size, dtype=np.intp)
+    for a in range(0, up.size, _BLOCK):
+        block = up[a : a + _BLOCK]
+        lo = int(np.searchsorted(un, block[0], "right"))
+        hi = int(np.searchsorted(un, block[-1], "right"))
+        order = np.argsort(np.concatenate([un[lo:hi], block]), kind="stable")
+        position = np.flatnonzero(order >= hi - lo)
+        position -= np.arange(block.size)
+        position += lo
+        at[a : a + block.size] = position
+    return at
+
+
 def _plan(un: NDArray[Any], up: NDArray[Any]) -> _Plan:
-    at = np.searchsorted(un, up, "right")
+    at = _count_at_or_below(un, up)
     prev = at - 1
-    tied = prev >= 0
-    tied &= un[np.maximum(prev, 0)] == up
-    ties = np.flatnonzero(tied)
+    # a positive with no negative at or below it has prev -1, clipped to 0: un[0]
+    # is then above that positive, never equal to it
+    ties = np.flatnonzero(un.take(prev, mode="clip") == up) if un.size else prev[:0]
     return _Plan(at, ties, prev[ties])
+
+
+def _ones(counts: NDArray[Any]) -> bool:
+    """Whether integer ``counts`` are all one (each row one sample)."""
+    return counts.dtype.kind in "iu" and bool((counts == 1).all())
 
 
 def _below(
@@ -68,6 +103,11 @@ def _below(
     """Negative weight strictly below each positive score, the positives tied with a
     negative score, and that negative weight."""
     plan = _plan(un, up)
+    if _ones(cn):
+        # one negative per row: the negatives at or below a score are its count
+        below = plan.at.astype(np.int64, copy=False)
+        below[plan.ties] -= 1
+        return below, plan.ties, np.ones(plan.ties.size, dtype=np.int64)
     cum = np.empty(un.size + 1, dtype=np.result_type(cn.dtype, np.int64))
     cum[0] = 0
     np.cumsum(cn, out=cum[1:])
@@ -93,7 +133,11 @@ def _auc(
     """
     arrays = (pos, lower, pos_tied, tied)
     if all(a.dtype.kind in "iu" for a in arrays) and int(n_pos) + int(n_neg) < _EXACT_INT:
-        twice = 2 * int(np.dot(pos, lower)) + int(np.dot(pos_tied, tied))
+        if _ones(pos):
+            # every positive row holds one sample: the dot product is a sum
+            twice = 2 * int(lower.sum()) + int(tied.sum())
+        else:
+            twice = 2 * int(np.dot(pos, lower)) + int(np.dot(pos_tied, tied))
         return twice / (2 * int(n_pos) * int(n_neg))
     p, lo, pt, eq = (a.astype(np.float64, copy=False) for a in arrays)
     area = float(np.dot(p, lo)) + 0.5 * float(np.dot(pt, eq))
