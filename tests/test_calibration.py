@@ -223,3 +223,31 @@ def test_more_than_two_classes_for_binary_is_an_error_after_merging():
     state = metric.summarize([0, 1], [0.1, 0.9]).merge(metric.summarize([2], [0.3]))
     with pytest.raises(InputError, match="more than two classes"):
         metric.compute(state)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1), st.sampled_from(["int64", "uint64", "int8"]))
+def test_unweighted_states_equal_the_states_of_weights_one(n, seed, dtype):
+    rng = np.random.default_rng(seed)
+    k = 3
+    y = rng.integers(0, k, n)
+    proba = np.round(rng.dirichlet(np.ones(k), n), 2)
+    proba[:, 0] = 1 - proba[:, 1:].sum(axis=1)
+    proba = np.clip(proba, 0, 1)
+    binary = np.round(rng.random(n), 1)
+    cases = [
+        (ExpectedCalibrationError(), (y % 2).astype(dtype), binary),
+        (ExpectedCalibrationError(method="top_label"), y.astype(dtype), proba),
+        (ExpectedCalibrationError(method="class_wise"), y.astype(dtype), proba),
+    ]
+    for metric, labels, scores in cases:
+        plain = metric.summarize(labels, scores)
+        ones = metric.summarize(labels, scores, sample_weight=np.ones(n))
+        assert plain.equals(ones)
+        assert plain.labels.dtype == labels.dtype
+        assert plain.labels.tolist() == np.unique(labels).tolist()
+    shifted = ExpectedCalibrationError(method="top_label", labels=(-5, 7, 300))
+    labels = np.array([-5, 7, 300])[y]
+    state = shifted.summarize(labels, proba)
+    assert state.equals(shifted.summarize(labels, proba, sample_weight=np.ones(n)))
+    assert state.labels.tolist() == np.unique(labels).tolist()
