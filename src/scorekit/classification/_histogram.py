@@ -518,10 +518,10 @@ def _union2(
         np.copyto(counts[:m, 0], np.where(is_pos, zero, gathered))
         np.copyto(counts[:m, 1], np.where(is_pos, gathered, zero))
     merged = score[:m]
+    if not bool((merged[1:] == merged[:-1]).any()):
+        return m
     starts = _starts(merged)
     rows = starts.size
-    if rows == m:
-        return m
     # each side is distinct, so a tie is one negative and one positive row
     neg = np.add.reduceat(counts[:m, 0], starts)
     pos = np.add.reduceat(counts[:m, 1], starts)
@@ -547,17 +547,18 @@ def _column_summary(
     rows = s.shape[0]
     score = np.empty(rows * k, dtype=np.float64)
     counts = np.empty((rows * k, 2), dtype=np.int64 if w is None else np.float64)
-    sizes = np.zeros(k, dtype=np.int64)
+    key = np.empty(rows * k, dtype=np.int64)
     at = 0
-    columns, positives = np.ascontiguousarray(s.T), np.ascontiguousarray(pos.T)
     for c in range(k):
-        col, here = columns[c], positives[c]
+        # one column at a time: each side is gathered from the strided column
+        col, here = s[:, c], np.ascontiguousarray(pos[:, c])
         un, cn = _hist(col[~here], None if w is None else w[~here], owned=True)
         up, cp = _hist(col[here], None if w is None else w[here], owned=True)
-        sizes[c] = _union2(un, cn, up, cp, score[at:], counts[at:])
-        at += int(sizes[c])
+        size = _union2(un, cn, up, cp, score[at:], counts[at:])
+        key[at : at + size] = c
+        at += size
     if at < score.size:
-        score, counts = score[:at].copy(), counts[:at].copy()
+        score, counts, key = score[:at].copy(), counts[:at].copy(), key[:at].copy()
     values = weights = None
     if per_sample:
         values = _row_values(per_sample, pos, s)
@@ -567,7 +568,7 @@ def _column_summary(
         labels,
         k,
         n,
-        np.repeat(np.arange(k, dtype=np.int64), sizes),
+        key,
         score,
         counts,
         per_sample,
@@ -710,6 +711,29 @@ def _column_arrays(state: ScoreHistogram, column: int | None) -> tuple[Float, Fl
     lo, hi = np.searchsorted(state.key, [column, column + 1])
     counts = state.counts[lo:hi]
     return _cumulative(state.score[lo:hi], counts[:, 1], counts[:, 0])
+
+
+def _pooled_pair(state: ScoreHistogram) -> tuple[Float, NDArray[Any], Float, NDArray[Any]] | None:
+    """``(un, cn, up, cp)`` of all columns pooled, when every row is at most one sample a side.
+
+    Each side's scores are sorted as plain values (no stable argsort over the
+    columns' runs) and equal scores counted. None for weighted counts or rows
+    of several samples, where :func:`_column_rows` pools them.
+    """
+    counts = state.counts
+    if counts.dtype.kind not in "iu" or (counts.size and int(counts.max()) > 1):
+        return None
+    sides = []
+    for j in (0, 1):
+        values = state.score[counts[:, j] == 1]
+        values.sort()
+        if not bool((values[1:] == values[:-1]).any()):
+            sides.append((values, np.ones(values.size, dtype=np.int64)))
+        else:
+            starts = _starts(values)
+            sides.append((values[starts], np.diff(np.append(starts, values.size))))
+    (un, cn), (up, cp) = sides
+    return un, cn, up, cp
 
 
 def _column_rows(state: ScoreHistogram, column: int | None) -> tuple[NDArray[Any], NDArray[Any]]:

@@ -62,13 +62,15 @@ _MERGE_FROM = 1 << 14
 def _count_at_or_below(un: NDArray[Any], up: NDArray[Any]) -> NDArray[np.intp]:
     """For each score of ascending ``up``, how many of ascending ``un`` are <= it.
 
-    Equal to ``np.searchsorted(un, up, "right")``. On large inputs each block of
+    Equal to ``np.searchsorted(un, up, "right")``, which it is when ``up`` is
+    much shorter than ``un``. On large inputs of similar sizes each block of
     positives is merged with the negatives in its range by a stable sort of the
     two sorted runs (timsort merges them in one pass; on equal scores the
     negatives, listed first, come first), and a positive's position in the merge
     minus its index among the positives is the count.
     """
-    if up.size < _MERGE_FROM or un.size < _MERGE_FROM:
+    # a binary search per positive costs about what merging 3 to 4 elements does
+    if up.size < _MERGE_FROM or un.size < _MERGE_FROM or 4 * up.size < un.size + up.size:
         return np.searchsorted(un, up, "right")
     at = np.empty(up.size, dtype=np.intp)
     for a in range(0, up.size, _BLOCK):
@@ -158,11 +160,19 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     weighs the recall ``cp / P`` that ``t`` adds.
     """
     below, _, _ = _below(un, cn, up)
+    n_neg = float(cn.sum())
+    if _ones(cp):
+        # one positive per row: the positives at or above the i-th are P - i
+        tp1 = np.arange(cp.size, 0, -1, dtype=np.float64)
+        fp1 = n_neg - below.astype(np.float64)
+        fp1 += tp1
+        np.divide(tp1, fp1, out=fp1)
+        return float(fp1.sum()) / cp.size
     cpf = cp.astype(np.float64)
     n_pos = float(cpf.sum())
     # positives and negatives scoring >= t: all of them minus those strictly below t
     tp = n_pos - (np.cumsum(cpf) - cpf)
-    fp = float(cn.sum()) - below.astype(np.float64)
+    fp = n_neg - below.astype(np.float64)
     return float(np.dot(cpf, tp / (tp + fp))) / n_pos
 
 

@@ -22,6 +22,7 @@ from scorekit.classification._histogram import (
     _column_arrays,
     _column_rows,
     _find,
+    _pooled_pair,
     _require_data,
 )
 from scorekit.classification._pairs import pair_ap, replicate_ap, rows_ap, split_binary
@@ -315,7 +316,12 @@ class AveragePrecision(_BinnedScoreMetric):
             return _samples_mean(name, state)
         exact = self.interpolation is None
         if self.average == "micro":
-            if exact:
+            pooled = _pooled_pair(state) if exact else None
+            if pooled is not None:
+                un, cn, up, cp = pooled
+                undefined = up.size == 0
+                ap = 0.0 if undefined else pair_ap(un, cn, up, cp)
+            elif exact:
                 ap, undefined = rows_ap(*_column_rows(state, None))
             else:
                 ap, undefined = value(_column_arrays(state, None))

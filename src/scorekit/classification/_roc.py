@@ -21,6 +21,7 @@ from scorekit.classification._histogram import (
     _binary_arrays,
     _column_arrays,
     _column_rows,
+    _pooled_pair,
     _require_data,
 )
 from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, split_binary
@@ -400,7 +401,12 @@ class ROCAUC(_BinnedScoreMetric):
             return _samples_mean(name, state)
         exact = self.max_fpr is None or self.max_fpr == 1
         if self.average == "micro":
-            if exact:
+            pooled = _pooled_pair(state) if exact else None
+            if pooled is not None:
+                un, cn, up, cp = pooled
+                undefined = un.size == 0 or up.size == 0
+                auc = math.nan if undefined else pair_auc(un, cn, up, cp)
+            elif exact:
                 auc, undefined = rows_auc(*_column_rows(state, None))
             else:
                 auc, undefined = value(_column_arrays(state, None))
