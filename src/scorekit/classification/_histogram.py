@@ -317,40 +317,59 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
 
     The stable sort finds the sorted runs and merges them (linear for two runs,
     where sorting the concatenation afresh would not be); equal scores of a
-    key, one row from each of several sets, are added.
+    key, one row from each of several sets, are added. The merged rows are
+    written straight into the output arrays, and counts that are all one (every
+    row one sample) are not gathered at all.
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
+    width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
     present = [_run_keys(k) for k, _, _ in parts if k.size]
     keys = np.unique(np.concatenate(present)) if present else np.empty(0, dtype=np.int64)
     edges = np.append(keys, keys[-1] + 1) if keys.size else keys
     bounds = [np.searchsorted(k, edges) for k, _, _ in parts]
-    out_k, out_s, out_c = [], [], []
+    total = sum(int(k.size) for k, _, _ in parts)
+    ones = width == 1 and all(c.dtype.kind in "iu" and bool((c == 1).all()) for _, _, c in parts)
+    out_k = np.empty(total, dtype=np.int64)
+    out_s = np.empty(total, dtype=np.float64)
+    out_c = np.ones((total, width), dtype=dtype) if ones else np.empty((total, width), dtype)
+    at = 0
+    merged = out_s[:0]
     for i, key in enumerate(keys.tolist()):
         s = np.concatenate([p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)])
-        c = np.concatenate(
-            [
-                p[2][b[i] : b[i + 1]].astype(dtype, copy=False)
-                for p, b in zip(parts, bounds, strict=True)
-            ]
-        )
         order = np.argsort(s, kind="stable")
-        s = s[order]
-        c = np.stack([column[order] for column in c.T], axis=1)
-        starts = _starts(s)
-        if starts.size < s.size:
-            s = s[starts]
-            c = np.stack([np.add.reduceat(column, starts) for column in c.T], axis=1)
-        out_k.append(np.full(s.size, key, dtype=np.int64))
-        out_s.append(s)
-        out_c.append(c)
-    if not out_k:
-        width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
-        return (
-            np.empty(0, dtype=np.int64),
-            np.empty(0, dtype=np.float64),
-            np.zeros((0, width), dtype=dtype),
-        )
-    return np.concatenate(out_k), np.concatenate(out_s), np.concatenate(out_c)
+        m = s.size
+        merged = np.take(s, order, out=out_s[at : at + m])
+        del s
+        c = None
+        if not ones:
+            c = np.concatenate(
+                [
+                    p[2][b[i] : b[i + 1]].astype(dtype, copy=False)
+                    for p, b in zip(parts, bounds, strict=True)
+                ]
+            ).reshape(m, width)
+            c = np.take(c, order, axis=0)
+        del order
+        if bool((merged[1:] == merged[:-1]).any()):
+            starts = _starts(merged)
+            rows = starts.size
+            out_s[at : at + rows] = merged[starts]
+            if c is None:
+                out_c[at : at + rows, 0] = np.diff(np.append(starts, m))
+            else:
+                out_c[at : at + rows] = np.add.reduceat(c, starts, axis=0)
+            m = rows
+        elif c is not None:
+            out_c[at : at + m] = c
+        out_k[at : at + m] = key
+        at += m
+    del merged
+    if at < total:
+        # the arrays are this function's own: shrink them in place rather than copy
+        out_k.resize(at, refcheck=False)
+        out_s.resize(at, refcheck=False)
+        out_c.resize((at, width), refcheck=False)
+    return out_k, out_s, out_c
 
 
 def _run_keys(key: NDArray[np.int64]) -> NDArray[np.int64]:

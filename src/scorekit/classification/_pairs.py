@@ -87,11 +87,13 @@ def _count_at_or_below(un: NDArray[Any], up: NDArray[Any]) -> NDArray[np.intp]:
 
 def _plan(un: NDArray[Any], up: NDArray[Any]) -> _Plan:
     at = _count_at_or_below(un, up)
-    prev = at - 1
-    # a positive with no negative at or below it has prev -1, clipped to 0: un[0]
-    # is then above that positive, never equal to it
-    ties = np.flatnonzero(un.take(prev, mode="clip") == up) if un.size else prev[:0]
-    return _Plan(at, ties, prev[ties])
+    at -= 1  # in place: the last negative at or below each positive
+    # a positive with no negative at or below it has -1, clipped to 0: un[0] is
+    # then above that positive, never equal to it
+    ties = np.flatnonzero(un.take(at, mode="clip") == up) if un.size else at[:0]
+    tied_neg = at[ties]
+    at += 1
+    return _Plan(at, ties, tied_neg)
 
 
 def _ones(counts: NDArray[Any]) -> bool:
