@@ -211,3 +211,22 @@ def test_bad_states_settings_and_inputs_are_errors():
         metric.summarize([1.0, 2.0], [1.0])
     assert isinstance(metric.compute(metric.empty()), Sample)
     assert metric.compute(metric.empty()).rows == 0
+
+
+def test_pairs_sharing_a_hash_stay_distinct(monkeypatch):
+    from scorekit.regression import _sample
+
+    real = _sample._hash
+    monkeypatch.setattr(_sample, "_hash", lambda bits, seed: real(bits, seed) % np.uint64(3))
+    rng = np.random.default_rng(2)
+    t = rng.integers(0, 4, 200).astype(float)
+    p = rng.integers(0, 4, 200).astype(float)
+    metric = PredictionSample(size=5)
+    whole = metric.summarize(t, p)
+    merged = metric.merge(metric.summarize(t[150:], p[150:]), metric.summarize(t[:150], p[:150]))
+    assert merged.equals(whole)
+    counts = _counts(t[:, None], p[:, None], np.ones(200))
+    kept = _pairs_of(whole)
+    assert len(kept) == 5 == len(set(kept))
+    assert whole.weight.tolist() == [counts[pair] for pair in kept]
+    whole.validate()

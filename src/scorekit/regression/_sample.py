@@ -58,6 +58,35 @@ def _hash(bits: NDArray[np.uint64], seed: int) -> NDArray[np.uint64]:
     return h
 
 
+def _distinct_sorted(values: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    ordered = np.sort(values)
+    if ordered.size < 2:
+        return ordered
+    out: NDArray[np.uint64] = ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+    return out
+
+
+def _limit(h: NDArray[np.uint64], size: int) -> np.uint64 | None:
+    """The ``size``-th smallest distinct value of ``h``, or None when it has at most ``size``.
+
+    Partitions out the ``m`` smallest values (``m = size``, then 4 times more
+    while repeated values leave fewer than ``size`` distinct ones), so that
+    only they are sorted.
+    """
+    m = size
+    while m < h.size:
+        distinct = _distinct_sorted(np.partition(h, m - 1)[:m])
+        if distinct.size >= size:
+            found: np.uint64 = distinct[size - 1]
+            return found
+        m *= 4
+    distinct = _distinct_sorted(h)
+    if distinct.size <= size:
+        return None
+    last: np.uint64 = distinct[size - 1]
+    return last
+
+
 def _smallest(
     bits: NDArray[np.uint64], weight: Float, size: int, seed: int
 ) -> tuple[NDArray[np.uint64], Float]:
@@ -65,14 +94,22 @@ def _smallest(
     if len(bits) == 0:
         return bits, weight
     h = _hash(bits, seed)
-    distinct = np.unique(h)
-    if distinct.size > size:
-        keep = h <= distinct[size - 1]
+    limit = _limit(h, size)
+    if limit is not None:
+        keep = h <= limit
         h, bits, weight = h[keep], bits[keep], weight[keep]
+    order = np.argsort(h)
+    h, bits, weight = h[order], bits[order], weight[order]
+    starts = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
+    first = np.repeat(starts, np.diff(np.r_[starts, h.size]))
+    if np.array_equal(bits, bits[first]):
+        # no two different pairs share a hash: a pair is a run of one hash
+        kept: NDArray[np.uint64] = bits[starts[:size]]
+        return kept, np.add.reduceat(weight, starts)[:size].astype(np.float64)
     key = np.concatenate([h[:, None], bits], axis=1)
     rows, inverse = np.unique(key, axis=0, return_inverse=True)
     total = np.bincount(inverse.ravel(), weights=weight, minlength=len(rows))
-    kept: NDArray[np.uint64] = np.ascontiguousarray(rows[:size, 1:])
+    kept = np.ascontiguousarray(rows[:size, 1:])
     return kept, total[:size].astype(np.float64)
 
 
