@@ -37,9 +37,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="W",
         type=float,
         nargs="+",
-        help="one weight per run (wsum, wmnz; combsum and combmnz become them)",
+        help="one weight per run (wsum, wmnz, mixed, weighted_bordafuse, weighted_condorcet; "
+        "combsum, combmnz, bordafuse and condorcet become their weighted forms)",
     )
     fu.add_argument("--rrf-k", type=positive_int, default=60, help="RRF's rank offset (60)")
+    fu.add_argument(
+        "--phi", type=float, default=None, help="RBC's persistence in (0, 1) (required by rbc)"
+    )
     fu.add_argument("--tag", default="fused", help="the run tag written (default: fused)")
     return fu
 
@@ -52,6 +56,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         norm=None if args.norm == "none" else args.norm,
         weights=args.weights,
         k=args.rrf_k,
+        phi=args.phi,
     )
     path = write_run(fused, args.output, tag=args.tag)
     queries = len(fused.queries())

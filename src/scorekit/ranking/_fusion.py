@@ -2,8 +2,11 @@
 
 Each run's scores are first normalized query by query (``norm``), then the
 scores of each (query, document) pair are combined across the runs that retrieved
-it (``method``). Rank-based methods (RRF, ISR) read each run's ranking: scores
-descending, ties broken by doc id descending, as trec_eval ranks. The fused run is
+it (``method``). Rank-based methods (RRF, ISR, RBC, Borda, Condorcet) read each
+run's ranking: scores descending, ties broken by doc id descending, as trec_eval
+ranks. ranx's methods that learn from training qrels (BayesFuse, PosFuse,
+MAPFuse, ProbFuse, SegFuse, SlideFuse) are not offered: they need judged
+training queries, not runs alone. The fused run is
 a :class:`~scorekit.ranking.Run`, ranked the same way; :func:`write_run` writes it
 as a TREC run file.
 """
@@ -38,6 +41,12 @@ FUSION_METHODS = (
     "combgmnz",
     "wsum",
     "wmnz",
+    "mixed",
+    "rbc",
+    "bordafuse",
+    "weighted_bordafuse",
+    "condorcet",
+    "weighted_condorcet",
 )
 """The fusion methods of :func:`fuse`."""
 
@@ -52,9 +61,27 @@ _METHOD_ALIASES = {
     "med": "combmed",
     "anz": "combanz",
     "gmnz": "combgmnz",
+    "borda": "bordafuse",
+    "w_bordafuse": "weighted_bordafuse",
+    "w_condorcet": "weighted_condorcet",
 }
 _NORM_ALIASES = {"min-max": "minmax", "min_max": "minmax", "none": None}
-_WEIGHTED = {"combsum": "wsum", "combmnz": "wmnz", "wsum": "wsum", "wmnz": "wmnz"}
+_WEIGHTED = {
+    "combsum": "wsum",
+    "combmnz": "wmnz",
+    "wsum": "wsum",
+    "wmnz": "wmnz",
+    "mixed": "mixed",
+    "bordafuse": "weighted_bordafuse",
+    "weighted_bordafuse": "weighted_bordafuse",
+    "condorcet": "weighted_condorcet",
+    "weighted_condorcet": "weighted_condorcet",
+}
+_NEED_WEIGHTS = ("wsum", "wmnz", "mixed", "weighted_bordafuse", "weighted_condorcet")
+_BY_RANK: tuple[str, ...] = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse")
+_BY_RANK += ("weighted_bordafuse", "condorcet", "weighted_condorcet")
+_CELLS = 1 << 22
+"""The most cells of one block of Condorcet's pairwise vote table."""
 _FLOOR = 1e-9
 """The smallest denominator of a normalization (ranx's), so a constant run stays finite."""
 
@@ -68,6 +95,7 @@ def fuse(
     k: int = 60,
     gamma: float = 1.0,
     sigma: float = 0.01,
+    phi: float | None = None,
 ) -> Run:
     """Fuse several runs into one, with the scores ranx's fusion gives.
 
@@ -88,22 +116,35 @@ def fuse(
         (the mean over the runs that retrieved the document), ``combgmnz``
         (count^gamma times the sum), ``wsum`` (weighted sum, a missing
         document adds 0) and ``wmnz`` (the sum times the weights of the runs
-        that retrieved it). ranx's short names (``sum``, ``mnz``, ``max``...)
-        are read too.
+        that retrieved it), ``mixed`` (the weighted sum times the square root
+        of the count, Wu and Crestani), ``rbc`` (rank-biased centroid: the sum
+        of (1 - phi) phi^(rank - 1)), ``bordafuse`` (Borda count: with n
+        documents retrieved by some run for the query, a run gives n - rank + 1
+        points to its rank-th document and (n - m + 1) / 2 to each of the
+        documents it did not retrieve, m being its length; the fused score is
+        the sum of the points), ``weighted_bordafuse`` (the weighted sum of
+        the points), ``condorcet`` and ``weighted_condorcet`` (Condorcet
+        fusion: the documents ordered by their pairwise contests, then scored
+        n, n - 1, ..., 1; see Notes). ranx's short names (``sum``, ``mnz``,
+        ``max``, ``w_bordafuse``, ``w_condorcet``...) are read too.
     norm : {'minmax', 'max', 'sum', 'zmuv', 'rank'} or None, default 'minmax'
         Each run's scores, query by query, before fusion: ``(s - min) /
         (max - min)``, ``s / max``, ``(s - min) / (sum - n min)``, ``(s -
         mean) / std``, or ``1 - (rank - 1) / n``; a denominator below 1e-9
         is 1e-9, as in ranx. Rank-based methods do not read the scores.
     weights : sequence of float, optional
-        One weight per run, for ``wsum`` and ``wmnz`` (required there);
-        ``combsum`` and ``combmnz`` with weights are ``wsum`` and ``wmnz``.
+        One weight per run, for ``wsum``, ``wmnz``, ``mixed``,
+        ``weighted_bordafuse`` and ``weighted_condorcet`` (required there);
+        ``combsum``, ``combmnz``, ``bordafuse`` and ``condorcet`` with weights
+        are their weighted forms.
     k : int, default 60
         RRF's rank offset.
     gamma : float, default 1
         CombGMNZ's exponent of the count.
     sigma : float, default 0.01
         logn_isr's offset of the count, in [0, 1].
+    phi : float, optional
+        RBC's persistence, 0 < phi < 1 (required with ``rbc``, as in ranx).
 
     Returns
     -------
@@ -114,10 +155,23 @@ def fuse(
     ------
     ConfigError
         An unknown method or norm, fewer than two runs, weights of the wrong
-        length or missing where needed, or an invalid ``k``, ``gamma`` or ``sigma``.
+        length or missing where needed, or an invalid ``k``, ``gamma``,
+        ``sigma`` or ``phi``.
     InputError
         A run that cannot be read, or that lists a document twice for one
         query (naming the file and line, or the query and doc).
+
+    Notes
+    -----
+    Condorcet fusion (Montague and Aslam 2002) lets document x beat y when
+    the runs ranking x above y (a run ranks every document it retrieved above
+    those it did not) outweigh the runs ranking y above x. ranx sorts the
+    documents with that contest as comparison, so its order is defined only
+    where the contests form a strict order (no ties, no cycles); there both
+    agree. Here the documents are ordered by their Copeland score, the
+    contests won plus half the contests tied, then by doc id descending,
+    which is that strict order whenever there is one, and a fixed order
+    otherwise.
 
     Examples
     --------
@@ -128,10 +182,14 @@ def fuse(
     ['d2', 'd1', 'd4', 'd3']
     >>> fuse([a, b], "combmnz", norm="minmax").to_dict()["q1"]["d2"]
     3.0
+    >>> fuse([a, b], "bordafuse").to_dict()["q1"]
+    {'d1': 5.5, 'd2': 7.0, 'd3': 3.5, 'd4': 4.0}
+    >>> fuse([a, b], "condorcet").ranking("q1")
+    ['d2', 'd1', 'd4', 'd3']
     """
-    method, norm = _check_options(runs, method, norm, weights, k, gamma, sigma)
+    method, norm = _check_options(runs, method, norm, weights, k, gamma, sigma, phi)
     loaded = [_load(i, run) for i, run in enumerate(runs)]
-    columns = [_scores(run, method, norm, k) for run in loaded]
+    columns = [_scores(run, method, norm, k, phi) for run in loaded]
     return _combine(loaded, columns, method, weights, gamma, sigma)
 
 
@@ -143,6 +201,7 @@ def _check_options(
     k: Any,
     gamma: Any,
     sigma: Any,
+    phi: Any = None,
 ) -> tuple[str, str | None]:
     if isinstance(runs, str | os.PathLike | Run) or not isinstance(runs, Sequence):
         raise ConfigError(
@@ -164,7 +223,7 @@ def _check_options(
                     f"fuse ({name})",
                     "takes no weights",
                     raw(f"weights={list(weights)!r}"),
-                    "weights with wsum, wmnz, combsum or combmnz",
+                    "weights with " + choices(sorted(_WEIGHTED)),
                 )
             )
         name = _WEIGHTED[name]
@@ -184,7 +243,7 @@ def _check_options(
                     f"{len(runs)} finite numbers, one per run",
                 )
             )
-    elif name in ("wsum", "wmnz"):
+    elif name in _NEED_WEIGHTS:
         raise ConfigError(message(f"fuse ({name})", "needs weights", None, "one per run"))
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
         raise ConfigError(message("fuse (rrf)", "invalid k", k, "an integer >= 0"))
@@ -192,6 +251,10 @@ def _check_options(
         raise ConfigError(message("fuse (combgmnz)", "invalid gamma", gamma, "a finite number"))
     if not _finite(sigma) or not 0 <= sigma <= 1:
         raise ConfigError(message("fuse (logn_isr)", "invalid sigma", sigma, "0 <= sigma <= 1"))
+    if phi is not None and (not _finite(phi) or not 0 < phi < 1):
+        raise ConfigError(message("fuse (rbc)", "invalid phi", phi, "0 < phi < 1"))
+    if name == "rbc" and phi is None:
+        raise ConfigError(message("fuse (rbc)", "needs phi", None, "a persistence 0 < phi < 1"))
     return name, norm
 
 
@@ -212,8 +275,13 @@ def _load(i: int, run: Any) -> Run:
         raise InputError(f"run {i + 1}: {exc}") from None
 
 
-def _scores(run: Run, method: str, norm: str | None, k: int) -> NDArray[np.float64]:
-    """Each row's score as the method reads it: by rank, or normalized, per query."""
+def _scores(
+    run: Run, method: str, norm: str | None, k: int, phi: float | None = None
+) -> NDArray[np.float64]:
+    """Each row's score as the method reads it: by rank, or normalized, per query.
+
+    Borda and Condorcet read the 0-based rank itself.
+    """
     order, starts, _ = run.ranked()
     n = len(order)
     lengths = np.diff(starts)
@@ -224,6 +292,11 @@ def _scores(run: Run, method: str, norm: str | None, k: int) -> NDArray[np.float
         value = 1.0 / (k + rank + 1.0)
     elif method in ("isr", "log_isr", "logn_isr"):
         value = 1.0 / (rank + 1.0) ** 2
+    elif method == "rbc":
+        p = float(phi if phi is not None else 0.0)
+        value = (1.0 - p) * np.power(p, rank)
+    elif method in _BY_RANK:
+        value = rank
     else:
         value = _normalized(ranked, group, rank, lengths, norm)
     out = np.empty(n)
@@ -285,6 +358,18 @@ def _combine(
     count = np.bincount(code, minlength=pairs).astype(np.float64)
     w = np.ones(len(runs)) if weights is None else np.asarray(weights, dtype=np.float64)
     fused: NDArray[np.float64]
+    first = np.full(pairs, len(code), dtype=np.intp)
+    np.minimum.at(first, code, np.arange(len(code)))
+    picked = pa.array(first)
+    if method in ("bordafuse", "weighted_bordafuse", "condorcet", "weighted_condorcet"):
+        pair_query = pc.dictionary_encode(query.take(picked))
+        qcode = np.asarray(pair_query.indices.to_numpy(zero_copy_only=False), dtype=np.intp)
+        if method.endswith("bordafuse"):
+            fused = _borda(code, qcode, source, score, w, len(runs))
+        else:
+            docs = np.asarray(doc.take(picked).to_pylist(), dtype=object)
+            fused = _condorcet(code, qcode, source, score, w, len(runs), docs)
+        return Run(query.take(picked), doc.take(picked), fused, source="fused")
     if method == "wsum":
         fused = np.bincount(code, weights=w[source] * score, minlength=pairs).astype(np.float64)
     elif method in ("combmax", "combmin"):
@@ -294,7 +379,7 @@ def _combine(
         fused = _medians(code, score, pairs)
     else:
         total = np.bincount(code, weights=score, minlength=pairs).astype(np.float64)
-        if method in ("rrf", "combsum"):
+        if method in ("rrf", "combsum", "rbc"):
             fused = total
         elif method in ("isr", "combmnz"):
             fused = total * count
@@ -306,12 +391,97 @@ def _combine(
             fused = total / count
         elif method == "combgmnz":
             fused = total * count**gamma
+        elif method == "mixed":
+            weighted = np.bincount(code, weights=w[source] * score, minlength=pairs)
+            fused = weighted.astype(np.float64) * np.sqrt(count)
         else:
             fused = total * np.bincount(code, weights=w[source], minlength=pairs)
-    first = np.full(pairs, len(code), dtype=np.intp)
-    np.minimum.at(first, code, np.arange(len(code)))
-    picked = pa.array(first)
     return Run(query.take(picked), doc.take(picked), fused, source="fused")
+
+
+def _borda(
+    code: NDArray[np.intp],
+    qcode: NDArray[np.intp],
+    source: NDArray[np.intp],
+    rank: NDArray[np.float64],
+    w: NDArray[np.float64],
+    n_runs: int,
+) -> NDArray[np.float64]:
+    """Borda points per pair: n - rank from each run that ranks it, (n - m + 1)/2 from the others.
+
+    ``n`` is the number of documents of the pair's query over all runs and
+    ``m`` the length of the run's list for the query; a run without the query
+    gives no points.
+    """
+    pairs = len(qcode)
+    queries = int(qcode.max()) + 1 if pairs else 0
+    n = np.bincount(qcode, minlength=queries).astype(np.float64)
+    row_query = qcode[code]
+    run_query = source * queries + row_query
+    length = np.bincount(run_query, minlength=n_runs * queries).astype(np.float64)
+    filler = (n[row_query] - length[run_query] + 1.0) / 2.0
+    listed = length.reshape(n_runs, queries) > 0
+    fill_all = ((n[None, :] - length.reshape(n_runs, queries) + 1.0) / 2.0) * listed
+    query_fill = w @ fill_all
+    points = np.bincount(code, weights=w[source] * (n[row_query] - rank), minlength=pairs)
+    own_fill = np.bincount(code, weights=w[source] * filler, minlength=pairs)
+    out: NDArray[np.float64] = points + (query_fill[qcode] - own_fill)
+    return out
+
+
+def _condorcet(
+    code: NDArray[np.intp],
+    qcode: NDArray[np.intp],
+    source: NDArray[np.intp],
+    rank: NDArray[np.float64],
+    w: NDArray[np.float64],
+    n_runs: int,
+    docs: NDArray[Any],
+) -> NDArray[np.float64]:
+    """Condorcet scores: per query, n - position by Copeland score, then doc id descending."""
+    pairs = len(qcode)
+    out = np.zeros(pairs)
+    if pairs == 0:
+        return out
+    queries = np.arange(int(qcode.max()) + 2)
+    by_query = np.argsort(qcode, kind="stable")
+    bounds = np.searchsorted(qcode[by_query], queries)
+    row_query = qcode[code]
+    rows_by_query = np.argsort(row_query, kind="stable")
+    row_bounds = np.searchsorted(row_query[rows_by_query], queries)
+    local = np.empty(pairs, dtype=np.intp)
+    for q in range(len(bounds) - 1):
+        members = by_query[bounds[q] : bounds[q + 1]]
+        n = len(members)
+        local[members] = np.arange(n)
+        rows = rows_by_query[row_bounds[q] : row_bounds[q + 1]]
+        table = np.full((n_runs, n), np.inf)
+        table[source[rows], local[code[rows]]] = rank[rows]
+        copeland = np.zeros(n)
+        block = max(1, _CELLS // max(1, n * n_runs))
+        for lo in range(0, n, block):
+            part = table[:, lo : lo + block]
+            above = np.einsum("r,rij->ij", w, part[:, :, None] < table[:, None, :])
+            below = np.einsum("r,rij->ij", w, part[:, :, None] > table[:, None, :])
+            copeland[lo : lo + block] = (above > below).sum(axis=1) + 0.5 * (
+                (above == below).sum(axis=1) - 1.0
+            )
+        names: list[str] = docs[members].tolist()
+        order = sorted(range(n), key=lambda i: (-copeland[i], _descending(names[i])))
+        out[members[np.asarray(order, dtype=np.intp)]] = n - np.arange(n, dtype=np.float64)
+    return out
+
+
+class _descending:
+    """A doc id that sorts in descending order."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __lt__(self, other: _descending) -> bool:
+        return self.text > other.text
 
 
 def _medians(code: NDArray[np.intp], score: NDArray[np.float64], pairs: int) -> NDArray[np.float64]:
