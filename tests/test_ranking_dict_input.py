@@ -162,3 +162,42 @@ def test_a_repeat_in_a_short_block_names_its_row() -> None:
     with pytest.raises(InputError, match=r"query 'c', doc 'z'.*duplicate document"):
         Run(query, doc, np.arange(11.0))
     assert len(Run(query, [*doc[:-1], "v"], np.arange(11.0)).queries()) == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 60),
+    groups=st.integers(1, 4),
+    spread=st.sampled_from([4, 1 << 20, 1 << 63]),
+)
+def test_find_locates_every_pair_as_a_dict_does(
+    seed: int, n: int, groups: int, spread: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    # a narrow spread of hashes crowds the slots and may repeat a pair
+    hashes = rng.integers(0, spread, n, dtype=np.uint64)
+    codes = rng.integers(0, groups, n).astype(np.int64)
+    wanted = np.concatenate([hashes, rng.integers(0, spread, 20, dtype=np.uint64)])
+    wanted_codes = np.concatenate([codes, rng.integers(0, groups, 20)]).astype(np.int64)
+    where: dict[tuple[int, int], int] = {}
+    for i, pair in enumerate(zip(codes.tolist(), hashes.tolist(), strict=True)):
+        where.setdefault(pair, i)
+    found = _ranked._find(hashes, codes, wanted, wanted_codes, groups)
+    if len(where) < n:
+        assert found is None
+        return
+    assert found is not None
+    pairs = zip(wanted_codes.tolist(), wanted.tolist(), strict=True)
+    assert found.tolist() == [where.get(pair, -1) for pair in pairs]
+
+
+@pytest.mark.filterwarnings("ignore::scorekit.errors.UndefinedMetricWarning")
+def test_qrels_queries_outside_the_run_sharing_its_docs_change_nothing() -> None:
+    rng = np.random.default_rng(11)
+    run = _dict(rng, [6, 4, 8], 3)
+    qrels = {q: {d: i % 3 for i, d in enumerate(inner)} for q, inner in run.items()}
+    extra = {f"x{i}": dict.fromkeys(inner, 1) for i, inner in enumerate(run.values())}
+    metrics = ["ndcg@5", "map", "mrr"]
+    expected = ranking.evaluate(qrels, run, metrics, per_query=True).per_query
+    assert ranking.evaluate({**qrels, **extra}, run, metrics, per_query=True).per_query == expected

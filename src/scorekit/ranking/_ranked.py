@@ -15,10 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.ranking._columns import GROUPED_QUERIES, grouped_keys
+from scorekit.ranking._columns import GROUPED_QUERIES
 from scorekit.ranking._data import Qrels, Run
 
 __all__ = ["Judged", "judge"]
+
+_SLOT_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass(frozen=True)
@@ -165,13 +167,17 @@ def judge(qrels: Qrels, run: Run) -> Judged:
     )
 
 
-def _shared_codes(table: Qrels | Run, queries: NDArray[np.str_]) -> NDArray[np.int64]:
-    """Each row's query as an index into ``queries``; ``GROUPED_QUERIES`` where it is not there."""
+def _shared_codes(
+    table: Qrels | Run, queries: NDArray[np.str_], rows: NDArray[np.int64] | None = None
+) -> NDArray[np.int64]:
+    """Each row's (or ``rows``') query as an index into ``queries``; ``len(queries)`` if absent."""
     codes, names, _ = table._query_index()
+    if rows is not None:
+        codes = codes[rows]
     at = np.searchsorted(queries, names)
     inside = at < len(queries)
     inside[inside] = queries[at[inside]] == names[inside]
-    per_name = np.where(inside, at, GROUPED_QUERIES).astype(np.int64)
+    per_name = np.where(inside, at, len(queries)).astype(np.int64)
     shared: NDArray[np.int64] = per_name[codes]
     return shared
 
@@ -181,45 +187,135 @@ def _matches(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The run rows judged in the qrels, and the qrels row of each, by run row.
 
-    Rows are matched on a 64-bit key of their (query, doc) pair, and every
-    match is confirmed on the ids themselves. With fewer than
-    ``GROUPED_QUERIES`` shared queries the key holds the query's index among
-    ``queries`` in its high bits, so the keys of one query are neighbours in
-    the sorted qrels keys and each lookup stays within them. Qrels pairs are
-    distinct, so a repeated qrels key is a collision; then the ids are matched
-    directly.
+    Rows of the shared queries are matched on their query and the 64-bit hash of
+    their doc id (with more than ``GROUPED_QUERIES`` queries, on a hash of the
+    pair), and every match is confirmed on the doc ids themselves. Qrels pairs
+    are distinct, so two qrels rows of one query with the same hash are a
+    collision; then the ids are matched directly.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(qrels) == 0 or len(run) == 0:
-        empty = np.zeros(0, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    if len(qrels) == 0 or len(run) == 0 or len(queries) == 0:
         return empty, empty
     grouped = len(queries) < GROUPED_QUERIES
     if grouped:
-        # equal high bits are the same query: only the doc ids need confirming
-        judged = grouped_keys(qrels._doc_hashes(), _shared_codes(qrels, queries))
-        hashes = grouped_keys(run._doc_hashes(), _shared_codes(run, queries))
+        judged_hashes, run_hashes = qrels._doc_hashes(), run._doc_hashes()
+        judged_codes = _shared_codes(qrels, queries)
     else:
-        judged, hashes = qrels._pair_hashes(), run._pair_hashes()
-    by_hash = np.argsort(judged)
-    ordered = judged[by_hash]
-    if (ordered[1:] == ordered[:-1]).any():
-        found = pc.index_in(run.keys(), value_set=qrels.keys())
-        hit = np.flatnonzero(np.asarray(found.is_valid().to_numpy(zero_copy_only=False)))
-        return hit, np.asarray(found.drop_null().to_numpy(), dtype=np.int64)
-    # a bit table of the low bits of the judged keys rules out most run rows at once
-    bits = int(np.clip(np.ceil(np.log2(64 * len(judged))), 10, 24))
-    low = np.uint64((1 << bits) - 1)
-    table = np.zeros(1 << bits, dtype=bool)
-    table[judged & low] = True
-    hit = np.flatnonzero(table[hashes & low])
-    at = np.minimum(np.searchsorted(ordered, hashes[hit]), len(ordered) - 1)
-    same = ordered[at] == hashes[hit]
-    hit, index = hit[same], by_hash[at[same]]
-    rows, judged_rows = pa.array(hit), pa.array(index)
-    equal = pc.equal(run.doc.take(rows), qrels.doc.take(judged_rows))
+        judged_hashes, run_hashes = qrels._pair_hashes(), run._pair_hashes()
+        judged_codes = np.zeros(len(qrels), dtype=np.int64)
+    judged_rows = np.flatnonzero(judged_codes < len(queries))
+    if len(judged_rows) == 0:
+        return empty, empty
+    judged_hashes, judged_codes = judged_hashes[judged_rows], judged_codes[judged_rows]
+    if len(run_hashes) > 8 * len(judged_hashes):
+        # a bit table of the low bits of the judged hashes rules out most run rows at once
+        bits = int(np.clip(np.ceil(np.log2(64 * len(judged_hashes))), 10, 24))
+        low = np.uint64((1 << bits) - 1)
+        table = np.zeros(1 << bits, dtype=bool)
+        table[judged_hashes & low] = True
+        hit = np.flatnonzero(table[run_hashes & low])
+    else:
+        hit = np.arange(len(run_hashes))
+    if grouped:
+        run_codes = _shared_codes(run, queries, hit)
+        inside = run_codes < len(queries)
+        hit, run_codes = hit[inside], run_codes[inside]
+    else:
+        run_codes = np.zeros(len(hit), dtype=np.int64)
+    found = _find(judged_hashes, judged_codes, run_hashes[hit], run_codes, len(queries))
+    if found is None:
+        # two judged pairs share a hash: match the ids themselves
+        at = pc.index_in(run.keys(), value_set=qrels.keys())
+        hit = np.flatnonzero(np.asarray(at.is_valid().to_numpy(zero_copy_only=False)))
+        return hit, np.asarray(at.drop_null().to_numpy(), dtype=np.int64)
+    same = found >= 0
+    hit, index = hit[same], judged_rows[found[same]]
+    rows, picked = pa.array(hit), pa.array(index)
+    equal = pc.equal(run.doc.take(rows), qrels.doc.take(picked))
     if not grouped:
-        equal = pc.and_(equal, pc.equal(run.query.take(rows), qrels.query.take(judged_rows)))
+        equal = pc.and_(equal, pc.equal(run.query.take(rows), qrels.query.take(picked)))
     confirmed = np.asarray(equal.to_numpy(zero_copy_only=False), dtype=bool)
     return hit[confirmed], index[confirmed].astype(np.int64)
+
+
+def _find(
+    hashes: NDArray[np.uint64],
+    codes: NDArray[np.int64],
+    wanted: NDArray[np.uint64],
+    wanted_codes: NDArray[np.int64],
+    groups: int,
+) -> NDArray[np.int64] | None:
+    """Where each wanted (code, hash) is among the (code, hash) pairs given, or -1.
+
+    Returns None when a pair is given twice. Each code has its own hash table
+    of about four slots per pair, addressed by a multiplicative hash of the
+    hash; the tables lie one after another in code order, so looking up the
+    rows of one query touches one small table. Most pairs are alone in their
+    slot and found with one lookup; the pairs that share a slot are searched
+    in a sorted list of them (:func:`_sorted_find`).
+    """
+    n = len(hashes)
+    counts = np.bincount(codes, minlength=groups)
+    bits = np.maximum(2, np.ceil(np.log2(np.maximum(4 * counts, 1)))).astype(np.int64)
+    base = np.zeros(groups, dtype=np.int64)
+    np.cumsum(np.left_shift(1, bits[:-1]), out=base[1:])
+    total = int(base[-1] + (1 << int(bits[-1])))
+
+    def slots(h: NDArray[np.uint64], c: NDArray[np.int64]) -> NDArray[np.int64]:
+        spread = (h * _SLOT_MIX) >> (64 - bits[c]).astype(np.uint64)
+        out: NDArray[np.int64] = base[c] + spread.astype(np.int64)
+        return out
+
+    slot = slots(hashes, codes)
+    table = np.full(total, -1, dtype=np.int64)
+    table[slot] = np.arange(n)
+    crowded = np.zeros(total, dtype=bool)
+    crowded[slot[table[slot] != np.arange(n)]] = True
+    shared = np.flatnonzero(crowded[slot])
+    by_pair = shared[np.lexsort((hashes[shared], codes[shared]))]
+    pair_codes, pair_hashes = codes[by_pair], hashes[by_pair]
+    same = (pair_codes[1:] == pair_codes[:-1]) & (pair_hashes[1:] == pair_hashes[:-1])
+    if same.any():
+        return None
+    wanted_slot = slots(wanted, wanted_codes)
+    out = table[wanted_slot]
+    alone = out >= 0
+    alone[alone] = hashes[out[alone]] == wanted[alone]
+    out[~alone] = -1
+    search = np.flatnonzero(crowded[wanted_slot])
+    if len(search):
+        out[search] = _sorted_find(pair_codes, pair_hashes, wanted_codes[search], wanted[search])
+        found = out[search] >= 0
+        out[search[found]] = by_pair[out[search[found]]]
+    return out
+
+
+def _sorted_find(
+    codes: NDArray[np.int64],
+    hashes: NDArray[np.uint64],
+    wanted_codes: NDArray[np.int64],
+    wanted: NDArray[np.uint64],
+) -> NDArray[np.int64]:
+    """Positions of the wanted (code, hash) pairs among distinct pairs sorted by code, hash.
+
+    Both lists are sorted together, pairs before equal wanted ones; each
+    wanted pair then meets its equal, if any, as the last pair before it.
+    """
+    n = len(codes)
+    all_codes = np.concatenate([codes, wanted_codes])
+    all_hashes = np.concatenate([hashes, wanted])
+    is_wanted = np.arange(len(all_codes)) >= n
+    order = np.lexsort((is_wanted, all_hashes, all_codes))
+    position = np.where(is_wanted[order], -1, np.arange(len(order)))
+    last = np.maximum.accumulate(position)
+    at = np.flatnonzero(is_wanted[order])
+    before = last[at]
+    out = np.full(len(wanted), -1, dtype=np.int64)
+    has = before >= 0
+    pair, item = order[before[has]], order[at[has]]
+    equal = (all_codes[pair] == all_codes[item]) & (all_hashes[pair] == all_hashes[item])
+    out[item[equal] - n] = pair[equal]
+    return out

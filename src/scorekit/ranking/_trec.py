@@ -71,7 +71,8 @@ def _fast(path: Path, names: tuple[str, ...], value: str) -> Any | None:
         head = handle.read(4096)
     first = head.lstrip(b"\xef\xbb\xbf").split(b"\n", 1)[0]
     delimiter = "\t" if b"\t" in first else " "
-    types = {"query": pa.string(), "doc": pa.string(), value: pa.float64()}
+    # ids are read as bytes and checked as UTF-8 once, whole (see ``_text``)
+    types = {"query": pa.binary(), "doc": pa.binary(), value: pa.float64()}
     try:
         table = csv.read_csv(
             path,
@@ -94,6 +95,36 @@ def _fast(path: Path, names: tuple[str, ...], value: str) -> Any | None:
         if column.null_count or _has_empty(column):
             return None
     return table
+
+
+def _text(column: Any) -> Any | None:
+    """A combined binary column as a string array, or None if it is not valid UTF-8.
+
+    Bytes below 128 are valid UTF-8 whatever their order, so a column of ASCII
+    ids (the usual case) is relabelled without copying and without checking
+    each string; other columns are checked by pyarrow's cast.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(column)
+    offsets = np.frombuffer(
+        column.buffers()[1], dtype=np.int32, count=n + 1, offset=4 * column.offset
+    )
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = column.buffers()[2]
+    if data is None or last == first:
+        return pa.array([""] * n, pa.string()) if n else pa.array([], pa.string())
+    raw_bytes = np.frombuffer(data, dtype=np.uint8, count=last - first, offset=first)
+    whole = (last - first) // 8
+    high = np.bitwise_or.reduce(raw_bytes[: 8 * whole].view(np.uint64)) if whole else 0
+    tail = np.bitwise_or.reduce(raw_bytes[8 * whole :]) if last - first > 8 * whole else 0
+    if not (int(high) & 0x8080808080808080 or int(tail) & 0x80):
+        return pa.Array.from_buffers(pa.string(), n, column.buffers(), offset=column.offset)
+    try:
+        return pc.cast(column, pa.string())
+    except pa.ArrowInvalid:
+        return None
 
 
 def _has_empty(column: Any) -> bool:
@@ -225,13 +256,11 @@ def _read(path: str | Path, names: tuple[str, ...], value: str, what: str) -> Co
     _check_path(path)
     table = _fast(path, names, value)
     if table is not None:
-        values = np.asarray(table.column(value).to_numpy(), dtype=np.float64)
-        return Columns(
-            table.column("query").combine_chunks(),
-            table.column("doc").combine_chunks(),
-            _finite(path, values, value),
-            path,
-        )
+        query = _text(table.column("query").combine_chunks())
+        doc = _text(table.column("doc").combine_chunks())
+        if query is not None and doc is not None:
+            values = np.asarray(table.column(value).to_numpy(), dtype=np.float64)
+            return Columns(query, doc, _finite(path, values, value), path)
     query, doc, text = _general(path, names, what)
     return Columns(query, doc, _numbers(path, text, value), path)
 
