@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 
 import scorekit.classification as C
 import scorekit.classification._pairs as pairs
+from scorekit.classification import ROCAUC
+from scorekit.classification._histogram import ScoreHistogram
+from scorekit.core import equal_values
 
 RTOL = 1e-12
 
@@ -102,3 +105,28 @@ def test_micro_with_one_class_pooled_is_undefined() -> None:
         assert np.isnan(C.roc_auc(y, s, average="micro"))
     with pytest.warns(UserWarning, match="no positive label"):
         assert C.average_precision(y, s, average="micro") == 0.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 90),
+    repeats=st.integers(0, 60),
+    parts=st.integers(2, 6),
+)
+def test_merging_mostly_single_samples_equals_the_whole(
+    seed: int, n: int, repeats: int, parts: int
+) -> None:
+    # distinct scores with some repeated: merged by value when few rows hold several samples
+    rng = np.random.default_rng(seed)
+    s = rng.random(n)
+    s = np.concatenate([s, rng.choice(s, repeats)])
+    y = rng.integers(0, 2, s.size)
+    metric = ROCAUC()
+    whole = metric.summarize(y, s)
+    cuts = np.array_split(np.arange(s.size), parts)
+    merged = ScoreHistogram.merge_all([metric.summarize(y[c], s[c]) for c in cuts])
+    for field in ("key", "score", "counts", "labels"):
+        assert equal_values(getattr(merged, field), getattr(whole, field)), field
+    assert merged.counts.dtype == np.int64
+    assert merged.n_samples == whole.n_samples == s.size

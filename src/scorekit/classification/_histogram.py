@@ -317,9 +317,9 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
 
     The stable sort finds the sorted runs and merges them (linear for two runs,
     where sorting the concatenation afresh would not be); equal scores of a
-    key, one row from each of several sets, are added. The merged rows are
-    written straight into the output arrays, and counts that are all one (every
-    row one sample) are not gathered at all.
+    key, one row from each of several sets, are added. Integer counts of mostly
+    single samples are merged as plain score values, with no order to gather
+    the counts by.
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
     width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
@@ -328,20 +328,38 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
     edges = np.append(keys, keys[-1] + 1) if keys.size else keys
     bounds = [np.searchsorted(k, edges) for k, _, _ in parts]
     total = sum(int(k.size) for k, _, _ in parts)
-    ones = width == 1 and all(c.dtype.kind in "iu" and bool((c == 1).all()) for _, _, c in parts)
+    # integer counts of mostly single samples: merge the samples' scores as plain
+    # values (each row repeated by its count), then count equal scores again
+    by_value = (
+        width == 1
+        and dtype.kind in "iu"
+        and sum(int(c.sum()) for _, _, c in parts) <= total + total // 4
+    )
     out_k = np.empty(total, dtype=np.int64)
     out_s = np.empty(total, dtype=np.float64)
-    out_c = np.ones((total, width), dtype=dtype) if ones else np.empty((total, width), dtype)
+    out_c = np.ones((total, width), dtype=dtype) if by_value else np.empty((total, width), dtype)
     at = 0
     merged = out_s[:0]
     for i, key in enumerate(keys.tolist()):
-        s = np.concatenate([p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)])
-        order = np.argsort(s, kind="stable")
-        m = s.size
-        merged = np.take(s, order, out=out_s[at : at + m])
-        del s
         c = None
-        if not ones:
+        if by_value:
+            runs = [
+                s if bool((n == 1).all()) else np.repeat(s, n[:, 0])
+                for s, n in (
+                    (p[1][b[i] : b[i + 1]], p[2][b[i] : b[i + 1]])
+                    for p, b in zip(parts, bounds, strict=True)
+                )
+            ]
+            merged = np.concatenate(runs)
+            del runs
+            merged.sort(kind="stable")
+            m = merged.size
+        else:
+            s = np.concatenate([p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)])
+            m = s.size
+            order = np.argsort(s, kind="stable")
+            merged = np.take(s, order, out=out_s[at : at + m])
+            del s
             c = np.concatenate(
                 [
                     p[2][b[i] : b[i + 1]].astype(dtype, copy=False)
@@ -349,7 +367,7 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
                 ]
             ).reshape(m, width)
             c = np.take(c, order, axis=0)
-        del order
+            del order
         if bool((merged[1:] == merged[:-1]).any()):
             starts = _starts(merged)
             rows = starts.size
@@ -359,7 +377,9 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             else:
                 out_c[at : at + rows] = np.add.reduceat(c, starts, axis=0)
             m = rows
-        elif c is not None:
+        elif c is None:
+            out_s[at : at + m] = merged
+        else:
             out_c[at : at + m] = c
         out_k[at : at + m] = key
         at += m
