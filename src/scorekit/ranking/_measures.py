@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import Explanation, register, sentences
-from scorekit.errors import ConfigError, UndefinedMetricWarning, message
+from scorekit.errors import ConfigError, UndefinedMetricWarning, message, raw
 from scorekit.ranking._binary import MAP
 from scorekit.ranking._explanations import NO_RELEVANT, ORDER, TE
+from scorekit.ranking._gains import format_gains, parse_gains
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import QueryValues, RankingMetric, _ratio, _running_count
 
@@ -202,7 +203,8 @@ class RBP(RankingMetric):
     .. math:: RBP = (1 - p) \\sum_{i=1}^{k} r_i \\, p^{i-1}
 
     where :math:`r_i` is 1 for a relevant document at rank i (or its grade,
-    with ``graded=True``) and 0 otherwise.
+    with ``graded=True``, or trec_eval's scaled gain, with
+    ``graded='trec_eval'``) and 0 otherwise.
 
     Parameters
     ----------
@@ -212,9 +214,15 @@ class RBP(RankingMetric):
         0.8).
     k : int, optional
         Only the top k documents count (the whole run without one).
-    graded : bool, default False
-        Weigh a relevant document by its grade, as ranx does, instead of 1
-        (ir_measures' ``RBP(rel=...)``, trec_eval's ``rbp``).
+    graded : bool or 'trec_eval', default False
+        ``True`` weighs a relevant document by its grade, as ranx does,
+        instead of 1 (ir_measures' ``RBP(rel=...)``); ``'trec_eval'`` weighs
+        every judged document by its gain scaled to [0, 1] per query, as
+        trec_eval's ``rbp`` does (see Notes).
+    gains : mapping or str, optional
+        With ``graded='trec_eval'``: the gain of some grades (trec_eval's
+        ``rbp`` parameters, ``'0=0;1=1;2=3'``); other grades gain their value.
+        Grades are integers >= 0, as trec_eval reads them.
     relevance_level, missing, judged_only, max_docs
         See :class:`Precision`.
 
@@ -223,10 +231,17 @@ class RBP(RankingMetric):
     Agrees with ranx's ``rbp.p`` (``graded=True``) and with trec_eval's
     ``rbp`` on binary qrels (p = 0.9), to 1e-12 relative; the binary form is
     ir_measures' ``RBP(rel=L)`` (Moffat and Zobel's definition). On graded
-    qrels trec_eval weighs a document by its grade over the query's top
-    grade, whatever ``-l`` says; neither option here does that. The
-    residual, the most unjudged and unretrieved documents could add, is
-    :class:`RBPResidual`. Bounded by 1 when binary, by the
+    qrels trec_eval's ``rbp`` is ``graded='trec_eval'``: each query's gain
+    table holds the grades 0 to the query's top judged grade (gain = grade
+    unless ``gains`` says otherwise) and every grade of ``gains``; when a
+    gain of the table lies outside [0, 1], every gain g becomes
+    :math:`(g - lo) / (hi - lo)`, with lo and hi the least and greatest
+    gain of the table, 0 included (trec_eval's ``m_rbp.c`` leaves them
+    uninitialised; its test output, reproduced here, is that of 0). A
+    document counts by its scaled gain whatever ``relevance_level`` says;
+    unjudged documents and negative grades count 0. The residual, the most
+    unjudged and unretrieved documents could add, is
+    :class:`RBPResidual`. Bounded by 1 when binary or scaled, by the
     largest grade when graded. Written ``rbp:p=0.8``, ``RBP(p=0.8)``
     (ir_measures) or ``rbp`` (trec_eval, p = 0.9); ir_measures' ``RBP``
     without p is ``rbp:p=0.8``.
@@ -237,6 +252,8 @@ class RBP(RankingMetric):
     >>> run = {"q": {"a": 3, "b": 2, "c": 1}}
     >>> RBP(p=0.5).score(qrels, run)
     0.625
+    >>> RBP(p=0.5, graded="trec_eval").score({"q": {"a": 4, "c": 2}}, run)
+    0.5625
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -244,7 +261,9 @@ class RBP(RankingMetric):
         "user who reads on from each document to the next with probability p.",
         formula="RBP = (1 - p) sum_{i <= k} r_i p^(i-1)",
         convention=sentences(
-            "r_i is 1 for a relevant document (its grade with graded=True, as ranx); p "
+            "r_i is 1 for a relevant document (its grade with graded=True, as ranx; with "
+            "graded='trec_eval' its gain scaled to [0, 1] by the query's gain table, 0 to its "
+            "top grade and the grades of gains=, as trec_eval's rbp on graded qrels); p "
             "defaults to 0.9 (trec_eval's rbp); ir_measures' RBP is p = 0.8. Unjudged "
             "documents count 0; rbp_resid bounds what they could add.",
             ORDER,
@@ -253,25 +272,104 @@ class RBP(RankingMetric):
     )
 
     p: float = 0.9
-    graded: bool = False
+    graded: bool | Literal["trec_eval"] = False
+    gains: Any = None
     _divides_by_relevant: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "p", _check_p(self.name, self.p))
-        if not isinstance(self.graded, bool | np.bool_):
-            raise ConfigError(message(self.name, "invalid graded", self.graded, "a bool"))
-        object.__setattr__(self, "graded", bool(self.graded))
+        graded = self.graded
+        if graded != "trec_eval":
+            if not isinstance(graded, bool | np.bool_):
+                raise ConfigError(
+                    message(self.name, "invalid graded", graded, "True, False or 'trec_eval'")
+                )
+            object.__setattr__(self, "graded", bool(graded))
+        table = parse_gains(self.name, self.gains)
+        if table is not None:
+            if self.graded != "trec_eval":
+                raise ConfigError(
+                    message(
+                        self.name,
+                        "gains scale trec_eval's graded RBP only",
+                        raw(f"graded={self.graded!r} with gains"),
+                        "graded='trec_eval' with gains",
+                    )
+                )
+            if any(g < 0 or g != int(g) for g, _ in table):
+                raise ConfigError(
+                    message(
+                        self.name,
+                        "invalid grade in gains",
+                        format_gains(table),
+                        "integer grades >= 0, as trec_eval reads them",
+                    )
+                )
+        object.__setattr__(self, "gains", table)
 
     def _extra_setting(self) -> str:
-        return f", p={self.p!r}" + (", graded=True" if self.graded else "")
+        extra = f", p={self.p!r}"
+        if self.graded:
+            extra += f", graded={self.graded!r}"
+        if self.gains is not None:
+            extra += f", gains={format_gains(self.gains)}"
+        return extra
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """RBP per query."""
-        rel = judged.relevant(self.relevance_level) & self._cut(judged)
-        weight = judged.grade[rel] if self.graded else np.ones(int(rel.sum()))
+        if self.graded == "trec_eval":
+            rel = self._cut(judged) & ~np.isnan(judged.grade)
+            weight = trec_rbp_gains(judged, self.gains)[rel]
+        else:
+            rel = judged.relevant(self.relevance_level) & self._cut(judged)
+            weight = judged.grade[rel] if self.graded else np.ones(int(rel.sum()))
         terms = weight * np.power(self.p, judged.rank[rel] - 1.0, dtype=np.float64)
         return (1.0 - self.p) * judged.per_query(rel, _spread(rel, terms))
+
+
+def trec_rbp_gains(judged: Judged, gains: Any = None) -> NDArray[np.float64]:
+    """Per ranked row, the gain trec_eval's ``rbp`` gives the document (0 when unjudged).
+
+    Each query's gain table holds the grades 0 to its top judged grade (gain =
+    grade) and the ``(grade, gain)`` pairs of ``gains``, which override; when
+    some gain lies outside [0, 1], gains are scaled to (g - lo) / (hi - lo)
+    with lo = min(0, gains) and hi = max(0, gains) of the table.
+
+    Examples
+    --------
+    >>> from scorekit.ranking import Qrels, Run
+    >>> from scorekit.ranking._ranked import judge
+    >>> qrels = Qrels.from_dict({"q": {"a": 4, "c": 2}})
+    >>> judged = judge(qrels, Run.from_dict({"q": {"a": 2, "c": 1}}))
+    >>> trec_rbp_gains(judged).tolist()
+    [1.0, 0.5]
+    >>> trec_rbp_gains(judged, ((4.0, 3.0), (7.0, 12.0))).tolist()
+    [0.25, 0.16666666666666666]
+    """
+    table = dict(gains or ())
+    n = judged.n_queries
+    top = np.zeros(n)
+    nonneg = judged.judged_grade >= 0
+    np.maximum.at(top, judged.judged_query[nonneg], judged.judged_grade[nonneg])
+    low = np.zeros(n)
+    high = np.zeros(n)
+    extra = list(table.values())
+    for level in np.unique(top).tolist():
+        values = [table.get(float(g), float(g)) for g in range(int(level) + 1)] + extra
+        at = top == level
+        low[at] = min(0.0, *values)
+        high[at] = max(0.0, *values)
+    grade = judged.grade
+    gain = np.where(np.isnan(grade), 0.0, grade)
+    for g, value in table.items():
+        gain[grade == g] = value
+    q = judged.row_query
+    scaled = (low < 0) | (high > 1)
+    span = np.where(scaled, high - low, 1.0)
+    out: NDArray[np.float64] = np.where(scaled[q], (gain - low[q]) / span[q], gain)
+    out[np.isnan(grade)] = 0.0
+    return out
 
 
 @register(
