@@ -133,8 +133,13 @@ def test_repeats_in_blocks_equal_repeats_of_all(
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     found, counts = np.unique(keys, return_counts=True)
     expected = found[counts > 1].tolist()
-    assert _columns.repeats(keys, starts).tolist() == expected
-    assert _columns.repeats(keys, None).tolist() == expected
+    in_blocks = _columns.block_repeats(keys, starts)
+    assert in_blocks is not None
+    assert in_blocks.tolist() == expected
+    assert _columns.repeats(keys).tolist() == expected
+    # blocks too unequal for a grid are left to the caller
+    lopsided = np.array([0, len(keys) - 1], dtype=np.int64)
+    assert len(keys) < 1100 or _columns.block_repeats(keys, lopsided) is None
 
 
 @pytest.mark.filterwarnings("ignore::scorekit.errors.UndefinedMetricWarning")

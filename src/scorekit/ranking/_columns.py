@@ -20,6 +20,7 @@ __all__ = [
     "GROUPED_QUERIES",
     "as_ids",
     "as_values",
+    "block_repeats",
     "grouped_keys",
     "hash_strings",
     "query_codes",
@@ -206,32 +207,39 @@ def grouped_keys(doc_hashes: NDArray[np.uint64], codes: NDArray[np.int64]) -> ND
     return keys
 
 
-def repeats(keys: NDArray[np.uint64], starts: NDArray[np.int64] | None) -> NDArray[np.uint64]:
-    """The values that occur more than once in ``keys`` (sorted, each once).
-
-    ``starts`` (optional) marks blocks of rows such that equal keys only ever
-    occur within one block; each block is then sorted on its own, as a row of
-    a grid padded with the largest value, instead of sorting all the keys.
-    """
-    n = len(keys)
-    if starts is not None and len(starts):
-        lengths = np.diff(np.append(starts, n))
-        width = int(lengths.max())
-        if len(starts) * width <= 2 * n + 1024:
-            column = np.arange(width, dtype=np.int64)
-            if (lengths == width).all():
-                grid = np.sort(keys.reshape(len(starts), width), axis=1)
-                same = grid[:, 1:] == grid[:, :-1]
-            else:
-                filled = column < lengths[:, None]
-                grid = np.full((len(starts), width), np.iinfo(np.uint64).max, dtype=np.uint64)
-                grid[filled] = keys[(starts[:, None] + column)[filled]]
-                grid.sort(axis=1)
-                # the padding sorts last: a block's keys fill its row's first slots
-                same = (grid[:, 1:] == grid[:, :-1]) & filled[:, 1:]
-            if not same.any():
-                return np.zeros(0, dtype=np.uint64)
-            return np.unique(grid[:, 1:][same])
+def repeats(keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """The values that occur more than once in ``keys`` (sorted, each once)."""
     ordered = np.sort(keys)
     same = ordered[1:] == ordered[:-1]
     return np.unique(ordered[1:][same])
+
+
+def block_repeats(keys: NDArray[np.uint64], starts: NDArray[np.int64]) -> NDArray[np.uint64] | None:
+    """The values that occur more than once within a block of ``keys`` (sorted, each once).
+
+    The blocks start at ``starts`` and end where the next one starts. Each
+    block is sorted on its own, as a row of a grid padded with the largest
+    value: many short sorts instead of one long one. Returns None when the
+    blocks differ so much in length that the padding would outweigh the keys.
+    """
+    n = len(keys)
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.uint64)
+    lengths = np.diff(np.append(starts, n))
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n + 1024:
+        return None
+    if (lengths == width).all():
+        grid = np.sort(keys.reshape(len(starts), width), axis=1)
+        same = grid[:, 1:] == grid[:, :-1]
+    else:
+        column = np.arange(width, dtype=np.int64)
+        filled = column < lengths[:, None]
+        grid = np.full((len(starts), width), np.iinfo(np.uint64).max, dtype=np.uint64)
+        grid[filled] = keys[(starts[:, None] + column)[filled]]
+        grid.sort(axis=1)
+        # the padding sorts last: a block's keys fill its row's first slots
+        same = (grid[:, 1:] == grid[:, :-1]) & filled[:, 1:]
+    if not same.any():
+        return np.zeros(0, dtype=np.uint64)
+    return np.unique(grid[:, 1:][same])

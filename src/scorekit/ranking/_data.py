@@ -28,6 +28,7 @@ from scorekit.ranking._columns import (
     GROUPED_QUERIES,
     as_ids,
     as_values,
+    block_repeats,
     grouped_keys,
     hash_strings,
     query_codes,
@@ -219,20 +220,6 @@ class _Judged:
         mixed ^= mixed >> np.uint64(29)
         return mixed
 
-    def _row_keys(self) -> tuple[NDArray[np.uint64], NDArray[np.int64] | None]:
-        """A key per row equal for equal (query, doc) pairs, and the blocks that hold them.
-
-        The keys put the query code in their high bits when there are few
-        enough queries; then, if each query's rows are one block, the starts of
-        the blocks are returned too, since a pair can only repeat within one.
-        """
-        codes, names, _ = self._query_index()
-        if len(names) > GROUPED_QUERIES or len(codes) == 0:
-            return self._pair_hashes(), None
-        keys = grouped_keys(self._doc_hashes(), codes)
-        heads = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
-        return keys, heads if len(heads) == len(names) else None
-
     def to_dict(self) -> dict[str, dict[str, float]]:
         """The pytrec_eval form ``{query: {doc: value}}``."""
         out: dict[str, dict[str, float]] = {}
@@ -265,8 +252,20 @@ class _Judged:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        hashes, blocks = self._row_keys()
-        shared = repeats(hashes, blocks)
+        codes, names, _ = self._query_index()
+        shared = None
+        if len(codes):
+            heads = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
+            if len(heads) == len(names):
+                # each query's rows are one block: comparing doc hashes within blocks suffices
+                hashes = self._doc_hashes()
+                shared = block_repeats(hashes, heads)
+        if shared is None:
+            if len(names) <= GROUPED_QUERIES:
+                hashes = grouped_keys(self._doc_hashes(), codes)
+            else:
+                hashes = self._pair_hashes()
+            shared = repeats(hashes)
         if len(shared) == 0:
             return
         at = np.minimum(np.searchsorted(shared, hashes), len(shared) - 1)
