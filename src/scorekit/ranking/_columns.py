@@ -136,13 +136,18 @@ _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], 
 """``_LOW_BYTES[i]`` keeps the first ``i`` bytes of a little-endian 8-byte word."""
 
 
+_BLOCK = 1 << 15
+"""Strings hashed at a time: the scratch arrays of a block stay in the CPU's cache."""
+
+
 def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
     """A 64-bit hash of every string of a pyarrow string array, from its buffers.
 
     The bytes are read eight at a time straight from the array's data buffer,
     one pass per 8 bytes of the longest string, with numpy integer arithmetic
-    (wrapping modulo 2**64). Equal strings with equal ``seed`` (one per
-    string, e.g. the hash of another id of the same row) get equal hashes.
+    (wrapping modulo 2**64), over blocks of strings small enough for the
+    scratch arrays to stay in cache. Equal strings with equal ``seed`` (one
+    per string, e.g. the hash of another id of the same row) get equal hashes.
     """
     from numpy.lib.stride_tricks import as_strided
 
@@ -151,19 +156,35 @@ def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray
     if n == 0 or raw_offsets is None:
         return np.zeros(n, dtype=np.uint64) if seed is None else seed.copy()
     offsets = np.frombuffer(raw_offsets, dtype=np.int32, count=n + 1, offset=4 * column.offset)
-    offsets = offsets.astype(np.int64)
-    lengths = np.diff(offsets)
     first, size = int(offsets[0]), int(offsets[-1] - offsets[0])
     padded = np.zeros((size + 15) // 8 * 8, dtype=np.uint8)
     if size:
         padded[:size] = np.frombuffer(column.buffers()[2], dtype=np.uint8, count=size, offset=first)
     words = as_strided(padded.view("<u8"), shape=(len(padded) - 7,), strides=(1,), writeable=False)
-    at = offsets[:-1] - first
-    # scratch arrays are reused: each fresh array of n words costs its page faults
-    out: NDArray[np.uint64] = np.multiply(lengths.view(np.uint64), _MULTIPLIERS[0])
+    out = np.empty(n, dtype=np.uint64)
+    spare = np.empty(min(n, _BLOCK), dtype=np.uint64)
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        bounds = offsets[start : stop + 1].astype(np.int64)
+        bounds -= first
+        part = None if seed is None else seed[start:stop]
+        _hash_block(words, bounds, out[start:stop], spare[: stop - start], part)
+    return out
+
+
+def _hash_block(
+    words: NDArray[np.uint64],
+    bounds: NDArray[np.int64],
+    out: NDArray[np.uint64],
+    spare: NDArray[np.uint64],
+    seed: NDArray[np.uint64] | None,
+) -> None:
+    """Hash the strings between consecutive ``bounds`` (offsets into ``words``) into ``out``."""
+    lengths = np.diff(bounds)
+    np.multiply(lengths.view(np.uint64), _MULTIPLIERS[0], out=out)
     if seed is not None:
         out += seed
-    spare = np.empty(n, dtype=np.uint64)
+    at = bounds[:-1]
     rows: NDArray[np.int64] | None = None
     left = lengths
     while True:
@@ -183,7 +204,7 @@ def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray
         if rows is not None:
             out[rows] = h
         if longest <= 8:
-            return out
+            return
         more = left > 8
         rows = np.flatnonzero(more) if rows is None else rows[more]
         at = at[more] + 8
