@@ -23,7 +23,7 @@ from ranx import evaluate as ranx_evaluate
 from sklearn.metrics import dcg_score, ndcg_score
 
 from scorekit import parse_metric, ranking
-from scorekit.errors import ConfigError, InputError
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
 
 Data = tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]
 
@@ -113,8 +113,54 @@ def test_ndcg_gains_equal_trec_eval(data: Data, gains: dict[int, int], k: int | 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         value = metric.score(qrels, run)
-    assert metric.gains == tuple(sorted((float(g), float(v)) for g, v in gains.items()))
+    assert metric.gains == tuple((float(g), float(v)) for g, v in gains.items())
     assert np.isfinite(value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    data=st.builds(
+        random_data,
+        seed=st.integers(0, 2**32 - 1),
+        queries=st.integers(1, 5),
+        docs=st.integers(1, 15),
+        ties=st.booleans(),
+    ),
+    pairs=st.lists(
+        st.tuples(
+            st.integers(0, 4), st.sampled_from([-0.5, 0.0, 0.2, 0.5, 0.7, 0.9, 1.2, 1.5, 2.3])
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda pair: pair[0],
+    ),
+)
+def test_ndcg_gains_less_than_one_apart_equal_trec_eval(
+    data: Data, pairs: list[tuple[int, float]]
+) -> None:
+    # trec_eval orders the gain table with a comparison that truncates differences to integers,
+    # so its ideal ordering (and the value) depends on the order the gains are given in
+    qrels, run = data
+    text = ",".join(f"{g}={v}" for g, v in pairs)
+    ref = trec(qrels, run, f"ndcg.{text}")
+    got = ours(qrels, run, f"ndcg.{text}")
+    assert set(got) == set(ref)
+    assert all(close(got[q], ref[q]) for q in ref)
+
+
+def test_ndcg_ideal_order_of_close_gains_by_hand() -> None:
+    qrels = {"q": {"a": 1, "b": 2}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    # table (1: 0.7, 2: 0.5, 0: 0): the sort keeps it, the walk from the end meets grade 0's
+    # gain 0 first, so the ideal ordering is empty and nDCG is 0, as trec_eval prints
+    with pytest.warns(UndefinedMetricWarning):
+        assert ranking.NDCG(gains="1=0.7;2=0.5").score(qrels, run) == 0.0
+    # given with grade 0 first, the last gain is grade 2's 0.5: ideal (0.5, 0.7) is not sorted
+    value = ranking.NDCG(gains="0=0;1=0.7;2=0.5").score(qrels, run)
+    ideal = 0.5 + 0.7 / np.log2(3)
+    assert close(value, (0.7 + 0.5 / np.log2(3)) / ideal)
+    assert value > 1
+    assert close(value, trec(qrels, run, "ndcg.0=0,1=0.7,2=0.5")["q"])
 
 
 @pytest.mark.parametrize("gains", ["1=3,2=9,4=4.5", "0=1,1=3", "2=-1"])

@@ -21,7 +21,7 @@ from scorekit.core import Explanation, register, sentences
 from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.ranking._data import Qrels
 from scorekit.ranking._explanations import GAIN, ORDER, TE
-from scorekit.ranking._gains import format_gains, parse_gains
+from scorekit.ranking._gains import format_gains, parse_gains, trec_gain_order
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import GAINS, QueryValues, RankingMetric, _gain, _ratio
 
@@ -210,6 +210,19 @@ class NDCG(_DiscountMetric):
     does not change nDCG. A query whose judgments all have grade <= 0 has
     IDCG = 0 and nDCG 0, with an :class:`~scorekit.errors.UndefinedMetricWarning`.
 
+    With ``gains`` (trec_eval's ``ndcg`` parameters) the ideal ordering is
+    trec_eval's: it sorts the query's gain table (the given grades in their
+    order, then grades 0 to the query's top grade) with a comparison that
+    truncates the gain difference to an integer, so gains less than 1 apart
+    may stay out of order, and walks it from the end, taking the judged
+    documents of each grade and stopping at the first grade whose gain is
+    <= 0 (at once, when the last gain of the table is <= 0, whether or not
+    a document has that grade). Gains at least 1 apart give the true ideal ordering; closer ones
+    give trec_eval's (and pytrec_eval's) value, which depends on the order
+    the gains are given in. Fractional grades in the qrels, or fractional
+    grades in ``gains``, which trec_eval does not read, take the true ideal
+    ordering.
+
     Examples
     --------
     >>> qrels = {"q": {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1, "d6": 2, "d7": 3, "d8": 0}}
@@ -248,13 +261,61 @@ class NDCG(_DiscountMetric):
 
     def ideal(self, judged: Judged) -> NDArray[np.float64]:
         """IDCG@k per query, from every judged document of the query."""
-        q, gains, rank = judged.ideal_gains(self._gains(judged.judged_grade))
+        ordered = self._trec_ideal(judged)
+        if ordered is None:
+            q, gains, rank = judged.ideal_gains(self._gains(judged.judged_grade))
+        else:
+            q, gains, rank = ordered
         keep = rank <= self.k if self.k is not None else np.ones(len(rank), dtype=bool)
         weights = (gains / self._discount(rank))[keep]
         ideal: NDArray[np.float64] = np.bincount(
             q[keep], weights=weights, minlength=judged.n_queries
         ).astype(np.float64)
         return ideal
+
+    def _trec_ideal(
+        self, judged: Judged
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]] | None:
+        """trec_eval's ideal gains with ``gains``: query, gain and 1-based rank, or None.
+
+        None when there are no ``gains`` or a grade is fractional (then the
+        true ideal ordering applies).
+        """
+        if self.gains is None or any(g != int(g) or g < 0 for g, _ in self.gains):
+            return None
+        keep = judged.judged_grade >= 0
+        grade = judged.judged_grade[keep]
+        q = judged.judged_query[keep]
+        if np.any(grade != np.floor(grade)):
+            return None
+        levels = grade.astype(np.int64)
+        top = np.full(judged.n_queries, -1, dtype=np.int64)
+        np.maximum.at(top, q, levels)
+        position = np.zeros(len(levels), dtype=np.int64)
+        gain = np.zeros(len(levels))
+        stop = np.full(judged.n_queries, np.iinfo(np.int64).max)
+        for level in np.unique(top[q]).tolist():
+            walk = trec_gain_order(self.gains, level)[::-1]
+            at = np.zeros(level + 1, dtype=np.int64)
+            worth = np.zeros(level + 1)
+            for i, (g, value) in enumerate(walk):
+                if 0 <= g <= level:
+                    at[g], worth[g] = i, value
+            rows = top[q] == level
+            position[rows] = at[levels[rows]]
+            gain[rows] = worth[levels[rows]]
+            if walk[0][1] <= 0:
+                # trec_eval reads the last gain of the table before it skips grades no
+                # document has: when it is <= 0, the ideal ordering is empty
+                stop[top == level] = -1
+        np.minimum.at(stop, q[gain <= 0], position[gain <= 0])
+        taken = position < stop[q]
+        q, gain, position = q[taken], gain[taken], position[taken]
+        order = np.lexsort((position, q))
+        q, gain = q[order], gain[order]
+        starts = np.searchsorted(q, np.arange(judged.n_queries))
+        rank = np.arange(len(q)) - starts[q] + 1
+        return q.astype(np.int64), gain, rank.astype(np.int64)
 
 
 @register("err", higher_is_better=True, bounds=(0.0, 1.0), inputs="qrels_run", grows=True, at="k")
