@@ -24,7 +24,7 @@ from __future__ import annotations
 from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fold import MergeTree, merge_states
-from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns
+from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import (
     INPUT_KINDS,
@@ -87,5 +87,6 @@ __all__ = [
     "row_replicates",
     "sentences",
     "state_field",
+    "summarize_hooked",
     "totals_agree",
 ]

@@ -31,7 +31,7 @@ from scorekit.core._inputs import input_kind
 from scorekit.core._metric import Metric, State, parse_metric, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
 
-__all__ = ["ByGroup", "GroupStates", "Grouped", "group_columns"]
+__all__ = ["ByGroup", "GroupStates", "Grouped", "group_columns", "summarize_hooked"]
 
 GroupKey = Any
 """A group's key: its value (one group column) or the tuple of its values (several)."""
@@ -594,42 +594,6 @@ class Grouped(Metric[GroupStates]):
             states.append(self.inner.summarize(*part, **options))
         return self._state(overall, keys, sizes, tuple(states))
 
-    def summarize_hooked(
-        self,
-        hook: Callable[..., list[State]],
-        chunk: Any,
-        mapping: Mapping[str, tuple[str, ...]],
-        side: Mapping[str, Any],
-    ) -> GroupStates:
-        """The state of one chunk of an input kind that summarizes through a hook.
-
-        Request records and ranking runs are summarized by their input kind's
-        ``hook(metrics, chunk, mapping, side)`` (records checked once, a run
-        joined with its qrels once). Here the hook summarizes the whole chunk
-        for the state of all the rows, and the chunk's rows of each group for
-        the state of that group, so the family's own summarizing is used
-        unchanged. ``chunk`` is a :class:`scorekit.io.Chunk` (the table of
-        rows is its ``table``); ``mapping`` maps the group columns to the role
-        :attr:`key_role`, read with the conversion :attr:`key_conversion`.
-
-        Rows of one ranking query share their group when the group is an
-        attribute of the query, so each query is summarized whole.
-        """
-        where = self._where()
-        names = mapping.get(self.key_role)
-        if names is None:
-            raise InputError(message(where, "no group columns mapped", None, ", ".join(self.by)))
-        given = chunk.get(self.key_conversion, names)
-        columns = group_columns(where, self.by, tuple(given), chunk.table.num_rows)
-        plain = {role: cols for role, cols in mapping.items() if role != self.key_role}
-        overall = hook([self.inner], chunk, plain, side)[0]
-        states = []
-        keys, sizes, parts = _split(columns)
-        for index in parts:
-            sub = type(chunk)(chunk.table.take(index))
-            states.append(hook([self.inner], sub, plain, side)[0])
-        return self._state(overall, keys, sizes, tuple(states))
-
     def compute(self, state: GroupStates) -> ByGroup:
         """The value overall and per group; a group's warnings name the group."""
         inner = self.inner
@@ -654,3 +618,45 @@ def grouped(metrics: Mapping[str, Metric[Any]], by: Any) -> dict[str, Metric[Any
     if by is None:
         return dict(metrics)
     return {key: Grouped(metric, by=by) for key, metric in metrics.items()}
+
+
+def summarize_hooked(
+    metrics: Sequence[Grouped],
+    hook: Callable[..., list[State]],
+    chunk: Any,
+    mapping: Mapping[str, tuple[str, ...]],
+    side: Mapping[str, Any],
+) -> list[GroupStates]:
+    """The states of per-group metrics of an input kind that summarizes through a hook.
+
+    Request records and ranking runs are summarized by their input kind's
+    ``hook(metrics, chunk, mapping, side)`` (records checked once, a run
+    joined with its qrels once for all the metrics). Here the hook summarizes
+    the whole chunk for the states of all the rows, and the chunk's rows of
+    each group for the states of that group, so the family's own summarizing
+    is used unchanged, once per group for all the ``metrics`` (which share
+    their group columns). ``chunk`` is a :class:`scorekit.io.Chunk` (its
+    ``table`` holds the rows); ``mapping`` maps the group columns to the role
+    :attr:`Grouped.key_role`, read with the conversion
+    :attr:`Grouped.key_conversion`. Rows of one ranking query share their
+    group when the group is an attribute of the query, so each query is
+    summarized whole.
+    """
+    first = metrics[0]
+    where = first._where()
+    if any(m.by != first.by for m in metrics):
+        raise ConfigError(message(where, "metrics of different group columns", None, "one by"))
+    names = mapping.get(first.key_role)
+    if names is None:
+        raise InputError(message(where, "no group columns mapped", None, ", ".join(first.by)))
+    given = chunk.get(first.key_conversion, names)
+    columns = group_columns(where, first.by, tuple(given), chunk.table.num_rows)
+    plain = {role: cols for role, cols in mapping.items() if role != first.key_role}
+    inners = [m.inner for m in metrics]
+    overall = hook(inners, chunk, plain, side)
+    keys, sizes, parts = _split(columns)
+    per_group = [hook(inners, type(chunk)(chunk.table.take(index)), plain, side) for index in parts]
+    return [
+        metric._state(overall[i], keys, sizes, tuple(states[i] for states in per_group))
+        for i, metric in enumerate(metrics)
+    ]

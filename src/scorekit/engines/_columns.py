@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
-from scorekit.core import Grouped, Metric, State, input_kind
+from scorekit.core import Grouped, Metric, State, input_kind, summarize_hooked
 from scorekit.errors import ConfigError, InputError, message
 from scorekit.io import Chunk
 
@@ -279,10 +279,12 @@ def summarize_table(
     side = side or {}
     states: list[Any] = [None] * len(metrics)
     groups: dict[str, tuple[Any, list[int]]] = {}
+    grouped: dict[str, tuple[Any, list[int]]] = {}
     for i, metric in enumerate(metrics):
         hook = input_kind(metric.inputs).summarize
         if hook is not None and isinstance(metric, Grouped):
-            states[i] = metric.summarize_hooked(hook, chunk, mapping, side)
+            key = f"{metric.inputs} by {metric.by!r}"
+            grouped.setdefault(key, (hook, []))[1].append(i)
         elif hook is None:
             args, kwargs = batch_arguments(metric, chunk, mapping)
             if metric.positional:
@@ -290,6 +292,12 @@ def summarize_table(
             states[i] = metric.summarize(*args, **kwargs)
         else:
             groups.setdefault(metric.inputs, (hook, []))[1].append(i)
+    for hook, index in grouped.values():
+        found = summarize_hooked(
+            [cast(Grouped, metrics[i]) for i in index], hook, chunk, mapping, side
+        )
+        for i, state in zip(index, found, strict=True):
+            states[i] = state
     for hook, index in groups.values():
         given = [metrics[i] for i in index]
         fed = [_fed(m, chunk, mapping, first_row) for m in given]
