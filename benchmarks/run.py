@@ -17,6 +17,7 @@ import bench_bounded
 import bench_calibration
 import bench_chunked_auc
 import bench_classification
+import bench_groups
 import bench_information
 import bench_loadtest
 import bench_qa
@@ -47,6 +48,7 @@ def main() -> None:
         bench_qa,
         bench_loadtest,
         bench_stats,
+        bench_groups,
     ):
         for row in module.run(module.N // scale):
             print(row.markdown(), flush=True)
