@@ -326,6 +326,10 @@ def test_text_cli_and_bad_input(capsys: Any, tmp_path: Path) -> None:
     assert code == 2 and "short.txt" in err and "line count" in err
     code, _, err = _run(capsys, *base, "--by", "d", "--groups", groups, "--ci")
     assert code == 2 and "--by and --ci are not taken together" in err
+    two = ["text", "--hyps", hyp, hyp, "--refs", ref, "--by", "d", "--groups", groups]
+    for test in (["--test", "paired_bootstrap"], ["--paired-bs"]):
+        code, _, err = _run(capsys, *two, *test)
+        assert code == 2 and "--by does not apply to a comparison of systems" in err
 
 
 # qa -----------------------------------------------------------------------------------------

@@ -237,7 +237,7 @@ def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     f"{flag} without {name}",
                 )
             )
-    refuse_with_comparison(args, NAME, "save_state", "report", "sentence_level", "percent")
+    refuse_with_comparison(args, NAME, "save_state", "report", "sentence_level", "percent", "by")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         found = api.paired_text(
@@ -280,7 +280,7 @@ def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
     """Several ``--hyps`` files compared with the first on every metric."""
-    refuse_with_comparison(args, NAME, "save_state", "sentence_level", "percent")
+    refuse_with_comparison(args, NAME, "save_state", "sentence_level", "percent", "by")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         found = api.compare_text(
