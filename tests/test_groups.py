@@ -247,6 +247,8 @@ def test_bad_by() -> None:
         scorekit.evaluate(floats, "accuracy", by="country")
     with pytest.raises(ConfigError, match="invalid by"):
         scorekit.evaluate(table, "accuracy", by=["country", "country"])
+    with pytest.raises(ConfigError, match="per group with missing='zero'"):
+        Grouped("map:missing=zero", by="topic")
     with pytest.raises(ConfigError, match="is grouped already"):
         Grouped(Grouped("accuracy", by="country"), by="device")
     with pytest.raises(InputError, match="missing group value in column 'g'; got None at row 1"):

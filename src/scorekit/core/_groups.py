@@ -504,6 +504,15 @@ class Grouped(Metric[GroupStates]):
                     "a metric of rows: labels, scores, values, texts, requests or a run",
                 )
             )
+        if getattr(inner, "missing", None) == "zero":
+            raise ConfigError(
+                message(
+                    inner.name,
+                    "cannot be evaluated per group with missing='zero'",
+                    raw("qrels queries absent from the run have no rows to say their group"),
+                    "missing='skip'",
+                )
+            )
         if inner.positional:
             raise ConfigError(
                 message(
