@@ -403,6 +403,12 @@ def test_qa_cli_and_bad_input(capsys: Any, tmp_path: Path) -> None:
     untitled.write_text(json.dumps({"data": [{**dataset["data"][0], "title": ""}]}))
     code, _, err = _run(capsys, "qa", str(untitled), str(preds), "--by", "title")
     assert code == 2 and "no title to group by" in err
+    broken = tmp_path / "b.json"
+    broken.write_text(
+        json.dumps({"data": [{"title": "T", "paragraphs": [{"qas": [{"id": "x"}]}]}]})
+    )
+    code, _, err = _run(capsys, "qa", str(broken), str(preds), "--by", "title")
+    assert code == 2 and "not in the SQuAD format" in err
 
 
 # intervals per group ------------------------------------------------------------------------

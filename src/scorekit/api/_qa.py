@@ -160,6 +160,13 @@ def squad_by_group(
     from scorekit.core import Grouped
 
     names = list(by)
+    qa.squad(  # checks the dataset, the predictions and the no-answer probabilities
+        dataset,
+        predictions,
+        version=version,  # type: ignore[arg-type]
+        na_probs=na_probs,
+        na_prob_thresh=na_prob_thresh,
+    )
     ids, references, answers = _inputs(dataset, predictions, na_probs, na_prob_thresh)
     columns: list[Any] = []
     table: dict[str, tuple[Any, ...]] = {}
