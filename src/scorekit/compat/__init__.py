@@ -1,1 +1,19 @@
-"""Drop-in modules: the names and signatures of other metric libraries, computed by scorekit."""
+"""Drop-in modules: scorekit under the names and signatures of other libraries.
+
+Each module of this package mirrors one library's API so that switching is a
+change of import, and computes every value with scorekit's own metrics (a thin
+translation of arguments and results, never a second implementation):
+
+``scorekit.compat.sklearn``
+    the functions of ``sklearn.metrics`` that scorekit computes, with
+    scikit-learn's names, signatures and return types::
+
+        from scorekit.compat import sklearn as metrics   # was: from sklearn import metrics
+
+A function of the original library that scorekit does not compute raises
+:class:`~scorekit.errors.ConfigError` naming it; nothing falls back to the
+original library, which is never imported. Each module exposes ``NAMES``, a
+mapping from the original name to the scorekit function it calls.
+
+Nothing in scorekit imports this package: ``import scorekit`` does not load it.
+"""
