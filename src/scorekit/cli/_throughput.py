@@ -10,10 +10,12 @@ from typing import Any, TextIO
 from scorekit.cli._flags import (
     add_ci_flags,
     add_scale_flags,
+    by_flag,
     check_scale_flags,
     ci_settings,
     engine_options,
     format_flag,
+    refuse_with_by,
     report_flag,
     scaled,
     slo_flag,
@@ -54,7 +56,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="the latency percentiles to report, numbers in [0, 100] separated by commas, "
         "as numpy.percentile computes them (default 50,90,99), e.g. --percentiles 50,90,95,99.9",
     )
-    format_flag(tp, "table", "json")
+    format_flag(tp, "table", "json", "csv")
+    by_flag(
+        tp,
+        "also evaluate each group of records sharing the values of these fields (e.g. model): "
+        "the rates, latencies and goodput overall and per group, the records of each group, and "
+        "the difference and ratio of the group values (csv: this table)",
+    )
     add_scale_flags(tp, unit="records")
     add_ci_flags(tp, unit="request")
     report_flag(tp)
@@ -79,6 +87,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 raw("--save-state, --ci or a scale flag"),
                 "the records file alone",
             )
+        )
+    if args.by:
+        return _by_group(args, slo, run, out, err)
+    if args.format == "csv":
+        raise ConfigError(
+            message(TITLE, "--format csv writes the per-group table", raw("no --by"), "--by FIELD")
         )
     if ci is not None:
         return _intervals(args, ci, slo, run, out, err)
@@ -149,6 +163,50 @@ def _intervals(
     out.write(_with_run(text, run, args.format))
     out.write("\nintervals (latencies: means in seconds)\n")
     write_ci_values(intervals, "table", out, err, ci, boots)
+    return 0
+
+
+def _by_group(
+    args: argparse.Namespace,
+    slo: dict[str, float] | None,
+    run: dict[str, Any] | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """``--by``: the serving metrics overall and per group of records, as ``eval --by``."""
+    from scorekit import api, loadtest
+    from scorekit.cli._output import write_values
+
+    refuse_with_by(args, TITLE, ci=args.ci, report=args.report)
+    if run is not None and run.get("steps"):
+        raise ConfigError(
+            message(
+                args.records,
+                "a sweep's records are reported per step, not per group",
+                raw("--by " + " ".join(args.by)),
+                "the records of one load test without steps",
+            )
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = api.throughput_by_group(
+            args.records,
+            args.by,
+            slo=slo,
+            percentiles=args.percentiles,
+            **engine_options(args),
+        )
+    write_warnings((str(w.message) for w in caught), err)
+    if args.save_state:
+        api.save_states(
+            args.save_state,
+            {key: (metric, result.states[key]) for key, metric in result.metrics.items()},
+            command=NAME,
+            input="requests",
+            options=None if run is None else {"run": loadtest.run_settings(run)},
+            rows=result.rows,
+        )
+    write_values(dict(result.values), args.format, out)
     return 0
 
 
