@@ -1,0 +1,135 @@
+"""scorekit.compat.pytrec_eval against pytrec_eval: trec_eval's test files and Hypothesis runs."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytrec_eval as reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA
+from scorekit.compat import pytrec_eval as compat
+from scorekit.errors import ConfigError, InputError
+
+TESTDATA = DATA / "trec_eval"
+ALL = sorted(compat.supported_measures)
+
+
+@cache
+def _read(name: str, run: bool) -> dict[str, dict[str, Any]]:
+    """A TREC qrels or run file as pytrec_eval's dicts (fields after the sixth ignored)."""
+    out: dict[str, dict[str, Any]] = {}
+    for line in Path(TESTDATA / name).read_text().splitlines():
+        fields = line.split()
+        if run:
+            out.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+        else:
+            out.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+    return out
+
+
+def _assert_same(got: dict[str, dict[str, float]], want: dict[str, dict[str, float]]) -> None:
+    assert got.keys() == want.keys()
+    for q, values in want.items():
+        assert got[q].keys() == values.keys(), q
+        for measure, value in values.items():
+            assert got[q][measure] == pytest.approx(value, rel=1e-12, abs=1e-15), (q, measure)
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "options"),
+    [
+        ("qrels.test", "results.test", {}),
+        ("qrels.test", "results.trunc", {}),
+        ("qrels.rel_level", "results.test", {"relevance_level": 2}),
+        ("qrels.test", "results.test", {"judged_docs_only_flag": True}),
+    ],
+)
+def test_trec_eval_files(qrels: str, run: str, options: dict[str, Any]) -> None:
+    judgments, ranking = _read(qrels, False), _read(run, True)
+    measures = [*ALL, "ndcg_cut.3,7", "P_2"]
+    got = compat.RelevanceEvaluator(judgments, measures, **options).evaluate(ranking)
+    want = reference.RelevanceEvaluator(judgments, measures, **options).evaluate(ranking)
+    _assert_same(got, want)
+    for measure in ("map", "gm_map", "P_2"):
+        values = [v[measure] for v in got.values()]
+        expected = reference.compute_aggregated_measure(measure, values)
+        assert compat.compute_aggregated_measure(measure, values) == pytest.approx(expected)
+
+
+_ids = st.sampled_from([f"d{i}" for i in range(8)])
+_qrels = st.dictionaries(
+    st.sampled_from(["q1", "q2", "q3"]),
+    st.dictionaries(_ids, st.integers(0, 3), max_size=6),
+    max_size=3,
+)
+_run = st.dictionaries(
+    st.sampled_from(["q1", "q2", "q4"]),
+    st.dictionaries(_ids, st.sampled_from([0.0, 0.5, 1.0, 2.5, -1.0]), max_size=8),
+    max_size=3,
+)
+_measures = st.lists(
+    st.sampled_from([*ALL, "P.1,3", "ndcg_cut_2", "recall.4", "success_1", "map_cut.2"]),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_qrels, _run, _measures, st.integers(1, 2), st.booleans())
+def test_hypothesis_runs(
+    qrels: dict[str, dict[str, int]],
+    run: dict[str, dict[str, float]],
+    measures: list[str],
+    level: int,
+    judged_only: bool,
+) -> None:
+    options: dict[str, Any] = {"relevance_level": level, "judged_docs_only_flag": judged_only}
+    got = compat.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
+    want = reference.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
+    _assert_same(got, want)
+
+
+def test_names_map_to_scorekit_metrics() -> None:
+    assert compat.NAMES["P_k"] == "p@k"
+    assert compat.NAMES["recip_rank"] == "mrr"
+    assert set(compat.NAMES) == {
+        name
+        if name in ("map", "gm_map", "Rprec", "recip_rank", "bpref", "infAP", "ndcg")
+        else name + "_k"
+        for name in compat.supported_measures
+    }
+
+
+def test_family_expands_to_default_cutoffs() -> None:
+    evaluator = compat.RelevanceEvaluator({"q": {"d": 1}}, {"success", "P"})
+    row = evaluator.evaluate({"q": {"d": 1.0}})["q"]
+    assert sorted(row) == sorted(
+        ["success_1", "success_5", "success_10"]
+        + [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    )
+    assert row["P_5"] == 0.2
+    assert math.isclose(compute := row["success_1"], 1.0), compute
+
+
+@pytest.mark.parametrize("measure", ["num_ret", "official", "iprec_at_recall", "P_x", "P_0", 3])
+def test_measures_scorekit_lacks_are_named(measure: Any) -> None:
+    with pytest.raises(ConfigError, match="pytrec_eval: ") as info:
+        compat.RelevanceEvaluator({"q": {"d": 1}}, [measure])
+    assert repr(measure) in str(info.value)
+
+
+def test_bad_inputs() -> None:
+    with pytest.raises(InputError, match="query_relevance is not a mapping"):
+        compat.RelevanceEvaluator([("q", "d", 1)], ["map"])  # type: ignore[arg-type]
+    evaluator = compat.RelevanceEvaluator({"q": {"d": 1}}, ["map"])
+    with pytest.raises(InputError, match="the run is not a mapping"):
+        evaluator.evaluate([("q", "d", 1.0)])  # type: ignore[arg-type]
+    assert evaluator.evaluate({}) == {}
+    with pytest.raises(InputError, match="compute_aggregated_measure: no values"):
+        compat.compute_aggregated_measure("map", [])
