@@ -249,7 +249,7 @@ def multiclass_pairs(draw):
     return t, p, w, labels
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     multiclass_pairs(),
     st.sampled_from(sorted(_RATE_CELLS)),

@@ -104,7 +104,7 @@ def _ranx_contest(runs: Runs, q: str, weights: list[float]):
     return compare
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(runs=runs_of(n_runs=3))
 def test_borda_condorcet_rbc_mixed_equal_ranx(
     ranx_worker: subprocess.Popen[str], runs: Runs
