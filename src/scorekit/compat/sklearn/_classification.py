@@ -1,0 +1,502 @@
+"""scikit-learn's classification functions on scorekit.classification.
+
+Each function has the signature of the ``sklearn.metrics`` function of the same
+name and calls the scorekit function named in its docstring; results are
+converted to scikit-learn's types (plain tuples for curves, integer supports).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+
+from scorekit import classification as _c
+from scorekit.errors import ConfigError, UndefinedMetricWarning, message
+
+_WARN_FOR = ("precision", "recall", "f-score")
+
+
+def accuracy_score(
+    y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None
+) -> Any:
+    """scikit-learn's ``accuracy_score``: :func:`scorekit.classification.accuracy`.
+
+    Examples
+    --------
+    >>> accuracy_score([0, 1, 2, 3], [0, 2, 1, 3])
+    0.5
+    """
+    return _c.accuracy(y_true, y_pred, normalize=normalize, sample_weight=sample_weight)
+
+
+def balanced_accuracy_score(
+    y_true: Any, y_pred: Any, *, sample_weight: Any = None, adjusted: bool = False
+) -> Any:
+    """scikit-learn's ``balanced_accuracy_score``.
+
+    Calls :func:`scorekit.classification.balanced_accuracy`.
+    """
+    return _c.balanced_accuracy(y_true, y_pred, sample_weight=sample_weight, adjusted=adjusted)
+
+
+def cohen_kappa_score(
+    y1: Any,
+    y2: Any,
+    *,
+    labels: Any = None,
+    weights: Any = None,
+    sample_weight: Any = None,
+    replace_undefined_by: Any = np.nan,
+) -> Any:
+    """scikit-learn's ``cohen_kappa_score``: :func:`scorekit.classification.cohen_kappa`."""
+    return _c.cohen_kappa(
+        y1,
+        y2,
+        labels=labels,
+        weights=weights,
+        sample_weight=sample_weight,
+        replace_undefined_by=replace_undefined_by,
+    )
+
+
+def confusion_matrix(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    normalize: Any = None,
+) -> Any:
+    """scikit-learn's ``confusion_matrix``: :func:`scorekit.classification.confusion_matrix`.
+
+    Rows are the true class, columns the predicted class, as in scikit-learn.
+
+    Examples
+    --------
+    >>> confusion_matrix(["cat", "dog", "dog"], ["cat", "cat", "dog"])
+    array([[1, 0],
+           [1, 1]])
+    """
+    return _c.confusion_matrix(
+        y_true, y_pred, labels=labels, sample_weight=sample_weight, normalize=normalize
+    )
+
+
+def f1_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: Any = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> Any:
+    """scikit-learn's ``f1_score``: :func:`scorekit.classification.f1`.
+
+    Examples
+    --------
+    >>> f1_score([0, 1, 1, 0], [0, 1, 0, 0])
+    0.666...
+    >>> f1_score([0, 1, 2, 2], [0, 2, 2, 1], average=None)
+    array([1. , 0. , 0.5])
+    """
+    return _c.f1(
+        y_true,
+        y_pred,
+        labels=labels,
+        pos_label=pos_label,
+        average=average,
+        sample_weight=sample_weight,
+        zero_division=zero_division,
+    )
+
+
+def fbeta_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: Any = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> Any:
+    """scikit-learn's ``fbeta_score``: :func:`scorekit.classification.fbeta`."""
+    return _c.fbeta(
+        y_true,
+        y_pred,
+        beta=beta,
+        labels=labels,
+        pos_label=pos_label,
+        average=average,
+        sample_weight=sample_weight,
+        zero_division=zero_division,
+    )
+
+
+def precision_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: Any = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> Any:
+    """scikit-learn's ``precision_score``: :func:`scorekit.classification.precision`."""
+    return _c.precision(
+        y_true,
+        y_pred,
+        labels=labels,
+        pos_label=pos_label,
+        average=average,
+        sample_weight=sample_weight,
+        zero_division=zero_division,
+    )
+
+
+def recall_score(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: Any = "binary",
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> Any:
+    """scikit-learn's ``recall_score``: :func:`scorekit.classification.recall`."""
+    return _c.recall(
+        y_true,
+        y_pred,
+        labels=labels,
+        pos_label=pos_label,
+        average=average,
+        sample_weight=sample_weight,
+        zero_division=zero_division,
+    )
+
+
+def _check_warn_for(warn_for: Any) -> set[str]:
+    names = {warn_for} if isinstance(warn_for, str) else set(warn_for)
+    unknown = sorted(str(n) for n in names - set(_WARN_FOR))
+    if unknown:
+        raise ConfigError(
+            message(
+                "precision_recall_fscore_support",
+                "unknown warn_for entry",
+                unknown[0],
+                "entries of " + repr(_WARN_FOR),
+            )
+        )
+    return {str(n) for n in names}
+
+
+def precision_recall_fscore_support(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    beta: float = 1.0,
+    labels: Any = None,
+    pos_label: Any = 1,
+    average: Any = None,
+    warn_for: Any = ("precision", "recall", "f-score"),
+    sample_weight: Any = None,
+    zero_division: Any = "warn",
+) -> Any:
+    """scikit-learn's ``precision_recall_fscore_support``.
+
+    Calls :func:`scorekit.classification.precision_recall_fscore_support`; the
+    support is an integer array without ``sample_weight``, as in scikit-learn,
+    and ``warn_for`` keeps the zero-division warnings of the measures it names.
+
+    Examples
+    --------
+    >>> p, r, f, s = precision_recall_fscore_support([0, 1, 1, 2], [0, 1, 2, 2])
+    >>> s
+    array([1, 2, 1])
+    """
+    keep = _check_warn_for(warn_for)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        p, r, f, s = _c.precision_recall_fscore_support(
+            y_true,
+            y_pred,
+            beta=beta,
+            labels=labels,
+            pos_label=pos_label,
+            average=average,
+            sample_weight=sample_weight,
+            zero_division=zero_division,
+        )
+    for w in caught:
+        measure = re.search(r": (precision|recall|f-score) is ill-defined", str(w.message))
+        if measure is None or measure.group(1) in keep:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if s is not None and sample_weight is None:
+        s = np.asarray(s).astype(np.int64)
+    return p, r, f, s
+
+
+def zero_one_loss(
+    y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None
+) -> Any:
+    """scikit-learn's ``zero_one_loss``: :func:`scorekit.classification.error_rate`."""
+    return _c.error_rate(y_true, y_pred, normalize=normalize, sample_weight=sample_weight)
+
+
+def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> Any:
+    """scikit-learn's ``matthews_corrcoef``: :func:`scorekit.classification.mcc`."""
+    return _c.mcc(y_true, y_pred, sample_weight=sample_weight)
+
+
+def log_loss(
+    y_true: Any,
+    y_proba: Any = None,
+    *,
+    normalize: bool = True,
+    sample_weight: Any = None,
+    labels: Any = None,
+    y_pred: Any = "deprecated",
+) -> Any:
+    """scikit-learn's ``log_loss``: :func:`scorekit.classification.log_loss`.
+
+    ``y_pred``, scikit-learn's former name of ``y_proba``, is accepted with a
+    ``FutureWarning`` as scikit-learn 1.9 does.
+
+    Examples
+    --------
+    >>> round(log_loss([0, 1, 1], [[0.9, 0.1], [0.2, 0.8], [0.4, 0.6]]), 6)
+    0.279...
+    """
+    if not (isinstance(y_pred, str) and y_pred == "deprecated"):
+        if y_proba is not None:
+            raise ConfigError(
+                message("log_loss", "both y_pred and y_proba given", "y_pred", "y_proba only")
+            )
+        warnings.warn(
+            "log_loss: y_pred was renamed to y_proba in scikit-learn 1.9; use y_proba.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        y_proba = y_pred
+    if y_proba is None:
+        raise ConfigError(message("log_loss", "missing y_proba", None, "predicted probabilities"))
+    return _c.log_loss(
+        y_true, y_proba, normalize=normalize, sample_weight=sample_weight, labels=labels
+    )
+
+
+def brier_score_loss(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    scale_by_half: Any = "auto",
+) -> Any:
+    """scikit-learn's ``brier_score_loss``: :func:`scorekit.classification.brier`."""
+    return _c.brier(
+        y_true,
+        y_proba,
+        sample_weight=sample_weight,
+        pos_label=pos_label,
+        labels=labels,
+        scale_by_half=scale_by_half,
+    )
+
+
+def roc_auc_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: Any = "macro",
+    sample_weight: Any = None,
+    max_fpr: Any = None,
+    multi_class: Any = "raise",
+    labels: Any = None,
+) -> Any:
+    """scikit-learn's ``roc_auc_score``: :func:`scorekit.classification.roc_auc`.
+
+    Examples
+    --------
+    >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+    return _c.roc_auc(
+        y_true,
+        y_score,
+        average=average,
+        sample_weight=sample_weight,
+        max_fpr=max_fpr,
+        multi_class=multi_class,
+        labels=labels,
+    )
+
+
+def roc_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = True,
+) -> Any:
+    """scikit-learn's ``roc_curve``: :func:`scorekit.classification.roc_curve`, as a plain tuple.
+
+    Examples
+    --------
+    >>> fpr, tpr, thresholds = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> tpr
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    """
+    curve = _c.roc_curve(
+        y_true,
+        y_score,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        drop_intermediate=drop_intermediate,
+    )
+    return tuple(curve)
+
+
+def det_curve(
+    y_true: Any,
+    y_score: Any,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+) -> Any:
+    """scikit-learn's ``det_curve``: :func:`scorekit.classification.det_curve`, as a plain tuple."""
+    curve = _c.det_curve(
+        y_true,
+        y_score,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        drop_intermediate=drop_intermediate,
+    )
+    return tuple(curve)
+
+
+def precision_recall_curve(
+    y_true: Any,
+    y_score: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+    drop_intermediate: bool = False,
+) -> Any:
+    """scikit-learn's ``precision_recall_curve``: :func:`scorekit.classification.pr_curve`.
+
+    Returns a plain tuple ``(precision, recall, thresholds)``.
+    """
+    curve = _c.pr_curve(
+        y_true,
+        y_score,
+        pos_label=pos_label,
+        sample_weight=sample_weight,
+        drop_intermediate=drop_intermediate,
+    )
+    return tuple(curve)
+
+
+def average_precision_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: Any = "macro",
+    pos_label: Any = 1,
+    sample_weight: Any = None,
+) -> Any:
+    """scikit-learn's ``average_precision_score``.
+
+    Calls :func:`scorekit.classification.average_precision`.
+    """
+    return _c.average_precision(
+        y_true, y_score, average=average, pos_label=pos_label, sample_weight=sample_weight
+    )
+
+
+def top_k_accuracy_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    k: int = 2,
+    normalize: bool = True,
+    sample_weight: Any = None,
+    labels: Any = None,
+) -> Any:
+    """scikit-learn's ``top_k_accuracy_score``: :func:`scorekit.classification.top_k_accuracy`."""
+    return _c.top_k_accuracy(
+        y_true, y_score, k=k, normalize=normalize, sample_weight=sample_weight, labels=labels
+    )
+
+
+def class_likelihood_ratios(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    replace_undefined_by: Any = np.nan,
+) -> Any:
+    """scikit-learn's ``class_likelihood_ratios``.
+
+    Calls :func:`scorekit.classification.class_likelihood_ratios`.
+    """
+    return _c.class_likelihood_ratios(
+        y_true,
+        y_pred,
+        labels=labels,
+        sample_weight=sample_weight,
+        replace_undefined_by=replace_undefined_by,
+    )
+
+
+def classification_report(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Any = None,
+    target_names: Any = None,
+    sample_weight: Any = None,
+    digits: int = 2,
+    output_dict: bool = False,
+    zero_division: Any = "warn",
+) -> Any:
+    """scikit-learn's ``classification_report``.
+
+    Calls :func:`scorekit.classification.classification_report`.
+
+    The text is scikit-learn's, character for character.
+
+    Examples
+    --------
+    >>> print(classification_report([0, 1, 1], [0, 1, 0]))
+                  precision    recall  f1-score   support
+    <BLANKLINE>
+               0       0.50      1.00      0.67         1
+               1       1.00      0.50      0.67         2
+    <BLANKLINE>
+        accuracy                           0.67         3
+       macro avg       0.75      0.75      0.67         3
+    weighted avg       0.83      0.67      0.67         3
+    <BLANKLINE>
+    """
+    return _c.classification_report(
+        y_true,
+        y_pred,
+        labels=labels,
+        target_names=target_names,
+        sample_weight=sample_weight,
+        digits=digits,
+        output_dict=output_dict,
+        zero_division=zero_division,
+    )
