@@ -1,0 +1,672 @@
+"""sacrebleu's functions, classes and score objects, computed by scorekit's text metrics.
+
+``from scorekit.compat import sacrebleu`` replaces ``import sacrebleu`` for
+BLEU, chrF and TER: :func:`corpus_bleu`, :func:`sentence_bleu`,
+:func:`corpus_chrf`, :func:`sentence_chrf`, :func:`corpus_ter` and
+:func:`sentence_ter` take sacrebleu's arguments in its order (hypotheses
+first, references as a list of reference *streams*), and the classes
+:class:`BLEU`, :class:`CHRF` and :class:`TER` have ``corpus_score``,
+``sentence_score`` and ``get_signature``. Scores are on sacrebleu's 0-100
+scale and the score objects have sacrebleu's fields and print as sacrebleu's
+(``str(score)`` and ``score.format()``).
+
+The numbers come from :class:`scorekit.text.BLEU`, :class:`~scorekit.text.CHRF`
+and :class:`~scorekit.text.TER` (fractions there, times 100 here; BLEU and chrF
+scores may differ from sacrebleu's in the last bit of the product). Where this
+module departs from sacrebleu:
+
+- signatures end in ``version:scorekit-<version>`` instead of sacrebleu's version;
+- tokenizers scorekit lacks (``ja-mecab``, ``ko-mecab``, ``spm``, ``flores101``...)
+  raise :class:`~scorekit.errors.ConfigError` naming them;
+- an empty corpus raises :class:`~scorekit.errors.InputError` (sacrebleu
+  raises ``IndexError``); bootstrap intervals (``n_bootstrap``) are
+  :mod:`scorekit.stats`' and are not offered here;
+- ``force`` only silences sacrebleu's warning about tokenized input, which
+  scorekit does not give; it is accepted and has no effect.
+
+Examples
+--------
+>>> from scorekit.compat import sacrebleu
+>>> hyps = ["the cat sat on the mat", "a quick brown fox"]
+>>> refs = [["the cat sat on a mat", "the quick brown fox"]]
+>>> print(sacrebleu.corpus_bleu(hyps, refs))
+BLEU = 50.00 80.0/62.5/50.0/25.0 (BP = 1.000 ratio = 1.000 hyp_len = 10 ref_len = 10)
+>>> sacrebleu.corpus_chrf(hyps, refs).format(width=1)
+'chrF2 = 76.0'
+>>> sacrebleu.NAMES["corpus_bleu"]
+'bleu'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.text import BLEU as _BLEU
+from scorekit.text import CHRF as _CHRF
+from scorekit.text import TER as _TER
+
+__all__ = [
+    "BLEU",
+    "CHRF",
+    "NAMES",
+    "TER",
+    "BLEUScore",
+    "CHRFScore",
+    "Score",
+    "Signature",
+    "TERScore",
+    "corpus_bleu",
+    "corpus_chrf",
+    "corpus_ter",
+    "sentence_bleu",
+    "sentence_chrf",
+    "sentence_ter",
+]
+
+NAMES: dict[str, str] = {
+    "corpus_bleu": "bleu",
+    "sentence_bleu": "sentence_bleu",
+    "BLEU": "bleu",
+    "corpus_chrf": "chrf",
+    "sentence_chrf": "sentence_chrf",
+    "CHRF": "chrf",
+    "corpus_ter": "ter",
+    "sentence_ter": "sentence_ter",
+    "TER": "ter",
+}
+"""sacrebleu's functions and classes -> scorekit's metric names and functions."""
+
+_ABBREVIATIONS = {
+    "version": "v",
+    "nrefs": "#",
+    "case": "c",
+    "eff": "e",
+    "tok": "tok",
+    "smooth": "s",
+    "nc": "nc",
+    "nw": "nw",
+    "space": "s",
+    "norm": "nr",
+    "punct": "pn",
+    "asian": "as",
+}
+"""sacrebleu's short signature keys."""
+
+_TER_ABBREVIATIONS = {"tok": "t"}
+"""Keys TER shortens otherwise than BLEU and chrF."""
+
+
+class Signature:
+    """The settings behind a score, printed as sacrebleu prints signatures.
+
+    Examples
+    --------
+    >>> s = BLEU().get_signature()
+    >>> s.format(short=True)
+    '#:?|c:mixed|e:no|tok:13a|s:exp|v:scorekit-...'
+    """
+
+    def __init__(self, text: str, *, ter: bool = False) -> None:
+        self._pairs = [tuple(part.split(":", 1)) for part in text.split("|")]
+        self._ter = ter
+
+    def format(self, short: bool = False) -> str:
+        """The signature; ``short=True`` uses sacrebleu's abbreviated keys."""
+        if not short:
+            return "|".join(f"{k}:{v}" for k, v in self._pairs)
+        table = {**_ABBREVIATIONS, **(_TER_ABBREVIATIONS if self._ter else {})}
+        return "|".join(f"{table.get(k, k)}:{v}" for k, v in self._pairs)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class Score:
+    """A score on sacrebleu's 0-100 scale with its name, printed as sacrebleu's.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name as sacrebleu prints it (``BLEU``, ``chrF2``, ``TER``).
+    score : float
+        The score (0-100; TER may exceed 100).
+    """
+
+    def __init__(self, name: str, score: float) -> None:
+        self.name = name
+        self.score = score
+        self._verbose = ""
+
+    def format(
+        self, width: int = 2, score_only: bool = False, signature: str = "", is_json: bool = False
+    ) -> str:
+        """The score as sacrebleu writes it: ``NAME = 12.34 ...``, the number only, or JSON.
+
+        Examples
+        --------
+        >>> Score("TER", 12.3456).format()
+        'TER = 12.35'
+        >>> Score("TER", 12.3456).format(width=1, signature="nrefs:1")
+        'TER|nrefs:1 = 12.3'
+        """
+        number = f"{self.score:.{width}f}"
+        if score_only:
+            return number
+        head = f"{self.name}|{signature}" if signature else self.name
+        line = f"{head} = {number}"
+        if self._verbose:
+            line += f" {self._verbose}"
+        if is_json:
+            data: dict[str, Any] = {"name": self.name, "score": float(number)}
+            data["signature"] = signature
+            if self._verbose:
+                data["verbose_score"] = self._verbose
+            for pair in signature.split("|") if signature else []:
+                key, value = pair.split(":")
+                data[key] = value
+            return json.dumps(data, indent=1, ensure_ascii=False)
+        return line
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class BLEUScore(Score):
+    """BLEU with sacrebleu's fields: counts, totals, precisions (0-100), bp, sys_len, ref_len.
+
+    Examples
+    --------
+    >>> s = corpus_bleu(["the cat sat"], [["the cat sat down"]])
+    >>> s.counts, s.totals, s.sys_len, s.ref_len, round(s.bp, 4)
+    ([3, 2, 1, 0], [3, 2, 1, 0], 3, 4, 0.7165)
+    """
+
+    def __init__(
+        self,
+        score: float,
+        counts: list[Any],
+        totals: list[Any],
+        precisions: list[float],
+        bp: float,
+        sys_len: int,
+        ref_len: int,
+    ) -> None:
+        super().__init__("BLEU", score)
+        self.bp = bp
+        self.counts = counts
+        self.totals = totals
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
+        self.ratio = sys_len / ref_len if ref_len else 0
+        self._verbose = (
+            f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} "
+            f"hyp_len = {sys_len:d} ref_len = {ref_len:d})"
+        )
+
+
+class CHRFScore(Score):
+    """chrF (chrF++ with word n-grams) with its orders and beta; named ``chrF2``, ``chrF2++``."""
+
+    def __init__(self, score: float, char_order: int, word_order: int, beta: Any) -> None:
+        self.beta = beta
+        self.char_order = char_order
+        self.word_order = word_order
+        super().__init__(f"chrF{beta}" + "+" * word_order, score)
+
+
+class TERScore(Score):
+    """TER with the summed edits and (mean) reference lengths."""
+
+    def __init__(self, score: float, num_edits: float, ref_length: float) -> None:
+        super().__init__("TER", score)
+        self.num_edits = int(num_edits)
+        self.ref_length = ref_length
+
+
+# references ------------------------------------------------------------------------------
+
+
+def _segments(name: str, hypotheses: Any, references: Any) -> list[list[str]]:
+    """sacrebleu's reference streams -> each hypothesis' references (``None`` dropped)."""
+    if isinstance(hypotheses, str):
+        raise InputError(
+            message(name, "hypotheses is one string", hypotheses, "a sequence of strings")
+        )
+    if references is None or isinstance(references, str):
+        raise InputError(
+            message(
+                name,
+                "references are not reference streams",
+                references,
+                "a list of streams, each a list of strings parallel to the hypotheses",
+            )
+        )
+    streams = list(references)
+    if not streams:
+        raise InputError(message(name, "no reference stream", raw("[]"), "at least one stream"))
+    n = len(hypotheses)
+    for i, stream in enumerate(streams):
+        if isinstance(stream, str):
+            raise InputError(
+                message(
+                    name,
+                    f"reference stream {i} is one string",
+                    stream,
+                    "a list of strings (wrap the stream: [refs])",
+                )
+            )
+        if len(stream) != n:
+            raise InputError(
+                message(
+                    name,
+                    f"reference stream {i} and the hypotheses differ in length",
+                    raw(f"{len(stream)} references for {n} hypotheses"),
+                    "one reference per hypothesis",
+                )
+            )
+    return [[r for r in refs if r is not None] for refs in zip(*streams, strict=True)]
+
+
+def _sentence_refs(name: str, references: Any) -> list[str]:
+    if isinstance(references, str) or references is None:
+        raise InputError(
+            message(name, "references are not a list", references, "a list of reference strings")
+        )
+    return list(references)
+
+
+# BLEU --------------------------------------------------------------------------------------
+
+_LANG_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+"""sacrebleu's tokenizer for a target language (13a otherwise)."""
+
+
+def _percent(count: Any, total: Any, fraction: float, smooth: str, k: float) -> float:
+    """A precision in percent, in sacrebleu's arithmetic (one division of integers or floats)."""
+    if fraction == 0.0 or total == 0:
+        return 0.0
+    if count != 0:
+        return float(100.0 * count / total)
+    if smooth == "exp":
+        halvings = round(1.0 / (fraction * total))
+        return float(100.0 / (halvings * total))
+    return float(100.0 * k / total)
+
+
+class BLEU:
+    """sacrebleu's ``BLEU`` metric object, computed by :class:`scorekit.text.BLEU`.
+
+    Parameters
+    ----------
+    lowercase, force, tokenize, smooth_method, smooth_value, max_ngram_order, effective_order,
+    trg_lang, references
+        sacrebleu's: ``tokenize=None`` means ``13a`` (``zh`` for ``trg_lang="zh"``);
+        ``references`` are cached for :meth:`corpus_score` calls without them.
+
+    Examples
+    --------
+    >>> bleu = BLEU()
+    >>> bleu.corpus_score(["a b c d"], [["a b c d"]]).score
+    100.0
+    >>> str(bleu.get_signature())
+    'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:scorekit-...'
+    """
+
+    def __init__(
+        self,
+        lowercase: bool = False,
+        force: bool = False,
+        tokenize: str | None = None,
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+        max_ngram_order: int = 4,
+        effective_order: bool = False,
+        trg_lang: str = "",
+        references: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
+        if tokenize is None:
+            tokenize = _LANG_TOKENIZERS.get(trg_lang, "13a")
+        self.force = force
+        self.trg_lang = trg_lang
+        self._metric = _BLEU(
+            tokenize=tokenize,  # type: ignore[arg-type]
+            lowercase=lowercase,
+            smooth=smooth_method,  # type: ignore[arg-type]
+            smooth_value=smooth_value,
+            max_order=max_ngram_order,
+            effective_order=effective_order,
+        )
+        self._refs = references
+        self._signature = self._metric.signature()
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str | None]] | None,
+        n_bootstrap: int = 1,
+    ) -> BLEUScore:
+        """Corpus BLEU of the hypotheses against the reference streams (or the cached ones)."""
+        refs = _segments("BLEU", hypotheses, _cached("BLEU", references, self._refs, n_bootstrap))
+        return self._score(refs, list(hypotheses))
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
+        """BLEU of one hypothesis against its references (a list of strings)."""
+        return self._score([_sentence_refs("BLEU", references)], [hypothesis])
+
+    def get_signature(self) -> Signature:
+        """The settings of the last score (``nrefs:?`` before any)."""
+        return Signature(self._signature)
+
+    def _score(self, references: list[list[str]], hypotheses: list[str]) -> BLEUScore:
+        metric = self._metric
+        state = metric.summarize(references, hypotheses)
+        result = metric.result(state)
+        self._signature = result.signature
+        smooth = metric.smooth
+        default = {"floor": 0.1, "add-k": 1}.get(smooth, 0)
+        k = metric.smooth_value if metric.smooth_value is not None else default
+        counts: list[Any] = list(result.counts)
+        totals: list[Any] = list(result.totals)
+        if any(counts) and smooth == "add-k":
+            counts = [c + k if n > 0 else c for n, c in enumerate(counts)]
+            totals = [t + k if n > 0 else t for n, t in enumerate(totals)]
+        precisions = [
+            _percent(c, t, f, smooth, k)
+            for c, t, f in zip(counts, totals, result.precisions, strict=True)
+        ]
+        return BLEUScore(
+            100.0 * result.score,
+            counts,
+            totals,
+            precisions,
+            result.bp,
+            result.hyp_len,
+            result.ref_len,
+        )
+
+
+def _cached(name: str, references: Any, cached: Any, n_bootstrap: int) -> Any:
+    if n_bootstrap != 1:
+        raise ConfigError(
+            message(name, "n_bootstrap is not offered", n_bootstrap, "1 (see scorekit.stats)")
+        )
+    if references is None:
+        if cached is None:
+            raise InputError(
+                message(name, "no references given or cached", None, "a list of reference streams")
+            )
+        return cached
+    return references
+
+
+def corpus_bleu(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str | None]],
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    force: bool = False,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = False,
+) -> BLEUScore:
+    """sacrebleu's ``corpus_bleu``: BLEU (0-100) of hypotheses against reference streams.
+
+    Examples
+    --------
+    >>> corpus_bleu(["the cat sat on the mat"], [["the cat sat on a mat"]]).score
+    53.7...
+    """
+    return BLEU(
+        lowercase=lowercase,
+        force=force,
+        tokenize=tokenize,
+        smooth_method=smooth_method,
+        smooth_value=smooth_value,
+        effective_order=use_effective_order,
+    ).corpus_score(hypotheses, references)
+
+
+def sentence_bleu(
+    hypothesis: str,
+    references: Sequence[str],
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    lowercase: bool = False,
+    tokenize: str = "13a",
+    use_effective_order: bool = True,
+) -> BLEUScore:
+    """sacrebleu's ``sentence_bleu``: BLEU of one hypothesis against a list of references.
+
+    Examples
+    --------
+    >>> print(sentence_bleu("the cat sat", ["the cat sat down"]))
+    BLEU = 71.65 100.0/100.0/100.0/0.0 (BP = 0.717 ratio = 0.750 hyp_len = 3 ref_len = 4)
+    """
+    return BLEU(
+        lowercase=lowercase,
+        tokenize=tokenize,
+        smooth_method=smooth_method,
+        smooth_value=smooth_value,
+        effective_order=use_effective_order,
+    ).sentence_score(hypothesis, references)
+
+
+# chrF --------------------------------------------------------------------------------------
+
+
+class CHRF:
+    """sacrebleu's ``CHRF`` metric object, computed by :class:`scorekit.text.CHRF`.
+
+    Examples
+    --------
+    >>> chrf = CHRF(word_order=2)
+    >>> print(chrf.corpus_score(["a b c"], [["a b d"]]))
+    chrF2++ = 46.67
+    >>> chrf.get_signature().format(short=True)
+    '#:1|c:mixed|e:yes|nc:6|nw:2|s:no|v:scorekit-...'
+    """
+
+    def __init__(
+        self,
+        char_order: int = 6,
+        word_order: int = 0,
+        beta: int = 2,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+        references: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
+        self._metric = _CHRF(
+            char_order=char_order,
+            word_order=word_order,
+            beta=beta,
+            lowercase=lowercase,
+            whitespace=whitespace,
+            eps_smoothing=eps_smoothing,
+        )
+        self.char_order, self.word_order, self.beta = char_order, word_order, beta
+        self._refs = references
+        self._signature = self._metric.signature()
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str | None]] | None,
+        n_bootstrap: int = 1,
+    ) -> CHRFScore:
+        """Corpus chrF of the hypotheses against the reference streams (or the cached ones)."""
+        refs = _segments("chrF", hypotheses, _cached("chrF", references, self._refs, n_bootstrap))
+        return self._score(refs, list(hypotheses))
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> CHRFScore:
+        """chrF of one hypothesis against its references (a list of strings)."""
+        return self._score([_sentence_refs("chrF", references)], [hypothesis])
+
+    def get_signature(self) -> Signature:
+        """The settings of the last score (``nrefs:?`` before any)."""
+        return Signature(self._signature)
+
+    def _score(self, references: list[list[str]], hypotheses: list[str]) -> CHRFScore:
+        result = self._metric.result(self._metric.summarize(references, hypotheses))
+        self._signature = result.signature
+        return CHRFScore(100.0 * result.score, self.char_order, self.word_order, self.beta)
+
+
+def corpus_chrf(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str | None]],
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    remove_whitespace: bool = True,
+    eps_smoothing: bool = False,
+) -> CHRFScore:
+    """sacrebleu's ``corpus_chrf``: chrF (0-100) of hypotheses against reference streams.
+
+    Examples
+    --------
+    >>> round(corpus_chrf(["the cat sat"], [["the cat sat down"]]).score, 2)
+    66.02
+    """
+    return CHRF(
+        char_order=char_order,
+        word_order=word_order,
+        beta=beta,
+        whitespace=not remove_whitespace,
+        eps_smoothing=eps_smoothing,
+    ).corpus_score(hypotheses, references)
+
+
+def sentence_chrf(
+    hypothesis: str,
+    references: Sequence[str],
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    remove_whitespace: bool = True,
+    eps_smoothing: bool = False,
+) -> CHRFScore:
+    """sacrebleu's ``sentence_chrf``: chrF of one hypothesis against a list of references.
+
+    Examples
+    --------
+    >>> print(sentence_chrf("the cat sat", ["the cat sat down"]))
+    chrF2 = 66.02
+    """
+    return CHRF(
+        char_order=char_order,
+        word_order=word_order,
+        beta=beta,
+        whitespace=not remove_whitespace,
+        eps_smoothing=eps_smoothing,
+    ).sentence_score(hypothesis, references)
+
+
+# TER ---------------------------------------------------------------------------------------
+
+
+class TER:
+    """sacrebleu's ``TER`` metric object, computed by :class:`scorekit.text.TER`.
+
+    Examples
+    --------
+    >>> ter = TER()
+    >>> print(ter.corpus_score(["a b c"], [["a b d"]]))
+    TER = 33.33
+    >>> ter.get_signature().format(short=True)
+    '#:1|c:lc|t:tercom|nr:no|pn:yes|as:no|v:scorekit-...'
+    """
+
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+        references: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
+        self._metric = _TER(
+            normalized=normalized,
+            no_punct=no_punct,
+            asian_support=asian_support,
+            case_sensitive=case_sensitive,
+        )
+        self._refs = references
+        self._signature = self._metric.signature()
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str | None]] | None,
+        n_bootstrap: int = 1,
+    ) -> TERScore:
+        """Corpus TER of the hypotheses against the reference streams (or the cached ones)."""
+        refs = _segments("TER", hypotheses, _cached("TER", references, self._refs, n_bootstrap))
+        return self._score(refs, list(hypotheses))
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> TERScore:
+        """TER of one hypothesis against its references (a list of strings)."""
+        return self._score([_sentence_refs("TER", references)], [hypothesis])
+
+    def get_signature(self) -> Signature:
+        """The settings of the last score (``nrefs:?`` before any)."""
+        return Signature(self._signature, ter=True)
+
+    def _score(self, references: list[list[str]], hypotheses: list[str]) -> TERScore:
+        result = self._metric.result(self._metric.summarize(references, hypotheses))
+        self._signature = result.signature
+        return TERScore(100 * result.score, result.num_edits, result.ref_length)
+
+
+def corpus_ter(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str | None]],
+    normalized: bool = False,
+    no_punct: bool = False,
+    asian_support: bool = False,
+    case_sensitive: bool = False,
+) -> TERScore:
+    """sacrebleu's ``corpus_ter``: TER (0-100) of hypotheses against reference streams.
+
+    Examples
+    --------
+    >>> corpus_ter(["on the mat the cat sat"], [["the cat sat on the mat"]]).score
+    16.66...
+    """
+    return TER(
+        normalized=normalized,
+        no_punct=no_punct,
+        asian_support=asian_support,
+        case_sensitive=case_sensitive,
+    ).corpus_score(hypotheses, references)
+
+
+def sentence_ter(
+    hypothesis: str,
+    references: Sequence[str],
+    normalized: bool = False,
+    no_punct: bool = False,
+    asian_support: bool = False,
+    case_sensitive: bool = False,
+) -> TERScore:
+    """sacrebleu's ``sentence_ter``: TER of one hypothesis against a list of references.
+
+    Examples
+    --------
+    >>> sentence_ter("a b c", ["a b d", "a b c"]).score
+    0.0
+    """
+    return TER(
+        normalized=normalized,
+        no_punct=no_punct,
+        asian_support=asian_support,
+        case_sensitive=case_sensitive,
+    ).sentence_score(hypothesis, references)
