@@ -1,24 +1,64 @@
-"""``scorekit list``: the registered metrics, as a table or JSON."""
+"""``scorekit list``: the registered metrics, as a table or JSON, of every family or one."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
+import shutil
+import sys
+import textwrap
 from typing import Any, TextIO
 
 from scorekit.cli._flags import format_flag
 from scorekit.core import MetricInfo, available
+from scorekit.errors import ConfigError, choices, message
 from scorekit.explain import bound_text
 
 NAME = "list"
+
+_MIN_SUMMARY = 30
+"""The narrowest summary column of the table; a narrower terminal gets one block per metric."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``list`` command's parser."""
     ls: argparse.ArgumentParser = sub.add_parser(NAME, help="list the registered metrics")
     format_flag(ls, "table", "json")
+    ls.add_argument(
+        "--family",
+        metavar="FAMILY",
+        help="only the metrics of one family (classification, ranking, text, ...)",
+    )
     return ls
+
+
+def family(info: MetricInfo) -> str:
+    """The family of a registered metric: the package that defines it.
+
+    ``classification`` for :class:`scorekit.classification.F1`; for a metric of a
+    plug-in, the plug-in's top-level package.
+
+    Examples
+    --------
+    >>> from scorekit.core import get
+    >>> family(get("ndcg")), family(get("bleu"))
+    ('ranking', 'text')
+    """
+    parts = info.cls.__module__.split(".")
+    return parts[1] if parts[0] == "scorekit" and len(parts) > 1 else parts[0]
+
+
+def families() -> list[str]:
+    """The families of the registered metrics, sorted.
+
+    Examples
+    --------
+    >>> {"classification", "ranking", "throughput"} <= set(families())
+    True
+    """
+    return sorted({family(info) for info in available()})
 
 
 def _direction(info: MetricInfo) -> str:
@@ -27,12 +67,17 @@ def _direction(info: MetricInfo) -> str:
     return "higher" if info.higher_is_better else "lower"
 
 
-def _listing() -> list[dict[str, Any]]:
+def _listing(only: str | None = None) -> list[dict[str, Any]]:
+    if only is not None and only not in families():
+        raise ConfigError(message("list", "unknown family", only, choices(families())))
     rows = []
     for info in available():
+        if only is not None and family(info) != only:
+            continue
         rows.append(
             {
                 "name": info.name,
+                "family": family(info),
                 "aliases": [*info.aliases, *(f"{a}@{info.at}" for a in info.at_aliases)],
                 "direction": _direction(info),
                 "bounds": [info.bounds[0], info.bounds[1]],
@@ -51,7 +96,7 @@ def _listing() -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Print every registered metric: name, aliases, direction, bounds, inputs, summary."""
-    rows = _listing()
+    rows = _listing(args.family)
     if args.format == "json":
         for row in rows:
             row["bounds"] = [_plainbound_text(b) for b in row["bounds"]]
@@ -72,20 +117,97 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ]
         for r in rows
     ]
-    widths = [max([len(h), *(len(line[i]) for line in table)]) for i, h in enumerate(header[:-1])]
-    for line in [header, *table]:
-        cells = [f"{c:<{w}}" for c, w in zip(line[:-1], widths, strict=True)]
-        out.write("  ".join([*cells, line[-1]]).rstrip() + "\n")
+    width = _width()
+    for line in _table_lines(header, table, width):
+        out.write(line + "\n")
     forms = [form for r in rows for form in r["variant_forms"]]
-    out.write(f"\n{len(rows)} metrics; `scorekit explain NAME` describes one.\n")
+    scope = f" of family {args.family}" if args.family else ""
+    notes = [f"{len(rows)} metrics{scope}; `scorekit explain NAME` describes one."]
     if forms:
-        out.write(f"Variant forms: {', '.join(forms)} (for example {_example(forms[0])}).\n")
-    out.write(
+        notes.append(f"Variant forms: {', '.join(forms)} (for example {_example(forms[0])}).")
+    notes.append(
         "A bootstrap (--ci) keeps one state of each metric per resample (--n-resamples, "
         "default 1,000): its memory is that many times the metric's, and more for metrics "
-        "whose state grows ('yes' above).\n"
+        "whose state grows ('yes' above)."
     )
+    out.write("\n")
+    for note in notes:
+        out.write(
+            (textwrap.fill(note, max(width, 40), break_on_hyphens=False) if width else note) + "\n"
+        )
     return 0
+
+
+def _width() -> int | None:
+    """The terminal's width (``COLUMNS`` first); None (no limit) when not on a terminal."""
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return shutil.get_terminal_size((100, 24)).columns
+    return None
+
+
+def _table_lines(header: list[str], table: list[list[str]], width: int | None) -> list[str]:
+    """The table in at most ``width`` columns (None: no limit), the aliases and summary wrapped.
+
+    Where even a summary of :data:`_MIN_SUMMARY` columns does not fit, each
+    metric is a block instead: its name and settings on one line, its aliases
+    and summary wrapped below.
+
+    Examples
+    --------
+    >>> rows = [["f1", "—", "higher", "[0, 1]", "labels", "no",
+    ...          "F1 score: the harmonic mean of precision and recall."]]
+    >>> header = ["name", "aliases", "a", "b", "c", "d", "summary"]
+    >>> for line in _table_lines(header, rows, 80):
+    ...     print(line)
+    name  aliases  a       b       c       d   summary
+    f1    —        higher  [0, 1]  labels  no  F1 score: the harmonic mean of
+                                               precision and recall.
+    >>> for line in _table_lines(header, rows, 30):
+    ...     print(line)
+    f1  higher  [0, 1]
+      inputs: labels; grows: no
+      F1 score: the harmonic mean
+      of precision and recall.
+    """
+    natural = [max([len(h), *(len(row[i]) for row in table)]) for i, h in enumerate(header)]
+    fixed = sum(natural[i] for i in (0, 2, 3, 4, 5)) + 2 * (len(header) - 1)
+    longest = max([len(header[1]), *(len(a) for row in table for a in row[1].split(", "))])
+    aliases = min(natural[1], max(longest, 24))
+    if width is None:
+        width = fixed + natural[1] + natural[6]
+        aliases = natural[1]
+    summary = width - fixed - aliases
+    if summary < _MIN_SUMMARY:
+        return _blocks(table, width)
+    widths = [*natural[:1], aliases, *natural[2:6], summary]
+    lines: list[str] = []
+    for row in [header, *table]:
+        cells = [
+            textwrap.wrap(c, w, break_on_hyphens=False) or [""]
+            for c, w in zip(row, widths, strict=True)
+        ]
+        for k in range(max(len(c) for c in cells)):
+            parts = [
+                f"{(c[k] if k < len(c) else ''):<{w}}" for c, w in zip(cells, widths, strict=True)
+            ]
+            lines.append("  ".join(parts).rstrip())
+    return lines
+
+
+def _blocks(table: list[list[str]], width: int) -> list[str]:
+    """One block per metric, for a terminal too narrow for the table."""
+    lines: list[str] = []
+    wrap = max(width - 2, 20)
+    for name, aliases, direction, bounds, inputs, grows, summary in table:
+        lines.append(f"{name}  {direction}  {bounds}")
+        about = f"inputs: {inputs}; grows: {grows}" + (
+            f"; aliases: {aliases}" if aliases != "—" else ""
+        )
+        for text in (about, summary):
+            lines += textwrap.wrap(
+                text, wrap, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False
+            )
+    return lines
 
 
 def _example(form: str) -> str:
