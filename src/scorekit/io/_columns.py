@@ -56,6 +56,7 @@ def where(table: Any, column: str, row: int) -> str:
 
 
 def table_column(table: Any, column: str) -> Any:
+    """One column of a table; a missing one is an InputError naming the source and close names."""
     import pyarrow as pa
 
     if column not in table.column_names:
@@ -85,6 +86,7 @@ def _first(mask: Any) -> int:
 
 
 def check_present(table: Any, column: str, col: Any) -> None:
+    """Raise InputError naming the line or row of the first empty cell or null of ``col``."""
     import pyarrow.compute as pc
 
     if col.null_count:
@@ -196,11 +198,13 @@ expected strings, integers or booleans.
 
 
 def source_of(table: Any) -> str:
+    """The source a table was read from (a file name) as its metadata records; else ``table``."""
     meta = table.schema.metadata or {}
     return str(meta.get(SOURCE_KEY, b"table").decode())
 
 
 def is_numeric(kind: Any) -> bool:
+    """Whether a pyarrow type holds numbers: integers, floats, booleans, decimals or nulls."""
     import pyarrow as pa
 
     return bool(
@@ -213,6 +217,7 @@ def is_numeric(kind: Any) -> bool:
 
 
 def is_string_view(kind: Any) -> bool:
+    """Whether a pyarrow type is ``string_view`` (False on pyarrow versions without it)."""
     import pyarrow as pa
 
     check = getattr(pa.types, "is_string_view", None)

@@ -138,6 +138,7 @@ def read_table(path: str | Path, columns: Sequence[str] | None = None) -> Any:
 
 
 def check_columns(path: Path, present: list[str], wanted: list[str] | None) -> None:
+    """Raise InputError naming the file when a wanted column is missing or a name is repeated."""
     names = set(present)
     dupes = sorted({c for c in present if present.count(c) > 1})
     for col in wanted if wanted is not None else []:
@@ -159,6 +160,7 @@ def check_columns(path: Path, present: list[str], wanted: list[str] | None) -> N
 
 
 def pyarrow_error(path: Path, kind: str, exc: Exception) -> InputError:
+    """The InputError of a file pyarrow cannot read as ``kind``, with pyarrow's first line."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InputError(
         message(str(path), f"cannot read as {kind}", raw(text), f"a valid {kind} file")
