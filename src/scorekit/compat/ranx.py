@@ -1,0 +1,442 @@
+"""ranx's ``Qrels``, ``Run`` and ``evaluate``, computed by scorekit's ranking metrics.
+
+``from scorekit.compat import ranx`` replaces ``import ranx`` for evaluation:
+:class:`Qrels` and :class:`Run` hold ``{query: {doc: value}}`` (from dicts or
+TREC/JSON files) and :func:`evaluate` reads ranx's metric names (``ndcg@10``,
+``map@100``, ``mrr``, ``precision@5``, ``recall@100``, ``hit_rate@10``,
+``hits@10``, ``r-precision``, ``bpref``, ``f1@5``, ``dcg@10``,
+``ndcg_burges@10``, ``dcg_burges@10``, ``rbp.95``, a relevance level as
+``ndcg@10-l2``) and returns a float for one metric and a dict for several, as
+ranx does. The values come from :func:`scorekit.ranking.evaluate`.
+
+Where ranx departs from trec_eval, and which one this module follows:
+
+- **Ties** (documents of equal score): trec_eval ranks them by document id,
+  descending; ranx keeps its own order (the order it sorted them into, which
+  is not trec_eval's). scorekit follows **trec_eval** for every metric: on
+  tied scores the values can differ from ranx's.
+- **bpref of a query without judged non-relevant documents, or without
+  relevant ones**: ranx divides by zero (nan, and a nan mean); trec_eval counts
+  every relevant document retrieved as fully preferred in the first case and
+  gives 0 in the second. scorekit follows **trec_eval**.
+- **rbp** (``rbp.95``): ranx weighs each retrieved document by its grade
+  (values above 1 for grades above 1); trec_eval's ``rbp`` counts a relevant
+  document as 1. scorekit follows **trec_eval** (the two agree on binary qrels).
+- **ndcg and dcg with a relevance level** (``ndcg@10-l2``): ranx drops the
+  documents graded below the level from both DCG and the ideal DCG; trec_eval
+  keeps every positive grade as gain whatever the level. scorekit follows
+  **trec_eval**.
+- **Queries**: ranx evaluates the qrels' queries, a query absent from the run
+  counting 0 (with ``make_comparable=True``; otherwise differing query sets
+  are an error); pytrec_eval leaves such queries out. This module follows
+  **ranx** (scorekit's ``missing="zero"``, trec_eval ``-c``).
+- ``ndcg``/``dcg`` use the grade as gain (Järvelin and Kekäläinen, as
+  trec_eval); ``ndcg_burges``/``dcg_burges`` use ``2^grade - 1`` (Burges et
+  al.), scorekit's ``gain="exp"``: both as ranx.
+- Cutoffs: ``precision@k`` divides by ``k`` (trec_eval's ``P_k``), ``map@k``
+  by all relevant documents (trec_eval's ``map_cut_k``): ranx and trec_eval
+  agree. ``precision`` and ``f1`` without a cutoff (over each query's whole
+  ranking) have no scorekit metric and raise :class:`~scorekit.errors.ConfigError`.
+
+Examples
+--------
+>>> from scorekit.compat import ranx
+>>> qrels = ranx.Qrels({"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d5": 1}})
+>>> run = ranx.Run({"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}, "q2": {"d4": 0.7, "d5": 0.6}})
+>>> ranx.evaluate(qrels, run, "ndcg@3")
+0.79...
+>>> ranx.evaluate(qrels, run, ["map", "mrr", "hits@2"])
+{'map': 0.666..., 'mrr': 0.75, 'hits@2': 1.0}
+>>> ranx.NAMES["ndcg_burges@k"]
+'ndcg@k:gain=exp'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.ranking import evaluate as _ranking_evaluate
+from scorekit.ranking import read_qrels, read_run
+
+__all__ = ["NAMES", "Qrels", "Run", "evaluate"]
+
+_METRICS = {
+    "hits": "p",
+    "hit_rate": "hit_rate",
+    "precision": "p",
+    "recall": "recall",
+    "f1": "f",
+    "r-precision": "r_precision",
+    "mrr": "mrr",
+    "map": "map",
+    "dcg": "dcg",
+    "dcg_burges": "dcg",
+    "ndcg": "ndcg",
+    "ndcg_burges": "ndcg",
+    "bpref": "bpref",
+    "rbp": "rbp",
+}
+"""ranx's metric names -> scorekit's."""
+
+_EXP_GAIN = ("dcg_burges", "ndcg_burges")
+_NO_CUTOFF = ("r-precision", "bpref")
+_NEED_CUTOFF = ("precision", "f1")
+
+NAMES: dict[str, str] = {
+    "hits@k": "k * p@k",
+    "hit_rate@k": "hit_rate@k",
+    "precision@k": "p@k",
+    "recall@k": "recall@k",
+    "f1@k": "f@k",
+    "r-precision": "r_precision",
+    "mrr": "mrr",
+    "mrr@k": "mrr@k",
+    "map": "map",
+    "map@k": "map@k",
+    "dcg@k": "dcg@k",
+    "dcg_burges@k": "dcg@k:gain=exp",
+    "ndcg": "ndcg",
+    "ndcg@k": "ndcg@k",
+    "ndcg_burges@k": "ndcg@k:gain=exp",
+    "bpref": "bpref",
+    "rbp.95": "rbp:p=0.95",
+    "<metric>-l2": "<metric>:relevance_level=2",
+}
+"""ranx's metric names -> scorekit's metric strings (``hits@k`` is ``k`` times ``p@k``)."""
+
+_FORM = re.compile(r"^(?P<name>[a-z0-9_-]+?)(?:(?:@|\.)(?P<k>\d+))?(?:-l(?P<level>\d+))?$")
+
+
+class _Parsed:
+    """One ranx metric name: the scorekit string to compute and how to read its values."""
+
+    def __init__(self, spec: str) -> None:
+        match = _FORM.match(spec) if isinstance(spec, str) else None
+        if match is None or match["name"] not in _METRICS:
+            raise ConfigError(
+                message("ranx.evaluate", "unsupported metric", spec, choices(sorted(_METRICS)))
+            )
+        name, k = match["name"], match["k"]
+        self.level = int(match["level"] or 1)
+        self.hits = name == "hits"
+        self.cutoff = int(k) if k is not None else None
+        if name in _NO_CUTOFF and k is not None:
+            raise ConfigError(message("ranx.evaluate", f"{name} takes no cutoff", spec, name))
+        if name in _NEED_CUTOFF and k is None:
+            raise ConfigError(
+                message(
+                    "ranx.evaluate",
+                    f"{name} over the whole ranking is not a scorekit metric",
+                    spec,
+                    f"a cutoff, e.g. '{name}@10'",
+                )
+            )
+        if name == "rbp":
+            if k is None:
+                raise ConfigError(
+                    message("ranx.evaluate", "rbp needs a persistence", spec, "e.g. 'rbp.95'")
+                )
+            self.string = f"rbp:p=0.{k}"
+            self.cutoff = None
+        else:
+            base = _METRICS[name]
+            self.string = base if k is None or int(k) == 0 else f"{base}@{k}"
+            if name in _EXP_GAIN:
+                self.string += ":gain=exp"
+        if self.cutoff == 0:
+            self.cutoff = None
+
+    def with_depth(self, depth: int) -> str:
+        """The scorekit string; metrics over the whole ranking use ``depth`` as cutoff."""
+        if self.cutoff is None and self.string in ("p", "recall", "hit_rate"):
+            return f"{self.string}@{depth}"
+        return self.string
+
+    def values(self, table: dict[str, float], key: str, depth: int) -> float:
+        value = table[key]
+        if self.hits:
+            return float(round(value * (self.cutoff or depth)))
+        return value
+
+
+class _Mapping:
+    """``{query: {doc: value}}`` with ranx's accessors."""
+
+    _what = "data"
+
+    def __init__(
+        self, data: Mapping[str, Mapping[str, Any]] | None = None, name: str | None = None
+    ):
+        if data is not None and not isinstance(data, Mapping):
+            raise InputError(
+                message(
+                    f"ranx.{type(self).__name__}",
+                    f"the {self._what} are not a mapping",
+                    type(data).__name__,
+                    "{query: {doc: value}}",
+                )
+            )
+        self._data: dict[str, dict[str, Any]] = {
+            str(q): dict(docs) for q, docs in (data or {}).items()
+        }
+        self.name = name
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Mapping[str, Any]]) -> Any:
+        """The object of a ``{query: {doc: value}}`` dict."""
+        return cls(data)
+
+    @classmethod
+    def _read(cls, path: str | os.PathLike[str], kind: str | None) -> dict[str, dict[str, Any]]:
+        kinds = ("trec", "json")
+        if kind is None:
+            suffix = Path(path).suffix.lstrip(".")
+            kind = "json" if suffix == "json" else "trec"
+        if kind not in kinds:
+            raise ConfigError(
+                message(f"ranx.{cls.__name__}", "unknown file kind", kind, choices(kinds))
+            )
+        if kind == "json":
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            if not isinstance(data, dict):
+                raise InputError(
+                    message(
+                        str(path), "not a JSON object", type(data).__name__, "{query: {doc: value}}"
+                    )
+                )
+            return {str(q): dict(docs) for q, docs in data.items()}
+        reader = read_qrels if cls is Qrels else read_run
+        return reader(path).to_dict()
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """A copy of the data as ``{query: {doc: value}}``."""
+        return {q: dict(docs) for q, docs in self._data.items()}
+
+    def keys(self) -> Any:
+        """The query ids."""
+        return self._data.keys()
+
+    def get_query_ids(self) -> list[str]:
+        """The query ids, as a list."""
+        return list(self._data)
+
+    @property
+    def size(self) -> int:
+        """The number of queries."""
+        return len(self._data)
+
+    def add_score(self, q_id: str, doc_id: str, score: Any) -> None:
+        """Set the value of one (query, document) pair."""
+        self._data.setdefault(q_id, {})[doc_id] = score
+
+    def add(self, q_id: str, doc_ids: Sequence[str], scores: Sequence[Any]) -> None:
+        """Set the values of a query's documents."""
+        if len(doc_ids) != len(scores):
+            got = raw(f"{len(doc_ids)} documents and {len(scores)} values")
+            raise InputError(
+                message(
+                    f"ranx.{type(self).__name__}.add",
+                    "lengths differ",
+                    got,
+                    "one value per document",
+                )
+            )
+        self._data.setdefault(q_id, {}).update(zip(doc_ids, scores, strict=True))
+
+    def __getitem__(self, q_id: str) -> dict[str, Any]:
+        return dict(self._data[q_id])
+
+    def __contains__(self, q_id: object) -> bool:
+        return q_id in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+
+class Qrels(_Mapping):
+    """Relevance judgments ``{query: {doc: grade}}``, as ranx's ``Qrels``.
+
+    Examples
+    --------
+    >>> qrels = Qrels({"q1": {"d1": 1}})
+    >>> qrels.add_score("q2", "d4", 2)
+    >>> qrels.size, qrels["q2"], qrels.get_query_ids()
+    (2, {'d4': 2}, ['q1', 'q2'])
+    """
+
+    _what = "qrels"
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], kind: str | None = None) -> Qrels:
+        """Qrels from a TREC file (``query iter doc grade``) or a JSON dict (``.json``)."""
+        data = cls._read(path, kind)
+        return cls({q: {d: _grade(v) for d, v in docs.items()} for q, docs in data.items()})
+
+
+class Run(_Mapping):
+    """Retrieved documents with scores ``{query: {doc: score}}``, as ranx's ``Run``.
+
+    After :func:`evaluate`, :attr:`mean_scores` holds each metric's mean and
+    :attr:`scores` each query's values.
+
+    Examples
+    --------
+    >>> run = Run({"q1": {"d1": 0.5, "d2": 0.2}}, name="bm25")
+    >>> run.name, len(run), sorted(run["q1"])
+    ('bm25', 1, ['d1', 'd2'])
+    """
+
+    _what = "run"
+
+    def __init__(self, run: Mapping[str, Mapping[str, Any]] | None = None, name: str | None = None):
+        super().__init__(run, name)
+        self.mean_scores: dict[str, float] = {}
+        self.std_scores: dict[str, float] = {}
+        self.scores: dict[str, dict[str, float]] = {}
+
+    @classmethod
+    def from_file(
+        cls, path: str | os.PathLike[str], kind: str | None = None, name: str | None = None
+    ) -> Run:
+        """A run from a TREC file (``query Q0 doc rank score tag``) or a JSON dict (``.json``)."""
+        return cls(cls._read(path, kind), name=name)
+
+    def make_comparable(self, qrels: Qrels) -> Run:
+        """Empty rankings for the qrels' queries the run lacks; the run's other queries dropped."""
+        self._data = {q: self._data.get(q, {}) for q in qrels}
+        return self
+
+
+def _grade(value: float) -> Any:
+    return int(value) if float(value).is_integer() else value
+
+
+def _as_dict(obj: Any, what: str) -> dict[str, dict[str, Any]]:
+    if isinstance(obj, _Mapping):
+        return obj.to_dict()
+    if isinstance(obj, Mapping):
+        return {str(q): dict(docs) for q, docs in obj.items()}
+    raise InputError(
+        message(
+            "ranx.evaluate",
+            f"the {what} are not Qrels/Run or a dict",
+            type(obj).__name__,
+            "{query: {doc: value}}",
+        )
+    )
+
+
+def evaluate(
+    qrels: Qrels | Mapping[str, Mapping[str, Any]],
+    run: Run | Mapping[str, Mapping[str, Any]],
+    metrics: str | Sequence[str],
+    return_mean: bool = True,
+    return_std: bool = False,
+    threads: int = 0,
+    save_results_in_run: bool = True,
+    make_comparable: bool = False,
+) -> Any:
+    """Evaluate a run with ranx's metric names, as ``ranx.evaluate``.
+
+    Parameters
+    ----------
+    qrels, run : Qrels, Run or dict
+        ``{query: {doc: value}}``.
+    metrics : str or sequence of str
+        ranx metric names (see the module docstring).
+    return_mean : bool, default True
+        The mean over queries; ``False`` gives each query's values, in sorted
+        query order, as a numpy array per metric.
+    return_std : bool, default False
+        With the mean, ``{"mean": ..., "std": ...}`` per metric.
+    threads : int, default 0
+        Accepted for ranx's signature; scorekit computes in one pass.
+    save_results_in_run : bool, default True
+        Store the means and per-query values in ``run`` when it is a :class:`Run`.
+    make_comparable : bool, default False
+        Count the qrels' queries missing from the run as 0 and drop the run's
+        queries without judgments; otherwise differing query sets are an error.
+
+    Returns
+    -------
+    float, numpy array or dict
+        One metric: its value; several: ``{metric: value}``.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}}
+    >>> evaluate(qrels, {"q1": {"d1": 0.9, "d9": 0.5}}, ["recall@2", "hits"], make_comparable=True)
+    {'recall@2': 0.25, 'hits': 0.5}
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ConfigError(message("ranx.evaluate", "no metric named", names, "e.g. 'ndcg@10'"))
+    parsed = {name: _Parsed(name) for name in names}
+    judgments = _as_dict(qrels, "qrels")
+    ranking = _as_dict(run, "run")
+    if set(judgments) != set(ranking):
+        if not make_comparable:
+            missing = sorted(set(judgments) ^ set(ranking))
+            raise InputError(
+                message(
+                    "ranx.evaluate",
+                    "the qrels and the run have different queries",
+                    raw(f"{len(missing)} queries in one only, e.g. {missing[0]!r}"),
+                    "the same queries, or make_comparable=True",
+                )
+            )
+        ranking = {q: docs for q, docs in ranking.items() if q in judgments}
+    queries = sorted(judgments)
+    depth = max([len(docs) for docs in ranking.values()] + [1])
+    per_query: dict[str, np.ndarray[Any, np.dtype[np.float64]]] = {}
+    for level in sorted({p.level for p in parsed.values()}):
+        chosen = {n: p for n, p in parsed.items() if p.level == level}
+        strings = list(dict.fromkeys(p.with_depth(depth) for p in chosen.values()))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            result = _ranking_evaluate(
+                judgments,
+                {q: docs for q, docs in ranking.items() if docs},
+                strings,
+                per_query=True,
+                missing="zero",
+                relevance_level=level,
+            )
+        table = result.per_query or {}
+        for name, p in chosen.items():
+            key = p.with_depth(depth)
+            per_query[name] = np.array(
+                [p.values(table[q], key, depth) for q in queries], dtype=np.float64
+            )
+    if isinstance(run, Run) and save_results_in_run:
+        for name, values in per_query.items():
+            run.mean_scores[name] = float(np.mean(values))
+            if return_std:
+                run.std_scores[name] = float(np.std(values))
+            run.scores[name] = dict(zip(queries, values.tolist(), strict=True))
+    out: dict[str, Any]
+    if not return_mean:
+        out = dict(per_query)
+    elif return_std:
+        out = {
+            n: {"mean": float(np.mean(v)), "std": float(np.std(v))} for n, v in per_query.items()
+        }
+    else:
+        out = {n: float(np.mean(v)) for n, v in per_query.items()}
+    return out[names[0]] if len(names) == 1 else out
