@@ -260,6 +260,15 @@ def test_bad_inputs() -> None:
         ranx.evaluate({"q": {"d": 1}}, [("q", "d", 1.0)], "map")  # type: ignore[arg-type]
     with pytest.raises(InputError, match="lengths differ"):
         ranx.Run().add("q", ["d1", "d2"], [1.0])
+    with pytest.raises(InputError, match="no judged query"):
+        ranx.evaluate({"q": {}}, {"q": {"d": 1.0}}, "map")
+
+
+def test_queries_without_judgments_or_results() -> None:
+    judged = ranx.evaluate({"q1": {}, "q2": {"d": 1}}, {"q1": {"d": 1.0}, "q2": {"d": 1.0}}, "map")
+    assert judged == 1.0
+    empty = ranx.evaluate({"q1": {"d": 1}}, {"q1": {}}, ["map", "hits"])
+    assert empty == {"map": 0.0, "hits": 0.0}
 
 
 def test_names() -> None:

@@ -372,6 +372,7 @@ def evaluate(
     make_comparable : bool, default False
         Count the qrels' queries missing from the run as 0 and drop the run's
         queries without judgments; otherwise differing query sets are an error.
+        A qrels query with no judged document is left out.
 
     Returns
     -------
@@ -402,6 +403,13 @@ def evaluate(
                 )
             )
         ranking = {q: docs for q, docs in ranking.items() if q in judgments}
+    # a query without judgments has no value to give: left out, as pytrec_eval does
+    judgments = {q: docs for q, docs in judgments.items() if docs}
+    ranking = {q: docs for q, docs in ranking.items() if q in judgments}
+    if not judgments:
+        raise InputError(
+            message("ranx.evaluate", "no judged query", raw("empty qrels"), "a judged document")
+        )
     queries = sorted(judgments)
     depth = max([len(docs) for docs in ranking.values()] + [1])
     per_query: dict[str, np.ndarray[Any, np.dtype[np.float64]]] = {}
