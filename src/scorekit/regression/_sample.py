@@ -21,7 +21,14 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import (
+    Explanation,
+    Metric,
+    State,
+    register,
+    repeated_row_replicates,
+    state_field,
+)
 from scorekit.errors import ConfigError, message, raw
 from scorekit.regression._base import check_outputs, ensure_finite, targets
 
@@ -288,6 +295,9 @@ class PredictionSample(Metric[PairSample]):
             )
         object.__setattr__(self, "size", int(self.size))
         object.__setattr__(self, "seed", int(self.seed))
+
+    # the state counts its rows, so a row drawn twice is two rows
+    summarize_replicates = repeated_row_replicates
 
     def empty(self) -> PairSample:
         """The sample of no data."""
