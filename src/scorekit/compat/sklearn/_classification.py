@@ -7,6 +7,7 @@ converted to scikit-learn's types (plain tuples for curves, integer supports).
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from typing import Any
@@ -14,9 +15,31 @@ from typing import Any
 import numpy as np
 
 from scorekit import classification as _c
-from scorekit.errors import ConfigError, UndefinedMetricWarning, message
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, message, raw
 
 _WARN_FOR = ("precision", "recall", "f-score")
+
+
+def _float_supports(y_true: Any, y_pred: Any, sample_weight: Any) -> bool:
+    """Whether scikit-learn's supports are floats: with weights, or without a true positive.
+
+    scikit-learn counts single-label supports with ``np.bincount`` and starts from
+    float zeros when no prediction is correct, so its supports are then floats;
+    multi-label ones are floats with weights unless no label is set at all.
+    """
+    if np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1:
+        if sample_weight is None:
+            return False
+        no_labels = not (np.any(y_true) or np.any(y_pred))
+        return not (no_labels and _integer_weights(sample_weight))
+    if sample_weight is not None:
+        return True
+    return not bool(np.any(np.asarray(y_true).ravel() == np.asarray(y_pred).ravel()))
+
+
+def _integer_weights(sample_weight: Any) -> bool:
+    """Whether scikit-learn keeps integer counts for these weights."""
+    return sample_weight is not None and np.asarray(sample_weight).dtype.kind in "iub"
 
 
 def accuracy_score(
@@ -37,9 +60,15 @@ def balanced_accuracy_score(
 ) -> Any:
     """scikit-learn's ``balanced_accuracy_score``.
 
-    Calls :func:`scorekit.classification.balanced_accuracy`.
+    Calls :func:`scorekit.classification.balanced_accuracy`. Adjusted for
+    chance with a single true class, it is ``-inf`` below 1 and NaN at 1, as
+    scikit-learn's division by ``1 - 1/1`` gives.
     """
-    return _c.balanced_accuracy(y_true, y_pred, sample_weight=sample_weight, adjusted=adjusted)
+    value = _c.balanced_accuracy(y_true, y_pred, sample_weight=sample_weight, adjusted=adjusted)
+    if adjusted and math.isnan(value):
+        plain = _c.balanced_accuracy(y_true, y_pred, sample_weight=sample_weight)
+        return -math.inf if plain < 1 else value
+    return value
 
 
 def cohen_kappa_score(
@@ -80,9 +109,12 @@ def confusion_matrix(
     array([[1, 0],
            [1, 1]])
     """
-    return _c.confusion_matrix(
+    matrix = _c.confusion_matrix(
         y_true, y_pred, labels=labels, sample_weight=sample_weight, normalize=normalize
     )
+    if normalize is None and _integer_weights(sample_weight):
+        return matrix.astype(np.int64)
+    return matrix
 
 
 def f1_score(
@@ -213,7 +245,8 @@ def precision_recall_fscore_support(
     """scikit-learn's ``precision_recall_fscore_support``.
 
     Calls :func:`scorekit.classification.precision_recall_fscore_support`; the
-    support is an integer array without ``sample_weight``, as in scikit-learn,
+    support is an integer array without ``sample_weight`` (floats when no
+    single-label prediction is right), as in scikit-learn,
     and ``warn_for`` keeps the zero-division warnings of the measures it names.
 
     Examples
@@ -239,8 +272,9 @@ def precision_recall_fscore_support(
         measure = re.search(r": (precision|recall|f-score) is ill-defined", str(w.message))
         if measure is None or measure.group(1) in keep:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if s is not None and sample_weight is None:
-        s = np.asarray(s).astype(np.int64)
+    if s is not None:
+        floats = _float_supports(y_true, y_pred, sample_weight)
+        s = np.asarray(s).astype(np.float64 if floats else np.int64)
     return p, r, f, s
 
 
@@ -248,12 +282,42 @@ def zero_one_loss(
     y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None
 ) -> Any:
     """scikit-learn's ``zero_one_loss``: :func:`scorekit.classification.error_rate`."""
-    return _c.error_rate(y_true, y_pred, normalize=normalize, sample_weight=sample_weight)
+    value = _c.error_rate(y_true, y_pred, normalize=normalize, sample_weight=sample_weight)
+    if not normalize and sample_weight is not None:
+        return np.float64(value)
+    return value
 
 
 def matthews_corrcoef(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> Any:
     """scikit-learn's ``matthews_corrcoef``: :func:`scorekit.classification.mcc`."""
     return _c.mcc(y_true, y_pred, sample_weight=sample_weight)
+
+
+def _check_classes(name: str, y_true: Any, y_proba: Any, labels: Any) -> None:
+    """scikit-learn's rule: two classes or more, one column of ``y_proba`` each."""
+    classes = np.unique(np.asarray(y_true if labels is None else labels))
+    if len(classes) < 2:
+        where = "y_true" if labels is None else "labels"
+        raise InputError(
+            message(
+                name,
+                f"{where} holds a single class",
+                classes.tolist(),
+                "two classes or more (give every class in labels)",
+            )
+        )
+    shape = np.shape(y_proba)
+    columns = 2 if len(shape) == 1 or shape[1] == 1 else shape[1]
+    if columns != len(classes):
+        got = raw(f"{len(classes)} classes and {columns} probability columns")
+        raise InputError(
+            message(
+                name,
+                "classes and columns differ",
+                got,
+                "one column per class (give every class in labels)",
+            )
+        )
 
 
 def log_loss(
@@ -288,6 +352,7 @@ def log_loss(
         y_proba = y_pred
     if y_proba is None:
         raise ConfigError(message("log_loss", "missing y_proba", None, "predicted probabilities"))
+    _check_classes("log_loss", y_true, y_proba, labels)
     return _c.log_loss(
         y_true, y_proba, normalize=normalize, sample_weight=sample_weight, labels=labels
     )
@@ -303,6 +368,8 @@ def brier_score_loss(
     scale_by_half: Any = "auto",
 ) -> Any:
     """scikit-learn's ``brier_score_loss``: :func:`scorekit.classification.brier`."""
+    if np.ndim(y_proba) == 2 and np.shape(y_proba)[1] > 1:
+        _check_classes("brier_score_loss", y_true, y_proba, labels)
     return _c.brier(
         y_true,
         y_proba,
@@ -325,12 +392,29 @@ def roc_auc_score(
 ) -> Any:
     """scikit-learn's ``roc_auc_score``: :func:`scorekit.classification.roc_auc`.
 
+    Multiclass scores without ``labels`` need every class in ``y_true``, one
+    column each, as in scikit-learn; one-vs-one values are ``numpy.float64``
+    as scikit-learn's. scorekit also takes ``sample_weight`` one-vs-one, which
+    scikit-learn refuses.
+
     Examples
     --------
     >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    return _c.roc_auc(
+    if labels is None and np.ndim(y_true) == 1 and np.ndim(y_score) == 2:
+        classes, columns = len(np.unique(y_true)), np.shape(y_score)[1]
+        if (classes > 2 or columns > 2) and classes != columns:
+            got = raw(f"{classes} classes in y_true and {columns} columns in y_score")
+            raise InputError(
+                message(
+                    "roc_auc_score",
+                    "classes and columns differ",
+                    got,
+                    "one column per class of y_true, or labels",
+                )
+            )
+    value = _c.roc_auc(
         y_true,
         y_score,
         average=average,
@@ -339,6 +423,7 @@ def roc_auc_score(
         multi_class=multi_class,
         labels=labels,
     )
+    return np.float64(value) if multi_class == "ovo" and isinstance(value, float) else value
 
 
 def roc_curve(
@@ -419,6 +504,18 @@ def average_precision_score(
 
     Calls :func:`scorekit.classification.average_precision`.
     """
+    if np.ndim(y_score) == 2 and np.ndim(y_true) == 1 and len(np.unique(y_true)) <= 2:
+        got = raw(
+            f"{len(np.unique(y_true))} classes in y_true and y_score of shape {np.shape(y_score)}"
+        )
+        raise InputError(
+            message(
+                "average_precision_score",
+                "binary y_true takes 1-D scores",
+                got,
+                "y_score of shape (n_samples,), or three classes or more",
+            )
+        )
     return _c.average_precision(
         y_true, y_score, average=average, pos_label=pos_label, sample_weight=sample_weight
     )
@@ -475,7 +572,11 @@ def classification_report(
 
     Calls :func:`scorekit.classification.classification_report`.
 
-    The text is scikit-learn's, character for character.
+    The text is scikit-learn's, character for character: supports are
+    floats with ``sample_weight`` (``42.0``) or when no prediction is right,
+    and always floats with ``output_dict=True``, as in scikit-learn 1.9. With
+    weights that are not sums of powers of two, a support's last printed digit
+    can differ, since the weights are added in another order.
 
     Examples
     --------
@@ -490,7 +591,7 @@ def classification_report(
     weighted avg       0.83      0.67      0.67         3
     <BLANKLINE>
     """
-    return _c.classification_report(
+    report = _c.classification_report(
         y_true,
         y_pred,
         labels=labels,
@@ -500,3 +601,21 @@ def classification_report(
         output_dict=output_dict,
         zero_division=zero_division,
     )
+    if isinstance(report, dict):
+        for row in report.values():
+            if isinstance(row, dict):
+                row["support"] = float(row["support"])
+        return report
+    if not _float_supports(y_true, y_pred, sample_weight):
+        return report
+    return "\n".join(_float_support(line) for line in report.split("\n"))
+
+
+def _float_support(line: str) -> str:
+    """A report row whose support, the last column, reads as a float (``42`` -> ``42.0``)."""
+    found = re.search(r" +(\d+)$", line)
+    if found is None or not line.strip():
+        return line
+    support = found.group(1) + ".0"
+    start = found.start() if found.end() - found.start() > 10 else found.end() - 10
+    return line[:start] + f" {support:>9}"

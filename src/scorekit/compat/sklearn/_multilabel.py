@@ -153,7 +153,8 @@ def hamming_loss(y_true: Any, y_pred: Any, *, sample_weight: Any = None) -> Any:
     0.25
     """
     if _is_indicator(y_true) or _is_indicator(y_pred):
-        return _ml.hamming_loss(y_true, y_pred, sample_weight=sample_weight)
+        value = _ml.hamming_loss(y_true, y_pred, sample_weight=sample_weight)
+        return value if sample_weight is None else np.float64(value)
     return _c.error_rate(
         np.asarray(y_true).ravel(), np.asarray(y_pred).ravel(), sample_weight=sample_weight
     )
@@ -202,8 +203,13 @@ def multilabel_confusion_matrix(
                 raise InputError(
                     message(name, "sample_weight has the wrong shape", got, f"shape ({len(t)},)")
                 )
+            if np.asarray(sample_weight).dtype.kind in "iub":
+                return matrix * np.asarray(sample_weight, dtype=np.int64)[:, None, None]
             return matrix * w[:, None, None]
-        return _c.multilabel_counts(name, t, p, w).matrix
+        matrix = _c.multilabel_counts(name, t, p, w).matrix
+        if w is None or (np.asarray(sample_weight).dtype.kind in "iub" and not np.any(t | p)):
+            return matrix
+        return matrix.astype(np.float64)
     if samplewise:
         got = raw("1-D labels and samplewise=True")
         raise ConfigError(
@@ -215,7 +221,10 @@ def multilabel_confusion_matrix(
             )
         )
     t, p, _present = _one_hot(name, y_true, y_pred, labels)
-    return _c.multilabel_counts(name, t, p, w).matrix
+    matrix = _c.multilabel_counts(name, t, p, w).matrix
+    # scikit-learn's counts are floats with weights, or when no prediction is right
+    right = np.asarray(y_true).ravel() == np.asarray(y_pred).ravel()
+    return matrix.astype(np.float64) if w is not None or not right.any() else matrix
 
 
 def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> Any:
