@@ -35,6 +35,18 @@ class Row:
     def ratio(self) -> float:
         return self.reference / self.ours
 
+    def record(self) -> dict[str, Any]:
+        """The row as the results file keeps it (``benchmarks/results.json``)."""
+        return {
+            "task": self.task,
+            "size": self.size,
+            "ours": self.ours,
+            "reference_name": self.reference_name,
+            "reference": self.reference,
+            "ratio": self.ratio,
+            "agree": self.agree,
+        }
+
     def markdown(self) -> str:
         return (
             f"| {self.task} | {self.size} | {self.ours:.3f} s | {self.reference_name} "

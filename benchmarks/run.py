@@ -1,11 +1,15 @@
-"""Run every benchmark and print a Markdown table of speed-ups (reference time / scorekit time).
+"""Run the benchmarks, print a Markdown table of speed-ups and record them in results.json.
 
-Usage: ``python benchmarks/run.py [--small]`` (``--small`` uses 1/10 of the data for a
-quick look; the README table is made from a full run).
+Usage: ``python benchmarks/run.py [--small] [bench_x ...]``. Without module names every
+benchmark runs; with them, only those. The rows of a run replace the rows the same
+modules wrote before in ``benchmarks/results.json`` (with the machine line), and the
+README's speed table is rendered again from that file (``benchmarks/results.py``).
+``--small`` uses 1/10 of the data for a quick look and records nothing.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from pathlib import Path
@@ -26,32 +30,52 @@ import bench_regression
 import bench_rouge
 import bench_stats
 import bench_text_errors
+import results
 from _timing import HEADER, machine
+
+MODULES = (
+    bench_classification,
+    bench_bounded,
+    bench_chunked_auc,
+    bench_calibration,
+    bench_regression,
+    bench_information,
+    bench_ranking,
+    bench_bleu,
+    bench_rouge,
+    bench_text_errors,
+    bench_qa,
+    bench_loadtest,
+    bench_stats,
+    bench_groups,
+)
 
 
 def main() -> None:
     warnings.simplefilter("ignore")
-    scale = 10 if "--small" in sys.argv else 1
-    print(f"Machine: {machine()}\n")
+    small = "--small" in sys.argv
+    scale = 10 if small else 1
+    names = [a for a in sys.argv[1:] if not a.startswith("--")]
+    known = {m.__name__: m for m in MODULES}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"run.py: unknown benchmark {unknown[0]!r}; one of {', '.join(known)}")
+    chosen = [known[n] for n in names] if names else list(MODULES)
+    data = results.load() if results.RESULTS.exists() else {"rows": []}
+    data["machine"] = machine()
+    print(f"Machine: {data['machine']}\n")
     print(HEADER)
-    for module in (
-        bench_classification,
-        bench_bounded,
-        bench_chunked_auc,
-        bench_calibration,
-        bench_regression,
-        bench_information,
-        bench_ranking,
-        bench_bleu,
-        bench_rouge,
-        bench_text_errors,
-        bench_qa,
-        bench_loadtest,
-        bench_stats,
-        bench_groups,
-    ):
+    for module in chosen:
+        rows = []
         for row in module.run(module.N // scale):
             print(row.markdown(), flush=True)
+            rows.append(row.record())
+        if not small:
+            data = results.update(data, module.__name__, rows)
+            results.RESULTS.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    if not small:
+        text = results.README.read_text(encoding="utf-8")
+        results.README.write_text(results.with_table(text, results.render(data)), encoding="utf-8")
 
 
 if __name__ == "__main__":

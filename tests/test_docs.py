@@ -1,0 +1,207 @@
+"""The documentation site: built offline, every public name in the reference, generated tables.
+
+``make test`` builds the site (``mkdocs build --strict`` into ``build/site``) before the
+tests run; run alone, the tests build it once into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from scorekit.core import available
+from scorekit.explain import explain
+
+pytest.importorskip("mkdocs")
+
+sys.path.insert(0, str(ROOT / "docs" / "_gen"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import pages
+
+import results
+
+BUILT = ROOT / "build" / "site"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: Any) -> Path:
+    """The built site: ``make test``'s, or one built here when there is none."""
+    if (BUILT / "index.html").exists() and (BUILT / "objects.inv").exists():
+        return BUILT
+    out = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    return out
+
+
+def _inventory(site: Path) -> set[str]:
+    data = (site / "objects.inv").read_bytes()
+    body = zlib.decompress(data.split(b"\n", 4)[4]).decode("utf-8")
+    return {line.split(" ", 1)[0] for line in body.splitlines() if line}
+
+
+def test_every_public_name_is_in_the_reference(site: Path) -> None:
+    found = _inventory(site)
+    names = pages.public_names()
+    assert len(names) > 500
+    hidden = {
+        f"{package}.{name}": path
+        for package in pages.PACKAGES
+        for name, path in pages.hidden_names(package)
+    }
+    missing = [n for n in names if n not in found and hidden.get(n) not in found]
+    assert missing == []
+
+
+def test_every_public_function_and_class_has_a_docstring() -> None:
+    assert pages.missing_docstrings() == []
+
+
+def test_the_docstring_check_finds_a_function_without_one(monkeypatch: Any) -> None:
+    import scorekit.qa as qa
+
+    def undocumented(x: int) -> int:
+        return x
+
+    monkeypatch.setattr(qa, "undocumented", undocumented, raising=False)
+    monkeypatch.setattr(qa, "__all__", [*qa.__all__, "undocumented"])
+    assert pages.missing_docstrings(("scorekit.qa",)) == ["scorekit.qa.undocumented"]
+
+
+def test_a_missing_documented_module_fails_clearly() -> None:
+    with pytest.raises(pages.MissingModule, match=r"scorekit\.compat\.nothing does not exist"):
+        pages.load("scorekit.compat.nothing")
+
+
+_LOADS = [
+    re.compile(r"<(?:script|img|iframe|source|audio|video)\b[^>]*\bsrc=[\"']?(https?:)?//", re.I),
+    re.compile(r"<link\b[^>]*\bhref=[\"']?(https?:)?//", re.I),
+    re.compile(r"url\(\s*[\"']?(https?:)?//", re.I),
+    re.compile(r"@import\s+(url\()?[\"']?(https?:)?//", re.I),
+    re.compile(r"\bimportScripts\(\s*[\"'`]https?://", re.I),
+]
+
+
+def test_the_site_loads_nothing_from_the_network(site: Path) -> None:
+    files = [p for p in site.rglob("*") if p.suffix in {".html", ".css", ".js"}]
+    assert len(files) > 40
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for pattern in _LOADS:
+            match = pattern.search(text)
+            assert match is None, f"{path.relative_to(site)}: {match and match.group(0)}"
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "fonts.googleapis" not in page and "unpkg.com" not in page
+    assert "assets/iframe-worker.js" in page
+
+
+def test_search_works_offline(site: Path) -> None:
+    index = (site / "search" / "search_index.js").read_text(encoding="utf-8")
+    assert index.startswith("var __index = ")
+    assert "ndcg" in index and "Getting started" in index
+
+
+def test_every_registered_metric_has_its_section(site: Path) -> None:
+    for family in pages.FAMILIES:
+        html = (site / "metrics" / f"{family}.html").read_text(encoding="utf-8")
+        for info in available():
+            if pages.family_of(info) == family:
+                name = info.name + (f"@{info.at}" if info.at else "")
+                assert f">{name}<" in html.replace("&amp;", "&"), (family, name)
+    families = {pages.family_of(info) for info in available()}
+    assert families <= set(pages.FAMILIES)
+
+
+def test_metric_sections_are_scorekit_explain() -> None:
+    page = pages.family_page("ranking")
+    text = explain("ndcg")
+    example = text[text.index("Worked example") :].split("\n", 1)[1]
+    import textwrap
+
+    assert textwrap.dedent(example).strip() in page
+    definition = text.split("Definition\n", 1)[1].split("\n\n", 1)[0]
+    assert " ".join(definition.split()) in page
+
+
+def test_migration_tables_come_from_the_compat_names() -> None:
+    for module in pages.COMPAT:
+        names = importlib.import_module(f"scorekit.compat.{module}").NAMES
+        table = pages.names_table(module)
+        for theirs, ours in names.items():
+            assert f"| `{theirs}` | `{ours}` |" in table
+    trec = pages.names_table("trec")
+    assert "| `ndcg@10` | `ndcg_cut_10` | `nDCG@10` |" in trec
+    assert "| `mrr` | `recip_rank` | `RR` |" in trec
+
+
+def test_migration_pages_show_the_tables(site: Path) -> None:
+    html = (site / "migration" / "sklearn.html").read_text(encoding="utf-8")
+    assert "<code>f1_score</code>" in html and "<code>scorekit.classification.f1</code>" in html
+    html = (site / "migration" / "trec.html").read_text(encoding="utf-8")
+    assert "<code>ndcg_cut_10</code>" in html and "names:" not in html
+
+
+def test_guides_include_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in (ROOT / "docs").rglob("*.md"):
+        for section in re.findall(r'--8<-- "README\.md:([\w-]+)"', path.read_text()):
+            assert f"[start:{section}]" in readme and f"[end:{section}]" in readme, section
+
+
+def test_readme_links_to_the_guides() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((docs/[^)#]+)", readme)
+    assert {"docs/extending.md", "docs/spark.md", "docs/guides/large-files.md"} <= set(links)
+    for link in links:
+        assert (ROOT / link).exists(), link
+    assert "make docs" in readme and "build/site/index.html" in readme
+
+
+def test_readme_speed_table_is_the_rendering_of_the_results_file() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    data = results.load()
+    assert results.readme_table(readme) == results.render(data)
+    assert len(data["rows"]) > 50
+    assert all(row["module"].startswith("bench_") for row in data["rows"])
+
+
+def test_results_update_replaces_one_modules_rows() -> None:
+    data = {
+        "machine": "m",
+        "rows": [
+            {"module": "bench_a", "task": "a1"},
+            {"module": "bench_b", "task": "b1"},
+            {"module": "bench_b", "task": "b2"},
+            {"module": "bench_c", "task": "c1"},
+        ],
+    }
+    new = results.update(data, "bench_b", [{"task": "b3"}])
+    assert [r["task"] for r in new["rows"]] == ["a1", "b3", "c1"]
+    new = results.update(data, "bench_d", [{"task": "d1"}])
+    assert [r["task"] for r in new["rows"]][-1] == "d1"
+    row = {
+        "task": "t",
+        "size": "10 rows",
+        "ours": 0.5,
+        "reference_name": "lib 1.0",
+        "reference": 1.25,
+        "ratio": 2.5,
+        "agree": "yes",
+    }
+    line = results.row_markdown(row)
+    assert line == "| t | 10 rows | 0.500 s | lib 1.0 1.250 s | **2.5x** | yes |"
+    assert results.parse_rows([line], "bench_x") == [{"module": "bench_x", **row}]
