@@ -479,6 +479,15 @@ EDGES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("classification_report", ([0, 1], [0, 1]), {"target_names": ["a"]}),
     ("classification_report", (["b", "a"], ["a", "a"]), {"zero_division": 0}),
     ("class_likelihood_ratios", ([0, 0, 0], [0, 0, 1]), {}),
+    *[
+        (name, (np.zeros((0, 3), dtype=int), np.zeros((0, 3), dtype=int)), {})
+        for name in ("accuracy_score", "zero_one_loss", "classification_report")
+    ],
+    ("precision_recall_fscore_support", (np.zeros((0, 3)), np.zeros((0, 3))), {}),
+    ("multilabel_confusion_matrix", ([], []), {}),
+    ("f1_score", ([], []), {}),
+    ("mean_squared_error", ([], []), {}),
+    ("roc_auc_score", ([], []), {}),
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from scorekit import classification as _c
+from scorekit.compat.sklearn._multilabel import check_not_empty
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, message, raw
 
 _WARN_FOR = ("precision", "recall", "f-score")
@@ -52,6 +53,7 @@ def accuracy_score(
     >>> accuracy_score([0, 1, 2, 3], [0, 2, 1, 3])
     0.5
     """
+    check_not_empty("accuracy_score", y_true)
     return _c.accuracy(y_true, y_pred, normalize=normalize, sample_weight=sample_weight)
 
 
@@ -256,6 +258,7 @@ def precision_recall_fscore_support(
     array([1, 2, 1])
     """
     keep = _check_warn_for(warn_for)
+    check_not_empty("precision_recall_fscore_support", y_true)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
         p, r, f, s = _c.precision_recall_fscore_support(
@@ -282,6 +285,7 @@ def zero_one_loss(
     y_true: Any, y_pred: Any, *, normalize: bool = True, sample_weight: Any = None
 ) -> Any:
     """scikit-learn's ``zero_one_loss``: :func:`scorekit.classification.error_rate`."""
+    check_not_empty("zero_one_loss", y_true)
     value = _c.error_rate(y_true, y_pred, normalize=normalize, sample_weight=sample_weight)
     if not normalize and sample_weight is not None:
         return np.float64(value)
@@ -591,6 +595,7 @@ def classification_report(
     weighted avg       0.83      0.67      0.67         3
     <BLANKLINE>
     """
+    check_not_empty("classification_report", y_true)
     report = _c.classification_report(
         y_true,
         y_pred,

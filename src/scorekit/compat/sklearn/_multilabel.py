@@ -20,6 +20,13 @@ def _is_indicator(y: Any) -> bool:
     return bool(np.ndim(y) == 2 and np.shape(y)[1] > 1)
 
 
+def check_not_empty(metric: str, y_true: Any) -> None:
+    """scikit-learn refuses input without samples; so do these functions."""
+    if np.shape(y_true)[:1] == (0,):
+        got = raw("0 samples")
+        raise InputError(message(metric, "empty input", got, "at least one sample"))
+
+
 def _one_hot(
     metric: str, y_true: Any, y_pred: Any, labels: Any
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[Any]]:
@@ -185,6 +192,7 @@ def multilabel_confusion_matrix(
             [1, 1]]])
     """
     name = "multilabel_confusion_matrix"
+    check_not_empty(name, y_true)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if _is_indicator(y_true) or _is_indicator(y_pred):
         t, p = np.asarray(y_true), np.asarray(y_pred)
