@@ -34,7 +34,7 @@ BLEU = 50.00 80.0/62.5/50.0/25.0 (BP = 1.000 ratio = 1.000 hyp_len = 10 ref_len 
 >>> sacrebleu.corpus_chrf(hyps, refs).format(width=1)
 'chrF2 = 76.0'
 >>> sacrebleu.NAMES["corpus_bleu"]
-'bleu'
+'scorekit.text.bleu'
 """
 
 from __future__ import annotations
@@ -67,17 +67,17 @@ __all__ = [
 ]
 
 NAMES: dict[str, str] = {
-    "corpus_bleu": "bleu",
-    "sentence_bleu": "sentence_bleu",
-    "BLEU": "bleu",
-    "corpus_chrf": "chrf",
-    "sentence_chrf": "sentence_chrf",
-    "CHRF": "chrf",
-    "corpus_ter": "ter",
-    "sentence_ter": "sentence_ter",
-    "TER": "ter",
+    "corpus_bleu": "scorekit.text.bleu",
+    "sentence_bleu": "scorekit.text.sentence_bleu",
+    "BLEU": "scorekit.text.BLEU",
+    "corpus_chrf": "scorekit.text.chrf",
+    "sentence_chrf": "scorekit.text.sentence_chrf",
+    "CHRF": "scorekit.text.CHRF",
+    "corpus_ter": "scorekit.text.ter",
+    "sentence_ter": "scorekit.text.sentence_ter",
+    "TER": "scorekit.text.TER",
 }
-"""sacrebleu's functions and classes -> scorekit's metric names and functions."""
+"""sacrebleu's functions and classes -> the scorekit functions and classes that compute them."""
 
 _ABBREVIATIONS = {
     "version": "v",
