@@ -270,21 +270,22 @@ def evaluate_run_by_group(
         )
     groups = query_groups(attributes, names)
     cols = ranking.read_run_file(run)
-    queries = cols.query.to_pylist()
-    lookup = dict.fromkeys(queries)
-    unknown = [q for q in lookup if q not in groups]
+    encoded = cols.query.dictionary_encode()
+    queries = encoded.dictionary.to_pylist()
+    unknown = [q for q in queries if q not in groups]
     if unknown:
         raise InputError(
             message(
                 attributes,
                 "a query of the run has no attributes",
                 unknown[0],
-                f"a row for each of the run's {len(lookup)} queries",
+                f"a row for each of the run's {len(queries)} queries",
             )
         )
     table = pa.table({"query": cols.query, "doc": cols.doc, "score": cols.values})
     for i, name in enumerate(names):
-        table = table.append_column(name, pa.array([groups[q][i] for q in queries]))
+        values = pa.array([groups[q][i] for q in queries]).take(encoded.indices)
+        table = table.append_column(name, values)
     chosen = ranking.ranking_metrics(list(metrics), options)
     grouped: dict[str, Any] = {key: Grouped(metric, by=names) for key, metric in chosen.items()}
     found = run_metrics(
