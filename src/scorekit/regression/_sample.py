@@ -57,6 +57,12 @@ def _bits(y_true: Float, y_pred: Float) -> NDArray[np.uint64]:
     return np.ascontiguousarray(values).view(np.uint64)
 
 
+def _values(bits: NDArray[np.uint64], k: int) -> tuple[Float, Float]:
+    """The true and predicted values of rows of :func:`_bits` with ``k`` outputs."""
+    values = bits.view(np.float64)
+    return values[:, :k].copy(), values[:, k:].copy()
+
+
 def _hash(bits: NDArray[np.uint64], seed: int) -> NDArray[np.uint64]:
     """One 64-bit hash per row of ``bits``, from its values and ``seed``."""
     h = np.full(len(bits), _mix(np.array([seed], dtype=np.int64).view(np.uint64))[0])
@@ -205,8 +211,8 @@ class PairSample(State):
         kept, weight = _smallest(
             bits, np.concatenate([self.weight, other.weight]), self.size, self.seed
         )
-        values = kept.view(np.float64)
-        return {"y_true": values[:, :k].copy(), "y_pred": values[:, k:].copy(), "weight": weight}
+        y_true, y_pred = _values(kept, k)
+        return {"y_true": y_true, "y_pred": y_pred, "weight": weight}
 
 
 @register(
@@ -317,15 +323,9 @@ class PredictionSample(Metric[PairSample]):
         if len(t) == 0:
             return self.empty()
         kept, total = _smallest(_bits(t, p), weight, self.size, self.seed)
-        values = kept.view(np.float64)
-        k = t.shape[1]
+        y_true, y_pred = _values(kept, t.shape[1])
         return PairSample(
-            size=self.size,
-            seed=self.seed,
-            rows=len(t),
-            y_true=values[:, :k].copy(),
-            y_pred=values[:, k:].copy(),
-            weight=total,
+            size=self.size, seed=self.seed, rows=len(t), y_true=y_true, y_pred=y_pred, weight=total
         )
 
     def compute(self, state: PairSample) -> Sample:
