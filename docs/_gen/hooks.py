@@ -4,7 +4,8 @@
 and on a documented module that does not exist; ``on_files`` adds the metric,
 reference and speed pages built by ``pages.py``; ``on_page_markdown`` fills the
 ``<!-- names:SOURCE -->`` placeholders of the migration guides and turns links to
-files of the repository outside ``docs/`` into their paths.
+files of the repository outside ``docs/`` into their paths; ``on_page_content`` shows
+the docstrings' reStructuredText roles as code.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pages
 
 log = logging.getLogger("mkdocs.hooks.scorekit")
 
+_ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|exc|obj|const|math):<code>~?")
 _PLACEHOLDER = re.compile(r"<!-- names:([a-z_]+) -->")
 _OUTSIDE = re.compile(r"\[([^\]]+)\]\((\.\./[^)\s]+)\)")
 
@@ -81,3 +83,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         return label if path in label else f"{label} (`{path}` in the repository)"
 
     return _OUTSIDE.sub(outside, markdown)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """The docstrings' reStructuredText roles (``:func:`x```) shown as plain code."""
+    return _ROLE.sub("<code>", html)
