@@ -38,6 +38,16 @@ def _float_supports(y_true: Any, y_pred: Any, sample_weight: Any) -> bool:
     return not bool(np.any(np.asarray(y_true).ravel() == np.asarray(y_pred).ravel()))
 
 
+def _no_weighted_positives(y_true: Any, average: Any, sample_weight: Any) -> bool:
+    """scikit-learn's ``average="weighted"`` of multi-label labels without a positive is int 0."""
+    if average != "weighted" or not (np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1):
+        return False
+    t = np.asarray(y_true, dtype=np.float64)
+    if sample_weight is not None:
+        t = t * np.asarray(sample_weight, dtype=np.float64)[:, None]
+    return bool(np.isclose(t.sum(), 0.0))
+
+
 def _integer_weights(sample_weight: Any) -> bool:
     """Whether scikit-learn keeps integer counts for these weights."""
     return sample_weight is not None and np.asarray(sample_weight).dtype.kind in "iub"
@@ -399,7 +409,8 @@ def roc_auc_score(
     Multiclass scores without ``labels`` need every class in ``y_true``, one
     column each, as in scikit-learn; one-vs-one values are ``numpy.float64``
     as scikit-learn's. scorekit also takes ``sample_weight`` one-vs-one, which
-    scikit-learn refuses.
+    scikit-learn refuses. The weighted average of multi-label columns without
+    a positive is the integer 0, as scikit-learn returns.
 
     Examples
     --------
@@ -418,6 +429,8 @@ def roc_auc_score(
                     "one column per class of y_true, or labels",
                 )
             )
+    if _no_weighted_positives(y_true, average, sample_weight):
+        return 0
     value = _c.roc_auc(
         y_true,
         y_score,
@@ -506,7 +519,9 @@ def average_precision_score(
 ) -> Any:
     """scikit-learn's ``average_precision_score``.
 
-    Calls :func:`scorekit.classification.average_precision`.
+    Calls :func:`scorekit.classification.average_precision`. The weighted
+    average of multi-label columns without a positive is the integer 0, as
+    scikit-learn returns.
     """
     if np.ndim(y_score) == 2 and np.ndim(y_true) == 1 and len(np.unique(y_true)) <= 2:
         got = raw(
@@ -520,6 +535,8 @@ def average_precision_score(
                 "y_score of shape (n_samples,), or three classes or more",
             )
         )
+    if _no_weighted_positives(y_true, average, sample_weight):
+        return 0
     return _c.average_precision(
         y_true, y_score, average=average, pos_label=pos_label, sample_weight=sample_weight
     )
