@@ -68,6 +68,17 @@ RateAverage = Literal["binary", "micro", "macro", "weighted"] | None
 RATE_AVERAGES: tuple[str | None, ...] = ("binary", "micro", "macro", "weighted", None)
 _RATE_VARIANTS = ("binary", "micro", "macro", "weighted")
 
+_AVERAGE_DOC = """
+    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
+        ``binary`` rates ``pos_label`` against the rest of two classes; the
+        others take each class against the rest (multiclass, or multi-label
+        columns): ``micro`` pools the cells of every class, ``macro`` is the
+        mean of the per-class rates, ``weighted`` weighs them by support
+        (``tp + fn``), ``None`` returns one rate per class.
+    labels : sequence, optional
+        With a multiclass average: the classes to report and average over, in
+        this order (column indices for multi-label input)."""
+
 
 def binary_cells(metric: str, state: ConfusionCounts, pos_label: Any) -> tuple[float, ...]:
     """``(tn, fp, fn, tp)`` of ``pos_label`` against the rest, scaled by a common power of two.
@@ -150,7 +161,8 @@ def class_cells(
         idx = np.arange(len(present))
     else:
         counted = present.tolist()
-        missing = [label for label in labels if label not in set(counted)]
+        position = {label: i for i, label in enumerate(counted)}
+        missing = [label for label in labels if label not in position]
         if missing:
             raise InputError(
                 message(
@@ -160,7 +172,7 @@ def class_cells(
                     choices(counted),
                 )
             )
-        idx = np.asarray([counted.index(label) for label in labels], dtype=np.intp)
+        idx = np.asarray([position[label] for label in labels], dtype=np.intp)
     m = matrix.astype(np.float64)
     tp = np.diagonal(m)[idx]
     fp = m.sum(axis=0)[idx] - tp
@@ -268,16 +280,7 @@ class Specificity(_RateMetric):
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
         Value when there is no negative sample (``'warn'``: 0 and an
-        :class:`~scorekit.errors.UndefinedMetricWarning`).
-    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
-        ``binary`` rates ``pos_label`` against the rest of two classes; the
-        others take each class against the rest (multiclass, or multi-label
-        columns): ``micro`` pools the cells of every class, ``macro`` is the
-        mean of the per-class rates, ``weighted`` weighs them by support
-        (``tp + fn``), ``None`` returns one rate per class.
-    labels : sequence, optional
-        With a multiclass average: the classes to report and average over, in
-        this order (column indices for multi-label input).
+        :class:`~scorekit.errors.UndefinedMetricWarning`).{average}
 
     Notes
     -----
@@ -336,16 +339,7 @@ class NPV(_RateMetric):
     pos_label : label, default 1
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
-        Value when no sample is predicted negative.
-    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
-        ``binary`` rates ``pos_label`` against the rest of two classes; the
-        others take each class against the rest (multiclass, or multi-label
-        columns): ``micro`` pools the cells of every class, ``macro`` is the
-        mean of the per-class rates, ``weighted`` weighs them by support
-        (``tp + fn``), ``None`` returns one rate per class.
-    labels : sequence, optional
-        With a multiclass average: the classes to report and average over, in
-        this order (column indices for multi-label input).
+        Value when no sample is predicted negative.{average}
 
     Notes
     -----
@@ -394,16 +388,7 @@ class FPR(_RateMetric):
     pos_label : label, default 1
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
-        Value when there is no negative sample.
-    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
-        ``binary`` rates ``pos_label`` against the rest of two classes; the
-        others take each class against the rest (multiclass, or multi-label
-        columns): ``micro`` pools the cells of every class, ``macro`` is the
-        mean of the per-class rates, ``weighted`` weighs them by support
-        (``tp + fn``), ``None`` returns one rate per class.
-    labels : sequence, optional
-        With a multiclass average: the classes to report and average over, in
-        this order (column indices for multi-label input).
+        Value when there is no negative sample.{average}
 
     References
     ----------
@@ -448,16 +433,7 @@ class FNR(_RateMetric):
     pos_label : label, default 1
         The positive class; every other label is negative.
     zero_division : {'warn', 0, 1, nan}, default 'warn'
-        Value when there is no positive sample.
-    average : {'binary', 'micro', 'macro', 'weighted'} or None, default 'binary'
-        ``binary`` rates ``pos_label`` against the rest of two classes; the
-        others take each class against the rest (multiclass, or multi-label
-        columns): ``micro`` pools the cells of every class, ``macro`` is the
-        mean of the per-class rates, ``weighted`` weighs them by support
-        (``tp + fn``), ``None`` returns one rate per class.
-    labels : sequence, optional
-        With a multiclass average: the classes to report and average over, in
-        this order (column indices for multi-label input).
+        Value when there is no positive sample.{average}
 
     References
     ----------
@@ -480,6 +456,10 @@ class FNR(_RateMetric):
 
     _cells = (2, 3)
     _what = "positive samples"
+
+
+for _cls in (Specificity, NPV, FPR, FNR):
+    _cls.__doc__ = (_cls.__doc__ or "").replace("{average}", _AVERAGE_DOC)
 
 
 def _replacement(metric: str, value: Any) -> tuple[float, float]:

@@ -8,8 +8,9 @@ fix them, so ``scorekit eval --metrics roc_auc_ovo`` needs no options.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import ClassVar, Literal, TypeVar
 
 from scorekit.classification._roc import ROCAUC
 from scorekit.classification._scores import Average
@@ -18,16 +19,17 @@ from scorekit.errors import ConfigError, raw
 
 __all__ = ["ROCAUCOvO", "ROCAUCOvOWeighted", "ROCAUCOvR", "ROCAUCOvRWeighted"]
 
+_R = TypeVar("_R", bound=type[ROCAUC])
+
 
 @dataclass(frozen=True)
 class _NamedROCAUC(ROCAUC):
-    """ROC AUC whose ``multi_class`` and ``average`` the name fixes."""
-
-    _fixed: ClassVar[tuple[str, str]] = ("ovr", "macro")
+    """ROC AUC whose ``multi_class`` and ``average`` the name fixes to their defaults."""
 
     def __post_init__(self) -> None:
-        if (self.multi_class, self.average) != self._fixed:
-            multi_class, average = self._fixed
+        default = {f.name: f.default for f in fields(self)}
+        multi_class, average = default["multi_class"], default["average"]
+        if (self.multi_class, self.average) != (multi_class, average):
             raise ConfigError(
                 self._error(
                     "the name fixes multi_class and average",
@@ -36,6 +38,13 @@ class _NamedROCAUC(ROCAUC):
                 )
             )
         super().__post_init__()
+
+
+def _scorer(name: str) -> Callable[[_R], _R]:
+    """Register a class of this module under scikit-learn's scorer name ``name``."""
+    return register(
+        name, higher_is_better=True, bounds=(0.0, 1.0), inputs="multiclass_scores", grows=True
+    )
 
 
 def _explanation(multi_class: str, average: str) -> Explanation:
@@ -58,13 +67,7 @@ def _explanation(multi_class: str, average: str) -> Explanation:
     )
 
 
-@register(
-    "roc_auc_ovr",
-    higher_is_better=True,
-    bounds=(0.0, 1.0),
-    inputs="multiclass_scores",
-    grows=True,
-)
+@_scorer("roc_auc_ovr")
 @dataclass(frozen=True)
 class ROCAUCOvR(_NamedROCAUC):
     """One-vs-rest multiclass ROC AUC, the macro mean over classes (scikit-learn's ``roc_auc_ovr``).
@@ -85,13 +88,7 @@ class ROCAUCOvR(_NamedROCAUC):
     average: Average = "macro"
 
 
-@register(
-    "roc_auc_ovr_weighted",
-    higher_is_better=True,
-    bounds=(0.0, 1.0),
-    inputs="multiclass_scores",
-    grows=True,
-)
+@_scorer("roc_auc_ovr_weighted")
 @dataclass(frozen=True)
 class ROCAUCOvRWeighted(_NamedROCAUC):
     """One-vs-rest ROC AUC weighted by class prevalence (scikit-learn's ``roc_auc_ovr_weighted``).
@@ -108,18 +105,11 @@ class ROCAUCOvRWeighted(_NamedROCAUC):
     """
 
     explanation: ClassVar[Explanation] = _explanation("ovr", "weighted")
-    _fixed: ClassVar[tuple[str, str]] = ("ovr", "weighted")
     multi_class: Literal["raise", "ovr", "ovo"] = "ovr"
     average: Average = "weighted"
 
 
-@register(
-    "roc_auc_ovo",
-    higher_is_better=True,
-    bounds=(0.0, 1.0),
-    inputs="multiclass_scores",
-    grows=True,
-)
+@_scorer("roc_auc_ovo")
 @dataclass(frozen=True)
 class ROCAUCOvO(_NamedROCAUC):
     """One-vs-one multiclass ROC AUC (Hand & Till), the macro mean over class pairs.
@@ -136,18 +126,11 @@ class ROCAUCOvO(_NamedROCAUC):
     """
 
     explanation: ClassVar[Explanation] = _explanation("ovo", "macro")
-    _fixed: ClassVar[tuple[str, str]] = ("ovo", "macro")
     multi_class: Literal["raise", "ovr", "ovo"] = "ovo"
     average: Average = "macro"
 
 
-@register(
-    "roc_auc_ovo_weighted",
-    higher_is_better=True,
-    bounds=(0.0, 1.0),
-    inputs="multiclass_scores",
-    grows=True,
-)
+@_scorer("roc_auc_ovo_weighted")
 @dataclass(frozen=True)
 class ROCAUCOvOWeighted(_NamedROCAUC):
     """One-vs-one ROC AUC, class pairs weighted by their share of the samples.
@@ -165,6 +148,5 @@ class ROCAUCOvOWeighted(_NamedROCAUC):
     """
 
     explanation: ClassVar[Explanation] = _explanation("ovo", "weighted")
-    _fixed: ClassVar[tuple[str, str]] = ("ovo", "weighted")
     multi_class: Literal["raise", "ovr", "ovo"] = "ovo"
     average: Average = "weighted"
