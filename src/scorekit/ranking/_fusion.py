@@ -361,15 +361,18 @@ def _combine(
     first = np.full(pairs, len(code), dtype=np.intp)
     np.minimum.at(first, code, np.arange(len(code)))
     picked = pa.array(first)
+    pair_query, pair_doc = query.take(picked), doc.take(picked)
     if method in ("bordafuse", "weighted_bordafuse", "condorcet", "weighted_condorcet"):
-        pair_query = pc.dictionary_encode(query.take(picked))
-        qcode = np.asarray(pair_query.indices.to_numpy(zero_copy_only=False), dtype=np.intp)
+        qcode = np.asarray(
+            pc.dictionary_encode(pair_query).indices.to_numpy(zero_copy_only=False), dtype=np.intp
+        )
         if method.endswith("bordafuse"):
             fused = _borda(code, qcode, source, score, w, len(runs))
         else:
-            docs = np.asarray(doc.take(picked).to_pylist(), dtype=object)
-            fused = _condorcet(code, qcode, source, score, w, len(runs), docs)
-        return Run(query.take(picked), doc.take(picked), fused, source="fused")
+            doc_order = np.empty(pairs, dtype=np.intp)
+            doc_order[np.asarray(pc.sort_indices(pair_doc), dtype=np.intp)] = np.arange(pairs)
+            fused = _condorcet(code, qcode, source, score, w, len(runs), doc_order)
+        return Run(pair_query, pair_doc, fused, source="fused")
     if method == "wsum":
         fused = np.bincount(code, weights=w[source] * score, minlength=pairs).astype(np.float64)
     elif method in ("combmax", "combmin"):
@@ -396,7 +399,7 @@ def _combine(
             fused = weighted.astype(np.float64) * np.sqrt(count)
         else:
             fused = total * np.bincount(code, weights=w[source], minlength=pairs)
-    return Run(query.take(picked), doc.take(picked), fused, source="fused")
+    return Run(pair_query, pair_doc, fused, source="fused")
 
 
 def _borda(
@@ -419,12 +422,12 @@ def _borda(
     row_query = qcode[code]
     run_query = source * queries + row_query
     length = np.bincount(run_query, minlength=n_runs * queries).astype(np.float64)
-    filler = (n[row_query] - length[run_query] + 1.0) / 2.0
-    listed = length.reshape(n_runs, queries) > 0
-    fill_all = ((n[None, :] - length.reshape(n_runs, queries) + 1.0) / 2.0) * listed
-    query_fill = w @ fill_all
+    length = length.reshape(n_runs, queries)
+    # each run's points for a document of the query it did not retrieve (none without the query)
+    fill = ((n - length + 1.0) / 2.0) * (length > 0)
+    query_fill = w @ fill
     points = np.bincount(code, weights=w[source] * (n[row_query] - rank), minlength=pairs)
-    own_fill = np.bincount(code, weights=w[source] * filler, minlength=pairs)
+    own_fill = np.bincount(code, weights=w[source] * fill.ravel()[run_query], minlength=pairs)
     out: NDArray[np.float64] = points + (query_fill[qcode] - own_fill)
     return out
 
@@ -436,9 +439,12 @@ def _condorcet(
     rank: NDArray[np.float64],
     w: NDArray[np.float64],
     n_runs: int,
-    docs: NDArray[Any],
+    doc_order: NDArray[np.intp],
 ) -> NDArray[np.float64]:
-    """Condorcet scores: per query, n - position by Copeland score, then doc id descending."""
+    """Condorcet scores: per query, n - position by Copeland score, then doc id descending.
+
+    ``doc_order`` is each pair's position among the pairs sorted by doc id.
+    """
     pairs = len(qcode)
     out = np.zeros(pairs)
     if pairs == 0:
@@ -466,22 +472,9 @@ def _condorcet(
             copeland[lo : lo + block] = (above > below).sum(axis=1) + 0.5 * (
                 (above == below).sum(axis=1) - 1.0
             )
-        names: list[str] = docs[members].tolist()
-        order = sorted(range(n), key=lambda i: (-copeland[i], _descending(names[i])))
-        out[members[np.asarray(order, dtype=np.intp)]] = n - np.arange(n, dtype=np.float64)
+        order = np.lexsort((-doc_order[members], -copeland))
+        out[members[order]] = n - np.arange(n, dtype=np.float64)
     return out
-
-
-class _descending:
-    """A doc id that sorts in descending order."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __lt__(self, other: _descending) -> bool:
-        return self.text > other.text
 
 
 def _medians(code: NDArray[np.intp], score: NDArray[np.float64], pairs: int) -> NDArray[np.float64]:

@@ -291,17 +291,18 @@ class NDCG(_DiscountMetric):
         levels = grade.astype(np.int64)
         top = np.full(judged.n_queries, -1, dtype=np.int64)
         np.maximum.at(top, q, levels)
+        row_top = top[q]
         position = np.zeros(len(levels), dtype=np.int64)
         gain = np.zeros(len(levels))
         stop = np.full(judged.n_queries, np.iinfo(np.int64).max)
-        for level in np.unique(top[q]).tolist():
+        for level in np.unique(row_top).tolist():
             walk = trec_gain_order(self.gains, level)[::-1]
             at = np.zeros(level + 1, dtype=np.int64)
             worth = np.zeros(level + 1)
             for i, (g, value) in enumerate(walk):
                 if 0 <= g <= level:
                     at[g], worth[g] = i, value
-            rows = top[q] == level
+            rows = row_top == level
             position[rows] = at[levels[rows]]
             gain[rows] = worth[levels[rows]]
             if walk[0][1] <= 0:
