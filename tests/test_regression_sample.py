@@ -151,6 +151,9 @@ def test_figures_draw_the_sample_from_its_state_value_or_result():
         plt.close("all")
     with pytest.raises(InputError, match="the predictions are missing"):
         plot.predicted_vs_true(scorekit.evaluate({"y_true": y, "y_pred": pred}, ["mse"]))
+    for draw in (plot.predicted_vs_true, plot.residuals):
+        with pytest.raises(InputError, match="the prediction sample holds no pairs"):
+            draw(metric.empty())
 
 
 def test_report_of_a_regression_with_a_sample_has_the_pair_figures():

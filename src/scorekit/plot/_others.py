@@ -60,6 +60,12 @@ def _sampled(where: str, given: Any) -> tuple[Float, Float, Float, int] | None:
         return None
     t = np.asarray(given.y_true, dtype=np.float64)
     p = np.asarray(given.y_pred, dtype=np.float64)
+    if len(t) == 0:
+        raise InputError(
+            message(
+                where, "the prediction sample holds no pairs", 0, "a sample of at least one row"
+            )
+        )
     return t.reshape(len(t), -1), p.reshape(len(p), -1), np.asarray(given.weight), given.rows
 
 
