@@ -58,7 +58,7 @@ def _result(make: Callable[[], State], metric: Metric[Any]) -> tuple[str, Any]:
 def test_replicates_equal_the_metric_of_repeated_rows(metric: Metric[Any]) -> None:
     weighted = _takes_weight(metric)
 
-    @settings(max_examples=6)
+    @settings(max_examples=4)
     @given(batches(metric.inputs, min_rows=1, max_rows=30))
     def check(data: dict[str, Any]) -> None:
         args, sample_weight = data["args"], data["weights"] if weighted else None
