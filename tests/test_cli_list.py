@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scorekit.cli import main
+from scorekit.cli import _list, main
 from scorekit.core import available, parse_metric
 
 
@@ -44,8 +44,14 @@ def test_list_family_keeps_the_metrics_of_that_family(capsys: Any) -> None:
     assert {r["family"] for r in rows} == {"ranking"}
 
 
+def _terminal(monkeypatch: Any, columns: int) -> None:
+    """Output to a terminal of ``columns`` columns."""
+    monkeypatch.setattr(_list, "_on_terminal", lambda: True)
+    monkeypatch.setenv("COLUMNS", str(columns))
+
+
 def test_list_family_table_counts_its_metrics(capsys: Any, monkeypatch: Any) -> None:
-    monkeypatch.setenv("COLUMNS", "160")
+    _terminal(monkeypatch, 160)
     assert main(["list", "--family", "qa"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == [
@@ -65,7 +71,7 @@ def test_list_unknown_family_names_the_families(capsys: Any) -> None:
 
 @pytest.mark.parametrize("columns", [50, 80, 120, 200])
 def test_list_table_fits_the_terminal(capsys: Any, monkeypatch: Any, columns: int) -> None:
-    monkeypatch.setenv("COLUMNS", str(columns))
+    _terminal(monkeypatch, columns)
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= columns
@@ -82,3 +88,12 @@ def test_list_table_fits_the_terminal(capsys: Any, monkeypatch: Any, columns: in
     flat = [" ".join(s.split()) for s in summaries]
     for info in available():
         assert any(" ".join(info.summary.split()) in s for s in flat), info.name
+
+
+def test_list_off_a_terminal_keeps_one_line_per_metric(capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_list, "_on_terminal", lambda: False)
+    monkeypatch.setenv("COLUMNS", "60")
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert len(lines) == 1 + len(available())
+    assert all(info.summary in line for info, line in zip(available(), lines[1:], strict=True))

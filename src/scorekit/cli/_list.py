@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import shutil
 import sys
 import textwrap
@@ -139,10 +138,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _width() -> int | None:
-    """The terminal's width (``COLUMNS`` first); None (no limit) when not on a terminal."""
-    if "COLUMNS" in os.environ or sys.stdout.isatty():
+    """The terminal's width (``COLUMNS`` overrides it); None (no limit) when not on a terminal."""
+    if _on_terminal():
         return shutil.get_terminal_size((100, 24)).columns
     return None
+
+
+def _on_terminal() -> bool:
+    """Whether the command's output goes to a terminal."""
+    return sys.stdout.isatty()
 
 
 def _table_lines(header: list[str], table: list[list[str]], width: int | None) -> list[str]:
