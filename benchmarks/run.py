@@ -21,6 +21,7 @@ import bench_bounded
 import bench_calibration
 import bench_chunked_auc
 import bench_classification
+import bench_compat
 import bench_groups
 import bench_information
 import bench_loadtest
@@ -48,6 +49,7 @@ MODULES = (
     bench_loadtest,
     bench_stats,
     bench_groups,
+    bench_compat,
 )
 
 
