@@ -77,7 +77,8 @@ def jaccard_score(
 
     Binary and multiclass labels are counted as indicator columns (one per
     label, in ``labels`` order or sorted); ``average="binary"`` is the column of
-    ``pos_label``.
+    ``pos_label``. ``zero_division=np.nan``, which scikit-learn refuses here,
+    is accepted as by scorekit's other set-wise metrics.
 
     Examples
     --------
