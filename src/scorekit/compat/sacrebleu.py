@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text import BLEU as _BLEU
@@ -301,7 +301,40 @@ def _percent(count: Any, total: Any, fraction: float, smooth: str, k: float) -> 
     return float(100.0 * k / total)
 
 
-class BLEU:
+_ScoreT = TypeVar("_ScoreT", bound=Score)
+
+
+class _Metric(Generic[_ScoreT]):
+    """What sacrebleu's metric objects share: corpus and sentence scores and the signature."""
+
+    _name = ""
+    _ter = False
+    _refs: Sequence[Sequence[str | None]] | None
+    _signature: str
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str | None]] | None,
+        n_bootstrap: int = 1,
+    ) -> _ScoreT:
+        """The corpus score of the hypotheses against the reference streams (or the cached ones)."""
+        cached = _cached(self._name, references, self._refs, n_bootstrap)
+        return self._score(_segments(self._name, hypotheses, cached), list(hypotheses))
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> _ScoreT:
+        """The score of one hypothesis against its references (a list of strings)."""
+        return self._score([_sentence_refs(self._name, references)], [hypothesis])
+
+    def get_signature(self) -> Signature:
+        """The settings of the last score (``nrefs:?`` before any)."""
+        return Signature(self._signature, ter=self._ter)
+
+    def _score(self, references: list[list[str]], hypotheses: list[str]) -> _ScoreT:
+        raise NotImplementedError
+
+
+class BLEU(_Metric[BLEUScore]):
     """sacrebleu's ``BLEU`` metric object, computed by :class:`scorekit.text.BLEU`.
 
     Parameters
@@ -319,6 +352,8 @@ class BLEU:
     >>> str(bleu.get_signature())
     'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:scorekit-...'
     """
+
+    _name = "BLEU"
 
     def __init__(
         self,
@@ -346,24 +381,6 @@ class BLEU:
         )
         self._refs = references
         self._signature = self._metric.signature()
-
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Sequence[str | None]] | None,
-        n_bootstrap: int = 1,
-    ) -> BLEUScore:
-        """Corpus BLEU of the hypotheses against the reference streams (or the cached ones)."""
-        refs = _segments("BLEU", hypotheses, _cached("BLEU", references, self._refs, n_bootstrap))
-        return self._score(refs, list(hypotheses))
-
-    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> BLEUScore:
-        """BLEU of one hypothesis against its references (a list of strings)."""
-        return self._score([_sentence_refs("BLEU", references)], [hypothesis])
-
-    def get_signature(self) -> Signature:
-        """The settings of the last score (``nrefs:?`` before any)."""
-        return Signature(self._signature)
 
     def _score(self, references: list[list[str]], hypotheses: list[str]) -> BLEUScore:
         metric = self._metric
@@ -462,7 +479,7 @@ def sentence_bleu(
 # chrF --------------------------------------------------------------------------------------
 
 
-class CHRF:
+class CHRF(_Metric[CHRFScore]):
     """sacrebleu's ``CHRF`` metric object, computed by :class:`scorekit.text.CHRF`.
 
     Examples
@@ -473,6 +490,8 @@ class CHRF:
     >>> chrf.get_signature().format(short=True)
     '#:1|c:mixed|e:yes|nc:6|nw:2|s:no|v:scorekit-...'
     """
+
+    _name = "chrF"
 
     def __init__(
         self,
@@ -495,24 +514,6 @@ class CHRF:
         self.char_order, self.word_order, self.beta = char_order, word_order, beta
         self._refs = references
         self._signature = self._metric.signature()
-
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Sequence[str | None]] | None,
-        n_bootstrap: int = 1,
-    ) -> CHRFScore:
-        """Corpus chrF of the hypotheses against the reference streams (or the cached ones)."""
-        refs = _segments("chrF", hypotheses, _cached("chrF", references, self._refs, n_bootstrap))
-        return self._score(refs, list(hypotheses))
-
-    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> CHRFScore:
-        """chrF of one hypothesis against its references (a list of strings)."""
-        return self._score([_sentence_refs("chrF", references)], [hypothesis])
-
-    def get_signature(self) -> Signature:
-        """The settings of the last score (``nrefs:?`` before any)."""
-        return Signature(self._signature)
 
     def _score(self, references: list[list[str]], hypotheses: list[str]) -> CHRFScore:
         result = self._metric.result(self._metric.summarize(references, hypotheses))
@@ -573,7 +574,7 @@ def sentence_chrf(
 # TER ---------------------------------------------------------------------------------------
 
 
-class TER:
+class TER(_Metric[TERScore]):
     """sacrebleu's ``TER`` metric object, computed by :class:`scorekit.text.TER`.
 
     Examples
@@ -584,6 +585,9 @@ class TER:
     >>> ter.get_signature().format(short=True)
     '#:1|c:lc|t:tercom|nr:no|pn:yes|as:no|v:scorekit-...'
     """
+
+    _name = "TER"
+    _ter = True
 
     def __init__(
         self,
@@ -601,24 +605,6 @@ class TER:
         )
         self._refs = references
         self._signature = self._metric.signature()
-
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Sequence[str | None]] | None,
-        n_bootstrap: int = 1,
-    ) -> TERScore:
-        """Corpus TER of the hypotheses against the reference streams (or the cached ones)."""
-        refs = _segments("TER", hypotheses, _cached("TER", references, self._refs, n_bootstrap))
-        return self._score(refs, list(hypotheses))
-
-    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> TERScore:
-        """TER of one hypothesis against its references (a list of strings)."""
-        return self._score([_sentence_refs("TER", references)], [hypothesis])
-
-    def get_signature(self) -> Signature:
-        """The settings of the last score (``nrefs:?`` before any)."""
-        return Signature(self._signature, ter=True)
 
     def _score(self, references: list[list[str]], hypotheses: list[str]) -> TERScore:
         result = self._metric.result(self._metric.summarize(references, hypotheses))
