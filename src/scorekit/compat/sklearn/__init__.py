@@ -96,7 +96,9 @@ class MissingFunctionError(ConfigError, ImportError):
     message reaches the user both from ``metrics.name`` and from
     ``from scorekit.compat.sklearn import name`` (Python replaces an
     :class:`AttributeError` of a module's ``__getattr__`` by a bare ImportError
-    in from-imports).
+    in from-imports). For the same reason ``hasattr`` raises it for these names
+    instead of returning False: test ``name in NAMES`` to ask whether scorekit
+    computes a function.
     """
 
 
