@@ -6,6 +6,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# ranx compiles its kernels with numba on first use (a minute or more in each test
+# process); on the tests' small inputs the same source runs as plain Python
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 settings.register_profile(
     "default", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
