@@ -329,6 +329,29 @@ def as_indicator(metric: str, name: str, arr: NDArray[Any]) -> NDArray[np.bool_]
     return arr.astype(bool)
 
 
+def column_indices(metric: str, labels: Any, k: int) -> NDArray[Any]:
+    """The columns ``labels`` names of a ``k``-column indicator state, in the order given.
+
+    ``None`` is every column. Unlike :func:`label_columns`, order and repeats are kept.
+
+    Examples
+    --------
+    >>> column_indices("recall", [2, 0], 3).tolist()
+    [2, 0]
+    """
+    cols = np.arange(k) if labels is None else np.asarray(labels)
+    if cols.dtype.kind not in "iu" or (cols.size and (cols.min() < 0 or cols.max() >= k)):
+        raise InputError(
+            message(
+                metric,
+                "multi-label labels must be column indices",
+                list(cols.tolist()),
+                f"integers in [0, {k})",
+            )
+        )
+    return cols
+
+
 def label_columns(metric: str, labels: Any, k: int) -> NDArray[np.int64]:
     """``labels`` of multi-label input as sorted distinct column indices in ``[0, k)``.
 

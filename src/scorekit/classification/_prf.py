@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error
-from scorekit.classification._counts import ConfusionCounts, summarize_counts
+from scorekit.classification._counts import ConfusionCounts, column_indices, summarize_counts
 from scorekit.classification._explanations import PRF_CONVENTION, PRF_REFERENCE
 from scorekit.classification._labels import (
     CountsMetric,
@@ -67,16 +67,7 @@ def prf_counts(
                 )
             )
         k = len(state.labels)
-        cols = np.arange(k) if labels is None else np.asarray(labels)
-        if cols.dtype.kind not in "iu" or (cols.size and (cols.min() < 0 or cols.max() >= k)):
-            raise InputError(
-                message(
-                    metric,
-                    "multi-label labels must be column indices",
-                    list(cols.tolist()),
-                    f"integers in [0, {k})",
-                )
-            )
+        cols = column_indices(metric, labels, k)
         m = state.matrix[cols]
         tp, fp, fn = m[:, 1, 1], m[:, 0, 1], m[:, 1, 0]
         return (

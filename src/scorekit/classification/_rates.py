@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.classification._counts import ConfusionCounts
+from scorekit.classification._counts import ConfusionCounts, column_indices
 from scorekit.classification._labels import (
     CountsMetric,
     _labels_tuple,
@@ -144,16 +144,7 @@ def class_cells(
     matrix, _ = scaled_counts(metric, state.matrix)
     if state.multilabel:
         k = len(state.labels)
-        cols = np.arange(k) if labels is None else np.asarray(labels)
-        if cols.dtype.kind not in "iu" or (cols.size and (cols.min() < 0 or cols.max() >= k)):
-            raise InputError(
-                message(
-                    metric,
-                    "multi-label labels must be column indices",
-                    list(cols.tolist()),
-                    f"integers in [0, {k})",
-                )
-            )
+        cols = column_indices(metric, labels, k)
         m = matrix[cols].astype(np.float64)
         return m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1]
     present = state.labels

@@ -40,6 +40,7 @@ BLEU = 50.00 80.0/62.5/50.0/25.0 (BP = 1.000 ratio = 1.000 hyp_len = 10 ref_len 
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
@@ -304,7 +305,7 @@ def _percent(count: Any, total: Any, fraction: float, smooth: str, k: float) -> 
 _ScoreT = TypeVar("_ScoreT", bound=Score)
 
 
-class _Metric(Generic[_ScoreT]):
+class _Metric(ABC, Generic[_ScoreT]):
     """What sacrebleu's metric objects share: corpus and sentence scores and the signature."""
 
     _name = ""
@@ -330,8 +331,9 @@ class _Metric(Generic[_ScoreT]):
         """The settings of the last score (``nrefs:?`` before any)."""
         return Signature(self._signature, ter=self._ter)
 
+    @abstractmethod
     def _score(self, references: list[list[str]], hypotheses: list[str]) -> _ScoreT:
-        raise NotImplementedError
+        """The score of the hypotheses against one list of references per hypothesis."""
 
 
 class BLEU(_Metric[BLEUScore]):
