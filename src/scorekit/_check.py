@@ -28,12 +28,33 @@ __all__ = [
     "as_weights",
     "check_same_length",
     "encode_pair",
+    "mix64",
     "overflow_error",
     "short_repr",
     "string_item_error",
     "union_labels",
     "unit_scaled",
 ]
+
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def mix64(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """SplitMix64's finaliser, element-wise: a bijection of 64-bit integers that
+    scatters every input bit (wrapping uint64 arithmetic).
+
+    Examples
+    --------
+    >>> int(mix64(np.array([0, 1], dtype=np.uint64))[1]) != 1
+    True
+    """
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        out: NDArray[np.uint64] = z ^ (z >> np.uint64(31))
+        return out
 
 
 def as_array(metric: str, name: str, values: Any) -> NDArray[Any]:

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import mix64
 from scorekit.core import (
     Explanation,
     Metric,
@@ -37,18 +38,12 @@ __all__ = ["PairSample", "PredictionSample", "Sample", "prediction_sample"]
 Float = NDArray[np.float64]
 _MAX_SIZE = 1_000_000
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 
 
 def _mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """SplitMix64's finaliser, element-wise (wrapping uint64 arithmetic)."""
+    """SplitMix64's step, element-wise: the golden-ratio increment, then its finaliser."""
     with np.errstate(over="ignore"):
-        x = x + _GOLDEN
-        x = (x ^ (x >> np.uint64(30))) * _M1
-        x = (x ^ (x >> np.uint64(27))) * _M2
-        out: NDArray[np.uint64] = x ^ (x >> np.uint64(31))
-        return out
+        return mix64(x + _GOLDEN)
 
 
 def _bits(y_true: Float, y_pred: Float) -> NDArray[np.uint64]:

@@ -17,26 +17,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import mix64
 from scorekit.errors import ConfigError, InputError, message
 
 __all__ = ["hash_keys", "poisson_weights", "replicate_weights", "unit_bases"]
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 _TABLE_BITS = 16
 _AMBIGUOUS = 255
-
-
-def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
-    """SplitMix64's finaliser: a bijection of 64-bit integers that scatters every input bit."""
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    out: NDArray[np.uint64] = z ^ (z >> np.uint64(31))
-    return out
 
 
 def _poisson_cdf() -> NDArray[np.float64]:
@@ -113,8 +103,8 @@ _C2 = np.uint32(0x846CA68B)
 
 def unit_bases(seed: int, keys: NDArray[np.uint64]) -> NDArray[np.uint32]:
     """Each unit's 32-bit stream start under ``seed``: the mix of its key and the seed."""
-    mixed_seed = _mix(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))[0]
-    mixed = _mix(np.asarray(keys, dtype=np.uint64) ^ mixed_seed) >> np.uint64(32)
+    mixed_seed = mix64(np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))[0]
+    mixed = mix64(np.asarray(keys, dtype=np.uint64) ^ mixed_seed) >> np.uint64(32)
     out: NDArray[np.uint32] = mixed.astype(np.uint32)
     return out
 
