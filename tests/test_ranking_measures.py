@@ -117,7 +117,8 @@ def test_ndcg_gains_equal_trec_eval(data: Data, gains: dict[int, int], k: int | 
     assert np.isfinite(value)
 
 
-@settings(max_examples=30, deadline=None)
+# fixed examples: some gain tables keep trec_eval itself (the reference) busy for many minutes
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(
     data=st.builds(
         random_data,
