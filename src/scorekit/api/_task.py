@@ -280,7 +280,8 @@ def _arguments(metric: Metric[Any], data: _Inputs) -> tuple[tuple[Any, ...], dic
     else:
         second = data.y_score
         if data.task == "binary" and kind == "proba" and data.y_score is not None:
-            second = np.column_stack([1.0 - data.y_score, data.y_score])
+            p = data.y_score.astype(np.float64, copy=False)
+            second = np.column_stack([1.0 - p, p])
     kwargs: dict[str, Any] = {}
     if data.weight is not None:
         kwargs["sample_weight"] = data.weight
@@ -294,7 +295,8 @@ def _arguments(metric: Metric[Any], data: _Inputs) -> tuple[tuple[Any, ...], dic
             )
         positive = 1 if data.pos_label is None else data.pos_label
         first = (data.y_true == positive).astype(np.int64)
-        second = (data.y_score >= data.threshold).astype(np.int64)
+        # compared in float64, as the threshold was given
+        second = (data.y_score.astype(np.float64, copy=False) >= data.threshold).astype(np.int64)
         return (first, second), kwargs
     takes_pos_label = "pos_label" in _fields(metric.info)
     on_scores = kind not in _PRED_KINDS
@@ -436,7 +438,7 @@ def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
         y_pred = _io.label_array(table, pred[0]) if pred else None
         if score:
             y_score = (
-                _io.score_array(table, score[0])
+                _io.score_array(table, score[0], keep_float32=True)
                 if task == "binary"
                 else _io.score_matrix(table, score)
             )

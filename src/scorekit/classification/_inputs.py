@@ -24,7 +24,7 @@ register_input_kind(
     InputKind(
         name="binary_scores",
         description="y_true: 1-D binary labels; y_score: 1-D scores of the positive class",
-        roles={"y_true": "labels", "y_score": "scores"},
+        roles={"y_true": "labels", "y_score": "float32_scores"},
     )
 )
 

@@ -224,11 +224,14 @@ def is_string_view(kind: Any) -> bool:
     return bool(check(kind)) if check is not None else False
 
 
-def score_array(table: Any, column: str) -> NDArray[np.float64]:
+def score_array(table: Any, column: str, keep_float32: bool = False) -> NDArray[np.float64]:
     """One column as finite float64 scores.
 
     A value that is not a number, an empty cell, NaN or an infinite value is an
-    error naming the line or row, the column and the value.
+    error naming the line or row, the column and the value. With
+    ``keep_float32`` a float32 column stays float32 (half the memory, and no
+    widening pass), for metrics that only order and compare scores and widen
+    exactly where they need to.
 
     Examples
     --------
@@ -250,6 +253,9 @@ def score_array(table: Any, column: str) -> NDArray[np.float64]:
             raise InputError(message(where(table, column, row), "not a number", value, "a number"))
         check_present(table, column, col)
         values = np.asarray(col.to_numpy(), dtype=str).astype(np.float64)
+    elif keep_float32 and pa.types.is_float32(kind):
+        check_present(table, column, col)
+        values = np.asarray(col.to_numpy(), dtype=np.float32)
     elif is_numeric(kind):
         check_present(table, column, col)
         values = np.asarray(col.cast(pa.float64()).to_numpy(), dtype=np.float64)

@@ -241,6 +241,12 @@ def _one(function: Callable[[Any, str], Any], conversion: str) -> Conversion:
 
 register_conversion("labels", _one(_c.label_array, "labels"))
 register_conversion("scores", _one(_c.score_array, "scores"))
+register_conversion(
+    "float32_scores",
+    lambda table, names: _c.score_array(
+        table, _single(table, "float32_scores", names), keep_float32=True
+    ),
+)
 register_conversion("weights", _one(_c.weight_array, "weights"))
 register_conversion("strings", _one(_strings, "strings"))
 register_conversion("texts", _one(_texts, "texts"))
