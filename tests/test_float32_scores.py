@@ -1,4 +1,4 @@
-"""float32 score columns are read as float32 where only their order counts, with the same results."""
+"""float32 score columns stay float32 where only their order counts, with the same results."""
 
 from __future__ import annotations
 
