@@ -172,9 +172,9 @@ class ScoreHistogram(State):
             return _fields(other)
         if not other.task:
             return _fields(self)
-        labels, keys = self._aligned(other)
+        labels = self._aligned(other)
         key, score, counts = _merge_many_rows(
-            [(keys[0], self.score, self.counts), (keys[1], other.score, other.counts)]
+            [(_keys_in(labels, p), p.score, p.counts) for p in (self, other)]
         )
         return {
             "task": self.task,
@@ -202,15 +202,9 @@ class ScoreHistogram(State):
         first = parts[0]
         labels = first.labels
         for other in parts[1:]:
-            labels, _ = first._aligned(other, labels)
-        keys = [
-            np.searchsorted(labels, p.labels).astype(np.int64)[p.key]
-            if first.task == "binary"
-            else p.key
-            for p in parts
-        ]
+            labels = first._aligned(other, labels)
         key, score, counts = _merge_many_rows(
-            [(k, p.score, p.counts) for k, p in zip(keys, parts, strict=True)]
+            [(_keys_in(labels, p), p.score, p.counts) for p in parts]
         )
         return cls(
             task=first.task,
@@ -225,10 +219,8 @@ class ScoreHistogram(State):
             sample_weights=np.concatenate([p.sample_weights for p in parts]),
         )
 
-    def _aligned(
-        self, other: ScoreHistogram, labels: NDArray[Any] | None = None
-    ) -> tuple[NDArray[Any], list[NDArray[np.int64]]]:
-        """Check that ``other`` merges with this state; the merged labels and both keys.
+    def _aligned(self, other: ScoreHistogram, labels: NDArray[Any] | None = None) -> NDArray[Any]:
+        """Check that ``other`` merges with this state; the merged labels.
 
         ``labels`` are this side's labels when they are already a union of several.
         """
@@ -248,28 +240,32 @@ class ScoreHistogram(State):
                 )
             )
         if self.task == "binary":
-            labels = union_labels(name, mine, other.labels)
-            keys = [
-                np.searchsorted(labels, part.labels).astype(np.int64)[part.key]
-                for part in (self, other)
-            ]
-        else:
-            if self.n_columns != other.n_columns:
-                raise StateMismatchError(
-                    message(name, "states differ in columns", other.n_columns, str(self.n_columns))
+            return union_labels(name, mine, other.labels)
+        if self.n_columns != other.n_columns:
+            raise StateMismatchError(
+                message(name, "states differ in columns", other.n_columns, str(self.n_columns))
+            )
+        if not np.array_equal(self.labels, other.labels):
+            raise StateMismatchError(
+                message(
+                    name,
+                    "states differ in classes",
+                    other.labels.tolist(),
+                    f"{self.labels.tolist()}; pass labels= to fix the classes",
                 )
-            if not np.array_equal(self.labels, other.labels):
-                raise StateMismatchError(
-                    message(
-                        name,
-                        "states differ in classes",
-                        other.labels.tolist(),
-                        f"{self.labels.tolist()}; pass labels= to fix the classes",
-                    )
-                )
-            labels = self.labels
-            keys = [self.key, other.key]
-        return labels, keys
+            )
+        return self.labels
+
+
+def _keys_in(labels: NDArray[Any], state: ScoreHistogram) -> NDArray[np.int64]:
+    """The keys of a state's rows once its labels are part of the merged ``labels``.
+
+    A binary state's key is an index into its own labels; the other tasks' keys are
+    columns, the same in every state.
+    """
+    if state.task != "binary" or np.array_equal(state.labels, labels):
+        return state.key
+    return np.searchsorted(labels, state.labels).astype(np.int64)[state.key]
 
 
 def _fields(state: ScoreHistogram) -> dict[str, Any]:
@@ -285,6 +281,11 @@ def _fields(state: ScoreHistogram) -> dict[str, Any]:
         "sample_values": state.sample_values,
         "sample_weights": state.sample_weights,
     }
+
+
+def unit_counts(rows: int, width: int = 1) -> NDArray[np.int64]:
+    """Counts of one sample in every row: a read-only view of a single 1, no memory per row."""
+    return np.broadcast_to(np.ones((1, width), dtype=np.int64), (rows, width))
 
 
 def _starts(sorted_values: NDArray[Any]) -> NDArray[np.intp]:
@@ -337,7 +338,8 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
     )
     out_k = np.empty(total, dtype=np.int64)
     out_s = np.empty(total, dtype=np.float64)
-    out_c = np.ones((total, width), dtype=dtype) if by_value else np.empty((total, width), dtype)
+    # merged by value, the counts are all one until equal scores meet
+    out_c = None if by_value else np.empty((total, width), dtype)
     at = 0
     merged = out_s[:0]
     for i, key in enumerate(keys.tolist()):
@@ -351,8 +353,10 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
                 )
             ]
             merged = np.concatenate(runs)
+            # plain values: timsort merges two or three runs in a pass or two,
+            # numpy's default sort is faster on more
+            merged.sort(kind="stable" if len(runs) <= 3 else "quicksort")
             del runs
-            merged.sort(kind="stable")
             m = merged.size
         else:
             s = np.concatenate([p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)])
@@ -372,6 +376,8 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             starts = _starts(merged)
             rows = starts.size
             out_s[at : at + rows] = merged[starts]
+            if out_c is None:
+                out_c = np.ones((total, width), dtype=dtype)
             if c is None:
                 out_c[at : at + rows, 0] = np.diff(np.append(starts, m))
             else:
@@ -379,7 +385,7 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             m = rows
         elif c is None:
             out_s[at : at + m] = merged
-        else:
+        elif out_c is not None:  # always, when counts were gathered
             out_c[at : at + m] = c
         out_k[at : at + m] = key
         at += m
@@ -388,8 +394,9 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
         # the arrays are this function's own: shrink them in place rather than copy
         out_k.resize(at, refcheck=False)
         out_s.resize(at, refcheck=False)
-        out_c.resize((at, width), refcheck=False)
-    return out_k, out_s, out_c
+        if out_c is not None:
+            out_c.resize((at, width), refcheck=False)
+    return out_k, out_s, unit_counts(at, width) if out_c is None else out_c
 
 
 def _run_keys(key: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -500,7 +507,7 @@ def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
         # widening to float64 keeps every value; adding 0.0 turns -0.0 into 0.0
         np.add(side, 0.0, out=score[at : at + side.size])
         at += side.size
-    return key, score, np.ones((rows, 1), dtype=np.int64) if counts is None else counts
+    return key, score, unit_counts(rows) if counts is None else counts
 
 
 def _state(

@@ -17,7 +17,7 @@ def merge_states(
     return [m.merge(a, b) for m, a, b in zip(metrics, left, right, strict=True)]
 
 
-FAN_IN = 16
+FAN_IN = 64
 """States gathered for one ``merge_many`` by metrics that defer their merges."""
 
 
