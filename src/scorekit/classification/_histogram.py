@@ -45,14 +45,16 @@ class ScoreHistogram(State):
     Rows ``(key[i], score[i], counts[i])`` are sorted by key, then score, with
     one row per distinct pair. For 1-D scores (``task='binary'``) the key is the
     index of the true label in ``labels`` (every ``y_true`` value seen, so the
-    positive class is chosen at compute time) and ``counts`` has one column.
+    positive class is chosen at compute time), stored in the smallest integer
+    type that holds it (int8 for two labels), and ``counts`` has one column.
     For 2-D scores (``'multiclass'``, ``'multilabel'``) the key is the column
     of ``y_score`` and ``counts`` holds ``[negatives, positives]``; for
     multiclass, ``labels`` are the classes of the columns. One-vs-one
     multiclass scores (``'ovo'``) keep per column one count per class:
     ``counts[i, t]`` is the weight of the samples of class ``labels[t]`` whose
     score in column ``key[i]`` is ``score[i]``. Counts are int64
-    without sample weights, float64 sums of weights with them. Samples of zero
+    without sample weights (a read-only view of a single 1 when every row is
+    one sample), float64 sums of weights with them. Samples of zero
     weight add no row. ``sample_values`` keeps per-sample values (with their
     weights) when ``average='samples'`` asked for them (``per_sample`` names
     the metric).
@@ -265,7 +267,15 @@ def _keys_in(labels: NDArray[Any], state: ScoreHistogram) -> NDArray[np.int64]:
     """
     if state.task != "binary" or np.array_equal(state.labels, labels):
         return state.key
-    return np.searchsorted(labels, state.labels).astype(np.int64)[state.key]
+    return np.searchsorted(labels, state.labels).astype(label_key_dtype(labels.size))[state.key]
+
+
+def label_key_dtype(labels: int) -> np.dtype[Any]:
+    """The smallest integer type of the keys of a binary state with this many labels."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if labels <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 def _fields(state: ScoreHistogram) -> dict[str, Any]:
@@ -331,14 +341,12 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
     total = sum(int(k.size) for k, _, _ in parts)
     # integer counts of mostly single samples: merge the samples' scores as plain
     # values (each row repeated by its count), then count equal scores again
-    by_value = (
-        width == 1
-        and dtype.kind in "iu"
-        and sum(int(c.sum()) for _, _, c in parts) <= total + total // 4
-    )
-    out_k = np.empty(total, dtype=np.int64)
-    out_s = np.empty(total, dtype=np.float64)
-    # merged by value, the counts are all one until equal scores meet
+    samples = sum(int(c.sum()) for _, _, c in parts) if dtype.kind in "iu" else 0
+    by_value = width == 1 and dtype.kind in "iu" and samples <= total + total // 4
+    out_k = np.empty(total, dtype=np.result_type(*(k.dtype for k, _, _ in parts)))
+    # merged by value, each key's samples are gathered and sorted in place in out_s,
+    # and the counts are all one until equal scores meet
+    out_s = np.empty(samples if by_value else total, dtype=np.float64)
     out_c = None if by_value else np.empty((total, width), dtype)
     at = 0
     merged = out_s[:0]
@@ -352,7 +360,8 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
                     for p, b in zip(parts, bounds, strict=True)
                 )
             ]
-            merged = np.concatenate(runs)
+            size = sum(r.size for r in runs)
+            merged = np.concatenate(runs, out=out_s[at : at + size])
             # plain values: timsort merges two or three runs in a pass or two,
             # numpy's default sort is faster on more
             merged.sort(kind="stable" if len(runs) <= 3 else "quicksort")
@@ -383,19 +392,15 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             else:
                 out_c[at : at + rows] = np.add.reduceat(c, starts, axis=0)
             m = rows
-        elif c is None:
-            out_s[at : at + m] = merged
-        elif out_c is not None:  # always, when counts were gathered
+        elif c is not None and out_c is not None:  # merged by order: the counts follow
             out_c[at : at + m] = c
         out_k[at : at + m] = key
         at += m
     del merged
-    if at < total:
-        # the arrays are this function's own: shrink them in place rather than copy
-        out_k.resize(at, refcheck=False)
-        out_s.resize(at, refcheck=False)
-        if out_c is not None:
-            out_c.resize((at, width), refcheck=False)
+    # the arrays are this function's own: shrink them in place rather than copy
+    for array in (out_k, out_s, out_c):
+        if array is not None and array.shape[0] > at:
+            array.resize((at, *array.shape[1:]), refcheck=False)
     return out_k, out_s, unit_counts(at, width) if out_c is None else out_c
 
 
@@ -470,7 +475,7 @@ def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogra
         keys, scores, parts = [], [], []
         for j, mask in enumerate(masks):
             u, c = _hist(np.compress(mask, s), np.compress(mask, w), owned=True)
-            keys.append(np.full(u.size, j, dtype=np.int64))
+            keys.append(np.full(u.size, j, dtype=label_key_dtype(len(masks))))
             scores.append(u)
             parts.append(c)
         key, score = np.concatenate(keys), np.concatenate(scores)
@@ -499,7 +504,7 @@ def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
             sides[j] = side[starts]
         counts = np.concatenate(tallies).astype(np.int64)[:, None]
     rows = sum(x.size for x in sides)
-    key = np.empty(rows, dtype=np.int64)
+    key = np.empty(rows, dtype=label_key_dtype(len(sides)))
     score = np.empty(rows, dtype=np.float64)
     at = 0
     for j, side in enumerate(sides):
