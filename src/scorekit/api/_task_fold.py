@@ -87,6 +87,7 @@ def evaluate_chunks(
     seen = np.empty(0)
     first = True
     for table in chunks:
+        _io.release_read_buffers(table)
         data = _inputs(plan, table, pos_label)
         if plan.task == "binary":
             seen = np.unique(data.y_true) if first else np.union1d(seen, data.y_true)

@@ -41,6 +41,7 @@ from scorekit.io import (
     Widen,
     open_source,
     progress_wanted,
+    release_read_buffers,
     state_warning_size,
 )
 
@@ -126,9 +127,7 @@ def fold(
     large = False
     chunk: Any = None
     for chunk in chunks:
-        if chunk.nbytes >= _RELEASE_FROM:
-            large = True
-            _release_read_buffers()
+        large = release_read_buffers(chunk) or large
         first_row = rows
         rows += chunk.num_rows
         if plain and chunk.num_rows:
@@ -138,9 +137,9 @@ def fold(
             ready = groups.push(chunk)
             if ready is not None:
                 tree.add(_summarize(tree.metrics, ready, groups.mapping, side, log))
-    chunk = None  # the last chunk is not kept while the states merge
     if large:
-        _release_read_buffers()
+        chunk = None  # the last chunk's buffers go back too, before the states merge
+        release_read_buffers()
     out: list[Any] = [None] * len(metrics)
     for i, state in zip(plain, plain_tree.result(), strict=True):
         out[i] = state
@@ -152,18 +151,6 @@ def fold(
             out[i] = state
     log.emit(stacklevel=3)
     return out, rows
-
-
-# a chunk this large (a whole file, say) leaves as much again in decoding buffers that
-# pyarrow's allocator keeps after reading; they go back to the system before the
-# metrics summarize the chunk
-_RELEASE_FROM = 1 << 26
-
-
-def _release_read_buffers() -> None:
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
 
 
 # evaluate ---------------------------------------------------------------------------------

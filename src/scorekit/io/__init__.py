@@ -94,6 +94,7 @@ from scorekit.io._tables import (
     nonblank_line,
     pyarrow_error,
     read_table,
+    release_read_buffers,
 )
 
 __all__ = [
@@ -156,6 +157,7 @@ __all__ = [
     "read_text",
     "register_conversion",
     "register_format",
+    "release_read_buffers",
     "require_regular",
     "score_array",
     "score_matrix",
