@@ -332,7 +332,17 @@ at index (1, 0), expected finite numbers >= 0.
 
 
 def equal_values(a: Any, b: Any) -> bool:
-    """Whether two state values are equal: arrays by shape and elements (NaN equal to NaN)."""
+    """Whether two state values are equal: arrays by shape and elements (NaN equal to NaN).
+
+    Tuples, lists and dicts are compared item by item, so they may hold arrays.
+
+    Examples
+    --------
+    >>> equal_values({"a": np.array([1.0, np.nan])}, {"a": np.array([1.0, np.nan])})
+    True
+    >>> equal_values({"a": np.array([1, 2])}, {"b": np.array([1, 2])})
+    False
+    """
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a_arr, b_arr = np.asarray(a), np.asarray(b)
         if a_arr.shape != b_arr.shape:
@@ -344,6 +354,8 @@ def equal_values(a: Any, b: Any) -> bool:
         return a.equals(b)
     if isinstance(a, tuple | list) and isinstance(b, tuple | list):
         return len(a) == len(b) and all(equal_values(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(equal_values(a[k], b[k]) for k in a)
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
     return bool(a == b)
