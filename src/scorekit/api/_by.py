@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.api._engines import dask_run
+from scorekit.api._evaluate import computed_values
 from scorekit.core import EvaluationResult, Metric
 from scorekit.errors import InputError, UndefinedMetricWarning, message
 
@@ -66,17 +67,8 @@ def run_metrics(
             chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
             progress=progress,
         )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        values = {
-            key: metric.compute(state)
-            for (key, metric), state in zip(metrics.items(), listed, strict=True)
-        }
-    shown = dict.fromkeys((w.category, str(w.message)) for w in caught)
-    for category, text in shown:
-        warnings.warn(text, category, stacklevel=2)
     return EvaluationResult(
-        values=values,
+        values=computed_values(metrics, listed),
         states=dict(zip(metrics, listed, strict=True)),
         metrics=dict(metrics),
         rows=int(rows),

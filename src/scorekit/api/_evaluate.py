@@ -135,24 +135,36 @@ def evaluate(
         progress=progress,
         **engine_options,
     )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        values = {
-            key: metric.compute(state)
-            for (key, metric), state in zip(configured.items(), states, strict=True)
-        }
-    # metrics that share a state kind (map and map@5) may raise the same text: show it once
-    shown: dict[tuple[type[Warning], str], None] = {}
-    for caught_warning in caught:
-        shown.setdefault((caught_warning.category, str(caught_warning.message)), None)
-    for category, text in shown:
-        warnings.warn(text, category, stacklevel=2)
     return EvaluationResult(
-        values=values,
+        values=computed_values(configured, states),
         states=dict(zip(configured, states, strict=True)),
         metrics=configured,
         rows=int(rows),
     )
+
+
+def computed_values(metrics: Mapping[str, Metric[Any]], states: Sequence[Any]) -> dict[str, Any]:
+    """Each metric's value from its state, keyed as the metrics are.
+
+    Metrics that share a state kind (map and map@5) may raise the same warning:
+    each distinct warning is raised once, for the caller's caller.
+
+    Examples
+    --------
+    >>> metric = parse_metric("accuracy")
+    >>> computed_values({"acc": metric}, [metric.summarize([1, 0], [1, 1])])
+    {'acc': 0.5}
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = {
+            key: metric.compute(state)
+            for (key, metric), state in zip(metrics.items(), states, strict=True)
+        }
+    shown = dict.fromkeys((w.category, str(w.message)) for w in caught)
+    for category, text in shown:
+        warnings.warn(text, category, stacklevel=3)
+    return values
 
 
 def _check_other_engines(
