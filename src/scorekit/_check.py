@@ -16,7 +16,7 @@ from typing import Any, Literal, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.errors import InputError, message, raw
+from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = [
     "StringErrors",
@@ -55,6 +55,29 @@ def mix64(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
         z = (z ^ (z >> np.uint64(27))) * _MIX2
         out: NDArray[np.uint64] = z ^ (z >> np.uint64(31))
         return out
+
+
+def as_flag(metric: str, name: str, value: Any) -> bool:
+    """A True/False option as a Python bool; anything else is a ConfigError naming it.
+
+    Examples
+    --------
+    >>> as_flag("bleu", "lowercase", np.True_)
+    True
+    >>> as_flag("bleu", "lowercase", "yes")
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: bleu: lowercase must be a bool; got 'yes', expected True or False.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise ConfigError(message(metric, f"{name} must be a bool", value, "True or False"))
+    return bool(value)
+
+
+def set_flags(metric: Any, *names: str) -> None:
+    """Check the True/False options ``names`` of a frozen metric and store them as bools."""
+    for name in names:
+        object.__setattr__(metric, name, as_flag(metric.name, name, getattr(metric, name)))
 
 
 def as_array(metric: str, name: str, values: Any) -> NDArray[Any]:

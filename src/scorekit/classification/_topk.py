@@ -16,6 +16,7 @@ from scorekit._check import (
     as_scores,
     as_weights,
     check_same_length,
+    set_flags,
     union_labels,
 )
 from scorekit.classification._labels import _labels_tuple
@@ -219,8 +220,7 @@ class TopKAccuracy(Metric[TopKCounts]):
         if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
             raise ConfigError(self._error("k must be an integer >= 1", self.k, "k >= 1"))
         object.__setattr__(self, "k", int(self.k))
-        if not isinstance(self.normalize, bool | np.bool_):
-            raise ConfigError(self._error("normalize must be a bool", self.normalize, "a bool"))
+        set_flags(self, "normalize")
         labels = _labels_tuple(self.name, self.labels)
         if labels is not None and list(labels) != sorted(labels):
             raise ConfigError(

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from scorekit._check import set_flags
 from scorekit._version import __version__
 from scorekit.core import Explanation, register
 from scorekit.errors import ConfigError, InputError, choices, message, raw
@@ -153,12 +154,7 @@ class BLEU(SegmentSums[BLEUStats]):
             raise ConfigError(self._error("unknown tokenize", self.tokenize, choices(TOKENIZERS)))
         if self.smooth not in SMOOTHING:
             raise ConfigError(self._error("unknown smooth", self.smooth, choices(SMOOTHING)))
-        for name in ("lowercase", "effective_order", "clip"):
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise ConfigError(
-                    self._error(f"{name} must be a bool", getattr(self, name), "True or False")
-                )
-            object.__setattr__(self, name, bool(getattr(self, name)))
+        set_flags(self, "lowercase", "effective_order", "clip")
         if (
             isinstance(self.max_order, bool)
             or not isinstance(self.max_order, int | np.integer)

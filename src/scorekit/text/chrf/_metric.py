@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import set_flags
 from scorekit._version import __version__
 from scorekit.core import Explanation, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
@@ -263,14 +264,7 @@ class CHRF(SegmentSums[CHRFStats]):
         ):
             raise ConfigError(message(self.name, "invalid beta", beta, "a number > 0"))
         object.__setattr__(self, "beta", int(beta) if float(beta).is_integer() else float(beta))
-        for name in ("lowercase", "whitespace", "eps_smoothing"):
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise ConfigError(
-                    message(
-                        self.name, f"{name} must be a bool", getattr(self, name), "True or False"
-                    )
-                )
-            object.__setattr__(self, name, bool(getattr(self, name)))
+        set_flags(self, "lowercase", "whitespace", "eps_smoothing")
 
     @property
     def _order(self) -> int:

@@ -8,9 +8,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import set_flags
 from scorekit._version import __version__
 from scorekit.core import Explanation, State, register, state_field
-from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.errors import InputError, message, raw
 from scorekit.text._pairs import text_pairs
 from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
 from scorekit.text._segments import SegmentSums
@@ -173,13 +174,7 @@ class TER(SegmentSums[TERStats]):
     case_sensitive: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("normalized", "no_punct", "asian_support", "case_sensitive"):
-            value = getattr(self, name)
-            if not isinstance(value, bool | np.bool_):
-                raise ConfigError(
-                    message(self.name, f"{name} must be a bool", value, "True or False")
-                )
-            object.__setattr__(self, name, bool(value))
+        set_flags(self, "normalized", "no_punct", "asian_support", "case_sensitive")
 
     def _options(self) -> tuple[bool, bool, bool, bool]:
         return self.normalized, self.no_punct, self.asian_support, self.case_sensitive

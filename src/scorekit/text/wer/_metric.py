@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import as_flag, set_flags
 from scorekit.core import Explanation, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import best_per_item, text_pairs
@@ -117,11 +118,7 @@ class _ErrorRate(SegmentSums[EditCounts]):
     """What is aligned: ``word`` or ``char``."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.normalize, bool | np.bool_):
-            raise ConfigError(
-                message(self.name, "normalize must be a bool", self.normalize, "True or False")
-            )
-        object.__setattr__(self, "normalize", bool(self.normalize))
+        set_flags(self, "normalize")
 
     def empty(self) -> EditCounts:
         """The state of no segments."""
@@ -502,12 +499,9 @@ def error_rates(
     """
     if unit not in UNITS:
         raise ConfigError(message("error_rates", "unknown unit", unit, "'word' or 'char'"))
-    if not isinstance(normalize, bool | np.bool_):
-        raise ConfigError(
-            message("error_rates", "normalize must be a bool", normalize, "True or False")
-        )
+    normalize = as_flag("error_rates", "normalize", normalize)
     name = "cer" if unit == "char" else "wer"
-    counts, _ = _segment_counts(name, references, predictions, unit, bool(normalize))
+    counts, _ = _segment_counts(name, references, predictions, unit, normalize)
     if len(counts) == 0:
         raise InputError(
             message(name, "empty input", raw("0 predictions"), "at least one prediction")
