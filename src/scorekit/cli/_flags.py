@@ -54,39 +54,55 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number >= 1.
+def whole_number_from(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``low``.
 
     Examples
     --------
-    >>> positive_int("3")
-    3
+    >>> whole_number_from(0)("0")
+    0
+    >>> whole_number_from(1)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a whole number >= 1, got '0'
     """
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}, got {text!r}")
+        return value
+
+    return parse
 
 
-def number_above(bound: float) -> Callable[[str], float]:
-    """An argparse type: a finite number greater than ``bound``.
+positive_int = whole_number_from(1)
+
+
+def number_above(bound: float, *, or_equal: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number greater than ``bound`` (or equal to it).
 
     Examples
     --------
     >>> number_above(0)("2.5")
     2.5
+    >>> number_above(0, or_equal=True)("0")
+    0.0
     """
+    relation = ">=" if or_equal else ">"
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not (math.isfinite(value) and value > bound):
-            raise argparse.ArgumentTypeError(f"expected a finite number > {bound:g}, got {text!r}")
+        if not (math.isfinite(value) and (value >= bound if or_equal else value > bound)):
+            raise argparse.ArgumentTypeError(
+                f"expected a finite number {relation} {bound:g}, got {text!r}"
+            )
         return value
 
     return parse

@@ -17,6 +17,7 @@ from scorekit.cli._flags import (
     positive_int,
     report_flag,
     slo_flag,
+    whole_number_from,
     write_report,
     write_warnings,
 )
@@ -85,38 +86,8 @@ def listed(parse: Callable[[str], Any], *, infinite: bool = False) -> Callable[[
     return parse_list
 
 
-def whole_number(text: str) -> int:
-    """An argparse type: a whole number >= 0.
-
-    Examples
-    --------
-    >>> whole_number("0")
-    0
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return value
-
-
-def non_negative(text: str) -> float:
-    """An argparse type: a finite number >= 0.
-
-    Examples
-    --------
-    >>> non_negative("0")
-    0.0
-    """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
+whole_number = whole_number_from(0)
+non_negative = number_above(0, or_equal=True)
 
 
 def json_object(text: str) -> dict[str, Any]:
