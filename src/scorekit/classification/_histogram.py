@@ -782,7 +782,7 @@ def _pooled_pair(state: ScoreHistogram) -> tuple[Float, NDArray[Any], Float, NDA
         return None
     sides = []
     for j in (0, 1):
-        values = state.score[counts[:, j] == 1]
+        values = np.compress(counts[:, j] == 1, state.score)
         values.sort()
         if not bool((values[1:] == values[:-1]).any()):
             sides.append((values, np.ones(values.size, dtype=np.int64)))
