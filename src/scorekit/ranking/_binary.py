@@ -85,6 +85,8 @@ class Precision(RankingMetric):
     _needs_k: ClassVar[bool] = True
     _divides_by_relevant: ClassVar[bool] = False
 
+    _listed_rows_suffice: ClassVar[bool] = True
+
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Relevant in the top k over k, per query."""
         hits = self._hits(judged)
@@ -144,6 +146,8 @@ class Recall(RankingMetric):
     k: int | None = 10
     _needs_k: ClassVar[bool] = True
 
+    _listed_rows_suffice: ClassVar[bool] = True
+
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Relevant in the top k over all relevant, per query."""
         hits = self._hits(judged)
@@ -193,6 +197,8 @@ class FAtK(RankingMetric):
     k: int | None = 10
     beta: float = 1.0
     _needs_k: ClassVar[bool] = True
+
+    _listed_rows_suffice: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -258,6 +264,8 @@ class HitRate(RankingMetric):
     _needs_k: ClassVar[bool] = True
     _divides_by_relevant: ClassVar[bool] = False
 
+    _listed_rows_suffice: ClassVar[bool] = True
+
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """1.0 where a relevant document is in the top k."""
         hits = self._hits(judged)
@@ -305,6 +313,8 @@ class RPrecision(RankingMetric):
         ),
         reference=f"{TE} Rprec.",
     )
+
+    _listed_rows_suffice: ClassVar[bool] = True
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Relevant in the top R over R, per query."""
@@ -370,6 +380,8 @@ class MAP(RankingMetric):
         reference=f"{TE} map and map_cut_k.",
     )
 
+    _listed_rows_suffice: ClassVar[bool] = True
+
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Average precision per query."""
         rel = judged.relevant(self.relevance_level)
@@ -425,6 +437,8 @@ class MRR(RankingMetric):
     )
 
     _divides_by_relevant: ClassVar[bool] = False
+
+    _listed_rows_suffice: ClassVar[bool] = True
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """The reciprocal rank of the first relevant document, per query."""

@@ -36,6 +36,8 @@ class _GainMetric(RankingMetric):
     gains: Any = None
     _divides_by_relevant: ClassVar[bool] = False
 
+    _listed_rows_suffice: ClassVar[bool] = True
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.gain not in GAINS:

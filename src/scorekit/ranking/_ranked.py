@@ -44,6 +44,7 @@ class Judged:
     judged_grade: NDArray[np.float64]
     absent: NDArray[np.str_]
     listed: NDArray[np.bool_]
+    complete: bool = True
 
     @property
     def n_queries(self) -> int:

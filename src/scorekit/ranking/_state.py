@@ -157,6 +157,8 @@ class RankingMetric(Metric[QueryValues]):
 
     _needs_k: ClassVar[bool] = False
     _divides_by_relevant: ClassVar[bool] = True
+    _listed_rows_suffice: ClassVar[bool] = False
+    """Whether the values depend only on the ranks of the listed documents and the judgments."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", _check_k(self.name, self.k, self._needs_k))
@@ -192,6 +194,26 @@ class RankingMetric(Metric[QueryValues]):
 
     def _extra_setting(self) -> str:
         return ""
+
+    def reads_listed_rows(self) -> bool:
+        """Whether the values can be computed from the listed documents' rows alone.
+
+        True for measures that read only the ranks and grades of the documents
+        the qrels list, and the judgments (not the unjudged documents, nor the
+        number retrieved), without ``judged_only`` or ``max_docs`` (which
+        rank the documents again). Such a metric gives the same values from
+        :func:`~scorekit.ranking._listed.judge_listed`, which ranks only
+        those rows.
+
+        Examples
+        --------
+        >>> from scorekit.ranking import MAP, RBP
+        >>> MAP().reads_listed_rows(), MAP(max_docs=5).reads_listed_rows()
+        (True, False)
+        >>> RBP().reads_listed_rows()
+        False
+        """
+        return self._listed_rows_suffice and not self.judged_only and self.max_docs is None
 
     @abc.abstractmethod
     def values(self, judged: Judged) -> NDArray[np.float64]:
@@ -433,6 +455,7 @@ def _running_count(judged: Judged, mask: NDArray[np.bool_]) -> NDArray[np.float6
     """Per ranked row: how many rows of its query up to and including it are in ``mask``."""
     total = np.cumsum(mask, dtype=np.int64)
     before = total - mask
-    first = np.flatnonzero(judged.rank == 1)
+    q = judged.row_query
+    first = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]])) if len(q) else q
     offset = np.repeat(before[first], np.diff(np.concatenate([first, [len(mask)]])))
     return (total - offset).astype(np.float64)

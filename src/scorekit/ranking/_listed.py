@@ -1,0 +1,246 @@
+"""The judged rows of a run at their ranks, without ranking every row of the run.
+
+Most measures read only the ranks of the documents the qrels list (nDCG@k, AP,
+reciprocal rank, P@k, recall@k, R-precision, ...). Under trec_eval's order
+(score descending, ties by doc id descending) the rank of a listed document
+``d`` of query ``q`` is one more than the number of documents of ``q`` ranked
+before it, which this module finds for the listed rows alone:
+
+- in a run whose queries are contiguous blocks of non-increasing scores (the
+  usual TREC file), a row's rank is its position in its block, and only the
+  rows that tie with a neighbour compare doc ids;
+- in a ``{query: {doc: score}}`` dict, each query's scores are sorted once and
+  a listed document's rank is found by a binary search among them;
+- otherwise (or with many tied listed rows) the whole run is ranked
+  (:meth:`Run.ranked`) and the listed rows read their positions from it.
+
+The result is a :class:`~scorekit.ranking._ranked.Judged` whose ranked rows are
+the listed rows only, sorted by query then rank; a metric reads it when
+:meth:`RankingMetric.reads_listed_rows` says its values depend on nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.ranking._data import Qrels, Run
+from scorekit.ranking._ranked import Judged, _matches, _shared_codes
+
+__all__ = ["judge_dicts", "judge_listed"]
+
+_TIED_ROWS = 1024
+"""Above this many listed rows tied with a neighbour, the whole run is ranked instead."""
+
+
+def judge_listed(qrels: Qrels, run: Run) -> Judged:
+    """Join ``run`` with ``qrels``, keeping the run's listed rows at their ranks in the run.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q": {"b": 1, "c": 0}})
+    >>> run = Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}})
+    >>> judged = judge_listed(qrels, run)
+    >>> judged.rank.tolist(), judged.grade.tolist()
+    ([2, 3], [1.0, 0.0])
+    """
+    judged_codes, qrels_queries, _ = qrels._query_index()
+    _, run_queries, _ = run._query_index()
+    queries = np.intersect1d(run_queries, qrels_queries)
+    hit, index = _matches(qrels, run, queries)
+    rank = _ranks(run, hit)
+    query = _shared_codes(run, queries, hit)
+    return _assemble(qrels, judged_codes, qrels_queries, queries, run_queries, query, rank, index)
+
+
+def _assemble(
+    qrels: Qrels,
+    judged_codes: NDArray[np.int64],
+    qrels_queries: NDArray[np.str_],
+    queries: NDArray[np.str_],
+    run_queries: NDArray[np.str_],
+    query: NDArray[np.int64],
+    rank: NDArray[np.int64],
+    index: NDArray[np.int64],
+) -> Judged:
+    """The Judged of listed rows: ``query`` (into ``queries``), ``rank`` and qrels row ``index``."""
+    order = np.argsort(query * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
+    grade = qrels.values[index[order]]
+    grade[grade < 0] = np.nan
+    at = np.searchsorted(queries, qrels_queries)
+    inside = at < len(queries)
+    inside[inside] = queries[at[inside]] == qrels_queries[inside]
+    judged = inside[judged_codes]
+    return Judged(
+        queries=queries,
+        row_query=query[order].astype(np.int64),
+        rank=rank[order].astype(np.int64),
+        grade=grade,
+        judged_query=at[judged_codes[judged]].astype(np.int64),
+        judged_grade=qrels.values[judged],
+        absent=np.setdiff1d(qrels_queries, run_queries),
+        listed=np.ones(len(order), dtype=bool),
+        complete=False,
+    )
+
+
+def _ranks(run: Run, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The 1-based rank of each of ``rows`` within its query, under trec_eval's order."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if run._order is None:
+        found = _ranks_in_blocks(run, rows)
+        if found is not None:
+            return found
+    order, starts, _ = run.ranked()
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    codes = run._query_index()[0]
+    ranks: NDArray[np.int64] = position[rows] - starts[codes[rows]] + 1
+    return ranks
+
+
+def _ranks_in_blocks(run: Run, rows: NDArray[np.int64]) -> NDArray[np.int64] | None:
+    """Ranks read from positions when each query is one block of non-increasing scores.
+
+    None when the run is not so laid out, or when too many of ``rows`` tie in
+    score with a neighbour (each tie compares the doc ids of its tied rows).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes, names, _ = run._query_index()
+    score = run.values
+    n = len(codes)
+    inside = codes[1:] == codes[:-1]
+    block_start = np.flatnonzero(np.concatenate([[True], ~inside]))
+    if len(block_start) != len(names):
+        return None
+    rising = score[1:] > score[:-1]
+    rising &= inside
+    if rising.any():
+        return None
+    block = np.searchsorted(block_start, rows, side="right") - 1
+    first = block_start[block]
+    end = np.append(block_start[1:], n)[block]
+    rank = rows - first + 1
+    mine = score[rows]
+    tied = (rows > first) & (score[np.maximum(rows - 1, 0)] == mine)
+    tied |= (rows + 1 < end) & (score[np.minimum(rows + 1, n - 1)] == mine)
+    some = np.flatnonzero(tied)
+    if len(some) > _TIED_ROWS:
+        return None
+    for i in some.tolist():
+        lo, hi = int(first[i]), int(end[i])
+        descending = np.negative(score[lo:hi])
+        start = lo + int(np.searchsorted(descending, -mine[i], side="left"))
+        stop = lo + int(np.searchsorted(descending, -mine[i], side="right"))
+        docs = run.doc.slice(start, stop - start).cast(pa.binary())
+        own = pa.scalar(run.doc[int(rows[i])].as_py().encode("utf-8"), pa.binary())
+        above = pc.sum(pc.greater(docs, own)).as_py() or 0
+        rank[i] = start - lo + 1 + above
+    return rank.astype(np.int64)
+
+
+def judge_dicts(
+    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], judgments: Qrels
+) -> Judged | None:
+    """The listed rows of two ``{query: {doc: value}}`` dicts, or None to take the general path.
+
+    ``judgments`` is ``qrels`` as built by :meth:`Qrels.from_dict`. The run is
+    read without building a :class:`Run`: each shared query's scores are
+    sorted once and each judged document's rank is found among them. None
+    (the caller builds the Run, which checks and reports) when an id is not a
+    string, a run query id repeats as a string, a run value is not a finite
+    number, or some query ties scores.
+    """
+    if not isinstance(run, Mapping):
+        return None
+    inners = list(run.values())
+    if not all(isinstance(inner, Mapping) for inner in inners):
+        return None
+    names = list(run)
+    if not (_all_strings(names) and _all_strings(qrels)):
+        return None
+    if not (_all_strings(chain.from_iterable(inners))):
+        return None
+    if not _all_strings(chain.from_iterable(qrels.values())):
+        return None
+    sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
+    try:
+        scores = np.fromiter(
+            chain.from_iterable(inner.values() for inner in inners),
+            dtype=np.float64,
+            count=int(sizes.sum()),
+        )
+    except (TypeError, ValueError):
+        return None
+    if not np.isfinite(scores).all():
+        return None
+    judged_codes, qrels_queries, _ = judgments._query_index()
+    kept = [name for name, size in zip(names, sizes.tolist(), strict=True) if size]
+    run_queries = np.asarray(sorted(kept), dtype=str)
+    queries = np.intersect1d(run_queries, qrels_queries)
+    position = dict(zip(names, range(len(names)), strict=True))
+    picked = np.fromiter(
+        (position[q] for q in queries.tolist()), dtype=np.int64, count=len(queries)
+    )
+    starts = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    nan = math.nan
+    qrels_docs = [list(qrels[q]) for q in queries.tolist()]
+    found = [
+        list(map(inners[p].get, docs, repeat(nan)))
+        for p, docs in zip(picked.tolist(), qrels_docs, strict=True)
+    ]
+    counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    listed = np.fromiter(chain.from_iterable(found), dtype=np.float64, count=int(counts.sum()))
+    ranks = np.zeros(len(listed), dtype=np.int64)
+    bounds = np.zeros(len(found) + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    for i, p in enumerate(picked.tolist()):
+        ordered = np.sort(scores[starts[p] : starts[p + 1]])
+        if (ordered[1:] == ordered[:-1]).any():
+            return None
+        lo, hi = int(bounds[i]), int(bounds[i + 1])
+        below = np.searchsorted(ordered, listed[lo:hi], side="right")
+        ranks[lo:hi] = len(ordered) - below + 1
+    retrieved = ~np.isnan(listed)
+    query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)[retrieved]
+    index = _qrels_rows(judgments, queries, qrels_docs)[retrieved]
+    return _assemble(
+        judgments, judged_codes, qrels_queries, queries, run_queries, query, ranks[retrieved], index
+    )
+
+
+def _all_strings(ids: Any) -> bool:
+    """Whether every id is a string (``str.join`` stops at the first that is not)."""
+    try:
+        "".join(ids)
+    except TypeError:
+        return False
+    return True
+
+
+def _qrels_rows(
+    judgments: Qrels, queries: NDArray[np.str_], docs: list[list[str]]
+) -> NDArray[np.int64]:
+    """The row of ``judgments`` of each (query, doc), for docs listed in the dict's order.
+
+    :meth:`Qrels.from_dict` keeps the dict's order: each query's rows form one
+    block, its docs in the order given.
+    """
+    codes, names, _ = judgments._query_index()
+    first = np.full(len(names), -1, dtype=np.int64)
+    heads = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
+    first[codes[heads]] = heads
+    at = first[np.searchsorted(names, queries)]
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    rows: NDArray[np.int64] = np.repeat(at - (np.cumsum(lengths) - lengths), lengths)
+    rows += np.arange(int(lengths.sum()), dtype=np.int64)
+    return rows
