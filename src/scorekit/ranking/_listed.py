@@ -193,26 +193,26 @@ def judge_dicts(
     starts = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
     nan = math.nan
-    qrels_docs = [list(qrels[q]) for q in queries.tolist()]
     found = [
-        list(map(inners[p].get, docs, repeat(nan)))
-        for p, docs in zip(picked.tolist(), qrels_docs, strict=True)
+        list(map(inners[p].get, qrels[q], repeat(nan)))
+        for p, q in zip(picked.tolist(), queries.tolist(), strict=True)
     ]
     counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
     listed = np.fromiter(chain.from_iterable(found), dtype=np.float64, count=int(counts.sum()))
-    ranks = np.zeros(len(listed), dtype=np.int64)
     bounds = np.zeros(len(found) + 1, dtype=np.int64)
     np.cumsum(counts, out=bounds[1:])
-    for i, p in enumerate(picked.tolist()):
-        ordered = np.sort(scores[starts[p] : starts[p + 1]])
-        if (ordered[1:] == ordered[:-1]).any():
-            return None
+    grid = _sorted_rows(scores, starts[picked], sizes[picked])
+    if grid is None:
+        return None
+    ranks = np.zeros(len(listed), dtype=np.int64)
+    width = grid.shape[1]
+    for i, row in enumerate(grid):
         lo, hi = int(bounds[i]), int(bounds[i + 1])
-        below = np.searchsorted(ordered, listed[lo:hi], side="right")
-        ranks[lo:hi] = len(ordered) - below + 1
+        # the padding (-inf) is below every score: width - below counts the scores above
+        ranks[lo:hi] = width + 1 - np.searchsorted(row, listed[lo:hi], side="right")
     retrieved = ~np.isnan(listed)
     query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)[retrieved]
-    index = _qrels_rows(judgments, queries, qrels_docs)[retrieved]
+    index = _qrels_rows(judgments, queries, counts)[retrieved]
     return _assemble(
         judgments, judged_codes, qrels_queries, queries, run_queries, query, ranks[retrieved], index
     )
@@ -227,10 +227,36 @@ def _all_strings(ids: Any) -> bool:
     return True
 
 
+def _sorted_rows(
+    scores: NDArray[np.float64], starts: NDArray[np.int64], sizes: NDArray[np.int64]
+) -> NDArray[np.float64] | None:
+    """Each query's scores sorted ascending, one grid row per query, padded in front with -inf.
+
+    None when some query ties two scores (its documents are then ordered by
+    doc id, which the general path does), or when the queries differ so much in
+    length that the padding would outweigh the scores.
+    """
+    width = int(sizes.max(initial=0))
+    total = int(sizes.sum())
+    if len(sizes) * width > 2 * total + 1024:
+        return None
+    column = np.arange(width, dtype=np.int64)
+    filled = column >= width - sizes[:, None]
+    grid = np.full((len(sizes), width), -np.inf)
+    grid[filled] = scores[(starts[:, None] + column - (width - sizes[:, None]))[filled]]
+    grid.sort(axis=1)
+    tied = grid[:, 1:] == grid[:, :-1]
+    tied &= filled[:, 1:]
+    if tied.any():
+        return None
+    return grid
+
+
 def _qrels_rows(
-    judgments: Qrels, queries: NDArray[np.str_], docs: list[list[str]]
+    judgments: Qrels, queries: NDArray[np.str_], lengths: NDArray[np.int64]
 ) -> NDArray[np.int64]:
-    """The row of ``judgments`` of each (query, doc), for docs listed in the dict's order.
+    """The row of ``judgments`` of each (query, doc), for the ``lengths`` docs of each query
+    in the dict's order.
 
     :meth:`Qrels.from_dict` keeps the dict's order: each query's rows form one
     block, its docs in the order given.
@@ -240,7 +266,6 @@ def _qrels_rows(
     heads = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
     first[codes[heads]] = heads
     at = first[np.searchsorted(names, queries)]
-    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     rows: NDArray[np.int64] = np.repeat(at - (np.cumsum(lengths) - lengths), lengths)
     rows += np.arange(int(lengths.sum()), dtype=np.int64)
     return rows
