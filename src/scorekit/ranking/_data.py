@@ -86,6 +86,8 @@ class _Judged:
         self._keys: pa.Array | None = None
         self._index: tuple[NDArray[np.int64], NDArray[np.str_], pa.Array] | None = None
         self._hashes: NDArray[np.uint64] | None = None
+        self._string_keys = False
+        """Built from a dict whose query and doc ids were all strings already."""
 
     # construction ------------------------------------------------------------------
 
@@ -131,6 +133,7 @@ class _Judged:
             return cls(queries, doc_ids, arr, source="dict")
         out = cls.__new__(cls)
         out._start(queries, doc_ids, arr, "dict")
+        out._string_keys = all(isinstance(q, str) for q in data)
         # queries with no document have no row, so they are not in the index
         present = np.flatnonzero(sizes)
         listed = np.asarray([names[i] for i in present.tolist()], dtype=str)

@@ -152,7 +152,8 @@ def judge_dicts(
 ) -> Judged | None:
     """The listed rows of two ``{query: {doc: value}}`` dicts, or None to take the general path.
 
-    ``judgments`` is ``qrels`` as built by :meth:`Qrels.from_dict`. The run is
+    ``judgments`` is ``qrels`` as built by :meth:`Qrels.from_dict`, which notes
+    whether its ids were all strings. The run is
     read without building a :class:`Run`: each shared query's scores are
     sorted once and each judged document's rank is found among them. None
     (the caller builds the Run, which checks and reports) when an id is not a
@@ -165,11 +166,9 @@ def judge_dicts(
     if not all(isinstance(inner, Mapping) for inner in inners):
         return None
     names = list(run)
-    if not (_all_strings(names) and _all_strings(qrels)):
+    if not (judgments._string_keys and _all_strings(names)):
         return None
-    if not (_all_strings(chain.from_iterable(inners))):
-        return None
-    if not _all_strings(chain.from_iterable(qrels.values())):
+    if not _all_strings(chain.from_iterable(inners)):
         return None
     sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
     try:
