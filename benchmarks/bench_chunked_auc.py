@@ -2,8 +2,10 @@
 
 Writes a Parquet file of labels (int8) and float32 scores, then evaluates
 ``roc_auc`` with :func:`scorekit.evaluate` once whole and once in chunks of
-1,000,000 rows, each in a fresh Python process whose peak resident memory
-(``ru_maxrss`` from ``os.wait4``) is measured. The row compares the chunked
+1,000,000 rows, each in a fresh Python process whose peak resident memory is
+measured (``VmHWM`` of ``/proc/self/status``, which starts afresh with the new
+program; ``ru_maxrss`` keeps the high-water mark of the benchmark process that
+forked the child, and is the fallback where there is no ``/proc``). The row compares the chunked
 time with the in-memory time; the last column gives both peaks next to the
 size of the scores and labels themselves. scikit-learn on the same arrays in
 memory is the second row. Each child loads the modules the run needs (a
@@ -28,7 +30,21 @@ from _timing import Row
 N = 20_000_000
 CHUNK = 1_000_000
 
-CHILD = """
+PEAK = """
+def peak():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return {"peak": int(line.split()[1]) * 1024}
+    except OSError:
+        pass
+    return {}
+"""
+
+CHILD = (
+    PEAK
+    + """
 import json, sys, time
 import scorekit
 path, chunk = sys.argv[1], int(sys.argv[2])
@@ -40,10 +56,13 @@ result = scorekit.evaluate(
     path, ["roc_auc"], columns={"y_true": "y", "y_score": "s"},
     chunk_size=chunk, progress=False,
 )
-print(json.dumps({"seconds": time.perf_counter() - start, "value": result["roc_auc"]}))
+print(json.dumps({"seconds": time.perf_counter() - start, "value": result["roc_auc"], **peak()}))
 """
+)
 
-SKLEARN = """
+SKLEARN = (
+    PEAK
+    + """
 import json, sys, time
 import numpy as np, pyarrow.parquet as pq
 from sklearn.metrics import roc_auc_score
@@ -51,8 +70,9 @@ table = pq.read_table(sys.argv[1])
 start = time.perf_counter()
 y, s = table.column("y").to_numpy(), table.column("s").to_numpy()
 value = roc_auc_score(y, s)
-print(json.dumps({"seconds": time.perf_counter() - start, "value": value}))
+print(json.dumps({"seconds": time.perf_counter() - start, "value": value, **peak()}))
 """
+)
 
 
 def _measure(code: str, *args: str) -> dict[str, float]:
@@ -66,7 +86,7 @@ def _measure(code: str, *args: str) -> dict[str, float]:
     if status != 0:
         raise RuntimeError(f"benchmark child failed with status {status}")
     result: dict[str, float] = json.loads(out)
-    result["peak"] = usage.ru_maxrss * 1024
+    result.setdefault("peak", usage.ru_maxrss * 1024)
     return result
 
 

@@ -69,18 +69,22 @@ def _score_rows(rng: np.random.Generator, n: int, labels: np.ndarray) -> list[Ro
     size = f"{n:,} samples"
     sk = f"scikit-learn {sklearn.__version__}"
     raw = 1 / (1 + np.exp(-rng.normal(0.6 * labels - 0.3, 1.0)))
+    narrow = raw.astype(np.float32)
+    # a network's float32 outputs repeat values: say how many of them are distinct
+    share = np.unique(narrow).size / max(n, 1)
     inputs = {
         "rounded to 3 decimals": np.round(raw, 3),
         "rounded to 4 decimals": np.round(raw, 4),
         "distinct float64": raw,
-        "distinct float32": raw.astype(np.float32),
+        "distinct float32": _distinct_float32(rng, raw),
+        f"float32 ({share:.0%} of values distinct)": narrow,
     }
     rows = []
     for kind, scores in inputs.items():
         t_ours, ours = best_of(lambda s=scores: C.roc_auc(labels, s))
         t_ref, ref = best_of(lambda s=scores: skm.roc_auc_score(labels, s), repeat=1)
         rows.append(Row(f"roc_auc, binary, {kind}", size, t_ours, sk, t_ref, _agree(ours, ref)))
-        if kind.startswith("distinct"):
+        if not kind.startswith("rounded"):
             t_ap, ap = best_of(lambda s=scores: C.average_precision(labels, s))
             t_ref, ref = best_of(lambda s=scores: skm.average_precision_score(labels, s), repeat=1)
             rows.append(
@@ -98,6 +102,20 @@ def _score_rows(rng: np.random.Generator, n: int, labels: np.ndarray) -> list[Ro
                 )
             )
     return rows
+
+
+def _distinct_float32(rng: np.random.Generator, raw: np.ndarray) -> np.ndarray:
+    """Distinct float32 scores in [1/128, 1) ordered as ``raw`` is (same ranks, so the same AUC).
+
+    float32 bit patterns in that range order as their values do, so distinct
+    patterns are distinct scores.
+    """
+    low, high = np.float32(1 / 128).view(np.int32), np.float32(1.0).view(np.int32)
+    bits = rng.choice(int(high - low), size=raw.size, replace=False).astype(np.int32) + low
+    values = np.sort(bits.view(np.float32))
+    out = np.empty_like(values)
+    out[np.argsort(raw, kind="stable")] = values
+    return out
 
 
 def _multiclass_rows(rng: np.random.Generator, n: int, k: int = 10) -> list[Row]:
