@@ -161,3 +161,13 @@ def test_interleaved_queries_rank_the_whole_run() -> None:
     assert judged.row_query.tolist() == [0, 1]
     assert judged.rank.tolist() == [2, 2]
     assert judge_listed(Qrels(["z"], ["a"], [1]), run).rank.tolist() == []
+
+
+def test_block_repeats_confirm_meeting_high_bits_on_the_whole_keys() -> None:
+    from scorekit.ranking._columns import block_repeats
+
+    high = np.uint64(7) << np.uint64(32)
+    keys = np.array([high | np.uint64(1), high | np.uint64(2), 5, 9, 9, 4], dtype=np.uint64)
+    assert block_repeats(keys, np.array([0, 3])).tolist() == [9]
+    assert block_repeats(keys, np.array([0, 2])).tolist() == [9]
+    assert block_repeats(keys[:3], np.array([0])).tolist() == []
