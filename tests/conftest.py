@@ -10,6 +10,16 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # process); on the tests' small inputs the same source runs as plain Python
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
+try:
+    import pytrec_eval
+except ImportError:  # pragma: no cover - a test extra
+    pytrec_eval = None
+if pytrec_eval is not None:
+    from trec_isolated import isolate
+
+    # each reference evaluation in a child process: see trec_isolated
+    isolate(pytrec_eval)
+
 settings.register_profile(
     "default", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
