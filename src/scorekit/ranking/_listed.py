@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.ranking._data import Qrels, Run
-from scorekit.ranking._ranked import Judged, _matches, _shared_codes
+from scorekit.ranking._ranked import Judged, _matches, _shared_codes, judged_in
 
 __all__ = ["judge_dicts", "judge_listed"]
 
@@ -72,16 +72,13 @@ def _assemble(
     order = np.argsort(query * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
     grade = qrels.values[index[order]]
     grade[grade < 0] = np.nan
-    at = np.searchsorted(queries, qrels_queries)
-    inside = at < len(queries)
-    inside[inside] = queries[at[inside]] == qrels_queries[inside]
-    judged = inside[judged_codes]
+    judged_query, judged = judged_in(queries, qrels_queries, judged_codes)
     return Judged(
         queries=queries,
         row_query=query[order].astype(np.int64),
         rank=rank[order].astype(np.int64),
         grade=grade,
-        judged_query=at[judged_codes[judged]].astype(np.int64),
+        judged_query=judged_query,
         judged_grade=qrels.values[judged],
         absent=np.setdiff1d(qrels_queries, run_queries),
         listed=np.ones(len(order), dtype=bool),

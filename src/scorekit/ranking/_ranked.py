@@ -152,20 +152,29 @@ def judge(qrels: Qrels, run: Run) -> Judged:
     listed = np.zeros(len(run), dtype=bool)
     listed[hit] = True
 
-    at = np.searchsorted(queries, qrels_queries)
-    inside = at < len(queries)
-    inside[inside] = queries[at[inside]] == qrels_queries[inside]
-    judged = inside[judged_codes]
+    judged_query, judged = judged_in(queries, qrels_queries, judged_codes)
     return Judged(
         queries=queries,
         row_query=row_query,
         rank=rank,
         grade=by_row[rows],
-        judged_query=at[judged_codes[judged]].astype(np.int64),
+        judged_query=judged_query,
         judged_grade=qrels.values[judged],
         absent=absent,
         listed=listed[rows],
     )
+
+
+def judged_in(
+    queries: NDArray[np.str_], qrels_queries: NDArray[np.str_], judged_codes: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """For the judgments (their query codes into ``qrels_queries``) of the ``queries``
+    evaluated: each one's query code among ``queries``, and which judgments those are."""
+    at = np.searchsorted(queries, qrels_queries)
+    inside = at < len(queries)
+    inside[inside] = queries[at[inside]] == qrels_queries[inside]
+    judged = inside[judged_codes]
+    return at[judged_codes[judged]].astype(np.int64), judged
 
 
 def _shared_codes(
