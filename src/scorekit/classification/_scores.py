@@ -6,6 +6,8 @@ class and label checks, and the averaging of per-column values.
 
 from __future__ import annotations
 
+import itertools
+
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -312,8 +314,13 @@ class _ScoreMetric(Metric[S]):
                 values[c], undefined = value(_column_arrays(state, c))
             if undefined:
                 bad.append(c)
-        support = np.bincount(state.key, weights=state.counts[:, 1], minlength=k)
-        return values, support.astype(np.float64), bad
+        # each column's rows are one run of the sorted keys: its positive weight is a sum
+        bounds = np.searchsorted(state.key, np.arange(k + 1)).tolist()
+        positives = state.counts[:, 1]
+        support = np.array(
+            [positives[lo:hi].sum() for lo, hi in itertools.pairwise(bounds)], dtype=np.float64
+        )
+        return values, support, bad
 
 
 @dataclass(frozen=True)
