@@ -7,7 +7,6 @@ class and label checks, and the averaging of per-column values.
 from __future__ import annotations
 
 import itertools
-
 import math
 import warnings
 from collections.abc import Callable, Sequence
