@@ -15,6 +15,8 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from scorekit.core import MergeTree, Metric, State, input_kind, merge_states
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message
@@ -190,8 +192,19 @@ def state_nbytes(state: State) -> int:
             if isinstance(item, State):
                 total += state_nbytes(item)
             else:
-                total += int(getattr(item, "nbytes", 0))
+                total += _held_bytes(item)
     return total
+
+
+def _held_bytes(value: Any) -> int:
+    """The bytes an array holds: a broadcast view (a stride of 0) holds one element per
+    position of its other dimensions, not one per element it shows."""
+    if not isinstance(value, np.ndarray):
+        return int(getattr(value, "nbytes", 0))
+    held = value.itemsize
+    for size, stride in zip(value.shape, value.strides, strict=True):
+        held *= size if stride else min(size, 1)
+    return int(held)
 
 
 class SizeWatch:
