@@ -324,13 +324,13 @@ Rows = tuple[NDArray[np.int64], Float, NDArray[Any]]
 
 
 def _merge_many_rows(parts: list[Rows]) -> Rows:
-    """Merge row sets each sorted by (key, score), in order: one stable sort per key.
+    """Merge row sets each sorted by (key, score), in order: one sort per key.
 
-    The stable sort finds the sorted runs and merges them (linear for two runs,
+    A stable sort finds the sorted runs and merges them (linear for two runs,
     where sorting the concatenation afresh would not be); equal scores of a
     key, one row from each of several sets, are added. Integer counts of mostly
     single samples are merged as plain score values, with no order to gather
-    the counts by.
+    the counts by (and, for more than three runs, with numpy's default sort).
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
     width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
