@@ -216,8 +216,11 @@ def multilabel_confusion_matrix(
                 return matrix * np.asarray(sample_weight, dtype=np.int64)[:, None, None]
             return matrix * w[:, None, None]
         matrix = _c.multilabel_counts(name, t, p, w).matrix
-        if w is None or (np.asarray(sample_weight).dtype.kind in "iub" and not np.any(t | p)):
+        if w is None:
             return matrix
+        if np.asarray(sample_weight).dtype.kind in "iub" and not np.any(t | p):
+            # scikit-learn's counts stay integers when no label is true or predicted
+            return matrix.astype(np.int64)
         return matrix.astype(np.float64)
     if samplewise:
         got = raw("1-D labels and samplewise=True")
