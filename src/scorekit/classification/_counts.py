@@ -341,15 +341,19 @@ def column_indices(metric: str, labels: Any, k: int) -> NDArray[Any]:
     """
     cols = np.arange(k) if labels is None else np.asarray(labels)
     if cols.dtype.kind not in "iu" or (cols.size and (cols.min() < 0 or cols.max() >= k)):
-        raise InputError(
-            message(
-                metric,
-                "multi-label labels must be column indices",
-                list(cols.tolist()),
-                f"integers in [0, {k})",
-            )
-        )
+        raise _not_columns(metric, cols, k)
     return cols
+
+
+def _not_columns(metric: str, cols: NDArray[Any], k: int) -> InputError:
+    return InputError(
+        message(
+            metric,
+            "multi-label labels must be column indices",
+            list(cols.tolist()),
+            f"integers in [0, {k})",
+        )
+    )
 
 
 def label_columns(metric: str, labels: Any, k: int) -> NDArray[np.int64]:
@@ -361,16 +365,9 @@ def label_columns(metric: str, labels: Any, k: int) -> NDArray[np.int64]:
     array([0, 2])
     """
     cols = np.asarray(list(labels))
-    if cols.dtype.kind not in "iu" or cols.size == 0 or cols.min() < 0 or cols.max() >= k:
-        raise InputError(
-            message(
-                metric,
-                "multi-label labels must be column indices",
-                list(cols.tolist()),
-                f"integers in [0, {k})",
-            )
-        )
-    return np.unique(cols).astype(np.int64)
+    if cols.size == 0:
+        raise _not_columns(metric, cols, k)
+    return np.unique(column_indices(metric, cols, k)).astype(np.int64)
 
 
 def multilabel_counts(
