@@ -108,12 +108,6 @@ class _DiscountMetric(_GainMetric):
         return out
 
 
-_GAIN_DOC = """
-    gain : {'linear', 'exp'}, default 'linear'
-        The gain of a document of grade g: g (trec_eval) or 2^g - 1 (Burges
-        et al.). Unjudged documents and grades <= 0 gain 0."""
-
-
 @register(
     "cg", higher_is_better=True, bounds=(0.0, math.inf), inputs="qrels_run", grows=True, at="k"
 )
