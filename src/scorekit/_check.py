@@ -313,8 +313,15 @@ def unit_scaled(metric: str, what: str, arr: Any) -> tuple[NDArray[np.float64], 
     return out * half * 2.0 ** (e // 2 - e), e
 
 
-def as_weights(metric: str, sample_weight: Any, n: int) -> NDArray[np.float64] | None:
-    """Finite, non-negative float64 sample weights of length ``n`` (or None)."""
+def as_weights(
+    metric: str, sample_weight: Any, n: int, scaled: bool = False
+) -> NDArray[np.float64] | None:
+    """Finite, non-negative float64 sample weights of length ``n`` (or None).
+
+    Their sum must be finite too, an :func:`overflow_error` otherwise (not a
+    nan or 0 deep inside a metric), unless the metric brings its sums into
+    range itself (``scaled``, e.g. by :func:`unit_scaled`).
+    """
     if sample_weight is None:
         return None
     w = as_scores(metric, "sample_weight", sample_weight)
@@ -334,6 +341,11 @@ def as_weights(metric: str, sample_weight: Any, n: int) -> NDArray[np.float64] |
                 metric, "sample_weight is negative", raw(f"{w[i]} at index {i}"), "weights >= 0"
             )
         )
+    if not scaled:
+        with np.errstate(over="ignore"):
+            total = float(w.sum())
+        if not math.isfinite(total):
+            raise overflow_error(metric, "the sum of sample weights")
     return w
 
 

@@ -112,6 +112,40 @@ def test_merged_weights_beyond_float64(name: str, batch: tuple) -> None:
         metric.compute(merged)
 
 
+_SCORES = ([0, 1, 1], [0.2, 0.7, 0.4])
+_MULTICLASS = ([0, 1, 2], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7]])
+
+
+@pytest.mark.parametrize(
+    ("spec", "batch"),
+    [
+        ("roc_auc", _SCORES),
+        ("average_precision", _SCORES),
+        ("roc_curve", _SCORES),
+        ("log_loss", _SCORES),
+        ("brier", _SCORES),
+        ("expected_calibration_error", _SCORES),
+        ("roc_auc:multi_class=ovr", _MULTICLASS),
+        ("top_k_accuracy", _MULTICLASS),
+        ("jaccard", ([[0, 1], [1, 1], [1, 0]], [[0, 1], [1, 0], [1, 0]])),
+        ("hamming_loss", ([[0, 1], [1, 1], [1, 0]], [[0, 1], [1, 0], [1, 0]])),
+    ],
+)
+def test_weights_adding_up_beyond_float64(spec: str, batch: tuple) -> None:
+    """[silent] Weights whose sum passes 1.8e308 are an error naming the metric, not nan or 0."""
+    metric = scorekit.parse_metric(spec)
+    name = spec.split(":")[0]
+    with pytest.raises(InputError, match=f"^{name}: the sum of sample weights overflows float64"):
+        metric.summarize(*batch, sample_weight=[1e308, 1e308, 1e308])
+
+
+def test_medae_of_weights_adding_up_beyond_float64() -> None:
+    """[silent] The weighted median is taken on the weights scaled by a power of two."""
+    y, p = [0.0, 1.0, 2.0, 4.0], [0.5, 1.0, 3.0, 4.0]
+    assert R.medae(y, p, sample_weight=[1e308] * 4) == R.medae(y, p) == 0.25
+    assert R.medae(y, p, sample_weight=[1e308, 1e308, 1e308, 1]) == 0.5
+
+
 def test_count_beyond_float64() -> None:
     """[silent] A weighted count (normalize=False) that is not representable is an error."""
     with pytest.raises(InputError, match="accuracy: the sum of sample weights overflows"):

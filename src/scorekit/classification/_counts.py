@@ -225,7 +225,7 @@ def summarize_counts(
     p = as_array(metric, "y_pred", y_pred)
     multilabel = (t.ndim == 2 and t.shape[1] > 1) or (p.ndim == 2 and p.shape[1] > 1)
     n = check_same_length(metric, y_true=t, y_pred=p)
-    w = as_weights(metric, sample_weight, n)
+    w = as_weights(metric, sample_weight, n, scaled=True)
     if multilabel:
         return multilabel_counts(metric, t, p, w, columns)
     t = as_labels(metric, "y_true", t)

@@ -143,13 +143,37 @@ def _auc(
         else:
             twice = 2 * int(np.dot(pos, lower)) + int(np.dot(pos_tied, tied))
         return twice / (2 * int(n_pos) * int(n_neg))
-    p, lo, pt, eq = (a.astype(np.float64, copy=False) for a in arrays)
+    # each side brought to a total in [0.5, 1) by a power of two, which is exact:
+    # products of tiny weights cannot underflow, nor those of huge ones overflow
+    e_pos, e_neg = _exponent(float(n_pos)), _exponent(float(n_neg))
+    p, pt = (np.ldexp(a.astype(np.float64, copy=False), -e_pos) for a in (pos, pos_tied))
+    lo, eq = (np.ldexp(a.astype(np.float64, copy=False), -e_neg) for a in (lower, tied))
     area = float(np.dot(p, lo)) + 0.5 * float(np.dot(pt, eq))
-    return area / (float(n_pos) * float(n_neg))
+    return area / (math.ldexp(float(n_pos), -e_pos) * math.ldexp(float(n_neg), -e_neg))
+
+
+def _exponent(total: float) -> int:
+    """The power of two that brings a finite positive ``total`` into [0.5, 1)."""
+    return math.frexp(total)[1] if math.isfinite(total) else 0
+
+
+def _in_range(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Float weights whose totals overflow (states merged past float64), scaled down
+    together by a power of two until every sum over them is finite; ROC AUC and AP
+    are ratios of such sums, so their values are unchanged."""
+    if neg.dtype.kind != "f" and pos.dtype.kind != "f":
+        return neg, pos
+    with np.errstate(over="ignore"):
+        if math.isfinite(float(neg.sum()) + float(pos.sum())):
+            return neg, pos
+    top = max(float(neg.max(initial=0.0)), float(pos.max(initial=0.0)))
+    shift = math.frexp(top)[1] + (neg.size + pos.size).bit_length()
+    return np.ldexp(neg.astype(np.float64), -shift), np.ldexp(pos.astype(np.float64), -shift)
 
 
 def pair_auc(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     """ROC AUC of the positives ``(up, cp)`` against the negatives ``(un, cn)``."""
+    cn, cp = _in_range(cn, cp)
     below, ties, weight = _below(un, cn, up)
     return _auc(cp, below, cp[ties], weight, cp.sum(), cn.sum())
 
@@ -161,6 +185,7 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     ``tp(t) / (tp(t) + fp(t))`` over the samples scoring at least ``t``, and it
     weighs the recall ``cp / P`` that ``t`` adds.
     """
+    cn, cp = _in_range(cn, cp)
     below, _, _ = _below(un, cn, up)
     n_neg = float(cn.sum())
     if _ones(cp):
@@ -185,6 +210,7 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     ``i``-th distinct score. The area is the positive weight times the negative
     weight below it, plus half the negative weight tied with it.
     """
+    neg, pos = _in_range(neg, pos)
     n_pos, n_neg = pos.sum(), neg.sum()
     if n_pos <= 0 or n_neg <= 0:
         return math.nan, True
@@ -195,6 +221,7 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
 
 def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     """Step-wise AP from aligned rows of ascending scores; flag if no positive weight."""
+    neg, pos = _in_range(neg, pos)
     posf = pos.astype(np.float64)
     n_pos = float(posf.sum())
     if n_pos <= 0:

@@ -139,7 +139,9 @@ class ROCAUC(_BinnedScoreMetric):
         weights them by the (weighted) number of positives, ``micro`` pools
         every (label, score) pair into one binary problem, ``samples`` averages
         per-sample AUCs (multi-label only), ``None`` returns one value per
-        column. Ignored for 1-D scores.
+        column. Ignored for 1-D scores. ``weighted`` is 0 only when no
+        column has positive weight; scikit-learn also returns 0 when the
+        total is within 1e-8 of 0 (tiny sample weights).
     max_fpr : float in (0, 1], optional
         Return the standardized partial AUC over ``FPR <= max_fpr`` with the
         McClish correction (0.5 for a random ranking, 1 for a perfect one).

@@ -59,7 +59,7 @@ def _check_kind(metric: str, kind: Any) -> None:
 def summarize_classes(metric: str, y: Any, sample_weight: Any = None) -> ClassCounts:
     """Count the classes of one label column (weighted when ``sample_weight`` is given)."""
     labels = as_labels(metric, "y", y)
-    w = as_weights(metric, sample_weight, len(labels))
+    w = as_weights(metric, sample_weight, len(labels), scaled=True)
     values, codes = encode(metric, "y", labels)
     counts = np.bincount(codes, weights=w, minlength=len(values))
     return ClassCounts(labels=values, counts=counts)
@@ -70,7 +70,7 @@ def summarize_pairs(
 ) -> Contingency:
     """The contingency table of a checked feature column ``x`` against labels ``y``."""
     n = check_same_length(metric, x=x, y=y)
-    w = as_weights(metric, sample_weight, n)
+    w = as_weights(metric, sample_weight, n, scaled=True)
     classes, ycodes = encode(metric, "y", y)
     values, counts = value_counts(x, ycodes, len(classes), w)
     table = np.ascontiguousarray(counts.T)

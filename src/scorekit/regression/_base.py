@@ -83,7 +83,7 @@ def targets(
         )
     if t.shape[1] == 0:
         raise InputError(message(metric, "no outputs", raw(f"shape {t.shape}"), "n_outputs >= 1"))
-    return t, p, as_weights(metric, sample_weight, n)
+    return t, p, as_weights(metric, sample_weight, n, scaled=True)
 
 
 def _flat(x: NDArray[Any]) -> NDArray[Any]:

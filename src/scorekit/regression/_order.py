@@ -127,7 +127,13 @@ def weighted_median(values: NDArray[np.float64], weights: NDArray[np.float64]) -
     """
     keep = weights > 0
     v, w = (values, weights) if keep.all() else (values[keep], weights[keep])
-    target = 0.5 * float(w.sum())
+    with np.errstate(over="ignore"):
+        total = float(w.sum())
+    if not math.isfinite(total):
+        # weights adding up past float64: scaled down by a power of two, which is exact
+        w = np.ldexp(w, -(math.frexp(float(w.max()))[1] + w.size.bit_length()))
+        total = float(w.sum())
+    target = 0.5 * total
     below = 0.0
     upper = math.inf
     while len(v) > _SORT_BELOW:
@@ -300,7 +306,7 @@ class MedAE(RegressionMetric[AbsErrors | QuantileSketch]):
             require_data(self.name, n, float(n))
             values = np.array([median(col) for col in state.errors.T], dtype=np.float64)
         else:
-            require_data(self.name, n, float(state.weights.sum()))
+            require_data(self.name, n, float(state.weights.max(initial=0.0)))
             values = np.array(
                 [weighted_median(col, state.weights) for col in state.errors.T],
                 dtype=np.float64,

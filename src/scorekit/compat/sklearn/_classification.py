@@ -38,9 +38,21 @@ def _float_supports(y_true: Any, y_pred: Any, sample_weight: Any) -> bool:
     return not bool(np.any(np.asarray(y_true).ravel() == np.asarray(y_pred).ravel()))
 
 
-def _no_weighted_positives(y_true: Any, average: Any, sample_weight: Any) -> bool:
-    """scikit-learn's ``average="weighted"`` of multi-label labels without a positive is int 0."""
-    if average != "weighted" or not (np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1):
+def _no_weighted_positives(
+    y_true: Any, average: Any, sample_weight: Any, columns: bool = False
+) -> bool:
+    """scikit-learn's ``average="weighted"`` without a positive (weight within 1e-8 of 0) is 0.
+
+    Multi-label ``y_true``, or with ``columns`` one-vs-rest columns of
+    multiclass labels, where every sample is the positive of one column.
+    """
+    if average != "weighted":
+        return False
+    if columns and np.ndim(y_true) == 1:
+        if sample_weight is None:
+            return False
+        return bool(np.isclose(np.sum(np.asarray(sample_weight, dtype=np.float64)), 0.0))
+    if not (np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1):
         return False
     t = np.asarray(y_true, dtype=np.float64)
     if sample_weight is not None:
@@ -409,8 +421,9 @@ def roc_auc_score(
     Multiclass scores without ``labels`` need every class in ``y_true``, one
     column each, as in scikit-learn; one-vs-one values are ``numpy.float64``
     as scikit-learn's. scorekit also takes ``sample_weight`` one-vs-one, which
-    scikit-learn refuses. The weighted average of multi-label columns without
-    a positive is the integer 0, as scikit-learn returns.
+    scikit-learn refuses. The weighted average of multi-label or one-vs-rest
+    columns whose positive weight is within 1e-8 of 0 is the integer 0, as
+    scikit-learn returns (scorekit itself weighs any positive weight).
 
     Examples
     --------
@@ -429,7 +442,8 @@ def roc_auc_score(
                     "one column per class of y_true, or labels",
                 )
             )
-    if _no_weighted_positives(y_true, average, sample_weight):
+    ovr = multi_class == "ovr" and np.ndim(y_score) == 2 and np.shape(y_score)[1] > 2
+    if _no_weighted_positives(y_true, average, sample_weight, columns=ovr):
         return 0
     value = _c.roc_auc(
         y_true,
@@ -520,8 +534,8 @@ def average_precision_score(
     """scikit-learn's ``average_precision_score``.
 
     Calls :func:`scorekit.classification.average_precision`. The weighted
-    average of multi-label columns without a positive is the integer 0, as
-    scikit-learn returns.
+    average of multi-label or one-vs-rest columns whose positive weight is
+    within 1e-8 of 0 is the integer 0, as scikit-learn returns.
     """
     if np.ndim(y_score) == 2 and np.ndim(y_true) == 1 and len(np.unique(y_true)) <= 2:
         got = raw(
@@ -535,7 +549,8 @@ def average_precision_score(
                 "y_score of shape (n_samples,), or three classes or more",
             )
         )
-    if _no_weighted_positives(y_true, average, sample_weight):
+    columns = np.ndim(y_score) == 2 and np.shape(y_score)[1] > 2
+    if _no_weighted_positives(y_true, average, sample_weight, columns=columns):
         return 0
     return _c.average_precision(
         y_true, y_score, average=average, pos_label=pos_label, sample_weight=sample_weight
