@@ -12,6 +12,7 @@ from typing import Any
 __all__ = [
     "ConfigError",
     "InputError",
+    "PluginWarning",
     "ScorekitError",
     "StateMismatchError",
     "UndefinedMetricWarning",
@@ -37,6 +38,10 @@ class StateMismatchError(ScorekitError):
 
 class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for the data (0/0, a single class) and a fallback was used."""
+
+
+class PluginWarning(UserWarning):
+    """An installed plug-in could not be loaded (the other plug-ins still are)."""
 
 
 def _show(value: Any, limit: int = 80) -> str:

@@ -54,12 +54,14 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 
 from scorekit.api import TASKS, Evaluation, default_metrics, evaluate_table
 from scorekit.cli._commands import build_parser, command_names, register_command
 from scorekit.cli._output import check_outputs
-from scorekit.errors import ScorekitError
+from scorekit.core import load_plugins
+from scorekit.errors import PluginWarning, ScorekitError
 
 __all__ = [
     "TASKS",
@@ -82,8 +84,25 @@ def _captured_exit() -> Iterator[list[int]]:
         code.append(exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2))
 
 
+def _load_plugins() -> None:
+    """Load the installed plug-ins; one that fails is a line on stderr, not a traceback."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PluginWarning)
+        load_plugins()
+    for item in caught:
+        if issubclass(item.category, PluginWarning):
+            sys.stderr.write(f"{item.message}\n")
+        else:
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``scorekit`` command; return the exit status (0 ok, 2 user error)."""
+    """Run the ``scorekit`` command; return the exit status (0 ok, 2 user error).
+
+    The installed plug-ins (entry-point group ``scorekit.plugins``) are loaded
+    first, so their commands, metrics, formats and engines are known.
+    """
+    _load_plugins()
     parser = build_parser()
     with _captured_exit() as code:
         args = parser.parse_args(None if argv is None else list(argv))

@@ -16,6 +16,7 @@ format, engine or command.
 - :class:`MergeTree`: the one fold of many states.
 - :class:`Grouped`, :class:`GroupStates`, :class:`ByGroup`: any metric per group of rows.
 - :class:`Estimate`, :class:`QuantileSketch`: bounded results and states.
+- :func:`load_plugins`: installed plug-ins (the ``scorekit.plugins`` entry points).
 - :class:`Explanation`: what ``scorekit explain`` says about a metric, kept on its class.
 """
 
@@ -44,6 +45,7 @@ from scorekit.core._metric import (
     register_spelling,
     state_field,
 )
+from scorekit.core._plugins import load_plugins
 from scorekit.core._providers import add_provider
 from scorekit.core._replicates import repeated_row_replicates, row_replicates
 from scorekit.core._result import EvaluationResult
@@ -78,6 +80,7 @@ __all__ = [
     "input_kind",
     "input_kinds",
     "iter_variants",
+    "load_plugins",
     "merge_states",
     "parse_metric",
     "register",

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core._inputs import input_kinds
+from scorekit.core._plugins import load_plugins, plugins_loaded
 from scorekit.core._providers import load_all
 from scorekit.core._replicates import row_replicates
 from scorekit.core._statecheck import CHECKS, check_choice, check_value, decode, invalid
@@ -832,15 +833,24 @@ def _qualified(cls: type[Any]) -> str:
 
 
 def available() -> list[MetricInfo]:
-    """Every registered metric, sorted by name."""
+    """Every registered metric (installed plug-ins' included), sorted by name."""
+    load_plugins()
     load_all()
     return [_REGISTRY[n] for n in sorted(_REGISTRY)]
 
 
 def get(name: str) -> MetricInfo:
-    """The registry entry for a metric name or alias (without ``@k`` or ``:variant``)."""
+    """The registry entry for a metric name or alias (without ``@k`` or ``:variant``).
+
+    A name not registered loads the installed plug-ins (once) and is looked
+    up again.
+    """
     load_all()
     key = _ALIASES.get(name, name)
+    if key not in _REGISTRY and not plugins_loaded():
+        load_plugins()
+        load_all()
+        key = _ALIASES.get(name, name)
     if key not in _REGISTRY:
         known = sorted(set(_REGISTRY) | set(_ALIASES) | _SPELLED)
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
