@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import scorekit
 from scorekit.api import evaluate_table, load_states, merge_files, save_states
 from scorekit.cli import main
-from scorekit.core import ByGroup, Grouped, GroupStates, State, parse_metric
+from scorekit.core import ByGroup, Grouped, GroupStates, State, equal_values, parse_metric
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -342,9 +342,9 @@ def test_cli_bad_by(capsys: Any, tmp_path: Path) -> None:
     code, _, err = _run(capsys, *_eval(empty, "country"))
     assert code == 2
     assert "group column 'country' is all null" in err
-    code, _, err = _run(capsys, *_eval(path, "country", "--ci"))
+    code, _, err = _run(capsys, *_eval(path, "country", "--ci", "--engine", "dask"))
     assert code == 2
-    assert "--by and --ci" in err
+    assert "--by and --ci are not taken together on Dask" in err
 
 
 def test_cli_group_with_one_class_warns(capsys: Any, tmp_path: Path) -> None:
@@ -503,7 +503,7 @@ def test_text_and_qa_metrics_per_group() -> None:
     assert found.sizes == {False: 1, True: 2}
 
 
-def test_request_metrics_per_group_and_bootstraps_refused() -> None:
+def test_request_metrics_per_group_and_bootstraps_by_position() -> None:
     records = {
         "prompt_tokens": [1, 2, 3],
         "output_tokens": [2, 4, 6],
@@ -515,8 +515,19 @@ def test_request_metrics_per_group_and_bootstraps_refused() -> None:
     alone = {k: [v[0], v[2]] for k, v in records.items()}
     assert found.by_group["a"] == scorekit.evaluate(alone, "e2e_latency:p95")["e2e_latency:p95"]
     assert found.sizes == {"a": 2, "b": 1}
-    with pytest.raises(ConfigError, match="cannot be evaluated per group"):
-        Grouped(scorekit.stats.Bootstrap.of("accuracy", n_resamples=10), by="g")
+    boot = scorekit.stats.Bootstrap.of("accuracy", n_resamples=10)
+    grouped = Grouped(boot, by="g")
+    assert grouped.positional
+    truth, guess = [1, 0, 1, 1, 0], [1, 1, 1, 0, 0]
+    state = grouped.summarize(truth, guess, group=list("ababa"), first_row=7)
+    # group a holds rows 7, 9 and 11 of the data: the bootstrap of those positions
+    alone = boot.summarize([1, 1, 0], [1, 1, 0], first_row=7, positions=[7, 9, 11])
+    assert equal_values(state.states[0].to_dict(), alone.to_dict())
+    assert np.array_equal(
+        boot.compute(state.states[0]).replicates, boot.compute(alone).replicates, equal_nan=True
+    )
+    with pytest.raises(InputError, match="row positions do not fit the batch"):
+        boot.summarize([1, 1, 0], [1, 1, 0], first_row=7, positions=[9, 7, 11])
 
 
 def test_sample_weights_follow_their_rows() -> None:

@@ -69,7 +69,11 @@ def evaluate_table(
     With ``by`` (one or more columns) every value is a
     :class:`~scorekit.core.ByGroup`: the value on all the rows and on each
     group of rows sharing the values of those columns, with the group sizes;
-    the same in memory, in chunks and on Dask.
+    the same in memory, in chunks and on Dask. With ``by`` and ``ci`` (in
+    memory and in chunks) each of those values is an interval: a group's
+    rows keep the replicate weights of their positions in the data (or of
+    their keys), so a group's interval resamples that group's rows only and
+    is the same however the file is chunked.
 
     With ``threshold`` (``--task binary`` with ``score`` and no ``pred``) a row
     whose score is at least ``threshold`` is predicted positive, and the label
@@ -93,13 +97,13 @@ def evaluate_table(
     plan = _plan(
         path, task, true, pred, score, weight, pos_label, ci.key if ci else None, by, threshold
     )
-    if plan.by and ci is not None:
+    if plan.by and ci is not None and engine == "dask":
         raise ConfigError(
             message(
                 "scorekit eval",
-                "--by and --ci are not taken together",
+                "--by and --ci are not taken together on Dask",
                 raw("--by " + " ".join(plan.by)),
-                "one of them",
+                "--engine stream (or none) for intervals per group",
             )
         )
     matching = task == "multiclass" and bool(score)

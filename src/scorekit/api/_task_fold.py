@@ -22,7 +22,7 @@ from scorekit.api._task import (
     _pos_label,
     default_metrics,
 )
-from scorekit.core import Grouped, Metric, State
+from scorekit.core import Grouped, GroupStates, Metric, State
 from scorekit.engines import Notes, SizeWatch
 from scorekit.errors import InputError, ScorekitError, message
 from scorekit.stats import Bootstrap
@@ -128,9 +128,9 @@ def _configuring(
 ) -> Callable[[], None]:
     def work() -> None:
         metric = _metric_for(item.spec, plan, pos_label, classes)
-        if plan.by:
-            metric = Grouped(metric, by=plan.by)
-        item.metric = metric if ci is None else ci.wrap(metric)
+        if ci is not None:
+            metric = ci.wrap(metric)
+        item.metric = Grouped(metric, by=plan.by) if plan.by else metric
         item.tree = _merge_tree(item.metric)
         item.watch = SizeWatch([item.metric], _io.state_warning_size())
 
@@ -140,19 +140,17 @@ def _configuring(
 def _summarizing(item: _Tracked, data: _Inputs, first_row: int) -> Callable[[], None]:
     def work() -> None:
         metric = cast(Metric[Any], item.metric)
-        if isinstance(metric, Bootstrap):
-            args, kwargs = _arguments(metric.inner, data)
-            if metric.positional:
-                kwargs["first_row"] = first_row
-            elif metric.key_column:
-                kwargs["unit_key"] = data.unit_key
-            state: State = metric.summarize(*args, **kwargs)
-        elif isinstance(metric, Grouped):
-            args, kwargs = _arguments(metric.inner, data)
-            state = metric.summarize(*args, group=data.group, **kwargs)
-        else:
-            args, kwargs = _arguments(metric, data)
-            state = metric.summarize(*args, **kwargs)
+        grouped = metric if isinstance(metric, Grouped) else None
+        inner = grouped.inner if grouped is not None else metric
+        boot = inner if isinstance(inner, Bootstrap) else None
+        args, kwargs = _arguments(inner if boot is None else boot.inner, data)
+        if boot is not None and boot.positional:
+            kwargs["first_row"] = first_row
+        elif boot is not None and boot.key_column:
+            kwargs["unit_key"] = data.unit_key
+        if grouped is not None:
+            kwargs["group"] = data.group
+        state: State = metric.summarize(*args, **kwargs)
         item.tree.add([state])
         notes = Notes()
         item.watch.check(item.tree, notes)
@@ -167,6 +165,8 @@ def _computing(item: _Tracked, ci: CI | None) -> Callable[[], None]:
         (item.state,) = item.tree.result()
         if ci is not None and isinstance(metric, Bootstrap):
             item.value = ci.interval(metric, item.state)
+        elif ci is not None and isinstance(metric, Grouped):
+            item.value = ci.group_intervals(metric, cast(GroupStates, item.state))
         else:
             item.value = metric.compute(item.state)
 

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from scorekit.api import merge_with_header, save_states
 from scorekit.cli._flags import format_flag, max_file_size_flag, report_flag, write_report
 from scorekit.cli._output import display_values, write_values
-from scorekit.core import Grouped
+from scorekit.core import ByGroup, Grouped
 from scorekit.errors import ConfigError, choices, message
 from scorekit.stats import Bootstrap, Interval
 
@@ -79,8 +79,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             tallies=header.get("tallies"),
         )
     asked = (header.get("options") or {}).get("ci")
-    if isinstance(asked, dict) and any(isinstance(v, Interval) for v in shown.values()):
-        boots = [m for m in result.metrics.values() if isinstance(m, Bootstrap)]
+    if isinstance(asked, dict) and any(
+        isinstance(v.overall if isinstance(v, ByGroup) else v, Interval) for v in shown.values()
+    ):
+        found = [m.inner if isinstance(m, Grouped) else m for m in result.metrics.values()]
+        boots = [m for m in found if isinstance(m, Bootstrap)]
         note = _interval_note(asked, boots)
         write_values(shown, args.format, out, note if args.format == "table" else "")
         if args.format != "table":

@@ -190,13 +190,16 @@ def write_values(values: dict[str, Any], fmt: str, out: TextIO, note: str = "") 
     """``{name: value}`` in the ``--format`` asked for: ``table``, ``json`` or ``csv``.
 
     Values that are :class:`~scorekit.stats.Interval` s are written by
-    :func:`write_intervals` (``note`` ends the table).
+    :func:`write_intervals`, values per group by :func:`write_groups`
+    (``note`` ends either table).
     """
     if any(isinstance(v, Interval) for v in values.values()):
         write_intervals(values, fmt, out, note)
         return
     if any(isinstance(v, ByGroup) for v in values.values()):
         write_groups(values, fmt, out)
+        if note:
+            out.write(f"\n{note}\n")
         return
     if fmt == "json":
         out.write(json.dumps({k: plain(v) for k, v in values.items()}, indent=2) + "\n")

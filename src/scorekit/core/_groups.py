@@ -460,7 +460,10 @@ class Grouped(Metric[GroupStates]):
     The state holds the metric's state of all the rows and of each group, so
     memory grows with the number of groups. A group whose value is undefined
     (one class for ROC AUC, no positive sample for recall) warns with the
-    group's name; the value follows the metric's own policy.
+    group's name; the value follows the metric's own policy. A metric keyed
+    by row position (a bootstrap without a key column) is given each group's
+    rows with their positions in the data, so a row keeps its replicate
+    weights in its group however the data is chunked.
 
     Examples
     --------
@@ -513,15 +516,6 @@ class Grouped(Metric[GroupStates]):
                     "missing='skip'",
                 )
             )
-        if inner.positional:
-            raise ConfigError(
-                message(
-                    inner.name,
-                    "cannot be evaluated per group: its units are keyed by row position",
-                    raw(type(inner).__name__),
-                    "units keyed by a column (a bootstrap with key=COL)",
-                )
-            )
         object.__setattr__(self, "metric", inner)
         object.__setattr__(self, "inner", inner)
         object.__setattr__(self, "by", tuple(by))
@@ -543,6 +537,11 @@ class Grouped(Metric[GroupStates]):
     def key_column(self) -> str:
         """The first group column (all of them: :attr:`key_columns`)."""
         return str(self.by[0])
+
+    @property
+    def positional(self) -> bool:
+        """Whether the wrapped metric keys units by row position (``first_row=``)."""
+        return self.inner.positional
 
     @property
     def key_columns(self) -> tuple[str, ...]:
@@ -595,11 +594,15 @@ class Grouped(Metric[GroupStates]):
         columns = group_columns(where, self.by, group)
         rows = len(columns[0])
         overall = self.inner.summarize(*batch, **kwargs)
+        first_row = int(kwargs.pop("first_row", 0))
         keys, sizes, parts = _split(columns)
         states = []
         for index in parts:
             part = [_take(b, index, rows, where) for b in batch]
             options = {k: _take(v, index, rows, where) for k, v in kwargs.items()}
+            if self.inner.positional:
+                # a group's rows keep the positions they have in the data
+                options.update(first_row=first_row, positions=first_row + index)
             states.append(self.inner.summarize(*part, **options))
         return self._state(overall, keys, sizes, tuple(states))
 

@@ -537,7 +537,12 @@ class Metric(abc.ABC, Generic[S]):
 
     @property
     def positional(self) -> bool:
-        """Whether ``summarize`` takes ``first_row=``, the position of the batch's first row."""
+        """Whether ``summarize`` takes ``first_row=``, the position of the batch's first row.
+
+        Such a metric also takes ``positions=``, the ascending positions of
+        the batch's rows when they are some of the rows from ``first_row`` on
+        (a group's rows, as :class:`Grouped` gives them).
+        """
         return False
 
     def count_units(self, *batch: Any, **kwargs: Any) -> int:

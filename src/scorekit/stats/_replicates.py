@@ -405,15 +405,25 @@ class Bootstrap(Metric[Replicates]):
         )
 
     def summarize(
-        self, *batch: Any, unit_key: Any = None, first_row: int = 0, **kwargs: Any
+        self,
+        *batch: Any,
+        unit_key: Any = None,
+        first_row: int = 0,
+        positions: Any = None,
+        **kwargs: Any,
     ) -> Replicates:
-        """The replicate states of one batch (rows ``first_row`` onwards of the data)."""
+        """The replicate states of one batch (rows ``first_row`` onwards of the data).
+
+        ``positions`` are the rows' own positions in the data when the batch
+        is some of the rows from ``first_row`` on (a group's rows of a chunk),
+        ascending; each row keeps the replicate weights of its position.
+        """
         inner = self.inner
         state = inner.summarize(*batch, **kwargs)
         if inner.replicates_from_state:
             return self.wrap(state)
         n = inner.count_units(*batch, **kwargs)
-        keys, groups, rows = self.keys_of(n, unit_key, first_row)
+        keys, groups, rows = self.keys_of(n, unit_key, first_row, positions)
         bases = unit_bases(self.seed, keys)
         replicates: list[State] = []
         step = max(1, (1 << 22) // max(n, 1))
@@ -441,10 +451,25 @@ class Bootstrap(Metric[Replicates]):
         return out
 
     def keys_of(
-        self, n: int, unit_key: Any, first_row: int = 0
+        self, n: int, unit_key: Any, first_row: int = 0, positions: Any = None
     ) -> tuple[NDArray[np.uint64], NDArray[np.int64], NDArray[np.int64]]:
         """The keys of ``n`` units, their jackknife groups and the row range they cover."""
         where = f"bootstrap of {self.metric}"
+        if positions is not None and not self.key:
+            at = np.asarray(positions, dtype=np.int64)
+            if at.shape != (n,) or (n and (at[0] < first_row or np.any(np.diff(at) <= 0))):
+                raise InputError(
+                    message(
+                        where,
+                        "row positions do not fit the batch",
+                        raw(f"{at.size} positions for {n} units"),
+                        f"{n} ascending positions from row {first_row} on",
+                    )
+                )
+            # the range from the batch's first row covers every position given
+            span = np.array([[first_row, int(at[-1]) + 1]], dtype=np.int64)
+            rows = span if n else np.zeros((0, 2), np.int64)
+            return at.astype(np.uint64), at % max(self.groups, 1), rows
         if self.key:
             if unit_key is None:
                 raise InputError(message(where, "no key column given", None, repr(self.key)))

@@ -11,7 +11,7 @@ from typing import Any
 
 from scorekit.api._statefile._format import HEADER, StateFile
 from scorekit.api._statefile._read import load_states, malformed
-from scorekit.core import equal_values
+from scorekit.core import Grouped, equal_values
 from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited, require_regular
 from scorekit.stats import Bootstrap
@@ -260,17 +260,21 @@ def merge_with_header(
     metrics = dict(first.metrics)
     header = {k: v for k, v in first.meta.items() if k != "path"}
     ci = _intervals_asked(header)
-    values = {
-        key: ci.interval(metric, states[key])
-        if ci is not None and isinstance(metric, Bootstrap)
-        else metric.compute(states[key])
-        for key, metric in metrics.items()
-    }
+    values = {key: _value(ci, metric, states[key]) for key, metric in metrics.items()}
     rows = sum(int(f.meta.get("rows", 0)) for f in files)
     header["rows"] = rows
     header["tallies"] = _add_tallies(files)
     result = EvaluationResult(values=values, states=states, metrics=metrics, rows=rows)
     return result, header
+
+
+def _value(ci: Any, metric: Any, state: Any) -> Any:
+    """A merged state's value: an interval (per group too) for a file of ``--ci``."""
+    if ci is not None and isinstance(metric, Bootstrap):
+        return ci.interval(metric, state)
+    if ci is not None and isinstance(metric, Grouped) and isinstance(metric.inner, Bootstrap):
+        return ci.group_intervals(metric, state)
+    return metric.compute(state)
 
 
 def _intervals_asked(header: Mapping[str, Any]) -> Any:

@@ -195,19 +195,19 @@ def save_states(
         if not isinstance(state, State):
             raise ConfigError(message(key, "not a state", type(state).__name__, "a State"))
         entry: dict[str, Any] = {"key": key, "metric": metric.name}
-        if isinstance(metric, Grouped):
-            entry["config"] = _config(key, metric.inner)
-            entry["by"] = list(metric.by)
-        elif isinstance(metric, Bootstrap):
-            entry["config"] = _config(key, metric.inner)
+        inner = metric.inner if isinstance(metric, Grouped) else metric
+        if isinstance(inner, Bootstrap):
+            entry["config"] = _config(key, inner.inner)
             entry["bootstrap"] = {
-                "n_resamples": metric.n_resamples,
-                "seed": metric.seed,
-                "key": metric.key,
-                "groups": metric.groups,
+                "n_resamples": inner.n_resamples,
+                "seed": inner.seed,
+                "key": inner.key,
+                "groups": inner.groups,
             }
         else:
-            entry["config"] = _config(key, metric)
+            entry["config"] = _config(key, inner)
+        if isinstance(metric, Grouped):
+            entry["by"] = list(metric.by)
         entry["state"] = state.to_dict()
         lines.append(json.dumps(entry, allow_nan=True, separators=(",", ":")))
     head = json.dumps(header, allow_nan=True)
