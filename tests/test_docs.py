@@ -6,6 +6,7 @@ tests run; run alone, the tests build it once into a temporary folder.
 
 from __future__ import annotations
 
+import html
 import importlib
 import os
 import re
@@ -113,6 +114,34 @@ def test_search_works_offline(site: Path) -> None:
     index = (site / "search" / "search_index.js").read_text(encoding="utf-8")
     assert index.startswith("var __index = ")
     assert "ndcg" in index and "Getting started" in index
+
+
+def test_formulas_are_mathml_and_constants_borrow_no_docstring(site: Path) -> None:
+    """The docstrings' ``.. math::`` are drawn as MathML; class attributes borrow no docstring."""
+    pages_ = {p.name: p.read_text(encoding="utf-8") for p in (site / "reference").glob("*.html")}
+    text = "".join(pages_.values())
+    assert ".. math::" not in text
+    assert text.count('<div class="math"><math') >= 90
+    assert '<div class="math"><math' in pages_["classification.html"]
+    # class attributes (dataclass fields, dunders) no longer show their type's docstring
+    for page in ("classification.html", "ranking.html", "text.html"):
+        assert "__dataclass_fields__" not in pages_[page]
+        assert html.escape("str(object='') -> str", quote=False) not in pages_[page]
+    borrowed = [(k.__doc__ or "").splitlines()[0] for k in (str, int, float, dict, tuple)]
+    assert sum(text.count(html.escape(line, quote=False)) for line in borrowed) < 100
+
+
+def test_a_formula_that_does_not_convert_fails_the_build() -> None:
+    import formulas
+    from mkdocs.exceptions import PluginError
+
+    out = formulas.math_blocks("Mean.\n\n.. math:: \\bar x = \\frac{1}{n}\n    \\sum_i x_i\n\nEnd.")
+    assert out.splitlines()[0] == "Mean." and out.splitlines()[-1] == "End."
+    assert "<msub>" in out and "<mfrac>" in out and "\\sum" not in out
+    with pytest.raises(PluginError, match=r"^a\.b: the formula '\\\\frac\{' does not convert"):
+        formulas.math_blocks(".. math:: \\frac{", "a.b")
+    with pytest.raises(PluginError, match=r"a '\.\. math::' directive without a formula"):
+        formulas.math_blocks(".. math::\n\nText", "a.b")
 
 
 def test_every_registered_metric_has_its_section(site: Path) -> None:
