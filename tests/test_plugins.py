@@ -66,6 +66,13 @@ def _run(site: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]
     )
 
 
+def _python_lines(site: Path, *lines: str) -> list[str]:
+    """What a Python program of ``lines`` prints, run in a child with the site installed."""
+    done = _run(site, "-c", "\n".join(lines) + "\n")
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def test_the_program_runs_an_installed_plugins_command_and_lists_its_metric(site: Path) -> None:
     done = _run(site, "-m", "scorekit", "count", "preds.csv")
     assert (done.returncode, done.stdout, done.stderr) == (
@@ -78,17 +85,16 @@ def test_the_program_runs_an_installed_plugins_command_and_lists_its_metric(site
 
 
 def test_python_loads_plugins_for_a_name_it_does_not_know(site: Path) -> None:
-    code = (
-        "import sys, scorekit\n"
-        "print('my_package' in sys.modules)\n"
-        "print(scorekit.parse_metric('accuracy').name, 'my_package' in sys.modules)\n"
-        "metric = scorekit.parse_metric('within_tolerance:tol=0.2')\n"
-        "print(metric.score([3, -0.5, 2, 7], [2.5, 0.0, 2, 9]), 'my_package' in sys.modules)\n"
-        "print(scorekit.load_plugins())\n"
+    printed = _python_lines(
+        site,
+        "import sys, scorekit",
+        "print('my_package' in sys.modules)",
+        "print(scorekit.parse_metric('accuracy').name, 'my_package' in sys.modules)",
+        "metric = scorekit.parse_metric('within_tolerance:tol=0.2')",
+        "print(metric.score([3, -0.5, 2, 7], [2.5, 0.0, 2, 9]), 'my_package' in sys.modules)",
+        "print(scorekit.load_plugins())",
     )
-    done = _run(site, "-c", code)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [
+    assert printed == [
         "False",
         "accuracy False",
         "0.25 True",
@@ -104,16 +110,15 @@ def test_a_broken_plugin_is_one_line_and_the_others_still_load(site: Path) -> No
     assert done.stdout == "3 rows; columns: y_true, y_pred\n"
     assert done.stderr.startswith(BROKEN + "no licence file;"), done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
-    code = (
-        "import warnings, scorekit\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    print(scorekit.parse_metric('within_tolerance').name)\n"
-        "print([(w.category.__name__, str(w.message)[:80]) for w in caught])\n"
+    printed = _python_lines(
+        site,
+        "import warnings, scorekit",
+        "with warnings.catch_warnings(record=True) as caught:",
+        "    warnings.simplefilter('always')",
+        "    print(scorekit.parse_metric('within_tolerance').name)",
+        "print([(w.category.__name__, str(w.message)[:80]) for w in caught])",
     )
-    python = _run(site, "-c", code)
-    assert python.returncode == 0, python.stderr
-    assert python.stdout.splitlines() == [
+    assert printed == [
         "within_tolerance",
         str([("PluginWarning", (BROKEN + "no licence file")[:80])]),
     ]
