@@ -324,12 +324,42 @@ def test_text_cli_and_bad_input(capsys: Any, tmp_path: Path) -> None:
     short = _lines(tmp_path / "short.txt", ["a", "b"])
     code, _, err = _run(capsys, *base, "--by", "d", "--groups", short)
     assert code == 2 and "short.txt" in err and "line count" in err
-    code, _, err = _run(capsys, *base, "--by", "d", "--groups", groups, "--ci")
-    assert code == 2 and "--by and --ci are not taken together" in err
+    code, _, err = _run(capsys, *base, "--by", "d", "--groups", groups, "--ci", "--engine", "dask")
+    assert code == 2 and "does not number the lines of its partitions" in err
     two = ["text", "--hyps", hyp, hyp, "--refs", ref, "--by", "d", "--groups", groups]
     for test in (["--test", "paired_bootstrap"], ["--paired-bs"]):
         code, _, err = _run(capsys, *two, *test)
         assert code == 2 and "--by does not apply to a comparison of systems" in err
+
+
+def test_text_intervals_per_group(capsys: Any, tmp_path: Path) -> None:
+    """A line keeps the bootstrap weights of its line number in its group: the same interval
+    in memory, in chunks and through a state file."""
+    hyp, ref = _lines(tmp_path / "h.txt", _HYPS), _lines(tmp_path / "r.txt", _REFS)
+    groups = _lines(tmp_path / "g.txt", _DOMAINS)
+    ci = api.CI(n_resamples=100, seed=3)
+    whole = api.evaluate_text(hyp, [ref], ["chrf"], ci=ci, by="d", groups=groups)
+    chunked = api.evaluate_text(hyp, [ref], ["chrf"], ci=ci, by="d", groups=groups, chunk_size=2)
+    found = whole.values["chrf"]
+    assert found == chunked.values["chrf"]
+    assert found.sizes == {"chat": 2, "finance": 1, "news": 3, "weather": 1}
+    news = [i for i, d in enumerate(_DOMAINS) if d == "news"]
+    boot = scorekit.stats.Bootstrap.of("chrf", n_resamples=100, seed=3)
+    alone = boot.summarize(
+        [[_REFS[i]] for i in news], [_HYPS[i] for i in news], first_row=0, positions=news
+    )
+    assert found.by_group["news"] == ci.interval(boot, alone)
+    plain = api.evaluate_text(hyp, [ref], ["chrf"], by="d", groups=groups)
+    assert found.by_group["news"].value == plain.values["chrf"].by_group["news"]
+    args = ["text", "--hyps", hyp, "--refs", ref, "-m", "chrf", "--by", "d", "--groups", groups]
+    args += ["--ci", "--n-resamples", "100", "--seed", "3", "--format", "json"]
+    state = tmp_path / "t.json"
+    code, direct, _ = _run(capsys, *args, "--save-state", str(state))
+    assert code == 0
+    groups_shown = {g["d"]: g["value"] for g in json.loads(direct)["chrf"]["groups"]}
+    assert groups_shown["news"]["low"] == found.by_group["news"].low
+    _, merged, _ = _run(capsys, "merge", str(state), "--format", "json")
+    assert json.loads(merged) == json.loads(direct)
 
 
 # qa -----------------------------------------------------------------------------------------

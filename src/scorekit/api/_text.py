@@ -137,14 +137,6 @@ def evaluate_text(
         )
     split = bool(ci) or by is not None
     chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer, split=split)
-    if by is not None and groups is not None:
-        if ci is not None:
-            raise ConfigError(
-                message("scorekit text", "--by and --ci are not taken together", by, "one of them")
-            )
-        return _by_group(
-            hyps, refs, groups, by, chosen, chunk_size, engine, scheduler, workers, progress
-        )
     if ci is not None:
         if ci.key is not None:
             raise ConfigError(
@@ -165,6 +157,10 @@ def evaluate_text(
                 )
             )
         chosen = {key: ci.wrap(metric) for key, metric in chosen.items()}
+    if by is not None and groups is not None:
+        return _by_group(
+            hyps, refs, groups, by, chosen, chunk_size, engine, scheduler, workers, progress, ci
+        )
     if engine == "dask":
         states, rows = _dask_states(hyps, refs, chosen, scheduler, workers)
     elif chunk_size is not None or engine is not None:
@@ -371,8 +367,14 @@ def _by_group(
     scheduler: str | None,
     workers: int | None,
     progress: bool | None,
+    ci: CI | None = None,
 ) -> TextEvaluation:
-    """The metrics overall and per group of lines, the groups read from ``groups``."""
+    """The metrics overall and per group of lines, the groups read from ``groups``.
+
+    With ``ci`` (``chosen`` then holds bootstraps) each value is an interval
+    overall and per group, a line keeping the replicate weights of its line
+    number in its group.
+    """
     from scorekit.api._by import run_metrics
     from scorekit.core import Grouped
     from scorekit.text import read_parallel
@@ -388,18 +390,27 @@ def _by_group(
             key: metric.summarize(ref_lines, hyp_lines, group=labels)
             for key, metric in grouped.items()
         }
-        values = {key: metric.compute(states[key]) for key, metric in grouped.items()}
-        return TextEvaluation(grouped, states, values, len(hyp_lines))
-    found = run_metrics(
-        GroupedLines(hyps, refs, groups, by),
-        grouped,
-        chunk_size=chunk_size,
-        engine=engine,
-        scheduler=scheduler,
-        workers=workers,
-        progress=progress,
-    )
-    return TextEvaluation(grouped, dict(found.states), dict(found.values), found.rows)
+        rows = len(hyp_lines)
+    else:
+        found = run_metrics(
+            GroupedLines(hyps, refs, groups, by),
+            grouped,
+            chunk_size=chunk_size,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            progress=progress,
+        )
+        states, rows = dict(found.states), found.rows
+        if ci is None:
+            return TextEvaluation(grouped, states, dict(found.values), rows)
+    values = {
+        key: metric.compute(states[key])
+        if ci is None
+        else ci.group_intervals(cast(Any, metric), states[key])
+        for key, metric in grouped.items()
+    }
+    return TextEvaluation(grouped, states, values, rows, ci)
 
 
 def _labels(path: str, labels: list[str], start: int) -> list[str]:

@@ -148,7 +148,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         refuse_with_by(
             args,
             "scorekit text",
-            ci=ci,
             sentence_level=args.sentence_level,
             percent=args.percent,
             report=args.report,

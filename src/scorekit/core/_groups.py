@@ -544,6 +544,11 @@ class Grouped(Metric[GroupStates]):
         return self.inner.positional
 
     @property
+    def unit(self) -> str:  # type: ignore[override]
+        """The wrapped metric's unit (``row``, ``segment``...)."""
+        return self.inner.unit
+
+    @property
     def key_columns(self) -> tuple[str, ...]:
         """The group columns, read together as the input ``group``."""
         return tuple(self.by)
