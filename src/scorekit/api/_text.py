@@ -110,7 +110,9 @@ def evaluate_text(
     lines and of the lines of each group, with the lines of each group (the
     ROUGE types are then the registered single-number metrics ``rouge1``...).
     An empty label is an error naming its line. The values are the same in
-    memory, in blocks and on Dask.
+    memory, in blocks and on Dask. With ``ci`` too, each of those values is
+    an interval, a line keeping the bootstrap weights of its line number in
+    its group (in memory and in blocks).
 
     Examples
     --------
