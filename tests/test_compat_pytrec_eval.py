@@ -95,9 +95,8 @@ def test_hypothesis_runs(
     got = compat.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
     want = reference.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
     if "gm_map" in measures:
-        # asked without map, pytrec_eval's gm_map of a query with no relevant document
-        # can be 0.0 (an empty run, only negative grades); with map beside it, it is
-        # log(1e-5) as for any AP of 0
+        # asked without map, pytrec_eval's gm_map of a query with an empty run or only
+        # negative grades can be 0.0; with map beside it, it is log(max(AP, 1e-5))
         beside = reference.RelevanceEvaluator(qrels, [*measures, "map"], **options).evaluate(run)
         for q, values in want.items():
             values["gm_map"] = beside[q]["gm_map"]

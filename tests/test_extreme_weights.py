@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import scorekit
 from scorekit import classification as C
 from scorekit.compat import sklearn as compat
+from scorekit.errors import InputError
 
 
 def _binary(seed: int, n: int) -> tuple[Any, Any, Any]:
@@ -58,28 +59,31 @@ def test_multiclass_auc_of_scaled_weights(seed: int, n: int, scale: float) -> No
             assert got == pytest.approx(want, rel=1e-12), (multi_class, average)
 
 
-@pytest.mark.parametrize("spec", ["roc_auc", "average_precision"])
-def test_binary_states_merged_past_float64(spec: str) -> None:
-    y, s, _ = _binary(7, 12)
+@pytest.mark.parametrize(
+    ("spec", "y", "s"),
+    [
+        ("roc_auc", [0, 1] * 6, np.linspace(0, 1, 12)),
+        ("average_precision", [0, 1] * 6, np.linspace(0, 1, 12)),
+        ("roc_auc", [0, 1] * 6, np.full(12, 0.5)),
+        ("roc_auc:multi_class=ovr,average=weighted", [0, 1, 2] * 4, None),
+    ],
+)
+def test_states_merged_past_float64_are_refused(spec: str, y: list[int], s: Any) -> None:
+    """Chunks whose weights each fit but add up past float64: the error a single batch of
+    them gets, not a nan or 0 (tied scores put the overflow in one entry)."""
+    if s is None:
+        _, s, _ = _multiclass(3, 12)
+        s = s[: len(y)]
     metric = scorekit.parse_metric(spec)
-    chunk = metric.summarize(y, s, sample_weight=np.full(12, 1e307))
+    chunk = metric.summarize(y, s, sample_weight=np.full(len(y), 1e307))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy's, while the states add up
         merged = metric.merge(chunk, chunk)
-    assert metric.compute(merged) == pytest.approx(metric.compute(chunk), rel=1e-12)
-    assert metric.compute(chunk) == pytest.approx(metric.compute(metric.summarize(y, s)))
-
-
-@pytest.mark.parametrize("average", ["macro", "weighted"])
-def test_one_vs_rest_states_merged_past_float64(average: str) -> None:
-    y, p, _ = _multiclass(3, 15)
-    metric = scorekit.parse_metric(f"roc_auc:multi_class=ovr,average={average}")
-    chunk = metric.summarize(y, p, sample_weight=np.full(15, 1e307))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        merged = metric.merge(chunk, chunk)
-    want = reference.roc_auc_score(y, p, multi_class="ovr", average=average)
-    assert metric.compute(merged) == pytest.approx(want, rel=1e-12)
+    name = spec.split(":")[0]
+    with pytest.raises(InputError, match=f"^{name}: the sum of sample weights overflows float64"):
+        metric.compute(merged)
+    with pytest.raises(InputError, match=f"^{name}: the sum of sample weights overflows float64"):
+        metric.summarize(y + y, np.r_[s, s], sample_weight=np.full(2 * len(y), 1e307))
 
 
 def test_weighted_one_vs_rest_average_of_a_tiny_support() -> None:
@@ -100,3 +104,15 @@ def test_weighted_one_vs_rest_average_of_a_tiny_support() -> None:
     assert got == pytest.approx(want, rel=1e-12)
     assert reference.average_precision_score(y, p, average="weighted", sample_weight=tiny) == 0
     assert compat.average_precision_score(y, p, average="weighted", sample_weight=tiny) == 0
+
+
+@pytest.mark.parametrize("spec", ["roc_auc:bins=16", "average_precision:bins=16"])
+def test_binned_values_of_tiny_weights(spec: str) -> None:
+    """Bin weights scaled by a power of two: tiny weights give the value of ordinary ones."""
+    y, s, w = _binary(9, 50)
+    metric = scorekit.parse_metric(spec)
+    want = metric.score(y, s, sample_weight=w)
+    for scale in (1e-160, 1e-300):
+        got = metric.score(y, s, sample_weight=w * scale)
+        assert got.value == pytest.approx(want.value, rel=1e-12)
+        assert got.error_bound == pytest.approx(want.error_bound, rel=1e-9)

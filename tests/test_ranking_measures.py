@@ -89,8 +89,8 @@ def test_infap_and_gm_map_equal_trec_eval(data: Data, level: int) -> None:
     assert all(close(got[q], ref[q]) for q in ref)
     logs = trec(qrels, run, "gm_map", level)
     # pytrec_eval's gm_map of a query with no relevant document depends on what is asked
-    # with it (0.0 asked alone for an empty run or only negative grades, log(1e-5) with
-    # map beside it): scorekit takes log(1e-5), AP 0
+    # with it (0.0 asked alone when its grades are all negative, log(1e-5) with map
+    # beside it): scorekit takes log(1e-5), AP 0
     for q in logs:
         if not any(g >= level for g in qrels.get(q, {}).values()):
             logs[q] = math.log(1e-5)

@@ -82,7 +82,8 @@ def _source_docstrings(path: str) -> dict[str, str]:
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         if not isinstance(node, ast.Assign | ast.AnnAssign):
             continue
-        text = after.value.value if isinstance(after, ast.Expr) else None
+        value = after.value if isinstance(after, ast.Expr) else None
+        text = value.value if isinstance(value, ast.Constant) else None
         if isinstance(text, str):
             for target in targets:
                 if isinstance(target, ast.Name):

@@ -30,10 +30,13 @@ def run_metrics(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    compute: bool = True,
 ) -> EvaluationResult:
     """Configured metrics, keyed as given, over a source by the stream engine or on Dask.
 
     Each distinct warning of the chunks and of computing the values is raised once.
+    With ``compute=False`` only the merged states are returned (``values`` is empty),
+    for a caller that makes its own values of them (intervals).
 
     Examples
     --------
@@ -68,7 +71,7 @@ def run_metrics(
             progress=progress,
         )
     return EvaluationResult(
-        values=computed_values(metrics, listed),
+        values=computed_values(metrics, listed) if compute else {},
         states=dict(zip(metrics, listed, strict=True)),
         metrics=dict(metrics),
         rows=int(rows),

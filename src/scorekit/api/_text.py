@@ -402,6 +402,7 @@ def _by_group(
             scheduler=scheduler,
             workers=workers,
             progress=progress,
+            compute=ci is None,
         )
         states, rows = dict(found.states), found.rows
         if ci is None:

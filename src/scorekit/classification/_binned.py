@@ -26,7 +26,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import as_array, as_labels, as_scores, as_weights, check_same_length
+from scorekit._check import (
+    as_array,
+    as_labels,
+    as_scores,
+    as_weights,
+    check_same_length,
+    overflow_error,
+)
 from scorekit.classification._histogram import Float, _split_labels
 from scorekit.core import Estimate, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
@@ -445,6 +452,20 @@ def _tied(state: BinnedScores) -> NDArray[np.bool_]:
     return out
 
 
+def _unit_totals(metric: str, *counts: Float) -> list[Float]:
+    """Float bin weights divided by a power of two (exact) that brings their total into
+    [0.5, 1), so that products of tiny weights do not underflow; a total past float64
+    (states merged from chunks that each fit) is the error a batch of it gets."""
+    if all(c.dtype.kind in "iu" for c in counts):
+        return list(counts)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = sum(float(c.sum()) for c in counts)
+    if not math.isfinite(total):
+        raise overflow_error(metric, "the sum of sample weights")
+    shift = math.frexp(total)[1] if total > 0 else 0
+    return [np.ldexp(c.astype(np.float64), -shift) for c in counts]
+
+
 def binned_auc(state: BinnedScores, pos: Float, neg: Float) -> Estimate:
     """ROC AUC with pairs inside a bin counted as half, and the bound on its error.
 
@@ -461,6 +482,8 @@ def binned_auc(state: BinnedScores, pos: Float, neg: Float) -> Estimate:
     Bins of a single score are tie groups, exact at one half: they add nothing
     to the bound.
     """
+    (pos,) = _unit_totals("roc_auc", pos)
+    (neg,) = _unit_totals("roc_auc", neg)
     total = float(pos.sum()) * float(neg.sum())
     below = np.cumsum(neg, dtype=np.float64) - neg
     value = float(np.sum(pos * (below + 0.5 * neg))) / total
@@ -524,6 +547,8 @@ def binned_ap(state: BinnedScores, pos: Float, neg: Float) -> Estimate:
     exact. The estimate is ``(lower + upper) / 2`` and the bound
     ``(upper - lower) / 2``.
     """
+    whole = state.counts.dtype.kind in "iu"
+    pos, neg = _unit_totals("average_precision", pos, neg)
     p, n = pos[::-1].astype(np.float64), neg[::-1].astype(np.float64)
     tied = _tied(state)[::-1]
     a = np.cumsum(p) - p
@@ -532,7 +557,6 @@ def binned_ap(state: BinnedScores, pos: Float, neg: Float) -> Estimate:
     has = p > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         upper = np.where(has, p * (a + p) / (c + p), 0.0)
-        whole = state.counts.dtype.kind in "iu"
         gap = _harmonic_gap(d, d + p) if whole else np.log1p(p / d)
         lower = np.where(d > a, p - (d - a) * gap, p)
         exact = np.where(has, p * (a + p) / (c + p + n), 0.0)

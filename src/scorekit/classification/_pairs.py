@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import overflow_error
+
 Float = NDArray[np.float64]
 
 # integer numerators stay exact below this many samples (2 * P * N < 2**63)
@@ -157,23 +159,20 @@ def _exponent(total: float) -> int:
     return math.frexp(total)[1] if math.isfinite(total) else 0
 
 
-def _in_range(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Float weights whose totals overflow (states merged past float64), scaled down
-    together by a power of two until every sum over them is finite; ROC AUC and AP
-    are ratios of such sums, so their values are unchanged."""
+def _check_totals(metric: str, neg: NDArray[Any], pos: NDArray[Any]) -> None:
+    """Refuse float weights whose total passed float64 (states merged from chunks that
+    each fit), as a batch of such weights is refused: an error, not a nan."""
     if neg.dtype.kind != "f" and pos.dtype.kind != "f":
-        return neg, pos
-    with np.errstate(over="ignore"):
-        if math.isfinite(float(neg.sum()) + float(pos.sum())):
-            return neg, pos
-    top = max(float(neg.max(initial=0.0)), float(pos.max(initial=0.0)))
-    shift = math.frexp(top)[1] + (neg.size + pos.size).bit_length()
-    return np.ldexp(neg.astype(np.float64), -shift), np.ldexp(pos.astype(np.float64), -shift)
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(neg.sum()) + float(pos.sum())
+    if not math.isfinite(total):
+        raise overflow_error(metric, "the sum of sample weights")
 
 
 def pair_auc(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     """ROC AUC of the positives ``(up, cp)`` against the negatives ``(un, cn)``."""
-    cn, cp = _in_range(cn, cp)
+    _check_totals("roc_auc", cn, cp)
     below, ties, weight = _below(un, cn, up)
     return _auc(cp, below, cp[ties], weight, cp.sum(), cn.sum())
 
@@ -185,7 +184,7 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     ``tp(t) / (tp(t) + fp(t))`` over the samples scoring at least ``t``, and it
     weighs the recall ``cp / P`` that ``t`` adds.
     """
-    cn, cp = _in_range(cn, cp)
+    _check_totals("average_precision", cn, cp)
     below, _, _ = _below(un, cn, up)
     n_neg = float(cn.sum())
     if _ones(cp):
@@ -210,7 +209,7 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     ``i``-th distinct score. The area is the positive weight times the negative
     weight below it, plus half the negative weight tied with it.
     """
-    neg, pos = _in_range(neg, pos)
+    _check_totals("roc_auc", neg, pos)
     n_pos, n_neg = pos.sum(), neg.sum()
     if n_pos <= 0 or n_neg <= 0:
         return math.nan, True
@@ -221,7 +220,7 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
 
 def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     """Step-wise AP from aligned rows of ascending scores; flag if no positive weight."""
-    neg, pos = _in_range(neg, pos)
+    _check_totals("average_precision", neg, pos)
     posf = pos.astype(np.float64)
     n_pos = float(posf.sum())
     if n_pos <= 0:

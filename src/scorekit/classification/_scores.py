@@ -22,7 +22,6 @@ from scorekit._check import (
     as_scores,
     as_weights,
     check_same_length,
-    unit_scaled,
 )
 from scorekit.classification._binned import (
     BinnedScores,
@@ -110,9 +109,6 @@ def _average(metric: str, values: Float, support: Float, average: Average, bad: 
         # so tiny sample weights still weigh (scorekit.compat.sklearn keeps the 1e-8)
         if not np.any(support):
             return 0.0
-        # supports of states merged past float64, brought into range (exact, powers of two)
-        support = unit_scaled(metric, "the weighted support of the columns", support)[0]
-        support = np.ldexp(support, -support.size.bit_length())
         values = np.where(support == 0, 0.0, values)
         return float(np.average(values, weights=support))
     return float(np.mean(values))

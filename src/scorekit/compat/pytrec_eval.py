@@ -168,10 +168,10 @@ class RelevanceEvaluator:
     trec_eval; :func:`compute_aggregated_measure` turns the per-query values
     into the figure trec_eval prints. The values equal pytrec_eval's to the
     last bits of float arithmetic (sums over the ranking in another order).
-    One exception: for a query with no relevant document (an empty run, or
-    only negative grades), pytrec_eval can give ``gm_map`` 0.0 when it is
-    asked without ``map``, and gives ``log(0.00001)`` when ``map`` is asked
-    too; scorekit always gives ``log(0.00001)`` (average precision 0).
+    One exception: for a query with an empty run, or whose grades are all
+    negative, pytrec_eval can give ``gm_map`` 0.0 when it is asked without
+    ``map``, and gives ``log(0.00001)`` when ``map`` is asked too; scorekit
+    always gives ``log(max(AP, 0.00001))``, as trec_eval's code reads.
 
     Examples
     --------

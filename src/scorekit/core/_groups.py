@@ -463,7 +463,9 @@ class Grouped(Metric[GroupStates]):
     group's name; the value follows the metric's own policy. A metric keyed
     by row position (a bootstrap without a key column) is given each group's
     rows with their positions in the data, so a row keeps its replicate
-    weights in its group however the data is chunked.
+    weights in its group however the data is chunked; for input kinds that
+    summarize through their family's hook (request records, ranking runs) it
+    needs a key column instead.
 
     Examples
     --------
@@ -514,6 +516,15 @@ class Grouped(Metric[GroupStates]):
                     "cannot be evaluated per group with missing='zero'",
                     raw("qrels queries absent from the run have no rows to say their group"),
                     "missing='skip'",
+                )
+            )
+        if inner.positional and input_kind(inner.inputs).summarize is not None:
+            raise ConfigError(
+                message(
+                    inner.name,
+                    "cannot be evaluated per group with units keyed by row position",
+                    raw(f"input kind {inner.inputs!r}, summarized through its family's hook"),
+                    "units keyed by a column (a bootstrap with key=COL)",
                 )
             )
         object.__setattr__(self, "metric", inner)

@@ -895,6 +895,11 @@ def parse_metric(spec: str | Metric[Any], **options: Any) -> Metric[Any]:
     load_all()
     match = _NAME.match(spec.strip())
     name = "" if match is None else match["name"]
+    known = name in _REGISTRY or name in _ALIASES or name in _AT_ALIASES
+    if not known and not plugins_loaded():
+        # an installed plug-in may register the name, an @-alias or a spelling of it
+        load_plugins()
+        load_all()
     if match is not None and match["at"] is not None:
         name = _AT_ALIASES.get(name, name)
     if name not in _REGISTRY and name not in _ALIASES:
