@@ -159,22 +159,24 @@ def _exponent(total: float) -> int:
     return math.frexp(total)[1] if math.isfinite(total) else 0
 
 
-def _check_totals(metric: str, neg: NDArray[Any], pos: NDArray[Any]) -> None:
-    """Refuse float weights whose total passed float64 (states merged from chunks that
-    each fit), as a batch of such weights is refused: an error, not a nan."""
-    if neg.dtype.kind != "f" and pos.dtype.kind != "f":
-        return
+def _totals(metric: str, neg: NDArray[Any], pos: NDArray[Any]) -> tuple[Any, Any]:
+    """The negative and positive weight in all. Float weights whose total passed float64
+    (states merged from chunks that each fit) are refused, as a batch of them is: an
+    error, not a nan."""
     with np.errstate(over="ignore", invalid="ignore"):
-        total = float(neg.sum()) + float(pos.sum())
-    if not math.isfinite(total):
-        raise overflow_error(metric, "the sum of sample weights")
+        n_neg, n_pos = neg.sum(), pos.sum()
+        if (neg.dtype.kind == "f" or pos.dtype.kind == "f") and not math.isfinite(
+            float(n_neg) + float(n_pos)
+        ):
+            raise overflow_error(metric, "the sum of sample weights")
+    return n_neg, n_pos
 
 
 def pair_auc(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     """ROC AUC of the positives ``(up, cp)`` against the negatives ``(un, cn)``."""
-    _check_totals("roc_auc", cn, cp)
+    n_neg, n_pos = _totals("roc_auc", cn, cp)
     below, ties, weight = _below(un, cn, up)
-    return _auc(cp, below, cp[ties], weight, cp.sum(), cn.sum())
+    return _auc(cp, below, cp[ties], weight, n_pos, n_neg)
 
 
 def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
@@ -184,9 +186,8 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     ``tp(t) / (tp(t) + fp(t))`` over the samples scoring at least ``t``, and it
     weighs the recall ``cp / P`` that ``t`` adds.
     """
-    _check_totals("average_precision", cn, cp)
+    n_neg = float(_totals("average_precision", cn, cp)[0])
     below, _, _ = _below(un, cn, up)
-    n_neg = float(cn.sum())
     if _ones(cp):
         # one positive per row: the positives at or above the i-th are P - i
         tp1 = np.arange(cp.size, 0, -1, dtype=np.float64)
@@ -209,8 +210,7 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     ``i``-th distinct score. The area is the positive weight times the negative
     weight below it, plus half the negative weight tied with it.
     """
-    _check_totals("roc_auc", neg, pos)
-    n_pos, n_neg = pos.sum(), neg.sum()
+    n_neg, n_pos = _totals("roc_auc", neg, pos)
     if n_pos <= 0 or n_neg <= 0:
         return math.nan, True
     below = np.cumsum(neg)
@@ -220,9 +220,8 @@ def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
 
 def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     """Step-wise AP from aligned rows of ascending scores; flag if no positive weight."""
-    _check_totals("average_precision", neg, pos)
+    n_pos = float(_totals("average_precision", neg, pos)[1])
     posf = pos.astype(np.float64)
-    n_pos = float(posf.sum())
     if n_pos <= 0:
         return 0.0, True
     # samples scoring at or above each row's score

@@ -12,8 +12,7 @@ from numpy.typing import NDArray
 from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.ranking._data import as_qrels, as_run
-from scorekit.ranking._listed import judge_dicts, judge_listed
-from scorekit.ranking._ranked import judge
+from scorekit.ranking._listed import judge_dicts, judge_for
 from scorekit.ranking._state import QueryValues, RankingMetric
 
 __all__ = ["RankingResult", "evaluate", "per_query_values", "ranking_metrics"]
@@ -206,13 +205,11 @@ def evaluate(
     chosen = ranking_metrics(metrics, options)
     judgments = as_qrels(qrels)
     judged = None
-    if all(metric.reads_listed_rows() for metric in chosen.values()):
-        if isinstance(qrels, Mapping) and isinstance(run, Mapping):
-            judged = judge_dicts(qrels, run, judgments)
-        if judged is None:
-            judged = judge_listed(judgments, as_run(run))
-    else:
-        judged = judge(judgments, as_run(run))
+    listed = all(metric.reads_listed_rows() for metric in chosen.values())
+    if listed and isinstance(qrels, Mapping) and isinstance(run, Mapping):
+        judged = judge_dicts(qrels, run, judgments)
+    if judged is None:
+        judged = judge_for(chosen.values(), judgments, as_run(run))
     states = {
         name: metric.for_qrels(judgments).from_judged(judged) for name, metric in chosen.items()
     }

@@ -14,8 +14,7 @@ from typing import Any
 from scorekit.core import InputKind, Metric, State, register_input_kind
 from scorekit.errors import ConfigError, message
 from scorekit.ranking._data import Run, as_qrels
-from scorekit.ranking._listed import judge_listed
-from scorekit.ranking._ranked import judge
+from scorekit.ranking._listed import judge_for
 from scorekit.ranking._state import RankingMetric
 
 _RUN = ("query", "doc", "score")
@@ -52,8 +51,7 @@ def _summarize(
         )
 
     run = chunk.memo(key, build)
-    listed = all(isinstance(m, RankingMetric) and m.reads_listed_rows() for m in metrics)
-    judged = (judge_listed if listed else judge)(qrels, run)
+    judged = judge_for(metrics, qrels, run)
     states: list[State] = []
     for metric in metrics:
         if isinstance(metric, RankingMetric):

@@ -22,7 +22,7 @@ the listed rows only, sorted by query then rank; a metric reads it when
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import chain, repeat
 from typing import Any
 
@@ -30,12 +30,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.ranking._data import Qrels, Run
-from scorekit.ranking._ranked import Judged, _matches, _shared_codes, judged_in
+from scorekit.ranking._ranked import Judged, _matches, _shared_codes, judge, judged_in
 
-__all__ = ["judge_dicts", "judge_listed"]
+__all__ = ["judge_dicts", "judge_for", "judge_listed"]
 
 _TIED_ROWS = 1024
 """Above this many listed rows tied with a neighbour, the whole run is ranked instead."""
+
+
+def judge_for(metrics: Iterable[Any], qrels: Qrels, run: Run) -> Judged:
+    """The join ``metrics`` need: the listed rows alone when every one of them reads no
+    more (:meth:`~scorekit.ranking.RankingMetric.reads_listed_rows`), else the whole run."""
+    listed = all(getattr(m, "reads_listed_rows", lambda: False)() for m in metrics)
+    return (judge_listed if listed else judge)(qrels, run)
 
 
 def judge_listed(qrels: Qrels, run: Run) -> Judged:

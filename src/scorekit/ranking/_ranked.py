@@ -33,7 +33,9 @@ class Judged:
     ``listed`` (the document is in the qrels, whatever its grade). Judgments
     (the qrels rows of evaluated queries, retrieved or not): ``judged_query``
     and ``judged_grade``. ``absent`` lists the qrels queries with no row in
-    the run.
+    the run. ``complete`` is False when the ranked rows are only the listed
+    documents' (:func:`~scorekit.ranking._listed.judge_listed`), which only
+    metrics that :meth:`~scorekit.ranking.RankingMetric.reads_listed_rows` read.
     """
 
     queries: NDArray[np.str_]

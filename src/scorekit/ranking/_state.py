@@ -245,6 +245,8 @@ class RankingMetric(Metric[QueryValues]):
         Settings that default from the qrels (ERR's ``max_grade``) must be
         resolved first with :meth:`for_qrels`.
         """
+        if not judged.complete and not self.reads_listed_rows():
+            raise TypeError(f"{self.name} reads the whole ranking, not its listed rows alone")
         values, undefined = self._query_values(self.view(judged))
         return QueryValues(
             self._setting(),
