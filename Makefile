@@ -1,4 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Each creates .venv if needed.
+# `make demo` installs scorekit with its report extra, so the demo writes its HTML report.
 # `make docs` builds the documentation site into build/site (open build/site/index.html).
 PYTHON ?= python3
 VENV := .venv
@@ -11,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e '.[report]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python

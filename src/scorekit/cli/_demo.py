@@ -162,7 +162,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--report",
         metavar="FILE.html",
         help="where to write the HTML report of the examples (default: a new temporary "
-        "folder; needs scorekit[report])",
+        "folder, when scorekit[report] is installed)",
     )
     demo.add_argument("--no-report", action="store_true", help="write no HTML report")
     return demo
@@ -214,6 +214,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _report_hint(missing: list[str]) -> str:
+    """Why the demo wrote no report, and how to get one."""
+    from scorekit.plot import INSTALL
+
+    return (
+        f"\nreport: not written: the HTML report needs {' and '.join(missing)}, which "
+        f"{'is' if len(missing) == 1 else 'are'} not installed; {INSTALL} adds it\n"
+    )
+
+
 class _Shown:
     """The results of the demo's evaluations, gathered for one report."""
 
@@ -238,9 +248,18 @@ class _Shown:
 
 
 def _write_demo_report(path: str | None, shown: _Shown, directory: Path, out: TextIO) -> None:
-    """One HTML report of the evaluations and of the serving records; its path on ``out``."""
+    """One HTML report of the evaluations and of the serving records; its path on ``out``.
+
+    Without the report's packages, the default report is a line saying how to get
+    them; a report asked for by path is then an error naming the missing package.
+    """
     from scorekit.core import EvaluationResult
-    from scorekit.report import report
+    from scorekit.report import missing_packages, report
+
+    missing = missing_packages()
+    if missing and path is None:
+        out.write(_report_hint(missing))
+        return
 
     target = Path(path) if path else Path(tempfile.mkdtemp(prefix="scorekit-demo-")) / "demo.html"
     result = EvaluationResult(shown.values, shown.states, shown.metrics, shown.rows)

@@ -39,9 +39,9 @@ import sys
 import types
 from typing import Any
 
-from scorekit.report._build import MAX_BYTES, comparison, render, report
+from scorekit.report._build import MAX_BYTES, comparison, missing_packages, render, report
 
-__all__ = ["MAX_BYTES", "comparison", "render", "report"]
+__all__ = ["MAX_BYTES", "comparison", "missing_packages", "render", "report"]
 
 
 class _CallableModule(types.ModuleType):

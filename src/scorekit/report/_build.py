@@ -16,10 +16,34 @@ from scorekit.plot import INSTALL, interval, require_matplotlib
 from scorekit.report._sections import Section, sections
 from scorekit.report._text import fmt
 
-__all__ = ["MAX_BYTES", "Contents", "comparison", "contents", "is_comparisons", "render", "report"]
+__all__ = [
+    "MAX_BYTES",
+    "Contents",
+    "comparison",
+    "contents",
+    "is_comparisons",
+    "missing_packages",
+    "render",
+    "report",
+]
 
 MAX_BYTES = 5 * 2**20
 """The largest report written: 5 MiB."""
+
+
+def missing_packages() -> list[str]:
+    """The packages a report needs that are not installed (none with ``scorekit[report]``).
+
+    Nothing is imported: the check only looks for the packages.
+
+    Examples
+    --------
+    >>> missing_packages()
+    []
+    """
+    import importlib.util
+
+    return [name for name in ("matplotlib", "jinja2") if importlib.util.find_spec(name) is None]
 
 
 @dataclasses.dataclass
