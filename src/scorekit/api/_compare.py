@@ -363,10 +363,10 @@ def compare_text(
     refs: Sequence[str],
     metrics: Sequence[str] | None = None,
     *,
-    tokenize: str = "13a",
-    lowercase: bool = False,
-    stemmer: bool = False,
-    rouge_tokenizer: str = "default",
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    stemmer: bool | None = None,
+    rouge_tokenizer: str | None = None,
     paired: Paired | None = None,
 ) -> Comparisons:
     """Hypothesis files compared on text metrics against the same references; a unit is a line.
@@ -414,8 +414,8 @@ def paired_text(
     test: str = "bs",
     n_samples: int | None = None,
     seed: int | None = None,
-    tokenize: str = "13a",
-    lowercase: bool = False,
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
 ) -> Any:
     """sacrebleu's paired test of hypothesis files: ``--paired-bs`` or ``--paired-ar``.
 
@@ -449,7 +449,7 @@ def paired_text(
     if test not in ("bs", "ar"):
         raise ConfigError(message("paired_text", "unknown test", test, choices(("bs", "ar"))))
     _need_two(hyps, "hypothesis file")
-    chosen = _text_metrics(metrics or ["bleu"], tokenize, lowercase, False, "default", split=True)
+    chosen = _text_metrics(metrics or ["bleu"], tokenize, lowercase, None, None, split=True)
     read = [read_parallel(h, refs) for h in hyps]
     names = [str(h) for h in hyps]
     names = names if len(set(names)) == len(names) else _distinct_names(hyps)

@@ -11,7 +11,7 @@ import numpy as np
 
 from scorekit.api._ci import CI
 from scorekit.api._engines import dask_run
-from scorekit.core import Metric, State, available, parse_metric
+from scorekit.core import Metric, State, available, parse_metric, parse_metrics
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.io import Source
 
@@ -68,10 +68,10 @@ def evaluate_text(
     refs: Sequence[str],
     metrics: Sequence[str] | None = None,
     *,
-    tokenize: str = "13a",
-    lowercase: bool = False,
-    stemmer: bool = False,
-    rouge_tokenizer: str = "default",
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    stemmer: bool | None = None,
+    rouge_tokenizer: str | None = None,
     chunk_size: int | None = None,
     engine: str | None = None,
     scheduler: str | None = None,
@@ -88,11 +88,17 @@ def evaluate_text(
     and the ROUGE types ``rouge1`` ... ``rouge9``, ``rougeL``, ``rougeLsum``,
     ``rougeW``, ``rougeS[<d>]`` and ``rougeSU[<d>]`` (default
     :data:`TEXT_DEFAULTS`). The ROUGE types are one
-    :class:`scorekit.text.ROUGE` metric keyed ``rouge``, tokenized by
-    ``rouge_tokenizer`` (``"default"``: a-z and 0-9 as rouge-score;
-    ``"unicode"``: the letters and digits of every script; ``"whitespace"``:
-    split at whitespace). ``tokenize`` is BLEU's tokenizer; ``lowercase`` applies
-    to BLEU and chrF. Without ``chunk_size`` or ``engine`` the files are read
+    :class:`scorekit.text.ROUGE` metric keyed ``rouge``.
+
+    ``tokenize`` (BLEU's tokenizer), ``lowercase`` (BLEU, chrF), ``stemmer``
+    and ``rouge_tokenizer`` (ROUGE's: ``"default"``, a-z and 0-9 as
+    rouge-score; ``"unicode"``, the letters and digits of every script;
+    ``"whitespace"``, split at whitespace) are defaults for every named metric
+    that has the option, named bare or with options (``rougeLsum:split_sentences=true``);
+    an option written in a metric's name wins, one that no named metric takes is
+    an error, and ``None`` leaves the metrics' own defaults.
+
+    Without ``chunk_size`` or ``engine`` the files are read
     whole; with them they are read ``chunk_size`` lines at a time and the
     blocks folded by the stream engine, or (``engine="dask"``) sent to a Dask
     cluster as a table.
@@ -178,23 +184,33 @@ def evaluate_text(
     return TextEvaluation(chosen, states, values, rows, ci)
 
 
+_FLAGS = {
+    "tokenize": "tokenize (--tokenize)",
+    "lowercase": "lowercase (--lowercase)",
+    "stemmer": "stemmer (--stemmer)",
+    "tokenizer": "rouge_tokenizer (--tokenizer)",
+}
+
+
 def _text_metrics(
     metrics: Sequence[str] | None,
-    tokenize: str,
-    lowercase: bool,
-    stemmer: bool,
-    rouge_tokenizer: str,
+    tokenize: str | None,
+    lowercase: bool | None,
+    stemmer: bool | None,
+    rouge_tokenizer: str | None,
     *,
     split: bool = False,
 ) -> dict[str, Metric[Any]]:
-    """The metrics named, keyed by name (the ROUGE types together under ``rouge``).
+    """The metrics named, keyed by name (the bare ROUGE types together under ``rouge``).
 
-    With ``split`` each ROUGE type is its registered metric of one number (the
-    mean F-measure), keyed by its name.
+    ``tokenize``, ``lowercase``, ``stemmer`` and ``rouge_tokenizer`` (``None``:
+    not given) are defaults for every metric that has the option, named bare or
+    with options; an option written in a name wins, and one that no named metric
+    takes is an error (:func:`scorekit.core.parse_metrics`). With ``split`` each
+    ROUGE type is its registered metric of one number (the mean F-measure), keyed
+    by its name.
     """
-    from scorekit.text import BLEU, ROUGE
-
-    if rouge_tokenizer not in ROUGE_TOKENIZERS:
+    if rouge_tokenizer is not None and rouge_tokenizer not in ROUGE_TOKENIZERS:
         raise ConfigError(
             message(
                 "scorekit text",
@@ -203,29 +219,29 @@ def _text_metrics(
                 ", ".join(ROUGE_TOKENIZERS),
             )
         )
+    defaults = {
+        "tokenize": tokenize,
+        "lowercase": lowercase,
+        "stemmer": stemmer,
+        "tokenizer": None if rouge_tokenizer is None else ROUGE_TOKENIZERS[rouge_tokenizer],
+    }
     names = list(dict.fromkeys(metrics or TEXT_DEFAULTS))
-    chosen: dict[str, Metric[Any]] = {}
-    types = []
-    for name in names:
-        if name == "bleu":
-            chosen["bleu"] = BLEU(tokenize=cast(Any, tokenize), lowercase=lowercase)
-        elif _ROUGE_TYPE.match(name):
-            types.append(name)
-        else:
-            chosen[name] = _registered(name, lowercase)
-    if types and split:
-        tokenizer = ROUGE_TOKENIZERS[rouge_tokenizer]
-        for name in types:
-            chosen[name] = parse_metric(name, stemmer=stemmer, tokenizer=tokenizer)
+    types = [name for name in names if _ROUGE_TYPE.match(name)]
+    keys = [name for name in names if name not in types]
+    specs: list[str] = [_text_metric(name) for name in keys]
+    if split:
+        keys, specs = [*keys, *types], [*specs, *types]
     elif types:
-        chosen["rouge"] = ROUGE(
-            types=types, stemmer=stemmer, tokenizer=ROUGE_TOKENIZERS[rouge_tokenizer]
-        )
+        keys, specs = [*keys, "rouge"], [*specs, "rouge"]
+    found = parse_metrics(specs, defaults, where="scorekit text", spelled=_FLAGS)
+    chosen = dict(zip(keys, found, strict=True))
+    if types and not split:
+        chosen["rouge"] = dataclasses.replace(cast(Any, chosen["rouge"]), types=types)
     return chosen
 
 
-def _registered(name: str, lowercase: bool) -> Metric[Any]:
-    """A registered text metric by its name (options after a colon), or a ConfigError."""
+def _text_metric(name: str) -> str:
+    """``name`` when it names a registered text metric (options after a colon), else an error."""
     try:
         metric = parse_metric(name)
     except ConfigError as exc:
@@ -235,9 +251,7 @@ def _registered(name: str, lowercase: bool) -> Metric[Any]:
     if metric is None or metric.inputs != "references_predictions":
         expected = ", ".join(text_metric_names()) + " (rougeS<d>, rougeSU<d>: any gap)"
         raise ConfigError(message("scorekit text", "unknown metric", name, expected))
-    if lowercase and hasattr(metric, "lowercase"):
-        metric = dataclasses.replace(cast(Any, metric), lowercase=True)
-    return metric
+    return name
 
 
 def text_segments(
@@ -245,10 +259,10 @@ def text_segments(
     refs: Sequence[str],
     metrics: Sequence[str] | None = None,
     *,
-    tokenize: str = "13a",
-    lowercase: bool = False,
-    stemmer: bool = False,
-    rouge_tokenizer: str = "default",
+    tokenize: str | None = None,
+    lowercase: bool | None = None,
+    stemmer: bool | None = None,
+    rouge_tokenizer: str | None = None,
     lines: int = 1000,
 ) -> Iterator[list[dict[str, float]]]:
     """Each line's scores, ``lines`` lines at a time: per line ``{column: value}``.

@@ -77,15 +77,27 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         f"(default: {' '.join(api.TEXT_DEFAULTS)})",
         short=True,
     )
-    tx.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="BLEU tokenizer")
-    tx.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU and chrF")
-    tx.add_argument("--stemmer", action="store_true", help="Porter stemming for ROUGE")
-    tx.add_argument(
+    options = tx.add_argument_group(
+        "metric options",
+        "defaults for every requested metric that has the option, named bare or with options; "
+        "an option written in a metric's name wins (rougeL:stemmer=false), and a flag that no "
+        "requested metric takes is an error",
+    )
+    options.add_argument(
+        "--tokenize", choices=TOKENIZERS, default=None, help="BLEU tokenizer (default: 13a)"
+    )
+    options.add_argument(
+        "--lowercase", action="store_true", default=None, help="case-insensitive BLEU and chrF"
+    )
+    options.add_argument(
+        "--stemmer", action="store_true", default=None, help="Porter stemming for ROUGE"
+    )
+    options.add_argument(
         "--tokenizer",
         "--rouge-tokenizer",
         dest="rouge_tokenizer",
         choices=tuple(api.ROUGE_TOKENIZERS),
-        default="default",
+        default=None,
         help="ROUGE tokenizer: default keeps a-z and 0-9 as rouge-score does; unicode keeps "
         "the letters and digits of every script; whitespace splits at whitespace",
     )

@@ -9,7 +9,8 @@ format, engine or command.
   plain-data form and the checks of a decoded state.
 - :class:`Metric`, :func:`register`, :func:`available`, :func:`get`,
   :func:`parse_metric`, :func:`register_spelling`: metrics, the metric-name grammar and
-  other tools' names for metrics; :func:`row_replicates`: bootstrap
+  other tools' names for metrics; :func:`parse_metrics`: metric names with a command's
+  options as defaults for the metrics that take them; :func:`row_replicates`: bootstrap
   replicates of metrics whose unit is a row.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
   reads (roles, side inputs, grouping).
@@ -45,6 +46,7 @@ from scorekit.core._metric import (
     register_spelling,
     state_field,
 )
+from scorekit.core._options import option_names, parse_metrics
 from scorekit.core._plugins import load_plugins
 from scorekit.core._providers import add_provider
 from scorekit.core._replicates import repeated_row_replicates, row_replicates
@@ -82,7 +84,9 @@ __all__ = [
     "iter_variants",
     "load_plugins",
     "merge_states",
+    "option_names",
     "parse_metric",
+    "parse_metrics",
     "register",
     "register_input_kind",
     "register_spelling",

@@ -6,7 +6,7 @@ Each scores one ROUGE type; its value is the mean F-measure over the items.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,6 +50,17 @@ class _SingleRouge(_RougeBase):
 
     def _mean_values(self, means: NDArray[np.float64]) -> NDArray[np.float64]:
         return means[:, 0, 2]
+
+    def segment_scores(self, references: Any, predictions: Any) -> NDArray[np.float64]:
+        """Each item's F-measure (the per-line values of ``scorekit text --sentence-level``).
+
+        Examples
+        --------
+        >>> from scorekit.text import ROUGE1
+        >>> ROUGE1().segment_scores(["the cat sat", "a dog"], ["the cat", "a dog"]).round(4)
+        array([0.8, 1. ])
+        """
+        return np.asarray(self._item_scores(references, predictions)[:, 0, 2], dtype=np.float64)
 
 
 _SINGLE_DOC = """{title}, as rouge-score: the mean F-measure over the items.
