@@ -1,12 +1,14 @@
 """The benchmark results file (``benchmarks/results.json``) and the speed table made from it.
 
 ``make bench`` (``benchmarks/run.py``) writes the rows it measures into the file, each
-under the benchmark module that measured it, replacing that module's earlier rows; the
-README's speed table (between the ``speed-table`` markers) and the site's speed page
-are rendered from the file, never typed. Usage::
+under the benchmark module that measured it, replacing that module's earlier rows. The
+README's speed table (between the ``speed-table`` markers) holds the headline rows, those
+of the tasks named in :data:`HEADLINE`; the site's speed page holds every row. Both are
+rendered from the file, never typed. Usage::
 
     python benchmarks/results.py            # rewrite the README's table from the file
     python benchmarks/results.py --check    # exit 1 when the README's table differs
+    python benchmarks/results.py --full     # print the table of every row
 """
 
 from __future__ import annotations
@@ -26,6 +28,29 @@ HEADER = (
     "| task | data | scorekit | reference | speed-up | same result |\n|---|---|---|---|---|---|"
 )
 
+HEADLINE: tuple[str, ...] = (
+    "f1 macro, 10 classes",
+    "roc_auc, binary, distinct float64",
+    "roc_auc in chunks of 1,000,000 (exact)",
+    "mse",
+    "r2",
+    "rank_features information_gain, 10-value discrete features, 3 classes",
+    "kl_divergence",
+    "ndcg@10, map, mrr: parse run + qrels, evaluate",
+    "fuse rrf (norm None)",
+    "corpus BLEU, 13a",
+    "ROUGE-1/2/L",
+    "WER",
+    "SQuAD exact match + F1, 1-3 gold answers",
+    "loadtest, 20 streamed chunks/request",
+)
+"""The tasks of the README's table, one to three per family.
+
+A name stands for every row of that task (one per reference library), and for a task
+that goes on with a remark in parentheses measured by the run (``loadtest, 20 streamed
+chunks/request (req/s: ...)``).
+"""
+
 
 def row_markdown(row: dict[str, Any]) -> str:
     """One row of the table, as ``_timing.Row.markdown`` prints it."""
@@ -35,10 +60,37 @@ def row_markdown(row: dict[str, Any]) -> str:
     )
 
 
-def render(data: dict[str, Any]) -> str:
-    """The machine line and the table of every row, in the file's order."""
+def is_headline(task: str, names: tuple[str, ...] = HEADLINE) -> bool:
+    """Whether a row of this task is in the README's table."""
+    return any(task == name or task.startswith(name + " (") for name in names)
+
+
+def headline_rows(data: dict[str, Any], names: tuple[str, ...] = HEADLINE) -> list[dict[str, Any]]:
+    """The rows of the tasks ``names``, in the file's order; a name matching none is an error."""
+    rows = [row for row in data["rows"] if is_headline(row["task"], names)]
+    for name in names:
+        if not any(is_headline(row["task"], (name,)) for row in rows):
+            raise ValueError(
+                f"benchmarks/results.py: the headline task {name!r} has no row in the "
+                "results file; name a task of the file in HEADLINE"
+            )
+    return rows
+
+
+def render(data: dict[str, Any], *, full: bool = False) -> str:
+    """The README's table: the machine line, the headline rows and a line counting them.
+
+    With ``full``, the site's table: the machine line and every row, in the file's order.
+    """
+    rows = data["rows"] if full else headline_rows(data)
     lines = [f"Machine: {data['machine']}.", "", HEADER]
-    lines += [row_markdown(row) for row in data["rows"]]
+    lines += [row_markdown(row) for row in rows]
+    if not full:
+        lines += [
+            "",
+            f"{len(rows)} of the {len(data['rows'])} rows of `benchmarks/results.json`; "
+            "the site's Speed page has them all, with how they were measured.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -91,6 +143,9 @@ def parse_rows(lines: list[str], module: str) -> list[dict[str, Any]]:
 
 
 def main() -> int:
+    if "--full" in sys.argv:
+        print(render(load(), full=True), end="")
+        return 0
     text = README.read_text(encoding="utf-8")
     table = render(load())
     if "--check" in sys.argv:

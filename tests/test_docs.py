@@ -229,15 +229,33 @@ def test_migration_pages_show_the_tables(site: Path) -> None:
 
 def test_guides_include_the_readme() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    included = set()
     for path in (ROOT / "docs").rglob("*.md"):
         for section in re.findall(r'--8<-- "README\.md:([\w-]+)"', path.read_text()):
             assert f"[start:{section}]" in readme and f"[end:{section}]" in readme, section
+            included.add(section)
+    # a README section the site does not include is no section: it lives in one place
+    assert set(re.findall(r"\[start:([\w-]+)\]", readme)) == included == {"intro", "setup"}
+    generated = (ROOT / "docs" / "_gen" / "pages.py").read_text(encoding="utf-8")
+    assert "README.md" not in generated
+
+
+def test_readme_is_a_front_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    assert "make demo" in readme and "make test" in readme
+    imports = " ".join(re.findall(r"^>>> (?:from|import) scorekit\b.*$", readme, flags=re.M))
+    for family in pages.FAMILIES:
+        assert re.search(rf"\b{family}\b", imports), family
 
 
 def test_readme_links_to_the_guides() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     links = re.findall(r"\]\((docs/[^)#]+)", readme)
-    assert {"docs/extending.md", "docs/spark.md", "docs/guides/large-files.md"} <= set(links)
+    guides = {f"docs/guides/{p.name}" for p in (ROOT / "docs" / "guides").glob("*.md")}
+    expected = {"docs/getting-started.md", "docs/extending.md", "docs/spark.md"}
+    assert "docs/guides/large-files.md" in guides
+    assert guides | expected <= set(links)
     for link in links:
         assert (ROOT / link).exists(), link
     assert "make docs" in readme and "build/site/index.html" in readme
@@ -249,6 +267,40 @@ def test_readme_speed_table_is_the_rendering_of_the_results_file() -> None:
     assert results.readme_table(readme) == results.render(data)
     assert len(data["rows"]) > 50
     assert all(row["module"].startswith("bench_") for row in data["rows"])
+    shown = results.headline_rows(data)
+    assert 5 <= len(shown) <= 20
+    assert [r for r in data["rows"] if r in shown] == shown
+    for row in shown:
+        assert results.row_markdown(row) in readme
+    left_out = next(row for row in data["rows"] if row not in shown)
+    assert results.row_markdown(left_out) not in readme
+
+
+def test_a_headline_task_without_a_row_is_an_error() -> None:
+    data = {"machine": "m", "rows": [{"task": "mse (fast)"}, {"task": "mse, weighted"}]}
+    assert results.headline_rows(data, ("mse",)) == [{"task": "mse (fast)"}]
+    with pytest.raises(ValueError, match=r"the headline task 'r2' has no row"):
+        results.headline_rows(data, ("mse", "r2"))
+
+
+def test_the_speed_page_has_every_row_and_its_notes() -> None:
+    page = pages.speed_page()
+    data = results.load()
+    assert results.render(data, full=True) in page
+    for row in data["rows"]:
+        assert results.row_markdown(row) in page
+    notes = (ROOT / "docs" / "_gen" / "speed.md").read_text(encoding="utf-8")
+    before, after = notes.split(pages.SPEED_TABLE + "\n")
+    assert page.startswith(before) and page.endswith(after)
+    assert "make bench" in before and "SQuAD reference" in after
+
+
+def test_the_metrics_index_has_the_families_overview() -> None:
+    page = pages.metrics_index()
+    overview = (ROOT / "docs" / "_gen" / "metrics.md").read_text(encoding="utf-8")
+    assert page.endswith(overview)
+    assert "| [Classification](classification.md) |" in page
+    assert "**Bounded alternatives.**" in overview
 
 
 def test_results_update_replaces_one_modules_rows() -> None:

@@ -3,7 +3,9 @@
 Every function here returns Markdown (or a list of problems); ``hooks.py`` adds the
 pages to the MkDocs build and fails it on a problem. The metric pages render the
 text of :func:`scorekit.explain.explain`, block by block, so the site and
-``scorekit explain`` cannot disagree.
+``scorekit explain`` cannot disagree. The written text of the generated pages is in
+this folder, which the site leaves out: ``metrics.md`` (the overview of the families
+below the metrics index's table) and ``speed.md`` (the speed page around its table).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+SPEED_TABLE = "<!-- speed-table -->"
+"""The line of ``speed.md`` that the table of every benchmark row replaces."""
 
 FAMILIES: dict[str, str] = {
     "classification": "Classification",
@@ -310,7 +315,7 @@ def metrics_index() -> str:
     ]
     for family, title in FAMILIES.items():
         lines.append(f"| [{title}]({family}.md) | {counts.get(family, 0)} |")
-    lines += ["", '--8<-- "README.md:metrics"', ""]
+    lines += ["", (HERE / "metrics.md").read_text(encoding="utf-8")]
     return "\n".join(lines)
 
 
@@ -441,21 +446,15 @@ def _vllm_table() -> str:
 
 
 def speed_page() -> str:
-    """The speed page: the README's notes around the table rendered from the results file."""
+    """The speed page: ``speed.md`` with the table of every row of the results file."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import results
     finally:
         sys.path.pop(0)
     data = json.loads((ROOT / "benchmarks" / "results.json").read_text(encoding="utf-8"))
-    return "\n".join(
-        [
-            "# Speed",
-            "",
-            '--8<-- "README.md:speed-intro"',
-            "",
-            results.render(data),
-            '--8<-- "README.md:speed-notes"',
-            "",
-        ]
-    )
+    text = (HERE / "speed.md").read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    if lines.count(SPEED_TABLE + "\n") != 1:
+        raise ValueError(f"docs/_gen/speed.md: the line {SPEED_TABLE} must be there, once")
+    return text.replace(SPEED_TABLE + "\n", results.render(data, full=True))
