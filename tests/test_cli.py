@@ -692,6 +692,59 @@ def test_help_and_version(capsys: Any) -> None:
     assert code == 0 and "--task" in out and "--score" in out
 
 
+_IMPORTS = (
+    "import contextlib, io, json, os, sys\n"
+    "os.environ['SCOREKIT_NO_PLUGINS'] = '1'\n"
+    "from scorekit.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = main(sys.argv[1:])\n"
+    "print(json.dumps([status, sorted(sys.modules)]))\n"
+)
+"""A child that runs ``main`` on its arguments and prints its status and the imported modules."""
+
+_HEAVY = (
+    "scorekit.api",
+    "scorekit.engines.dask",
+    "scorekit.report",
+    "scorekit.plot",
+    "matplotlib",
+    "pandas",
+    "dask",
+)
+"""What neither ``scorekit --help`` nor ``scorekit list`` imports."""
+
+
+@pytest.mark.parametrize(
+    ("argv", "cli", "absent"),
+    [
+        (["--help"], set(), ["scorekit.engines", "scorekit.io", "scorekit.classification"]),
+        (["list"], {"scorekit.cli._list"}, ["scorekit.stats"]),
+    ],
+)
+def test_help_and_list_import_only_what_they_need(
+    argv: list[str], cli: set[str], absent: list[str]
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, *argv], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    status, modules = json.loads(done.stdout)
+    assert status == 0
+    registry = {"scorekit.cli", "scorekit.cli._commands", "scorekit.cli._flags"}
+    assert {m for m in modules if m.startswith("scorekit.cli")} == registry | cli
+    for name in [*_HEAVY, *absent]:
+        assert not [m for m in modules if m == name or m.startswith(name + ".")], name
+
+
+def test_the_help_listed_from_the_registry_is_the_commands_own() -> None:
+    from scorekit.cli import _OUTPUT_OPTIONS, _commands, _output, build_parser
+
+    assert build_parser(["--help"]).format_help() == build_parser().format_help()
+    own = {n for n, m in _commands._COMMANDS.items() if str(m).startswith("scorekit.cli._")}
+    assert own <= set(_commands._HELP)
+    assert set(_OUTPUT_OPTIONS) == set(_output.OUTPUT_FLAGS)
+
+
 # list --------------------------------------------------------------------------------
 
 

@@ -45,23 +45,29 @@ it receives ``(y_true, y_pred)`` or ``(y_true, y_score)``. User errors print
 The command lives in this package: one module per command (``NAME``,
 ``add_parser`` and ``run``, which translates the flags into one call of
 :mod:`scorekit.api` or of a family's public function), registered in
-:mod:`._commands` (:func:`register_command`); the flags several commands share
-are in :mod:`._flags`, and :mod:`._output` prints values and writes state files.
+:mod:`._commands` (:func:`register_command`) with its one-line help, so that
+``scorekit --help`` imports no command's module and a run only the module of
+the command it names; the flags several commands share are in :mod:`._flags`,
+and :mod:`._output` prints values and writes state files.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import importlib
 import io
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from scorekit.api import TASKS, Evaluation, default_metrics, evaluate_table
 from scorekit.cli._commands import build_parser, command_names, register_command
-from scorekit.cli._output import check_outputs
 from scorekit.core import load_plugins
 from scorekit.errors import PluginWarning, ScorekitError
+
+if TYPE_CHECKING:
+    from scorekit.api import TASKS, Evaluation, default_metrics, evaluate_table
 
 __all__ = [
     "TASKS",
@@ -73,6 +79,21 @@ __all__ = [
     "main",
     "register_command",
 ]
+
+_API_NAMES = ("TASKS", "Evaluation", "default_metrics", "evaluate_table")
+"""The names of :mod:`scorekit.api` this package also gives, imported on first use."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API_NAMES:
+        value = getattr(importlib.import_module("scorekit.api"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'scorekit.cli' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API_NAMES))
 
 
 @contextlib.contextmanager
@@ -96,6 +117,22 @@ def _load_plugins() -> None:
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
 
 
+_OUTPUT_OPTIONS = ("save_state",)
+"""The options that name a file a command writes: the keys of ``_output.OUTPUT_FLAGS``."""
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output file that is one of the command's inputs (``_output.check_outputs``).
+
+    Only a command given an output file imports :mod:`._output` for the check.
+    """
+    if not any(getattr(args, name, None) for name in _OUTPUT_OPTIONS):
+        return
+    from scorekit.cli._output import check_outputs
+
+    check_outputs(args, str(getattr(args, "command", "") or ""))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scorekit`` command; return the exit status (0 ok, 2 user error).
 
@@ -103,15 +140,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     first, so their commands, metrics, formats and engines are known.
     """
     _load_plugins()
-    parser = build_parser()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(arguments)
     with _captured_exit() as code:
-        args = parser.parse_args(None if argv is None else list(argv))
+        args = parser.parse_args(arguments)
     if code:
         return code[0]
     out, err = sys.stdout, sys.stderr
     buffer = io.StringIO()
     try:
-        check_outputs(args, str(getattr(args, "command", "") or ""))
+        _check_outputs(args)
         status: int = args.handler(args, buffer, err)
     except ScorekitError as exc:
         text = str(exc)

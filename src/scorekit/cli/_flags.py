@@ -1,4 +1,8 @@
-"""The flags several commands share, their argparse types, and what the scale flags ask for."""
+"""The flags several commands share, their argparse types, and what the scale flags ask for.
+
+:mod:`scorekit.engines` is imported by the functions that need it, so the
+``scorekit`` parser (:class:`Parser`) is built without it.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,12 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from scorekit.engines import DEFAULT_CHUNK_SIZE, engine_names
 from scorekit.errors import ConfigError, message, raw
+
+if TYPE_CHECKING:
+    from scorekit.engines import DEFAULT_CHUNK_SIZE
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -39,6 +45,15 @@ __all__ = [
     "write_report",
     "write_warnings",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DEFAULT_CHUNK_SIZE":
+        from scorekit.engines import DEFAULT_CHUNK_SIZE
+
+        return DEFAULT_CHUNK_SIZE
+    raise AttributeError(f"module 'scorekit.cli._flags' has no attribute {name!r}")
+
 
 _RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
 """The tests whose p-values come from resamples (their number and seed are shown)."""
@@ -200,6 +215,8 @@ def format_flag(parser: argparse.ArgumentParser, *choices: str) -> None:
 def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> None:
     """Add ``--chunk-size``, ``--quiet``, ``--engine``, ``--scheduler``, ``--workers`` and
     ``--save-state`` to a command's parser, in one argument group."""
+    from scorekit.engines import DEFAULT_CHUNK_SIZE, engine_names
+
     group = parser.add_argument_group("scale")
     group.add_argument(
         "--chunk-size",
@@ -274,6 +291,8 @@ def scaled(args: argparse.Namespace) -> bool:
 
 def chunk_size(args: argparse.Namespace) -> int:
     """The chunk size asked for, or the default one."""
+    from scorekit.engines import DEFAULT_CHUNK_SIZE
+
     return int(args.chunk_size or DEFAULT_CHUNK_SIZE)
 
 
