@@ -325,7 +325,7 @@ def test_text_cli_and_bad_input(capsys: Any, tmp_path: Path) -> None:
     code, _, err = _run(capsys, *base, "--by", "d", "--groups", short)
     assert code == 2 and "short.txt" in err and "line count" in err
     code, _, err = _run(capsys, *base, "--by", "d", "--groups", groups, "--ci", "--engine", "dask")
-    assert code == 2 and "does not number the lines of its partitions" in err
+    assert code == 2 and "its partitions do not know the positions of their rows" in err
     two = ["text", "--hyps", hyp, hyp, "--refs", ref, "--by", "d", "--groups", groups]
     for test in (["--test", "paired_bootstrap"], ["--paired-bs"]):
         code, _, err = _run(capsys, *two, *test)

@@ -190,9 +190,9 @@ def test_dask_with_a_key_column_equals_in_memory(cluster: LocalCluster) -> None:
         got = metric.compute(state)
         assert got.value == want.value
         assert np.allclose(got.replicates, want.replicates, rtol=1e-12)
-    # without a key, partitions restart their row positions: a clear error
+    # without a key, partitions do not know their rows' positions: a clear error
     plain = [Bootstrap("roc_auc", n_resamples=5)]
-    with pytest.raises(StateMismatchError, match="key column"):
+    with pytest.raises(ConfigError, match="do not know the positions of their rows.*key=COL"):
         dask_states(
             table,
             plain,

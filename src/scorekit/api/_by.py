@@ -1,4 +1,4 @@
-"""Metrics keyed by the caller's names over a source, by the stream engine or on Dask.
+"""Metrics keyed by the caller's names over a source, by a registered engine.
 
 The per-group commands (``throughput --by``, ``rank --by``, ``text --by``) run
 several configurations of one metric (``ttft`` and ``ttft:p90``) wrapped in
@@ -7,14 +7,12 @@ several configurations of one metric (``ttft`` and ``ttft:p90``) wrapped in
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scorekit.api._engines import dask_run
 from scorekit.api._evaluate import computed_values
 from scorekit.core import EvaluationResult, Metric
-from scorekit.errors import InputError, UndefinedMetricWarning, message
+from scorekit.errors import InputError, message
 
 __all__ = ["attribute_rows", "run_metrics"]
 
@@ -32,8 +30,10 @@ def run_metrics(
     progress: bool | None = None,
     compute: bool = True,
 ) -> EvaluationResult:
-    """Configured metrics, keyed as given, over a source by the stream engine or on Dask.
+    """Configured metrics, keyed as given, over a source by a registered engine.
 
+    ``engine`` names the engine (default ``stream``); ``scheduler`` and
+    ``workers``, when given, are options of that engine, which checks them.
     Each distinct warning of the chunks and of computing the values is raised once.
     With ``compute=False`` only the merged states are returned (``values`` is empty),
     for a caller that makes its own values of them (intervals).
@@ -48,31 +48,25 @@ def run_metrics(
     """
     from scorekit import engines
 
-    side = engines.side_inputs(list(metrics.values()), dict(side or {}))
-    if engine == "dask":
-        states, rows, texts = dask_run(
-            source,
-            metrics,
-            dict(columns) if columns else None,
-            qrels=side.get("qrels"),
-            scheduler=scheduler,
-            workers=workers,
-        )
-        for text in texts:
-            warnings.warn(text, UndefinedMetricWarning, stacklevel=2)
-        listed = [states[key] for key in metrics]
-    else:
-        listed, rows = engines.engine("stream")(
-            source,
-            list(metrics.values()),
-            columns=columns,
-            side=side,
-            chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
-            progress=progress,
-        )
+    listed = list(metrics.values())
+    options = {
+        key: value
+        for key, value in (("scheduler", scheduler), ("workers", workers))
+        if value is not None
+    }
+    states, rows = engines.engine(engine or "stream")(
+        source,
+        listed,
+        columns=columns,
+        side=engines.side_inputs(listed, dict(side or {})),
+        chunk_size=chunk_size,
+        progress=progress,
+        **options,
+    )
+    states = list(states)
     return EvaluationResult(
-        values=computed_values(metrics, listed) if compute else {},
-        states=dict(zip(metrics, listed, strict=True)),
+        values=computed_values(metrics, states) if compute else {},
+        states=dict(zip(metrics, states, strict=True)),
         metrics=dict(metrics),
         rows=int(rows),
     )

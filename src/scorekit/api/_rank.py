@@ -9,9 +9,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from scorekit.api._ci import CI
-from scorekit.api._engines import dask_run
 from scorekit.core import EvaluationResult, GroupStates
-from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = ["RunEvaluation", "evaluate_run", "evaluate_run_by_group", "query_groups"]
@@ -98,20 +96,17 @@ def evaluate_run(
             texts: list[str] = []
         else:
             chosen = ranking.ranking_metrics(metrics, options)
-            if engine == "dask":
-                judgments = ranking.as_qrels(qrels)
-                states, rows, texts = dask_run(
-                    _run_table(run),
-                    chosen,
-                    None,
-                    qrels=judgments,
-                    scheduler=scheduler,
-                    workers=workers,
-                )
-            else:
-                states, rows, texts = _rank_stream(
-                    qrels, run, chosen, size=chunk_size or DEFAULT_CHUNK_SIZE, show=progress
-                )
+            states, rows = _run_states(
+                qrels,
+                run,
+                chosen,
+                chunk_size=chunk_size,
+                engine=engine,
+                scheduler=scheduler,
+                workers=workers,
+                progress=progress,
+            )
+            texts = []
             means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
             per = ranking.per_query_values(states) if per_query else None
             result = ranking.RankingResult(means, states, per)
@@ -131,45 +126,45 @@ def evaluate_run(
     return RunEvaluation(result, chosen, rows, shown, intervals, bootstraps)
 
 
-def _rank_stream(
-    qrels: Any, run_path: str, chosen: dict[str, Any], *, size: int, show: bool | None
-) -> tuple[dict[str, Any], int, list[str]]:
-    """States of ranking metrics over a TREC run read by the stream engine in chunks of ``size``.
+def _run_states(
+    qrels: Any,
+    run_path: str,
+    chosen: dict[str, Any],
+    *,
+    chunk_size: int | None,
+    engine: str | None,
+    scheduler: str | None,
+    workers: int | None,
+    progress: bool | None,
+) -> tuple[dict[str, Any], int]:
+    """States of ranking metrics over a TREC run file, folded by a registered engine.
 
-    The run must list the rows of each query together (sorted by query, as
-    search systems write runs): the engine brings the rows of a query together
-    across chunks and judges them once for all metrics, whatever the run file's
-    name ends in.
+    The stream engine reads the run in chunks of ``chunk_size`` rows; the run
+    must list the rows of each query together (sorted by query, as search
+    systems write runs): the engine brings the rows of a query together across
+    chunks and judges them once for all metrics, whatever the run file's name
+    ends in.
     """
-    from scorekit import engines, io
+    from scorekit import io
+    from scorekit.api._by import run_metrics
     from scorekit.ranking import as_qrels
 
-    judgments = as_qrels(qrels)
     path = Path(run_path)
     if not path.is_file():
         raise InputError(message(run_path, "no such file", None, "an existing run file"))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        states, rows = engines.engine("stream")(
-            io.FileSource([path], run_path, fmt="trec"),
-            list(chosen.values()),
-            columns={role: role for role in _QUERY_DOC_SCORE},
-            side={"qrels": judgments},
-            chunk_size=size,
-            progress=show,
-        )
-    texts = list(dict.fromkeys(str(w.message) for w in caught))
-    return dict(zip(chosen, states, strict=True)), rows, texts
-
-
-def _run_table(run_path: str) -> Any:
-    """A TREC run as an in-memory table of ``query``, ``doc`` and ``score`` (for Dask)."""
-    import pyarrow as pa
-
-    from scorekit.ranking import read_run_file
-
-    cols = read_run_file(run_path)
-    return pa.table({"query": cols.query, "doc": cols.doc, "score": cols.values})
+    found = run_metrics(
+        io.FileSource([path], run_path, fmt="trec"),
+        chosen,
+        columns={role: role for role in _QUERY_DOC_SCORE},
+        side={"qrels": as_qrels(qrels)},
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+        compute=False,
+    )
+    return dict(found.states), found.rows
 
 
 def query_groups(path: str, by: Sequence[str]) -> dict[str, tuple[Any, ...]]:

@@ -10,7 +10,6 @@ from typing import Any, cast
 import numpy as np
 
 from scorekit.api._ci import CI
-from scorekit.api._engines import dask_run
 from scorekit.core import Metric, State, available, parse_metric, parse_metrics
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.io import Source
@@ -155,24 +154,26 @@ def evaluate_text(
                     "no key column",
                 )
             )
-        if engine == "dask":
-            raise ConfigError(
-                message(
-                    "scorekit text --ci",
-                    "the Dask engine does not number the lines of its partitions",
-                    raw("--engine dask"),
-                    "--chunk-size N (lines keyed by their position)",
-                )
-            )
         chosen = {key: ci.wrap(metric) for key, metric in chosen.items()}
     if by is not None and groups is not None:
         return _by_group(
             hyps, refs, groups, by, chosen, chunk_size, engine, scheduler, workers, progress, ci
         )
-    if engine == "dask":
-        states, rows = _dask_states(hyps, refs, chosen, scheduler, workers)
-    elif chunk_size is not None or engine is not None:
-        states, rows = _stream_states(hyps, refs, chosen, chunk_size, progress)
+    if chunk_size is not None or engine is not None:
+        from scorekit.api._by import run_metrics
+        from scorekit.text import LineFiles
+
+        found = run_metrics(
+            LineFiles(hyps, refs),
+            chosen,
+            chunk_size=chunk_size,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            progress=progress,
+            compute=False,
+        )
+        states, rows = dict(found.states), found.rows
     else:
         hyp_lines, ref_lines = read_parallel(hyps, refs)
         states = {key: metric.summarize(ref_lines, hyp_lines) for key, metric in chosen.items()}
@@ -335,41 +336,6 @@ def _segment_columns(
     raise ConfigError(
         message("scorekit text --sentence-level", "no per-line values", key, "a text metric")
     )
-
-
-def _stream_states(
-    hyps: str,
-    refs: Sequence[str],
-    metrics: dict[str, Metric[Any]],
-    chunk_size: int | None,
-    progress: bool | None,
-) -> tuple[dict[str, State], int]:
-    """The files read ``chunk_size`` lines at a time, the blocks folded by the stream engine."""
-    from scorekit import engines
-    from scorekit.text import LineFiles
-
-    states, rows = engines.engine("stream")(
-        LineFiles(hyps, refs),
-        list(metrics.values()),
-        chunk_size=chunk_size or engines.DEFAULT_CHUNK_SIZE,
-        progress=progress,
-    )
-    return dict(zip(metrics, states, strict=True)), rows
-
-
-def _dask_states(
-    hyps: str,
-    refs: Sequence[str],
-    metrics: dict[str, Metric[Any]],
-    scheduler: str | None,
-    workers: int | None,
-) -> tuple[dict[str, State], int]:
-    """The files read here and their lines sent to a Dask cluster as a table."""
-    from scorekit.text import LineFiles
-
-    source = LineFiles(hyps, refs)
-    states, rows, _ = dask_run(source, metrics, None, scheduler=scheduler, workers=workers)
-    return states, rows
 
 
 def _by_group(

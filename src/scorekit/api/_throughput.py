@@ -3,22 +3,19 @@
 The report is :func:`scorekit.throughput.report_from_states` of the states of
 :func:`scorekit.throughput.report_metrics` (the request totals, failure reasons
 included, and the kept values of ``ttft``, ``tpot``, ``itl`` and ``e2e``). Here
-they are summarized chunk by chunk through the stream engine, or per partition
-on Dask, and merged; chunks are merged in file order, so every figure,
-percentiles and failure reasons included, equals the report of the whole file.
+they are summarized by a registered engine (chunk by chunk by the stream engine,
+per partition on Dask) and merged in file order, so every figure, percentiles
+and failure reasons included, equals the report of the whole file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from scorekit.api._by import run_metrics
 from scorekit.api._ci import CI
-from scorekit.api._engines import dask_run
 from scorekit.core import EvaluationResult, Metric, State
-from scorekit.engines.stream import read_chunks
-from scorekit.errors import ConfigError, message, raw
 
 __all__ = [
     "INTERVAL_METRICS",
@@ -56,42 +53,22 @@ def throughput_states(
     >>> rows
     1
     """
-    from scorekit.engines import DEFAULT_CHUNK_SIZE
     from scorekit.io import open_source
-    from scorekit.throughput import COLUMNS, as_records
+    from scorekit.throughput import COLUMNS
 
     present = open_source(records).columns()
-    wanted = [c for c in COLUMNS if c in present]
-    if engine == "dask":
-        states, rows, _ = dask_run(
-            records, metrics, {c: c for c in wanted}, scheduler=scheduler, workers=workers
-        )
-        return states, rows
-
-    def fold(chunks: Iterable[Any]) -> tuple[dict[str, State], int]:
-        parts: dict[str, list[State]] = {key: [] for key in metrics}
-        rows = 0
-        for table in chunks:
-            checked = as_records("throughput", table)
-            for key, metric in metrics.items():
-                parts[key].append(metric.summarize(checked))
-            rows += checked.n
-        return {key: _merged(metric, parts[key]) for key, metric in metrics.items()}, rows
-
-    return read_chunks(
-        records, wanted, chunk_size or DEFAULT_CHUNK_SIZE, progress=progress, use=fold
+    found = run_metrics(
+        records,
+        metrics,
+        columns={c: c for c in COLUMNS if c in present},
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+        compute=False,
     )
-
-
-def _merged(metric: Metric[Any], parts: list[State]) -> State:
-    """The states of consecutive chunks merged pairwise, earlier chunks on the left.
-
-    Kept latency values are copied ``log2(chunks)`` times, not once per chunk.
-    """
-    while len(parts) > 1:
-        pairs = [metric.merge(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
-        parts = pairs + parts[len(pairs) * 2 :]
-    return parts[0] if parts else metric.empty()
+    return dict(found.states), found.rows
 
 
 INTERVAL_METRICS = (
@@ -140,54 +117,26 @@ def throughput_intervals(
     (2.0, 2.0)
     """
     from scorekit.core import parse_metric
-    from scorekit.engines import DEFAULT_CHUNK_SIZE
-    from scorekit.io import label_array, open_source
-    from scorekit.throughput import COLUMNS, as_records
+    from scorekit.io import open_source
+    from scorekit.throughput import COLUMNS
 
-    if engine == "dask" and not ci.key:
-        raise ConfigError(
-            message(
-                "scorekit throughput --ci",
-                "Dask partitions do not know the positions of their requests",
-                raw("--engine dask without --key"),
-                "--key COL (a column of request ids)",
-            )
-        )
     metrics = {name: parse_metric(name) for name in INTERVAL_METRICS}
     if slo:
         metrics["goodput"] = parse_metric("goodput", **dict(slo))
-    boots = {name: ci.wrap(metric) for name, metric in metrics.items()}
+    boots: dict[str, Metric[Any]] = {name: ci.wrap(metric) for name, metric in metrics.items()}
     present = open_source(records).columns()
-    wanted = [c for c in COLUMNS if c in present]
-    if ci.key and ci.key not in wanted:
-        wanted.append(ci.key)
-    if engine == "dask":
-        states, _, _ = dask_run(
-            records,
-            boots,
-            {c: c for c in COLUMNS if c in present},
-            scheduler=scheduler,
-            workers=workers,
-        )
-        return ci.intervals(boots, states), dict(boots)
-
-    def fold(chunks: Iterable[Any]) -> dict[str, State]:
-        parts: dict[str, list[State]] = {key: [] for key in boots}
-        rows = 0
-        for table in chunks:
-            checked = as_records("throughput", table.select([c for c in COLUMNS if c in wanted]))
-            extra: dict[str, Any] = (
-                {"unit_key": label_array(table, ci.key)} if ci.key else {"first_row": rows}
-            )
-            for key, boot in boots.items():
-                parts[key].append(boot.summarize(checked, **extra))
-            rows += table.num_rows
-        return {key: _merged(boot, parts[key]) for key, boot in boots.items()}
-
-    states = read_chunks(
-        records, wanted, chunk_size or DEFAULT_CHUNK_SIZE, progress=progress, use=fold
+    found = run_metrics(
+        records,
+        boots,
+        columns={c: c for c in COLUMNS if c in present},
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+        compute=False,
     )
-    return ci.intervals(boots, states), dict(boots)
+    return ci.intervals(cast(Any, boots), found.states), dict(boots)
 
 
 GROUP_RATES = ("request_throughput", "output_throughput", "total_token_throughput")

@@ -13,6 +13,7 @@ They contain no metric code and know no metric family.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "column_roles",
     "engine",
     "engine_names",
+    "engine_options",
     "optional_columns",
     "positive_int",
     "register_engine",
@@ -88,3 +90,27 @@ def engine(name: str) -> Run:
         run: Run = importlib.import_module(target).run
         return run
     return target
+
+
+_COMMON = ("source", "metrics", "columns", "side", "chunk_size", "progress")
+
+
+def engine_options(name: str) -> list[str]:
+    """The options of the engine called ``name``: its ``run``'s keywords beyond the common ones.
+
+    Each engine validates its own options; a caller uses this list to tell an
+    option of one engine given with another.
+
+    Examples
+    --------
+    >>> engine_options("stream")
+    []
+    >>> engine_options("dask")
+    ['scheduler', 'workers']
+    """
+    params = inspect.signature(engine(name)).parameters
+    return [
+        key
+        for key, p in params.items()
+        if key not in _COMMON and p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]

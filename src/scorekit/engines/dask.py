@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -137,11 +138,36 @@ def dask_states(
     >>> rows, [m.compute(s) for m, s in zip(metrics, states)]
     (4, [0.5, 0.666...])
     """
+    states, rows, notes = _states(
+        source,
+        metrics,
+        mapping,
+        side=side,
+        scheduler=scheduler,
+        workers=workers,
+        partition_hint=partition_hint,
+    )
+    notes.emit(stacklevel=2)
+    return states, rows
+
+
+def _states(
+    source: Any,
+    metrics: Sequence[Metric[Any]],
+    mapping: Mapping[str, tuple[str, ...]],
+    *,
+    side: Mapping[str, Any] | None,
+    scheduler: str | None,
+    workers: int | None,
+    partition_hint: int | None,
+) -> tuple[list[State], int, Notes]:
+    """:func:`dask_states`, with the distinct warnings the metrics raised on the workers."""
     _require()
     if partition_hint is not None:
         positive_int(partition_hint, "partition_hint")
     check_cluster("dask", scheduler, workers)
     metrics = list(metrics)
+    _check_positions(metrics)
     groups = {group_role(m) for m in metrics} - {None}
     qrels = side_inputs(metrics, side or {})
     import dask
@@ -161,8 +187,26 @@ def dask_states(
         files = isinstance(source, str | os.PathLike)
         with _reading_errors(label) if files else contextlib.nullcontext():
             states, rows, notes = client.compute(total).result()
-    notes.emit(stacklevel=2)
-    return list(states), int(rows)
+    return list(states), int(rows), notes
+
+
+def _check_positions(metrics: Sequence[Metric[Any]]) -> None:
+    """Refuse metrics keyed by row position: a partition does not know where its rows stand.
+
+    A metric whose units are rows keyed by their position in the data (a
+    bootstrap without a key column) needs an engine that numbers the rows, such
+    as the stream engine; on Dask its units need a key column.
+    """
+    positional = [m.name for m in metrics if m.positional]
+    if positional:
+        raise ConfigError(
+            message(
+                "the Dask engine",
+                "its partitions do not know the positions of their rows",
+                raw(f"{', '.join(dict.fromkeys(positional))} keyed by row position"),
+                "units keyed by a column (key=COL, --key COL), or the stream engine",
+            )
+        )
 
 
 def check_cluster(engine: str, scheduler: Any, workers: Any) -> None:
@@ -223,7 +267,7 @@ def run(
     check_cluster("dask", scheduler, workers)
     if chunk_size is not None:
         positive_int(chunk_size, "chunk_size", unit="rows")
-    if isinstance(source, str) or hasattr(source, "__fspath__"):
+    if isinstance(source, str | _io.Source) or hasattr(source, "__fspath__"):
         present = _io.open_source(source).columns()
     elif (type(source).__module__ or "").startswith(("dask", "pandas")):
         present = [str(c) for c in source.columns]
@@ -233,15 +277,21 @@ def run(
         present = list(_io.as_table(source).column_names)
     metrics = list(metrics)
     mapping = resolve(metrics, columns, present)
-    return dask_states(
-        source,
-        metrics,
-        mapping,
-        side=side,
-        scheduler=scheduler,
-        workers=workers,
-        partition_hint=chunk_size,
-    )
+    # what this process warns while the cluster works is Dask's and pandas' own noise; the
+    # metrics' warnings, raised on the workers, are raised again here once each
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        states, rows, notes = _states(
+            source,
+            metrics,
+            mapping,
+            side=side,
+            scheduler=scheduler,
+            workers=workers,
+            partition_hint=chunk_size,
+        )
+    notes.emit(stacklevel=2)
+    return states, rows
 
 
 # clients ---------------------------------------------------------------------------------

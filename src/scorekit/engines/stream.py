@@ -162,14 +162,15 @@ def run(
     *,
     columns: Mapping[str, str | Sequence[str]] | None = None,
     side: Mapping[str, Any] | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     progress: bool | None = None,
     **options: Any,
 ) -> tuple[list[State], int]:
     """The merged state of every metric over ``source``, read in chunks in this process.
 
     This is the ``stream`` engine of :func:`scorekit.evaluate`; it takes no
-    options of its own.
+    options of its own. ``chunk_size`` ``None`` reads chunks of
+    :data:`~scorekit.engines.DEFAULT_CHUNK_SIZE` rows.
 
     Examples
     --------
@@ -188,7 +189,9 @@ def run(
                 "an option of the metrics, or an engine that takes it",
             )
         )
-    chunk_size = positive_int(chunk_size, "chunk_size", unit="rows")
+    chunk_size = positive_int(
+        DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size, "chunk_size", unit="rows"
+    )
     metric_list = list(metrics)
     side = side_inputs(metric_list, side or {})
     src = open_source(source)
