@@ -176,7 +176,7 @@ def test_dask_with_a_key_equals_in_memory(
         for field in ("value", "low", "high"):
             assert float(on_dask[name][field]) == pytest.approx(float(row[field]), rel=1e-12)
     err = _error(capsys, "eval", folder, *args, *dask)
-    assert "keyed by the same row positions" in err
+    assert "its partitions do not know the positions of their rows" in err and "--key" in err
 
 
 def test_rank_qa_and_throughput_give_intervals(capsys: Any) -> None:

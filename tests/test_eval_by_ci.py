@@ -141,12 +141,31 @@ def test_the_command_state_files_and_shards(capsys: Any, tmp_path: Path) -> None
     assert code == 2 and "two inputs are keyed by the same row positions" in err
 
 
-def test_on_dask_the_pair_is_refused(tmp_path: Path) -> None:
-    path = _file(tmp_path, 20, 1)
-    with pytest.raises(ConfigError, match="--by and --ci are not taken together on Dask"):
+def test_on_dask_rows_keyed_by_position_are_refused_and_keyed_rows_agree(
+    tmp_path: Path,
+) -> None:
+    path = _file(tmp_path, 60, 1)
+    with pytest.raises(ConfigError, match=r"do not know the positions of their rows.*key=COL"):
         api.evaluate_table(
             str(path), task="binary", true=["y"], score=["s"], ci=api.CI(), by=["g"], engine="dask"
         )
+    ci = api.CI(n_resamples=60, seed=3, key="id")
+    whole = _evaluate(path, ci)
+    on_dask = api.evaluate_table(
+        str(path),
+        task="binary",
+        true=["y"],
+        score=["s"],
+        metrics=["roc_auc", "average_precision"],
+        ci=ci,
+        by=["g"],
+        engine="dask",
+        workers=1,
+    )
+    for name, found in whole.values.items():
+        other = on_dask.values[name]
+        assert other.overall == found.overall
+        assert other.by_group == found.by_group and other.sizes == found.sizes
 
 
 def test_evaluate_with_a_bootstrap_per_group_in_chunks(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import numpy as np
 from scorekit import io
 from scorekit.api._ci import CI
 from scorekit.api._classes import order_score_columns
-from scorekit.api._task import Evaluation, _plan
-from scorekit.api._task_dask import dask_eval
+from scorekit.api._task import Evaluation, _check_binary, _plan
+from scorekit.api._task_engine import engine_eval
 from scorekit.api._task_fold import classes_of, evaluate_chunks
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
@@ -51,9 +51,11 @@ def evaluate_table(
     round-off for float sums). Multiclass scores then take a first pass over the
     ``--true`` column to learn the classes of the score columns. ``progress``
     shows a progress bar on stderr (``None``: when it is a terminal).
-    ``engine="dask"`` runs the metrics on a Dask cluster instead (``scheduler``:
-    the address of a running one; ``workers``: the processes of a local one),
-    and ``engine="stream"`` reads in chunks as ``chunk_size`` does.
+    ``engine`` names a registered engine that folds the metrics instead
+    (``"stream"``: in chunks in this process; ``"dask"``: on a Dask cluster,
+    ``scheduler`` the address of a running one, ``workers`` the processes of a
+    local one); a binary task then takes a first pass over the ``--true``
+    column to check it has at most two classes.
 
     Multiclass score columns are matched to the classes of ``true`` by their
     names (``p_cat`` holds the scores of ``cat``; ``p0`` those of ``0``), in any
@@ -97,15 +99,6 @@ def evaluate_table(
     plan = _plan(
         path, task, true, pred, score, weight, pos_label, ci.key if ci else None, by, threshold
     )
-    if plan.by and ci is not None and engine == "dask":
-        raise ConfigError(
-            message(
-                "scorekit eval",
-                "--by and --ci are not taken together on Dask",
-                raw("--by " + " ".join(plan.by)),
-                "--engine stream (or none) for intervals per group",
-            )
-        )
     matching = task == "multiclass" and bool(score)
     if classes is not None and not matching:
         raise ConfigError(
@@ -126,14 +119,24 @@ def evaluate_table(
     size = chunk_size or DEFAULT_CHUNK_SIZE
     learned: np.ndarray | None = None
     notes = []
-    if matching:
+    if matching or (engine is not None and task == "binary"):
         learned = read_chunks(
             path, [true[0]], size, progress=False, use=lambda chunks: classes_of(plan, chunks)
         )
+        _check_binary(plan, learned)
+    if matching and learned is not None:
         plan, notes = order_score_columns(plan, learned, classes)
-    if engine == "dask":
-        result = dask_eval(
-            plan, metrics, learned, size=size, scheduler=scheduler, workers=workers, ci=ci
+    if engine is not None:
+        result = engine_eval(
+            plan,
+            metrics,
+            learned,
+            engine=engine,
+            chunk_size=chunk_size,
+            progress=progress,
+            scheduler=scheduler,
+            workers=workers,
+            ci=ci,
         )
         return _noted(result, notes)
     ordered = plan

@@ -262,15 +262,19 @@ def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> N
 
 def check_scale_flags(args: argparse.Namespace, command: str) -> None:
     """Reject scale flags that contradict each other, before any file is read."""
+    from scorekit.engines import engine_names, engine_options
+
     engine = getattr(args, "engine", None)
+    taken = engine_options(engine) if engine is not None else []
     for flag in ("scheduler", "workers"):
-        if getattr(args, flag, None) is not None and engine != "dask":
+        if getattr(args, flag, None) is not None and flag not in taken:
+            takers = [name for name in engine_names() if flag in engine_options(name)] or ["?"]
             raise ConfigError(
                 message(
                     f"scorekit {command}",
-                    f"--{flag} is for the Dask engine",
-                    raw(f"--{flag} without --engine dask"),
-                    f"--engine dask --{flag} ...",
+                    f"--{flag} is for the {takers[0].capitalize()} engine",
+                    raw(f"--{flag} without --engine {takers[0]}"),
+                    f"--engine {takers[0]} --{flag} ...",
                 )
             )
     if getattr(args, "scheduler", None) is not None and getattr(args, "workers", None) is not None:

@@ -565,6 +565,11 @@ class Grouped(Metric[GroupStates]):
         return tuple(self.by)
 
     @property
+    def key_roles(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The group columns, and the key columns of the wrapped metric (a keyed bootstrap)."""
+        return {**self.inner.key_roles, self.key_role: (self.key_conversion, tuple(self.by))}
+
+    @property
     def grows(self) -> bool:
         """Whether the wrapped metric's state grows with the data."""
         return self.inner.grows

@@ -536,6 +536,18 @@ class Metric(abc.ABC, Generic[S]):
         return (self.key_column,) if self.key_column else ()
 
     @property
+    def key_roles(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Every input naming units or groups: role -> (conversion, columns read as it).
+
+        By default :attr:`key_role` when there is a :attr:`key_column`; a wrapper
+        adds the roles of the metric it wraps (groups of keyed bootstraps read
+        both the group and the unit key columns).
+        """
+        if not self.key_column:
+            return {}
+        return {self.key_role: (self.key_conversion, self.key_columns)}
+
+    @property
     def positional(self) -> bool:
         """Whether ``summarize`` takes ``first_row=``, the position of the batch's first row.
 

@@ -46,8 +46,8 @@ def column_roles(metric: Metric[Any]) -> dict[str, str]:
     {'y_true': 'labels', 'y_pred': 'labels', 'sample_weight': 'weights'}
     """
     roles = dict(_roles(metric.reads, metric.inputs))
-    if metric.key_column:
-        roles[metric.key_role] = metric.key_conversion
+    for role, (conversion, _) in metric.key_roles.items():
+        roles[role] = conversion
     return roles
 
 
@@ -127,7 +127,7 @@ def resolve(
             used.add(role)
             if role in out:
                 continue
-            key = metric.key_columns if role == metric.key_role and metric.key_column else ()
+            key = metric.key_roles[role][1] if role in metric.key_roles else ()
             names = given.get(role, key or (role,))
             if role not in given and _optional(metric, role) and role not in have:
                 continue
@@ -209,7 +209,7 @@ def batch_arguments(
         if role not in mapping:
             continue
         value = chunk.get(conversion, mapping[role])
-        if role in ("sample_weight", metric.key_role):
+        if role == "sample_weight" or role in metric.key_roles:
             kwargs[role] = value
         else:
             args.append(value)

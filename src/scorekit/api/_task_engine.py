@@ -1,15 +1,15 @@
-"""A task's metrics on a Dask cluster: each metric wrapped to read the task's columns."""
+"""A task's metrics on a registered engine: each metric wrapped to read the task's columns."""
 
 from __future__ import annotations
 
 import dataclasses
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from scorekit import io as _io
+from scorekit.api._by import run_metrics
 from scorekit.api._ci import CI
-from scorekit.api._engines import dask_run
 from scorekit.api._task import (
     _PRED_KINDS,
     Evaluation,
@@ -21,14 +21,12 @@ from scorekit.api._task import (
     default_metrics,
 )
 from scorekit.core import Grouped, Metric
+from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import InputError, ScorekitError, message
 from scorekit.stats import Bootstrap
 
-__all__ = ["dask_eval"]
-
-
-# eval on Dask -----------------------------------------------------------------------------
+__all__ = ["engine_eval"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,16 +36,17 @@ class _TaskMetric(Metric[Any]):
     ``scorekit eval`` hands a metric its columns the way the task says (0/1
     truth for ``--pos-label`` where the metric has no such option, ``[1 - p,
     p]`` for class probabilities of a binary task, regression targets as one
-    column or a matrix); this wrapper does the same on every partition, and
-    leaves merge and compute to the metric.
+    column or a matrix); this wrapper does the same on every partition. What is
+    folded is ``folded``: the metric, its bootstrap, or either per group; its
+    key inputs (group columns, unit keys) and row positions reach it as the
+    engine gives them, and merge and compute are its own.
     """
 
     inner: Metric[Any]
     task: str
     pos_label: Any
     targets: int
-    boot: Bootstrap | None = None
-    group: Grouped | None = None
+    folded: Metric[Any]
 
     @property
     def name(self) -> str:
@@ -55,22 +54,13 @@ class _TaskMetric(Metric[Any]):
         return self.inner.name
 
     @property
-    def folded(self) -> Metric[Any]:
-        """The metric whose states are folded: the bootstrap of the metric, or the metric."""
-        if self.group is not None:
-            return self.group
-        return self.inner if self.boot is None else self.boot
-
-    @property
     def key_column(self) -> str:
-        """The first group column, or the bootstrap's key column, if any."""
-        if self.group is not None:
-            return self.group.key_column
-        return "" if self.boot is None else self.boot.key_column
+        """The folded metric's first key column, if any."""
+        return self.folded.key_column
 
     @property
     def key_columns(self) -> tuple[str, ...]:
-        """The group columns, or the bootstrap's key column, if any."""
+        """The folded metric's key columns, if any."""
         return self.folded.key_columns
 
     @property
@@ -84,31 +74,29 @@ class _TaskMetric(Metric[Any]):
         return self.folded.key_conversion
 
     @property
+    def key_roles(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The folded metric's key inputs: group columns, unit keys."""
+        return self.folded.key_roles
+
+    @property
     def positional(self) -> bool:
-        """Whether the bootstrap keys units by row position."""
-        return self.boot is not None and self.boot.positional
+        """Whether the folded metric keys units by row position."""
+        return self.folded.positional
 
     def empty(self) -> Any:
-        """The wrapped metric's empty state."""
+        """The folded metric's empty state."""
         return self.folded.empty()
 
     def merge(self, a: Any, b: Any) -> Any:
-        """The wrapped metric's merge."""
+        """The folded metric's merge."""
         return self.folded.merge(a, b)
 
     def compute(self, state: Any) -> Any:
-        """The wrapped metric's value."""
+        """The folded metric's value."""
         return self.folded.compute(state)
 
     def _summarize(
-        self,
-        y_true: Any,
-        second: Any,
-        weight: Any,
-        scores: bool,
-        unit_key: Any = None,
-        first_row: int = 0,
-        group: Any = None,
+        self, y_true: Any, second: Any, weight: Any, scores: bool, keys: dict[str, Any]
     ) -> Any:
         if self.task == "regression" and self.targets == 1:
             y_true, second = y_true[:, 0], second[:, 0]
@@ -121,15 +109,7 @@ class _TaskMetric(Metric[Any]):
             self.pos_label,
         )
         args, kwargs = _arguments(self.inner, data)
-        if self.group is not None:
-            return self.group.summarize(*args, group=group, **kwargs)
-        if self.boot is None:
-            return self.inner.summarize(*args, **kwargs)
-        if self.boot.positional:
-            kwargs["first_row"] = first_row
-        else:
-            kwargs["unit_key"] = unit_key
-        return self.boot.summarize(*args, **kwargs)
+        return self.folded.summarize(*args, **kwargs, **keys)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,18 +121,9 @@ class _LabelTask(_TaskMetric):
             self.task, "labels"
         )
 
-    def summarize(
-        self,
-        y_true: Any,
-        y_pred: Any,
-        sample_weight: Any = None,
-        *,
-        unit_key: Any = None,
-        first_row: int = 0,
-        group: Any = None,
-    ) -> Any:
-        """The wrapped metric's state of one partition."""
-        return self._summarize(y_true, y_pred, sample_weight, False, unit_key, first_row, group)
+    def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None, **keys: Any) -> Any:
+        """The folded metric's state of one partition (``keys``: group, unit key, first row)."""
+        return self._summarize(y_true, y_pred, sample_weight, False, keys)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,38 +133,32 @@ class _ScoreTask(_TaskMetric):
         """Scores of the positive class, of each class, or of each label, by task."""
         return f"{self.task}_scores"
 
-    def summarize(
-        self,
-        y_true: Any,
-        y_score: Any,
-        sample_weight: Any = None,
-        *,
-        unit_key: Any = None,
-        first_row: int = 0,
-        group: Any = None,
-    ) -> Any:
-        """The wrapped metric's state of one partition."""
-        return self._summarize(y_true, y_score, sample_weight, True, unit_key, first_row, group)
+    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None, **keys: Any) -> Any:
+        """The folded metric's state of one partition (``keys``: group, unit key, first row)."""
+        return self._summarize(y_true, y_score, sample_weight, True, keys)
 
 
-def dask_eval(
+def engine_eval(
     plan: Any,
     specs: Sequence[str] | None,
     classes: Any,
     *,
-    size: int,
+    engine: str,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
     ci: CI | None = None,
 ) -> Evaluation:
-    """``scorekit eval --engine dask``: the task's metrics over a file, on a Dask cluster.
+    """``scorekit eval --engine NAME``: the task's metrics over a file, on a registered engine.
 
     The first chunk of the file is read here to type ``--pos-label`` and to leave
-    out default metrics that do not apply (as ``eval`` skips them); the others
-    run on the cluster, where any error stops the evaluation. With ``ci`` each
-    metric is folded as its bootstrap and its value is an interval; the Dask
-    engine does not number rows across partitions, so units need a key column
-    (``ci.key``) unless the file is one partition.
+    out default metrics that do not apply (as ``eval`` skips them); the engine
+    folds the others, and any error stops the evaluation. With ``ci`` each
+    metric is folded as its bootstrap and its value is an interval; with
+    ``plan.by``, per group (an interval per group with ``ci``). An engine that
+    does not number the rows of its parts (Dask) needs a key column for the
+    units (``ci.key``).
     """
     explicit = bool(specs)
     names = list(dict.fromkeys(specs or ())) or default_metrics(
@@ -201,12 +166,13 @@ def dask_eval(
         has_pred=plan.pred is not None or plan.threshold is not None,
         has_score=plan.score is not None,
     )
+    size = chunk_size or DEFAULT_CHUNK_SIZE
     first = read_chunks(plan.source, plan.needed(), size, progress=False, use=_first)
     if first is None:
         raise InputError(message(plan.source, "no data", None, "a table with rows"))
     pos_label = _pos_label(plan.pos_label, _io.label_array(first, plan.true[0]))
     data: _Inputs = _inputs(plan, first, pos_label)
-    chosen: dict[str, Metric[Any]] = {}
+    chosen: dict[str, _TaskMetric] = {}
     skipped: list[str] = []
     for name in names:
         try:
@@ -220,9 +186,10 @@ def dask_eval(
             skipped.append(str(exc))
             continue
         kind = _LabelTask if metric.inputs in _PRED_KINDS else _ScoreTask
-        boot = None if ci is None else ci.wrap(metric)
-        group = Grouped(metric, by=plan.by) if plan.by else None
-        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), boot, group)
+        folded = metric if ci is None else ci.wrap(metric)
+        if plan.by:
+            folded = Grouped(folded, by=plan.by)
+        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), folded)
     columns = {"y_true": list(plan.true)}
     if any(isinstance(m, _LabelTask) for m in chosen.values()):
         columns["y_pred"] = list(plan.pred or ())
@@ -234,27 +201,38 @@ def dask_eval(
         columns["unit_key"] = [plan.key]
     if plan.by:
         columns["group"] = list(plan.by)
-    states, rows, notes = (
-        dask_run(plan.source, chosen, columns, scheduler=scheduler, workers=workers)
-        if chosen
-        else ({}, 0, [])
-    )
+    states: dict[str, Any] = {}
+    rows = 0
+    notes: list[str] = []
+    if chosen:
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            found = run_metrics(
+                plan.source,
+                cast(dict[str, Metric[Any]], chosen),
+                columns=columns,
+                chunk_size=chunk_size,
+                engine=engine,
+                scheduler=scheduler,
+                workers=workers,
+                progress=progress,
+                compute=False,
+            )
+        states, rows = dict(found.states), found.rows
+        notes = list(dict.fromkeys(str(w.message) for w in raised))
     values: dict[str, Any] = {}
     for name, metric in chosen.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                if ci is not None and isinstance(metric, _TaskMetric) and metric.boot is not None:
-                    values[name] = ci.interval(metric.boot, states[name])
-                else:
-                    values[name] = metric.compute(states[name])
+                values[name] = _value(ci, metric.folded, states[name])
             except ScorekitError as exc:
                 if explicit:
                     raise
                 skipped.append(str(exc))
                 continue
         notes += [t for t in dict.fromkeys(str(w.message) for w in caught) if t not in notes]
-    inner = {name: m.folded for name, m in chosen.items() if isinstance(m, _TaskMetric)}
+    inner = {name: m.folded for name, m in chosen.items()}
     return Evaluation(
         values=values,
         warnings=notes,
@@ -274,3 +252,12 @@ def _first(chunks: Iterable[Any]) -> Any:
 def _summarize_probe(metric: Metric[Any], data: Any) -> None:
     args, kwargs = _arguments(metric, data)
     metric.summarize(*args, **kwargs)
+
+
+def _value(ci: CI | None, folded: Metric[Any], state: Any) -> Any:
+    """The value of a folded metric: an interval of a bootstrap, per group or not."""
+    if isinstance(folded, Bootstrap) and ci is not None:
+        return ci.interval(folded, state)
+    if isinstance(folded, Grouped) and ci is not None:
+        return ci.group_intervals(folded, state)
+    return folded.compute(state)
