@@ -18,6 +18,7 @@ __all__ = ["BestThreshold", "ThresholdChoice", "best_threshold"]
 
 Objective = Literal["f1", "youden", "cost"]
 OBJECTIVES: tuple[str, ...] = ("f1", "youden", "cost")
+"""The objectives of ``best_threshold``: F1 and Youden's J are maximised, the cost minimised."""
 
 
 class ThresholdChoice(NamedTuple):

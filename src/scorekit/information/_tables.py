@@ -39,6 +39,7 @@ CRITERIA: tuple[Criterion, ...] = (
     "gain_ratio",
     "gini_gain",
 )
+"""The split criteria a feature is scored by, as ``rank_features`` names them."""
 
 _DIRECT_LIMIT = 1 << 16
 

@@ -47,8 +47,11 @@ SUPPORTED_EXTENSIONS: tuple[str, ...] = (
 """File name endings of the built-in table formats."""
 
 SOURCE_KEY = b"scorekit.source"
+"""The schema metadata key of a table's source (a file name), for errors."""
 FORMAT_KEY = b"scorekit.format"
+"""The schema metadata key of a table's file format, for errors naming lines."""
 OFFSET_KEY = b"scorekit.offset"
+"""The schema metadata key of the position of a table's first row in its source."""
 
 
 # a table this large (a whole file, say) leaves about as much again in decoding

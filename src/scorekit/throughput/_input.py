@@ -39,6 +39,7 @@ true (a request sent before the measured load) are left out of every figure."""
 OPTIONAL: tuple[str, ...] = ("first_token", "token_times", "success", "error", *MARKS)
 """Columns a record may have; absent means null."""
 COLUMNS: tuple[str, ...] = REQUIRED + OPTIONAL
+"""The fields of a request record: the required ones, then the optional ones."""
 
 
 @dataclass(frozen=True)
