@@ -8,7 +8,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy import special
 from scipy import stats as sps
@@ -102,19 +102,39 @@ def test_normal_and_chi2_tails_match_scipy():
 
 @settings(max_examples=60, deadline=None)
 @given(paired())
+@example((np.array([0.0, 0.25]), np.array([0.25, 0.0])))  # t = 0 with one degree of freedom
+@example((np.array([0.0, 0.25, 0.5]), np.array([0.5, 0.25, 0.0])))  # t = 0
+@example((np.array([0.5, 0.75, 1.0]), np.array([0.5, 0.75, 1.0])))  # identical systems
+@example((np.array([0.5, 0.75, 1.0]), np.array([0.25, 0.5, 0.75])))  # equal differences
+# differences equal but for their rounding: a variance of ~1e-34 and t ~ 7e15
+@example((np.array([0.3, 0.7, 0.9, 0.4]), np.array([0.2, 0.6, 0.8, 0.3])))
 def test_paired_t_matches_scipy(data):
     a, b = data
     d = a - b
-    assume((d != d[0]).any())
     got = paired_t(a, b)
-    want = sps.ttest_rel(a, b)
     assert got.method == "paired_t"
-    assert got.statistic == pytest.approx(want.statistic, rel=RTOL)
+    if not d.any():
+        # identical systems: 0/0, documented as t = 0 and p = 1 (scipy gives nan for both)
+        assert (got.statistic, got.pvalue) == (0.0, 1.0)
+        return
+    if (d == d[0]).all():
+        # equal non-zero differences: the variance is exactly 0, documented as t = ±inf and
+        # p = 0 (scipy's variance can keep the rounding of its mean: a huge finite t)
+        assert got.statistic == math.copysign(math.inf, d[0]) and got.pvalue == 0.0
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's note on nearly equal data
+        want = sps.ttest_rel(a, b)
+    # t in scipy's order of operations: the same t, to rounding
+    assert close(got.statistic, float(want.statistic), atol=1e-12)
+    t = abs(got.statistic)
     if len(a) == 2:
-        t = abs(got.statistic)
-        assert close(got.pvalue, 2 * math.atan(1 / t) / math.pi, 3e-12)
+        # scipy's one-degree tail drifts near t = 0; the closed form 2 arctan(1 / t) / pi,
+        # written with atan2 so that t = 0 (a mean difference of exactly 0) gives p = 1
+        assert close(got.pvalue, 2 * math.atan2(1.0, t) / math.pi, 3e-12)
     else:
-        assert close(got.pvalue, want.pvalue, rtol=3e-12)
+        # p-values below the smallest normal float are both 0 or subnormal
+        assert close(got.pvalue, float(want.pvalue), rtol=3e-12, atol=1e-300)
 
 
 def test_paired_t_edge_cases():
