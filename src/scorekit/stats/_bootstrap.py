@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,6 @@ from numpy.typing import NDArray
 from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message
 from scorekit.stats._intervals import check_confidence, interval, plural
-from scorekit.stats._poisson import replicate_weights, unit_bases
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates, single_number
 from scorekit.stats._results import Interval
 
@@ -60,7 +59,10 @@ def replicate_values(
 
     Same parameters as :func:`bootstrap`; the replicates are what its intervals
     are made from (and what :func:`~scorekit.stats.compare` pairs between systems:
-    with the same ``seed`` and units, two systems get the same weights).
+    with the same ``seed`` and units, two systems get the same weights). Poisson
+    replicates are those of :class:`~scorekit.stats.Bootstrap`, the metric the
+    commands fold over files: exact ROC AUC and AP compute them all in one
+    sorted pass over the scores.
     """
     inner = _metric(metric)
     where = f"bootstrap of {inner.name}"
@@ -74,12 +76,8 @@ def replicate_values(
             key="key" if key is not None else "",
             groups=groups,
         )
-        fast = None if inner.replicates_from_state else _sorted_once(boot, data, key, kwargs)
-        if fast is not None:
-            result = fast
-        else:
-            extra = {} if key is None else {"unit_key": key}
-            result = boot.compute(boot.summarize(*data, **extra, **kwargs))
+        extra = {} if key is None else {"unit_key": key}
+        result = boot.compute(boot.summarize(*data, **extra, **kwargs))
     else:
         if key is not None:
             raise ConfigError(
@@ -91,62 +89,6 @@ def replicate_values(
             message(where, f"too few {plural(result.unit)} to resample", result.units, "at least 2")
         )
     return result
-
-
-class _PoissonWeights:
-    """The Poisson weights of a bootstrap's replicates, in blocks, units in any order."""
-
-    def __init__(self, bases: NDArray[np.uint32], replicates: int) -> None:
-        self.bases = bases
-        self.count = replicates
-
-    @property
-    def replicates(self) -> int:
-        return self.count
-
-    def blocks(self, order: NDArray[np.intp] | None = None) -> Iterator[NDArray[np.uint8]]:
-        bases = self.bases if order is None else self.bases[order]
-        step = max(1, (1 << 20) // max(len(bases), 1))
-        for start in range(0, self.count, step):
-            yield replicate_weights(bases, start, min(start + step, self.count))
-
-
-class _LeaveOut:
-    """The 0/1 weights of the jackknife: every group of units left out in turn."""
-
-    def __init__(self, groups: NDArray[np.int64], count: int) -> None:
-        self.groups = groups
-        self.count = count
-
-    @property
-    def replicates(self) -> int:
-        return self.count
-
-    def blocks(self, order: NDArray[np.intp] | None = None) -> Iterator[NDArray[np.uint8]]:
-        groups = self.groups if order is None else self.groups[order]
-        step = max(1, (1 << 20) // max(len(groups), 1))
-        for start in range(0, self.count, step):
-            left_out = np.arange(start, min(start + step, self.count))[:, None]
-            yield (groups[None, :] != left_out).astype(np.uint8)
-
-
-def _sorted_once(
-    boot: Bootstrap, data: tuple[Any, ...], key: Any, kwargs: dict[str, Any]
-) -> Replicated | None:
-    """The bootstrap from the metric's own pass over all replicates, where it has one."""
-    inner = boot.inner
-    n = inner.count_units(*data, **kwargs)
-    keys, groups, _ = boot.keys_of(n, key)
-    weights = _PoissonWeights(unit_bases(boot.seed, keys), boot.n_resamples)
-    replicates = inner.replicate_values(*data, weights=weights, **kwargs)
-    if replicates is None:
-        return None
-    value = single_number(inner, inner.score(*data, **kwargs))
-    jackknife = np.zeros(0)
-    if boot.groups:
-        found = inner.replicate_values(*data, weights=_LeaveOut(groups, boot.groups), **kwargs)
-        jackknife = np.zeros(0) if found is None else found
-    return Replicated(value, replicates, jackknife, n, inner.unit)
 
 
 def _resampled(

@@ -12,6 +12,7 @@ on any number of Dask partitions.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,14 @@ from numpy.typing import NDArray
 from scorekit._check import mix64
 from scorekit.errors import ConfigError, InputError, message
 
-__all__ = ["hash_keys", "poisson_weights", "replicate_weights", "unit_bases"]
+__all__ = [
+    "LeaveOut",
+    "PoissonWeights",
+    "hash_keys",
+    "poisson_weights",
+    "replicate_weights",
+    "unit_bases",
+]
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -176,3 +184,79 @@ def replicate_weights(
         _hash(z)
         out[first - start : last - start] = _weights(z)
     return out
+
+
+_BLOCK_CELLS = 1 << 20
+"""Weights handed out per block by :class:`PoissonWeights` and :class:`LeaveOut` (about)."""
+
+
+class PoissonWeights:
+    """The Poisson weights of a bootstrap's replicates, in blocks, units in any order.
+
+    Parameters
+    ----------
+    bases : ndarray of uint32
+        The units' stream starts (:func:`unit_bases`).
+    replicates : int
+        The number of replicates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys = np.arange(6, dtype=np.uint64)
+    >>> weights = PoissonWeights(unit_bases(3, keys), 4)
+    >>> block = np.concatenate(list(weights.blocks(np.array([5, 4, 3, 2, 1, 0]))))
+    >>> bool((block == poisson_weights(3, keys, 0, 4)[:, ::-1]).all())
+    True
+    """
+
+    def __init__(self, bases: NDArray[np.uint32], replicates: int) -> None:
+        self.bases = bases
+        self.count = replicates
+
+    @property
+    def replicates(self) -> int:
+        """The number of replicates."""
+        return self.count
+
+    def blocks(self, order: NDArray[np.intp] | None = None) -> Iterator[NDArray[np.uint8]]:
+        """Blocks of replicates, shape (replicates in the block, units), units in ``order``."""
+        bases = self.bases if order is None else self.bases[order]
+        step = max(1, _BLOCK_CELLS // max(len(bases), 1))
+        for start in range(0, self.count, step):
+            yield replicate_weights(bases, start, min(start + step, self.count))
+
+
+class LeaveOut:
+    """The 0/1 weights of a grouped jackknife: every group of units left out in turn.
+
+    Parameters
+    ----------
+    groups : ndarray of int64
+        The group of each unit, in ``[0, count)``.
+    count : int
+        The number of groups (a group without units leaves out nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.concatenate(list(LeaveOut(np.array([0, 1, 0]), 2).blocks())).tolist()
+    [[0, 1, 0], [1, 0, 1]]
+    """
+
+    def __init__(self, groups: NDArray[np.int64], count: int) -> None:
+        self.groups = groups
+        self.count = count
+
+    @property
+    def replicates(self) -> int:
+        """The number of groups, one replicate each."""
+        return self.count
+
+    def blocks(self, order: NDArray[np.intp] | None = None) -> Iterator[NDArray[np.uint8]]:
+        """Blocks of groups left out, shape (groups in the block, units), units in ``order``."""
+        groups = self.groups if order is None else self.groups[order]
+        step = max(1, _BLOCK_CELLS // max(len(groups), 1))
+        for start in range(0, self.count, step):
+            left_out = np.arange(start, min(start + step, self.count))[:, None]
+            yield (groups[None, :] != left_out).astype(np.uint8)

@@ -8,7 +8,10 @@ a grouped jackknife. Every part merges like the wrapped metric's state, so the
 bootstrap streams, merges from shard files and runs on Dask like any metric, with
 the same replicates for any chunking. Metrics whose state keeps one value per unit
 (ranking's per-query values) keep only their own state: their replicates are
-computed from it.
+computed from it. Metrics that compute every replicate in one sorted pass (exact
+ROC AUC and AP) keep their state and the rows with their unit keys (a
+``UnitRows`` state): the weights are drawn again from the keys and the
+replicates computed once, from the merged rows.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from scorekit.errors import (
     raw,
 )
 from scorekit.stats._poisson import hash_keys, replicate_weights, unit_bases
+from scorekit.stats._rows import UnitRows, keeps_rows, replicates_of_rows, unit_rows
 
 __all__ = ["Bootstrap", "Replicated", "Replicates", "describe_metric", "single_number"]
 
@@ -78,10 +82,14 @@ class Replicates(State):
     units
         Units summarized.
     state
-        The wrapped metric's state of all the data.
+        The wrapped metric's state of all the data; for metrics that compute
+        every replicate in one sorted pass, a ``UnitRows`` state holding that
+        state, the rows and their unit keys.
     replicates, leave_out
         The states of the replicates and of the data without each jackknife
         group (empty for metrics that compute replicates from ``state``).
+        States written with a state per replicate by metrics that now keep
+        rows still compute, and merge with states of rows.
     rows
         For row positions: the ``[first, stop)`` row ranges summarized (merging
         overlapping ranges means two inputs were keyed by the same positions).
@@ -102,6 +110,15 @@ class Replicates(State):
     rows: NDArray[np.int64] = state_field("custom", check="count", ndim=2)
 
     def _merge_custom(self, other: Replicates) -> dict[str, Any]:
+        if isinstance(self.state, UnitRows) != isinstance(other.state, UnitRows):
+            # a state of no rows is the identity; a state with one state per replicate
+            # (2-D scores, or as earlier versions wrote for every metric) merges with one
+            # of rows once the rows make their replicate states
+            if _no_rows(self) or _no_rows(other):
+                kept = other if _no_rows(self) else self
+                names = ("state", "replicates", "leave_out", "rows")
+                return {name: getattr(kept, name) for name in names}
+            return _per_replicate(self)._merge_custom(_per_replicate(other))
         rows = np.concatenate([self.rows, other.rows])
         if self.key == "" and len(rows) > 1:
             order = np.argsort(rows[:, 0], kind="stable")
@@ -129,6 +146,17 @@ class Replicates(State):
     def _check(self) -> None:
         if not isinstance(self.state, State):
             raise self._invalid("state", "not a state", raw(type(self.state).__name__), "a state")
+        if isinstance(self.state, UnitRows):
+            for name in ("replicates", "leave_out"):
+                if getattr(self, name):
+                    raise self._invalid(
+                        name, "replicate states beside rows", len(getattr(self, name)), "none"
+                    )
+            if self.state.units != self.units:
+                raise self._invalid(
+                    "units", "differs from the rows kept", self.units, str(self.state.units)
+                )
+            return
         for name in ("replicates", "leave_out"):
             states = getattr(self, name)
             if not isinstance(states, tuple) or any(
@@ -151,6 +179,40 @@ class Replicates(State):
                 len(self.leave_out),
                 str(self.groups),
             )
+
+
+def _no_rows(state: Replicates) -> bool:
+    """Whether a bootstrap state keeps rows and none of them (the state of no data)."""
+    return isinstance(state.state, UnitRows) and state.state.units == 0
+
+
+def _per_replicate(state: Replicates) -> Replicates:
+    """A state of rows as one state per replicate and jackknife group (others as they are)."""
+    if not isinstance(state.state, UnitRows):
+        return state
+    if not state.options:
+        raise StateMismatchError(
+            message(
+                f"bootstrap of {state.metric}",
+                "cannot merge a state of rows with one of a state per replicate",
+                raw("a metric whose options have no JSON form"),
+                "states written by the same version",
+            )
+        )
+    boot = Bootstrap(
+        state.metric,
+        options=state.options,
+        n_resamples=state.n_resamples,
+        seed=state.seed,
+        key=state.key,
+        groups=state.groups,
+    )
+    rows = state.state
+    kwargs = {} if rows.sample_weight is None else {"sample_weight": rows.sample_weight}
+    replicates, leave_out = boot.replicate_states(rows.inputs, kwargs, rows.unit_keys)
+    return dataclasses.replace(
+        state, state=rows.summary, replicates=replicates, leave_out=leave_out
+    )
 
 
 def _pairwise(a: tuple[State, ...], b: tuple[State, ...]) -> tuple[State, ...]:
@@ -238,6 +300,17 @@ class Bootstrap(Metric[Replicates]):
         Groups of the jackknife kept for BCa intervals (0: none). With row
         positions, unit ``i`` is in group ``i % groups``, so inputs of at most
         ``groups`` units give the exact leave-one-out jackknife.
+
+    Notes
+    -----
+    The state keeps one state of the wrapped metric per replicate and
+    jackknife group, except for metrics that compute many replicates of
+    binary scores in one sorted pass (exact ROC AUC and AP,
+    :attr:`keeps_rows`): their state of 1-D scores keeps the metric's state
+    and the rows with their unit keys, and :meth:`compute`
+    draws each unit's weights again from its key, so memory grows with the
+    rows, not with the replicates, and the replicates are those of the data in
+    memory for any chunking.
 
     Examples
     --------
@@ -350,13 +423,30 @@ class Bootstrap(Metric[Replicates]):
         return self.inner.grows
 
     @property
+    def keeps_rows(self) -> bool:
+        """Whether the state keeps the rows and their unit keys instead of replicate states.
+
+        True for metrics that compute every replicate of binary scores in one
+        sorted pass and whose exact state grows with the data anyway (exact
+        ROC AUC and AP); they keep a state per replicate of 2-D scores.
+        """
+        return keeps_rows(self.inner)
+
+    @property
     def size_advice(self) -> tuple[str, str, str]:
-        """The bootstrap keeps one state of the wrapped metric per replicate and group."""
+        """What the bootstrap state keeps, and what keeps it smaller."""
+        bounded = self.inner.size_advice
+        if self.keeps_rows:
+            growth = (
+                f"it keeps the inputs and the unit key of every {self.inner.unit}, "
+                f"or one {self.metric} state per replicate of 2-D scores"
+            )
+            advice = bounded[2] if bounded is not None else "it grows with the rows"
+            return ("bootstrap state", growth, advice)
         copies = f"{self.n_resamples:,} replicates"
         if self.groups:
             copies += f" and {self.groups} jackknife groups"
         advice = "fewer resamples (n_resamples, --n-resamples) keep it smaller"
-        bounded = self.inner.size_advice
         if bounded is not None:
             advice += "; " + bounded[2]
         return ("bootstrap state", f"one {self.metric} state for each of {copies}", advice)
@@ -373,6 +463,9 @@ class Bootstrap(Metric[Replicates]):
 
     def empty(self) -> Replicates:
         inner = self.inner
+        if self.keeps_rows:
+            empty = np.zeros((0, 2), dtype=np.int64)
+            return self._state(UnitRows.empty(inner.empty()), (), (), 0, empty)
         per_unit = inner.replicates_from_state
         return self._state(
             inner.empty(),
@@ -416,14 +509,33 @@ class Bootstrap(Metric[Replicates]):
 
         ``positions`` are the rows' own positions in the data when the batch
         is some of the rows from ``first_row`` on (a group's rows of a chunk),
-        ascending; each row keeps the replicate weights of its position.
+        ascending; each row keeps the replicate weights of its position. A
+        bootstrap that :attr:`keeps_rows` keeps the batch's rows and their
+        unit keys instead of replicate states.
         """
         inner = self.inner
         state = inner.summarize(*batch, **kwargs)
         if inner.replicates_from_state:
             return self.wrap(state)
         n = inner.count_units(*batch, **kwargs)
-        keys, groups, rows = self.keys_of(n, unit_key, first_row, positions)
+        keys, _, rows = self.keys_of(n, unit_key, first_row, positions)
+        if self.keeps_rows:
+            kept = unit_rows(inner, state, batch, kwargs, keys)
+            if kept is not None:
+                return self._state(kept, (), (), n, rows)
+        replicates, leave_out = self.replicate_states(batch, kwargs, keys)
+        return self._state(state, replicates, leave_out, n, rows)
+
+    def replicate_states(
+        self, batch: tuple[Any, ...], kwargs: dict[str, Any], keys: NDArray[np.uint64]
+    ) -> tuple[tuple[State, ...], tuple[State, ...]]:
+        """The states of the replicates and of the jackknife groups left out, of one batch.
+
+        ``keys`` are the units' keys (hashed key column values, or row
+        positions); unit ``key`` is in jackknife group ``key % groups``.
+        """
+        n = len(keys)
+        groups = (keys % np.uint64(max(self.groups, 1))).astype(np.int64)
         bases = unit_bases(self.seed, keys)
         replicates: list[State] = []
         step = max(1, (1 << 22) // max(n, 1))
@@ -436,7 +548,7 @@ class Bootstrap(Metric[Replicates]):
                 g = np.arange(start, min(start + step, self.groups))[:, None]
                 weights = (groups[None, :] != g).astype(np.int64)
                 leave_out.extend(self._replicates(batch, weights, kwargs))
-        return self._state(state, tuple(replicates), tuple(leave_out), n, rows)
+        return tuple(replicates), tuple(leave_out)
 
     def _replicates(
         self, batch: tuple[Any, ...], weights: NDArray[np.int64], kwargs: dict[str, Any]
@@ -493,12 +605,24 @@ class Bootstrap(Metric[Replicates]):
 
     def compute(self, state: Replicates) -> Replicated:
         inner = self.inner
-        value = single_number(inner, inner.compute(state.state))
+        held = state.state
+        summary = held.summary if isinstance(held, UnitRows) else held
+        value = single_number(inner, inner.compute(summary))
         with warnings.catch_warnings():
             # a replicate's undefined value follows the metric's policy (NaN or 0) silently:
             # the value of all the data has warned already
             warnings.simplefilter("ignore")
-            if inner.replicates_from_state:
+            if isinstance(held, UnitRows):
+                replicates, jackknife = replicates_of_rows(
+                    inner,
+                    held,
+                    seed=self.seed,
+                    n_resamples=self.n_resamples,
+                    groups=self.groups,
+                    value=self._value,
+                )
+                units = state.units
+            elif inner.replicates_from_state:
                 replicates, jackknife, units = self._from_state(state.state)
             else:
                 replicates = np.array([self._value(s) for s in state.replicates])
