@@ -1,8 +1,11 @@
 """Test configuration: Hypothesis profiles and shared fixtures."""
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -34,3 +37,28 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[Any]:
+    """One local Dask cluster of two single-threaded worker processes per test process.
+
+    Starting worker processes (each imports scorekit, pandas and Dask) costs seconds,
+    so the modules that need a cluster share this one. No client is made the default
+    here: a module that runs Dask without naming the scheduler opens its own client.
+    """
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2,
+        processes=True,
+        threads_per_worker=1,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    ) as local:
+        import scorekit
+
+        # import every metric family on the workers once, outside the timed tests
+        with distributed.Client(local, set_as_default=False) as client:
+            client.run(scorekit.available)
+        yield local

@@ -57,27 +57,10 @@ SEEDS = (0, 1, 2)
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[tuple[LocalCluster, Client]]:
-    with (
-        LocalCluster(
-            n_workers=2,
-            processes=True,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        ) as local,
-        Client(local) as client,
-    ):
-        # import every metric family on the workers once, outside the timed tests
-        client.run(_warm_up)
-        yield local, client
-
-
-def _warm_up() -> None:
-    import scorekit
-
-    scorekit.available()
+def cluster(dask_cluster: LocalCluster) -> Iterator[tuple[LocalCluster, Client]]:
+    """The shared cluster, with a client that is the default scheduler of this module."""
+    with Client(dask_cluster) as client:
+        yield dask_cluster, client
 
 
 # tables of the batches the property tests use ---------------------------------------------

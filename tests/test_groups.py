@@ -12,7 +12,6 @@ import io
 import json
 import math
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -362,24 +361,7 @@ def test_cli_group_with_one_class_warns(capsys: Any, tmp_path: Path) -> None:
 # Dask -----------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            processes=True,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        ) as local,
-        distributed.Client(local),
-    ):
-        yield local
-
-
-def test_dask_equals_in_memory(cluster: Any, tmp_path: Path) -> None:
+def test_dask_equals_in_memory(dask_cluster: Any, tmp_path: Path) -> None:
     table = _table(200)
     frame = pd.DataFrame(table)
     for i in range(3):
@@ -392,7 +374,7 @@ def test_dask_equals_in_memory(cluster: Any, tmp_path: Path) -> None:
         metrics,
         by=by,
         engine="dask",
-        scheduler=cluster.scheduler_address,
+        scheduler=dask_cluster.scheduler_address,
     )
     for key in metrics:
         assert found[key] == whole[key]
@@ -409,15 +391,15 @@ def test_dask_equals_in_memory(cluster: Any, tmp_path: Path) -> None:
         by=by,
         engine="dask",
         chunk_size=50,
-        scheduler=cluster.scheduler_address,
+        scheduler=dask_cluster.scheduler_address,
     )
     assert dask.values["roc_auc"] == memory.values["roc_auc"]
 
 
-def test_commands_by_group_on_dask_equal_in_memory(cluster: Any, tmp_path: Path) -> None:
+def test_commands_by_group_on_dask_equal_in_memory(dask_cluster: Any, tmp_path: Path) -> None:
     from scorekit import api
 
-    address = {"engine": "dask", "scheduler": cluster.scheduler_address}
+    address = {"engine": "dask", "scheduler": dask_cluster.scheduler_address}
     records = tmp_path / "records.jsonl"
     rng = np.random.default_rng(5)
     with records.open("w") as f:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pytest
 import scipy.stats
-from distributed import Client, LocalCluster
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,22 +154,7 @@ def test_chunks_merged_states_and_a_file_give_the_same_interval(tmp_path: Any) -
         unkeyed[0].merge(unkeyed[1])
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[LocalCluster]:
-    with (
-        LocalCluster(
-            n_workers=2,
-            processes=True,
-            threads_per_worker=1,
-            host="127.0.0.1",
-            dashboard_address=None,
-        ) as local,
-        Client(local),
-    ):
-        yield local
-
-
-def test_dask_with_a_key_column_equals_in_memory(cluster: LocalCluster) -> None:
+def test_dask_with_a_key_column_equals_in_memory(dask_cluster: Any) -> None:
     y, s = _binary(600, 3)
     ids = np.array([f"r{i}" for i in range(600)])
     table = pa.table({"y_true": y, "y_score": s, "y_pred": (s > 0.5).astype(int), "id": ids})
@@ -181,7 +164,7 @@ def test_dask_with_a_key_column_equals_in_memory(cluster: LocalCluster) -> None:
     ]
     mapping = resolve(metrics, None, table.column_names)
     states, rows = dask_states(
-        table, metrics, mapping, scheduler=cluster.scheduler_address, partition_hint=150
+        table, metrics, mapping, scheduler=dask_cluster.scheduler_address, partition_hint=150
     )
     assert rows == 600
     for metric, state in zip(metrics, states, strict=True):
@@ -197,7 +180,7 @@ def test_dask_with_a_key_column_equals_in_memory(cluster: LocalCluster) -> None:
             table,
             plain,
             resolve(plain, None, table.column_names),
-            scheduler=cluster.scheduler_address,
+            scheduler=dask_cluster.scheduler_address,
             partition_hint=150,
         )
 

@@ -119,12 +119,11 @@ def _memory_keyed(boot: Bootstrap, args: tuple[Any, ...], weights: Any, n: int) 
 
 from test_dask import CONFIGS as DASK_CONFIGS  # noqa: E402
 from test_dask import _kind_table, _outcome, _pieces, _same_state  # noqa: E402
-from test_dask import cluster as cluster  # noqa: E402
 from test_engine_properties import _close  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", sorted(DASK_CONFIGS))
-def test_every_bootstrap_on_dask_equals_in_memory(cluster: Any, kind: str) -> None:
+def test_every_bootstrap_on_dask_equals_in_memory(dask_cluster: Any, kind: str) -> None:
     from scorekit.engines._columns import resolve
     from scorekit.engines.dask import dask_states
 
@@ -145,7 +144,7 @@ def test_every_bootstrap_on_dask_equals_in_memory(cluster: Any, kind: str) -> No
         boots,
         mapping,
         side={"qrels": qrels},
-        scheduler=cluster[0].scheduler_address,
+        scheduler=dask_cluster.scheduler_address,
     )
     assert rows == n
     for boot, state, want in zip(boots, states, expected, strict=True):
