@@ -35,7 +35,7 @@ def throughput_states(
     workers: int | None = None,
     progress: bool | None = None,
 ) -> tuple[dict[str, State], int]:
-    """The merged states of ``metrics`` over a file of request records, and its rows.
+    """The merged states of ``metrics`` over a file of request records, and its requests.
 
     ``metrics`` are those of :func:`scorekit.throughput.report_metrics`. The file
     is read ``chunk_size`` records at a time (each chunk checked once and
@@ -68,7 +68,11 @@ def throughput_states(
         progress=progress,
         compute=False,
     )
-    return dict(found.states), found.rows
+    states = dict(found.states)
+    # the rows are the requests evaluated: records set aside (a load test's metadata
+    # record, warm-up requests) are read but are no requests
+    totals = states.get("requests")
+    return states, int(getattr(totals, "requests", found.rows))
 
 
 INTERVAL_METRICS = (

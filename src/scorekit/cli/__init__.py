@@ -63,6 +63,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scorekit.cli._commands import build_parser, command_names, register_command
+from scorekit.cli._flags import write_warnings
 from scorekit.core import load_plugins
 from scorekit.errors import PluginWarning, ScorekitError
 
@@ -147,14 +148,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code:
         return code[0]
     out, err = sys.stdout, sys.stderr
-    buffer = io.StringIO()
-    try:
-        _check_outputs(args)
-        status: int = args.handler(args, buffer, err)
-    except ScorekitError as exc:
-        text = str(exc)
-        err.write(text if text.startswith("scorekit:") else f"scorekit: {text}")
-        err.write("\n")
+    buffer, notes = io.StringIO(), io.StringIO()
+    failure: str | None = None
+    status = 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            _check_outputs(args)
+            status = args.handler(args, buffer, notes)
+        except ScorekitError as exc:
+            text = str(exc)
+            failure = text if text.startswith("scorekit:") else f"scorekit: {text}"
+    # every warning of the command, once each, then what the command wrote on stderr
+    write_warnings((str(w.message) for w in caught), err)
+    err.write(notes.getvalue())
+    if failure is not None:
+        err.write(failure + "\n")
         return 2
     out.write(buffer.getvalue())
     return status

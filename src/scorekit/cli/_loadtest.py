@@ -7,7 +7,6 @@ import json
 import math
 import os
 import signal
-import warnings
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -19,7 +18,6 @@ from scorekit.cli._flags import (
     slo_flag,
     whole_number_from,
     write_report,
-    write_warnings,
 )
 from scorekit.cli._throughput import parse_percentiles
 
@@ -379,19 +377,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     steps = result.steps or []
     sweep = isinstance(args.rate, list) or isinstance(args.concurrency, list)
     rows = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        whole = None
-        if sweep:
-            rows = loadtest.sweep_reports(result.records, steps, slo, percentiles)
-            chosen = percentiles is not None
-            text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
-        else:
-            whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
-            text = throughput.format_report(whole, args.format)
-        if args.report and whole is None:
-            whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
-    write_warnings((str(w.message) for w in caught), err)
+    whole = None
+    if sweep:
+        rows = loadtest.sweep_reports(result.records, steps, slo, percentiles)
+        chosen = percentiles is not None
+        text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
+    else:
+        whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
+        text = throughput.format_report(whole, args.format)
+    if args.report and whole is None:
+        whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
     terminated = result.signal == signal.SIGTERM
     if result.interrupted:
         how = "terminated" if terminated else "interrupted"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import warnings
 from typing import Any, TextIO
 
 from scorekit.api import merge_with_header, save_states
@@ -51,15 +50,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Merge the files with :func:`scorekit.api.merge_with_header` and print the values."""
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result, header = merge_with_header(
-            args.states,
-            allow_duplicates=args.allow_duplicates,
-            allow_different_runs=args.allow_different_runs,
-        )
-    for text in dict.fromkeys(str(w.message) for w in caught):
-        err.write(f"scorekit: warning: {text}\n")
+    result, header = merge_with_header(
+        args.states,
+        allow_duplicates=args.allow_duplicates,
+        allow_different_runs=args.allow_different_runs,
+    )
     command = str(header.get("command"))
     if command == "throughput" and not any(isinstance(m, Grouped) for m in result.metrics.values()):
         return _merged_throughput(args, result, header, out, err)
@@ -128,11 +123,7 @@ def _merged_throughput(
         from scorekit.loadtest import describe_run
 
         err.write(f"scorekit: load test: {describe_run(run)}\n")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        report = throughput.report_from_states(result.states)
-    for text in dict.fromkeys(str(w.message) for w in caught):
-        err.write(f"scorekit: warning: {text}\n")
+    report = throughput.report_from_states(result.states)
     if args.save_state:
         save_states(
             args.save_state,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import warnings
 from typing import Any, TextIO
 
 from scorekit.cli._flags import (
@@ -15,7 +14,6 @@ from scorekit.cli._flags import (
     refuse_with_by,
     report_flag,
     write_report,
-    write_warnings,
 )
 from scorekit.cli._output import write_ci_values, write_values
 from scorekit.errors import ConfigError, message, raw
@@ -87,17 +85,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if args.by or args.question_attributes:
         return _by_group(args, ci, dataset, predictions, na_probs, out, err)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = api.evaluate_squad(
-            dataset,
-            predictions,
-            version=args.version,
-            na_probs=na_probs,
-            na_prob_thresh=args.na_prob_thresh,
-            ci=ci,
-        )
-    write_warnings((str(w.message) for w in caught), err)
+    result = api.evaluate_squad(
+        dataset,
+        predictions,
+        version=args.version,
+        na_probs=na_probs,
+        na_prob_thresh=args.na_prob_thresh,
+        ci=ci,
+    )
     write_ci_values(dict(result), args.format, out, err, ci, _QUESTIONS)
     inputs = [args.dataset, args.predictions]
     squad = {
@@ -133,19 +128,16 @@ def _by_group(
             )
         )
     refuse_with_by(args, "scorekit qa", report=args.report)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = api.squad_by_group(
-            dataset,
-            predictions,
-            args.by,
-            attributes=args.question_attributes,
-            version=args.version,
-            na_probs=na_probs,
-            na_prob_thresh=args.na_prob_thresh,
-            ci=ci,
-        )
-    write_warnings((str(w.message) for w in caught), err)
+    result = api.squad_by_group(
+        dataset,
+        predictions,
+        args.by,
+        attributes=args.question_attributes,
+        version=args.version,
+        na_probs=na_probs,
+        na_prob_thresh=args.na_prob_thresh,
+        ci=ci,
+    )
     if ci is not None:
         err.write(f"scorekit: {ci.describe(['question'])}, overall and in each group\n")
     write_values(dict(result), args.format, out)

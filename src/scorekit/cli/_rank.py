@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import warnings
 from typing import Any, TextIO
 
 from scorekit import api
@@ -268,19 +267,16 @@ def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, er
         raise ConfigError(
             message(title, "--by evaluates one run as a table, JSON or CSV", raw(got), "one run")
         )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = api.evaluate_run_by_group(
-            args.qrels,
-            args.run[0],
-            args.metric or list(RANK_DEFAULTS),
-            args.by,
-            args.query_attributes,
-            ci=ci,
-            **engine_options(args),
-            **options,
-        )
-    write_warnings(dict.fromkeys(str(w.message) for w in caught), err)
+    result = api.evaluate_run_by_group(
+        args.qrels,
+        args.run[0],
+        args.metric or list(RANK_DEFAULTS),
+        args.by,
+        args.query_attributes,
+        ci=ci,
+        **engine_options(args),
+        **options,
+    )
     if ci is not None:
         err.write(f"scorekit: {ci.describe(['query'])}, overall and in each group\n")
     if args.save_state:

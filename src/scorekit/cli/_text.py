@@ -6,7 +6,6 @@ import argparse
 import csv
 import dataclasses
 import json
-import warnings
 from collections.abc import Iterable
 from typing import Any, TextIO
 
@@ -175,22 +174,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             )
         return _sentence_level(args, out, err)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = api.evaluate_text(
-            args.hyps[0],
-            args.refs,
-            args.metric,
-            tokenize=args.tokenize,
-            lowercase=args.lowercase,
-            stemmer=args.stemmer,
-            rouge_tokenizer=args.rouge_tokenizer,
-            ci=ci,
-            by=args.by,
-            groups=args.groups,
-            **engine_options(args),
-        )
-    write_warnings((str(w.message) for w in caught), err)
+    result = api.evaluate_text(
+        args.hyps[0],
+        args.refs,
+        args.metric,
+        tokenize=args.tokenize,
+        lowercase=args.lowercase,
+        stemmer=args.stemmer,
+        rouge_tokenizer=args.rouge_tokenizer,
+        ci=ci,
+        by=args.by,
+        groups=args.groups,
+        **engine_options(args),
+    )
     if ci is not None or args.by:
         shown: dict[str, Any] = dict(result.values)
         notes: list[str] = []
@@ -249,19 +245,16 @@ def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             )
     refuse_with_comparison(args, NAME, "save_state", "report", "sentence_level", "percent", "by")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        found = api.paired_text(
-            args.hyps,
-            args.refs,
-            args.metric,
-            test="bs" if args.paired_bs else "ar",
-            n_samples=args.n_resamples,
-            seed=args.seed,
-            tokenize=args.tokenize,
-            lowercase=args.lowercase,
-        )
-    write_warnings((str(w.message) for w in caught), err)
+    found = api.paired_text(
+        args.hyps,
+        args.refs,
+        args.metric,
+        test="bs" if args.paired_bs else "ar",
+        n_samples=args.n_resamples,
+        seed=args.seed,
+        tokenize=args.tokenize,
+        lowercase=args.lowercase,
+    )
     if args.format == "table":
         out.write(format_paired(found) + "\n")
         return 0
@@ -292,19 +285,17 @@ def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: TextIO) -> int:
     """Several ``--hyps`` files compared with the first on every metric."""
     refuse_with_comparison(args, NAME, "save_state", "sentence_level", "percent", "by")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        found = api.compare_text(
-            args.hyps,
-            args.refs,
-            args.metric,
-            tokenize=args.tokenize,
-            lowercase=args.lowercase,
-            stemmer=args.stemmer,
-            rouge_tokenizer=args.rouge_tokenizer,
-            paired=paired,
-        )
-    write_warnings([*(str(w.message) for w in caught), *found.warnings], err)
+    found = api.compare_text(
+        args.hyps,
+        args.refs,
+        args.metric,
+        tokenize=args.tokenize,
+        lowercase=args.lowercase,
+        stemmer=args.stemmer,
+        rouge_tokenizer=args.rouge_tokenizer,
+        paired=paired,
+    )
+    write_warnings(found.warnings, err)
     write_comparisons(found, args.format, out)
     inputs = [*args.refs, *args.hyps]
     title = f"scorekit text --test {paired.test}"
@@ -359,20 +350,17 @@ def _sentence_level(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     f"--sentence-level without {flag}",
                 )
             )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        blocks = api.text_segments(
-            args.hyps[0],
-            args.refs,
-            args.metric,
-            tokenize=args.tokenize,
-            lowercase=args.lowercase,
-            stemmer=args.stemmer,
-            rouge_tokenizer=args.rouge_tokenizer,
-            lines=args.chunk_size or 1000,
-        )
-        _write_rows(blocks, args.format, args.percent, out)
-    write_warnings((str(w.message) for w in caught), err)
+    blocks = api.text_segments(
+        args.hyps[0],
+        args.refs,
+        args.metric,
+        tokenize=args.tokenize,
+        lowercase=args.lowercase,
+        stemmer=args.stemmer,
+        rouge_tokenizer=args.rouge_tokenizer,
+        lines=args.chunk_size or 1000,
+    )
+    _write_rows(blocks, args.format, args.percent, out)
     return 0
 
 

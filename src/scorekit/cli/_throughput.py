@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import warnings
 from typing import Any, TextIO
 
 from scorekit.cli._flags import (
@@ -20,7 +19,6 @@ from scorekit.cli._flags import (
     scaled,
     slo_flag,
     write_report,
-    write_warnings,
 )
 from scorekit.errors import ConfigError, message, raw
 
@@ -99,19 +97,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if scaled(args) or args.save_state:
         return _from_states(args, slo, run, out, err)
     records = throughput.read_records(args.records)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = throughput.report(records, slo=slo, percentiles=args.percentiles)
-        rows = None
-        if steps:
-            from scorekit import loadtest
+    result = throughput.report(records, slo=slo, percentiles=args.percentiles)
+    rows = None
+    if steps:
+        from scorekit import loadtest
 
-            rows = loadtest.sweep_reports(records, steps, slo, args.percentiles)
-            chosen = args.percentiles is not None
-            text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
-        else:
-            text = throughput.format_report(result, args.format)
-    write_warnings((str(w.message) for w in caught), err)
+        rows = loadtest.sweep_reports(records, steps, slo, args.percentiles)
+        chosen = args.percentiles is not None
+        text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
+    else:
+        text = throughput.format_report(result, args.format)
     out.write(_with_run(text, run, args.format))
     write_report(args, result, err, title=TITLE, inputs=[args.records], records=records, sweep=rows)
     return 0
@@ -138,20 +133,15 @@ def _intervals(
                 "--ci or --save-state",
             )
         )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if scaled(args):
-            states, _ = api.throughput_states(
-                args.records, throughput.report_metrics(slo), **engine_options(args)
-            )
-            result = throughput.report_from_states(states, slo, args.percentiles)
-        else:
-            records = throughput.read_records(args.records)
-            result = throughput.report(records, slo=slo, percentiles=args.percentiles)
-        intervals, boots = api.throughput_intervals(
-            args.records, ci, slo=slo, **engine_options(args)
+    if scaled(args):
+        states, _ = api.throughput_states(
+            args.records, throughput.report_metrics(slo), **engine_options(args)
         )
-    write_warnings((str(w.message) for w in caught), err)
+        result = throughput.report_from_states(states, slo, args.percentiles)
+    else:
+        records = throughput.read_records(args.records)
+        result = throughput.report(records, slo=slo, percentiles=args.percentiles)
+    intervals, boots = api.throughput_intervals(args.records, ci, slo=slo, **engine_options(args))
     text = throughput.format_report(result, args.format)
     if args.format == "json":
         data = json.loads(text)
@@ -187,16 +177,13 @@ def _by_group(
                 "the records of one load test without steps",
             )
         )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = api.throughput_by_group(
-            args.records,
-            args.by,
-            slo=slo,
-            percentiles=args.percentiles,
-            **engine_options(args),
-        )
-    write_warnings((str(w.message) for w in caught), err)
+    result = api.throughput_by_group(
+        args.records,
+        args.by,
+        slo=slo,
+        percentiles=args.percentiles,
+        **engine_options(args),
+    )
     if args.save_state:
         api.save_states(
             args.save_state,
@@ -254,11 +241,8 @@ def _from_states(
     from scorekit import api, loadtest, throughput
 
     metrics = throughput.report_metrics(slo)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        states, rows = api.throughput_states(args.records, metrics, **engine_options(args))
-        result = throughput.report_from_states(states, slo, args.percentiles)
-    write_warnings((str(w.message) for w in caught), err)
+    states, rows = api.throughput_states(args.records, metrics, **engine_options(args))
+    result = throughput.report_from_states(states, slo, args.percentiles)
     if args.save_state:
         api.save_states(
             args.save_state,
