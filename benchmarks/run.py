@@ -20,6 +20,7 @@ import bench_bleu
 import bench_bounded
 import bench_calibration
 import bench_chunked_auc
+import bench_ci_scale
 import bench_classification
 import bench_compat
 import bench_groups
@@ -48,6 +49,7 @@ MODULES = (
     bench_qa,
     bench_loadtest,
     bench_stats,
+    bench_ci_scale,
     bench_groups,
     bench_compat,
 )
