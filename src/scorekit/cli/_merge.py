@@ -87,7 +87,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
-    err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
+    err.write(f"scorekit: merged {_files(len(args.states))}, {result.rows:,} rows\n")
     write_report(args, result, err, title=f"scorekit merge ({command})", inputs=args.states)
     return 0
 
@@ -143,5 +143,10 @@ def _merged_throughput(
         inputs=args.states,
         states=result.states,
     )
-    err.write(f"scorekit: merged {len(args.states)} state files, {result.rows:,} rows\n")
+    err.write(f"scorekit: merged {_files(len(args.states))}, {result.rows:,} rows\n")
     return 0
+
+
+def _files(count: int) -> str:
+    """``1 state file``, ``2 state files``."""
+    return f"{count} state file{'' if count == 1 else 's'}"

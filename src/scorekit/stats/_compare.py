@@ -133,10 +133,17 @@ def unit_values(metric: str | Metric[Any], *data: Any, **kwargs: Any) -> NDArray
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
+def _label(metric: Metric[Any]) -> str:
+    """The metric's name with its @-parameter (``ndcg@10``), as messages name it."""
+    at = metric.info.at
+    value = getattr(metric, at, None) if at else None
+    return metric.name if value is None else f"{metric.name}@{value}"
+
+
 def _same_units(
     inner: Metric[Any], truth: Any, systems: Sequence[Any], names: Sequence[str]
 ) -> None:
-    where = f"compare {inner.name}"
+    where = f"compare {_label(inner)}"
     if inner.replicates_from_state:
         keys = [np.asarray(inner.unit_keys(inner.summarize(truth, s))) for s in systems]
         for name, k in zip(names[1:], keys[1:], strict=True):
@@ -287,7 +294,7 @@ def compare(
     (0.875, 0.625, 0.25, True)
     """
     inner = _metric(metric)
-    where = f"compare {inner.name}"
+    where = f"compare {_label(inner)}"
     if test not in TESTS:
         raise ConfigError(message(where, "unknown test", test, choices(TESTS)))
     if correction is not None and correction not in CORRECTIONS:

@@ -52,7 +52,7 @@ class _Latency(RequestMetric[LatencyValues]):
                 message(self.name, "state of another latency", state.quantity, self.quantity)
             )
         if state.values.size == 0:
-            undefined(self.name, f"no successful request has a {LATENCIES[self.quantity]}")
+            undefined(self.name, f"no successful request has {_article(LATENCIES[self.quantity])}")
             return math.nan
         q = percentile_of(self.name, self.statistic)
         return statistic_of(state.values, self.statistic, q)
@@ -335,3 +335,8 @@ def e2e_latency(records: Any, *, statistic: Statistic | str = "mean") -> float:
     """
     metric = E2ELatency(statistic=statistic)
     return metric.compute(metric.summarize(records))
+
+
+def _article(noun: str) -> str:
+    """``noun`` with its indefinite article (``an end-to-end latency``)."""
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
