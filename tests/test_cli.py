@@ -32,7 +32,7 @@ from scorekit.classification import (
 )
 from scorekit.cli import default_metrics, main
 from scorekit.core import Metric, State, available, parse_metric, register, state_field
-from scorekit.core import _metric as _core
+from scorekit.core import _registry as _core
 from scorekit.errors import ScorekitError
 from scorekit.explain import EXAMPLES, EXPLANATIONS, example_args, explanation_for
 

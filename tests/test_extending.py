@@ -39,7 +39,7 @@ import test_properties as property_checks
 from conftest import ROOT
 from scorekit.api import load_states, save_states
 from scorekit.cli import main
-from scorekit.core import Metric, _metric, _providers, parse_metric
+from scorekit.core import Metric, _providers, _registry, _state, parse_metric
 from scorekit.errors import ConfigError, InputError, StateMismatchError
 from scorekit.io import _formats
 from strategies import batches
@@ -79,10 +79,10 @@ def plugin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable
     """
     scorekit.available()
     for module, name in [
-        (_metric, "_REGISTRY"),
-        (_metric, "_ALIASES"),
-        (_metric, "_AT_ALIASES"),
-        (_metric, "_STATE_TYPES"),
+        (_registry, "_REGISTRY"),
+        (_registry, "_ALIASES"),
+        (_registry, "_AT_ALIASES"),
+        (_state, "_STATE_TYPES"),
         (_formats, "_FORMATS"),
         (engine_registry, "_ENGINES"),
         (command_registry, "_COMMANDS"),

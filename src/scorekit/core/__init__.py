@@ -28,30 +28,30 @@ from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fold import MergeTree, merge_states
 from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
-from scorekit.core._metric import (
+from scorekit.core._metric import Metric, MetricInfo, UnitWeights
+from scorekit.core._options import option_names, parse_metrics
+from scorekit.core._plugins import load_plugins
+from scorekit.core._providers import add_provider
+from scorekit.core._registry import (
     INPUT_KINDS,
-    STATE_FORMAT,
-    Metric,
-    MetricInfo,
-    State,
-    UnitWeights,
     available,
-    decode_value,
-    encode_value,
-    equal_values,
     get,
     iter_variants,
     parse_metric,
     register,
     register_spelling,
-    state_field,
 )
-from scorekit.core._options import option_names, parse_metrics
-from scorekit.core._plugins import load_plugins
-from scorekit.core._providers import add_provider
 from scorekit.core._replicates import repeated_row_replicates, row_replicates
 from scorekit.core._result import EvaluationResult
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
+from scorekit.core._state import (
+    STATE_FORMAT,
+    State,
+    decode_value,
+    encode_value,
+    equal_values,
+    state_field,
+)
 from scorekit.core._statecheck import totals_agree
 
 __all__ = [

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scorekit.core._metric import Metric, State
+from scorekit.core._metric import Metric
+from scorekit.core._state import State
 
 __all__ = ["MergeTree", "merge_states"]
 

@@ -28,7 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core._inputs import input_kind
-from scorekit.core._metric import Metric, State, parse_metric, state_field
+from scorekit.core._metric import Metric
+from scorekit.core._registry import parse_metric
+from scorekit.core._state import State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
 
 __all__ = ["ByGroup", "GroupStates", "Grouped", "group_columns", "summarize_hooked"]

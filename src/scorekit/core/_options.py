@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scorekit.core._metric import Metric, _option_names, available, parse_metric
+from scorekit.core._metric import Metric
+from scorekit.core._registry import _option_names, available, parse_metric
 from scorekit.errors import ConfigError, message, raw
 
 __all__ = ["option_names", "parse_metrics"]

@@ -6,7 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from scorekit.core._metric import Metric, State
+from scorekit.core._metric import Metric
+from scorekit.core._state import State
 
 __all__ = ["EvaluationResult"]
 

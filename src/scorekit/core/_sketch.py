@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core._metric import State, state_field
+from scorekit.core._state import State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
 
 __all__ = ["QuantileSketch", "check_relative_accuracy"]
