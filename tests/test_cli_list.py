@@ -1,14 +1,33 @@
-"""``scorekit list``: the variant forms (``ttft:pN``) in the JSON and under the table."""
+"""``scorekit list``: the variant forms (``ttft:pN``) in the JSON and under the table; the metric
+index it reads instead of importing the families, and plug-in discovery without
+:mod:`importlib.metadata` when no distribution declares a plug-in."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import subprocess
+import sys
+import zipfile
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from scorekit.cli import _list, main
-from scorekit.core import available, parse_metric
+from scorekit.core import (
+    Metric,
+    MetricEntry,
+    MetricInfo,
+    _index,
+    _plugins,
+    _registry,
+    available,
+    get,
+    parse_metric,
+    register,
+)
 
 
 def test_list_json_has_the_variant_forms_and_patterns(capsys: Any) -> None:
@@ -97,3 +116,197 @@ def test_list_off_a_terminal_keeps_one_line_per_metric(capsys: Any, monkeypatch:
     lines = capsys.readouterr().out.split("\n\n")[0].splitlines()
     assert len(lines) == 1 + len(available())
     assert all(info.summary in line for info, line in zip(available(), lines[1:], strict=True))
+
+
+# the index: what `list` reads instead of importing the families ------------------------------
+
+ARGVS = [
+    ["list"],
+    ["list", "--family", "ranking"],
+    ["list", "--family", "throughput"],
+    ["list", "--format", "json"],
+    ["list", "--family", "text", "--format", "json"],
+]
+"""The outputs of ``list`` compared between the index and the live registry."""
+
+
+def test_the_metric_index_is_the_live_registry() -> None:
+    with open(_index.PATH, encoding="utf-8") as file:
+        written = file.read()
+    fresh = _index.build()
+    assert written == _index.render(fresh), (
+        f"{_index.PATH} differs from the metric registry: run `{_index.REGENERATE}` "
+        "(after adding or changing a metric) and commit the file"
+    )
+    assert _index.read() == fresh
+    own = {i.name for i in available() if i.cls.__module__.startswith("scorekit.")}
+    assert {e.name for entries in fresh.values() for e in entries} == own
+    assert {"scorekit.classification", "scorekit.ranking", "scorekit.text"} <= set(fresh)
+
+
+def test_an_entry_has_every_field_of_a_registry_entry() -> None:
+    entry = {f.name for f in dataclasses.fields(MetricEntry)}
+    info = {f.name for f in dataclasses.fields(MetricInfo)}
+    assert entry == info - {"cls"} | {"module"}
+    ndcg = MetricEntry.of(get("ndcg"))
+    assert (ndcg.name, ndcg.at, ndcg.module) == ("ndcg", "k", get("ndcg").cls.__module__)
+    assert MetricEntry.from_plain(json.loads(json.dumps(ndcg.to_plain()))) == ndcg
+
+
+def _listed(argv: list[str], capsys: Any, monkeypatch: Any, *, imported: bool) -> str:
+    """What ``argv`` prints, each family's metrics from the index (``imported``: the registry)."""
+    monkeypatch.setattr(_index, "_imported", lambda module: imported)
+    assert main(argv) == 0
+    return str(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("columns", [None, 120])
+@pytest.mark.parametrize("argv", ARGVS, ids=" ".join)
+def test_list_from_the_index_is_the_list_of_the_registry(
+    capsys: Any, monkeypatch: Any, argv: list[str], columns: int | None
+) -> None:
+    if columns is None:
+        monkeypatch.setattr(_list, "_on_terminal", lambda: False)
+    else:
+        _terminal(monkeypatch, columns)
+    live = _listed(argv, capsys, monkeypatch, imported=True)
+    assert _listed(argv, capsys, monkeypatch, imported=False) == live
+    assert "ndcg" in live or "bleu" in live or "ttft" in live
+
+
+def test_list_reads_the_index_for_a_family_not_imported(capsys: Any, monkeypatch: Any) -> None:
+    index = _index.read()
+    assert index is not None
+    index["scorekit.ranking"] = [
+        dataclasses.replace(e, summary="From the index.") if e.name == "ndcg" else e
+        for e in index["scorekit.ranking"]
+    ]
+    monkeypatch.setattr(_index, "_read", lambda: index)
+    argv = ["list", "--family", "ranking", "--format", "json"]
+    rows = json.loads(_listed(argv, capsys, monkeypatch, imported=False))
+    assert {r["name"]: r["summary"] for r in rows}["ndcg"] == "From the index."
+    rows = json.loads(_listed(argv, capsys, monkeypatch, imported=True))
+    assert {r["name"]: r["summary"] for r in rows}["ndcg"] == get("ndcg").summary
+
+
+def test_list_without_an_index_imports_the_families(capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_index, "_read", lambda: None)
+    monkeypatch.setattr(_list, "_on_terminal", lambda: False)
+    without = _listed(["list"], capsys, monkeypatch, imported=False)
+    assert without == _listed(["list"], capsys, monkeypatch, imported=True)
+    assert _index.read_text("{}") is None and _index.read_text("not json") is None
+    assert _index.read(_index.PATH + ".missing") is None
+
+
+def test_list_shows_a_metric_registered_at_run_time(capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
+
+    @register("list_runtime_metric", higher_is_better=False, bounds=(0, 2), inputs="regression")
+    class RuntimeMetric(Metric[Any]):
+        """A metric registered by a test."""
+
+    rows = json.loads(_listed(["list", "--format", "json"], capsys, monkeypatch, imported=False))
+    mine = {r["name"]: r for r in rows}["list_runtime_metric"]
+    assert (mine["family"], mine["summary"]) == ("test_cli_list", "A metric registered by a test.")
+    assert mine["direction"] == "lower" and mine["bounds"] == [0, 2]
+    assert {r["name"] for r in rows} == {i.name for i in available()}
+
+
+_CHILD = (
+    "import contextlib, io, json, os, sys\n"
+    "os.environ['SCOREKIT_NO_PLUGINS'] = '1'\n"
+    "from scorekit.cli import main\n"
+    "if sys.argv[1] == 'live':\n"
+    "    from scorekit.core import available\n"
+    "    available()\n"
+    "outputs = []\n"
+    "for argv in json.loads(sys.argv[2]):\n"
+    "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+    "        assert main(argv) == 0\n"
+    "    outputs.append(out.getvalue())\n"
+    "families = [m for m in sys.modules if m in ('scorekit.classification', 'scorekit.text')]\n"
+    "print(json.dumps([outputs, families]))\n"
+)
+"""A child that prints the outputs of ``list`` (each argv of ``sys.argv[2]``, a JSON list) and
+the families it imported; ``sys.argv[1] == 'live'`` imports every family first."""
+
+
+def test_list_in_a_new_process_prints_what_the_registry_gives() -> None:
+    printed = {}
+    for how in ("index", "live"):
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, how, json.dumps(ARGVS)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        printed[how] = json.loads(done.stdout)
+    assert printed["index"][1] == [] and printed["live"][1] != []
+    assert printed["index"][0] == printed["live"][0]
+
+
+# plug-ins: importlib.metadata only when a distribution may declare one --------------------------
+
+
+def _declaring(site: Path, name: str, info: str, entry_points: str) -> None:
+    folder = site / f"{name}-1.0.{info}"
+    folder.mkdir()
+    (folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (folder / "entry_points.txt").write_text(entry_points)
+
+
+def test_every_entry_point_group_installed_may_be_declared() -> None:
+    groups = set(entry_points().groups)
+    assert "console_scripts" in groups
+    assert all(_plugins._maybe_declared(group) for group in groups)
+    assert not _plugins._maybe_declared("scorekit.no such group")
+    assert _plugins._maybe_declared(_plugins.GROUP) == bool(entry_points(group=_plugins.GROUP))
+
+
+@pytest.mark.parametrize("info", ["dist-info", "egg-info"])
+def test_a_plugin_declared_on_the_path_may_be_declared(
+    tmp_path: Path, monkeypatch: Any, info: str
+) -> None:
+    _declaring(tmp_path, "other", info, "[console_scripts]\nother = other:main\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert not _plugins._maybe_declared("scorekit.list_test")
+    _declaring(tmp_path, "mine", info, "[scorekit.list_test]\nmine = mine_module\n")
+    assert _plugins._maybe_declared("scorekit.list_test")
+    assert [e.name for e in entry_points(group="scorekit.list_test")] == ["mine"]
+
+
+def test_a_zip_or_another_finder_asks_importlib_metadata(tmp_path: Path, monkeypatch: Any) -> None:
+    with zipfile.ZipFile(tmp_path / "bundle.zip", "w") as bundle:
+        bundle.writestr("empty.txt", "")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "bundle.zip")])
+    assert _plugins._maybe_declared("scorekit.list_test")
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p.endswith("bundle.zip")])
+    assert not _plugins._maybe_declared("scorekit.list_test")
+
+    class Finder:
+        @staticmethod
+        def find_distributions(*args: Any, **kwargs: Any) -> list[Any]:
+            return []
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
+    assert _plugins._maybe_declared("scorekit.list_test")
+
+
+def test_list_without_a_plugin_imports_neither_families_nor_importlib_metadata() -> None:
+    if entry_points(group=_plugins.GROUP):
+        pytest.skip("a scorekit plug-in is installed")
+    code = (
+        "import contextlib, io, json, os, sys\n"
+        "os.environ.pop('SCOREKIT_NO_PLUGINS', None)\n"
+        "from scorekit.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(['list'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    status, modules = json.loads(done.stdout)
+    assert status == 0
+    for name in ("importlib.metadata", "email", "scorekit.classification", "scorekit.ranking"):
+        assert name not in modules, name

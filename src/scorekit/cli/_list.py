@@ -1,4 +1,8 @@
-"""``scorekit list``: the registered metrics, as a table or JSON, of every family or one."""
+"""``scorekit list``: the registered metrics, as a table or JSON, of every family or one.
+
+The rows come from :func:`scorekit.core.catalog`: the metadata of scorekit's
+own metrics is read from its index, so listing them imports no family.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import textwrap
 from typing import Any, TextIO
 
 from scorekit.cli._flags import format_flag
-from scorekit.core import MetricInfo, available
+from scorekit.core import MetricEntry, catalog
 from scorekit.errors import ConfigError, choices, message
 from scorekit.explain import bound_text
 
@@ -33,7 +37,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return ls
 
 
-def family(info: MetricInfo) -> str:
+def family(entry: MetricEntry) -> str:
     """The family of a registered metric: the package that defines it.
 
     ``classification`` for :class:`scorekit.classification.F1`; for a metric of a
@@ -41,53 +45,57 @@ def family(info: MetricInfo) -> str:
 
     Examples
     --------
-    >>> from scorekit.core import get
-    >>> family(get("ndcg")), family(get("bleu"))
+    >>> entries = {entry.name: entry for entry in catalog()}
+    >>> family(entries["ndcg"]), family(entries["bleu"])
     ('ranking', 'text')
     """
-    parts = info.cls.__module__.split(".")
+    parts = entry.module.split(".")
     return parts[1] if parts[0] == "scorekit" and len(parts) > 1 else parts[0]
 
 
-def families() -> list[str]:
-    """The families of the registered metrics, sorted.
+def families(entries: list[MetricEntry] | None = None) -> list[str]:
+    """The families of the registered metrics (or of ``entries``), sorted.
 
     Examples
     --------
     >>> {"classification", "ranking", "throughput"} <= set(families())
     True
     """
-    return sorted({family(info) for info in available()})
+    return sorted({family(entry) for entry in (catalog() if entries is None else entries)})
 
 
-def _direction(info: MetricInfo) -> str:
-    if info.higher_is_better is None:
+def _direction(entry: MetricEntry) -> str:
+    if entry.higher_is_better is None:
         return "—"
-    return "higher" if info.higher_is_better else "lower"
+    return "higher" if entry.higher_is_better else "lower"
 
 
 def _listing(only: str | None = None) -> list[dict[str, Any]]:
-    if only is not None and only not in families():
-        raise ConfigError(message("list", "unknown family", only, choices(families())))
+    """The rows of the metrics (of family ``only``), from their entries: no family is imported."""
+    entries = catalog()
+    if only is not None and only not in families(entries):
+        raise ConfigError(message("list", "unknown family", only, choices(families(entries))))
     rows = []
-    for info in available():
-        if only is not None and family(info) != only:
+    for entry in entries:
+        if only is not None and family(entry) != only:
             continue
         rows.append(
             {
-                "name": info.name,
-                "family": family(info),
-                "aliases": [*info.aliases, *(f"{a}@{info.at}" for a in info.at_aliases)],
-                "direction": _direction(info),
-                "bounds": [info.bounds[0], info.bounds[1]],
-                "inputs": info.inputs,
-                "grows": info.grows,
-                "bounded": info.bounded,
-                "variants": [f"{info.name}:{v}" for v in info.variants],
-                "variant_forms": [f"{info.name}:{info.variant_form}"] if info.variant_form else [],
-                "variant_pattern": info.variant_pattern,
-                "at": info.at,
-                "summary": info.summary,
+                "name": entry.name,
+                "family": family(entry),
+                "aliases": [*entry.aliases, *(f"{a}@{entry.at}" for a in entry.at_aliases)],
+                "direction": _direction(entry),
+                "bounds": [entry.bounds[0], entry.bounds[1]],
+                "inputs": entry.inputs,
+                "grows": entry.grows,
+                "bounded": entry.bounded,
+                "variants": [f"{entry.name}:{v}" for v in entry.variants],
+                "variant_forms": [f"{entry.name}:{entry.variant_form}"]
+                if entry.variant_form
+                else [],
+                "variant_pattern": entry.variant_pattern,
+                "at": entry.at,
+                "summary": entry.summary,
             }
         )
     return rows

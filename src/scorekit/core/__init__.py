@@ -18,6 +18,8 @@ format, engine or command.
 - :class:`Grouped`, :class:`GroupStates`, :class:`ByGroup`: any metric per group of rows.
 - :class:`Estimate`, :class:`QuantileSketch`: bounded results and states.
 - :func:`load_plugins`: installed plug-ins (the ``scorekit.plugins`` entry points).
+- :func:`catalog`, :class:`MetricEntry`: every registered metric's metadata, scorekit's
+  own read from an index without importing a family.
 - :class:`Explanation`: what ``scorekit explain`` says about a metric, kept on its class.
 """
 
@@ -27,6 +29,7 @@ from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fold import MergeTree, merge_states
 from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
+from scorekit.core._index import MetricEntry, catalog
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import Metric, MetricInfo, UnitWeights
 from scorekit.core._options import option_names, parse_metrics
@@ -67,12 +70,14 @@ __all__ = [
     "InputKind",
     "MergeTree",
     "Metric",
+    "MetricEntry",
     "MetricInfo",
     "QuantileSketch",
     "State",
     "UnitWeights",
     "add_provider",
     "available",
+    "catalog",
     "check_relative_accuracy",
     "decode_value",
     "encode_value",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import warnings
 
 from scorekit.errors import PluginWarning
@@ -50,6 +51,8 @@ def load_plugins() -> dict[str, str]:
     _LOADED = {}
     if os.environ.get(DISABLE, "") not in ("", "0"):
         return {}
+    if not _maybe_declared(GROUP):
+        return {}
     from importlib.metadata import entry_points
 
     for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
@@ -66,6 +69,56 @@ def load_plugins() -> dict[str, str]:
             continue
         _LOADED[entry.name] = entry.module
     return dict(_LOADED)
+
+
+def _maybe_declared(group: str) -> bool:
+    """Whether an installed distribution may name an entry point of ``group``.
+
+    False only when none can: every distribution :mod:`importlib.metadata`
+    would find is a ``*.dist-info`` or ``*.egg-info`` folder in a directory of
+    ``sys.path`` (the only place the standard finder looks), and none of their
+    ``entry_points.txt`` files contains the group's name. Reading those files
+    takes a millisecond or two, where importing :mod:`importlib.metadata` takes
+    tens of milliseconds, so a program with no plug-in installed does not
+    import it. Anything else (another finder of distributions, a zip file or
+    an egg on ``sys.path``) is True, and :func:`load_plugins` asks
+    :mod:`importlib.metadata`.
+
+    Examples
+    --------
+    >>> _maybe_declared("console_scripts")
+    True
+    >>> _maybe_declared("no such group of entry points")
+    False
+    """
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path:
+        if finder is not PathFinder and hasattr(finder, "find_distributions"):
+            return True
+    needle = group.encode()
+    for entry in sys.path:
+        if not isinstance(entry, str) or entry.lower().endswith(".egg"):
+            return True
+        path = entry or "."
+        try:
+            children = list(os.scandir(path))
+        except (FileNotFoundError, NotADirectoryError):
+            if os.path.exists(path):
+                return True  # a zip file: ask importlib.metadata
+            continue
+        except OSError:
+            continue
+        for child in children:
+            if not child.name.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(child.path, "entry_points.txt"), "rb") as file:
+                    if needle in file.read():
+                        return True
+            except OSError:
+                continue
+    return False
 
 
 def plugins_loaded() -> bool:
