@@ -280,11 +280,6 @@ KNOWN: dict[str, str] = {
         "--report drops --ci: the report's summary has no low/high columns, while eval, text "
         "and qa reports show the intervals"
     ),
-    "text-ci+dask": (
-        "the refusal names neither --ci nor --engine and asks for --key COL, which text does "
-        "not have"
-    ),
-    "throughput-ci+report": "--ci drops --report: no report file is written and nothing says so",
     "throughput-report+chunk": REPORT_FROM_STATES,
     "throughput-report+state": REPORT_FROM_STATES,
     "throughput-report+dask": REPORT_FROM_STATES,

@@ -157,8 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _check_outputs(args)
             status = args.handler(args, buffer, notes)
         except ScorekitError as exc:
-            text = str(exc)
-            failure = text if text.startswith("scorekit:") else f"scorekit: {text}"
+            text = str(exc).removeprefix("scorekit:").removeprefix("scorekit ").lstrip()
+            # "scorekit eval: ..." is shown as "scorekit: eval: ..."
+            failure = f"scorekit: {text}"
     # every warning of the command, once each, then what the command wrote on stderr
     write_warnings((str(w.message) for w in caught), err)
     err.write(notes.getvalue())

@@ -133,15 +133,21 @@ def _intervals(
                 "--ci or --save-state",
             )
         )
+    shown: dict[str, Any] = {}
     if scaled(args):
         states, _ = api.throughput_states(
             args.records, throughput.report_metrics(slo), **engine_options(args)
         )
         result = throughput.report_from_states(states, slo, args.percentiles)
+        shown["states"] = states
     else:
         records = throughput.read_records(args.records)
         result = throughput.report(records, slo=slo, percentiles=args.percentiles)
+        shown["records"] = records
     intervals, boots = api.throughput_intervals(args.records, ci, slo=slo, **engine_options(args))
+    write_report(
+        args, result, err, title=TITLE, inputs=[args.records], intervals=intervals, **shown
+    )
     text = throughput.format_report(result, args.format)
     if args.format == "json":
         data = json.loads(text)

@@ -199,12 +199,14 @@ def _check_positions(metrics: Sequence[Metric[Any]]) -> None:
     """
     positional = [m.name for m in metrics if m.positional]
     if positional:
+        names = ", ".join(dict.fromkeys(positional))
         raise ConfigError(
             message(
-                "the Dask engine",
+                "the Dask engine (--engine dask)",
                 "its partitions do not know the positions of their rows",
-                raw(f"{', '.join(dict.fromkeys(positional))} keyed by row position"),
-                "units keyed by a column (key=COL, --key COL), or the stream engine",
+                raw(f"{names} with units keyed by row position (--ci without --key)"),
+                "a key column for the units where the command has one (--key COL; key=COL "
+                "in Python), or the stream engine (--chunk-size N)",
             )
         )
 

@@ -78,7 +78,7 @@ def is_comparisons(result: Any) -> bool:
 def _unwrapped(c: Contents) -> None:
     """A bootstrap's metric and state replaced by the metric it wraps and its state of all rows."""
     for key, state in list(c.states.items()):
-        inner_state = getattr(state, "state", None)
+        inner_state = getattr(state, "whole", None)
         inner_metric = getattr(c.metrics.get(key), "inner", None)
         if isinstance(inner_state, State) and inner_metric is not None:
             c.states[key] = inner_state
@@ -96,6 +96,7 @@ def contents(
     texts: Any = None,
     squad: Mapping[str, Any] | None = None,
     sweep: Sequence[tuple[str, Any]] | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> Contents:
     """The values, states and settings of any result scorekit returns.
 
@@ -125,6 +126,7 @@ def contents(
             for k, v in dataclasses.asdict(result).items()
             if isinstance(v, int | float) and not isinstance(v, bool)
         }
+        found.values.update({f"{key} (interval)": v for key, v in (intervals or {}).items()})
         found.notes += [str(note) for note in getattr(result, "notes", ()) or ()]
         return found
     if isinstance(result, Mapping) and not hasattr(result, "states"):
@@ -262,6 +264,7 @@ def report(
     texts: Any = None,
     squad: Mapping[str, Any] | None = None,
     sweep: Sequence[tuple[str, Any]] | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> str:
     """Write the self-contained HTML report of ``result`` to ``path`` and return the path.
 
@@ -301,6 +304,10 @@ def report(
         For a load-test sweep: ``(label, throughput report)`` per step
         (:func:`scorekit.loadtest.sweep_reports`), for the figure of
         throughput against latency and the table of the steps.
+    intervals
+        For a throughput report: the intervals of its serving metrics
+        (:func:`scorekit.api.throughput_intervals`), shown in the summary with
+        their bounds.
 
     Examples
     --------
@@ -319,6 +326,7 @@ def report(
         texts=texts,
         squad=squad,
         sweep=sweep,
+        intervals=intervals,
     )
     return _write(html, path)
 

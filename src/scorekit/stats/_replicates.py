@@ -109,6 +109,14 @@ class Replicates(State):
     leave_out: tuple[State, ...] = state_field("custom")
     rows: NDArray[np.int64] = state_field("custom", check="count", ndim=2)
 
+    @property
+    def whole(self) -> State:
+        """The wrapped metric's state of all the data (inside the rows, for metrics keeping them).
+
+        This is what the metric's figures and tables are drawn from.
+        """
+        return self.state.summary if isinstance(self.state, UnitRows) else self.state
+
     def _merge_custom(self, other: Replicates) -> dict[str, Any]:
         if isinstance(self.state, UnitRows) != isinstance(other.state, UnitRows):
             # a state of no rows is the identity; a state with one state per replicate
