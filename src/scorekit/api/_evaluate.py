@@ -9,7 +9,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit import engines
-from scorekit.core import EvaluationResult, Grouped, Metric, parse_metric
+from scorekit.core import (
+    EvaluationResult,
+    Grouped,
+    Metric,
+    option_names,
+    parse_metric,
+    parse_metrics,
+)
 from scorekit.engines import DEFAULT_CHUNK_SIZE, positive_int
 from scorekit.errors import ConfigError, message, raw
 
@@ -237,11 +244,8 @@ def configure(
         if isinstance(spec, Metric):
             key, metric = spec.name, spec
         elif isinstance(spec, str):
-            key, metric = spec, parse_metric(spec)
-            usable = {k: v for k, v in options.items() if k in _fields(metric)}
-            if usable:
-                metric = parse_metric(spec, **usable)
-                used.update(usable)
+            key, (metric,) = spec, parse_metrics([spec], options, strict=False)
+            used.update(k for k in options if k in option_names(metric))
         else:
             raise ConfigError(
                 message(

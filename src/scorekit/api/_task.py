@@ -19,7 +19,16 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import INPUT_KINDS, Metric, MetricInfo, State, get, parse_metric
+from scorekit.core import (
+    INPUT_KINDS,
+    Metric,
+    MetricInfo,
+    State,
+    get,
+    option_names,
+    parse_metric,
+    parse_metrics,
+)
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 
 __all__ = ["TASKS", "Evaluation", "default_metrics"]
@@ -146,11 +155,9 @@ def _fields(info: MetricInfo) -> set[str]:
 
 def _configure(spec: str, task: str, options: dict[str, Any]) -> Metric[Any]:
     """Build the metric for ``spec``, choosing one-vs-rest for multiclass scores if needed."""
-    metric = parse_metric(spec)
+    (metric,) = parse_metrics([spec], options, strict=False)
     fields = _fields(metric.info)
-    usable = {k: v for k, v in options.items() if k in fields}
-    if usable:
-        metric = parse_metric(spec, **usable)
+    usable = {k: v for k, v in options.items() if k in option_names(metric)}
     if task == "multiclass" and metric.inputs not in _TASK_KINDS[task] and "multi_class" in fields:
         with contextlib.suppress(ConfigError):
             ovr = parse_metric(spec, multi_class="ovr", **usable)
