@@ -181,3 +181,19 @@ def test_a_flag_no_requested_metric_takes_is_an_error(
     assert code == 2
     assert "no requested metric takes the option" in err and flag[0] in err
     assert "Traceback" not in err
+
+
+def test_sacrebleus_paired_test_takes_the_flags_by_the_same_rule(
+    tmp_path: Path, capsys: Any
+) -> None:
+    hyp, ref = _files(tmp_path, HYPS, REFS)
+    upper = tmp_path / "upper.txt"
+    upper.write_text("\n".join(h.upper() for h in HYPS) + "\n", encoding="utf-8")
+    argv = ["text", "--refs", ref, "--hyps", hyp, str(upper), "--paired-bs", "-m", "bleu"]
+    assert main([*argv, "--n-resamples", "20", "--lowercase", "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    scores = [row["score"] for row in found["results"]["BLEU"]]
+    assert scores[0] == scores[1]  # case-insensitive: the upper-case system scores the same
+    assert main([*argv, "--stemmer"]) == 2
+    err = capsys.readouterr().err
+    assert "no requested metric takes the option" in err and "--stemmer" in err

@@ -416,13 +416,17 @@ def paired_text(
     seed: int | None = None,
     tokenize: str | None = None,
     lowercase: bool | None = None,
+    stemmer: bool | None = None,
+    rouge_tokenizer: str | None = None,
 ) -> Any:
     """sacrebleu's paired test of hypothesis files: ``--paired-bs`` or ``--paired-ar``.
 
     ``test`` is ``"bs"`` (paired bootstrap resampling, 1000 resamples by
     default) or ``"ar"`` (approximate randomization, 10000 trials); the seed is
     sacrebleu's 12345 by default. ``metrics`` are BLEU, chrF and TER
-    configurations (default BLEU), as :func:`evaluate_text` names them. The
+    configurations (default BLEU), as :func:`evaluate_text` names them, with its
+    option defaults (``stemmer`` and ``rouge_tokenizer`` apply to no metric of
+    these tests, so giving them is an error). The
     result is a :class:`scorekit.stats.PairedTest` on sacrebleu's 0-100 scale,
     with sacrebleu's numbers for the same seed
     (:func:`scorekit.stats.paired_bs`, :func:`scorekit.stats.paired_ar`). The
@@ -449,7 +453,9 @@ def paired_text(
     if test not in ("bs", "ar"):
         raise ConfigError(message("paired_text", "unknown test", test, choices(("bs", "ar"))))
     _need_two(hyps, "hypothesis file")
-    chosen = _text_metrics(metrics or ["bleu"], tokenize, lowercase, None, None, split=True)
+    chosen = _text_metrics(
+        metrics or ["bleu"], tokenize, lowercase, stemmer, rouge_tokenizer, split=True
+    )
     read = [read_parallel(h, refs) for h in hyps]
     names = [str(h) for h in hyps]
     names = names if len(set(names)) == len(names) else _distinct_names(hyps)

@@ -178,10 +178,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.hyps[0],
         args.refs,
         args.metric,
-        tokenize=args.tokenize,
-        lowercase=args.lowercase,
-        stemmer=args.stemmer,
-        rouge_tokenizer=args.rouge_tokenizer,
+        **_metric_options(args),
         ci=ci,
         by=args.by,
         groups=args.groups,
@@ -252,8 +249,7 @@ def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         test="bs" if args.paired_bs else "ar",
         n_samples=args.n_resamples,
         seed=args.seed,
-        tokenize=args.tokenize,
-        lowercase=args.lowercase,
+        **_metric_options(args),
     )
     if args.format == "table":
         out.write(format_paired(found) + "\n")
@@ -289,10 +285,7 @@ def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: Tex
         args.hyps,
         args.refs,
         args.metric,
-        tokenize=args.tokenize,
-        lowercase=args.lowercase,
-        stemmer=args.stemmer,
-        rouge_tokenizer=args.rouge_tokenizer,
+        **_metric_options(args),
         paired=paired,
     )
     write_warnings(found.warnings, err)
@@ -301,6 +294,16 @@ def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: Tex
     title = f"scorekit text --test {paired.test}"
     write_comparison_report(args, found, err, title=title, inputs=inputs)
     return 0
+
+
+def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags that are defaults of the metrics' options (``None``: not given)."""
+    return {
+        "tokenize": args.tokenize,
+        "lowercase": args.lowercase,
+        "stemmer": args.stemmer,
+        "rouge_tokenizer": args.rouge_tokenizer,
+    }
 
 
 def _base(key: str) -> str:
@@ -354,10 +357,7 @@ def _sentence_level(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.hyps[0],
         args.refs,
         args.metric,
-        tokenize=args.tokenize,
-        lowercase=args.lowercase,
-        stemmer=args.stemmer,
-        rouge_tokenizer=args.rouge_tokenizer,
+        **_metric_options(args),
         lines=args.chunk_size or 1000,
     )
     _write_rows(blocks, args.format, args.percent, out)
