@@ -56,9 +56,8 @@ def dask_cluster() -> Iterator[Any]:
         dashboard_address=None,
         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
     ) as local:
-        import scorekit
-
-        # import every metric family on the workers once, outside the timed tests
+        # import every metric family on the workers once, outside the timed tests (the code
+        # as text: a function would be pickled by the name of the module defining it)
         with distributed.Client(local, set_as_default=False) as client:
-            client.run(scorekit.available)
+            client.run(exec, "import scorekit\nscorekit.available()")
         yield local
