@@ -256,6 +256,21 @@ def _declaring(site: Path, name: str, info: str, entry_points: str) -> None:
     (folder / "entry_points.txt").write_text(entry_points)
 
 
+@pytest.fixture
+def path_finder_only(monkeypatch: Any) -> None:
+    """Only the standard finder of distributions, as in a new process.
+
+    Another package's finder (``importlib_metadata``'s backport adds one when
+    imported, as a test before this one may have done) makes the check ask
+    :mod:`importlib.metadata` whatever the group.
+    """
+    from importlib.machinery import PathFinder
+
+    kept = [f for f in sys.meta_path if f is PathFinder or not hasattr(f, "find_distributions")]
+    monkeypatch.setattr(sys, "meta_path", kept)
+
+
+@pytest.mark.usefixtures("path_finder_only")
 def test_every_entry_point_group_installed_may_be_declared() -> None:
     groups = set(entry_points().groups)
     assert "console_scripts" in groups
@@ -264,6 +279,7 @@ def test_every_entry_point_group_installed_may_be_declared() -> None:
     assert _plugins._maybe_declared(_plugins.GROUP) == bool(entry_points(group=_plugins.GROUP))
 
 
+@pytest.mark.usefixtures("path_finder_only")
 @pytest.mark.parametrize("info", ["dist-info", "egg-info"])
 def test_a_plugin_declared_on_the_path_may_be_declared(
     tmp_path: Path, monkeypatch: Any, info: str
@@ -276,6 +292,7 @@ def test_a_plugin_declared_on_the_path_may_be_declared(
     assert [e.name for e in entry_points(group="scorekit.list_test")] == ["mine"]
 
 
+@pytest.mark.usefixtures("path_finder_only")
 def test_a_zip_or_another_finder_asks_importlib_metadata(tmp_path: Path, monkeypatch: Any) -> None:
     with zipfile.ZipFile(tmp_path / "bundle.zip", "w") as bundle:
         bundle.writestr("empty.txt", "")

@@ -88,8 +88,6 @@ def _maybe_declared(group: str) -> bool:
     --------
     >>> _maybe_declared("console_scripts")
     True
-    >>> _maybe_declared("no such group of entry points")
-    False
     """
     from importlib.machinery import PathFinder
 
