@@ -256,58 +256,62 @@ def _declaring(site: Path, name: str, info: str, entry_points: str) -> None:
     (folder / "entry_points.txt").write_text(entry_points)
 
 
-@pytest.fixture
-def path_finder_only(monkeypatch: Any) -> None:
-    """Only the standard finder of distributions, as in a new process.
+def _fresh(code: str) -> None:
+    """Run ``code`` in a new interpreter, whose finders of distributions are the standard ones.
 
-    Another package's finder (``importlib_metadata``'s backport adds one when
-    imported, as a test before this one may have done) makes the check ask
-    :mod:`importlib.metadata` whatever the group.
+    In this process another package's finder may be installed by an earlier test
+    (``importlib_metadata``'s backport adds one when imported), which makes the
+    check ask :mod:`importlib.metadata` whatever the group.
     """
-    from importlib.machinery import PathFinder
+    prelude = "import sys, zipfile\nfrom importlib.metadata import entry_points\n"
+    prelude += "from scorekit.core import _plugins\n"
+    done = subprocess.run(
+        [sys.executable, "-c", prelude + code], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
 
-    kept = [f for f in sys.meta_path if f is PathFinder or not hasattr(f, "find_distributions")]
-    monkeypatch.setattr(sys, "meta_path", kept)
 
-
-@pytest.mark.usefixtures("path_finder_only")
 def test_every_entry_point_group_installed_may_be_declared() -> None:
-    groups = set(entry_points().groups)
-    assert "console_scripts" in groups
-    assert all(_plugins._maybe_declared(group) for group in groups)
-    assert not _plugins._maybe_declared("scorekit.no such group")
-    assert _plugins._maybe_declared(_plugins.GROUP) == bool(entry_points(group=_plugins.GROUP))
+    _fresh(
+        "groups = set(entry_points().groups)\n"
+        "assert 'console_scripts' in groups\n"
+        "assert all(_plugins._maybe_declared(group) for group in groups)\n"
+        "assert not _plugins._maybe_declared('scorekit.no such group')\n"
+        "found = bool(entry_points(group=_plugins.GROUP))\n"
+        "assert _plugins._maybe_declared(_plugins.GROUP) == found\n"
+    )
 
 
-@pytest.mark.usefixtures("path_finder_only")
 @pytest.mark.parametrize("info", ["dist-info", "egg-info"])
-def test_a_plugin_declared_on_the_path_may_be_declared(
-    tmp_path: Path, monkeypatch: Any, info: str
-) -> None:
+def test_a_plugin_declared_on_the_path_may_be_declared(tmp_path: Path, info: str) -> None:
     _declaring(tmp_path, "other", info, "[console_scripts]\nother = other:main\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert not _plugins._maybe_declared("scorekit.list_test")
-    _declaring(tmp_path, "mine", info, "[scorekit.list_test]\nmine = mine_module\n")
-    assert _plugins._maybe_declared("scorekit.list_test")
-    assert [e.name for e in entry_points(group="scorekit.list_test")] == ["mine"]
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    _declaring(mine, "mine", info, "[scorekit.list_test]\nmine = mine_module\n")
+    _fresh(
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "assert not _plugins._maybe_declared('scorekit.list_test')\n"
+        f"sys.path.insert(0, {str(mine)!r})\n"
+        "assert _plugins._maybe_declared('scorekit.list_test')\n"
+        "assert [e.name for e in entry_points(group='scorekit.list_test')] == ['mine']\n"
+    )
 
 
-@pytest.mark.usefixtures("path_finder_only")
-def test_a_zip_or_another_finder_asks_importlib_metadata(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_zip_or_another_finder_asks_importlib_metadata(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "bundle.zip", "w") as bundle:
         bundle.writestr("empty.txt", "")
-    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "bundle.zip")])
-    assert _plugins._maybe_declared("scorekit.list_test")
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p.endswith("bundle.zip")])
-    assert not _plugins._maybe_declared("scorekit.list_test")
-
-    class Finder:
-        @staticmethod
-        def find_distributions(*args: Any, **kwargs: Any) -> list[Any]:
-            return []
-
-    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
-    assert _plugins._maybe_declared("scorekit.list_test")
+    _fresh(
+        "assert not _plugins._maybe_declared('scorekit.list_test')\n"
+        f"sys.path.append({str(tmp_path / 'bundle.zip')!r})\n"
+        "assert _plugins._maybe_declared('scorekit.list_test')\n"
+        "sys.path.pop()\n"
+        "class Finder:\n"
+        "    @staticmethod\n"
+        "    def find_distributions(*args, **kwargs):\n"
+        "        return []\n"
+        "sys.meta_path.append(Finder)\n"
+        "assert _plugins._maybe_declared('scorekit.list_test')\n"
+    )
 
 
 def test_list_without_a_plugin_imports_neither_families_nor_importlib_metadata() -> None:
