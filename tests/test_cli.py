@@ -868,7 +868,7 @@ def test_explain_falls_back_to_the_docstring(monkeypatch: pytest.MonkeyPatch, ca
 
 
 def test_demo_reports_every_bundled_file_with_the_eval_values(capsys: Any) -> None:
-    code, out, err = _run(capsys, "demo")
+    code, out, err = _run(capsys, "demo", "--no-report")
     assert code == 0, err
     for task, entry in MANIFEST.items():
         assert entry["title"] in out and entry["file"] in out
@@ -904,6 +904,11 @@ def test_console_script_runs_the_demo() -> None:
     done = subprocess.run([str(script), "demo"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "Binary classification" in done.stdout
+    # with the report extra installed, the demo writes its HTML report and says where
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("report: ") and last.endswith("demo.html")
+    written = Path(last.removeprefix("report: "))
+    assert "<svg" in written.read_text(encoding="utf-8")
 
 
 def test_python_dash_m_scorekit() -> None:

@@ -110,7 +110,7 @@ def test_gzip_and_bundled_files(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_demo_ranks_the_bundled_run(capsys: Any) -> None:
-    code, out, err = _run(capsys, "demo")
+    code, out, err = _run(capsys, "demo", "--no-report")
     assert code == 0, err
     assert "scorekit rank qrels.txt run.txt" in out
     expected = ranking.evaluate(DATA / "qrels.txt", DATA / "run.txt", ["map", "ndcg@10"])

@@ -316,7 +316,7 @@ def test_features_of_a_missing_file(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_demo_ranks_the_play_tennis_features(capsys: Any) -> None:
-    code, out, err = _run(capsys, "demo")
+    code, out, err = _run(capsys, "demo", "--no-report")
     assert code == 0, err
     assert "scorekit features play_tennis.csv --target play" in out
     assert any(

@@ -106,7 +106,7 @@ def test_qa_errors(capsys: Any, tmp_path: Path) -> None:
 
 
 def test_demo_covers_text_and_qa(capsys: Any) -> None:
-    code, out, err = _run(capsys, "demo")
+    code, out, err = _run(capsys, "demo", "--no-report")
     assert code == 0, err
     assert "scorekit text --refs refs_a.txt refs_b.txt --hyps hyps.txt" in out
     assert "scorekit qa squad_dev.json squad_preds.json" in out

@@ -91,7 +91,7 @@ def test_slo_forms_agree(capsys: Any) -> None:
 
 
 def test_the_readme_and_demo_numbers_come_from_the_bundled_file(capsys: Any) -> None:
-    code, out, _ = _run(capsys, "demo")
+    code, out, _ = _run(capsys, "demo", "--no-report")
     assert code == 0
     section = out[out.index("LLM serving") :]
     assert "$ scorekit throughput requests.jsonl --slo ttft=500ms tpot=30ms" in section
