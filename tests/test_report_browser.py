@@ -116,7 +116,10 @@ class _Proxy:
                 line = conn.recv(4096).split(b"\r\n")[0].decode("latin-1")
             except OSError:
                 line = "(no request line)"
-            self.requests.append(line)
+            if line.strip():
+                # a connection closed before sending anything (a browser's preconnect)
+                # names no host; every request that does is checked below
+                self.requests.append(line)
             conn.close()
 
     def close(self) -> None:
