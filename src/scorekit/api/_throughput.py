@@ -53,20 +53,14 @@ def throughput_states(
     >>> rows
     1
     """
-    from scorekit.io import open_source
-    from scorekit.throughput import COLUMNS
-
-    present = open_source(records).columns()
-    found = run_metrics(
+    found = _fold_records(
         records,
         metrics,
-        columns={c: c for c in COLUMNS if c in present},
         chunk_size=chunk_size,
         engine=engine,
         scheduler=scheduler,
         workers=workers,
         progress=progress,
-        compute=False,
     )
     states = dict(found.states)
     # the rows are the requests evaluated: records set aside (a load test's metadata
@@ -121,26 +115,32 @@ def throughput_intervals(
     (2.0, 2.0)
     """
     from scorekit.core import parse_metric
-    from scorekit.io import open_source
-    from scorekit.throughput import COLUMNS
 
     metrics = {name: parse_metric(name) for name in INTERVAL_METRICS}
     if slo:
         metrics["goodput"] = parse_metric("goodput", **dict(slo))
     boots: dict[str, Metric[Any]] = {name: ci.wrap(metric) for name, metric in metrics.items()}
-    present = open_source(records).columns()
-    found = run_metrics(
+    found = _fold_records(
         records,
         boots,
-        columns={c: c for c in COLUMNS if c in present},
         chunk_size=chunk_size,
         engine=engine,
         scheduler=scheduler,
         workers=workers,
         progress=progress,
-        compute=False,
     )
     return ci.intervals(cast(Any, boots), found.states), dict(boots)
+
+
+def _fold_records(records: str, metrics: dict[str, Metric[Any]], **scale: Any) -> Any:
+    """The merged states of ``metrics`` over a file of request records (the record fields
+    it has, each read as the role of its name), by the engine ``scale`` names."""
+    from scorekit.io import open_source
+    from scorekit.throughput import COLUMNS
+
+    present = open_source(records).columns()
+    columns = {c: c for c in COLUMNS if c in present}
+    return run_metrics(records, metrics, columns=columns, compute=False, **scale)
 
 
 GROUP_RATES = ("request_throughput", "output_throughput", "total_token_throughput")
