@@ -667,7 +667,7 @@ def test_empty_data_file(tmp_path: Path, capsys: Any) -> None:
         capsys, "eval", path, "--task", "binary", "--true", "y", "--pred", "p",
         "--metric", "accuracy",
     )  # fmt: skip
-    assert "accuracy: empty input" in err
+    assert f"{path}: no data; expected a table with rows" in err
 
 
 def test_usage_errors_return_two_without_raising(capsys: Any) -> None:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scorekit import io
 from scorekit.api._ci import CI
 from scorekit.api._classes import order_score_columns
-from scorekit.api._task import Evaluation, _check_binary, _plan
+from scorekit.api._task import Evaluation, _check_binary, _Plan, _plan
 from scorekit.api._task_engine import engine_eval
-from scorekit.api._task_fold import classes_of, evaluate_chunks
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import ConfigError, message, raw
@@ -109,47 +110,40 @@ def evaluate_table(
                 "--task multiclass with --score",
             )
         )
-    if chunk_size is None and engine is None:
-        table = io.read_table(path, columns=plan.needed())
-        notes: list[str] = []
-        if matching:
-            found = np.unique(io.label_array(table, plan.true[0]))
-            plan, notes = order_score_columns(plan, found, classes)
-        return _noted(evaluate_chunks(plan, [table], metrics, ci=ci), notes)
-    size = chunk_size or DEFAULT_CHUNK_SIZE
+    whole = chunk_size is None and engine is None
+    source = io.read_table(path, columns=plan.needed()) if whole else path
+    size = max(source.num_rows, 1) if whole else chunk_size or DEFAULT_CHUNK_SIZE
     learned: np.ndarray | None = None
-    notes = []
-    if matching or (engine is not None and task == "binary"):
+    notes: list[str] = []
+    if matching or task == "binary":
         learned = read_chunks(
-            path, [true[0]], size, progress=False, use=lambda chunks: classes_of(plan, chunks)
+            source, [true[0]], size, progress=False, use=lambda chunks: _classes(plan, chunks)
         )
         _check_binary(plan, learned)
     if matching and learned is not None:
         plan, notes = order_score_columns(plan, learned, classes)
-    if engine is not None:
-        result = engine_eval(
-            plan,
-            metrics,
-            learned,
-            engine=engine,
-            chunk_size=chunk_size,
-            progress=progress,
-            scheduler=scheduler,
-            workers=workers,
-            ci=ci,
-        )
-        return _noted(result, notes)
-    ordered = plan
-    return _noted(
-        read_chunks(
-            path,
-            plan.needed(),
-            size,
-            progress=progress,
-            use=lambda chunks: evaluate_chunks(ordered, chunks, metrics, learned, ci),
-        ),
-        notes,
+    result = engine_eval(
+        plan,
+        source,
+        metrics,
+        learned,
+        engine=engine or "stream",
+        chunk_size=size,
+        progress=False if whole else progress,
+        scheduler=scheduler,
+        workers=workers,
+        ci=ci,
     )
+    return _noted(result, notes)
+
+
+def _classes(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
+    """The sorted classes of ``--true`` over all chunks."""
+    found: NDArray[Any] | None = None
+    for table in chunks:
+        labels = np.unique(io.label_array(table, plan.true[0]))
+        found = labels if found is None else np.union1d(found, labels)
+    return found if found is not None else np.empty(0)
 
 
 def _noted(result: Evaluation, notes: list[str]) -> Evaluation:

@@ -3,8 +3,8 @@
 A task (binary, multiclass, multilabel, regression) says how the columns of a
 file become each metric's arguments: which metrics apply, which of ``--pred`` /
 ``--score`` they read, the type of ``--pos-label``, and the classes of
-multiclass score columns. :mod:`._task_fold` evaluates a task over chunks on
-this machine and :mod:`._task_engine` on a registered engine (``--engine``).
+multiclass score columns. :mod:`._task_engine` evaluates a task on a registered
+engine (the stream engine by default).
 """
 
 from __future__ import annotations

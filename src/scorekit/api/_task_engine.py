@@ -47,6 +47,7 @@ class _TaskMetric(Metric[Any]):
     pos_label: Any
     targets: int
     folded: Metric[Any]
+    threshold: float | None = None
 
     @property
     def name(self) -> str:
@@ -83,6 +84,25 @@ class _TaskMetric(Metric[Any]):
         """Whether the folded metric keys units by row position."""
         return self.folded.positional
 
+    @property
+    def grows(self) -> bool:
+        """Whether the folded metric's state grows with the data."""
+        return self.folded.grows
+
+    @property
+    def size_advice(self) -> tuple[str, str, str] | None:
+        """The folded metric's advice when its state grows large."""
+        return self.folded.size_advice
+
+    @property
+    def defers_merges(self) -> bool:  # type: ignore[override]
+        """Whether the folded metric merges many states at a time."""
+        return bool(getattr(self.folded, "defers_merges", False))
+
+    def merge_many(self, states: Any) -> Any:
+        """The folded metric's merge of several states."""
+        return self.folded.merge_many(states)
+
     def empty(self) -> Any:
         """The folded metric's empty state."""
         return self.folded.empty()
@@ -107,6 +127,7 @@ class _TaskMetric(Metric[Any]):
             second if scores else None,
             weight,
             self.pos_label,
+            threshold=self.threshold,
         )
         args, kwargs = _arguments(self.inner, data)
         return self.folded.summarize(*args, **kwargs, **keys)
@@ -138,8 +159,21 @@ class _ScoreTask(_TaskMetric):
         return self._summarize(y_true, y_score, sample_weight, True, keys)
 
 
+@dataclasses.dataclass(frozen=True)
+class _ThresholdTask(_TaskMetric):
+    @property
+    def inputs(self) -> str:
+        """Scores of the positive class, predicted positive from ``threshold`` on."""
+        return "binary_scores"
+
+    def summarize(self, y_true: Any, y_score: Any, sample_weight: Any = None, **keys: Any) -> Any:
+        """The folded metric's state of one partition (``keys``: group, unit key, first row)."""
+        return self._summarize(y_true, y_score, sample_weight, True, keys)
+
+
 def engine_eval(
     plan: Any,
+    source: Any,
     specs: Sequence[str] | None,
     classes: Any,
     *,
@@ -167,7 +201,7 @@ def engine_eval(
         has_score=plan.score is not None,
     )
     size = chunk_size or DEFAULT_CHUNK_SIZE
-    first = read_chunks(plan.source, plan.needed(), size, progress=False, use=_first)
+    first = read_chunks(source, plan.needed(), size, progress=False, use=_first)
     if first is None:
         raise InputError(message(plan.source, "no data", None, "a table with rows"))
     pos_label = _pos_label(plan.pos_label, _io.label_array(first, plan.true[0]))
@@ -185,15 +219,17 @@ def engine_eval(
                 raise
             skipped.append(str(exc))
             continue
-        kind = _LabelTask if metric.inputs in _PRED_KINDS else _ScoreTask
+        kind: type[_TaskMetric] = _ScoreTask
+        if metric.inputs in _PRED_KINDS:
+            kind = _LabelTask if plan.threshold is None else _ThresholdTask
         folded = metric if ci is None else ci.wrap(metric)
         if plan.by:
             folded = Grouped(folded, by=plan.by)
-        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), folded)
+        chosen[name] = kind(metric, plan.task, pos_label, len(plan.true), folded, plan.threshold)
     columns = {"y_true": list(plan.true)}
     if any(isinstance(m, _LabelTask) for m in chosen.values()):
         columns["y_pred"] = list(plan.pred or ())
-    if any(isinstance(m, _ScoreTask) for m in chosen.values()):
+    if any(isinstance(m, (_ScoreTask, _ThresholdTask)) for m in chosen.values()):
         columns["y_score"] = list(plan.score or ())
     if plan.weight:
         columns["sample_weight"] = [plan.weight]
@@ -208,7 +244,7 @@ def engine_eval(
         with warnings.catch_warnings(record=True) as raised:
             warnings.simplefilter("always")
             found = run_metrics(
-                plan.source,
+                source,
                 cast(dict[str, Metric[Any]], chosen),
                 columns=columns,
                 chunk_size=chunk_size,

@@ -80,6 +80,9 @@ def with_meta(table: Any, source: str, fmt: str | None, offset: int) -> Any:
 class TableSource(Source):
     """An in-memory table, sliced into chunks (zero-copy).
 
+    A table read from a file (:func:`scorekit.io.read_table`) keeps naming that
+    file, and its chunks their lines, in error messages.
+
     A pandas DataFrame or a dict of columns is converted to pyarrow once, and only
     the columns the metrics read.
     """
@@ -99,10 +102,14 @@ class TableSource(Source):
         plan: ReadPlan,
     ) -> Iterator[Any]:
         table = as_table(self.source, wanted)
+        meta = table.schema.metadata or {}
+        name = meta.get(_io.SOURCE_KEY, b"table").decode()
+        fmt = meta[_io.FORMAT_KEY].decode() if _io.FORMAT_KEY in meta else None
+        offset = int(meta.get(_io.OFFSET_KEY, b"0").decode())
         for start in range(0, table.num_rows, chunk_size):
             part = table.slice(start, chunk_size)
             progress.update(rows=part.num_rows)
-            yield with_meta(part, "table", None, start)
+            yield with_meta(part, name, fmt, offset + start)
 
 
 def _is_pandas(source: Any) -> bool:
