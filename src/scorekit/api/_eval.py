@@ -111,8 +111,11 @@ def evaluate_table(
             )
         )
     whole = chunk_size is None and engine is None
-    source = io.read_table(path, columns=plan.needed()) if whole else path
-    size = max(source.num_rows, 1) if whole else chunk_size or DEFAULT_CHUNK_SIZE
+    source: Any = path
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    if whole:
+        source = io.read_table(path, columns=plan.needed())
+        size = max(source.num_rows, 1)
     learned: np.ndarray | None = None
     notes: list[str] = []
     if matching or task == "binary":
