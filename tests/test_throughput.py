@@ -429,6 +429,24 @@ def test_zero_wall_time() -> None:
     assert T.e2e_latency(records) == 0.0
 
 
+def test_report_warns_each_note_once_at_the_calling_line() -> None:
+    records = [{"prompt_tokens": 5, "output_tokens": 0, "start": 3.0, "end": 3.0}]
+    metrics = T.report_metrics()
+    states = {key: metric.summarize(records) for key, metric in metrics.items()}
+    for make in (lambda: T.report(records), lambda: T.report_from_states(states)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = make()
+        assert len(r.notes) > 1 and r.notes[0].startswith("the wall time is 0")
+        assert [str(w.message) for w in caught] == [f"throughput: {n}." for n in r.notes]
+        assert {w.category for w in caught} == {UndefinedMetricWarning}
+        assert {w.filename for w in caught} == {__file__}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert T.report(RECORDS).notes == ()
+    assert caught == []
+
+
 # merged states ------------------------------------------------------------------------------
 
 

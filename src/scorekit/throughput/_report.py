@@ -313,6 +313,23 @@ def report_from_states(
     >>> r.requests, r.failure_reasons, r.output_throughput, r.goodput, r.ttft.max
     (2, {'timeout': 1}, 2.5, 0.5, 0.2)
     """
+    result = _report_of_states(states, slo, percentiles)
+    _warn_notes(result.notes)
+    return result
+
+
+def _warn_notes(notes: Sequence[str]) -> None:
+    """Warn each note of a report once, at the line that called the public function."""
+    for note in notes:
+        warnings.warn(f"throughput: {note}.", UndefinedMetricWarning, stacklevel=3)
+
+
+def _report_of_states(
+    states: Mapping[str, State],
+    slo: str | Sequence[str] | Mapping[str, float | str] | None,
+    percentiles: Sequence[float] | None,
+) -> ThroughputReport:
+    """:func:`report_from_states` without its warnings: the reasons are the report's notes."""
     chosen = (
         DEFAULT_PERCENTILES
         if percentiles is None
@@ -353,8 +370,6 @@ def report_from_states(
         summaries[quantity] = LatencySummary.of(values.values, chosen)
         if summaries[quantity].count == 0 and state.successes:
             notes.append(f"no successful request has a {title}")
-    for note in notes:
-        warnings.warn(f"throughput: {note}.", UndefinedMetricWarning, stacklevel=2)
     reasons = sorted(state.reasons, key=lambda item: (-item[1], item[0]))
     return ThroughputReport(
         requests=state.requests,
@@ -439,11 +454,8 @@ def report(
     recs = as_records("throughput", records)
     metrics = report_metrics(objectives)
     states = {key: metric.summarize(recs) for key, metric in metrics.items()}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = report_from_states(states, objectives, chosen)
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
+    result = _report_of_states(states, objectives, chosen)
+    _warn_notes(result.notes)
     return result
 
 
