@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,17 @@ def test_a_query_with_an_empty_run(grades: dict[str, int]) -> None:
             want = reference.RelevanceEvaluator(qrels, [measure]).evaluate(run)
             _assert_same({q: {k: got[q][k] for k in want[q]} for q in got}, want)
             assert set(want["q1"].values()) == {0.0}
+
+
+def test_a_query_without_a_relevant_document_gives_0_without_a_warning() -> None:
+    qrels = {"q1": {"d0": 0, "d1": 0}, "q2": {"d0": 1}}
+    run = {"q1": {"d0": 1.0, "d1": 0.5}, "q2": {"d0": 1.0}}
+    measures = ["map", "ndcg", "recall_5", "Rprec", "bpref", "P_1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = compat.RelevanceEvaluator(qrels, measures).evaluate(run)
+    _assert_same(got, reference.RelevanceEvaluator(qrels, measures).evaluate(run))
+    assert got["q1"] == dict.fromkeys(["map", "ndcg", "recall_5", "Rprec", "bpref", "P_1"], 0.0)
 
 
 def test_names_map_to_scorekit_metrics() -> None:

@@ -11,6 +11,7 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -269,6 +270,18 @@ def test_queries_without_judgments_or_results() -> None:
     assert judged == 1.0
     empty = ranx.evaluate({"q1": {"d": 1}}, {"q1": {}}, ["map", "hits"])
     assert empty == {"map": 0.0, "hits": 0.0}
+
+
+def test_a_query_without_a_relevant_document_gives_0_without_a_warning() -> None:
+    qrels: Judgments = {"q1": {"d0": 0, "d1": 0}, "q2": {"d0": 1}}
+    run: Ranking = {"q1": {"d0": 1.0, "d1": 0.5}, "q2": {"d0": 1.0}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = ranx.evaluate(
+            qrels, run, ["map", "ndcg@5", "recall", "r-precision"], return_mean=False
+        )
+    for values in got.values():
+        assert values.tolist() == [0.0, 1.0]
 
 
 def test_names() -> None:

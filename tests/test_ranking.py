@@ -605,6 +605,30 @@ def test_no_relevant_document_warns() -> None:
         ranking.MAP().score({"q1": {"a": 1}}, {"q1": {"a": 1.0}})
 
 
+def test_evaluate_warns_each_text_once_at_the_calling_line_or_not_at_all() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 0, "d": -1}}
+    run = {"q1": {"a": 1.0, "b": 0.5}, "q2": {"c": 1.0, "d": 0.5}}
+    names = ["map", "map@5", "gm_map", "ndcg@5", "ndcg@10", "p@1"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loud = ranking.evaluate(qrels, run, names, per_query=True)
+    # map and map@5 share one text, ndcg@5 and ndcg@10 another
+    assert [str(w.message).split(":")[0] for w in caught] == ["map", "gm_map", "ndcg"]
+    assert "IDCG = 0" in str(caught[2].message)
+    assert {w.category for w in caught} == {UndefinedMetricWarning}
+    assert {w.filename for w in caught} == {__file__}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet = ranking.evaluate(qrels, run, names, per_query=True, warn=False)
+    assert dict(quiet) == dict(loud) and quiet.per_query == loud.per_query
+    # the states keep their count of undefined queries: computing one warns
+    assert [s.undefined for s in quiet.states.values()] == [1, 1, 1, 1, 1, 0]
+    with pytest.warns(UndefinedMetricWarning, match="map: 1 of 2 queries"):
+        assert ranking.MAP().compute(quiet.states["map"]) == loud["map"]
+    with pytest.raises(InputError, match="no query to evaluate"):
+        ranking.evaluate(qrels, {"q9": {"a": 1.0}}, ["map"], warn=False)
+
+
 def test_all_negative_grades_count_as_unjudged() -> None:
     """A query judged only with negative grades has nothing relevant or judged non-relevant."""
     qrels = {"q1": {"a": -1, "b": -2}, "q2": {"c": 1}}

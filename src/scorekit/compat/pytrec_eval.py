@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message
+from scorekit.errors import ConfigError, InputError, choices, message
 from scorekit.ranking import evaluate as _ranking_evaluate
 from scorekit.ranking import translate
 
@@ -233,11 +232,15 @@ class RelevanceEvaluator:
             return {}
         run = {q: scores[q] for q in queries if len(scores[q]) > 0}
         metrics = list(dict.fromkeys(self._keys.values()))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            result = _ranking_evaluate(
-                {q: self._qrels[q] for q in queries}, run, metrics, per_query=True, **self._options
-            )
+        # pytrec_eval gives 0 for a query without a relevant document and does not warn
+        result = _ranking_evaluate(
+            {q: self._qrels[q] for q in queries},
+            run,
+            metrics,
+            per_query=True,
+            warn=False,
+            **self._options,
+        )
         table = result.per_query or {}
         out: dict[str, dict[str, float]] = {}
         for q in queries:

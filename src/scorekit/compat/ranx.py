@@ -56,14 +56,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.ranking import evaluate as _ranking_evaluate
 from scorekit.ranking import read_qrels, read_run
 
@@ -416,16 +415,16 @@ def evaluate(
     for level in sorted({p.level for p in parsed.values()}):
         chosen = {n: p for n, p in parsed.items() if p.level == level}
         strings = list(dict.fromkeys(p.with_depth(depth) for p in chosen.values()))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            result = _ranking_evaluate(
-                judgments,
-                {q: docs for q, docs in ranking.items() if docs},
-                strings,
-                per_query=True,
-                missing="zero",
-                relevance_level=level,
-            )
+        # ranx gives 0 for a query without a relevant document and does not warn
+        result = _ranking_evaluate(
+            judgments,
+            {q: docs for q, docs in ranking.items() if docs},
+            strings,
+            per_query=True,
+            warn=False,
+            missing="zero",
+            relevance_level=level,
+        )
         table = result.per_query or {}
         for name, p in chosen.items():
             key = p.with_depth(depth)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -10,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import Metric, parse_metric
-from scorekit.errors import ConfigError, choices, message, raw
+from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message, raw
 from scorekit.ranking._data import as_qrels, as_run
 from scorekit.ranking._listed import judge_dicts, judge_for
 from scorekit.ranking._state import QueryValues, RankingMetric
@@ -163,6 +164,7 @@ def evaluate(
     ),
     *,
     per_query: bool = False,
+    warn: bool = True,
     **options: Any,
 ) -> RankingResult:
     """Evaluate a run against qrels with several ranking metrics in one pass.
@@ -177,6 +179,12 @@ def evaluate(
         Metric strings such as ``"ndcg@10"``, ``"map"``, ``"p@5"``, ``"mrr@10"``.
     per_query : bool, default False
         Also return every query's values (:attr:`RankingResult.per_query`).
+    warn : bool, default True
+        Warn about the queries whose value is undefined and counted as 0 (no
+        relevant document), an :class:`~scorekit.errors.UndefinedMetricWarning`
+        for each distinct message (``map`` and ``map@5`` share theirs). False
+        leaves them to the caller: the pytrec_eval and ranx compatibility
+        modules do not warn, as those libraries do not.
     **options
         Options applied to every metric named by a string that has them
         (metric objects are used as configured): ``relevance_level``,
@@ -216,14 +224,15 @@ def evaluate(
     means: dict[str, float] = {}
     seen: set[str] = set()
     for name, state in states.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            means[name] = chosen[name].compute(state)
-        for w in caught:
-            text = str(w.message)
+        metric = chosen[name]
+        # the metric's compute warns about the undefined queries its state counts; the
+        # warning is given here instead, once for the metrics that share its text
+        means[name] = metric.compute(dataclasses.replace(state, undefined=0))
+        if warn and state.undefined:
+            text = metric._undefined_text(state.undefined, len(state.queries))
             if text not in seen:
                 seen.add(text)
-                warnings.warn(w.message, w.category, stacklevel=2)
+                warnings.warn(text, UndefinedMetricWarning, stacklevel=2)
     table = per_query_values(states) if per_query else None
     return RankingResult(means, states, table)
 
