@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from typing import Any
 
@@ -17,7 +18,7 @@ from scorekit import evaluate, stats
 from scorekit.core import State
 from scorekit.engines import resolve
 from scorekit.engines.dask import dask_states
-from scorekit.errors import ConfigError, InputError, StateMismatchError
+from scorekit.errors import ConfigError, InputError, StateMismatchError, UndefinedMetricWarning
 from scorekit.stats import Bootstrap
 from scorekit.stats._poisson import hash_keys, poisson_weights
 
@@ -229,6 +230,43 @@ def test_identical_and_tied_inputs_give_a_point_interval() -> None:
         warnings.simplefilter("error")
         ci = stats.bootstrap("accuracy", [1] * 30, [1] * 30, n_resamples=200, method="bca")
     assert (ci.value, ci.low, ci.high) == (1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("spec", "undefined"),
+    [
+        ("roc_auc", "only one class"),  # the rows' one sorted pass
+        ("roc_auc:multi_class=ovr", "only one class"),  # a state per replicate
+        ("precision", "ill-defined"),
+    ],
+)
+def test_undefined_replicates_are_silent_and_the_whole_data_warns_once(
+    spec: str, undefined: str
+) -> None:
+    rng = np.random.default_rng(0)
+    scores = rng.random(30)
+    # the one positive row is left out of about a third of the replicates
+    one = np.array([1] + [0] * 29)
+    second = one if spec == "precision" else scores
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ci = stats.bootstrap(spec, one, second, n_resamples=200)
+    assert ci.replicates is not None and math.isfinite(ci.value)
+    # the interval counts the replicates without a value; none of them warns on its own
+    texts = [str(w.message) for w in caught]
+    if spec == "precision":
+        assert texts == []
+    else:
+        assert len(texts) == 1
+        assert re.fullmatch(
+            r"bootstrap of roc_auc: value undefined in \d+ of 200 replicates; .*", texts[0]
+        )
+    # every row negative: the whole data's value is undefined, and every replicate's
+    with pytest.warns(UndefinedMetricWarning, match=undefined) as caught:
+        stats.bootstrap(
+            spec, np.zeros(30, int), np.zeros(30, int) if spec == "precision" else scores
+        )
+    assert len(caught) == 1
 
 
 # ROC AUC and AP sort once for all replicates --------------------------------------------------

@@ -15,7 +15,6 @@ replicates are those of the data in memory, however it was split.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -233,21 +232,20 @@ def replicates_of_rows(
     gives the values where it applies to the rows (binary scores of two
     classes); otherwise each replicate's state is summarized from the rows, a
     block of replicates at a time, and ``value`` computes it (NaN where
-    undefined).
+    undefined). The metric's warnings about the replicates' undefined values
+    are the caller's to silence: :meth:`~scorekit.stats.Bootstrap.compute`
+    does, for every kind of replicate.
     """
     n = rows.units
     if n == 0:
         return np.full(n_resamples, math.nan), np.full(groups, math.nan)
     kwargs = {} if rows.sample_weight is None else {"sample_weight": rows.sample_weight}
     weights = PoissonWeights(unit_bases(seed, rows.unit_keys), n_resamples)
-    with warnings.catch_warnings():
-        # a replicate's undefined value follows the metric's policy (NaN or 0) silently
-        warnings.simplefilter("ignore")
-        replicates = _values(metric, rows.inputs, kwargs, weights, value)
-        jackknife = np.zeros(0)
-        if groups:
-            member = (rows.unit_keys % np.uint64(groups)).astype(np.int64)
-            jackknife = _values(metric, rows.inputs, kwargs, LeaveOut(member, groups), value)
+    replicates = _values(metric, rows.inputs, kwargs, weights, value)
+    jackknife = np.zeros(0)
+    if groups:
+        member = (rows.unit_keys % np.uint64(groups)).astype(np.int64)
+        jackknife = _values(metric, rows.inputs, kwargs, LeaveOut(member, groups), value)
     return replicates, jackknife
 
 
