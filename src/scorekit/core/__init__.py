@@ -12,6 +12,9 @@ format, engine or command.
   other tools' names for metrics; :func:`parse_metrics`: metric names with a command's
   options as defaults for the metrics that take them; :func:`row_replicates`: bootstrap
   replicates of metrics whose unit is a row.
+- :class:`Range`, :class:`OneOf`, :class:`Flag`, :class:`Check`, :func:`check_fields`: the
+  rules of a metric's options, declared on its fields and checked in one place;
+  :func:`option_choices`: the words an option takes, for a command's choices.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
   reads (roles, side inputs, grouping).
 - :class:`MergeTree`: the one fold of many states.
@@ -27,12 +30,13 @@ from __future__ import annotations
 
 from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
+from scorekit.core._fields import Check, Flag, OneOf, Range, check_fields
 from scorekit.core._fold import MergeTree, merge_states
 from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
 from scorekit.core._index import MetricEntry, catalog
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import Metric, MetricInfo, UnitWeights
-from scorekit.core._options import option_names, parse_metrics
+from scorekit.core._options import option_choices, option_names, parse_metrics
 from scorekit.core._plugins import load_plugins
 from scorekit.core._providers import add_provider
 from scorekit.core._registry import (
@@ -62,9 +66,11 @@ __all__ = [
     "SK",
     "STATE_FORMAT",
     "ByGroup",
+    "Check",
     "Estimate",
     "EvaluationResult",
     "Explanation",
+    "Flag",
     "GroupStates",
     "Grouped",
     "InputKind",
@@ -72,12 +78,15 @@ __all__ = [
     "Metric",
     "MetricEntry",
     "MetricInfo",
+    "OneOf",
     "QuantileSketch",
+    "Range",
     "State",
     "UnitWeights",
     "add_provider",
     "available",
     "catalog",
+    "check_fields",
     "check_relative_accuracy",
     "decode_value",
     "encode_value",
@@ -89,6 +98,7 @@ __all__ = [
     "iter_variants",
     "load_plugins",
     "merge_states",
+    "option_choices",
     "option_names",
     "parse_metric",
     "parse_metrics",

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Generic, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit.core._fields import check_fields
 from scorekit.core._replicates import row_replicates
 from scorekit.core._state import S
 from scorekit.errors import ConfigError, InputError, message, raw
@@ -49,6 +50,10 @@ class Metric(abc.ABC, Generic[S]):
     """
 
     info: ClassVar[MetricInfo]
+
+    def __post_init__(self) -> None:
+        """Check and normalize the options declared on the fields (:func:`check_fields`)."""
+        check_fields(self)
 
     @abc.abstractmethod
     def summarize(self, *batch: Any, **kwargs: Any) -> S:

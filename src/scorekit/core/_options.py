@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scorekit.core._fields import option_values
 from scorekit.core._metric import Metric
-from scorekit.core._registry import _option_names, available, parse_metric
-from scorekit.errors import ConfigError, message, raw
+from scorekit.core._registry import _option_names, available, get, parse_metric
+from scorekit.errors import ConfigError, choices, message, raw
 
-__all__ = ["option_names", "parse_metrics"]
+__all__ = ["option_choices", "option_names", "parse_metrics"]
 
 
 def option_names(metric: str | Metric[Any]) -> set[str]:
@@ -27,6 +28,54 @@ def option_names(metric: str | Metric[Any]) -> set[str]:
     ['split_sentences', 'stemmer', 'tokenizer', 'weight']
     """
     return _option_names(type(parse_metric(metric)))
+
+
+def option_choices(
+    metric: str | Metric[Any] | type[Metric[Any]], option: str
+) -> tuple[str, ...] | None:
+    """The words an option of a metric takes, as declared on its field (for ``choices=``).
+
+    The values listed by the field's :class:`~scorekit.core.OneOf` marker, None
+    left out, when they are all text; None for an option declared otherwise (a
+    number, a flag, a list of values that are not all text).
+
+    Parameters
+    ----------
+    metric
+        A metric name or alias (without ``@k`` or ``:variant``), a metric, or its class.
+    option
+        The name of one of its options.
+
+    Returns
+    -------
+    tuple of str or None
+        The choices, in their declared order.
+
+    Raises
+    ------
+    ConfigError
+        The metric does not take ``option``.
+
+    Examples
+    --------
+    >>> option_choices("bleu", "tokenize")
+    ('13a', 'intl', 'char', 'zh', 'none')
+    >>> option_choices("bleu", "max_order") is None
+    True
+    """
+    if isinstance(metric, str):
+        cls: type[Metric[Any]] = get(metric).cls
+    else:
+        cls = metric if isinstance(metric, type) else type(metric)
+    names = _option_names(cls)
+    if option not in names:
+        where = cls.info.name if hasattr(cls, "info") else cls.__name__
+        raise ConfigError(message(where, "unknown option", option, choices(sorted(names))))
+    values = option_values(cls, option)
+    if values is None:
+        return None
+    words = tuple(v for v in values if v is not None)
+    return words if all(isinstance(v, str) for v in words) else None
 
 
 def parse_metrics(

@@ -13,12 +13,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import Check, Explanation, Metric, Range, State, register, state_field
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 from scorekit.text._segments import unit_weights
 
@@ -27,6 +27,23 @@ __all__ = ["NLLSums", "Perplexity", "PerplexityResult", "perplexity"]
 Base = Literal["e", 2]
 _BASES: dict[Any, str] = {"e": "e", math.e: "e", 2: "2", "2": "2"}
 _BLOCK = 1 << 22  # logits elements per log-softmax block
+
+
+def _base_key(base: Any) -> str | None:
+    """The state's name of a base (``e`` or ``2``), None for another value."""
+    if isinstance(base, bool):
+        return None
+    try:
+        return _BASES.get(base)
+    except TypeError:
+        return None
+
+
+def _base_option(metric: Any, base: Any) -> Any:
+    """A base option: e (natural logarithms) or 2, as given."""
+    if _base_key(base) is None:
+        raise ConfigError(message(metric.name, "unknown base", base, choices(("e", 2))))
+    return base
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,32 +177,16 @@ class Perplexity(Metric[NLLSums]):
         reference="PyTorch's cross_entropy arithmetic (mean NLL over non-ignored tokens).",
     )
 
-    base: Base | str | float = "e"
-    ignore_index: int = -100
+    base: Annotated[Base | str | float, Check(_base_option)] = "e"
+    ignore_index: Annotated[
+        int, Range(problem="ignore_index must be an integer", expected="")
+    ] = -100
 
     unit: ClassVar[str] = "sequence"
 
-    def __post_init__(self) -> None:
-        if self._base_key() is None:
-            raise ConfigError(message(self.name, "unknown base", self.base, choices(("e", 2))))
-        if isinstance(self.ignore_index, bool) or not isinstance(
-            self.ignore_index, int | np.integer
-        ):
-            raise ConfigError(
-                message(self.name, "ignore_index must be an integer", self.ignore_index)
-            )
-
-    def _base_key(self) -> str | None:
-        if isinstance(self.base, bool):
-            return None
-        try:
-            return _BASES.get(self.base)
-        except TypeError:
-            return None
-
     @property
     def _base(self) -> str:
-        return self._base_key() or "e"
+        return _base_key(self.base) or "e"
 
     def empty(self) -> NLLSums:
         """The state of no tokens."""

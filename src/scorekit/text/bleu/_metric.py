@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 
-from scorekit._check import set_flags
 from scorekit._version import __version__
-from scorekit.core import Explanation, register
-from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.core import Explanation, Flag, OneOf, Range, register
+from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._refs import nrefs
 from scorekit.text._segments import SegmentSums
 from scorekit.text._tokenize import TOKENIZERS, encode_lines
@@ -140,28 +139,17 @@ class BLEU(SegmentSums[BLEUStats]):
         reference="sacrebleu corpus_bleu and sentence_bleu (Papineni et al. 2002; Post 2018).",
     )
 
-    tokenize: Tokenizer = "13a"
-    lowercase: bool = False
-    smooth: Smoothing = "exp"
+    tokenize: Annotated[Tokenizer, OneOf(TOKENIZERS)] = "13a"
+    lowercase: Annotated[bool, Flag] = False
+    smooth: Annotated[Smoothing, OneOf(SMOOTHING)] = "exp"
     smooth_value: float | None = None
-    max_order: int = 4
+    max_order: Annotated[int, Range(1)] = 4
     weights: tuple[float, ...] | None = None
-    effective_order: bool = False
-    clip: bool = True
+    effective_order: Annotated[bool, Flag] = False
+    clip: Annotated[bool, Flag] = True
 
     def __post_init__(self) -> None:
-        if self.tokenize not in TOKENIZERS:
-            raise ConfigError(self._error("unknown tokenize", self.tokenize, choices(TOKENIZERS)))
-        if self.smooth not in SMOOTHING:
-            raise ConfigError(self._error("unknown smooth", self.smooth, choices(SMOOTHING)))
-        set_flags(self, "lowercase", "effective_order", "clip")
-        if (
-            isinstance(self.max_order, bool)
-            or not isinstance(self.max_order, int | np.integer)
-            or self.max_order < 1
-        ):
-            raise ConfigError(self._error("invalid max_order", self.max_order, "an integer >= 1"))
-        object.__setattr__(self, "max_order", int(self.max_order))
+        super().__post_init__()
         if self.smooth_value is not None:
             if SMOOTHING[self.smooth] is None:
                 raise ConfigError(

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import set_flags
 from scorekit._version import __version__
-from scorekit.core import Explanation, State, register, state_field
+from scorekit.core import Explanation, Flag, Range, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import best_per_item, text_pairs
 from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
@@ -155,6 +154,11 @@ def f_scores(stats: NDArray[np.int64], beta: float, eps_smoothing: bool) -> NDAr
     return np.asarray(np.where(total != 0, value, 0.0), dtype=np.float64)
 
 
+def _whole(beta: float) -> float:
+    """``beta`` as an int when it is a whole number (as the signature shows it), else a float."""
+    return int(beta) if float(beta).is_integer() else float(beta)
+
+
 @register(
     "chrf",
     higher_is_better=True,
@@ -234,19 +238,17 @@ class CHRF(SegmentSums[CHRFStats]):
         reference="sacrebleu CHRF (Popović 2015, 2017).",
     )
 
-    char_order: int = 6
-    word_order: int = 0
-    beta: float = 2
-    lowercase: bool = False
-    whitespace: bool = False
-    eps_smoothing: bool = False
+    char_order: Annotated[int, Range(0)] = 6
+    word_order: Annotated[int, Range(0)] = 0
+    beta: Annotated[
+        float, Range(0, 1e6, closed="neither", expected="a number > 0", convert=_whole)
+    ] = 2
+    lowercase: Annotated[bool, Flag] = False
+    whitespace: Annotated[bool, Flag] = False
+    eps_smoothing: Annotated[bool, Flag] = False
 
     def __post_init__(self) -> None:
-        for name in ("char_order", "word_order"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-                raise ConfigError(message(self.name, f"invalid {name}", value, "an integer >= 0"))
-            object.__setattr__(self, name, int(value))
+        super().__post_init__()
         if self.char_order + self.word_order < 1 or self.char_order > 20 or self.word_order > 20:
             raise ConfigError(
                 message(
@@ -256,15 +258,6 @@ class CHRF(SegmentSums[CHRFStats]):
                     "orders of at most 20, at least one of them >= 1",
                 )
             )
-        beta = self.beta
-        if (
-            isinstance(beta, bool)
-            or not isinstance(beta, int | float | np.integer | np.floating)
-            or not 0 < float(beta) < 1e6
-        ):
-            raise ConfigError(message(self.name, "invalid beta", beta, "a number > 0"))
-        object.__setattr__(self, "beta", int(beta) if float(beta).is_integer() else float(beta))
-        set_flags(self, "lowercase", "whitespace", "eps_smoothing")
 
     @property
     def _order(self) -> int:

@@ -16,12 +16,12 @@ import abc
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import Annotated, Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import State, state_field
+from scorekit.core import Check, Flag, Range, State, state_field
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.text._segments import SegmentSums
 from scorekit.text.rouge._scores import _item_scores
@@ -115,41 +115,48 @@ class RougeSums(State):
 # metrics ----------------------------------------------------------------------
 
 
+def _tokenizer_option(metric: Any, tokenizer: Any) -> Any:
+    """A tokenizer option: the name of a built-in tokenizer, or a callable."""
+    known = isinstance(tokenizer, str) and tokenizer in TOKENIZERS
+    if not known and (isinstance(tokenizer, str) or not callable(tokenizer)):
+        raise ConfigError(
+            message(
+                metric.name, "unknown tokenizer", tokenizer, choices(TOKENIZERS) + " or a callable"
+            )
+        )
+    return tokenizer
+
+
+def _split_option(metric: Any, split: Any) -> Any:
+    """A split_sentences option: a bool or a callable (kept as given)."""
+    if not isinstance(split, bool | np.bool_) and not callable(split):
+        raise ConfigError(
+            message(
+                metric.name,
+                "split_sentences must be a bool or a callable",
+                split,
+                "False (newlines), True (newlines and . ! ?) or a function str -> list[str]",
+            )
+        )
+    return split
+
+
 @dataclass(frozen=True)
 class _RougeBase(SegmentSums[RougeSums]):
     """Settings and per-item scores shared by :class:`ROUGE` and the single-type metrics."""
 
-    stemmer: bool = False
-    tokenizer: Tokenizer = "default"
-    split_sentences: SentenceSplit = False
-    weight: float = 1.2
+    stemmer: Annotated[bool, Flag(problem="stemmer must be True or False", expected="a bool")] = (
+        False
+    )
+    tokenizer: Annotated[Tokenizer, Check(_tokenizer_option)] = "default"
+    split_sentences: Annotated[SentenceSplit, Check(_split_option)] = False
+    weight: Annotated[
+        float,
+        Range(1, problem="weight must be a finite number >= 1", expected="e.g. 1.2", convert=float),
+    ] = 1.2
 
     def __post_init__(self) -> None:
-        w = self.weight
-        if (
-            isinstance(w, bool | np.bool_)
-            or not isinstance(w, int | float | np.integer | np.floating)
-            or not np.isfinite(w)
-            or w < 1
-        ):
-            raise ConfigError(
-                message(self.name, "weight must be a finite number >= 1", w, "e.g. 1.2")
-            )
-        object.__setattr__(self, "weight", float(w))
-        if not isinstance(self.stemmer, bool | np.bool_):
-            raise ConfigError(
-                message(self.name, "stemmer must be True or False", self.stemmer, "a bool")
-            )
-        known = isinstance(self.tokenizer, str) and self.tokenizer in TOKENIZERS
-        if not known and (isinstance(self.tokenizer, str) or not callable(self.tokenizer)):
-            raise ConfigError(
-                message(
-                    self.name,
-                    "unknown tokenizer",
-                    self.tokenizer,
-                    choices(TOKENIZERS) + " or a callable",
-                )
-            )
+        super().__post_init__()
         if self.stemmer and self.tokenizer not in ("default", "unicode"):
             raise ConfigError(
                 message(
@@ -157,17 +164,6 @@ class _RougeBase(SegmentSums[RougeSums]):
                     "stemming needs a built-in word tokenizer",
                     self.tokenizer,
                     "tokenizer 'default' or 'unicode' (stem inside your own tokenizer)",
-                )
-            )
-        if not isinstance(self.split_sentences, bool | np.bool_) and not callable(
-            self.split_sentences
-        ):
-            raise ConfigError(
-                message(
-                    self.name,
-                    "split_sentences must be a bool or a callable",
-                    self.split_sentences,
-                    "False (newlines), True (newlines and . ! ?) or a function str -> list[str]",
                 )
             )
 

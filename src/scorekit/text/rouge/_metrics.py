@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from scorekit.core import Explanation, register
+from scorekit.core import Check, Explanation, register
 from scorekit.errors import ConfigError, choices, message
 from scorekit.text.rouge._base import (
     _DEFAULT_TYPES,
@@ -23,7 +23,9 @@ from scorekit.text.rouge._tokens import SentenceSplit, Tokenizer
 __all__ = ["ROUGE", "rouge"]
 
 
-def _check_types(name: str, types: Any) -> tuple[str, ...]:
+def _check_types(metric: Any, types: Any) -> tuple[str, ...]:
+    """The ROUGE types option as a tuple of known, distinct types."""
+    name = metric.name
     if isinstance(types, str):
         types = (types,)
     try:
@@ -141,11 +143,7 @@ class ROUGE(_RougeBase):
         reference="Google's rouge-score (score and score_multi).",
     )
 
-    types: Sequence[str] = _DEFAULT_TYPES
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "types", _check_types(self.name, self.types))
-        super().__post_init__()
+    types: Annotated[Sequence[str], Check(_check_types)] = _DEFAULT_TYPES
 
     def _types(self) -> tuple[str, ...]:
         return tuple(self.types)

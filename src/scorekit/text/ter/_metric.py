@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import set_flags
 from scorekit._version import __version__
-from scorekit.core import Explanation, State, register, state_field
+from scorekit.core import Explanation, Flag, State, register, state_field
 from scorekit.errors import InputError, message, raw
 from scorekit.text._pairs import text_pairs
 from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
@@ -168,13 +167,10 @@ class TER(SegmentSums[TERStats]):
         reference="sacrebleu TER (Snover et al. 2006).",
     )
 
-    normalized: bool = False
-    no_punct: bool = False
-    asian_support: bool = False
-    case_sensitive: bool = False
-
-    def __post_init__(self) -> None:
-        set_flags(self, "normalized", "no_punct", "asian_support", "case_sensitive")
+    normalized: Annotated[bool, Flag] = False
+    no_punct: Annotated[bool, Flag] = False
+    asian_support: Annotated[bool, Flag] = False
+    case_sensitive: Annotated[bool, Flag] = False
 
     def _options(self) -> tuple[bool, bool, bool, bool]:
         return self.normalized, self.no_punct, self.asian_support, self.case_sensitive

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit._check import as_flag, set_flags
-from scorekit.core import Explanation, State, register, state_field
+from scorekit._check import as_flag
+from scorekit.core import Explanation, Flag, State, register, state_field
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text._pairs import best_per_item, text_pairs
 from scorekit.text._segments import SegmentSums
@@ -112,13 +112,10 @@ def _segment_counts(
 class _ErrorRate(SegmentSums[EditCounts]):
     """The alignment counts and the checks shared by the five measures."""
 
-    normalize: bool = False
+    normalize: Annotated[bool, Flag] = False
 
     aligned: ClassVar[str] = "word"
     """What is aligned: ``word`` or ``char``."""
-
-    def __post_init__(self) -> None:
-        set_flags(self, "normalize")
 
     def empty(self) -> EditCounts:
         """The state of no segments."""
