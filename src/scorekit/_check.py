@@ -74,12 +74,6 @@ def as_flag(metric: str, name: str, value: Any) -> bool:
     return bool(value)
 
 
-def set_flags(metric: Any, *names: str) -> None:
-    """Check the True/False options ``names`` of a frozen metric and store them as bools."""
-    for name in names:
-        object.__setattr__(metric, name, as_flag(metric.name, name, getattr(metric, name)))
-
-
 def as_array(metric: str, name: str, values: Any) -> NDArray[Any]:
     """Convert any array-like (list, numpy, pandas, pyarrow) to a numpy array."""
     if values is None:

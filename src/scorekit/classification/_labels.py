@@ -9,20 +9,19 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels, overflow_error, unit_scaled
 from scorekit.classification._counts import ConfusionCounts, summarize_counts
-from scorekit.core import SK, Explanation, Metric, register
+from scorekit.core import SK, Check, Explanation, Metric, OneOf, register
 from scorekit.errors import (
     ConfigError,
     InputError,
     StateMismatchError,
     UndefinedMetricWarning,
-    choices,
     message,
     raw,
 )
@@ -55,6 +54,22 @@ def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
             message(metric, "labels contain duplicates", list(arr.tolist()), "distinct labels")
         )
     return tuple(arr.tolist())
+
+
+def _labels_option(metric: Any, labels: Any) -> tuple[Any, ...] | None:
+    """A labels option: distinct labels as a tuple, in the order given; None stays None."""
+    return _labels_tuple(metric.name, labels)
+
+
+def _pos_label_option(metric: Any, pos_label: Any) -> Any:
+    """A pos_label option: one (hashable) label, as given."""
+    try:
+        hash(pos_label)
+    except TypeError:
+        raise ConfigError(
+            message(metric.name, "pos_label must be a single label", pos_label, "e.g. 1 or 'spam'")
+        ) from None
+    return pos_label
 
 
 def scaled_counts(metric: str, counts: NDArray[Any]) -> tuple[NDArray[Any], int]:
@@ -289,13 +304,8 @@ class ConfusionMatrix(CountsMetric):
         reference=f"{SK} confusion_matrix (same orientation and normalisation).",
     )
 
-    labels: tuple[Any, ...] | None = None
-    normalize: Literal["true", "pred", "all"] | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
-        if self.normalize not in _NORMALIZE:
-            raise ConfigError(self._error("unknown normalize", self.normalize, choices(_NORMALIZE)))
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
+    normalize: Annotated[Literal["true", "pred", "all"] | None, OneOf(_NORMALIZE)] = None
 
     def _state_labels(self) -> tuple[Any, ...] | None:
         return self.labels
@@ -512,14 +522,9 @@ class CohenKappa(CountsMetric):
         reference=f"{SK} cohen_kappa_score.",
     )
 
-    labels: tuple[Any, ...] | None = None
-    weights: Literal["linear", "quadratic"] | None = None
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
+    weights: Annotated[Literal["linear", "quadratic"] | None, OneOf(_KAPPA_WEIGHTS)] = None
     replace_undefined_by: float = math.nan
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
-        if self.weights not in _KAPPA_WEIGHTS:
-            raise ConfigError(self._error("unknown weights", self.weights, choices(_KAPPA_WEIGHTS)))
 
     def _state_labels(self) -> tuple[Any, ...] | None:
         return self.labels

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
@@ -28,9 +28,9 @@ from scorekit.classification._histogram import (
 from scorekit.classification._pairs import pair_ap, replicate_ap, rows_ap, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
+    AVERAGES,
     Average,
     _average,
-    _average_check,
     _binary_state,
     _BinnedScoreMetric,
     _HistogramMetric,
@@ -40,7 +40,7 @@ from scorekit.classification._scores import (
     _samples_mean,
     _warn,
 )
-from scorekit.core import SK, Estimate, Explanation, register
+from scorekit.core import SK, Estimate, Explanation, OneOf, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -215,9 +215,9 @@ class AveragePrecision(_BinnedScoreMetric):
         reference=f"{SK} average_precision_score.",
     )
 
-    average: Average = "macro"
+    average: Annotated[Average, OneOf(AVERAGES)] = "macro"
     pos_label: Any = 1
-    interpolation: Literal["11point", "all"] | None = None
+    interpolation: Annotated[Literal["11point", "all"] | None, OneOf(_INTERPOLATIONS)] = None
     bins: int | None = None
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
@@ -230,11 +230,7 @@ class AveragePrecision(_BinnedScoreMetric):
         return pos if ok else None
 
     def __post_init__(self) -> None:
-        _average_check(self.name, self.average)
-        if self.interpolation not in _INTERPOLATIONS:
-            raise ConfigError(
-                self._error("unknown interpolation", self.interpolation, choices(_INTERPOLATIONS))
-            )
+        super().__post_init__()
         if self.interpolation is not None and self.average == "samples":
             raise ConfigError(
                 self._error(

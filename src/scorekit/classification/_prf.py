@@ -6,7 +6,7 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,17 +16,18 @@ from scorekit.classification._counts import ConfusionCounts, column_indices, sum
 from scorekit.classification._explanations import PRF_CONVENTION, PRF_REFERENCE
 from scorekit.classification._labels import (
     CountsMetric,
-    _labels_tuple,
+    _labels_option,
+    _pos_label_option,
     _require_data,
     scaled_counts,
 )
 from scorekit.classification._zero_division import (
     ZeroDivision,
-    check_zero_division,
+    _zero_division_option,
     nanaverage,
     zero_division_ratio,
 )
-from scorekit.core import Explanation, register
+from scorekit.core import Check, Explanation, OneOf, Range, register
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = [
@@ -254,25 +255,13 @@ _PRF_DOC_PARAMS = """
 
 @dataclass(frozen=True)
 class _PRFMetric(CountsMetric):
-    average: Average = "binary"
-    labels: tuple[Any, ...] | None = None
-    pos_label: Any = 1
-    zero_division: ZeroDivision = "warn"
+    average: Annotated[Average, OneOf(AVERAGES)] = "binary"
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
+    pos_label: Annotated[Any, Check(_pos_label_option)] = 1
+    zero_division: Annotated[ZeroDivision, Check(_zero_division_option)] = "warn"
 
     _which = 2
     _warn = "f-score"
-
-    def __post_init__(self) -> None:
-        try:
-            hash(self.pos_label)
-        except TypeError:
-            raise ConfigError(
-                self._error("pos_label must be a single label", self.pos_label, "e.g. 1 or 'spam'")
-            ) from None
-        if self.average not in AVERAGES:
-            raise ConfigError(self._error("unknown average", self.average, choices(AVERAGES)))
-        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
-        check_zero_division(self.name, self.zero_division)
 
     @property
     def inputs(self) -> str:
@@ -473,12 +462,9 @@ class FBeta(_PRFMetric):
         reference=PRF_REFERENCE + " Van Rijsbergen (1979) for the measure.",
     )
 
-    beta: float = 1.0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if not isinstance(self.beta, int | float) or math.isnan(self.beta) or self.beta < 0:
-            raise ConfigError(self._error("beta must be a number >= 0", self.beta, "beta >= 0"))
+    beta: Annotated[
+        float, Range(0, math.inf, problem="beta must be a number >= 0", expected="beta >= 0")
+    ] = 1.0
 
     def _beta(self) -> float:
         return float(self.beta)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,7 +25,7 @@ from scorekit._check import (
     check_same_length,
     union_labels,
 )
-from scorekit.core import SK, Explanation, Metric, State, register, state_field
+from scorekit.core import SK, Check, Explanation, Metric, OneOf, State, register, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = ["Brier", "LogLoss", "ProbaSums", "brier", "log_loss"]
@@ -308,6 +308,13 @@ def _brier_terms(cols: Float) -> Float:
     return out
 
 
+def _labels_option(metric: Any, labels: Any) -> tuple[Any, ...] | None:
+    """A labels option: the labels as a tuple; None stays None."""
+    if labels is None:
+        return None
+    return tuple(as_labels(metric.name, "labels", labels).tolist())
+
+
 @register("log_loss", higher_is_better=False, bounds=(0.0, math.inf), inputs="proba")
 @dataclass(frozen=True)
 class LogLoss(Metric[ProbaSums]):
@@ -362,12 +369,7 @@ class LogLoss(Metric[ProbaSums]):
     )
 
     normalize: bool = True
-    labels: tuple[Any, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.labels is not None:
-            arr = as_labels(self.name, "labels", self.labels)
-            object.__setattr__(self, "labels", tuple(arr.tolist()))
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
 
     def summarize(self, y_true: Any, y_proba: Any, sample_weight: Any = None) -> ProbaSums:
         """Sum the log loss of one batch per true label and candidate column."""
@@ -440,17 +442,13 @@ class Brier(Metric[ProbaSums]):
     )
 
     pos_label: Any = None
-    labels: tuple[Any, ...] | None = None
-    scale_by_half: bool | Literal["auto"] = "auto"
-
-    def __post_init__(self) -> None:
-        if self.labels is not None:
-            arr = as_labels(self.name, "labels", self.labels)
-            object.__setattr__(self, "labels", tuple(arr.tolist()))
-        if self.scale_by_half not in (True, False, "auto"):
-            raise ConfigError(
-                self._error("invalid scale_by_half", self.scale_by_half, "True, False or 'auto'")
-            )
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
+    scale_by_half: Annotated[
+        bool | Literal["auto"],
+        OneOf(
+            (True, False, "auto"), problem="invalid scale_by_half", expected="True, False or 'auto'"
+        ),
+    ] = "auto"
 
     @property
     def inputs(self) -> str:

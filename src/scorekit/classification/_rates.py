@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,17 +18,19 @@ from numpy.typing import NDArray
 from scorekit.classification._counts import ConfusionCounts, column_indices
 from scorekit.classification._labels import (
     CountsMetric,
+    _labels_option,
     _labels_tuple,
+    _pos_label_option,
     _require_data,
     scaled_counts,
 )
 from scorekit.classification._zero_division import (
     ZeroDivision,
-    check_zero_division,
+    _zero_division_option,
     nanaverage,
     zero_division_ratio,
 )
-from scorekit.core import SK, Explanation, register
+from scorekit.core import SK, Check, Explanation, OneOf, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -174,25 +176,16 @@ def class_cells(
 
 @dataclass(frozen=True)
 class _RateMetric(CountsMetric):
-    pos_label: Any = 1
-    zero_division: ZeroDivision = "warn"
-    average: RateAverage = "binary"
-    labels: tuple[Any, ...] | None = None
+    pos_label: Annotated[Any, Check(_pos_label_option)] = 1
+    zero_division: Annotated[ZeroDivision, Check(_zero_division_option)] = "warn"
+    average: Annotated[RateAverage, OneOf(RATE_AVERAGES)] = "binary"
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
 
     _cells: ClassVar[tuple[int, int]] = (0, 0)
     _what: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        try:
-            hash(self.pos_label)
-        except TypeError:
-            raise ConfigError(
-                self._error("pos_label must be a single label", self.pos_label, "e.g. 1 or 'spam'")
-            ) from None
-        check_zero_division(self.name, self.zero_division)
-        if self.average not in RATE_AVERAGES:
-            raise ConfigError(self._error("unknown average", self.average, choices(RATE_AVERAGES)))
-        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
+        super().__post_init__()
         if self.labels is not None and self.average == "binary":
             raise ConfigError(
                 self._error(
@@ -473,6 +466,24 @@ def _replacement(metric: str, value: Any) -> tuple[float, float]:
     return float(pos), float(neg)
 
 
+def _two_labels(metric: Any, labels: Any) -> tuple[Any, ...] | None:
+    """The labels option of the likelihood ratios: (negative, positive), or None."""
+    chosen = _labels_tuple(metric.name, labels)
+    if chosen is not None and len(chosen) != 2:
+        raise ConfigError(
+            message(
+                metric.name, "labels must name two classes", list(chosen), "(negative, positive)"
+            )
+        )
+    return chosen
+
+
+def _replacement_option(metric: Any, value: Any) -> Any:
+    """replace_undefined_by: a dict or list becomes the pair; a number is kept as given."""
+    pair = _replacement(metric.name, value)
+    return pair if isinstance(value, dict | list) else value
+
+
 @register(
     "class_likelihood_ratios",
     higher_is_better=None,
@@ -536,19 +547,8 @@ class ClassLikelihoodRatios(CountsMetric):
         reference=f"{SK} class_likelihood_ratios.",
     )
 
-    labels: tuple[Any, ...] | None = None
-    replace_undefined_by: Any = math.nan
-
-    def __post_init__(self) -> None:
-        labels = _labels_tuple(self.name, self.labels)
-        if labels is not None and len(labels) != 2:
-            raise ConfigError(
-                self._error("labels must name two classes", list(labels), "(negative, positive)")
-            )
-        object.__setattr__(self, "labels", labels)
-        pair = _replacement(self.name, self.replace_undefined_by)
-        if isinstance(self.replace_undefined_by, dict | list):
-            object.__setattr__(self, "replace_undefined_by", pair)
+    labels: Annotated[tuple[Any, ...] | None, Check(_two_labels)] = None
+    replace_undefined_by: Annotated[Any, Check(_replacement_option)] = math.nan
 
     def _state_labels(self) -> tuple[Any, ...] | None:
         return self.labels

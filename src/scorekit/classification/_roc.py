@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
@@ -27,20 +27,20 @@ from scorekit.classification._histogram import (
 from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, split_binary
 from scorekit.classification._scores import (
     _VARIANTS,
+    AVERAGES,
     Average,
     _average,
-    _average_check,
     _binary_state,
     _BinnedScoreMetric,
     _HistogramMetric,
     _inputs,
-    _labels_tuple,
     _multi_task_checks,
     _positive_index,
     _samples_mean,
+    _sorted_labels,
     _warn,
 )
-from scorekit.core import SK, Estimate, Explanation, register
+from scorekit.core import SK, Check, Estimate, Explanation, OneOf, Range, register
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -247,20 +247,18 @@ class ROCAUC(_BinnedScoreMetric):
         reference=f"{SK} roc_auc_score (scikit-learn >= 1.6 behaviour for one class).",
     )
 
-    average: Average = "macro"
-    max_fpr: float | None = None
-    multi_class: Literal["raise", "ovr", "ovo"] = "raise"
-    labels: tuple[Any, ...] | None = None
+    average: Annotated[Average, OneOf(AVERAGES)] = "macro"
+    max_fpr: Annotated[float | None, Range(0, 1, closed="right", expected="0 < max_fpr <= 1")] = (
+        None
+    )
+    multi_class: Annotated[Literal["raise", "ovr", "ovo"], OneOf(_MULTI_CLASS)] = "raise"
+    labels: Annotated[tuple[Any, ...] | None, Check(_sorted_labels)] = None
     bins: int | None = None
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
-        _average_check(self.name, self.average)
-        if self.multi_class not in _MULTI_CLASS:
-            raise ConfigError(
-                self._error("unknown multi_class", self.multi_class, choices(_MULTI_CLASS))
-            )
+        # one-vs-one refuses any partial AUC, a max_fpr out of range included
         if self.multi_class == "ovo":
             if self.average not in _OVO_AVERAGES:
                 raise ConfigError(
@@ -278,11 +276,7 @@ class ROCAUC(_BinnedScoreMetric):
                         "max_fpr=None",
                     )
                 )
-        if self.max_fpr is not None:
-            ok = isinstance(self.max_fpr, int | float) and not isinstance(self.max_fpr, bool)
-            if not ok or not 0 < self.max_fpr <= 1:
-                raise ConfigError(self._error("invalid max_fpr", self.max_fpr, "0 < max_fpr <= 1"))
-        object.__setattr__(self, "labels", _labels_tuple(self.name, self.labels))
+        super().__post_init__()
         if self._resolve_edges():
             if self.max_fpr is not None and self.max_fpr != 1:
                 raise ConfigError(

@@ -183,19 +183,19 @@ def _classes(
     return classes, np.searchsorted(classes, y).astype(np.intp)
 
 
-def _labels_tuple(metric: str, labels: Any) -> tuple[Any, ...] | None:
+def _sorted_labels(metric: Any, labels: Any) -> tuple[Any, ...] | None:
+    """A labels option of a score metric: distinct sorted labels as a tuple; None stays None."""
     if labels is None:
         return None
-    arr = as_labels(metric, "labels", labels)
+    name = metric.name
+    arr = as_labels(name, "labels", labels)
     if arr.size == 0:
-        raise ConfigError(message(metric, "labels is empty", [], "at least one label, or None"))
+        raise ConfigError(message(name, "labels is empty", [], "at least one label, or None"))
     uniq = np.unique(arr)
     if uniq.size != arr.size:
-        raise ConfigError(message(metric, "labels contain duplicates", arr.tolist(), "distinct"))
+        raise ConfigError(message(name, "labels contain duplicates", arr.tolist(), "distinct"))
     if not np.array_equal(uniq, arr):
-        raise ConfigError(
-            message(metric, "labels must be sorted", arr.tolist(), f"{uniq.tolist()}")
-        )
+        raise ConfigError(message(name, "labels must be sorted", arr.tolist(), f"{uniq.tolist()}"))
     return tuple(arr.tolist())
 
 
@@ -435,11 +435,6 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
                     "two classes",
                 )
             )
-
-
-def _average_check(metric: str, average: Any) -> None:
-    if average not in AVERAGES:
-        raise ConfigError(message(metric, "unknown average", average, choices(AVERAGES)))
 
 
 def _inputs(average: Average) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 
 from scorekit.classification._histogram import Float, ScoreHistogram, _binary_arrays
 from scorekit.classification._scores import _binary_state, _HistogramMetric, _positive_index
-from scorekit.core import SK, Explanation, register
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.core import SK, Explanation, OneOf, Range, register
+from scorekit.errors import InputError, UndefinedMetricWarning, choices, message, raw
 
 __all__ = ["BestThreshold", "ThresholdChoice", "best_threshold"]
 
@@ -115,19 +115,10 @@ class BestThreshold(_HistogramMetric):
         reference=f"{SK} metric_at_thresholds with f1_score, and roc_curve for Youden's J.",
     )
 
-    objective: Objective = "f1"
+    objective: Annotated[Objective, OneOf(OBJECTIVES)] = "f1"
     pos_label: Any = None
-    cost_fp: float = 1.0
-    cost_fn: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.objective not in OBJECTIVES:
-            raise ConfigError(self._error("unknown objective", self.objective, choices(OBJECTIVES)))
-        for name in ("cost_fp", "cost_fn"):
-            value = getattr(self, name)
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            if not ok or not 0 <= value < math.inf:
-                raise ConfigError(self._error(f"invalid {name}", value, "a finite number >= 0"))
+    cost_fp: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
+    cost_fn: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
 
     def compute(self, state: ScoreHistogram) -> ThresholdChoice:
         """The best threshold and the metrics there."""

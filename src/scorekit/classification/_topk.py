@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,11 +16,10 @@ from scorekit._check import (
     as_scores,
     as_weights,
     check_same_length,
-    set_flags,
     union_labels,
 )
 from scorekit.classification._labels import _labels_tuple
-from scorekit.core import SK, Explanation, Metric, State, register, state_field
+from scorekit.core import SK, Check, Explanation, Flag, Metric, Range, State, register, state_field
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -152,6 +151,16 @@ def _table(codes: NDArray[np.intp], n_labels: int, top: NDArray[np.bool_], w: Fl
     return table.astype(np.float64).reshape(n_labels, c)
 
 
+def _increasing_labels(metric: Any, labels: Any) -> tuple[Any, ...] | None:
+    """The labels option of top-k accuracy: distinct increasing labels, or None."""
+    chosen = _labels_tuple(metric.name, labels)
+    if chosen is not None and list(chosen) != sorted(chosen):
+        raise ConfigError(
+            message(metric.name, "labels must be sorted", list(chosen), "increasing labels")
+        )
+    return chosen
+
+
 @register(
     "top_k_accuracy",
     higher_is_better=True,
@@ -212,21 +221,9 @@ class TopKAccuracy(Metric[TopKCounts]):
         reference=f"{SK} top_k_accuracy_score.",
     )
 
-    k: int = 2
-    normalize: bool = True
-    labels: tuple[Any, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 1:
-            raise ConfigError(self._error("k must be an integer >= 1", self.k, "k >= 1"))
-        object.__setattr__(self, "k", int(self.k))
-        set_flags(self, "normalize")
-        labels = _labels_tuple(self.name, self.labels)
-        if labels is not None and list(labels) != sorted(labels):
-            raise ConfigError(
-                self._error("labels must be sorted", list(labels), "increasing labels")
-            )
-        object.__setattr__(self, "labels", labels)
+    k: Annotated[int, Range(1, problem="k must be an integer >= 1", expected="k >= 1")] = 2
+    normalize: Annotated[bool, Flag] = True
+    labels: Annotated[tuple[Any, ...] | None, Check(_increasing_labels)] = None
 
     def empty(self) -> TopKCounts:
         """The state of no data."""

@@ -48,6 +48,12 @@ def check_zero_division(metric: str, value: Any) -> None:
         raise ConfigError(message(metric, "invalid zero_division", value, "'warn', 0, 1 or nan"))
 
 
+def _zero_division_option(metric: Any, value: Any) -> Any:
+    """A zero_division option of ``metric``, as given (see :func:`check_zero_division`)."""
+    check_zero_division(metric.name, value)
+    return value
+
+
 def _zd_value(zero_division: ZeroDivision) -> float:
     return 0.0 if zero_division == "warn" else float(zero_division)
 

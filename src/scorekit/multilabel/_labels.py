@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,12 +30,11 @@ from scorekit.classification import (
     zero_division_ratio,
 )
 from scorekit.classification import roc_auc as _roc_auc
-from scorekit.core import SK, Explanation, register
+from scorekit.core import SK, Check, Explanation, OneOf, register
 from scorekit.errors import (
     ConfigError,
     InputError,
     UndefinedMetricWarning,
-    choices,
     message,
     raw,
 )
@@ -234,6 +233,30 @@ class SubsetAccuracy(_IndicatorMetric):
         return float(state.sample_weights[exact].sum()) / total
 
 
+def _zero_division_option(metric: Any, value: Any) -> Any:
+    """A zero_division option of ``metric``, as given (see ``check_zero_division``)."""
+    check_zero_division(metric.name, value)
+    return value
+
+
+def _column_labels(metric: Any, labels: Any) -> tuple[int, ...] | None:
+    """A labels option of an indicator metric: distinct column indices; None stays None."""
+    if labels is None:
+        return None
+    chosen = tuple(np.asarray(list(labels)).tolist())
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in chosen)
+    if not chosen or not ints or min(chosen) < 0 or len(set(chosen)) != len(chosen):
+        raise ConfigError(
+            message(
+                metric.name,
+                "labels must be distinct column indices",
+                list(chosen),
+                "integers >= 0, at least one",
+            )
+        )
+    return chosen
+
+
 @register(
     "jaccard",
     higher_is_better=True,
@@ -301,28 +324,9 @@ class Jaccard(_IndicatorMetric):
         reference=f"{SK} jaccard_score on indicator matrices; Wu & Zhou (ICML 2017).",
     )
 
-    average: SamplesAverage = "samples"
-    zero_division: ZeroDivision = "warn"
-    labels: tuple[int, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.average not in _JACCARD_AVERAGES:
-            raise ConfigError(
-                self._error("unknown average", self.average, choices(_JACCARD_AVERAGES))
-            )
-        check_zero_division(self.name, self.zero_division)
-        if self.labels is not None:
-            labels = tuple(np.asarray(list(self.labels)).tolist())
-            ints = all(isinstance(v, int) and not isinstance(v, bool) for v in labels)
-            if not labels or not ints or min(labels) < 0 or len(set(labels)) != len(labels):
-                raise ConfigError(
-                    self._error(
-                        "labels must be distinct column indices",
-                        list(labels),
-                        "integers >= 0, at least one",
-                    )
-                )
-            object.__setattr__(self, "labels", labels)
+    average: Annotated[SamplesAverage, OneOf(_JACCARD_AVERAGES)] = "samples"
+    zero_division: Annotated[ZeroDivision, Check(_zero_division_option)] = "warn"
+    labels: Annotated[tuple[int, ...] | None, Check(_column_labels)] = None
 
     def summarize(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> ConfusionCounts:
         """Count one batch of indicator matrices (the ``labels`` columns only)."""

@@ -10,15 +10,15 @@ from __future__ import annotations
 import abc
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores
 from scorekit.classification import as_indicator
-from scorekit.core import SK, Explanation, Metric, State, register, state_field
-from scorekit.errors import ConfigError, StateMismatchError, choices, message, raw
+from scorekit.core import SK, Explanation, Metric, OneOf, State, register, state_field
+from scorekit.errors import StateMismatchError, message, raw
 from scorekit.multilabel._labels import _no_data, _pair, _zero_weight
 
 _TIES = ("pessimistic", "average")
@@ -212,11 +212,7 @@ class OneError(_PerSampleMetric):
         "one-error function.",
     )
 
-    ties: Literal["pessimistic", "average"] = "pessimistic"
-
-    def __post_init__(self) -> None:
-        if self.ties not in _TIES:
-            raise ConfigError(self._error("unknown ties", self.ties, choices(_TIES)))
+    ties: Annotated[Literal["pessimistic", "average"], OneOf(_TIES)] = "pessimistic"
 
     def _measure(self) -> str:
         return f"{self.name}:{self.ties}"

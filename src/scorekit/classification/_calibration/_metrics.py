@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,8 +17,8 @@ from scorekit.classification._calibration._state import (
     CalibrationHistogram,
     summarize,
 )
-from scorekit.core import SK, Explanation, Metric, register
-from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.core import SK, Check, Explanation, Metric, OneOf, Range, register
+from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = [
     "CalibrationCurveMetric",
@@ -38,26 +38,16 @@ _MAX_BINS = 2**20
 # metrics -------------------------------------------------------------------------------
 
 
-def _check_options(metric: Any) -> None:
-    n_bins = metric.n_bins
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or not 1 <= n_bins <= _MAX_BINS:
+def _labels_option(metric: Any, labels: Any) -> tuple[Any, ...] | None:
+    """A labels option: two or more distinct classes as a tuple; None stays None."""
+    if labels is None:
+        return None
+    arr = as_labels(metric.name, "labels", labels)
+    if np.unique(arr).size != arr.size or arr.size < 2:
         raise ConfigError(
-            message(metric.name, "invalid n_bins", n_bins, f"an integer in [1, {_MAX_BINS}]")
+            message(metric.name, "invalid labels", arr.tolist(), "two or more distinct classes")
         )
-    if metric.strategy not in STRATEGIES:
-        raise ConfigError(
-            message(metric.name, "invalid strategy", metric.strategy, choices(STRATEGIES))
-        )
-    method = getattr(metric, "method", "binary")
-    if method not in METHODS:
-        raise ConfigError(message(metric.name, "invalid method", method, choices(METHODS)))
-    if getattr(metric, "labels", None) is not None:
-        arr = as_labels(metric.name, "labels", metric.labels)
-        if np.unique(arr).size != arr.size or arr.size < 2:
-            raise ConfigError(
-                message(metric.name, "invalid labels", arr.tolist(), "two or more distinct classes")
-            )
-        object.__setattr__(metric, "labels", tuple(arr.tolist()))
+    return tuple(arr.tolist())
 
 
 def _require(metric: str, state: CalibrationHistogram) -> None:
@@ -80,12 +70,9 @@ def _require(metric: str, state: CalibrationHistogram) -> None:
 
 @dataclass(frozen=True)
 class _CalibrationMetric(Metric[CalibrationHistogram]):
-    n_bins: int = 15
-    strategy: Strategy = "uniform"
+    n_bins: Annotated[int, Range(1, _MAX_BINS)] = 15
+    strategy: Annotated[Strategy, OneOf(STRATEGIES, problem="invalid strategy")] = "uniform"
     pos_label: Any = None
-
-    def __post_init__(self) -> None:
-        _check_options(self)
 
     def empty(self) -> CalibrationHistogram:
         """The state of no data."""
@@ -100,8 +87,8 @@ class _CalibrationMetric(Metric[CalibrationHistogram]):
 
 @dataclass(frozen=True)
 class _ErrorMetric(_CalibrationMetric):
-    method: Method = "binary"
-    labels: tuple[Any, ...] | None = None
+    method: Annotated[Method, OneOf(METHODS, problem="invalid method")] = "binary"
+    labels: Annotated[tuple[Any, ...] | None, Check(_labels_option)] = None
 
     @property
     def inputs(self) -> str:
