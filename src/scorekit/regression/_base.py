@@ -10,16 +10,15 @@ values are combined as scikit-learn's ``multioutput`` argument says.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_weights, check_finite, check_same_length
-from scorekit.core import Metric, State, state_field
+from scorekit.core import Check, Metric, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = [
@@ -291,17 +290,18 @@ def combine_outputs(
     return float(np.average(values, weights=weights))
 
 
+def _multioutput_option(metric: Any, value: Any) -> Multioutput:
+    """The multioutput option of a regression metric, checked against the ones it takes."""
+    return check_multioutput(metric.name, value, metric._multioutputs)
+
+
 @dataclass(frozen=True)
 class RegressionMetric(Metric[S]):
     """Shared configuration of the regression metrics: ``multioutput``."""
 
-    multioutput: Multioutput = "uniform_average"
+    multioutput: Annotated[Multioutput, Check(_multioutput_option)] = "uniform_average"
 
     _multioutputs: ClassVar[tuple[str, ...]] = ("raw_values", "uniform_average")
-
-    def __post_init__(self) -> None:
-        value = check_multioutput(self.name, self.multioutput, self._multioutputs)
-        object.__setattr__(self, "multioutput", value)
 
     @property
     def inputs(self) -> str:
@@ -376,11 +376,3 @@ def check_outputs(kind: str, mine: int, theirs: int) -> None:
 def eps_term(name: str, eps: float) -> str:
     """The state term of an eps-guarded error, recording ``eps`` exactly."""
     return f"{name}(eps={eps!r})"
-
-
-def check_eps(metric: str, eps: Any) -> float:
-    """Validate an ``eps`` floor: a finite float > 0."""
-    ok = isinstance(eps, int | float) and not isinstance(eps, bool) and math.isfinite(eps)
-    if not ok or eps <= 0:
-        raise ConfigError(message(metric, "invalid eps", eps, "a finite number > 0"))
-    return float(eps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,8 +15,8 @@ from scorekit.core import (
     Explanation,
     Metric,
     QuantileSketch,
+    Range,
     State,
-    check_relative_accuracy,
     register,
     sentences,
     state_field,
@@ -250,13 +250,10 @@ class MedAE(RegressionMetric[AbsErrors | QuantileSketch]):
         reference=f"{SK} median_absolute_error, weighted median included.",
     )
 
-    relative_accuracy: float | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.relative_accuracy is not None:
-            alpha = check_relative_accuracy(self.name, self.relative_accuracy)
-            object.__setattr__(self, "relative_accuracy", alpha)
+    relative_accuracy: Annotated[
+        float | None,
+        Range(0, 1, closed="neither", expected="a number in (0, 1), e.g. 0.01", convert=float),
+    ] = None
 
     def empty(self) -> AbsErrors | QuantileSketch:
         """The state of no data."""

@@ -8,19 +8,18 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import SK, Explanation, register, sentences
+from scorekit.core import SK, Explanation, Range, register, sentences
 from scorekit.errors import UndefinedMetricWarning
 from scorekit.regression._base import (
     EPS,
     Block,
     ErrorSums,
     Multioutput,
-    check_eps,
     combine_outputs,
     eps_term,
     require_data,
@@ -80,11 +79,9 @@ class MAPE(_MeanError):
         reference=f"{SK} mean_absolute_percentage_error (the same eps floor).",
     )
 
-    eps: float = EPS
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "eps", check_eps(self.name, self.eps))
+    eps: Annotated[
+        float, Range(0, closed="neither", expected="a finite number > 0", convert=float)
+    ] = EPS
 
     def _term_name(self) -> str:
         return eps_term("absolute_percentage", self.eps)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Annotated, Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,12 +25,13 @@ from scorekit._check import mix64
 from scorekit.core import (
     Explanation,
     Metric,
+    Range,
     State,
     register,
     repeated_row_replicates,
     state_field,
 )
-from scorekit.errors import ConfigError, message, raw
+from scorekit.errors import raw
 from scorekit.regression._base import check_outputs, ensure_finite, targets
 
 __all__ = ["PairSample", "PredictionSample", "Sample", "prediction_sample"]
@@ -275,27 +276,16 @@ class PredictionSample(Metric[PairSample]):
         reference="Cohen and Kaplan, bottom-k sketches (PODC 2007).",
     )
 
-    size: int = 1000
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        ok = isinstance(self.size, int | np.integer) and not isinstance(self.size, bool)
-        if not ok or not 1 <= int(self.size) <= _MAX_SIZE:
-            raise ConfigError(
-                message(
-                    self.name, "size out of range", self.size, f"an integer in [1, {_MAX_SIZE:,}]"
-                )
-            )
-        if (
-            not isinstance(self.seed, int | np.integer)
-            or isinstance(self.seed, bool)
-            or not (-(2**63) <= int(self.seed) < 2**63)
-        ):
-            raise ConfigError(
-                message(self.name, "seed is not a 64-bit integer", self.seed, "an integer")
-            )
-        object.__setattr__(self, "size", int(self.size))
-        object.__setattr__(self, "seed", int(self.seed))
+    size: Annotated[
+        int,
+        Range(
+            1, _MAX_SIZE, problem="size out of range", expected=f"an integer in [1, {_MAX_SIZE:,}]"
+        ),
+    ] = 1000
+    seed: Annotated[
+        int,
+        Range(-(2**63), 2**63 - 1, problem="seed is not a 64-bit integer", expected="an integer"),
+    ] = 0
 
     # the state counts its rows, so a row drawn twice is two rows
     summarize_replicates = repeated_row_replicates

@@ -19,15 +19,23 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error
-from scorekit.core import SK, Explanation, State, repeated_row_replicates, sentences, state_field
+from scorekit.core import (
+    SK,
+    Explanation,
+    Flag,
+    State,
+    repeated_row_replicates,
+    sentences,
+    state_field,
+)
 from scorekit.core import register as _register
-from scorekit.errors import ConfigError, UndefinedMetricWarning, message
+from scorekit.errors import UndefinedMetricWarning
 from scorekit.regression._base import (
     EPS,
     Block,
@@ -259,10 +267,7 @@ def _explained(
 _VARIANTS = ("uniform_average", "raw_values", "variance_weighted")
 _SQUARES = "the (weighted) sum of squares"
 
-
-def _check_force_finite(metric: str, value: Any) -> None:
-    if not isinstance(value, bool | np.bool_):
-        raise ConfigError(message(metric, "invalid force_finite", value, "True or False"))
+_FORCE_FINITE = Flag(problem="invalid force_finite")
 
 
 @_register(
@@ -342,15 +347,15 @@ class R2(RegressionMetric[R2Sums]):
         "for the merge of variances.",
     )
 
-    force_finite: bool = True
+    force_finite: Annotated[bool, _FORCE_FINITE] = True
 
     _multioutputs: ClassVar[tuple[str, ...]] = _VARIANTS
 
     def __post_init__(self) -> None:
+        # None means uniform_average here, as in scikit-learn's r2_score
         if self.multioutput is None:
             object.__setattr__(self, "multioutput", "uniform_average")
         super().__post_init__()
-        _check_force_finite(self.name, self.force_finite)
 
     def empty(self) -> R2Sums:
         """The state of no data."""
@@ -452,13 +457,9 @@ class ExplainedVariance(RegressionMetric[ExplainedVarianceSums]):
         reference=f"{SK} explained_variance_score, force_finite included.",
     )
 
-    force_finite: bool = True
+    force_finite: Annotated[bool, _FORCE_FINITE] = True
 
     _multioutputs: ClassVar[tuple[str, ...]] = _VARIANTS
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_force_finite(self.name, self.force_finite)
 
     def empty(self) -> ExplainedVarianceSums:
         """The state of no data."""
