@@ -10,15 +10,13 @@ trec_eval has the measure.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register, sentences
-from scorekit.errors import ConfigError, message
+from scorekit.core import Explanation, Range, register, sentences
 from scorekit.ranking._explanations import NO_RELEVANT, ORDER, TE
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import RankingMetric, _ratio, _running_count
@@ -195,16 +193,10 @@ class FAtK(RankingMetric):
     )
 
     k: int | None = 10
-    beta: float = 1.0
+    beta: Annotated[float, Range(0, closed="neither")] = 1.0
     _needs_k: ClassVar[bool] = True
 
     _listed_rows_suffice: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        b = self.beta
-        if isinstance(b, bool) or not isinstance(b, int | float) or not math.isfinite(b) or b <= 0:
-            raise ConfigError(message(self.name, "invalid beta", b, "a number > 0"))
 
     def _extra_setting(self) -> str:
         return f", beta={float(self.beta)!r}"

@@ -16,7 +16,7 @@ from typing import Any
 
 from scorekit.errors import ConfigError, message
 
-__all__ = ["format_gains", "parse_gains", "trec_gain_order"]
+__all__ = ["format_gains", "gains_option", "parse_gains", "trec_gain_order"]
 
 Gains = tuple[tuple[float, float], ...]
 
@@ -59,6 +59,11 @@ def parse_gains(name: str, value: Any) -> Gains | None:
     if not table:
         raise ConfigError(message(name, "no gain given", value, _EXPECTED))
     return tuple(table.items())
+
+
+def gains_option(metric: Any, value: Any) -> Gains | None:
+    """The gains option of ``metric``: :func:`parse_gains` under the metric's name."""
+    return parse_gains(metric.name, value)
 
 
 def format_gains(table: Gains) -> str:

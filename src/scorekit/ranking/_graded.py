@@ -12,16 +12,16 @@ import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register, sentences
-from scorekit.errors import ConfigError, choices, message, raw
+from scorekit.core import Check, Explanation, OneOf, Range, register, sentences
+from scorekit.errors import ConfigError, message, raw
 from scorekit.ranking._data import Qrels
 from scorekit.ranking._explanations import GAIN, ORDER, TE
-from scorekit.ranking._gains import format_gains, parse_gains, trec_gain_order
+from scorekit.ranking._gains import format_gains, gains_option, trec_gain_order
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import GAINS, QueryValues, RankingMetric, _gain, _ratio
 
@@ -32,18 +32,15 @@ __all__ = ["CG", "DCG", "ERR", "NDCG"]
 class _GainMetric(RankingMetric):
     """Shared ``gain`` and ``gains`` options of the graded metrics."""
 
-    gain: Literal["linear", "exp"] = "linear"
-    gains: Any = None
+    gain: Annotated[Literal["linear", "exp"], OneOf(GAINS)] = "linear"
+    gains: Annotated[Any, Check(gains_option)] = None
     _divides_by_relevant: ClassVar[bool] = False
 
     _listed_rows_suffice: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.gain not in GAINS:
-            raise ConfigError(message(self.name, "unknown gain", self.gain, choices(GAINS)))
-        table = parse_gains(self.name, self.gains)
-        if table is not None and self.gain != "linear":
+        if self.gains is not None and self.gain != "linear":
             raise ConfigError(
                 message(
                     self.name,
@@ -52,7 +49,6 @@ class _GainMetric(RankingMetric):
                     "gain='linear' (the default) with gains",
                 )
             )
-        object.__setattr__(self, "gains", table)
 
     def _extra_setting(self) -> str:
         extra = f", gain={self.gain!r}"
@@ -84,15 +80,7 @@ class _GainMetric(RankingMetric):
 class _DiscountMetric(_GainMetric):
     """The ``log_base`` of the discount of DCG and nDCG."""
 
-    log_base: float = 2
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        b = self.log_base
-        ok = isinstance(b, int | float | np.integer | np.floating) and not isinstance(b, bool)
-        if not ok or not math.isfinite(b) or b <= 1:
-            raise ConfigError(message(self.name, "invalid log_base", b, "a number > 1"))
-        object.__setattr__(self, "log_base", float(b))
+    log_base: Annotated[float, Range(1, closed="neither", convert=float)] = 2
 
     def _extra_setting(self) -> str:
         extra = super()._extra_setting()
@@ -357,16 +345,8 @@ class ERR(RankingMetric):
         reference="Chapelle, Metzler, Zhang and Grinspan (CIKM 2009); checked by hand.",
     )
 
-    max_grade: float | None = None
+    max_grade: Annotated[float | None, Range(0, closed="neither")] = None
     _divides_by_relevant: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        g = self.max_grade
-        if g is not None and (
-            isinstance(g, bool) or not isinstance(g, int | float) or not math.isfinite(g) or g <= 0
-        ):
-            raise ConfigError(message(self.name, "invalid max_grade", g, "a number > 0 or None"))
 
     def for_qrels(self, qrels: Qrels) -> ERR:
         """This ERR with ``max_grade`` set to the largest grade of ``qrels`` if it was None."""

@@ -21,14 +21,14 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_scores, check_same_length
-from scorekit.core import Explanation, Metric, State, register, state_field
-from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message
+from scorekit.core import Explanation, Metric, OneOf, State, register, state_field
+from scorekit.errors import UndefinedMetricWarning
 
 __all__ = ["KendallTau", "PairCounts", "PairedScores", "kendall_tau", "pair_counts"]
 
@@ -177,13 +177,7 @@ class KendallTau(Metric[PairedScores]):
         reference="scipy.stats.kendalltau (variants 'b' and 'c'); tau-a from its definition.",
     )
 
-    variant: Variant = "b"
-
-    def __post_init__(self) -> None:
-        if self.variant not in VARIANTS:
-            raise ConfigError(
-                message(self.name, "unknown variant", self.variant, choices(VARIANTS))
-            )
+    variant: Annotated[Variant, OneOf(VARIANTS)] = "b"
 
     def empty(self) -> PairedScores:
         """The state of no pairs."""

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, register, sentences
+from scorekit.core import Check, Explanation, Range, register, sentences
 from scorekit.errors import ConfigError, UndefinedMetricWarning, message, raw
 from scorekit.ranking._binary import MAP
 from scorekit.ranking._explanations import NO_RELEVANT, ORDER, TE
-from scorekit.ranking._gains import format_gains, parse_gains
+from scorekit.ranking._gains import format_gains, gains_option
 from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import QueryValues, RankingMetric, _ratio, _running_count
 
@@ -186,11 +186,25 @@ class GMMAP(MAP):
         return out
 
 
-def _check_p(name: str, p: object) -> float:
-    ok = isinstance(p, int | float | np.integer | np.floating) and not isinstance(p, bool)
-    if not ok or not math.isfinite(float(p)) or not 0 < float(p) < 1:  # type: ignore[arg-type]
-        raise ConfigError(message(name, "persistence p outside (0, 1)", p, "0 < p < 1"))
-    return float(p)  # type: ignore[arg-type]
+_PERSISTENCE = Range(
+    0,
+    1,
+    closed="neither",
+    problem="persistence p outside (0, 1)",
+    expected="0 < p < 1",
+    convert=float,
+)
+
+
+def _graded_option(metric: Any, graded: Any) -> bool | str:
+    """The graded option of RBP: True or False (as a bool), or 'trec_eval'."""
+    if graded == "trec_eval":
+        return "trec_eval"
+    if not isinstance(graded, bool | np.bool_):
+        raise ConfigError(
+            message(metric.name, "invalid graded", graded, "True, False or 'trec_eval'")
+        )
+    return bool(graded)
 
 
 @register(
@@ -271,22 +285,14 @@ class RBP(RankingMetric):
         reference="Moffat and Zobel (TOIS 2008); ranx rbp, ir_measures RBP, trec_eval rbp.",
     )
 
-    p: float = 0.9
-    graded: bool | Literal["trec_eval"] = False
-    gains: Any = None
+    p: Annotated[float, _PERSISTENCE] = 0.9
+    graded: Annotated[bool | Literal["trec_eval"], Check(_graded_option)] = False
+    gains: Annotated[Any, Check(gains_option)] = None
     _divides_by_relevant: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "p", _check_p(self.name, self.p))
-        graded = self.graded
-        if graded != "trec_eval":
-            if not isinstance(graded, bool | np.bool_):
-                raise ConfigError(
-                    message(self.name, "invalid graded", graded, "True, False or 'trec_eval'")
-                )
-            object.__setattr__(self, "graded", bool(graded))
-        table = parse_gains(self.name, self.gains)
+        table = self.gains
         if table is not None:
             if self.graded != "trec_eval":
                 raise ConfigError(
@@ -306,7 +312,6 @@ class RBP(RankingMetric):
                         "integer grades >= 0, as trec_eval reads them",
                     )
                 )
-        object.__setattr__(self, "gains", table)
 
     def _extra_setting(self) -> str:
         extra = f", p={self.p!r}"
@@ -425,12 +430,8 @@ class RBPResidual(RankingMetric):
         reference="Moffat and Zobel (TOIS 2008); trec_eval rbp_resid.",
     )
 
-    p: float = 0.9
+    p: Annotated[float, _PERSISTENCE] = 0.9
     _divides_by_relevant: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "p", _check_p(self.name, self.p))
 
     def _extra_setting(self) -> str:
         return f", p={self.p!r}"

@@ -13,21 +13,19 @@ state, their base class and the helpers they share.
 from __future__ import annotations
 
 import abc
-import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Metric, State, state_field
+from scorekit.core import Check, Flag, Metric, OneOf, Range, State, state_field
 from scorekit.errors import (
     ConfigError,
     InputError,
     StateMismatchError,
     UndefinedMetricWarning,
-    choices,
     message,
     raw,
 )
@@ -127,9 +125,11 @@ class QueryValues(State):
         return queries, values
 
 
-def _check_k(name: str, k: Any, required: bool) -> int | None:
+def _k_option(metric: Any, k: Any) -> int | None:
+    """The cutoff k: an integer >= 1, or None for a metric that does not need one."""
+    name = metric.name
     if k is None:
-        if required:
+        if metric._needs_k:
             raise ConfigError(message(name, "needs a cutoff", None, f"k >= 1, e.g. '{name}@10'"))
         return None
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
@@ -137,41 +137,21 @@ def _check_k(name: str, k: Any, required: bool) -> int | None:
     return int(k)
 
 
-def _check_level(name: str, level: Any) -> float:
-    ok = isinstance(level, int | float | np.integer | np.floating) and not isinstance(level, bool)
-    if not ok or not math.isfinite(level) or level <= 0:
-        raise ConfigError(message(name, "invalid relevance_level", level, "a number > 0"))
-    return float(level)
-
-
 @dataclass(frozen=True)
 class RankingMetric(Metric[QueryValues]):
     """Shared options: the cutoff ``k``, ``relevance_level``, the ``missing`` policy,
     ``judged_only`` (trec_eval ``-J``) and ``max_docs`` (trec_eval ``-M``)."""
 
-    k: int | None = None
-    relevance_level: float = 1
-    missing: Missing = "skip"
-    judged_only: bool = False
-    max_docs: int | None = None
+    k: Annotated[int | None, Check(_k_option)] = None
+    relevance_level: Annotated[float, Range(0, closed="neither", convert=float)] = 1
+    missing: Annotated[Missing, OneOf(MISSING)] = "skip"
+    judged_only: Annotated[bool, Flag(problem="invalid judged_only", expected="a bool")] = False
+    max_docs: Annotated[int | None, Range(1)] = None
 
     _needs_k: ClassVar[bool] = False
     _divides_by_relevant: ClassVar[bool] = True
     _listed_rows_suffice: ClassVar[bool] = False
     """Whether the values depend only on the ranks of the listed documents and the judgments."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "k", _check_k(self.name, self.k, self._needs_k))
-        object.__setattr__(self, "relevance_level", _check_level(self.name, self.relevance_level))
-        if self.missing not in MISSING:
-            raise ConfigError(message(self.name, "unknown missing", self.missing, choices(MISSING)))
-        if not isinstance(self.judged_only, bool | np.bool_):
-            raise ConfigError(message(self.name, "invalid judged_only", self.judged_only, "a bool"))
-        object.__setattr__(self, "judged_only", bool(self.judged_only))
-        m = self.max_docs
-        if m is not None and (isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1):
-            raise ConfigError(message(self.name, "invalid max_docs", m, "an integer >= 1 or None"))
-        object.__setattr__(self, "max_docs", None if m is None else int(m))
 
     def _setting(self) -> str:
         at = "" if self.k is None else f"@{self.k}"
