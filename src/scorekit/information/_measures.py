@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,7 @@ from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.information._explanations import COUNTS
 from scorekit.information._kernels import entropy_rows, gini_rows, split_score, value_counts
 from scorekit.information._tables import (
+    LOG_BASE,
     ClassCounts,
     Contingency,
     check_base,
@@ -156,10 +157,7 @@ class Entropy(_ClassMetric):
         "scipy.stats.entropy(p, q) for the KL divergence); Shannon (1948).",
     )
 
-    base: float = 2.0
-
-    def __post_init__(self) -> None:
-        check_base(self.name, self.base)
+    base: Annotated[float, LOG_BASE] = 2.0
 
     def compute(self, state: ClassCounts) -> float:
         """Entropy of the counted classes."""
@@ -262,10 +260,7 @@ class MutualInformation(Metric[Contingency]):
         "and Thomas (2006), Elements of Information Theory, ch. 2.",
     )
 
-    base: float = 2.0
-
-    def __post_init__(self) -> None:
-        check_base(self.name, self.base)
+    base: Annotated[float, LOG_BASE] = 2.0
 
     def summarize(self, x: Any, y: Any, sample_weight: Any = None) -> Contingency:
         """Cross-tabulate one batch of label pairs."""

@@ -12,21 +12,21 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 
 from scorekit._check import as_labels
-from scorekit.core import Explanation, Metric, register, sentences
+from scorekit.core import Explanation, Metric, OneOf, register, sentences
 from scorekit.errors import UndefinedMetricWarning
 from scorekit.information._explanations import SPLIT, TABLE
 from scorekit.information._kernels import Scored, split_score
 from scorekit.information._measures import summarize_pairs
 from scorekit.information._tables import (
+    FEATURES,
+    LOG_BASE,
     Contingency,
     Feature,
-    check_base,
-    check_feature,
     feature_values,
     require_data,
 )
@@ -72,13 +72,9 @@ _FEATURE_DOC = """
 class _SplitMetric(Metric[Contingency]):
     """Shared plumbing of the criteria on a feature column ``x`` and a target ``y``."""
 
-    feature: Feature = "categorical"
+    feature: Annotated[Feature, OneOf(FEATURES, problem="unknown feature kind")] = "categorical"
 
     _criterion: ClassVar[str] = "information_gain"
-
-    def __post_init__(self) -> None:
-        check_feature(self.name, self.feature)
-        check_base(self.name, getattr(self, "base", 2.0))
 
     @property
     def inputs(self) -> str:
@@ -188,7 +184,7 @@ class InformationGain(_SplitMetric):
         "max_depth=1), in bits.",
     )
 
-    base: float = 2.0
+    base: Annotated[float, LOG_BASE] = 2.0
 
 
 @register(
@@ -245,7 +241,7 @@ class SplitInformation(_SplitMetric):
         "scipy.stats.entropy of the branch sizes.",
     )
 
-    base: float = 2.0
+    base: Annotated[float, LOG_BASE] = 2.0
 
     _criterion: ClassVar[str] = "split_information"
 

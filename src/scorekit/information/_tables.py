@@ -17,15 +17,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_labels, check_finite, union_labels
-from scorekit.core import State, state_field
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.core import Range, State, state_field
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, message, raw
 
 __all__ = [
     "CRITERIA",
+    "LOG_BASE",
     "ClassCounts",
     "Contingency",
     "check_base",
-    "check_feature",
     "encode",
     "feature_values",
 ]
@@ -187,10 +187,10 @@ def feature_values(metric: str, x: Any, feature: str, name: str = "x") -> NDArra
     return as_labels(metric, name, x)
 
 
-def check_feature(metric: str, feature: Any) -> None:
-    """Raise a ConfigError unless ``feature`` is 'categorical' or 'numeric'."""
-    if feature not in FEATURES:
-        raise ConfigError(message(metric, "unknown feature kind", feature, choices(FEATURES)))
+LOG_BASE = Range(
+    1, closed="neither", problem="invalid logarithm base", expected="a finite number > 1"
+)
+"""The rule of a metric's ``base`` option, as :func:`check_base` says it."""
 
 
 def check_base(metric: str, base: Any) -> None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import abc
 import inspect
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Explanation, Metric, State, register, state_field
+from scorekit.core import Explanation, Metric, OneOf, State, register, state_field
 from scorekit.errors import InputError, message, raw
 from scorekit.qa._explanations import QA_NORMALISE
-from scorekit.qa._scores import VERSIONS, Version, _check_version, question_scores
+from scorekit.qa._scores import VERSIONS, Version, question_scores
 
 __all__ = ["QAF1", "AnswerScores", "ExactMatch", "exact_match", "f1"]
 
@@ -39,12 +39,9 @@ class AnswerScores(State):
 
 @dataclass(frozen=True)
 class _AnswerMetric(Metric[AnswerScores]):
-    version: Version = "2.0"
+    version: Annotated[Version, OneOf(VERSIONS, problem="unknown SQuAD version")] = "2.0"
 
     unit: ClassVar[str] = "question"
-
-    def __post_init__(self) -> None:
-        _check_version(self.name, self.version)
 
     @abc.abstractmethod
     def _measure(self) -> str:

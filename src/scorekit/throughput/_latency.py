@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
-from scorekit.core import Explanation, register, sentences
+from scorekit.core import Check, Explanation, register, sentences
 from scorekit.errors import StateMismatchError, message
 from scorekit.throughput._explanations import KEPT, VLLM
 from scorekit.throughput._records import Records
@@ -28,14 +28,17 @@ from scorekit.throughput._units import RequestMetric
 __all__ = ["ITL", "TPOT", "TTFT", "E2ELatency", "e2e_latency", "itl", "tpot", "ttft"]
 
 
+def _statistic_option(metric: Any, statistic: Any) -> Any:
+    """A statistic option: one of the statistics or a percentile ``pN``, as given."""
+    percentile_of(metric.name, statistic)
+    return statistic
+
+
 class _Latency(RequestMetric[LatencyValues]):
     """Shared machinery of the latency metrics: kept values and one statistic."""
 
     quantity: ClassVar[str]
-    statistic: str
-
-    def __post_init__(self) -> None:
-        percentile_of(self.name, self.statistic)
+    statistic: Annotated[str, Check(_statistic_option)]
 
     def from_records(self, records: Records) -> LatencyValues:
         """Keep the latency of every successful request (every chunk gap for ITL)."""

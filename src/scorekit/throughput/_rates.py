@@ -317,6 +317,7 @@ class Goodput(_Throughput):
     slo: str | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         given = {k: getattr(self, k) for k in SLO_KEYS if getattr(self, k) is not None}
         objectives = parse_slo(given, name=self.name)
         if self.slo is not None:
