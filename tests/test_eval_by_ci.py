@@ -44,7 +44,7 @@ def _file(folder: Path, n: int, seed: int, name: str = "data.csv") -> Path:
     return path
 
 
-def _evaluate(path: Path, ci: api.CI, chunk_size: int | None = None) -> api.Evaluation:
+def _evaluate(path: Path, ci: api.CI, chunk_size: int | None = None) -> api.EvaluationResult:
     return api.evaluate_table(
         str(path),
         task="binary",

@@ -276,10 +276,6 @@ REPORT_FROM_STATES = (
     "with no note"
 )
 KNOWN: dict[str, str] = {
-    "rank-ci+report": (
-        "--report drops --ci: the report's summary has no low/high columns, while eval, text "
-        "and qa reports show the intervals"
-    ),
     "throughput-report+chunk": REPORT_FROM_STATES,
     "throughput-report+state": REPORT_FROM_STATES,
     "throughput-report+dask": REPORT_FROM_STATES,

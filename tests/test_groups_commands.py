@@ -183,7 +183,7 @@ def test_rank_groups_equal_each_group_alone(tmp_path: Path, seed: int, size: int
         qrels, str(run), metrics, ["kind"], str(topics), chunk_size=size
     )
     kinds = api.query_groups(str(topics), ["kind"])
-    plain = api.evaluate_run(qrels, str(run), metrics).result
+    plain = api.evaluate_run(qrels, str(run), metrics)
     for key in metrics:
         found = whole.values[key]
         assert chunked.values[key] == found
@@ -191,7 +191,7 @@ def test_rank_groups_equal_each_group_alone(tmp_path: Path, seed: int, size: int
         for group, value in found.by_group.items():
             queries = {q for q, k in kinds.items() if k == (group,)}
             sub = _sub_run(run, queries, tmp_path / "sub.run")
-            assert value == api.evaluate_run(qrels, str(sub), [key]).result[key]
+            assert value == api.evaluate_run(qrels, str(sub), [key])[key]
 
 
 def test_rank_cli_formats_state_files_and_bad_input(capsys: Any, tmp_path: Path) -> None:
@@ -455,11 +455,11 @@ def test_rank_and_qa_intervals_per_group_equal_each_group_alone(tmp_path: Path) 
         )
         found = whole.values["map"]
         assert chunked.values["map"] == found
-        assert found.overall == api.evaluate_run(qrels, str(run), ["map"], ci=ci).intervals["map"]
+        assert found.overall == api.evaluate_run(qrels, str(run), ["map"], ci=ci)["map"]
         kinds = api.query_groups(str(topics), ["kind"])
         for group, interval in found.by_group.items():
             sub = _sub_run(run, {q for q, k in kinds.items() if k == (group,)}, tmp_path / "s.run")
-            assert interval == api.evaluate_run(qrels, str(sub), ["map"], ci=ci).intervals["map"]
+            assert interval == api.evaluate_run(qrels, str(sub), ["map"], ci=ci)["map"]
         dataset, predictions = _squad(seed=5)
         scores = api.squad_by_group(dataset, predictions, ["title"], ci=ci)
         for article in dataset["data"]:

@@ -1,7 +1,8 @@
 """The library's façade: evaluate metrics over any source on any engine, and state files.
 
 - :func:`evaluate` runs metrics over a table, files of any size or a cluster's
-  data, on a registered engine, and returns an :class:`EvaluationResult`.
+  data, on a registered engine, and returns an :class:`EvaluationResult`, the
+  one result type every function here returns.
 - :func:`configure` builds the metrics of an evaluation from strings and options.
 - :func:`save_states`, :func:`load_states`, :func:`merge_files`: the states of
   shards saved to portable JSON files, loaded, and merged into the whole.
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 from scorekit.api._ci import CI
 from scorekit.api._compare import (
-    Comparisons,
     Paired,
     compare_runs,
     compare_table,
@@ -37,7 +37,7 @@ from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._features import FeatureRanking, rank_file
 from scorekit.api._qa import evaluate_squad, squad_by_group
-from scorekit.api._rank import RunEvaluation, evaluate_run, evaluate_run_by_group, query_groups
+from scorekit.api._rank import evaluate_run, evaluate_run_by_group, query_groups
 from scorekit.api._statefile import (
     FILE_FORMAT,
     StateFile,
@@ -46,11 +46,10 @@ from scorekit.api._statefile import (
     merge_with_header,
     save_states,
 )
-from scorekit.api._task import TASKS, Evaluation, default_metrics
+from scorekit.api._task import TASKS, default_metrics
 from scorekit.api._text import (
     ROUGE_TOKENIZERS,
     TEXT_DEFAULTS,
-    TextEvaluation,
     evaluate_text,
     text_metric_names,
     text_segments,
@@ -68,14 +67,10 @@ __all__ = [
     "ROUGE_TOKENIZERS",
     "TASKS",
     "TEXT_DEFAULTS",
-    "Comparisons",
-    "Evaluation",
     "EvaluationResult",
     "FeatureRanking",
     "Paired",
-    "RunEvaluation",
     "StateFile",
-    "TextEvaluation",
     "compare_runs",
     "compare_table",
     "compare_text",

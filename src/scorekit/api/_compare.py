@@ -11,7 +11,6 @@ system being the baseline.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,12 +27,11 @@ from scorekit.api._task import (
     _pos_label,
     default_metrics,
 )
-from scorekit.core import Metric
+from scorekit.core import EvaluationResult, Metric
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
 from scorekit.stats import CORRECTIONS, TESTS, Comparison, compare
 
 __all__ = [
-    "Comparisons",
     "Paired",
     "compare_runs",
     "compare_table",
@@ -103,23 +101,6 @@ class Paired:
         }
 
 
-@dataclasses.dataclass
-class Comparisons:
-    """What a comparison found: one :class:`~scorekit.stats.Comparison` per metric and system.
-
-    ``rows`` are ``(metric key, comparison)`` pairs in the order of the metrics
-    and then of the systems; ``systems`` the systems' names (the baseline
-    first); ``paired`` the settings; ``warnings`` the texts of the warnings
-    raised; ``skipped`` the default metrics that could not be compared.
-    """
-
-    rows: list[tuple[str, Comparison]]
-    systems: list[str]
-    paired: Paired
-    warnings: list[str] = dataclasses.field(default_factory=list)
-    skipped: list[str] = dataclasses.field(default_factory=list)
-
-
 def _need_two(systems: Sequence[Any], what: str) -> None:
     if len(systems) < 2:
         raise ConfigError(
@@ -159,31 +140,31 @@ class _Job:
     failure: str | None = None
 
 
-def _run(jobs: Sequence[_Job], names: list[str], paired: Paired, explicit: bool) -> Comparisons:
+def _run(
+    jobs: Sequence[_Job], names: list[str], paired: Paired, explicit: bool
+) -> EvaluationResult:
     """``stats.compare`` for every metric; a default metric that fails is skipped."""
     rows: list[tuple[str, Comparison]] = []
     skipped: list[str] = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for job in jobs:
-            if job.metric is None:
-                skipped.append(job.failure or job.key)
-                continue
-            try:
-                found = compare(
-                    job.metric,
-                    job.truth,
-                    *job.systems,
-                    names=names,
-                    **paired.options(),
-                    **job.kwargs,
-                )
-            except ScorekitError as exc:
-                if explicit:
-                    raise
-                skipped.append(str(exc))
-                continue
-            rows += [(job.key, c) for c in found]
+    for job in jobs:
+        if job.metric is None:
+            skipped.append(job.failure or job.key)
+            continue
+        try:
+            found = compare(
+                job.metric,
+                job.truth,
+                *job.systems,
+                names=names,
+                **paired.options(),
+                **job.kwargs,
+            )
+        except ScorekitError as exc:
+            if explicit:
+                raise
+            skipped.append(str(exc))
+            continue
+        rows += [(job.key, c) for c in found]
     if not rows:
         raise ConfigError(
             message(
@@ -192,8 +173,7 @@ def _run(jobs: Sequence[_Job], names: list[str], paired: Paired, explicit: bool)
             if skipped
             else message("compare", "no metric to compare", None, "at least one metric")
         )
-    texts = list(dict.fromkeys(str(w.message) for w in caught))
-    return Comparisons(rows, names, paired, texts, skipped)
+    return EvaluationResult({}, comparisons=rows, systems=names, settings=paired, skipped=skipped)
 
 
 def compare_table(
@@ -207,7 +187,7 @@ def compare_table(
     weight: str | None = None,
     pos_label: str | None = None,
     paired: Paired | None = None,
-) -> Comparisons:
+) -> EvaluationResult:
     """Columns of one file compared on the task's metrics: the first column is the baseline.
 
     Parameters
@@ -239,7 +219,7 @@ def compare_table(
     ...     _ = f.write("\\n".join(rows) + "\\n")
     >>> found = compare_table(path, task="binary", true="y", systems=["a", "b"], scores=False,
     ...                       metrics=["accuracy"], paired=Paired("mcnemar"))
-    >>> [(key, c.system, c.difference) for key, c in found.rows]
+    >>> [(key, c.system, c.difference) for key, c in found.comparisons]
     [('accuracy', 'b', 0.5)]
     """
     paired = paired or Paired()
@@ -316,7 +296,7 @@ def compare_runs(
     *,
     paired: Paired | None = None,
     **options: Any,
-) -> Comparisons:
+) -> EvaluationResult:
     """TREC runs compared on ranking metrics, the first run the baseline; a query is a unit.
 
     ``options`` are the metrics' options (``missing``, ``gain``,
@@ -340,7 +320,7 @@ def compare_runs(
     >>> found = compare_runs(os.path.join(folder, "qrels"),
     ...                      [os.path.join(folder, "a"), os.path.join(folder, "b")],
     ...                      ["mrr"], paired=Paired("t"))
-    >>> [(key, c.system, round(c.difference, 4)) for key, c in found.rows]
+    >>> [(key, c.system, round(c.difference, 4)) for key, c in found.comparisons]
     [('mrr', 'b', 0.3333)]
     """
     from scorekit import ranking
@@ -368,7 +348,7 @@ def compare_text(
     stemmer: bool | None = None,
     rouge_tokenizer: str | None = None,
     paired: Paired | None = None,
-) -> Comparisons:
+) -> EvaluationResult:
     """Hypothesis files compared on text metrics against the same references; a unit is a line.
 
     The metrics and options are those of :func:`scorekit.api.evaluate_text`
@@ -386,7 +366,7 @@ def compare_text(
     ...         _ = f.write(text)
     >>> found = compare_text([os.path.join(folder, "x"), os.path.join(folder, "y")],
     ...                      [os.path.join(folder, "ref")], ["wer"], paired=Paired("t"))
-    >>> [(key, c.system, c.difference) for key, c in found.rows]
+    >>> [(key, c.system, c.difference) for key, c in found.comparisons]
     [('wer', 'y', -0.125)]
     """
     from scorekit.api._text import _text_metrics

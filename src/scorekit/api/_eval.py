@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -11,8 +12,9 @@ from numpy.typing import NDArray
 from scorekit import io
 from scorekit.api._ci import CI
 from scorekit.api._classes import order_score_columns
-from scorekit.api._task import Evaluation, _check_binary, _Plan, _plan
+from scorekit.api._task import _check_binary, _Plan, _plan
 from scorekit.api._task_engine import engine_eval
+from scorekit.core import EvaluationResult
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import ConfigError, message, raw
@@ -39,7 +41,7 @@ def evaluate_table(
     ci: CI | None = None,
     by: Sequence[str] | None = None,
     threshold: float | None = None,
-) -> Evaluation:
+) -> EvaluationResult:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
     Named metrics must all apply: any problem raises. Default metrics that do not
@@ -117,7 +119,6 @@ def evaluate_table(
         source = io.read_table(path, columns=plan.needed())
         size = max(source.num_rows, 1)
     learned: np.ndarray | None = None
-    notes: list[str] = []
     if matching or task == "binary":
         learned = read_chunks(
             source, [true[0]], size, progress=False, use=lambda chunks: _classes(plan, chunks)
@@ -125,7 +126,9 @@ def evaluate_table(
         _check_binary(plan, learned)
     if matching and learned is not None:
         plan, notes = order_score_columns(plan, learned, classes)
-    result = engine_eval(
+        for note in notes:
+            warnings.warn(note, UserWarning, stacklevel=2)
+    return engine_eval(
         plan,
         source,
         metrics,
@@ -137,7 +140,6 @@ def evaluate_table(
         workers=workers,
         ci=ci,
     )
-    return _noted(result, notes)
 
 
 def _classes(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
@@ -147,10 +149,3 @@ def _classes(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
         labels = np.unique(io.label_array(table, plan.true[0]))
         found = labels if found is None else np.union1d(found, labels)
     return found if found is not None else np.empty(0)
-
-
-def _noted(result: Evaluation, notes: list[str]) -> Evaluation:
-    """``result`` with ``notes`` first among its warnings."""
-    if notes:
-        result.warnings[:0] = notes
-    return result

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -153,25 +152,16 @@ def evaluate(
 def computed_values(metrics: Mapping[str, Metric[Any]], states: Sequence[Any]) -> dict[str, Any]:
     """Each metric's value from its state, keyed as the metrics are.
 
-    Metrics that share a state kind (map and map@5) may raise the same warning:
-    each distinct warning is raised once, for the caller's caller.
-
     Examples
     --------
     >>> metric = parse_metric("accuracy")
     >>> computed_values({"acc": metric}, [metric.summarize([1, 0], [1, 1])])
     {'acc': 0.5}
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        values = {
-            key: metric.compute(state)
-            for (key, metric), state in zip(metrics.items(), states, strict=True)
-        }
-    shown = dict.fromkeys((w.category, str(w.message)) for w in caught)
-    for category, text in shown:
-        warnings.warn(text, category, stacklevel=3)
-    return values
+    return {
+        key: metric.compute(state)
+        for (key, metric), state in zip(metrics.items(), states, strict=True)
+    }
 
 
 def _check_other_engines(

@@ -10,7 +10,6 @@ reported with its name, the line or row, and the column.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,12 +25,11 @@ _COMMAND = "scorekit features"
 
 @dataclasses.dataclass
 class FeatureRanking:
-    """What :func:`rank_file` found: the splits, best first, and the warnings raised."""
+    """What :func:`rank_file` found: the splits, best first."""
 
     criterion: str
     target: str
     splits: list[Any]
-    warnings: list[str]
     rows: int
     classes: int
 
@@ -152,15 +150,12 @@ def rank_file(
         else:
             columns[name] = _io.score_array(table, name)
     w = _io.weight_array(table, weight) if weight is not None else None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        splits = rank_features(
-            columns,
-            y,
-            criterion=criterion,  # type: ignore[arg-type]
-            categorical=multiway,
-            sample_weight=w,
-            base=base,
-        )
-    notes = list(dict.fromkeys(str(c.message) for c in caught))
-    return FeatureRanking(criterion, target, splits, notes, len(y), len(classes))
+    splits = rank_features(
+        columns,
+        y,
+        criterion=criterion,  # type: ignore[arg-type]
+        categorical=multiway,
+        sample_weight=w,
+        base=base,
+    )
+    return FeatureRanking(criterion, target, splits, len(y), len(classes))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -12,30 +10,9 @@ from scorekit.api._ci import CI
 from scorekit.core import EvaluationResult, GroupStates
 from scorekit.errors import ConfigError, InputError, message, raw
 
-__all__ = ["RunEvaluation", "evaluate_run", "evaluate_run_by_group", "query_groups"]
+__all__ = ["evaluate_run", "evaluate_run_by_group", "query_groups"]
 
 _QUERY_DOC_SCORE = ("query", "doc", "score")
-
-
-@dataclasses.dataclass
-class RunEvaluation:
-    """What :func:`evaluate_run` found.
-
-    ``result`` is the :class:`scorekit.ranking.RankingResult` (means, states and,
-    when asked, per-query values); ``metrics`` the configured metrics by name;
-    ``rows`` the rows of the run read (0 when the run was evaluated whole
-    without counting them); ``warnings`` the texts of the warnings raised;
-    ``intervals`` (with ``ci``) the interval of every mean, by name, and
-    ``bootstraps`` the bootstrap of every metric, whose states are made from the
-    metric's (its per-query values are the units).
-    """
-
-    result: Any
-    metrics: dict[str, Any]
-    rows: int
-    warnings: list[str]
-    intervals: dict[str, Any] = dataclasses.field(default_factory=dict)
-    bootstraps: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def evaluate_run(
@@ -52,7 +29,7 @@ def evaluate_run(
     progress: bool | None = None,
     ci: CI | None = None,
     **options: Any,
-) -> RunEvaluation:
+) -> EvaluationResult:
     """Evaluate a TREC run file against qrels with ranking metrics.
 
     Without ``chunk_size`` or ``engine`` the run is evaluated whole by
@@ -77,53 +54,43 @@ def evaluate_run(
     ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\n")
     >>> with open(run, "w") as f:
     ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\n")
-    >>> evaluate_run(qrels, run, ["mrr"]).result["mrr"]
+    >>> evaluate_run(qrels, run, ["mrr"])["mrr"]
     0.5
-    >>> evaluate_run(qrels, run, ["mrr"], ci=CI(n_resamples=100)).intervals["mrr"].high
+    >>> evaluate_run(qrels, run, ["mrr"], ci=CI(n_resamples=100))["mrr"].high
     0.5
     """
     from scorekit import ranking
 
     rows = 0
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if chunk_size is None and engine is None:
-            if count_rows:
-                run = ranking.read_run(run)
-                rows = len(run)
-            result = ranking.evaluate(qrels, run, metrics, per_query=per_query, **options)
-            chosen = ranking.ranking_metrics(metrics, options) if count_rows else {}
-            texts: list[str] = []
-        else:
-            chosen = ranking.ranking_metrics(metrics, options)
-            states, rows = _run_states(
-                qrels,
-                run,
-                chosen,
-                chunk_size=chunk_size,
-                engine=engine,
-                scheduler=scheduler,
-                workers=workers,
-                progress=progress,
-            )
-            texts = []
-            means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
-            per = ranking.per_query_values(states) if per_query else None
-            result = ranking.RankingResult(means, states, per)
-    intervals: dict[str, Any] = {}
-    bootstraps: dict[str, Any] = {}
-    if ci is not None:
-        with warnings.catch_warnings(record=True) as noted:
-            warnings.simplefilter("always")
-            chosen = chosen or ranking.ranking_metrics(metrics, options)
-            bootstraps = {key: ci.wrap(metric) for key, metric in chosen.items()}
-            intervals = {
-                key: ci.interval(boot, boot.wrap(result.states[key]))
-                for key, boot in bootstraps.items()
-            }
-        caught += noted
-    shown = list(dict.fromkeys([*texts, *(str(w.message) for w in caught)]))
-    return RunEvaluation(result, chosen, rows, shown, intervals, bootstraps)
+    if chunk_size is None and engine is None:
+        if count_rows:
+            run = ranking.read_run(run)
+            rows = len(run)
+        result = ranking.evaluate(qrels, run, metrics, per_query=per_query, **options)
+        chosen = ranking.ranking_metrics(metrics, options)
+    else:
+        chosen = ranking.ranking_metrics(metrics, options)
+        states, rows = _run_states(
+            qrels,
+            run,
+            chosen,
+            chunk_size=chunk_size,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            progress=progress,
+        )
+        means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
+        per = ranking.per_query_values(states) if per_query else None
+        result = ranking.RankingResult(means, states, per)
+    if ci is None:
+        return EvaluationResult(
+            dict(result), dict(result.states), dict(chosen), rows, per_query=result.per_query
+        )
+    boots = {key: ci.wrap(metric) for key, metric in chosen.items()}
+    states = {key: boot.wrap(result.states[key]) for key, boot in boots.items()}
+    intervals = {key: ci.interval(boots[key], state) for key, state in states.items()}
+    return EvaluationResult(intervals, states, dict(boots), rows, settings=ci)
 
 
 def _run_states(

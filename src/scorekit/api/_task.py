@@ -23,7 +23,6 @@ from scorekit.core import (
     INPUT_KINDS,
     Metric,
     MetricInfo,
-    State,
     get,
     option_names,
     parse_metric,
@@ -31,7 +30,7 @@ from scorekit.core import (
 )
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 
-__all__ = ["TASKS", "Evaluation", "default_metrics"]
+__all__ = ["TASKS", "default_metrics"]
 
 TASKS = ("binary", "multiclass", "multilabel", "regression")
 """The tasks ``scorekit eval --task`` accepts."""
@@ -112,26 +111,6 @@ def _registered(spec: str) -> bool:
 
 
 # evaluation --------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class Evaluation:
-    """What :func:`evaluate_table` found: values by metric name, warnings and skipped defaults.
-
-    ``metrics`` and ``states`` hold the configured metric and the state of every
-    reported value (what ``--save-state`` writes); ``columns`` the columns read
-    by role, and ``options`` the settings that shaped the states beyond the
-    metrics' own (``pos_label``).
-    """
-
-    values: dict[str, Any]
-    warnings: list[str]
-    skipped: list[str]
-    rows: int
-    metrics: dict[str, Metric[Any]] = dataclasses.field(default_factory=dict)
-    states: dict[str, State] = dataclasses.field(default_factory=dict)
-    columns: dict[str, list[str]] = dataclasses.field(default_factory=dict)
-    options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass

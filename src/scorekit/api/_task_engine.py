@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
@@ -12,7 +11,6 @@ from scorekit.api._by import run_metrics
 from scorekit.api._ci import CI
 from scorekit.api._task import (
     _PRED_KINDS,
-    Evaluation,
     _arguments,
     _Inputs,
     _inputs,
@@ -20,7 +18,7 @@ from scorekit.api._task import (
     _pos_label,
     default_metrics,
 )
-from scorekit.core import Grouped, Metric
+from scorekit.core import EvaluationResult, Grouped, Metric
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import InputError, ScorekitError, message
@@ -183,7 +181,7 @@ def engine_eval(
     scheduler: str | None = None,
     workers: int | None = None,
     ci: CI | None = None,
-) -> Evaluation:
+) -> EvaluationResult:
     """``scorekit eval --engine NAME``: the task's metrics over a file, on a registered engine.
 
     The first chunk of the file is read here to type ``--pos-label`` and to leave
@@ -210,10 +208,8 @@ def engine_eval(
     skipped: list[str] = []
     for name in names:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                metric = _metric_for(name, plan, pos_label, classes)
-                _summarize_probe(metric, data)
+            metric = _metric_for(name, plan, pos_label, classes)
+            _summarize_probe(metric, data)
         except ScorekitError as exc:
             if explicit:
                 raise
@@ -239,39 +235,30 @@ def engine_eval(
         columns["group"] = list(plan.by)
     states: dict[str, Any] = {}
     rows = 0
-    notes: list[str] = []
     if chosen:
-        with warnings.catch_warnings(record=True) as raised:
-            warnings.simplefilter("always")
-            found = run_metrics(
-                source,
-                cast(dict[str, Metric[Any]], chosen),
-                columns=columns,
-                chunk_size=chunk_size,
-                engine=engine,
-                scheduler=scheduler,
-                workers=workers,
-                progress=progress,
-                compute=False,
-            )
+        found = run_metrics(
+            source,
+            cast(dict[str, Metric[Any]], chosen),
+            columns=columns,
+            chunk_size=chunk_size,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            progress=progress,
+            compute=False,
+        )
         states, rows = dict(found.states), found.rows
-        notes = list(dict.fromkeys(str(w.message) for w in raised))
     values: dict[str, Any] = {}
     for name, metric in chosen.items():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                values[name] = _value(ci, metric.folded, states[name])
-            except ScorekitError as exc:
-                if explicit:
-                    raise
-                skipped.append(str(exc))
-                continue
-        notes += [t for t in dict.fromkeys(str(w.message) for w in caught) if t not in notes]
+        try:
+            values[name] = _value(ci, metric.folded, states[name])
+        except ScorekitError as exc:
+            if explicit:
+                raise
+            skipped.append(str(exc))
     inner = {name: m.folded for name, m in chosen.items()}
-    return Evaluation(
+    return EvaluationResult(
         values=values,
-        warnings=notes,
         skipped=skipped,
         rows=rows,
         metrics={k: inner[k] for k in values},

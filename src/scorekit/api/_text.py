@@ -10,7 +10,7 @@ from typing import Any, cast
 import numpy as np
 
 from scorekit.api._ci import CI
-from scorekit.core import Metric, State, available, parse_metric, parse_metrics
+from scorekit.core import EvaluationResult, Metric, available, parse_metric, parse_metrics
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.io import Source
 
@@ -18,7 +18,6 @@ __all__ = [
     "ROUGE_TOKENIZERS",
     "TEXT_DEFAULTS",
     "GroupedLines",
-    "TextEvaluation",
     "evaluate_text",
     "text_metric_names",
     "text_segments",
@@ -51,17 +50,6 @@ def text_metric_names() -> list[str]:
     return [*registered, *rouge, "rougeS", "rougeSU", "rougeS4", "rougeSU4"]
 
 
-@dataclasses.dataclass
-class TextEvaluation:
-    """What :func:`evaluate_text` found: the metrics, their states and values, and the lines."""
-
-    metrics: dict[str, Metric[Any]]
-    states: dict[str, State]
-    values: dict[str, Any]
-    rows: int
-    ci: CI | None = None
-
-
 def evaluate_text(
     hyps: str,
     refs: Sequence[str],
@@ -79,7 +67,7 @@ def evaluate_text(
     ci: CI | None = None,
     by: str | None = None,
     groups: str | None = None,
-) -> TextEvaluation:
+) -> EvaluationResult:
     """The text metrics of a file of hypotheses against line-aligned reference files.
 
     ``metrics`` are ``bleu``, ``chrf``, ``chrf++``, ``ter``, ``wer``, ``cer``,
@@ -182,7 +170,7 @@ def evaluate_text(
         values: dict[str, Any] = ci.intervals(cast(Any, chosen), states)
     else:
         values = {key: metric.compute(states[key]) for key, metric in chosen.items()}
-    return TextEvaluation(chosen, states, values, rows, ci)
+    return EvaluationResult(values, states, chosen, rows, settings=ci)
 
 
 _FLAGS = {
@@ -350,7 +338,7 @@ def _by_group(
     workers: int | None,
     progress: bool | None,
     ci: CI | None = None,
-) -> TextEvaluation:
+) -> EvaluationResult:
     """The metrics overall and per group of lines, the groups read from ``groups``.
 
     With ``ci`` (``chosen`` then holds bootstraps) each value is an interval
@@ -386,14 +374,14 @@ def _by_group(
         )
         states, rows = dict(found.states), found.rows
         if ci is None:
-            return TextEvaluation(grouped, states, dict(found.values), rows)
+            return EvaluationResult(dict(found.values), states, grouped, rows)
     values = {
         key: metric.compute(states[key])
         if ci is None
         else ci.group_intervals(cast(Any, metric), states[key])
         for key, metric in grouped.items()
     }
-    return TextEvaluation(grouped, states, values, rows, ci)
+    return EvaluationResult(values, states, grouped, rows, settings=ci)
 
 
 def _labels(path: str, labels: list[str], start: int) -> list[str]:

@@ -68,11 +68,11 @@ from scorekit.core import load_plugins
 from scorekit.errors import PluginWarning, ScorekitError
 
 if TYPE_CHECKING:
-    from scorekit.api import TASKS, Evaluation, default_metrics, evaluate_table
+    from scorekit.api import TASKS, EvaluationResult, default_metrics, evaluate_table
 
 __all__ = [
     "TASKS",
-    "Evaluation",
+    "EvaluationResult",
     "build_parser",
     "command_names",
     "default_metrics",
@@ -81,7 +81,7 @@ __all__ = [
     "register_command",
 ]
 
-_API_NAMES = ("TASKS", "Evaluation", "default_metrics", "evaluate_table")
+_API_NAMES = ("TASKS", "EvaluationResult", "default_metrics", "evaluate_table")
 """The names of :mod:`scorekit.api` this package also gives, imported on first use."""
 
 
@@ -106,18 +106,6 @@ def _captured_exit() -> Iterator[list[int]]:
         code.append(exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2))
 
 
-def _load_plugins() -> None:
-    """Load the installed plug-ins; one that fails is a line on stderr, not a traceback."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PluginWarning)
-        load_plugins()
-    for item in caught:
-        if issubclass(item.category, PluginWarning):
-            sys.stderr.write(f"{item.message}\n")
-        else:
-            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
-
-
 _OUTPUT_OPTIONS = ("save_state",)
 """The options that name a file a command writes: the keys of ``_output.OUTPUT_FLAGS``."""
 
@@ -140,19 +128,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     The installed plug-ins (entry-point group ``scorekit.plugins``) are loaded
     first, so their commands, metrics, formats and engines are known.
     """
-    _load_plugins()
-    arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(arguments)
-    with _captured_exit() as code:
-        args = parser.parse_args(arguments)
-    if code:
-        return code[0]
     out, err = sys.stdout, sys.stderr
     buffer, notes = io.StringIO(), io.StringIO()
     failure: str | None = None
     status = 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        load_plugins()
+        # a plug-in that fails to load is a line on stderr, not a traceback
+        for item in [w for w in caught if issubclass(w.category, PluginWarning)]:
+            err.write(f"{item.message}\n")
+            caught.remove(item)
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(arguments)
+        with _captured_exit() as code:
+            args = parser.parse_args(arguments)
+        if code:
+            write_warnings((str(w.message) for w in caught), err)
+            return code[0]
+        args.raised = caught
         try:
             _check_outputs(args)
             status = args.handler(args, buffer, notes)

@@ -91,8 +91,6 @@ def _demo_features(entry: dict[str, Any], path: Path, out: TextIO) -> None:
     command = ["scorekit features", str(entry["file"]), "--target", str(entry["target"])]
     out.write("$ " + " ".join([*command, "--criterion", criterion]) + "\n\n")
     write_ranking(ranking, ranking.splits, "table", out)
-    for text in ranking.warnings:
-        out.write(f"note: {text}\n")
 
 
 def _demo_rank(entry: dict[str, Any], directory: Path, out: TextIO) -> Any:
@@ -204,8 +202,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write("$ " + " ".join(command) + "\n\n")
         write_table(result.values, out)
         shown.add(str(entry["file"]), result)
-        for text in result.warnings:
-            out.write(f"note: {text}\n")
         for text in result.skipped:
             out.write(f"skipped: {text}\n")
     out.write("\nScores in [0, 1] are fractions (0.85 means 85%).\n")

@@ -82,10 +82,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return ev
 
 
-def report_notes(result: api.Evaluation, err: TextIO) -> None:
-    """The warnings of an evaluation and the default metrics it skipped, on stderr."""
-    for text in result.warnings:
-        err.write(f"scorekit: warning: {text}\n")
+def report_notes(result: api.EvaluationResult, err: TextIO) -> None:
+    """The default metrics an evaluation skipped, on stderr."""
     for text in result.skipped:
         err.write(f"scorekit: skipped default metric: {text}\n")
 
@@ -140,7 +138,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _pair_sample(args: argparse.Namespace, result: api.Evaluation) -> dict[str, Any] | None:
+def _pair_sample(args: argparse.Namespace, result: api.EvaluationResult) -> dict[str, Any] | None:
     """For a regression ``--report``: the sample of (true, predicted) pairs its figures need.
 
     The result's own ``prediction_sample`` state when a metric kept one, else
@@ -203,10 +201,8 @@ def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: Tex
         pos_label=args.pos_label,
         paired=paired,
     )
-    for text in [*found.warnings, *(f"skipped default metric: {s}" for s in found.skipped)]:
-        err.write(
-            f"scorekit: {text}\n" if text.startswith("skipped") else f"scorekit: warning: {text}\n"
-        )
+    for text in found.skipped:
+        err.write(f"scorekit: skipped default metric: {text}\n")
     write_comparisons(found, args.format, out)
     title = f"scorekit eval --task {args.task} --test {paired.test}"
     write_comparison_report(args, found, err, title=title, inputs=[args.data])

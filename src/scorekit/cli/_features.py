@@ -8,7 +8,7 @@ import json
 from typing import Any, TextIO
 
 from scorekit import api
-from scorekit.cli._flags import data_arg, format_flag, number_above, positive_int, write_warnings
+from scorekit.cli._flags import data_arg, format_flag, number_above, positive_int
 from scorekit.cli._output import number, plain
 from scorekit.information import CRITERIA
 
@@ -101,7 +101,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         weight=args.weight,
         base=args.base,
     )
-    write_warnings(ranking.warnings, err)
     splits = ranking.splits[: args.top] if args.top else ranking.splits
     write_ranking(ranking, splits, args.format, out)
     return 0

@@ -528,6 +528,11 @@ def report_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def raised(args: argparse.Namespace) -> list[str]:
+    """The distinct texts of the warnings raised so far in the command (kept by ``cli.main``)."""
+    return list(dict.fromkeys(str(w.message) for w in getattr(args, "raised", ())))
+
+
 def write_report(
     args: argparse.Namespace, result: Any, err: TextIO, *, title: str, **options: Any
 ) -> None:
@@ -538,7 +543,8 @@ def write_report(
     from scorekit.report import report
 
     inputs = [str(v) for v in options.pop("inputs", ()) if v]
-    written = report(result, path, title=title, inputs=inputs, **options)
+    notes = [*options.pop("notes", ()), *raised(args)]
+    written = report(result, path, title=title, inputs=inputs, notes=notes, **options)
     err.write(f"scorekit: report written to {written}\n")
 
 
@@ -547,24 +553,24 @@ def write_comparison_report(
 ) -> None:
     """Write the comparison report ``--report`` asks for (:func:`scorekit.report.comparison`).
 
-    ``found`` is what a comparison of :mod:`scorekit.api` returns: its rows,
-    the settings of the test (shown as a note) and its warnings.
+    ``found`` is what a comparison of :mod:`scorekit.api` returns: its rows and
+    the settings of the test (shown as a note, with the warnings raised).
     """
     path = getattr(args, "report", None)
     if not path:
         return
     from scorekit.report import comparison
 
-    paired = found.paired
+    paired = found.settings
     how = f"Test: {paired.test}"
     if paired.test in _RESAMPLED_TESTS:
         how += f" ({paired.n_resamples} resamples, seed {paired.seed})"
     how += f"; correction for several systems: {paired.correction or 'none'}."
     written = comparison(
-        [dataclasses.replace(row, metric=key) for key, row in found.rows],
+        [dataclasses.replace(row, metric=key) for key, row in found.comparisons],
         path,
         title=title,
         inputs=[str(v) for v in inputs if v],
-        notes=[how, *found.warnings, *(f"skipped: {s}" for s in found.skipped)],
+        notes=[how, *raised(args), *(f"skipped: {s}" for s in found.skipped)],
     )
     err.write(f"scorekit: report written to {written}\n")

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from scorekit.core import ByGroup, Estimate, Metric, State
+from scorekit.core import ByGroup, Estimate, Metric, State, plain_value
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
 
@@ -29,30 +29,8 @@ OUTPUT_FLAGS = {"save_state": "--save-state"}
 """The options that name a file a command writes, by argument name."""
 
 
-def plain(value: Any) -> Any:
-    """JSON-ready form of a metric value: arrays become lists, NaN and inf become null.
-
-    An :class:`~scorekit.Estimate` becomes ``{"value": ..., "error_bound": ...}``, an
-    :class:`~scorekit.stats.Interval` ``{"value", "low", "high", "confidence", "method"}``.
-    """
-    if isinstance(value, ByGroup):
-        return plain(value.as_dict())
-    if isinstance(value, Interval):
-        fields = ("value", "low", "high", "confidence", "method")
-        return {name: plain(getattr(value, name)) for name in fields}
-    if isinstance(value, Estimate):
-        return {"value": plain(value.value), "error_bound": plain(value.error_bound)}
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if isinstance(value, np.generic):
-        return plain(value.item())
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+plain = plain_value
+"""JSON-ready form of a metric value (:func:`scorekit.core.plain_value`)."""
 
 
 def number(value: Any) -> str:
@@ -440,7 +418,7 @@ def _signed(value: float) -> str:
 
 
 def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
-    """A :class:`scorekit.api.Comparisons` as a table, JSON or CSV.
+    """A comparison (an :class:`~scorekit.EvaluationResult` with ``comparisons``) as text.
 
     One row per metric and system: the value, the difference from the
     baseline, the difference's interval (where the test gives one), the
@@ -448,11 +426,11 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
     (adjusted) p-value is below ``1 - confidence``. The table shows the
     baseline's row first for each metric and ends with the test's name.
     """
-    paired = result.paired
+    paired = result.settings
     alpha = 1.0 - paired.confidence
     corrected = paired.correction is not None
     records = []
-    for key, c in result.rows:
+    for key, c in result.comparisons:
         p = c.adjusted if corrected else c.pvalue
         records.append(
             {

@@ -27,7 +27,6 @@ from scorekit.cli._flags import (
     report_flag,
     write_comparison_report,
     write_report,
-    write_warnings,
 )
 from scorekit.cli._output import (
     Saved,
@@ -191,7 +190,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         found = api.compare_runs(
             args.qrels, args.run, args.metric or list(RANK_DEFAULTS), paired=paired, **options
         )
-        write_warnings(found.warnings, err)
         write_comparisons(found, args.format, out)
         inputs = [args.qrels, *args.run]
         title = f"scorekit rank --test {paired.test}"
@@ -220,20 +218,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         **engine_options(args),
         **options,
     )
-    write_warnings(evaluation.warnings, err)
-    result = evaluation.result
     if args.save_state:
-        if ci is not None:
-            boots = evaluation.bootstraps
-            states = {key: boot.wrap(result.states[key]) for key, boot in boots.items()}
-            saved = Saved(boots, states, evaluation.rows)
-        else:
-            saved = Saved(evaluation.metrics, dict(result.states), evaluation.rows)
+        saved = Saved(evaluation.metrics, evaluation.states, evaluation.rows)
         save_state(args.save_state, NAME, "qrels_run", saved, columns=None, **ci_header(ci))
     if ci is not None:
-        write_ci_values(evaluation.intervals, args.format, out, err, ci, evaluation.bootstraps)
+        write_ci_values(evaluation.values, args.format, out, err, ci, evaluation.metrics)
     else:
-        _write_rank(result, args.per_query, args.format, out)
+        _write_rank(evaluation, args.per_query, args.format, out)
     write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, *args.run])
     return 0
 

@@ -25,7 +25,6 @@ from scorekit.cli._flags import (
     report_flag,
     write_comparison_report,
     write_report,
-    write_warnings,
 )
 from scorekit.cli._output import (
     Saved,
@@ -288,7 +287,6 @@ def _compare(args: argparse.Namespace, paired: api.Paired, out: TextIO, err: Tex
         **_metric_options(args),
         paired=paired,
     )
-    write_warnings(found.warnings, err)
     write_comparisons(found, args.format, out)
     inputs = [*args.refs, *args.hyps]
     title = f"scorekit text --test {paired.test}"

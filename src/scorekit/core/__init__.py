@@ -49,7 +49,7 @@ from scorekit.core._registry import (
     register_spelling,
 )
 from scorekit.core._replicates import repeated_row_replicates, row_replicates
-from scorekit.core._result import EvaluationResult
+from scorekit.core._result import EvaluationResult, plain_value
 from scorekit.core._sketch import QuantileSketch, check_relative_accuracy
 from scorekit.core._state import (
     STATE_FORMAT,
@@ -102,6 +102,7 @@ __all__ = [
     "option_names",
     "parse_metric",
     "parse_metrics",
+    "plain_value",
     "register",
     "register_input_kind",
     "register_spelling",

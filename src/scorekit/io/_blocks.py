@@ -146,6 +146,7 @@ def read_batches(
     done = 0
     while True:
         handle, stream = open_file(path)
+        reader: Any = None
         try:
             reader = open_reader(stream, block)
             seen = 0
@@ -167,4 +168,8 @@ def read_batches(
                 continue
             raise failure(exc, block) from None
         finally:
+            # a reader left before its end (a first chunk read alone) stops its
+            # read-ahead before the file closes, or pyarrow may abort the process at exit
+            if reader is not None and hasattr(reader, "close"):
+                reader.close()
             handle.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,6 +79,10 @@ class Comparison:
     pvalue: float
     adjusted: float
     test: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field by name."""
+        return dataclasses.asdict(self)
 
     def significant(self, alpha: float = 0.05) -> bool:
         """Whether the (adjusted) p-value is below ``alpha``."""

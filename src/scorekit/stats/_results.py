@@ -58,6 +58,22 @@ class Interval:
     def __post_init__(self) -> None:
         _set_floats(self, ("value", "low", "high", "confidence"))
 
+    def as_dict(self) -> dict[str, Any]:
+        """``value``, ``low``, ``high``, ``confidence`` and ``method`` (not the replicates).
+
+        Examples
+        --------
+        >>> Interval(0.8, 0.7, 0.9, 0.95, "wilson").as_dict()["low"]
+        0.7
+        """
+        return {
+            "value": self.value,
+            "low": self.low,
+            "high": self.high,
+            "confidence": self.confidence,
+            "method": self.method,
+        }
+
     def __repr__(self) -> str:
         text = (
             f"Interval(value={self.value!r}, low={self.low!r}, high={self.high!r}, "
