@@ -35,7 +35,6 @@ from scorekit.api._compare import (
 )
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
-from scorekit.api._features import FeatureRanking, rank_file
 from scorekit.api._qa import evaluate_squad, squad_by_group
 from scorekit.api._rank import evaluate_run, evaluate_run_by_group, query_groups
 from scorekit.api._statefile import (
@@ -60,6 +59,7 @@ from scorekit.api._throughput import (
     throughput_states,
 )
 from scorekit.core import EvaluationResult
+from scorekit.information import FeatureRanking, rank_file
 
 __all__ = [
     "CI",

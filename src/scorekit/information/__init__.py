@@ -4,11 +4,12 @@ Entropy, Gini impurity, mutual information, cross-entropy and the KL / JS
 divergences, of label columns or of probability vectors; the split criteria of
 ID3 (information gain), C4.5 (split information, gain ratio) and CART (Gini
 gain) for categorical and numeric features; and :func:`best_split` /
-:func:`rank_features` over the columns of a table. Entropies are in bits unless
-``base`` says otherwise.
+:func:`rank_features` over the columns of a table (:func:`rank_file`: of a
+file). Entropies are in bits unless ``base`` says otherwise.
 """
 
 from scorekit.information import _inputs  # noqa: F401  (registers the input kinds)
+from scorekit.information._files import FeatureRanking, rank_file
 from scorekit.information._measures import (
     Entropy,
     GiniImpurity,
@@ -39,6 +40,7 @@ __all__ = [
     "ClassCounts",
     "Contingency",
     "Entropy",
+    "FeatureRanking",
     "GainRatio",
     "GiniGain",
     "GiniImpurity",
@@ -57,5 +59,6 @@ __all__ = [
     "kl_divergence",
     "mutual_information",
     "rank_features",
+    "rank_file",
     "split_information",
 ]

@@ -1,7 +1,6 @@
-"""What ``scorekit features`` computes: rank the columns of a file as splits of a target.
+"""The columns of a file ranked as splits of a target (``scorekit features``).
 
-The command-line parsing and printing live in :mod:`scorekit.cli`; this module
-reads the file, turns each feature column into the array
+:func:`rank_file` reads the file, turns each feature column into the array
 :func:`scorekit.information.rank_features` takes (numeric columns as finite
 floats, every other column as labels) and ranks them. Problems in the file are
 reported with its name, the line or row, and the column.
@@ -125,7 +124,7 @@ def rank_file(
     [('temp', 1.0, 24.0), ('outlook', 0.0, None)]
     """
     from scorekit import io as _io
-    from scorekit.information import rank_features
+    from scorekit.information._rank import rank_features
 
     table = _io.read_table(path)
     names = _feature_names(table.column_names, target, features, exclude, weight, path)
