@@ -38,6 +38,7 @@ from distributed import Client, LocalCluster
 
 from scorekit import evaluate, parse_metric
 from scorekit.core import Metric, State, available, iter_variants
+from scorekit.engines import dask as dask_engine
 from scorekit.engines._columns import column_roles, resolve
 from scorekit.engines.dask import dask_states
 from scorekit.errors import (
@@ -322,6 +323,32 @@ def test_json_lines_of_text(cluster: Any, tmp_path: Path) -> None:
     states, rows = dask_states(tmp_path, metrics, mapping)
     assert rows == 40
     _check(metrics, states, [m.summarize(references, predictions) for m in metrics])
+
+
+def test_warnings_of_the_partitions_once_and_none_of_dask_or_pandas(
+    cluster: Any, tmp_path: Path
+) -> None:
+    # Greek text: ROUGE's default tokenizer warns on every partition. The column named like a
+    # date stays text (pandas parses such columns of JSON unless told not to).
+    frame = pd.DataFrame({"greek": ["καλημέρα κόσμε"] * 40, "date": ["2024-01-02"] * 40})
+    path = tmp_path / "greek.jsonl"
+    frame.to_json(path, orient="records", lines=True, force_ascii=False)
+    metrics = [parse_metric("rouge1")]
+    columns = {"references": "greek", "predictions": "date"}
+    with pytest.warns(UserWarning, match="rouge1: rouge-score's default tokenizer") as once:
+        expected = [metrics[0].summarize(list(frame["greek"]), list(frame["date"]))]
+    for source, options in [(str(path), {}), (pa.Table.from_pandas(frame), {"chunk_size": 10})]:
+        # Dask's warning about a large graph, at a threshold below any graph of a table
+        with (
+            dask.config.set({"distributed.admin.large-graph-warning-threshold": "1kB"}),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            warnings.simplefilter("always")
+            states, rows = dask_engine.run(source, metrics, columns=columns, **options)
+        assert rows == 40
+        _check(metrics, states, expected)
+        assert [str(w.message) for w in caught] == [str(w.message) for w in once]
+        assert caught[0].filename == __file__
 
 
 def test_files_with_different_optional_columns(cluster: Any, tmp_path: Path) -> None:

@@ -21,9 +21,10 @@ dask and distributed are imported inside the functions: ``import scorekit`` and
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import os
-import warnings
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -172,11 +173,14 @@ def _states(
     qrels = side_inputs(metrics, side or {})
     import dask
 
-    # Dask would turn object columns into strings, lists of references included
-    with (
-        dask.config.set({"dataframe.convert-string": False}),
-        _client(scheduler, workers) as client,
-    ):
+    # Dask would turn object columns into strings, lists of references included. An
+    # in-memory table and the judgments travel inside the graph on purpose (a lost worker's
+    # tasks are computed again from the graph), so a large graph is no reason to warn.
+    settings = {
+        "dataframe.convert-string": False,
+        "distributed.admin.large-graph-warning-threshold": sys.maxsize,
+    }
+    with dask.config.set(settings), _client(scheduler, workers) as client:
         optional = optional_columns(metrics, mapping)
         frame, label, meta, offsets = _frame(source, mapping, optional, client, partition_hint)
         if groups:
@@ -279,19 +283,16 @@ def run(
         present = list(_io.as_table(source).column_names)
     metrics = list(metrics)
     mapping = resolve(metrics, columns, present)
-    # what this process warns while the cluster works is Dask's and pandas' own noise; the
-    # metrics' warnings, raised on the workers, are raised again here once each
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        states, rows, notes = _states(
-            source,
-            metrics,
-            mapping,
-            side=side,
-            scheduler=scheduler,
-            workers=workers,
-            partition_hint=chunk_size,
-        )
+    # the metrics' warnings, raised on the workers, are raised again here once each
+    states, rows, notes = _states(
+        source,
+        metrics,
+        mapping,
+        side=side,
+        scheduler=scheduler,
+        workers=workers,
+        partition_hint=chunk_size,
+    )
     notes.emit(stacklevel=2)
     return states, rows
 
@@ -506,11 +507,26 @@ def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
         lines=True,
         blocksize=blocksize,
         compression=compression,
-        dtype=False,
-        convert_dates=False,
         dtype_backend="pyarrow",
+        **_json_as_written(),
     )
     return frame[[c for c in wanted if c in frame.columns]]
+
+
+def _json_as_written() -> dict[str, Any]:
+    """The options of pandas' ``read_json`` that keep the values as the file writes them.
+
+    ``dtype=False`` converts no column. Versions of pandas whose ``convert_dates``
+    defaults to True still parse the columns named like dates (``*_at``,
+    ``*_time``, ``timestamp*``, ``date``) unless it is False; later versions
+    leave them with ``dtype=False`` alone and deprecate ``convert_dates``.
+    """
+    import pandas as pd
+
+    convert_dates = inspect.signature(pd.read_json).parameters.get("convert_dates")
+    if convert_dates is not None and convert_dates.default is True:
+        return {"dtype": False, "convert_dates": False}
+    return {"dtype": False}
 
 
 def _header(path: str, fmt: str) -> list[str]:
