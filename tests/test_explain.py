@@ -138,6 +138,21 @@ def test_an_input_kind_without_data_says_so(monkeypatch: pytest.MonkeyPatch) -> 
     assert "-> " not in out
 
 
+def test_the_worked_example_shows_its_warnings_under_the_value_and_raises_none() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = explain("map:relevance_level=5")
+        plain = explain("map")
+    lines = out.splitlines()
+    shown = [line for line in lines if line.startswith("  (warning: ")]
+    assert shown == [
+        "  (warning: map: 2 of 2 queries have no relevant document (grade >= 5); they count "
+        "as 0, as in trec_eval.)"
+    ]
+    assert lines[lines.index(shown[0]) - 1] == "  -> 0.0"
+    assert "(warning: " not in plain
+
+
 def test_long_example_data_wraps_and_reads_back() -> None:
     out = explain("information_gain")
     lines = out.splitlines()

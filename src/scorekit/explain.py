@@ -282,6 +282,8 @@ def _worked_example(spec: str, metric: Metric[Any]) -> list[str]:
     args = example_args(data)
     call = f"parse_metric({spec!r}).score({', '.join(data)})"
     lines.append(f"  {call}")
+    # the example's warnings belong to the explanation, printed under its value; any metric,
+    # a plug-in's too, reports an undefined value only by warning from its compute
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

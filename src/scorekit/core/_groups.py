@@ -637,6 +637,8 @@ class Grouped(Metric[GroupStates]):
         sizes: dict[GroupKey, int] = {}
         for key, size, part in zip(state.groups(), state.sizes.tolist(), state.states, strict=True):
             group = key[0] if len(self.by) == 1 else key
+            # the wrapped metric warns about the group's state in its own words, which do not
+            # name the group: each warning is raised again with the group's name in front
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 values[group] = inner.compute(part)

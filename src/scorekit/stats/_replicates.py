@@ -618,7 +618,8 @@ class Bootstrap(Metric[Replicates]):
         value = single_number(inner, inner.compute(summary))
         with warnings.catch_warnings():
             # a replicate's undefined value follows the metric's policy (NaN or 0) silently:
-            # the value of all the data has warned already
+            # the value of all the data has warned already, and a metric's compute says that
+            # a value is undefined only by warning
             warnings.simplefilter("ignore")
             if isinstance(held, UnitRows):
                 replicates, jackknife = replicates_of_rows(

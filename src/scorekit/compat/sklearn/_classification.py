@@ -281,6 +281,8 @@ def precision_recall_fscore_support(
     """
     keep = _check_warn_for(warn_for)
     check_not_empty("precision_recall_fscore_support", y_true)
+    # scorekit's function warns about each of the three measures; scikit-learn's warn_for
+    # keeps the warnings of the measures it names
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
         p, r, f, s = _c.precision_recall_fscore_support(
