@@ -7,17 +7,13 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
-import numpy as np
-
 from scorekit.api._ci import CI
 from scorekit.core import EvaluationResult, Metric, available, parse_metric, parse_metrics
-from scorekit.errors import ConfigError, InputError, message, raw
-from scorekit.io import Source
+from scorekit.errors import ConfigError, message, raw
 
 __all__ = [
     "ROUGE_TOKENIZERS",
     "TEXT_DEFAULTS",
-    "GroupedLines",
     "evaluate_text",
     "text_metric_names",
     "text_segments",
@@ -28,6 +24,9 @@ TEXT_DEFAULTS = ("bleu", "rouge1", "rouge2", "rougeL")
 
 ROUGE_TOKENIZERS = {"default": "default", "unicode": "unicode", "whitespace": "none"}
 """The ROUGE tokenizers of :func:`evaluate_text`, by name, and the tokenizer each means."""
+
+_WHOLE = 1 << 40
+"""Lines per block when the files are read whole."""
 
 _ROUGE_TYPE = re.compile(r"^rouge([1-9]|L|Lsum|W|S[0-9]*|SU[0-9]*)$")
 
@@ -119,7 +118,9 @@ def evaluate_text(
     >>> evaluate_text(hyp, [ref], ["bleu", "chrf"]).values
     {'bleu': 1.0, 'chrf': 1.0}
     """
-    from scorekit.text import read_parallel
+    from scorekit.api._by import run_metrics
+    from scorekit.core import Grouped
+    from scorekit.text import GroupedLines, LineFiles
 
     if (by is None) != (groups is None):
         raise ConfigError(
@@ -143,34 +144,31 @@ def evaluate_text(
                 )
             )
         chosen = {key: ci.wrap(metric) for key, metric in chosen.items()}
+    source: Any = LineFiles(hyps, refs)
     if by is not None and groups is not None:
-        return _by_group(
-            hyps, refs, groups, by, chosen, chunk_size, engine, scheduler, workers, progress, ci
-        )
-    if chunk_size is not None or engine is not None:
-        from scorekit.api._by import run_metrics
-        from scorekit.text import LineFiles
-
-        found = run_metrics(
-            LineFiles(hyps, refs),
-            chosen,
-            chunk_size=chunk_size,
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
-            progress=progress,
-            compute=False,
-        )
-        states, rows = dict(found.states), found.rows
-    else:
-        hyp_lines, ref_lines = read_parallel(hyps, refs)
-        states = {key: metric.summarize(ref_lines, hyp_lines) for key, metric in chosen.items()}
-        rows = len(hyp_lines)
-    if ci is not None:
-        values: dict[str, Any] = ci.intervals(cast(Any, chosen), states)
-    else:
-        values = {key: metric.compute(states[key]) for key, metric in chosen.items()}
-    return EvaluationResult(values, states, chosen, rows, settings=ci)
+        source = GroupedLines(hyps, refs, groups, by)
+        chosen = {key: Grouped(metric, by=(by,)) for key, metric in chosen.items()}
+    found = run_metrics(
+        source,
+        chosen,
+        # read whole (one block of every line) unless blocks or an engine are asked for
+        chunk_size=chunk_size or (None if engine else _WHOLE),
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress if chunk_size or engine else False,
+        compute=ci is None,
+    )
+    if ci is None:
+        return found
+    states = dict(found.states)
+    values: dict[str, Any] = {
+        key: ci.group_intervals(cast(Any, metric), cast(Any, states[key]))
+        if isinstance(metric, Grouped)
+        else ci.interval(cast(Any, metric), states[key])
+        for key, metric in chosen.items()
+    }
+    return EvaluationResult(values, states, chosen, found.rows, settings=ci)
 
 
 _FLAGS = {
@@ -274,184 +272,14 @@ def text_segments(
     >>> [row["wer"] for block in text_segments(hyp, [ref], ["wer"]) for row in block]
     [0.0, 0.5]
     """
-    from scorekit.text import read_line_blocks
+    from scorekit.text import line_values, read_line_blocks
 
     chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer)
     for hyp_lines, ref_lines in read_line_blocks(hyps, refs, lines):
         columns: dict[str, Any] = {}
         for key, metric in chosen.items():
-            columns.update(_segment_columns(key, metric, ref_lines, hyp_lines))
+            columns.update(line_values(key, metric, ref_lines, hyp_lines))
         yield [
             {name: float(values[i]) for name, values in columns.items()}
             for i in range(len(hyp_lines))
         ]
-
-
-def _segment_columns(
-    key: str, metric: Metric[Any], refs: list[list[str]], hyps: list[str]
-) -> dict[str, Any]:
-    """The per-line values of one metric, by column name."""
-    from scorekit.text import rouge, sentence_bleu
-
-    if key == "bleu":
-        bleu = cast(Any, metric)
-        return {
-            "bleu": [
-                sentence_bleu(r, h, tokenize=bleu.tokenize, lowercase=bleu.lowercase).score
-                for r, h in zip(refs, hyps, strict=True)
-            ]
-        }
-    if key == "rouge":
-        settings = cast(Any, metric)
-        scores = rouge(
-            refs,
-            hyps,
-            types=settings.types,
-            stemmer=settings.stemmer,
-            tokenizer=settings.tokenizer,
-            per_sample=True,
-        )
-        out: dict[str, Any] = {}
-        for name, score in scores.items():
-            per = np.asarray(score.per_sample)
-            for k, field in enumerate(("precision", "recall", "fmeasure")):
-                out[f"{name}:{field}"] = per[:, k]
-        return out
-    for method in ("segment_scores", "segment_values"):
-        each = getattr(metric, method, None)
-        if each is not None:
-            return {key: each(refs, hyps)}
-    raise ConfigError(
-        message("scorekit text --sentence-level", "no per-line values", key, "a text metric")
-    )
-
-
-def _by_group(
-    hyps: str,
-    refs: Sequence[str],
-    groups: str,
-    by: str,
-    chosen: dict[str, Metric[Any]],
-    chunk_size: int | None,
-    engine: str | None,
-    scheduler: str | None,
-    workers: int | None,
-    progress: bool | None,
-    ci: CI | None = None,
-) -> EvaluationResult:
-    """The metrics overall and per group of lines, the groups read from ``groups``.
-
-    With ``ci`` (``chosen`` then holds bootstraps) each value is an interval
-    overall and per group, a line keeping the replicate weights of its line
-    number in its group.
-    """
-    from scorekit.api._by import run_metrics
-    from scorekit.core import Grouped
-    from scorekit.text import read_parallel
-
-    grouped: dict[str, Metric[Any]] = {
-        key: Grouped(metric, by=(by,)) for key, metric in chosen.items()
-    }
-    if chunk_size is None and engine is None:
-        hyp_lines, ref_lines = read_parallel(hyps, [*refs, groups])
-        labels = _labels(groups, [r[-1] for r in ref_lines], 0)
-        ref_lines = [r[:-1] for r in ref_lines]
-        states = {
-            key: metric.summarize(ref_lines, hyp_lines, group=labels)
-            for key, metric in grouped.items()
-        }
-        rows = len(hyp_lines)
-    else:
-        found = run_metrics(
-            GroupedLines(hyps, refs, groups, by),
-            grouped,
-            chunk_size=chunk_size,
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
-            progress=progress,
-            compute=ci is None,
-        )
-        states, rows = dict(found.states), found.rows
-        if ci is None:
-            return EvaluationResult(dict(found.values), states, grouped, rows)
-    values = {
-        key: metric.compute(states[key])
-        if ci is None
-        else ci.group_intervals(cast(Any, metric), states[key])
-        for key, metric in grouped.items()
-    }
-    return EvaluationResult(values, states, grouped, rows, settings=ci)
-
-
-def _labels(path: str, labels: list[str], start: int) -> list[str]:
-    """The group labels of lines ``start...``; an empty one is an error naming its line."""
-    for i, label in enumerate(labels):
-        if not label.strip():
-            raise InputError(
-                message(
-                    f"{path}, line {start + i + 1}",
-                    "missing group label",
-                    label,
-                    "one group label per line",
-                )
-            )
-    return labels
-
-
-class GroupedLines(Source):
-    """Line-aligned hypothesis and reference files with a file of group labels, in blocks.
-
-    Row ``i`` holds line ``i`` of the hypotheses (``predictions``), of every
-    reference file (``references``) and of the groups file (the column
-    ``by``). The files must have the same number of lines.
-
-    Examples
-    --------
-    >>> import os, tempfile, scorekit
-    >>> from scorekit.core import Grouped
-    >>> folder = tempfile.mkdtemp()
-    >>> paths = [os.path.join(folder, n) for n in ("hyp.txt", "ref.txt", "domain.txt")]
-    >>> for path, text in zip(paths, ["a cat\\na dog\\n", "a cat\\nthe dog\\n", "x\\ny\\n"]):
-    ...     with open(path, "w") as f:
-    ...         _ = f.write(text)
-    >>> source = GroupedLines(paths[0], [paths[1]], paths[2], "domain")
-    >>> found = scorekit.evaluate(source, Grouped("wer", by="domain"), chunk_size=1)["wer"]
-    >>> found.by_group
-    {'x': 0.0, 'y': 0.5}
-    """
-
-    def __init__(self, hypotheses: str, references: Sequence[str], groups: str, by: str) -> None:
-        self.hypotheses = hypotheses
-        self.references = list(references)
-        self.groups = groups
-        self.by = by
-        self.name = str(hypotheses)
-
-    def columns(self) -> list[str]:
-        """``predictions``, ``references`` and the group column."""
-        return ["predictions", "references", self.by]
-
-    def chunks(
-        self, wanted: Sequence[str], chunk_size: int, progress: Any, plan: Any
-    ) -> Iterator[Any]:
-        """Tables of ``chunk_size`` lines of every file, with the ``wanted`` columns."""
-        import pyarrow as pa
-
-        from scorekit.io import with_meta
-        from scorekit.text import read_line_blocks
-
-        start = 0
-        files = [*self.references, self.groups]
-        for hyps, refs in read_line_blocks(self.hypotheses, files, chunk_size):
-            labels = _labels(self.groups, [r[-1] for r in refs], start)
-            table = pa.table(
-                {
-                    "predictions": pa.array(hyps, pa.string()),
-                    "references": pa.array([r[:-1] for r in refs], pa.list_(pa.string())),
-                    self.by: pa.array(labels, pa.string()),
-                }
-            )
-            progress.update(rows=table.num_rows)
-            yield with_meta(table.select(list(wanted)), self.name, None, start)
-            start += table.num_rows

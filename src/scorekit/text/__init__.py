@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.text._function import FunctionMeans, FunctionMetric, from_function
 from scorekit.text._lines import read_line_blocks, read_parallel
-from scorekit.text._segments import score_statistics, segment_statistics
+from scorekit.text._segments import line_values, score_statistics, segment_statistics
 from scorekit.text._tokenize import TOKENIZERS
 
 # BLEU
@@ -66,7 +66,7 @@ from scorekit.text.wer import (
 )
 
 if TYPE_CHECKING:
-    from scorekit.text._source import LineFiles
+    from scorekit.text._source import GroupedLines, LineFiles
 
 __all__: list[str] = [
     "BLEU",
@@ -91,6 +91,7 @@ __all__: list[str] = [
     "ErrorRates",
     "FunctionMeans",
     "FunctionMetric",
+    "GroupedLines",
     "LineFiles",
     "NLLSums",
     "Perplexity",
@@ -105,6 +106,7 @@ __all__: list[str] = [
     "chrf",
     "error_rates",
     "from_function",
+    "line_values",
     "mer",
     "perplexity",
     "read_line_blocks",
@@ -123,10 +125,10 @@ __all__: list[str] = [
 
 
 def __getattr__(name: str) -> object:
-    # LineFiles is a scorekit.io source: loaded on first use, so that in-memory BLEU and
-    # ROUGE do not import the file readers
-    if name == "LineFiles":
-        from scorekit.text._source import LineFiles
+    # LineFiles and GroupedLines are scorekit.io sources: loaded on first use, so that
+    # in-memory BLEU and ROUGE do not import the file readers
+    if name in ("LineFiles", "GroupedLines"):
+        from scorekit.text import _source
 
-        return LineFiles
+        return getattr(_source, name)
     raise AttributeError(f"module 'scorekit.text' has no attribute {name!r}")

@@ -172,7 +172,7 @@ def read_line_blocks(
     end = object()
     rows: Iterator[tuple[Any, ...]] = itertools.zip_longest(*streams, fillvalue=end)
     count = 0
-    last: tuple[Any, ...] = ()
+    rest: list[tuple[Any, ...]] = []
     while True:
         block = list(itertools.islice(rows, lines))
         whole = [row for row in block if not any(v is end for v in row)]
@@ -180,13 +180,14 @@ def read_line_blocks(
         if whole:
             yield [row[0] for row in whole], [list(row[1:]) for row in whole]
         if len(whole) < len(block):
-            last = block[len(whole)]
+            rest = block[len(whole) :]
             break
         if len(block) < lines:
             return
     # one file ended before the others: count what the others still hold
     totals = [
-        count + (v is not end) + sum(1 for _ in s) for v, s in zip(last, streams, strict=True)
+        count + sum(row[i] is not end for row in rest) + sum(1 for _ in s)
+        for i, s in enumerate(streams)
     ]
     for path, n in zip(paths[1:], totals[1:], strict=True):
         if n != totals[0]:

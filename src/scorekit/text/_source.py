@@ -6,10 +6,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from scorekit.errors import InputError, message
 from scorekit.io import Progress, ReadPlan, Source, with_meta
 from scorekit.text._lines import read_line_blocks
 
-__all__ = ["PREDICTIONS", "REFERENCES", "LineFiles"]
+__all__ = ["PREDICTIONS", "REFERENCES", "GroupedLines", "LineFiles"]
 
 PREDICTIONS = "predictions"
 """The column of the hypotheses (one line of the hypothesis file a row)."""
@@ -77,6 +78,76 @@ class LineFiles(Source):
                 {
                     PREDICTIONS: pa.array(hyps, pa.string()),
                     REFERENCES: pa.array(refs, pa.list_(pa.string())),
+                }
+            )
+            progress.update(rows=table.num_rows)
+            yield with_meta(table.select(list(wanted)), self.name, None, start)
+            start += table.num_rows
+
+
+def _labels(path: str, labels: list[str], start: int) -> list[str]:
+    """The group labels of lines ``start...``; an empty one is an error naming its line."""
+    for i, label in enumerate(labels):
+        if not label.strip():
+            raise InputError(
+                message(
+                    f"{path}, line {start + i + 1}",
+                    "missing group label",
+                    label,
+                    "one group label per line",
+                )
+            )
+    return labels
+
+
+class GroupedLines(Source):
+    """Line-aligned hypothesis and reference files with a file of group labels, in blocks.
+
+    Row ``i`` holds line ``i`` of the hypotheses (``predictions``), of every
+    reference file (``references``) and of the groups file (the column
+    ``by``). The files must have the same number of lines.
+
+    Examples
+    --------
+    >>> import os, tempfile, scorekit
+    >>> from scorekit.core import Grouped
+    >>> folder = tempfile.mkdtemp()
+    >>> paths = [os.path.join(folder, n) for n in ("hyp.txt", "ref.txt", "domain.txt")]
+    >>> for path, text in zip(paths, ["a cat\\na dog\\n", "a cat\\nthe dog\\n", "x\\ny\\n"]):
+    ...     with open(path, "w") as f:
+    ...         _ = f.write(text)
+    >>> source = GroupedLines(paths[0], [paths[1]], paths[2], "domain")
+    >>> found = scorekit.evaluate(source, Grouped("wer", by="domain"), chunk_size=1)["wer"]
+    >>> found.by_group
+    {'x': 0.0, 'y': 0.5}
+    """
+
+    def __init__(self, hypotheses: str, references: Sequence[str], groups: str, by: str) -> None:
+        self.hypotheses = hypotheses
+        self.references = list(references)
+        self.groups = groups
+        self.by = by
+        self.name = str(hypotheses)
+
+    def columns(self) -> list[str]:
+        """``predictions``, ``references`` and the group column."""
+        return ["predictions", "references", self.by]
+
+    def chunks(
+        self, wanted: Sequence[str], chunk_size: int, progress: Any, plan: Any
+    ) -> Iterator[Any]:
+        """Tables of ``chunk_size`` lines of every file, with the ``wanted`` columns."""
+        import pyarrow as pa
+
+        start = 0
+        files = [*self.references, self.groups]
+        for hyps, refs in read_line_blocks(self.hypotheses, files, chunk_size):
+            labels = _labels(self.groups, [r[-1] for r in refs], start)
+            table = pa.table(
+                {
+                    "predictions": pa.array(hyps, pa.string()),
+                    "references": pa.array([r[:-1] for r in refs], pa.list_(pa.string())),
+                    self.by: pa.array(labels, pa.string()),
                 }
             )
             progress.update(rows=table.num_rows)
