@@ -384,7 +384,7 @@ def _squad(
 
 def test_qa_groups_equal_each_group_alone(tmp_path: Path) -> None:
     dataset, predictions = _squad()
-    found = api.squad_by_group(dataset, predictions, ["title"])
+    found = api.evaluate_squad(dataset, predictions, by=["title"])
     whole = api.evaluate_squad(dataset, predictions)
     for key in ("exact", "f1"):
         assert found[key].overall == pytest.approx(whole[key], rel=1e-12)
@@ -394,7 +394,9 @@ def test_qa_groups_equal_each_group_alone(tmp_path: Path) -> None:
     attributes = tmp_path / "q.csv"
     kinds = {qid: "odd" if int(qid[-1]) % 2 else "even" for qid in predictions}
     attributes.write_text("id,kind\n" + "".join(f"{q},{k}\n" for q, k in kinds.items()))
-    both = api.squad_by_group(dataset, predictions, ["title", "kind"], attributes=str(attributes))
+    both = api.evaluate_squad(
+        dataset, predictions, by=["title", "kind"], attributes=str(attributes)
+    )
     assert set(both["exact"].by_group) == {(f"T{a}", k) for a in range(3) for k in ("even", "odd")}
     assert sum(both["f1"].sizes.values()) == 12
 
@@ -461,7 +463,7 @@ def test_rank_and_qa_intervals_per_group_equal_each_group_alone(tmp_path: Path) 
             sub = _sub_run(run, {q for q, k in kinds.items() if k == (group,)}, tmp_path / "s.run")
             assert interval == api.evaluate_run(qrels, str(sub), ["map"], ci=ci)["map"]
         dataset, predictions = _squad(seed=5)
-        scores = api.squad_by_group(dataset, predictions, ["title"], ci=ci)
+        scores = api.evaluate_squad(dataset, predictions, by=["title"], ci=ci)
         for article in dataset["data"]:
             alone = api.evaluate_squad({"data": [article]}, predictions, ci=ci)
             assert scores["f1"].by_group[article["title"]] == alone["f1"]

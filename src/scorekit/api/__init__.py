@@ -35,7 +35,7 @@ from scorekit.api._compare import (
 )
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
-from scorekit.api._qa import evaluate_squad, squad_by_group
+from scorekit.api._qa import evaluate_squad
 from scorekit.api._rank import evaluate_run, evaluate_run_by_group, query_groups
 from scorekit.api._statefile import (
     FILE_FORMAT,
@@ -89,7 +89,6 @@ __all__ = [
     "query_groups",
     "rank_file",
     "save_states",
-    "squad_by_group",
     "text_metric_names",
     "text_segments",
     "throughput_by_group",

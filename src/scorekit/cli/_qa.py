@@ -128,10 +128,10 @@ def _by_group(
             )
         )
     refuse_with_by(args, "scorekit qa", report=args.report)
-    result = api.squad_by_group(
+    result = api.evaluate_squad(
         dataset,
         predictions,
-        args.by,
+        by=args.by,
         attributes=args.question_attributes,
         version=args.version,
         na_probs=na_probs,

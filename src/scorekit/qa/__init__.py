@@ -29,7 +29,7 @@ from scorekit.qa import _inputs  # noqa: F401  (registers the input kind)
 from scorekit.qa._metrics import QAF1, AnswerScores, ExactMatch, exact_match, f1
 from scorekit.qa._normalize import normalize_answer
 from scorekit.qa._scores import question_scores
-from scorekit.qa._squad import squad
+from scorekit.qa._squad import squad, squad_questions, squad_titles
 
 __all__ = [
     "QAF1",
@@ -40,4 +40,6 @@ __all__ = [
     "normalize_answer",
     "question_scores",
     "squad",
+    "squad_questions",
+    "squad_titles",
 ]

@@ -14,7 +14,7 @@ from scorekit._check import string_item_error
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, message, raw
 from scorekit.qa._scores import Version, _check_version, question_scores
 
-__all__ = ["squad"]
+__all__ = ["squad", "squad_questions", "squad_titles"]
 
 
 def _questions(dataset: Any) -> list[tuple[str, list[str]]]:
@@ -57,6 +57,66 @@ def _questions(dataset: Any) -> list[tuple[str, list[str]]]:
         ) from None
     if not out:
         raise InputError(message(name, "empty input", raw("0 questions"), "at least one question"))
+    return out
+
+
+def squad_questions(
+    dataset: Any,
+    predictions: Mapping[str, str],
+    na_probs: Mapping[str, float] | None = None,
+    na_prob_thresh: float = 1.0,
+) -> tuple[list[str], list[list[str]], list[str]]:
+    """Per question of a SQuAD dataset: its id, its gold answers and the answer scored.
+
+    A question without gold answers has the empty answer as its gold; a
+    question predicted unanswerable (its no-answer probability above
+    ``na_prob_thresh``) and a question without a prediction are scored as the
+    empty answer, as the official scripts score them.
+
+    Examples
+    --------
+    >>> data = {"data": [{"paragraphs": [{"qas": [
+    ...     {"id": "a", "answers": [{"text": "Paris"}]}, {"id": "b", "answers": []}]}]}]}
+    >>> squad_questions(data, {"a": "Lyon"})
+    (['a', 'b'], [['Paris'], ['']], ['Lyon', ''])
+    """
+    questions = _questions(dataset)
+    ids = [qid for qid, _ in questions]
+    references = [texts if texts else [""] for _, texts in questions]
+    answers = [predictions.get(qid, "") for qid in ids]
+    if na_probs is not None:
+        answers = [
+            "" if float(na_probs[qid]) > na_prob_thresh else answer
+            for qid, answer in zip(ids, answers, strict=True)
+        ]
+    return ids, references, answers
+
+
+def squad_titles(dataset: Any) -> list[str]:
+    """The title of each question's article, in the order of :func:`squad_questions`.
+
+    An article without a title (or with an empty one) is an error naming it.
+
+    Examples
+    --------
+    >>> data = [{"title": "Paris", "paragraphs": [{"qas": [{"id": "a", "answers": []}]}]}]
+    >>> squad_titles(data)
+    ['Paris']
+    """
+    articles: Any = dataset.get("data") if isinstance(dataset, Mapping) else dataset
+    out: list[str] = []
+    for number, article in enumerate(articles):
+        title = article.get("title")
+        if not isinstance(title, str) or not title:
+            raise InputError(
+                message(
+                    f"article {number}",
+                    "no title to group by",
+                    title,
+                    "a non-empty 'title' in every article",
+                )
+            )
+        out.extend(title for paragraph in article["paragraphs"] for _ in paragraph["qas"])
     return out
 
 
