@@ -414,8 +414,8 @@ def test_commands_by_group_on_dask_equal_in_memory(dask_cluster: Any, tmp_path: 
                 "model": "ab"[i % 3 % 2],
             }
             f.write(json.dumps(record) + "\n")  # fmt: skip
-    memory = api.throughput_by_group(str(records), "model")
-    dask = api.throughput_by_group(str(records), "model", **address)
+    memory = api.evaluate_records(str(records), by="model")
+    dask = api.evaluate_records(str(records), by="model", **address)
     for key, value in memory.values.items():
         _close(dask.values[key], value)
     qrels, run, topics = tmp_path / "qrels", tmp_path / "run", tmp_path / "topics.csv"

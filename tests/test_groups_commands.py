@@ -64,9 +64,9 @@ def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
 def test_throughput_groups_equal_each_group_alone(tmp_path: Path) -> None:
     records = _records()
     path = _write_jsonl(tmp_path / "r.jsonl", records)
-    whole = api.throughput_by_group(str(path), "model", slo={"ttft": 0.5}, percentiles=[50, 95])
-    chunked = api.throughput_by_group(
-        str(path), ["model"], slo={"ttft": 0.5}, percentiles=[50, 95], chunk_size=7
+    whole = api.evaluate_records(str(path), by="model", slo={"ttft": 0.5}, percentiles=[50, 95])
+    chunked = api.evaluate_records(
+        str(path), by=["model"], slo={"ttft": 0.5}, percentiles=[50, 95], chunk_size=7
     )
     assert "itl:p95" in whole.values and "goodput" in whole.values
     for key, found in whole.values.items():
@@ -115,7 +115,7 @@ def test_throughput_cli_formats_state_files_and_bad_input(capsys: Any, tmp_path:
         shards.append(str(state))
     code, merged, _ = _run(capsys, "merge", *shards, "--format", "json")
     assert code == 0
-    whole = api.throughput_by_group(str(path), "model")
+    whole = api.evaluate_records(str(path), by="model")
     for key in ("ttft", "e2e_latency:p90", "tpot", "output_throughput"):
         expected = whole.values[key].as_dict()["groups"]
         for got, want in zip(json.loads(merged)[key]["groups"], expected, strict=True):
@@ -139,7 +139,7 @@ def test_throughput_undefined_group_warns_with_its_name(tmp_path: Path) -> None:
     path = _write_jsonl(tmp_path / "r.jsonl", failed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        found = api.throughput_by_group(str(path), "model").values["ttft"]
+        found = api.evaluate_records(str(path), by="model").values["ttft"]
     assert math.isnan(found.by_group["m1"])
     texts = [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
     assert any(t.startswith("group model='m1': ttft") for t in texts)

@@ -12,7 +12,7 @@
   :func:`evaluate_run` (a TREC run and qrels: ``scorekit rank``),
   :func:`evaluate_text` (line-aligned texts: ``scorekit text``),
   :func:`evaluate_squad` (SQuAD files: ``scorekit qa``) and
-  :func:`throughput_states` (request records: ``scorekit throughput``).
+  :func:`evaluate_records` (request records: ``scorekit throughput``).
 
 The evaluating ones take ``ci=`` (a :class:`CI`): every value then comes with
 its bootstrap confidence interval (:class:`scorekit.stats.Interval`).
@@ -53,11 +53,7 @@ from scorekit.api._text import (
     text_metric_names,
     text_segments,
 )
-from scorekit.api._throughput import (
-    throughput_by_group,
-    throughput_intervals,
-    throughput_states,
-)
+from scorekit.api._throughput import evaluate_records
 from scorekit.core import EvaluationResult
 from scorekit.information import FeatureRanking, rank_file
 
@@ -77,6 +73,7 @@ __all__ = [
     "configure",
     "default_metrics",
     "evaluate",
+    "evaluate_records",
     "evaluate_run",
     "evaluate_run_by_group",
     "evaluate_squad",
@@ -91,7 +88,4 @@ __all__ = [
     "save_states",
     "text_metric_names",
     "text_segments",
-    "throughput_by_group",
-    "throughput_intervals",
-    "throughput_states",
 ]

@@ -135,16 +135,17 @@ def _intervals(
         )
     shown: dict[str, Any] = {}
     if scaled(args):
-        states, _ = api.throughput_states(
-            args.records, throughput.report_metrics(slo), **engine_options(args)
-        )
+        states = api.evaluate_records(
+            args.records, throughput.report_metrics(slo), compute=False, **engine_options(args)
+        ).states
         result = throughput.report_from_states(states, slo, args.percentiles)
         shown["states"] = states
     else:
         records = throughput.read_records(args.records)
         result = throughput.report(records, slo=slo, percentiles=args.percentiles)
         shown["records"] = records
-    intervals, boots = api.throughput_intervals(args.records, ci, slo=slo, **engine_options(args))
+    found = api.evaluate_records(args.records, ci=ci, slo=slo, **engine_options(args))
+    intervals, boots = found.values, found.metrics
     write_report(
         args, result, err, title=TITLE, inputs=[args.records], intervals=intervals, **shown
     )
@@ -183,9 +184,9 @@ def _by_group(
                 "the records of one load test without steps",
             )
         )
-    result = api.throughput_by_group(
+    result = api.evaluate_records(
         args.records,
-        args.by,
+        by=args.by,
         slo=slo,
         percentiles=args.percentiles,
         **engine_options(args),
@@ -243,11 +244,12 @@ def _from_states(
     out: TextIO,
     err: TextIO,
 ) -> int:
-    """The report from the metric states of :func:`scorekit.api.throughput_states`."""
+    """The report from the metric states of :func:`scorekit.api.evaluate_records`."""
     from scorekit import api, loadtest, throughput
 
     metrics = throughput.report_metrics(slo)
-    states, rows = api.throughput_states(args.records, metrics, **engine_options(args))
+    found = api.evaluate_records(args.records, metrics, compute=False, **engine_options(args))
+    states, rows = found.states, found.rows
     result = throughput.report_from_states(states, slo, args.percentiles)
     if args.save_state:
         api.save_states(
