@@ -428,9 +428,10 @@ def test_commands_by_group_on_dask_equal_in_memory(dask_cluster: Any, tmp_path: 
         )
     )
     topics.write_text("query,kind\n" + "".join(f"q{q},{'ab'[q % 2]}\n" for q in range(8)))
-    args = (qrels, str(run), ["map", "ndcg@3"], ["kind"], str(topics))
-    ranked = api.evaluate_run_by_group(*args, **address).values
-    for key, value in api.evaluate_run_by_group(*args).values.items():
+    args = (qrels, str(run), ["map", "ndcg@3"])
+    grouping = {"by": ["kind"], "attributes": str(topics)}
+    ranked = api.evaluate_run(*args, **grouping, **address).values
+    for key, value in api.evaluate_run(*args, **grouping).values.items():
         _close(ranked[key], value)
     hyp, ref, groups = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "g.txt"
     hyp.write_text("a cat sat\nthe dog ran off\nhello there\n")

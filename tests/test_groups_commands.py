@@ -178,9 +178,9 @@ def _sub_run(run: Path, queries: set[str], out: Path) -> Path:
 def test_rank_groups_equal_each_group_alone(tmp_path: Path, seed: int, size: int) -> None:
     qrels, run, topics = _ranking_files(tmp_path, seed=seed)
     metrics = ["map", "ndcg@5", "mrr", "p@3"]
-    whole = api.evaluate_run_by_group(qrels, str(run), metrics, ["kind"], str(topics))
-    chunked = api.evaluate_run_by_group(
-        qrels, str(run), metrics, ["kind"], str(topics), chunk_size=size
+    whole = api.evaluate_run(qrels, str(run), metrics, by=["kind"], attributes=str(topics))
+    chunked = api.evaluate_run(
+        qrels, str(run), metrics, by=["kind"], attributes=str(topics), chunk_size=size
     )
     kinds = api.query_groups(str(topics), ["kind"])
     plain = api.evaluate_run(qrels, str(run), metrics)
@@ -244,7 +244,7 @@ def test_rank_undefined_group_warns_with_its_name(tmp_path: Path) -> None:
     topics.write_text("query,kind\nq1,easy\nq2,hard\n")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        found = api.evaluate_run_by_group(qrels, str(run), ["map"], ["kind"], str(topics))
+        found = api.evaluate_run(qrels, str(run), ["map"], by=["kind"], attributes=str(topics))
     assert found.values["map"].by_group == {"easy": 1.0, "hard": 0.0}
     texts = [str(w.message) for w in caught]
     assert any(t.startswith("group kind='hard': map: 1 of 1 queries") for t in texts)
@@ -451,9 +451,11 @@ def test_rank_and_qa_intervals_per_group_equal_each_group_alone(tmp_path: Path) 
     qrels, run, topics = _ranking_files(tmp_path, seed=9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        whole = api.evaluate_run_by_group(qrels, str(run), ["map"], ["kind"], str(topics), ci=ci)
-        chunked = api.evaluate_run_by_group(
-            qrels, str(run), ["map"], ["kind"], str(topics), ci=ci, chunk_size=7
+        whole = api.evaluate_run(
+            qrels, str(run), ["map"], by=["kind"], attributes=str(topics), ci=ci
+        )
+        chunked = api.evaluate_run(
+            qrels, str(run), ["map"], by=["kind"], attributes=str(topics), ci=ci, chunk_size=7
         )
         found = whole.values["map"]
         assert chunked.values["map"] == found

@@ -36,7 +36,7 @@ from scorekit.api._compare import (
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
 from scorekit.api._qa import evaluate_squad
-from scorekit.api._rank import evaluate_run, evaluate_run_by_group, query_groups
+from scorekit.api._rank import evaluate_run, query_groups
 from scorekit.api._statefile import (
     FILE_FORMAT,
     StateFile,
@@ -75,7 +75,6 @@ __all__ = [
     "evaluate",
     "evaluate_records",
     "evaluate_run",
-    "evaluate_run_by_group",
     "evaluate_squad",
     "evaluate_table",
     "evaluate_text",

@@ -10,7 +10,7 @@ from scorekit.api._ci import CI
 from scorekit.core import EvaluationResult, GroupStates
 from scorekit.errors import ConfigError, InputError, message, raw
 
-__all__ = ["evaluate_run", "evaluate_run_by_group", "query_groups"]
+__all__ = ["evaluate_run", "query_groups"]
 
 _QUERY_DOC_SCORE = ("query", "doc", "score")
 
@@ -28,9 +28,11 @@ def evaluate_run(
     workers: int | None = None,
     progress: bool | None = None,
     ci: CI | None = None,
+    by: Sequence[str] | None = None,
+    attributes: str | None = None,
     **options: Any,
 ) -> EvaluationResult:
-    """Evaluate a TREC run file against qrels with ranking metrics.
+    """Evaluate a TREC run file against qrels with ranking metrics, overall or per group.
 
     Without ``chunk_size`` or ``engine`` the run is evaluated whole by
     :func:`scorekit.ranking.evaluate` (``count_rows`` reads it first to count
@@ -44,6 +46,14 @@ def evaluate_run(
     id) every mean also gets a bootstrap interval over the queries, made from
     the per-query values the states keep, so it is the same in memory, in
     chunks and on Dask.
+
+    With ``by``, a query's group is its values of the columns ``by`` in the
+    file of query ``attributes`` (see :func:`query_groups`; every query of the
+    run needs a row there), and each value is a
+    :class:`~scorekit.core.ByGroup`: the mean over all the queries and over the
+    queries of each group, with the run rows of each group (intervals per
+    group with ``ci``); the same at every scale. ``missing="zero"`` is then
+    refused: a qrels query absent from the run has no rows to say its group.
 
     Examples
     --------
@@ -61,6 +71,10 @@ def evaluate_run(
     """
     from scorekit import ranking
 
+    if by:
+        scale: dict[str, Any] = {"chunk_size": chunk_size, "engine": engine, "ci": ci}
+        scale.update(scheduler=scheduler, workers=workers, progress=progress)
+        return _by_group(qrels, run, metrics, by, attributes, **scale, **options)
     rows = 0
     if chunk_size is None and engine is None:
         if count_rows:
@@ -155,12 +169,12 @@ def query_groups(path: str, by: Sequence[str]) -> dict[str, tuple[Any, ...]]:
     return attribute_rows(path, "query", by, "query")
 
 
-def evaluate_run_by_group(
+def _by_group(
     qrels: Any,
     run: str,
     metrics: Sequence[str],
     by: Sequence[str],
-    attributes: str,
+    attributes: str | None,
     *,
     chunk_size: int | None = None,
     engine: str | None = None,
@@ -170,40 +184,7 @@ def evaluate_run_by_group(
     ci: CI | None = None,
     **options: Any,
 ) -> EvaluationResult:
-    """Ranking metrics of a TREC run overall and per group of queries.
-
-    A query's group is its values of the columns ``by`` in the file of query
-    attributes ``attributes`` (see :func:`query_groups`); every query of the
-    run needs a row there. Each value is a :class:`~scorekit.core.ByGroup`:
-    the mean over all the queries and over the queries of each group, with the
-    run rows (documents) of each group. The run is read into memory with its
-    groups and evaluated whole, by the stream engine in chunks of
-    ``chunk_size`` rows (a query's rows kept together) or on Dask; the values
-    are the same at every scale. ``options`` are the metrics' options, as for
-    :func:`evaluate_run`; ``missing="zero"`` is refused, since a qrels query
-    absent from the run has no rows to say its group.
-
-    With ``ci`` (a :class:`CI` without a key) every value is an
-    :class:`~scorekit.stats.Interval`: a bootstrap over the queries overall
-    and over the queries of each group, made from the per-query values the
-    states keep, so the same at every scale (``states`` are the ranking
-    states, per group).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> qrels, run, topics = (os.path.join(folder, n) for n in ("qrels", "run", "topics.csv"))
-    >>> with open(qrels, "w") as f:
-    ...     _ = f.write("q1 0 d1 1\\nq2 0 d2 1\\n")
-    >>> with open(run, "w") as f:
-    ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\nq2 Q0 d2 1 1.0 x\\n")
-    >>> with open(topics, "w") as f:
-    ...     _ = f.write("query,kind\\nq1,short\\nq2,long\\n")
-    >>> found = evaluate_run_by_group(qrels, run, ["mrr"], ["kind"], topics).values["mrr"]
-    >>> found.overall, found.by_group, found.sizes
-    (0.75, {'long': 1.0, 'short': 0.5}, {'long': 1, 'short': 2})
-    """
+    """Ranking metrics of a TREC run overall and per group of queries (``evaluate_run(by=)``)."""
     import pyarrow as pa
 
     from scorekit import ranking
@@ -211,6 +192,15 @@ def evaluate_run_by_group(
     from scorekit.core import Grouped
 
     names = list(by)
+    if attributes is None:
+        raise ConfigError(
+            message(
+                "scorekit rank --by",
+                "the groups of queries are read from a file of query attributes",
+                raw("no attributes"),
+                "attributes=FILE (--query-attributes FILE) with a query column",
+            )
+        )
     clash = [c for c in names if c in _QUERY_DOC_SCORE]
     if clash:
         raise ConfigError(

@@ -258,12 +258,12 @@ def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, er
         raise ConfigError(
             message(title, "--by evaluates one run as a table, JSON or CSV", raw(got), "one run")
         )
-    result = api.evaluate_run_by_group(
+    result = api.evaluate_run(
         args.qrels,
         args.run[0],
         args.metric or list(RANK_DEFAULTS),
-        args.by,
-        args.query_attributes,
+        by=args.by,
+        attributes=args.query_attributes,
         ci=ci,
         **engine_options(args),
         **options,

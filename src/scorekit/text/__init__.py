@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from scorekit.text import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.text._function import FunctionMeans, FunctionMetric, from_function
+from scorekit.text._line_values import line_values
 from scorekit.text._lines import read_line_blocks, read_parallel
-from scorekit.text._segments import line_values, score_statistics, segment_statistics
+from scorekit.text._segments import score_statistics, segment_statistics
 from scorekit.text._tokenize import TOKENIZERS
 
 # BLEU

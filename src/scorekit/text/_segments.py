@@ -11,7 +11,7 @@ batch and a replicate is ``weights @ statistics``.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,13 +19,7 @@ from numpy.typing import NDArray
 from scorekit.core import Metric, State, parse_metric
 from scorekit.errors import ConfigError, InputError, message, raw
 
-__all__ = [
-    "line_values",
-    "replicate_states",
-    "score_statistics",
-    "segment_statistics",
-    "unit_weights",
-]
+__all__ = ["replicate_states", "score_statistics", "segment_statistics", "unit_weights"]
 
 
 class Segmented(Protocol):
@@ -233,54 +227,3 @@ def _pair(metric: Metric[Any], batch: tuple[Any, ...], kwargs: dict[str, Any]) -
         metric._summarize_checked(batch, kwargs)  # raises the metric's own input error
         raise
     return bound.arguments["references"], bound.arguments["predictions"]
-
-
-def line_values(
-    key: str, metric: Metric[Any], refs: list[list[str]], hyps: list[str]
-) -> dict[str, Any]:
-    """The per-line values of one text metric (requested as ``key``), by column name.
-
-    BLEU as :func:`scorekit.text.sentence_bleu` (effective order, as ``sacrebleu
-    --sentence-level``), ROUGE as precision, recall and F-measure columns
-    ``<type>:precision`` ... per type, the other metrics by their own segment
-    scores or values.
-
-    Examples
-    --------
-    >>> refs, hyps = [["the cat sat"], ["a cat"]], ["the cat sat", "a dog"]
-    >>> line_values("wer", parse_metric("wer"), refs, hyps)
-    {'wer': array([0. , 0.5])}
-    """
-    from scorekit.text import rouge, sentence_bleu
-
-    if key == "bleu":
-        bleu = cast(Any, metric)
-        return {
-            "bleu": [
-                sentence_bleu(r, h, tokenize=bleu.tokenize, lowercase=bleu.lowercase).score
-                for r, h in zip(refs, hyps, strict=True)
-            ]
-        }
-    if key == "rouge":
-        settings = cast(Any, metric)
-        scores = rouge(
-            refs,
-            hyps,
-            types=settings.types,
-            stemmer=settings.stemmer,
-            tokenizer=settings.tokenizer,
-            per_sample=True,
-        )
-        out: dict[str, Any] = {}
-        for name, score in scores.items():
-            per = np.asarray(score.per_sample)
-            for k, field in enumerate(("precision", "recall", "fmeasure")):
-                out[f"{name}:{field}"] = per[:, k]
-        return out
-    for method in ("segment_scores", "segment_values"):
-        each = getattr(metric, method, None)
-        if each is not None:
-            return {key: each(refs, hyps)}
-    raise ConfigError(
-        message("scorekit text --sentence-level", "no per-line values", key, "a text metric")
-    )
