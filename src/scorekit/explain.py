@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -26,6 +25,7 @@ from scorekit.core import (
     Metric,
     MetricInfo,
     available,
+    caught,
     get,
     parse_metric,
 )
@@ -284,14 +284,12 @@ def _worked_example(spec: str, metric: Metric[Any]) -> list[str]:
     lines.append(f"  {call}")
     # the example's warnings belong to the explanation, printed under its value; any metric,
     # a plug-in's too, reports an undefined value only by warning from its compute
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            value = metric.score(*args)
-        except ScorekitError as exc:
-            return [*lines, f"  -> error: {exc}", ""]
+    try:
+        value, found = caught(lambda: metric.score(*args))
+    except ScorekitError as exc:
+        return [*lines, f"  -> error: {exc}", ""]
     lines.append(f"  -> {_show(value)}")
-    for w in dict.fromkeys(str(c.message) for c in caught):
+    for w in dict.fromkeys(str(c.message) for c in found):
         lines.append(f"  (warning: {w})")
     return [*lines, ""]
 

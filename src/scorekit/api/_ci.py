@@ -9,11 +9,11 @@ memory, in chunks, on Dask), and its value is an :class:`scorekit.stats.Interval
 from __future__ import annotations
 
 import dataclasses
-import warnings
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
-from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State
+from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State, caught, reraise
 from scorekit.errors import ConfigError, choices, message
 from scorekit.stats import INTERVALS, Bootstrap, Interval, Replicates, interval
 
@@ -149,12 +149,9 @@ class CI:
         sizes: dict[Any, int] = {}
         for key, size, part in zip(state.groups(), state.sizes.tolist(), state.states, strict=True):
             group = key[0] if len(metric.by) == 1 else key
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                values[group] = one(part)
-            for w in caught:
-                label = ", ".join(f"{n}={v!r}" for n, v in zip(metric.by, key, strict=True))
-                warnings.warn(f"group {label}: {w.message}", w.category, stacklevel=2)
+            values[group], found = caught(functools.partial(one, part))
+            label = ", ".join(f"{n}={v!r}" for n, v in zip(metric.by, key, strict=True))
+            reraise(found, f"group {label}: ")
             sizes[group] = int(size)
         return ByGroup(one(state.overall), values, sizes, tuple(metric.by))
 

@@ -134,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # as Python's default filters: objects of earlier work collected meanwhile are not
+        # the command's to report
+        warnings.simplefilter("ignore", ResourceWarning)
         load_plugins()
         # a plug-in that fails to load is a line on stderr, not a traceback
         for item in [w for w in caught if issubclass(w.category, PluginWarning)]:

@@ -28,6 +28,7 @@ format, engine or command.
 
 from __future__ import annotations
 
+from scorekit.core._caught import caught, reraise
 from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fields import Check, Flag, OneOf, Range, check_fields
@@ -86,6 +87,7 @@ __all__ = [
     "add_provider",
     "available",
     "catalog",
+    "caught",
     "check_fields",
     "check_relative_accuracy",
     "decode_value",
@@ -107,6 +109,7 @@ __all__ = [
     "register_input_kind",
     "register_spelling",
     "repeated_row_replicates",
+    "reraise",
     "row_replicates",
     "sentences",
     "state_field",

@@ -16,9 +16,9 @@ groups (:meth:`ByGroup.difference`, :meth:`ByGroup.ratio`, as fairlearn's
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit.core._caught import caught, reraise
 from scorekit.core._inputs import input_kind
 from scorekit.core._metric import Metric
 from scorekit.core._registry import parse_metric
@@ -639,13 +640,8 @@ class Grouped(Metric[GroupStates]):
             group = key[0] if len(self.by) == 1 else key
             # the wrapped metric warns about the group's state in its own words, which do not
             # name the group: each warning is raised again with the group's name in front
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                values[group] = inner.compute(part)
-            for w in caught:
-                warnings.warn(
-                    f"group {_label(self.by, key)}: {w.message}", w.category, stacklevel=2
-                )
+            values[group], found = caught(functools.partial(inner.compute, part))
+            reraise(found, f"group {_label(self.by, key)}: ")
             sizes[group] = int(size)
         return ByGroup(overall, values, sizes, tuple(self.by))
 

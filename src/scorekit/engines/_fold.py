@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from scorekit.core import MergeTree, Metric, State, input_kind, merge_states
+from scorekit.core import MergeTree, Metric, State, caught, input_kind, merge_states
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message
 from scorekit.io import format_bytes
@@ -163,18 +163,20 @@ def summarize_chunk(
     the identity of merge.
     """
     notes = Notes()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+
+    def summarize() -> list[State]:
         if table.num_rows:
-            states = summarize_table(metrics, table, mapping, side, first_row)
-        else:
-            states = []
-            for metric in metrics:
-                try:
-                    states.extend(summarize_table([metric], table, mapping, side, first_row))
-                except ScorekitError:
-                    states.append(metric.empty())
-    notes.record(caught)
+            return summarize_table(metrics, table, mapping, side, first_row)
+        states: list[State] = []
+        for metric in metrics:
+            try:
+                states.extend(summarize_table([metric], table, mapping, side, first_row))
+            except ScorekitError:
+                states.append(metric.empty())
+        return states
+
+    states, found = caught(summarize)
+    notes.record(found)
     return states, notes
 
 

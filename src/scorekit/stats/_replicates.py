@@ -19,14 +19,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Metric, State, decode_value, encode_value, get, parse_metric, state_field
+from scorekit.core import (
+    Metric,
+    State,
+    caught,
+    decode_value,
+    encode_value,
+    get,
+    parse_metric,
+    state_field,
+)
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -616,28 +624,33 @@ class Bootstrap(Metric[Replicates]):
         held = state.state
         summary = held.summary if isinstance(held, UnitRows) else held
         value = single_number(inner, inner.compute(summary))
-        with warnings.catch_warnings():
-            # a replicate's undefined value follows the metric's policy (NaN or 0) silently:
-            # the value of all the data has warned already, and a metric's compute says that
-            # a value is undefined only by warning
-            warnings.simplefilter("ignore")
-            if isinstance(held, UnitRows):
-                replicates, jackknife = replicates_of_rows(
-                    inner,
-                    held,
-                    seed=self.seed,
-                    n_resamples=self.n_resamples,
-                    groups=self.groups,
-                    value=self._value,
-                )
-                units = state.units
-            elif inner.replicates_from_state:
-                replicates, jackknife, units = self._from_state(state.state)
-            else:
-                replicates = np.array([self._value(s) for s in state.replicates])
-                jackknife = np.array([self._value(s) for s in state.leave_out])
-                units = state.units
+        # a replicate's undefined value follows the metric's policy (NaN or 0) silently: the
+        # value of all the data has warned already, and a metric's compute says that a value
+        # is undefined only by warning
+        (replicates, jackknife, units), _ = caught(lambda: self._replicate_values(state))
         return Replicated(value, replicates, jackknife, units, inner.unit)
+
+    def _replicate_values(self, state: Replicates) -> tuple[Any, Any, int]:
+        """The replicate values, the leave-one-group-out values and the units of a state."""
+        inner = self.inner
+        held = state.state
+        if isinstance(held, UnitRows):
+            replicates, jackknife = replicates_of_rows(
+                inner,
+                held,
+                seed=self.seed,
+                n_resamples=self.n_resamples,
+                groups=self.groups,
+                value=self._value,
+            )
+            units = state.units
+        elif inner.replicates_from_state:
+            replicates, jackknife, units = self._from_state(state.state)
+        else:
+            replicates = np.array([self._value(s) for s in state.replicates])
+            jackknife = np.array([self._value(s) for s in state.leave_out])
+            units = state.units
+        return replicates, jackknife, units
 
     def _value(self, state: State) -> float:
         """A replicate's value: NaN where the metric has none (a replicate of no data)."""

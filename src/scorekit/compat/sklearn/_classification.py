@@ -16,7 +16,8 @@ import numpy as np
 
 from scorekit import classification as _c
 from scorekit.compat.sklearn._multilabel import check_not_empty
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, message, raw
+from scorekit.core import caught
+from scorekit.errors import ConfigError, InputError, message, raw
 
 _WARN_FOR = ("precision", "recall", "f-score")
 
@@ -283,9 +284,8 @@ def precision_recall_fscore_support(
     check_not_empty("precision_recall_fscore_support", y_true)
     # scorekit's function warns about each of the three measures; scikit-learn's warn_for
     # keeps the warnings of the measures it names
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UndefinedMetricWarning)
-        p, r, f, s = _c.precision_recall_fscore_support(
+    (p, r, f, s), found = caught(
+        lambda: _c.precision_recall_fscore_support(
             y_true,
             y_pred,
             beta=beta,
@@ -295,7 +295,8 @@ def precision_recall_fscore_support(
             sample_weight=sample_weight,
             zero_division=zero_division,
         )
-    for w in caught:
+    )
+    for w in found:
         measure = re.search(r": (precision|recall|f-score) is ill-defined", str(w.message))
         if measure is None or measure.group(1) in keep:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
