@@ -1,11 +1,11 @@
 """Per-group evaluation of ranking runs and request records against the reference per group.
 
-- ``rank --by``: :func:`scorekit.api.evaluate_run_by_group` (TREC files in, nDCG@10 and
+- ``rank --by``: :func:`scorekit.api.evaluate_run` with ``by=`` (TREC files in, nDCG@10 and
   MAP per group of queries from a query attribute file) against pytrec_eval
   (``parse_qrel`` + ``parse_run`` + ``RelevanceEvaluator``) per query, averaged per
   group with pandas ``groupby``; every group's mean is compared.
 - ``throughput --by``: ``scorekit.evaluate(..., by="model")`` (the engine path of
-  :func:`scorekit.api.throughput_by_group`) of a JSON Lines file of request records
+  :func:`scorekit.api.evaluate_records` with ``by=``) of a JSON Lines file of request records
   against pandas (``read_json`` + ``groupby`` of the end-to-end
   latency's mean and 90th percentile, ``numpy.percentile``'s linear rule).
 """
@@ -98,8 +98,8 @@ def run(n: int = N) -> list[Row]:
         qrels, ranked, attributes = _ranking_files(folder, n)
 
         def ours() -> dict[str, object]:
-            found = api.evaluate_run_by_group(
-                str(qrels), str(ranked), ["ndcg@10", "map"], ["kind"], str(attributes)
+            found = api.evaluate_run(
+                str(qrels), str(ranked), ["ndcg@10", "map"], by=["kind"], attributes=str(attributes)
             )
             return found.values
 
