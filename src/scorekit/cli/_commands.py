@@ -22,7 +22,13 @@ from scorekit import __version__
 from scorekit.cli._flags import Parser
 from scorekit.errors import ConfigError, message, raw
 
-__all__ = ["build_parser", "command_names", "command_word", "register_command"]
+__all__ = [
+    "build_parser",
+    "command_module",
+    "command_names",
+    "command_word",
+    "register_command",
+]
 
 _COMMANDS: dict[str, str | ModuleType] = {
     "eval": "scorekit.cli._eval",
@@ -107,6 +113,11 @@ def register_command(name: str, module: str | ModuleType, help: str | None = Non
 def command_names() -> list[str]:
     """The registered commands, in the order ``scorekit --help`` lists them."""
     return list(_COMMANDS)
+
+
+def command_module(name: str) -> ModuleType | None:
+    """The module of the registered command ``name`` (imported now), or None."""
+    return _module(name) if name in _COMMANDS else None
 
 
 def _module(name: str) -> ModuleType:

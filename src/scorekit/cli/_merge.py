@@ -6,10 +6,10 @@ import argparse
 from typing import Any, TextIO
 
 from scorekit.api import merge_with_header, save_states
+from scorekit.cli._commands import command_module
 from scorekit.cli._flags import format_flag, max_file_size_flag, report_flag, write_report
-from scorekit.cli._output import display_values, write_values
+from scorekit.cli._output import write_values
 from scorekit.core import ByGroup, Grouped
-from scorekit.errors import ConfigError, choices, message
 from scorekit.stats import Bootstrap, Interval
 
 NAME = "merge"
@@ -56,10 +56,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         allow_different_runs=args.allow_different_runs,
     )
     command = str(header.get("command"))
-    if command == "throughput" and not any(isinstance(m, Grouped) for m in result.metrics.values()):
-        return _merged_throughput(args, result, header, out, err)
-    shown, notes = display_values(
-        command, result.values, result.metrics, result.states, details=args.format == "json"
+    # a command shows the merged states of its own runs as it shows its results
+    module = command_module(command)
+    show = getattr(module, "show_merged", None)
+    status = None if show is None else show(args, result, header, out, err)
+    if status is not None:
+        return int(status)
+    display = getattr(module, "displayed", None)
+    shown, notes = (
+        (dict(result.values), [])
+        if display is None
+        else display(result.values, result.metrics, result.states, details=args.format == "json")
     )
     if args.save_state:
         entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
@@ -87,7 +94,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
-    err.write(f"scorekit: merged {_files(len(args.states))}, {result.rows:,} rows\n")
+    err.write(f"scorekit: merged {merged_files(len(args.states))}, {result.rows:,} rows\n")
     write_report(args, result, err, title=f"scorekit merge ({command})", inputs=args.states)
     return 0
 
@@ -104,49 +111,6 @@ def _interval_note(asked: dict[str, Any], boots: list[Any]) -> str:
     )
 
 
-def _merged_throughput(
-    args: argparse.Namespace, result: Any, header: dict[str, Any], out: TextIO, err: TextIO
-) -> int:
-    from scorekit import throughput
-
-    if args.format not in throughput.FORMATS:
-        raise ConfigError(
-            message(
-                "scorekit merge",
-                "throughput states print as a report",
-                args.format,
-                choices(throughput.FORMATS),
-            )
-        )
-    run = (header.get("options") or {}).get("run")
-    if isinstance(run, dict):
-        from scorekit.loadtest import describe_run
-
-        err.write(f"scorekit: load test: {describe_run(run)}\n")
-    report = throughput.report_from_states(result.states)
-    if args.save_state:
-        save_states(
-            args.save_state,
-            {key: (result.metrics[key], result.states[key]) for key in result.states},
-            command="throughput",
-            input=header.get("input"),
-            options=header.get("options"),
-            rows=result.rows,
-            tallies=header.get("tallies"),
-        )
-    out.write(throughput.format_report(report, args.format))
-    write_report(
-        args,
-        report,
-        err,
-        title="scorekit merge (throughput)",
-        inputs=args.states,
-        states=result.states,
-    )
-    err.write(f"scorekit: merged {_files(len(args.states))}, {result.rows:,} rows\n")
-    return 0
-
-
-def _files(count: int) -> str:
+def merged_files(count: int) -> str:
     """``1 state file``, ``2 state files``."""
     return f"{count} state file{'' if count == 1 else 's'}"

@@ -12,13 +12,13 @@ import glob
 import json
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
-from scorekit.core import ByGroup, Estimate, Metric, State, plain_value
+from scorekit.core import ByGroup, Estimate, plain_value
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
 
@@ -348,57 +348,6 @@ class Saved:
 
     def __init__(self, metrics: dict[str, Any], states: dict[str, Any], rows: int) -> None:
         self.metrics, self.states, self.rows = metrics, states, rows
-
-
-_DETAILS = {
-    "bleu": ("precisions", "counts", "totals", "bp", "ratio", "hyp_len", "ref_len", "signature"),
-    "chrf": ("signature",),
-    "chrf++": ("signature",),
-    "ter": ("num_edits", "ref_length", "signature"),
-}
-"""The statistics ``scorekit text --format json`` shows after BLEU, chrF and TER."""
-
-
-def display_values(
-    command: str,
-    values: dict[str, Any],
-    metrics: dict[str, Metric[Any]],
-    states: dict[str, State],
-    *,
-    details: bool = False,
-) -> tuple[dict[str, Any], list[str]]:
-    """The values a command prints for its metrics' states, and its notes for stderr.
-
-    ``scorekit text`` shows ROUGE as precision, recall and F-measure rows and
-    BLEU's signature as a note; with ``details`` (JSON output) BLEU's n-gram
-    precisions, counts, brevity penalty, lengths and signature follow its value
-    (chrF's and TER's signatures too). Other commands print the values as they are.
-    """
-    if command != "text":
-        return dict(values), []
-    shown: dict[str, Any] = {}
-    notes: list[str] = []
-    for key, value in values.items():
-        if isinstance(value, dict):
-            for name, score in value.items():
-                shown[f"{name}:precision"] = score.precision
-                shown[f"{name}:recall"] = score.recall
-                shown[f"{name}:fmeasure"] = score.fmeasure
-        else:
-            shown[key] = value
-            boot = isinstance(value, Interval | ByGroup)
-            fields = _DETAILS.get(getattr(metrics[key], "name", ""), ()) if details else ()
-            fields = () if boot else fields
-            if fields:
-                result = metrics[key].result(states[key])  # type: ignore[attr-defined]
-                for field in fields:
-                    shown[f"{key}:{field}"] = plain(getattr(result, field))
-            signature: Callable[[State], str] | None = (
-                None if boot else getattr(metrics[key], "signature", None)
-            )
-            if signature is not None:
-                notes.append(f"{key} signature: {signature(states[key])}")
-    return shown, notes
 
 
 _TEST_NAMES = {

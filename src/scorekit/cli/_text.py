@@ -6,7 +6,7 @@ import argparse
 import csv
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from scorekit import api
@@ -29,13 +29,13 @@ from scorekit.cli._flags import (
 from scorekit.cli._output import (
     Saved,
     ci_header,
-    display_values,
     number,
     plain,
     save_state,
     write_ci_values,
     write_comparisons,
 )
+from scorekit.core import ByGroup, Metric, State
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval, format_paired
 from scorekit.text import TOKENIZERS
@@ -187,8 +187,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown: dict[str, Any] = dict(result.values)
         notes: list[str] = []
     else:
-        shown, notes = display_values(
-            NAME, result.values, result.metrics, result.states, details=args.format == "json"
+        shown, notes = displayed(
+            result.values, result.metrics, result.states, details=args.format == "json"
         )
     if args.percent:
         shown = {_label(k): v for k, v in _percent(shown).items()}
@@ -397,3 +397,51 @@ def _write_rows(
                 out.write("  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True)))
                 out.write("\n")
         out.flush()
+
+
+_DETAILS = {
+    "bleu": ("precisions", "counts", "totals", "bp", "ratio", "hyp_len", "ref_len", "signature"),
+    "chrf": ("signature",),
+    "chrf++": ("signature",),
+    "ter": ("num_edits", "ref_length", "signature"),
+}
+"""The statistics ``scorekit text --format json`` shows after BLEU, chrF and TER."""
+
+
+def displayed(
+    values: dict[str, Any],
+    metrics: dict[str, Metric[Any]],
+    states: dict[str, State],
+    *,
+    details: bool = False,
+) -> tuple[dict[str, Any], list[str]]:
+    """The values ``scorekit text`` (and ``merge`` of its states) prints, and its notes for stderr.
+
+    ROUGE shows as precision, recall and F-measure rows and BLEU's signature as
+    a note; with ``details`` (JSON output) BLEU's n-gram precisions, counts,
+    brevity penalty, lengths and signature follow its value (chrF's and TER's
+    signatures too).
+    """
+    shown: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in values.items():
+        if isinstance(value, dict):
+            for name, score in value.items():
+                shown[f"{name}:precision"] = score.precision
+                shown[f"{name}:recall"] = score.recall
+                shown[f"{name}:fmeasure"] = score.fmeasure
+        else:
+            shown[key] = value
+            boot = isinstance(value, Interval | ByGroup)
+            fields = _DETAILS.get(getattr(metrics[key], "name", ""), ()) if details else ()
+            fields = () if boot else fields
+            if fields:
+                result = metrics[key].result(states[key])  # type: ignore[attr-defined]
+                for field in fields:
+                    shown[f"{key}:{field}"] = plain(getattr(result, field))
+            signature: Callable[[State], str] | None = (
+                None if boot else getattr(metrics[key], "signature", None)
+            )
+            if signature is not None:
+                notes.append(f"{key} signature: {signature(states[key])}")
+    return shown, notes

@@ -20,7 +20,8 @@ from scorekit.cli._flags import (
     slo_flag,
     write_report,
 )
-from scorekit.errors import ConfigError, message, raw
+from scorekit.core import Grouped
+from scorekit.errors import ConfigError, choices, message, raw
 
 NAME = "throughput"
 TITLE = "scorekit throughput"
@@ -262,4 +263,53 @@ def _from_states(
         )
     out.write(_with_run(throughput.format_report(result, args.format), run, args.format))
     write_report(args, result, err, title=TITLE, inputs=[args.records], states=states)
+    return 0
+
+
+def show_merged(
+    args: argparse.Namespace, result: Any, header: dict[str, Any], out: TextIO, err: TextIO
+) -> int | None:
+    """``scorekit merge`` of throughput states: the report of the whole (per group: None)."""
+    from scorekit import throughput
+    from scorekit.api import save_states
+    from scorekit.cli._merge import merged_files
+
+    if any(isinstance(m, Grouped) for m in result.metrics.values()):
+        return None
+
+    if args.format not in throughput.FORMATS:
+        raise ConfigError(
+            message(
+                "scorekit merge",
+                "throughput states print as a report",
+                args.format,
+                choices(throughput.FORMATS),
+            )
+        )
+    run = (header.get("options") or {}).get("run")
+    if isinstance(run, dict):
+        from scorekit.loadtest import describe_run
+
+        err.write(f"scorekit: load test: {describe_run(run)}\n")
+    report = throughput.report_from_states(result.states)
+    if args.save_state:
+        save_states(
+            args.save_state,
+            {key: (result.metrics[key], result.states[key]) for key in result.states},
+            command="throughput",
+            input=header.get("input"),
+            options=header.get("options"),
+            rows=result.rows,
+            tallies=header.get("tallies"),
+        )
+    out.write(throughput.format_report(report, args.format))
+    write_report(
+        args,
+        report,
+        err,
+        title="scorekit merge (throughput)",
+        inputs=args.states,
+        states=result.states,
+    )
+    err.write(f"scorekit: merged {merged_files(len(args.states))}, {result.rows:,} rows\n")
     return 0
