@@ -15,7 +15,15 @@ from typing import Any, cast
 
 from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State, caught, reraise
 from scorekit.errors import ConfigError, choices, message
-from scorekit.stats import INTERVALS, Bootstrap, Interval, Replicates, interval
+from scorekit.io import Progress, progress_wanted
+from scorekit.stats import (
+    INTERVALS,
+    Bootstrap,
+    Interval,
+    Replicates,
+    interval,
+    replicate_progress,
+)
 
 __all__ = ["CI", "DEFAULT_GROUPS", "check_resampling"]
 
@@ -56,6 +64,9 @@ class CI:
         The column whose values identify units, or ``None``: a unit is keyed by
         its row position (the same in memory and in chunks; a key is needed on
         Dask with several partitions and for shards read separately).
+    progress
+        Show the replicates computed on a progress line on stderr (``None``:
+        when stderr is a terminal). It shapes no value.
 
     Examples
     --------
@@ -73,6 +84,7 @@ class CI:
     seed: int = 0
     method: str = "percentile"
     key: str | None = None
+    progress: bool | None = dataclasses.field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check_resampling(self.confidence, self.n_resamples, self.seed)
@@ -99,12 +111,22 @@ class CI:
 
     def interval(self, metric: Bootstrap, state: State) -> Interval:
         """The interval of a bootstrap's (merged) state."""
-        return interval(
-            metric.compute(cast(Replicates, state)),
-            self.confidence,
-            self.method,
-            where=f"bootstrap of {metric.name}",
-        )
+        if not progress_wanted(self.progress):
+            found = metric.compute(cast(Replicates, state))
+        else:
+            bar = Progress(
+                total_rows=self.n_resamples,
+                unit="replicates",
+                label=f"bootstrap of {metric.metric}",
+            )
+            try:
+                with replicate_progress(lambda n: bar.update(rows=n)):
+                    found = metric.compute(cast(Replicates, state))
+            finally:
+                # replicates made as the data was read (confusion counts) draw no weights here
+                bar.enabled = bar.enabled and bar.rows > 0
+                bar.close()
+        return interval(found, self.confidence, self.method, where=f"bootstrap of {metric.name}")
 
     def intervals(
         self, metrics: Mapping[str, Bootstrap], states: Mapping[str, State]

@@ -404,7 +404,11 @@ def ci_settings(args: argparse.Namespace, command: str) -> Any:
         "method": given["ci_method"],
         "key": given["key"],
     }
-    return CI(**{k: v for k, v in settings.items() if v is not None})
+    # the replicates' progress line on a terminal, as the reading's (none with --quiet)
+    quiet = bool(getattr(args, "quiet", False))
+    return CI(
+        **{k: v for k, v in settings.items() if v is not None}, progress=False if quiet else None
+    )
 
 
 def add_compare_flags(parser: argparse.ArgumentParser, *, systems: str) -> None:

@@ -98,6 +98,10 @@ class Progress:
         Where to draw; stderr by default.
     clock
         A monotonic clock in seconds (for tests).
+    unit
+        What is counted, in the plural (``rows``; ``replicates`` for a bootstrap).
+    label
+        What the line is about, shown first (``bootstrap of roc_auc``).
 
     Examples
     --------
@@ -119,7 +123,11 @@ class Progress:
         enabled: bool = True,
         stream: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
+        unit: str = "rows",
+        label: str = "",
     ) -> None:
+        self.unit = unit
+        self.label = label
         self.total_bytes = total_bytes
         self.total_rows = total_rows
         self.enabled = enabled
@@ -154,11 +162,11 @@ class Progress:
     def line(self, now: float) -> str:
         """The text of the progress line at time ``now``."""
         elapsed = max(now - self._start, 1e-9)
-        parts = []
+        parts = [f"{self.label}:"] if self.label else []
         rows = f"{self.rows:,}"
         if self.total_rows is not None and self.total_bytes is None:
             rows += f"/{self.total_rows:,}"
-        parts.append(f"{rows} rows")
+        parts.append(f"{rows} {self.unit}")
         fraction = None
         if self.total_bytes:
             parts.append(f"{format_bytes(self.bytes)}/{format_bytes(self.total_bytes)}")
@@ -167,7 +175,7 @@ class Progress:
             fraction = min(self.rows / self.total_rows, 1.0)
         if fraction is not None:
             parts.append(f"{fraction:4.0%}")
-        parts.append(f"{format_count(self.rows / elapsed)} rows/s")
+        parts.append(f"{format_count(self.rows / elapsed)} {self.unit}/s")
         if self.total_bytes:
             parts.append(f"{format_bytes(self.bytes / elapsed)}/s")
         if fraction is not None and 0 < fraction < 1:

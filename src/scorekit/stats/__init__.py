@@ -19,6 +19,7 @@ from scorekit.stats._paired import (
     paired_t,
     wilcoxon,
 )
+from scorekit.stats._poisson import replicate_progress
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
 from scorekit.stats._results import DeLongResult, Interval, TestResult
 from scorekit.stats._sacrebleu import SACREBLEU_SEED, PairedResult, PairedTest, paired_ar, paired_bs
@@ -54,6 +55,7 @@ __all__ = [
     "paired_ar",
     "paired_bs",
     "paired_t",
+    "replicate_progress",
     "replicate_values",
     "state_interval",
     "unit_values",

@@ -11,8 +11,10 @@ on any number of Dask partitions.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,7 @@ __all__ = [
     "PoissonWeights",
     "hash_keys",
     "poisson_weights",
+    "replicate_progress",
     "replicate_weights",
     "unit_bases",
 ]
@@ -190,6 +193,34 @@ _BLOCK_CELLS = 1 << 20
 """Weights handed out per block by :class:`PoissonWeights` and :class:`LeaveOut` (about)."""
 
 
+_PROGRESS: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
+    "scorekit_replicate_progress", default=None
+)
+
+
+@contextlib.contextmanager
+def replicate_progress(report: Callable[[int], None]) -> Iterator[None]:
+    """Within the block, ``report(n)`` is called as each ``n`` replicates' weights are used.
+
+    The weights are drawn a block of replicates at a time (:class:`PoissonWeights`),
+    however the metric computes its replicates, so a caller can show their progress.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> done = []
+    >>> with replicate_progress(done.append):
+    ...     _ = list(PoissonWeights(unit_bases(0, np.arange(3, dtype=np.uint64)), 5).blocks())
+    >>> sum(done)
+    5
+    """
+    token = _PROGRESS.set(report)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
 class PoissonWeights:
     """The Poisson weights of a bootstrap's replicates, in blocks, units in any order.
 
@@ -223,8 +254,11 @@ class PoissonWeights:
         """Blocks of replicates, shape (replicates in the block, units), units in ``order``."""
         bases = self.bases if order is None else self.bases[order]
         step = max(1, _BLOCK_CELLS // max(len(bases), 1))
+        report = _PROGRESS.get()
         for start in range(0, self.count, step):
             yield replicate_weights(bases, start, min(start + step, self.count))
+            if report is not None:
+                report(min(step, self.count - start))
 
 
 class LeaveOut:
