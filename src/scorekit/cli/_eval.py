@@ -77,7 +77,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     by_flag(ev)
     add_scale_flags(ev, unit="rows")
     add_ci_flags(ev, unit="row")
-    add_compare_flags(ev, systems="the --pred (or binary --score) columns")
+    add_compare_flags(
+        ev,
+        systems="the --pred (or binary --score) columns",
+        default="needed to compare several columns",
+    )
     report_flag(ev)
     return ev
 

@@ -411,8 +411,15 @@ def ci_settings(args: argparse.Namespace, command: str) -> Any:
     )
 
 
-def add_compare_flags(parser: argparse.ArgumentParser, *, systems: str) -> None:
+def add_compare_flags(
+    parser: argparse.ArgumentParser,
+    *,
+    systems: str,
+    default: str = "default with several: paired_bootstrap",
+) -> None:
     """Add ``--test`` and ``--correction``: compare ``systems`` against the first one.
+
+    ``default`` says in the help what happens without ``--test``.
 
     The comparison also takes ``--confidence``, ``--n-resamples`` and ``--seed``
     (:func:`add_ci_flags`).
@@ -424,8 +431,8 @@ def add_compare_flags(parser: argparse.ArgumentParser, *, systems: str) -> None:
         "--test",
         choices=TESTS,
         help=f"compare {systems} against the first (the baseline) with this test "
-        "(default with several: paired_bootstrap); the table shows each difference, its "
-        "interval, the p-value and a mark where it is below 1 - confidence",
+        f"({default}); the table shows each difference, its interval, the p-value and a "
+        "mark where it is below 1 - confidence",
     )
     group.add_argument(
         "--correction",
