@@ -29,16 +29,19 @@ import types
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, Union
+from typing import Annotated, Any, Literal, NamedTuple, Protocol, Union
 
 import numpy as np
 
 from scorekit.errors import ConfigError, choices
 
-if TYPE_CHECKING:
-    from scorekit.core._metric import Metric
-
 __all__ = ["Check", "Flag", "OneOf", "Range", "check_fields", "option_values"]
+
+
+class _Configured(Protocol):
+    """What the markers need of a metric: its name in messages, in the house form."""
+
+    def _error(self, problem: str, got: Any = None, expected: str | None = None) -> str: ...
 
 
 class _Option(NamedTuple):
@@ -54,7 +57,7 @@ class _Marker(abc.ABC):
     """A rule on one option, written in the field's ``Annotated`` type."""
 
     @abc.abstractmethod
-    def apply(self, metric: Metric[Any], option: _Option, value: Any) -> Any:
+    def apply(self, metric: _Configured, option: _Option, value: Any) -> Any:
         """Check ``value`` of ``option`` and return the value the metric keeps."""
 
 
@@ -62,9 +65,9 @@ class _Marker(abc.ABC):
 class Range(_Marker):
     """A number from ``low`` to ``high``: an integer on an ``int`` field, else a real number.
 
-    Booleans are not numbers here. Ends left out (None) are open to infinity, and
-    infinity itself is admitted only as a closed end (``Range(0, math.inf)``), so
-    NaN never is. numpy integers of an ``int`` field become ``int``; numpy scalars
+    Booleans are not numbers here, and NaN is in no range. Ends left out (None)
+    are open to infinity; infinity itself is admitted only as a closed end
+    (``Range(0, math.inf)``). numpy integers of an ``int`` field become ``int``; numpy scalars
     of a ``float`` field become Python numbers; None passes when the type admits
     None. ``closed`` says which ends are included; ``problem`` and ``expected``
     replace the default message parts (``invalid <option>`` and the rule, e.g.
@@ -85,7 +88,7 @@ class Range(_Marker):
     expected: str | None = None
     convert: Callable[[Any], Any] | None = None
 
-    def apply(self, metric: Metric[Any], option: _Option, value: Any) -> Any:
+    def apply(self, metric: _Configured, option: _Option, value: Any) -> Any:
         """The number kept for ``value``, or a ConfigError naming ``option``."""
         if value is None and option.optional:
             return None
@@ -145,7 +148,7 @@ class OneOf(_Marker):
         object.__setattr__(self, "problem", problem)
         object.__setattr__(self, "expected", expected)
 
-    def apply(self, metric: Metric[Any], option: _Option, value: Any) -> Any:
+    def apply(self, metric: _Configured, option: _Option, value: Any) -> Any:
         """``value`` if it is one of the values, else a ConfigError naming ``option``."""
         if value in self.values:
             return value
@@ -171,7 +174,7 @@ class Flag(_Marker):
     problem: str | None = None
     expected: str = "True or False"
 
-    def apply(self, metric: Metric[Any], option: _Option, value: Any) -> Any:
+    def apply(self, metric: _Configured, option: _Option, value: Any) -> Any:
         """``value`` as a bool, or a ConfigError naming ``option``."""
         if value is None and option.optional:
             return None
@@ -197,12 +200,12 @@ class Check(_Marker):
 
     function: Callable[[Any, Any], Any]
 
-    def apply(self, metric: Metric[Any], option: _Option, value: Any) -> Any:
+    def apply(self, metric: _Configured, option: _Option, value: Any) -> Any:
         """What the function returns for ``value``."""
         return self.function(metric, value)
 
 
-def check_fields(metric: Metric[Any]) -> None:
+def check_fields(metric: _Configured) -> None:
     """Check and normalize every option of ``metric`` declared with a marker.
 
     Markers apply in the order of the fields and, on one field, in the order
@@ -245,7 +248,7 @@ def check_fields(metric: Metric[Any]) -> None:
             object.__setattr__(metric, option.name, value)
 
 
-def option_values(cls: type[Metric[Any]], option: str) -> tuple[Any, ...] | None:
+def option_values(cls: type[_Configured], option: str) -> tuple[Any, ...] | None:
     """The values the first :class:`OneOf` of ``option`` on ``cls`` lists (None: no OneOf).
 
     Examples
@@ -262,7 +265,7 @@ def option_values(cls: type[Metric[Any]], option: str) -> tuple[Any, ...] | None
 
 
 @functools.cache
-def _options(cls: type[Metric[Any]]) -> tuple[_Option, ...]:
+def _options(cls: type[_Configured]) -> tuple[_Option, ...]:
     """The marked fields of a metric class (read once per class)."""
     if not dataclasses.is_dataclass(cls):
         return ()
