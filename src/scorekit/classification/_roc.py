@@ -258,8 +258,9 @@ class ROCAUC(_BinnedScoreMetric):
     score_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
-        # one-vs-one refuses any partial AUC, a max_fpr out of range included
-        if self.multi_class == "ovo":
+        # one-vs-one refuses the other averages and any partial AUC, a max_fpr out of
+        # range included; an unknown average is left to the check of its field
+        if self.multi_class == "ovo" and self.average in AVERAGES:
             if self.average not in _OVO_AVERAGES:
                 raise ConfigError(
                     self._error(
