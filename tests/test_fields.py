@@ -604,3 +604,19 @@ def test_values_of_real_metrics_are_normalized(
     value = getattr(get(metric).cls(**{option: given}), option)
     assert value == kept
     assert type(value) is kind
+
+
+def test_one_vs_one_roc_auc_refuses_partial_auc_and_names_an_unknown_average() -> None:
+    cls = get("roc_auc").cls
+    with pytest.raises(ConfigError) as caught:
+        cls(multi_class="ovo", average="x")
+    assert str(caught.value) == (
+        "roc_auc: unknown average; got 'x', expected one of 'micro', 'macro', 'weighted', "
+        "'samples', None."
+    )
+    with pytest.raises(ConfigError) as caught:
+        cls(multi_class="ovo", max_fpr="x")
+    assert str(caught.value) == (
+        "roc_auc: partial AUC (max_fpr) is not available for one-vs-one; got 'x', "
+        "expected max_fpr=None."
+    )
