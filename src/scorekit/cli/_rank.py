@@ -38,8 +38,9 @@ from scorekit.cli._output import (
     write_comparisons,
     write_values,
 )
+from scorekit.core import option_choices
 from scorekit.errors import ConfigError, message, raw
-from scorekit.ranking import GAINS, MISSING, foreign_name
+from scorekit.ranking import foreign_name
 
 NAME = "rank"
 RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
@@ -72,7 +73,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     rk.add_argument("--per-query", action="store_true", help="also show every query's values")
     rk.add_argument(
         "--missing",
-        choices=MISSING,
+        choices=option_choices("map", "missing"),
         default="skip",
         help="qrels queries absent from the run: skip them, or count them as 0 (trec_eval -c)",
     )
@@ -83,7 +84,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="L",
         help="the smallest grade that counts as relevant (default 1, trec_eval -l)",
     )
-    rk.add_argument("--gain", choices=GAINS, default="linear", help="gain of a grade g: g or 2^g-1")
+    rk.add_argument(
+        "--gain",
+        choices=option_choices("ndcg", "gain"),
+        default="linear",
+        help="gain of a grade g: g or 2^g-1",
+    )
     rk.add_argument(
         "-J",
         "--judged-only",

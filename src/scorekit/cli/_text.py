@@ -35,10 +35,9 @@ from scorekit.cli._output import (
     write_ci_values,
     write_comparisons,
 )
-from scorekit.core import ByGroup, Metric, State
+from scorekit.core import ByGroup, Metric, State, option_choices
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval, format_paired
-from scorekit.text import TOKENIZERS
 
 NAME = "text"
 
@@ -82,7 +81,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "requested metric takes is an error",
     )
     options.add_argument(
-        "--tokenize", choices=TOKENIZERS, default=None, help="BLEU tokenizer (default: 13a)"
+        "--tokenize",
+        choices=option_choices("bleu", "tokenize"),
+        default=None,
+        help="BLEU tokenizer (default: 13a)",
     )
     options.add_argument(
         "--lowercase", action="store_true", default=None, help="case-insensitive BLEU and chrF"
