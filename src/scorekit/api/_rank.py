@@ -71,10 +71,10 @@ def evaluate_run(
     """
     from scorekit import ranking
 
+    scale: dict[str, Any] = {"chunk_size": chunk_size, "engine": engine}
+    scale.update(scheduler=scheduler, workers=workers, progress=progress)
     if by:
-        scale: dict[str, Any] = {"chunk_size": chunk_size, "engine": engine, "ci": ci}
-        scale.update(scheduler=scheduler, workers=workers, progress=progress)
-        return _by_group(qrels, run, metrics, by, attributes, **scale, **options)
+        return _by_group(qrels, run, metrics, by, attributes, ci=ci, **scale, **options)
     rows = 0
     if chunk_size is None and engine is None:
         if count_rows:
@@ -84,16 +84,7 @@ def evaluate_run(
         chosen = ranking.ranking_metrics(metrics, options)
     else:
         chosen = ranking.ranking_metrics(metrics, options)
-        states, rows = _run_states(
-            qrels,
-            run,
-            chosen,
-            chunk_size=chunk_size,
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
-            progress=progress,
-        )
+        states, rows = _run_states(qrels, run, chosen, **scale)
         means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
         per = ranking.per_query_values(states) if per_query else None
         result = ranking.RankingResult(means, states, per)
@@ -111,14 +102,12 @@ def _run_states(
     qrels: Any,
     run_path: str,
     chosen: dict[str, Any],
-    *,
-    chunk_size: int | None,
-    engine: str | None,
-    scheduler: str | None,
-    workers: int | None,
-    progress: bool | None,
+    **scale: Any,
 ) -> tuple[dict[str, Any], int]:
     """States of ranking metrics over a TREC run file, folded by a registered engine.
+
+    ``scale`` are the options of :func:`~scorekit.api._by.run_metrics` that say where
+    (``chunk_size``, ``engine``, ``scheduler``, ``workers``, ``progress``).
 
     The stream engine reads the run in chunks of ``chunk_size`` rows; the run
     must list the rows of each query together (sorted by query, as search
@@ -138,12 +127,8 @@ def _run_states(
         chosen,
         columns={role: role for role in _QUERY_DOC_SCORE},
         side={"qrels": as_qrels(qrels)},
-        chunk_size=chunk_size,
-        engine=engine,
-        scheduler=scheduler,
-        workers=workers,
-        progress=progress,
         compute=False,
+        **scale,
     )
     return dict(found.states), found.rows
 

@@ -236,16 +236,15 @@ def engine_eval(
     states: dict[str, Any] = {}
     rows = 0
     if chosen:
+        scale: dict[str, Any] = {"engine": engine, "scheduler": scheduler, "workers": workers}
         found = run_metrics(
             source,
             cast(dict[str, Metric[Any]], chosen),
             columns=columns,
             chunk_size=chunk_size,
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
             progress=progress,
             compute=False,
+            **scale,
         )
         states, rows = dict(found.states), found.rows
     values: dict[str, Any] = {}
