@@ -1,7 +1,7 @@
 """Bootstrap replicates of every metric whose unit is a row of its inputs.
 
 For every registered metric and configuration reachable by name,
-``summarize_replicates(batch, weights)[b]`` must compute to the value of the
+``summarize_replicates(metric, batch, weights)[b]`` must compute to the value of the
 batch with row ``i`` repeated ``weights[b, i]`` times (its sample weight with
 it), including rows of weight 0 and a replicate of no row, which behaves as an
 empty batch does (the same error or the same undefined value).
@@ -19,6 +19,7 @@ from hypothesis import given, settings
 
 from scorekit.core import Metric, State, available, iter_variants
 from scorekit.errors import ScorekitError, UndefinedMetricWarning
+from scorekit.stats._resampling import count_units, summarize_replicates
 from strategies import batches
 from test_properties import _close, _takes_weight
 
@@ -62,14 +63,14 @@ def test_replicates_equal_the_metric_of_repeated_rows(metric: Metric[Any]) -> No
     @given(batches(metric.inputs, min_rows=1, max_rows=30))
     def check(data: dict[str, Any]) -> None:
         args, sample_weight = data["args"], data["weights"] if weighted else None
-        n = metric.count_units(*args)
+        n = count_units(metric, *args)
         assert n == len(args[0])
         rng = np.random.default_rng(data["cuts"][0] * 1_000_003 + n)
         counts = rng.poisson(1.0, (4, n))
         counts[0] = 0
         extra = {} if sample_weight is None else {"sample_weight": sample_weight}
         try:
-            states = metric.summarize_replicates(*args, weights=counts, **extra)
+            states = summarize_replicates(metric, *args, weights=counts, **extra)
         except ScorekitError as exc:
             states = [exc] * len(counts)
         assert len(states) == len(counts)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from scorekit.core import Metric, State
 from scorekit.errors import ScorekitError
 from scorekit.stats import Bootstrap
+from scorekit.stats._resampling import from_state
 from strategies import batches
 from tables import to_table
 from test_engine_properties import _check, _quiet, _streamed
@@ -98,7 +99,7 @@ def test_bootstrap_replicates_equal_at_every_scale(metric: Metric[Any]) -> None:
         chunk = max(1, -(-table.num_rows // parts))
         read = {"columns": columns, **extra}
         _check(expected, _streamed(boot, table, chunk_size=chunk, **read), "chunks")
-        if metric.replicates_from_state or metric.inputs in ("requests", "log_probs"):
+        if from_state(metric) or metric.inputs in ("requests", "log_probs"):
             return
         n = table.num_rows
         keyed = _boot(metric, KEY)

@@ -376,13 +376,13 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
 
     _pair_kernel: ClassVar[Callable[..., Float] | None] = None
 
-    def replicate_values(  # type: ignore[override]
+    def replicate_values(
         self, y_true: Any, y_score: Any, sample_weight: Any = None, *, weights: UnitWeights
     ) -> Float | None:
         """Every replicate of one binary batch from one sort of each class's scores.
 
         Exact binary 1-D scores only (other inputs return None: their replicates
-        come from :meth:`summarize_replicates`). Equal to summarizing each
+        come from summarizing each replicate). Equal to summarizing each
         replicate's rows: exactly for ROC AUC with integer weights, to the last
         bits for AP.
         """

@@ -146,7 +146,8 @@ def _intervals(
         result = throughput.report(records, slo=slo, percentiles=args.percentiles)
         shown["records"] = records
     found = api.evaluate_records(args.records, ci=ci, slo=slo, **engine_options(args))
-    intervals, boots = found.values, found.metrics
+    intervals = found.values
+    boots: dict[str, Any] = dict(found.metrics)
     write_report(
         args, result, err, title=TITLE, inputs=[args.records], intervals=intervals, **shown
     )

@@ -558,9 +558,9 @@ class Grouped(Metric[GroupStates]):
         return self.inner.positional
 
     @property
-    def unit(self) -> str:  # type: ignore[override]
+    def unit(self) -> str:
         """The wrapped metric's unit (``row``, ``segment``...)."""
-        return self.inner.unit
+        return str(getattr(self.inner, "unit", "row"))
 
     @property
     def key_columns(self) -> tuple[str, ...]:

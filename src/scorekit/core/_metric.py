@@ -22,7 +22,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core._fields import check_fields
-from scorekit.core._replicates import row_replicates
 from scorekit.core._state import S
 from scorekit.errors import ConfigError, InputError, message, raw
 
@@ -110,17 +109,7 @@ class Metric(abc.ABC, Generic[S]):
             merged = self.merge(merged, state)
         return merged
 
-    # bootstrap: units counted several times -------------------------------------
-
-    unit: ClassVar[str] = "row"
-    """What a bootstrap of this metric resamples, in the singular (``row``, ``query``...)."""
-
-    replicates_from_state: ClassVar[bool] = False
-    """Whether the state keeps one value per unit, so that replicates are computed from it.
-
-    Such metrics (ranking's per-query values) implement :meth:`unit_keys` and
-    :meth:`compute_replicates` instead of :meth:`summarize_replicates`.
-    """
+    # keys: the inputs that name units or groups, read by the engines -----------------
 
     @property
     def reads(self) -> type[Metric[Any]]:
@@ -173,58 +162,6 @@ class Metric(abc.ABC, Generic[S]):
         (a group's rows, as :class:`Grouped` gives them).
         """
         return False
-
-    def count_units(self, *batch: Any, **kwargs: Any) -> int:
-        """The number of units in one batch (by default the length of the first input)."""
-        return len(batch[0])
-
-    def summarize_replicates(
-        self, *batch: Any, weights: NDArray[np.int64], **kwargs: Any
-    ) -> list[S]:
-        """The states of ``len(weights)`` replicates of one batch.
-
-        In replicate ``b`` the batch's unit ``i`` counts ``weights[b, i]`` times
-        (an integer >= 0), as if it appeared that many times
-        (:func:`~scorekit.core.row_replicates`: rows of weight 0 are left out,
-        a replicate of no row is :meth:`empty`). Families whose units are not
-        rows of their inputs override this.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from scorekit import parse_metric
-        >>> metric = parse_metric("accuracy")
-        >>> weights = np.array([[1, 1, 1], [0, 0, 2]])
-        >>> states = metric.summarize_replicates([1, 0, 1], [1, 1, 1], weights=weights)
-        >>> [float(metric.compute(s)) for s in states]
-        [0.666..., 1.0]
-        """
-        return row_replicates(self, *batch, weights=weights, **kwargs)
-
-    def replicate_values(
-        self, *batch: Any, weights: UnitWeights, **kwargs: Any
-    ) -> NDArray[np.float64] | None:
-        """The values of the replicates of one in-memory batch, or None without a fast path.
-
-        A metric that can compute many replicates from one pass over the batch
-        (ROC AUC sorts the scores once) overrides this; the values equal those
-        of :meth:`summarize_replicates` then :meth:`compute`. ``weights``
-        gives the replicates' unit weights in blocks, in the unit order the
-        metric asks for.
-        """
-        return None
-
-    def unit_keys(self, state: S) -> NDArray[Any]:
-        """The keys of the units a state keeps (metrics with :attr:`replicates_from_state`)."""
-        raise ConfigError(self._error("keeps no value per unit in its state"))
-
-    def compute_replicates(self, state: S, weights: NDArray[np.int64]) -> NDArray[np.float64]:
-        """The values of replicates of a state that keeps one value per unit.
-
-        ``weights[b, i]`` is how many times unit ``i`` (in the order of
-        :meth:`unit_keys`) counts in replicate ``b``.
-        """
-        raise ConfigError(self._error("keeps no value per unit in its state"))
 
     def update(self, state: S, *batch: Any, **kwargs: Any) -> S:
         """Fold one more batch into ``state``."""

@@ -79,7 +79,9 @@ def _replicates(
     repeat: bool,
 ) -> list[Any]:
     w = np.asarray(weights)
-    n = self.count_units(*batch, **kwargs)
+    # a unit is a row of the inputs, unless the metric counts its units otherwise
+    count = getattr(self, "count_units", None)
+    n = len(batch[0]) if count is None else count(*batch, **kwargs)
     if w.ndim != 2 or w.shape[1] != n:
         raise ConfigError(
             self._error(

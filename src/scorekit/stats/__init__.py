@@ -21,6 +21,7 @@ from scorekit.stats._paired import (
 )
 from scorekit.stats._poisson import replicate_progress
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
+from scorekit.stats._resampling import Resampled
 from scorekit.stats._results import DeLongResult, Interval, TestResult
 from scorekit.stats._sacrebleu import SACREBLEU_SEED, PairedResult, PairedTest, paired_ar, paired_bs
 from scorekit.stats._sacrebleu_table import format_paired
@@ -40,6 +41,7 @@ __all__ = [
     "PairedTest",
     "Replicated",
     "Replicates",
+    "Resampled",
     "TestResult",
     "analytic_interval",
     "bonferroni",

@@ -13,6 +13,14 @@ from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message
 from scorekit.stats._intervals import check_confidence, interval, plural
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates, single_number
+from scorekit.stats._resampling import (
+    compute_replicates,
+    count_units,
+    from_state,
+    summarize_replicates,
+    unit_keys,
+    unit_of,
+)
 from scorekit.stats._results import Interval
 
 __all__ = ["SAMPLINGS", "bootstrap", "replicate_values"]
@@ -104,20 +112,20 @@ def _resampled(
         raise ConfigError(message("bootstrap", "invalid seed", seed, "an integer >= 0"))
     state = inner.summarize(*data, **kwargs)
     value = single_number(inner, inner.compute(state))
-    if inner.replicates_from_state:
-        n = len(inner.unit_keys(state))
+    if from_state(inner):
+        n = len(unit_keys(inner, state))
 
         def values(weights: NDArray[Any]) -> NDArray[np.float64]:
-            return np.asarray(inner.compute_replicates(state, weights), dtype=np.float64)
+            return np.asarray(compute_replicates(inner, state, weights), dtype=np.float64)
     else:
-        n = inner.count_units(*data, **kwargs)
+        n = count_units(inner, *data, **kwargs)
 
         def values(weights: NDArray[Any]) -> NDArray[np.float64]:
-            states = inner.summarize_replicates(*data, weights=weights, **kwargs)
+            states = summarize_replicates(inner, *data, weights=weights, **kwargs)
             return np.array([single_number(inner, inner.compute(s)) for s in states])
 
     if n < 1:
-        return Replicated(value, np.zeros(0), np.zeros(0), n, inner.unit)
+        return Replicated(value, np.zeros(0), np.zeros(0), n, unit_of(inner))
     rng = np.random.default_rng(seed)
     index = rng.choice(n, size=(n_resamples, n), replace=True)
     replicates = _blocks(values, n_resamples, n, lambda a, b: _counts(index[a:b], n))
@@ -131,7 +139,7 @@ def _resampled(
             n,
             lambda a, b: (member[None, :] != np.arange(a, b)[:, None]).astype(np.int64),
         )
-    return Replicated(value, replicates, jackknife, n, inner.unit)
+    return Replicated(value, replicates, jackknife, n, unit_of(inner))
 
 
 def _counts(index: NDArray[np.intp], n: int) -> NDArray[np.int64]:

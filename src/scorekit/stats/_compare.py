@@ -26,6 +26,14 @@ from scorekit.stats._paired import (
     wilcoxon,
 )
 from scorekit.stats._replicates import single_number
+from scorekit.stats._resampling import (
+    compute_replicates,
+    count_units,
+    from_state,
+    summarize_replicates,
+    unit_keys,
+    unit_of,
+)
 
 __all__ = ["CORRECTIONS", "TESTS", "Comparison", "compare", "unit_values"]
 
@@ -106,26 +114,26 @@ def unit_values(metric: str | Metric[Any], *data: Any, **kwargs: Any) -> NDArray
     [1.0, 0.0, 1.0]
     """
     inner = _metric(metric)
-    if inner.replicates_from_state:
+    if from_state(inner):
         state = inner.summarize(*data, **kwargs)
-        n = len(inner.unit_keys(state))
+        n = len(unit_keys(inner, state))
 
         def block(w: NDArray[np.int64]) -> NDArray[np.float64]:
-            return np.asarray(inner.compute_replicates(state, w), dtype=np.float64)
+            return np.asarray(compute_replicates(inner, state, w), dtype=np.float64)
     else:
-        n = inner.count_units(*data, **kwargs)
+        n = count_units(inner, *data, **kwargs)
         if n > _MAX_ROW_VALUES:
             raise ConfigError(
                 message(
                     inner.name,
-                    f"per-{inner.unit} tests compute the metric on each {inner.unit} alone",
-                    raw(f"{n:,} {plural(inner.unit)}"),
+                    f"per-{unit_of(inner)} tests compute the metric on each {unit_of(inner)} alone",
+                    raw(f"{n:,} {plural(unit_of(inner))}"),
                     f"at most {_MAX_ROW_VALUES:,} (use test='paired_bootstrap')",
                 )
             )
 
         def block(w: NDArray[np.int64]) -> NDArray[np.float64]:
-            states = inner.summarize_replicates(*data, weights=w, **kwargs)
+            states = summarize_replicates(inner, *data, weights=w, **kwargs)
             return np.array([single_number(inner, inner.compute(s)) for s in states])
 
     step = max(1, (1 << 22) // max(n, 1))
@@ -149,17 +157,17 @@ def _same_units(
     inner: Metric[Any], truth: Any, systems: Sequence[Any], names: Sequence[str]
 ) -> None:
     where = f"compare {_label(inner)}"
-    if inner.replicates_from_state:
-        keys = [np.asarray(inner.unit_keys(inner.summarize(truth, s))) for s in systems]
+    if from_state(inner):
+        keys = [np.asarray(unit_keys(inner, inner.summarize(truth, s))) for s in systems]
         for name, k in zip(names[1:], keys[1:], strict=True):
             if k.shape != keys[0].shape or not np.array_equal(k, keys[0]):
                 missing = sorted(set(keys[0].tolist()) ^ set(k.tolist()))
                 raise InputError(
                     message(
                         where,
-                        f"{name} is evaluated on other {plural(inner.unit)} than {names[0]}",
-                        raw(f"{inner.unit} {missing[0]!r} in one only") if missing else None,
-                        f"the same {plural(inner.unit)}",
+                        f"{name} is evaluated on other {plural(unit_of(inner))} than {names[0]}",
+                        raw(f"{unit_of(inner)} {missing[0]!r} in one only") if missing else None,
+                        f"the same {plural(unit_of(inner))}",
                     )
                 )
         return
@@ -169,7 +177,7 @@ def _same_units(
             raise InputError(
                 message(
                     where,
-                    f"{name} has another number of {plural(inner.unit)} than {names[0]}",
+                    f"{name} has another number of {plural(unit_of(inner))} than {names[0]}",
                     count,
                     f"{counts[0]} as {names[0]}",
                 )
@@ -204,13 +212,13 @@ def _randomization(
         - single_number(inner, inner.score(truth, b, **kwargs))
     )
     rng = np.random.default_rng(seed)
-    if inner.replicates_from_state:
+    if from_state(inner):
         va, vb = unit_values(inner, truth, a, **kwargs), unit_values(inner, truth, b, **kwargs)
         mask = rng.integers(2, size=(n_resamples, len(va)), dtype=bool)
         shuffled = np.abs(np.where(mask, va, vb).mean(1) - np.where(mask, vb, va).mean(1))
         observed = abs(float(va.mean() - vb.mean()))
     else:
-        n = inner.count_units(truth, a, **kwargs)
+        n = count_units(inner, truth, a, **kwargs)
         mask = rng.integers(2, size=(n_resamples, n), dtype=bool)
         shuffled = np.empty(n_resamples)
         for t in range(n_resamples):

@@ -44,6 +44,14 @@ from scorekit.errors import (
     raw,
 )
 from scorekit.stats._poisson import hash_keys, replicate_weights, unit_bases
+from scorekit.stats._resampling import (
+    compute_replicates,
+    count_units,
+    from_state,
+    summarize_replicates,
+    unit_keys,
+    unit_of,
+)
 from scorekit.stats._rows import UnitRows, keeps_rows, replicates_of_rows, unit_rows
 
 __all__ = ["Bootstrap", "Replicated", "Replicates", "describe_metric", "single_number"]
@@ -382,11 +390,11 @@ class Bootstrap(Metric[Replicates]):
         object.__setattr__(self, "inner", inner)
         object.__setattr__(self, "metric", name)
         object.__setattr__(self, "options", options)
-        if inner.replicates_from_state and self.key:
+        if from_state(inner) and self.key:
             raise ConfigError(
                 message(
                     f"bootstrap of {name}",
-                    f"a key column is not needed: its units are {inner.unit} ids",
+                    f"a key column is not needed: its units are {unit_of(inner)} ids",
                     self.key,
                     "no key",
                 )
@@ -408,8 +416,8 @@ class Bootstrap(Metric[Replicates]):
         return self.inner.inputs
 
     @property
-    def unit(self) -> str:  # type: ignore[override]
-        return self.inner.unit
+    def unit(self) -> str:
+        return unit_of(self.inner)
 
     @property
     def reads(self) -> type[Metric[Any]]:
@@ -419,11 +427,11 @@ class Bootstrap(Metric[Replicates]):
     @property
     def wraps(self) -> Metric[Any] | None:
         """The wrapped metric, when its state alone makes the replicates (per-unit values)."""
-        return self.inner if self.inner.replicates_from_state else None
+        return self.inner if from_state(self.inner) else None
 
     def wrap(self, state: Any) -> Replicates:
         """The bootstrap state of a state of the wrapped metric that keeps per-unit values."""
-        if not self.inner.replicates_from_state:
+        if not from_state(self.inner):
             raise ConfigError(
                 message(
                     f"bootstrap of {self.metric}",
@@ -454,7 +462,7 @@ class Bootstrap(Metric[Replicates]):
         bounded = self.inner.size_advice
         if self.keeps_rows:
             growth = (
-                f"it keeps the inputs and the unit key of every {self.inner.unit}, "
+                f"it keeps the inputs and the unit key of every {unit_of(self.inner)}, "
                 f"or one {self.metric} state per replicate of 2-D scores"
             )
             advice = bounded[2] if bounded is not None else "it grows with the rows"
@@ -475,14 +483,14 @@ class Bootstrap(Metric[Replicates]):
     @property
     def positional(self) -> bool:
         """Whether units are keyed by row position (``summarize`` takes ``first_row=``)."""
-        return not self.key and not self.inner.replicates_from_state
+        return not self.key and not from_state(self.inner)
 
     def empty(self) -> Replicates:
         inner = self.inner
         if self.keeps_rows:
             empty = np.zeros((0, 2), dtype=np.int64)
             return self._state(UnitRows.empty(inner.empty()), (), (), 0, empty)
-        per_unit = inner.replicates_from_state
+        per_unit = from_state(inner)
         return self._state(
             inner.empty(),
             () if per_unit else tuple(inner.empty() for _ in range(self.n_resamples)),
@@ -531,9 +539,9 @@ class Bootstrap(Metric[Replicates]):
         """
         inner = self.inner
         state = inner.summarize(*batch, **kwargs)
-        if inner.replicates_from_state:
+        if from_state(inner):
             return self.wrap(state)
-        n = inner.count_units(*batch, **kwargs)
+        n = count_units(inner, *batch, **kwargs)
         keys, _, rows = self.keys_of(n, unit_key, first_row, positions)
         if self.keeps_rows:
             kept = unit_rows(inner, state, batch, kwargs, keys)
@@ -573,7 +581,7 @@ class Bootstrap(Metric[Replicates]):
         out: list[State] = [self.inner.empty()] * len(weights)
         counted = np.flatnonzero(weights.any(axis=1))
         if len(counted):
-            states = self.inner.summarize_replicates(*batch, weights=weights[counted], **kwargs)
+            states = summarize_replicates(self.inner, *batch, weights=weights[counted], **kwargs)
             for i, state in zip(counted.tolist(), states, strict=True):
                 out[i] = state
         return out
@@ -628,7 +636,7 @@ class Bootstrap(Metric[Replicates]):
         # value of all the data has warned already, and a metric's compute says that a value
         # is undefined only by warning
         (replicates, jackknife, units), _ = caught(lambda: self._replicate_values(state))
-        return Replicated(value, replicates, jackknife, units, inner.unit)
+        return Replicated(value, replicates, jackknife, units, unit_of(inner))
 
     def _replicate_values(self, state: Replicates) -> tuple[Any, Any, int]:
         """The replicate values, the leave-one-group-out values and the units of a state."""
@@ -644,7 +652,7 @@ class Bootstrap(Metric[Replicates]):
                 value=self._value,
             )
             units = state.units
-        elif inner.replicates_from_state:
+        elif from_state(inner):
             replicates, jackknife, units = self._from_state(state.state)
         else:
             replicates = np.array([self._value(s) for s in state.replicates])
@@ -662,7 +670,7 @@ class Bootstrap(Metric[Replicates]):
 
     def _from_state(self, state: State) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
         inner = self.inner
-        ids = inner.unit_keys(state)
+        ids = unit_keys(inner, state)
         keys = hash_keys(ids, f"bootstrap of {self.metric}")
         bases = unit_bases(self.seed, keys)
         parts = []
@@ -671,7 +679,7 @@ class Bootstrap(Metric[Replicates]):
             weights = replicate_weights(bases, start, min(start + step, self.n_resamples))
             parts.append(
                 np.asarray(
-                    inner.compute_replicates(state, weights.astype(np.int64)), dtype=np.float64
+                    compute_replicates(inner, state, weights.astype(np.int64)), dtype=np.float64
                 )
             )
         replicates = np.concatenate(parts) if parts else np.zeros(0)
@@ -680,7 +688,7 @@ class Bootstrap(Metric[Replicates]):
             groups = keys % np.uint64(self.groups)
             weights = groups[None, :] != np.arange(self.groups, dtype=np.uint64)[:, None]
             jackknife = np.asarray(
-                inner.compute_replicates(state, weights.astype(np.int64)), dtype=np.float64
+                compute_replicates(inner, state, weights.astype(np.int64)), dtype=np.float64
             )
         return replicates, jackknife, len(keys)
 

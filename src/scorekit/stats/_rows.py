@@ -2,7 +2,7 @@
 
 Exact ROC AUC and average precision compute all the replicates of a batch of
 binary scores from one sort of its scores
-(:meth:`~scorekit.core.Metric.replicate_values`). Their bootstrap state of such
+(a metric's ``replicate_values``: :class:`~scorekit.stats.Resampled`). Their bootstrap state of such
 a batch (:class:`UnitRows`, inside a :class:`~scorekit.stats.Replicates`) keeps
 the metric's state of the data, for the value, and the rows themselves: the
 inputs, the sample weights and the 64-bit key of each unit (its hashed key, or
@@ -26,6 +26,12 @@ from scorekit._check import as_array
 from scorekit.core import Metric, State, UnitWeights, state_field
 from scorekit.errors import ConfigError, StateMismatchError, message, raw
 from scorekit.stats._poisson import LeaveOut, PoissonWeights, unit_bases
+from scorekit.stats._resampling import (
+    from_state,
+    one_pass,
+    replicate_values,
+    summarize_replicates,
+)
 
 __all__ = ["UnitRows", "keeps_rows", "replicates_of_rows", "unit_rows"]
 
@@ -36,7 +42,7 @@ def keeps_rows(metric: Metric[Any]) -> bool:
     """Whether a bootstrap of ``metric`` keeps the rows of 1-D inputs instead of replicate states.
 
     True for metrics with a one-pass computation of many replicates
-    (:meth:`~scorekit.core.Metric.replicate_values`) whose exact state grows
+    (a metric's ``replicate_values``: :class:`~scorekit.stats.Resampled`) whose exact state grows
     with the data anyway (exact ROC AUC and AP; their binned forms keep one
     small state per replicate instead). Batches of 2-D inputs (scores of
     several classes or labels) keep a state per replicate: the one pass is
@@ -50,8 +56,7 @@ def keeps_rows(metric: Metric[Any]) -> bool:
     >>> keeps_rows(parse_metric("accuracy"))
     False
     """
-    fast = type(metric).replicate_values is not Metric.replicate_values
-    return fast and metric.grows and not metric.replicates_from_state
+    return one_pass(metric) and metric.grows and not from_state(metric)
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,11 +262,11 @@ def _values(
     value: Callable[[State], float],
 ) -> Float:
     """The metric of every replicate of ``weights``: one pass, or a state per replicate."""
-    found = metric.replicate_values(*inputs, weights=weights, **kwargs)
+    found = replicate_values(metric, *inputs, weights=weights, **kwargs)
     if found is not None:
         return np.asarray(found, dtype=np.float64)
     out: list[float] = []
     for block in weights.blocks():
-        states = metric.summarize_replicates(*inputs, weights=block.astype(np.int64), **kwargs)
+        states = summarize_replicates(metric, *inputs, weights=block.astype(np.int64), **kwargs)
         out.extend(value(state) for state in states)
     return np.array(out, dtype=np.float64)

@@ -134,6 +134,7 @@ def score_statistics(metric: Metric[Any], sums: Any) -> NDArray[np.float64]:
 
 def unit_weights(metric: Metric[Any], weights: Any, n: int) -> NDArray[np.int64]:
     """``weights`` checked as ``(replicates, n)`` integers >= 0, as an ``int64`` array."""
+    unit = getattr(metric, "unit", "row")
     w = np.asarray(weights)
     if w.ndim != 2 or w.shape[1] != n:
         raise InputError(
@@ -141,7 +142,7 @@ def unit_weights(metric: Metric[Any], weights: Any, n: int) -> NDArray[np.int64]
                 metric.name,
                 "unit weights do not match the batch",
                 raw(f"shape {list(w.shape)}"),
-                f"shape (replicates, {n}): one weight per {metric.unit} of the batch",
+                f"shape (replicates, {n}): one weight per {unit} of the batch",
             )
         )
     if w.size and (w.dtype.kind not in "iub" or int(w.min()) < 0):
