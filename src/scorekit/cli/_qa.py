@@ -18,6 +18,7 @@ from scorekit.cli._flags import (
 from scorekit.cli._output import write_ci_values, write_values
 from scorekit.core import option_choices
 from scorekit.errors import ConfigError, message, raw
+from scorekit.qa import ExactMatch
 
 NAME = "qa"
 
@@ -48,7 +49,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--na-prob-thresh", type=float, default=1.0, help="no-answer threshold (v2.0)"
     )
     qa_parser.add_argument(
-        "--version", choices=option_choices("exact_match", "version"), default="2.0"
+        "--version", choices=option_choices(ExactMatch, "version"), default="2.0"
     )
     max_file_size_flag(qa_parser, "JSON file")
     format_flag(qa_parser, "table", "json", "csv")

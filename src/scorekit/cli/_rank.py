@@ -40,7 +40,7 @@ from scorekit.cli._output import (
 )
 from scorekit.core import option_choices
 from scorekit.errors import ConfigError, message, raw
-from scorekit.ranking import foreign_name
+from scorekit.ranking import MAP, NDCG, foreign_name
 
 NAME = "rank"
 RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
@@ -73,7 +73,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     rk.add_argument("--per-query", action="store_true", help="also show every query's values")
     rk.add_argument(
         "--missing",
-        choices=option_choices("map", "missing"),
+        choices=option_choices(MAP, "missing"),
         default="skip",
         help="qrels queries absent from the run: skip them, or count them as 0 (trec_eval -c)",
     )
@@ -86,7 +86,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     rk.add_argument(
         "--gain",
-        choices=option_choices("ndcg", "gain"),
+        choices=option_choices(NDCG, "gain"),
         default="linear",
         help="gain of a grade g: g or 2^g-1",
     )

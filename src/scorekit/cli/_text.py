@@ -38,6 +38,7 @@ from scorekit.cli._output import (
 from scorekit.core import ByGroup, Metric, State, option_choices
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval, format_paired
+from scorekit.text import BLEU
 
 NAME = "text"
 
@@ -82,7 +83,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     options.add_argument(
         "--tokenize",
-        choices=option_choices("bleu", "tokenize"),
+        choices=option_choices(BLEU, "tokenize"),
         default=None,
         help="BLEU tokenizer (default: 13a)",
     )
