@@ -31,6 +31,7 @@ from scorekit.classification import (
     recall,
 )
 from scorekit.cli import default_metrics, main
+from scorekit.cli._list import plain_summary
 from scorekit.core import Metric, State, available, parse_metric, register, state_field
 from scorekit.core import _registry as _core
 from scorekit.errors import ScorekitError
@@ -771,8 +772,9 @@ def test_list_table_shows_every_registered_metric(capsys: Any) -> None:
     for info in available():
         name = info.name + (f"@{info.at}" if info.at else "")
         assert name in rows
-        assert info.summary in rows[name]
+        assert plain_summary(info.summary) in rows[name]
         assert info.inputs in rows[name]
+        assert not any(mark in rows[name] for mark in ("``", ":class:`", ":func:`", ":math:`"))
     assert rows["error_rate"].split()[1:3] == ["zero_one_loss", "lower"]
     assert "[0, inf]" in rows["confusion_matrix"] and "—" in rows["confusion_matrix"]
 

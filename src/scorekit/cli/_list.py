@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import shutil
 import sys
 import textwrap
@@ -95,7 +96,7 @@ def _listing(only: str | None = None) -> list[dict[str, Any]]:
                 else [],
                 "variant_pattern": entry.variant_pattern,
                 "at": entry.at,
-                "summary": entry.summary,
+                "summary": plain_summary(entry.summary),
             }
         )
     return rows
@@ -243,3 +244,18 @@ def _grows_text(grows: bool, bounded: str | None) -> str:
 
 def _plainbound_text(x: float) -> float | str:
     return bound_text(x) if math.isinf(x) else x
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def plain_summary(text: str) -> str:
+    """A docstring's first line as plain text: reST roles and literals shown as their text.
+
+    Examples
+    --------
+    >>> plain_summary("The square root of :class:`MSE`, with ``y_true`` and :func:`~a.b.f1`.")
+    'The square root of MSE, with y_true and f1.'
+    """
+    text = _ROLE.sub(lambda m: m[1].rsplit(".", 1)[-1], text)
+    return text.replace("``", "")
