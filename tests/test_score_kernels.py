@@ -9,6 +9,7 @@ the states the general code gives.
 from __future__ import annotations
 
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -246,3 +247,23 @@ def test_merging_many_refuses_states_of_other_classes() -> None:
     b = ROCAUC(multi_class="ovr", labels=("x", "y")).summarize(["x", "y"], p)
     with pytest.raises(StateMismatchError, match="states differ in classes"):
         ScoreHistogram.merge_all([a, a, b])
+
+
+def test_the_limits_a_flag_sets_last_for_the_run_only(tmp_path, capsys, monkeypatch) -> None:
+    from scorekit.cli import main
+
+    monkeypatch.setenv("SCOREKIT_STATE_WARNING_SIZE", "1G")
+    monkeypatch.delenv("SCOREKIT_MAX_FILE_SIZE", raising=False)
+    path = tmp_path / "d.csv"
+    path.write_text("y,s\n1,0.5\n0,0.25\n")
+    args = ["eval", str(path), "--task", "binary", "--true", "y", "--score", "s"]
+    assert main([*args, "--metric", "roc_auc", "--state-warning", "2K"]) == 0
+    assert os.environ["SCOREKIT_STATE_WARNING_SIZE"] == "1G"
+    # set, then a usage error later on the line
+    assert main([*args, "--state-warning", "2K", "--no-such-flag"]) == 2
+    assert os.environ["SCOREKIT_STATE_WARNING_SIZE"] == "1G"
+    dataset = tmp_path / "squad.json"
+    dataset.write_text('{"data": []}')
+    main(["qa", str(dataset), str(dataset), "--max-file-size", "1M"])
+    assert "SCOREKIT_MAX_FILE_SIZE" not in os.environ
+    capsys.readouterr()

@@ -63,7 +63,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scorekit.cli._commands import build_parser, command_names, register_command
-from scorekit.cli._flags import write_warnings
+from scorekit.cli._flags import restore_environment, write_warnings
 from scorekit.core import load_plugins
 from scorekit.errors import PluginWarning, ScorekitError
 
@@ -126,8 +126,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``scorekit`` command; return the exit status (0 ok, 2 user error).
 
     The installed plug-ins (entry-point group ``scorekit.plugins``) are loaded
-    first, so their commands, metrics, formats and engines are known.
+    first, so their commands, metrics, formats and engines are known. The
+    limits a flag sets for the run (``--max-file-size``, ``--state-warning``)
+    are the run's: the environment is as before when ``main`` returns.
     """
+    try:
+        return _main(argv)
+    finally:
+        restore_environment()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     out, err = sys.stdout, sys.stderr
     buffer, notes = io.StringIO(), io.StringIO()
     failure: str | None = None

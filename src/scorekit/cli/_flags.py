@@ -39,6 +39,7 @@ __all__ = [
     "progress",
     "refuse_with_comparison",
     "report_flag",
+    "restore_environment",
     "scaled",
     "slo_flag",
     "write_comparison_report",
@@ -168,6 +169,26 @@ def slo_flag(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--slo", nargs="+", action="extend", metavar="KEY=TIME", help=help)
 
 
+_BEFORE: dict[str, str | None] = {}
+"""The values the environment variables a flag sets for the run had before it."""
+
+
+def _set_for_run(name: str, value: str) -> None:
+    """Set the environment variable ``name`` until :func:`restore_environment`."""
+    _BEFORE.setdefault(name, os.environ.get(name))
+    os.environ[name] = value
+
+
+def restore_environment() -> None:
+    """Give back the values the run's flags replaced (``cli.main`` calls it as it returns)."""
+    for name, value in _BEFORE.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    _BEFORE.clear()
+
+
 class _MaxFileSize(argparse.Action):
     """``--max-file-size SIZE``: the limit of :func:`scorekit.io.read_limited` for this run."""
 
@@ -178,7 +199,7 @@ class _MaxFileSize(argparse.Action):
             size = io.parse_size(str(values))
         except ConfigError as exc:
             parser.error(str(exc))
-        os.environ[io.MAX_FILE_SIZE_VARIABLE] = str(size)
+        _set_for_run(io.MAX_FILE_SIZE_VARIABLE, str(size))
         setattr(namespace, self.dest, size)
 
 
@@ -192,7 +213,7 @@ class _StateWarning(argparse.Action):
             size = io.parse_size(str(values), "--state-warning")
         except ConfigError as exc:
             parser.error(str(exc))
-        os.environ[io.STATE_WARNING_VARIABLE] = str(size)
+        _set_for_run(io.STATE_WARNING_VARIABLE, str(size))
         setattr(namespace, self.dest, size)
 
 
