@@ -56,10 +56,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'scorekit.cli._flags' has no attribute {name!r}")
 
 
-_RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
-"""The tests whose p-values come from resamples (their number and seed are shown)."""
-
-
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors read ``scorekit: ...`` like the others."""
 
@@ -591,11 +587,12 @@ def write_comparison_report(
     path = getattr(args, "report", None)
     if not path:
         return
+    from scorekit.cli._output import RESAMPLED_TESTS
     from scorekit.report import comparison
 
     paired = found.settings
     how = f"Test: {paired.test}"
-    if paired.test in _RESAMPLED_TESTS:
+    if paired.test in RESAMPLED_TESTS:
         how += f" ({paired.n_resamples} resamples, seed {paired.seed})"
     how += f"; correction for several systems: {paired.correction or 'none'}."
     written = comparison(

@@ -22,6 +22,9 @@ from scorekit.core import ByGroup, Estimate, plain_value
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
 
+RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
+"""The tests of ``--test`` that resample (``--n-resamples`` and ``--seed`` shape them)."""
+
 FEW_RESAMPLES = 100
 """Below this many bootstrap resamples ``--ci`` warns that its bounds are rough."""
 
@@ -398,14 +401,12 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
             }
         )
     if fmt == "json":
-        doc = {
-            "test": paired.test,
-            "correction": paired.correction,
-            "confidence": paired.confidence,
-            "n_resamples": paired.n_resamples,
-            "seed": paired.seed,
-            "comparisons": records,
-        }
+        doc = {"test": paired.test, "correction": paired.correction}
+        doc["confidence"] = paired.confidence
+        if paired.test in RESAMPLED_TESTS:
+            # the analytic tests (t, Wilcoxon, McNemar, DeLong) draw nothing
+            doc.update(n_resamples=paired.n_resamples, seed=paired.seed)
+        doc["comparisons"] = records
         out.write(json.dumps(plain(doc), indent=2) + "\n")
         return
     fields = ["metric", "system", "value", "difference", "low", "high", "pvalue"]
