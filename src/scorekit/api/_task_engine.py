@@ -268,7 +268,14 @@ def engine_eval(
 
 
 def _first(chunks: Iterable[Any]) -> Any:
-    return next(iter(chunks), None)
+    """The first chunk; the reading stops there (its readers are closed now)."""
+    iterator = iter(chunks)
+    try:
+        return next(iterator, None)
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
 
 
 def _summarize_probe(metric: Metric[Any], data: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +132,7 @@ def read_batches(
     open_reader: Callable[[Any, int], Any],
     failure: Callable[[Exception, int], Exception],
     finish: Callable[[int], None] | None = None,
-) -> Iterator[tuple[Any, int]]:
+) -> Generator[tuple[Any, int], None, None]:
     """Yield ``(batch, bytes_read)`` of a streaming pyarrow reader, starting again on long rows.
 
     ``open_reader(stream, block)`` opens the reader on the file's stream. When
@@ -168,8 +168,8 @@ def read_batches(
                 continue
             raise failure(exc, block) from None
         finally:
-            # a reader left before its end (a first chunk read alone) stops its
-            # read-ahead before the file closes, or pyarrow may abort the process at exit
+            # a reader left before its end (a first chunk read alone) stops reading
+            # before its file closes
             if reader is not None and hasattr(reader, "close"):
                 reader.close()
             handle.close()

@@ -125,9 +125,15 @@ def csv_batches(
     def finish(rows: int) -> None:
         check_rows(path, delimiter, rows, counts[-1])
 
-    for batch, done in read_batches(path, block, open_reader, failure, finish):
-        check_values(path, delimiter, batch)
-        yield batch, done
+    batches = read_batches(path, block, open_reader, failure, finish)
+    try:
+        for batch, done in batches:
+            check_values(path, delimiter, batch)
+            yield batch, done
+    finally:
+        # a bad value found here leaves the reader suspended: it stops and closes its file
+        # now, not when the error's traceback is collected
+        batches.close()
 
 
 def _csv_error(

@@ -191,17 +191,24 @@ class FileSource(Source):
                 absent = [c for c in wanted if c in plan.optional and c not in have]
             read = [c for c in wanted if c not in absent]
             reader = _readers.batches(path, fmt, read, chunk_size, plan)
-            for batch, position in reader:
-                table = _nulls(batch_table(batch), wanted, absent, plan.types.get(fmt, {}))
-                if first_path is None:
-                    first_path, first_types = path, _kinds(table)
-                else:
-                    _check_kinds(first_path, first_types, path, table)
-                for start in range(0, table.num_rows, chunk_size):
-                    part = table.slice(start, chunk_size)
-                    progress.update(rows=part.num_rows, bytes_read=done_bytes + position)
-                    yield with_meta(part, str(path), fmt, offset)
-                    offset += part.num_rows
+            # closed here, not when collected: chunks left unread (a first chunk read alone)
+            # stop the file's reader and close the file now
+            try:
+                for batch, position in reader:
+                    table = _nulls(batch_table(batch), wanted, absent, plan.types.get(fmt, {}))
+                    if first_path is None:
+                        first_path, first_types = path, _kinds(table)
+                    else:
+                        _check_kinds(first_path, first_types, path, table)
+                    for start in range(0, table.num_rows, chunk_size):
+                        part = table.slice(start, chunk_size)
+                        progress.update(rows=part.num_rows, bytes_read=done_bytes + position)
+                        yield with_meta(part, str(path), fmt, offset)
+                        offset += part.num_rows
+            finally:
+                close = getattr(reader, "close", None)
+                if close is not None:
+                    close()
             done_bytes += _size(path)
             progress.update(bytes_read=done_bytes)
 
