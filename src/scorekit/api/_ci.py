@@ -9,11 +9,10 @@ memory, in chunks, on Dask), and its value is an :class:`scorekit.stats.Interval
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
-from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State, caught, reraise
+from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State
 from scorekit.errors import ConfigError, choices, message
 from scorekit.io import Progress, progress_wanted
 from scorekit.stats import (
@@ -167,15 +166,7 @@ class CI:
         def one(part: State) -> Interval:
             return self.interval(inner, inner.wrap(part) if boot is not None else part)
 
-        values: dict[Any, Interval] = {}
-        sizes: dict[Any, int] = {}
-        for key, size, part in zip(state.groups(), state.sizes.tolist(), state.states, strict=True):
-            group = key[0] if len(metric.by) == 1 else key
-            values[group], found = caught(functools.partial(one, part))
-            label = ", ".join(f"{n}={v!r}" for n, v in zip(metric.by, key, strict=True))
-            reraise(found, f"group {label}: ")
-            sizes[group] = int(size)
-        return ByGroup(one(state.overall), values, sizes, tuple(metric.by))
+        return metric.values_of(state, one)
 
     def describe(self, units: Iterable[str]) -> str:
         """One line saying how the intervals were made.

@@ -632,16 +632,21 @@ class Grouped(Metric[GroupStates]):
 
     def compute(self, state: GroupStates) -> ByGroup:
         """The value overall and per group; a group's warnings name the group."""
-        inner = self.inner
-        overall = inner.compute(state.overall)
+        return self.values_of(state, self.inner.compute)
+
+    def values_of(self, state: GroupStates, value: Callable[[Any], Any]) -> ByGroup:
+        """``value`` of the overall state and of each group's (an interval, say), with the sizes.
+
+        ``value`` warns about a group's state in its own words, which do not name
+        the group: each warning is raised again with the group's name in front.
+        """
+        overall = value(state.overall)
         values: dict[GroupKey, Any] = {}
         sizes: dict[GroupKey, int] = {}
         for key, size, part in zip(state.groups(), state.sizes.tolist(), state.states, strict=True):
             group = key[0] if len(self.by) == 1 else key
-            # the wrapped metric warns about the group's state in its own words, which do not
-            # name the group: each warning is raised again with the group's name in front
-            values[group], found = caught(functools.partial(inner.compute, part))
-            reraise(found, f"group {_label(self.by, key)}: ")
+            values[group], found = caught(functools.partial(value, part))
+            reraise(found, f"group {_label(self.by, key)}: ", stacklevel=3)
             sizes[group] = int(size)
         return ByGroup(overall, values, sizes, tuple(self.by))
 
