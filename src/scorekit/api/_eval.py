@@ -134,7 +134,7 @@ def evaluate_table(
         metrics,
         learned,
         engine=engine or "stream",
-        chunk_size=size,
+        chunk_size=size if whole else chunk_size,
         progress=False if whole else progress,
         scheduler=scheduler,
         workers=workers,
