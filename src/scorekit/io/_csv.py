@@ -120,14 +120,18 @@ def csv_batches(
         return reader
 
     def failure(exc: Exception, block: int) -> Exception:
+        if counts:
+            counts[-1].check()
         return _csv_error(path, fmt, names, types, block, exc)
 
     def finish(rows: int) -> None:
+        counts[-1].check()
         check_rows(path, delimiter, rows, counts[-1])
 
     batches = read_batches(path, block, open_reader, failure, finish)
     try:
         for batch, done in batches:
+            counts[-1].check()
             check_values(path, delimiter, batch)
             yield batch, done
     finally:

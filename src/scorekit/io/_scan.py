@@ -78,19 +78,31 @@ class LineCount:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.lines = 0
+        self.nul = False
         self._after_break = True
 
     def __call__(self, buf: Any) -> Any:
+        # a NUL byte ends the stream here (the reader sees the end of the file) and is
+        # raised by the caller (:meth:`check`): an error raised in this transform would
+        # travel through pyarrow's reading threads
+        if self.nul:
+            return b""
         data = _bytes(buf)
         for start in range(0, data.size, _STEP):
             part = data[start : start + _STEP]
             if not part.all():
-                raise nul_error(self.path)
+                self.nul = True
+                return b""
             breaks = (part == _NEWLINE) | (part == _RETURN)
             starts = np.count_nonzero(breaks[:-1] & ~breaks[1:])
             self.lines += int(starts) + int(self._after_break and not breaks[0])
             self._after_break = bool(breaks[-1])
         return buf
+
+    def check(self) -> None:
+        """Raise the NUL byte found, naming its line, if one was."""
+        if self.nul:
+            raise nul_error(self.path)
 
 
 def nul_error(path: Path) -> InputError:

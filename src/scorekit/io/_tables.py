@@ -204,6 +204,7 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
 
     kind = "TSV" if delimiter == "\t" else "CSV"
     parse = csv.ParseOptions(delimiter=delimiter)
+    count = LineCount(path)
     try:
         if wanted is not None:
             reader = csv.open_csv(path, parse_options=parse)
@@ -213,7 +214,6 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
         convert = csv.ConvertOptions(
             include_columns=wanted, strings_can_be_null=True, null_values=[""]
         )
-        count = LineCount(path)
         handle, stream = open_file(path)
         try:
             table = csv.read_csv(
@@ -224,6 +224,7 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
         finally:
             handle.close()
     except (pa.ArrowException, OSError) as exc:
+        count.check()
         if "Empty CSV file" in str(exc):
             raise InputError(
                 message(str(path), "file is empty", None, "a header line and data rows")
@@ -231,6 +232,7 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
         if "CSV parse error" in str(exc):
             raise _ragged_row(path, delimiter, exc) from None
         raise pyarrow_error(path, kind, exc) from None
+    count.check()
     check_rows(path, delimiter, table.num_rows, count)
     check_values(path, delimiter, table)
     return table
