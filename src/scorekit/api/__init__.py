@@ -45,7 +45,6 @@ from scorekit.api._statefile import (
     merge_with_header,
     save_states,
 )
-from scorekit.api._task import TASKS, default_metrics
 from scorekit.api._text import (
     ROUGE_TOKENIZERS,
     TEXT_DEFAULTS,
@@ -54,6 +53,7 @@ from scorekit.api._text import (
     text_segments,
 )
 from scorekit.api._throughput import evaluate_records
+from scorekit.classification import TASKS, default_metrics
 from scorekit.core import EvaluationResult
 from scorekit.information import FeatureRanking, rank_file
 

@@ -17,16 +17,7 @@ from typing import Any
 
 from scorekit import io
 from scorekit.api._ci import check_resampling
-from scorekit.api._task import (
-    _PRED_KINDS,
-    TASKS,
-    _arguments,
-    _inputs,
-    _metric_for,
-    _Plan,
-    _pos_label,
-    default_metrics,
-)
+from scorekit.classification import LABEL_KINDS, TASKS, TableTask, default_metrics, task_arguments
 from scorekit.core import EvaluationResult, Metric
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
 from scorekit.stats import CORRECTIONS, TESTS, Comparison, compare
@@ -240,7 +231,7 @@ def compare_table(
     needed = list(dict.fromkeys([true, *systems, *([weight] if weight else []), *key]))
     table = io.read_table(path, columns=needed)
     plans = [
-        _Plan(
+        TableTask(
             str(path),
             task,
             (true,),
@@ -252,8 +243,8 @@ def compare_table(
         for column in systems
     ]
     y_true = io.label_array(table, true) if task != "regression" else None
-    label = _pos_label(pos_label, y_true) if y_true is not None else None
-    data = [_inputs(plan, table, label) for plan in plans]
+    label = plans[0].positive(y_true) if y_true is not None else None
+    data = [plan.arrays(table, label) for plan in plans]
     unit_key = io.label_array(table, paired.key) if paired.key else None
     explicit = bool(metrics)
     only = _ONLY.get(paired.test)
@@ -272,8 +263,8 @@ def compare_table(
                 )
             )
         try:
-            metric = _metric_for(spec, plans[0], label, None)
-            if (metric.inputs in _PRED_KINDS) == scores:
+            metric = plans[0].metric(spec, label, None)
+            if (metric.inputs in LABEL_KINDS) == scores:
                 problem = "needs --pred columns" if scores else "needs --score columns"
                 raise ConfigError(message(spec, problem, raw("--score" if scores else "--pred")))
         except ScorekitError as exc:
@@ -281,7 +272,7 @@ def compare_table(
                 raise
             jobs.append(_Job(spec, None, failure=str(exc)))
             continue
-        arguments = [_arguments(metric, d) for d in data]
+        arguments = [task_arguments(metric, d) for d in data]
         kwargs = dict(arguments[0][1])
         if unit_key is not None:
             kwargs["key"] = unit_key

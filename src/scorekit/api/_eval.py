@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit import io
+from scorekit.api._by import run_metrics
 from scorekit.api._ci import CI
-from scorekit.api._classes import order_score_columns
-from scorekit.api._task import _check_binary, _Plan, _plan
-from scorekit.api._task_engine import engine_eval
-from scorekit.core import EvaluationResult
+from scorekit.classification import (
+    TableTask,
+    TaskMetric,
+    default_metrics,
+    order_score_columns,
+    table_task,
+    task_arguments,
+    task_metric,
+)
+from scorekit.core import EvaluationResult, Grouped, Metric
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
-from scorekit.errors import ConfigError, message, raw
+from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
+from scorekit.stats import Bootstrap
 
 __all__ = ["evaluate_table"]
 
@@ -99,7 +107,7 @@ def evaluate_table(
     >>> found.values["f1"].value, found.values["f1"].method
     (0.8, 'percentile')
     """
-    plan = _plan(
+    plan = table_task(
         path, task, true, pred, score, weight, pos_label, ci.key if ci else None, by, threshold
     )
     matching = task == "multiclass" and bool(score)
@@ -123,12 +131,12 @@ def evaluate_table(
         learned = read_chunks(
             source, [true[0]], size, progress=False, use=lambda chunks: _classes(plan, chunks)
         )
-        _check_binary(plan, learned)
+        plan.check_classes(learned)
     if matching and learned is not None:
         plan, notes = order_score_columns(plan, learned, classes)
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
-    return engine_eval(
+    return _engine_eval(
         plan,
         source,
         metrics,
@@ -142,10 +150,124 @@ def evaluate_table(
     )
 
 
-def _classes(plan: _Plan, chunks: Iterable[Any]) -> NDArray[Any]:
+def _classes(plan: TableTask, chunks: Iterable[Any]) -> NDArray[Any]:
     """The sorted classes of ``--true`` over all chunks."""
     found: NDArray[Any] | None = None
     for table in chunks:
         labels = np.unique(io.label_array(table, plan.true[0]))
         found = labels if found is None else np.union1d(found, labels)
     return found if found is not None else np.empty(0)
+
+
+def _engine_eval(
+    plan: TableTask,
+    source: Any,
+    specs: Sequence[str] | None,
+    classes: Any,
+    *,
+    engine: str,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    ci: CI | None = None,
+) -> EvaluationResult:
+    """The task's metrics over ``source``, folded by a registered engine.
+
+    The first chunk is read here to type ``--pos-label`` and to leave out
+    default metrics that do not apply (as ``eval`` skips them); the engine folds
+    the others, and any error stops the evaluation. With ``ci`` each metric is
+    folded as its bootstrap and its value is an interval; with ``plan.by``, per
+    group (an interval per group with ``ci``). An engine that does not number
+    the rows of its parts (Dask) needs a key column for the units (``ci.key``).
+    """
+    explicit = bool(specs)
+    names = list(dict.fromkeys(specs or ())) or default_metrics(
+        plan.task,
+        has_pred=plan.pred is not None or plan.threshold is not None,
+        has_score=plan.score is not None,
+    )
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    first = read_chunks(source, plan.needed(), size, progress=False, use=_first)
+    if first is None:
+        raise InputError(message(plan.source, "no data", None, "a table with rows"))
+    pos_label = plan.positive(io.label_array(first, plan.true[0]))
+    data = plan.arrays(first, pos_label)
+    chosen: dict[str, TaskMetric] = {}
+    skipped: list[str] = []
+    for name in names:
+        try:
+            metric = plan.metric(name, pos_label, classes)
+            args, kwargs = task_arguments(metric, data)
+            metric.summarize(*args, **kwargs)
+        except ScorekitError as exc:
+            if explicit:
+                raise
+            skipped.append(str(exc))
+            continue
+        folded = metric if ci is None else ci.wrap(metric)
+        if plan.by:
+            folded = Grouped(folded, by=plan.by)
+        chosen[name] = task_metric(metric, plan, pos_label, folded)
+    columns = {"y_true": list(plan.true)}
+    for role, given in (("y_pred", plan.pred), ("y_score", plan.score)):
+        if any(m.second_role == role for m in chosen.values()):
+            columns[role] = list(given or ())
+    if plan.weight:
+        columns["sample_weight"] = [plan.weight]
+    if plan.key and ci is not None:
+        columns["unit_key"] = [plan.key]
+    if plan.by:
+        columns["group"] = list(plan.by)
+    states: dict[str, Any] = {}
+    rows = 0
+    if chosen:
+        found = run_metrics(
+            source,
+            cast(dict[str, Metric[Any]], chosen),
+            columns=columns,
+            chunk_size=chunk_size,
+            progress=progress,
+            compute=False,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+        )
+        states, rows = dict(found.states), found.rows
+    values: dict[str, Any] = {}
+    for name, metric in chosen.items():
+        try:
+            values[name] = _value(ci, metric.folded, states[name])
+        except ScorekitError as exc:
+            if explicit:
+                raise
+            skipped.append(str(exc))
+    return EvaluationResult(
+        values=values,
+        skipped=skipped,
+        rows=rows,
+        metrics={k: chosen[k].folded for k in values},
+        states={k: states[k] for k in values},
+        columns=plan.columns(),
+        options={} if plan.pos_label is None else {"pos_label": plan.pos_label},
+    )
+
+
+def _first(chunks: Iterable[Any]) -> Any:
+    """The first chunk; the reading stops there (its readers are closed now)."""
+    iterator = iter(chunks)
+    try:
+        return next(iterator, None)
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+
+
+def _value(ci: CI | None, folded: Metric[Any], state: Any) -> Any:
+    """The value of a folded metric: an interval of a bootstrap, per group or not."""
+    if isinstance(folded, Bootstrap) and ci is not None:
+        return ci.interval(folded, state)
+    if isinstance(folded, Grouped) and ci is not None:
+        return ci.group_intervals(folded, state)
+    return folded.compute(state)

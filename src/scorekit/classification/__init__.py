@@ -5,7 +5,9 @@ meaning, so switching is a change of import. :class:`CountsMetric`,
 :func:`multilabel_counts`, :func:`as_indicator` and the ``zero_division`` helpers
 (:data:`ZeroDivision`, :func:`check_zero_division`, :func:`zero_division_ratio`,
 :func:`nanaverage`) are the building blocks other metrics on confusion counts
-(:mod:`scorekit.multilabel`) share.
+(:mod:`scorekit.multilabel`) share. :func:`table_task` and :func:`task_metric`
+read a table of predictions (``scorekit eval``): its columns become the
+arguments of the task's metrics.
 """
 
 from scorekit.classification import _inputs  # noqa: F401  (registers the input kinds)
@@ -85,6 +87,19 @@ from scorekit.classification._roc_names import (
     ROCAUCOvR,
     ROCAUCOvRWeighted,
 )
+from scorekit.classification._table import (
+    LABEL_KINDS,
+    TASKS,
+    TableTask,
+    TaskArrays,
+    TaskMetric,
+    column_classes,
+    default_metrics,
+    order_score_columns,
+    table_task,
+    task_arguments,
+    task_metric,
+)
 from scorekit.classification._threshold import (
     OBJECTIVES,
     BestThreshold,
@@ -103,10 +118,12 @@ __all__ = [
     "F1",
     "FNR",
     "FPR",
+    "LABEL_KINDS",
     "MCC",
     "NPV",
     "OBJECTIVES",
     "ROCAUC",
+    "TASKS",
     "Accuracy",
     "AveragePrecision",
     "BalancedAccuracy",
@@ -143,6 +160,9 @@ __all__ = [
     "RocCurve",
     "ScoreHistogram",
     "Specificity",
+    "TableTask",
+    "TaskArrays",
+    "TaskMetric",
     "ThresholdChoice",
     "TopKAccuracy",
     "TopKCounts",
@@ -159,7 +179,9 @@ __all__ = [
     "class_likelihood_ratios",
     "classification_report",
     "cohen_kappa",
+    "column_classes",
     "confusion_matrix",
+    "default_metrics",
     "det_curve",
     "error_rate",
     "expected_calibration_error",
@@ -174,6 +196,7 @@ __all__ = [
     "multilabel_counts",
     "nanaverage",
     "npv",
+    "order_score_columns",
     "pr_curve",
     "precision",
     "precision_recall_fscore_support",
@@ -182,6 +205,9 @@ __all__ = [
     "roc_auc",
     "roc_curve",
     "specificity",
+    "table_task",
+    "task_arguments",
+    "task_metric",
     "top_k_accuracy",
     "zero_division_ratio",
 ]

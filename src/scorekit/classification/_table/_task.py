@@ -1,10 +1,10 @@
-"""The tasks of :func:`scorekit.api.evaluate_table`: columns by role, metrics by task.
+"""The tasks of a prediction table: columns by role, metrics by task.
 
 A task (binary, multiclass, multilabel, regression) says how the columns of a
-file become each metric's arguments: which metrics apply, which of ``--pred`` /
-``--score`` they read, the type of ``--pos-label``, and the classes of
-multiclass score columns. :mod:`._task_engine` evaluates a task on a registered
-engine (the stream engine by default).
+table become each metric's arguments: which metrics apply, which of ``--pred`` /
+``--score`` they read, the type of ``--pos-label``, ``[1 - p, p]`` for class
+probabilities of a binary task, labels from a ``--threshold`` on scores, and the
+classes of multiclass score columns.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from scorekit.core import (
 )
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 
-__all__ = ["TASKS", "default_metrics"]
+__all__ = ["TASKS", "TableTask", "TaskArrays", "default_metrics", "table_task", "task_arguments"]
 
 TASKS = ("binary", "multiclass", "multilabel", "regression")
 """The tasks ``scorekit eval --task`` accepts."""
 
 _REGRESSION_KINDS = ("regression", "regression_multi", "regression_positive")
-_PRED_KINDS = ("binary_labels", "labels", "multilabel", *_REGRESSION_KINDS)
+LABEL_KINDS = ("binary_labels", "labels", "multilabel", *_REGRESSION_KINDS)
 _SCORE_KINDS = (
     "binary_scores",
     "multiclass_scores",
@@ -114,7 +114,9 @@ def _registered(spec: str) -> bool:
 
 
 @dataclasses.dataclass
-class _Inputs:
+class TaskArrays:
+    """The arrays of a task read from one table (a whole file or one chunk of it)."""
+
     task: str
     y_true: NDArray[Any]
     y_pred: NDArray[Any] | None
@@ -144,7 +146,7 @@ def _configure(spec: str, task: str, options: dict[str, Any]) -> Metric[Any]:
                 return ovr
     regression = metric.inputs in _REGRESSION_KINDS
     if (task == "regression") != regression or (
-        metric.inputs not in _PRED_KINDS and metric.inputs not in _SCORE_KINDS
+        metric.inputs not in LABEL_KINDS and metric.inputs not in _SCORE_KINDS
     ):
         expected = "a regression metric" if task == "regression" else "a metric of labels or scores"
         raise ConfigError(
@@ -191,9 +193,55 @@ def _class_labels(metric: Metric[Any], classes: NDArray[Any], k: int) -> Metric[
     )
 
 
+def task_arguments(metric: Metric[Any], data: TaskArrays) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments of ``metric.summarize`` for one chunk of the task's columns."""
+    kind = metric.inputs
+    second: Any
+    if kind in LABEL_KINDS:
+        second = data.y_pred
+    else:
+        second = data.y_score
+        if data.task == "binary" and kind == "proba" and data.y_score is not None:
+            p = data.y_score.astype(np.float64, copy=False)
+            second = np.column_stack([1.0 - p, p])
+    kwargs: dict[str, Any] = {}
+    if data.weight is not None:
+        kwargs["sample_weight"] = data.weight
+    first = data.y_true
+    if data.threshold is not None and kind in LABEL_KINDS and data.y_score is not None:
+        if data.pos_label is None and data.y_true.dtype.kind == "U":
+            raise _usage_error(
+                "--threshold needs the positive class of text labels",
+                "no --pos-label",
+                "--pos-label LABEL",
+            )
+        positive = 1 if data.pos_label is None else data.pos_label
+        first = (data.y_true == positive).astype(np.int64)
+        # compared in float64, as the threshold was given
+        second = (data.y_score.astype(np.float64, copy=False) >= data.threshold).astype(np.int64)
+        return (first, second), kwargs
+    takes_pos_label = "pos_label" in _fields(metric.info)
+    on_scores = kind not in LABEL_KINDS
+    if data.task == "binary" and data.pos_label is not None and on_scores and not takes_pos_label:
+        # the positive class is --pos-label: metrics without that option see 0/1 truth
+        first = (data.y_true == data.pos_label).astype(np.int64)
+    return (first, second), kwargs
+
+
 @dataclasses.dataclass(frozen=True)
-class _Plan:
-    """What every chunk of a file is evaluated with: the task, its columns and flags."""
+class TableTask:
+    """What every chunk of a table is evaluated with: the task, its columns and flags.
+
+    Built by :func:`table_task`, which checks the flags. ``source`` names the
+    table in messages; ``true``, ``pred`` and ``score`` are the columns of each
+    role; ``key`` a column of unit keys, ``by`` the group columns.
+
+    Examples
+    --------
+    >>> task = table_task("preds.csv", "binary", ["y"], ["p"], None, None, None)
+    >>> task.columns()
+    {'y_true': ['y'], 'y_pred': ['p']}
+    """
 
     source: str
     task: str
@@ -226,17 +274,33 @@ class _Plan:
         """The weight column, if any, as a list."""
         return [self.weight] if self.weight else []
 
+    def metric(self, spec: str, pos_label: Any, classes: NDArray[Any] | None) -> Metric[Any]:
+        """Configure ``spec`` for the task and check that the flags give it its inputs."""
+        return _metric_for(spec, self, pos_label, classes)
+
+    def arrays(self, table: Any, pos_label: Any) -> TaskArrays:
+        """The task's arrays from one table (a whole file or one chunk of it)."""
+        return _inputs(self, table, pos_label)
+
+    def positive(self, y_true: NDArray[Any]) -> Any:
+        """``--pos-label`` read as a value of the same type as the labels ``y_true``."""
+        return _pos_label(self.pos_label, y_true)
+
+    def check_classes(self, classes: NDArray[Any]) -> None:
+        """Raise when a binary task's truth has more than two classes."""
+        _check_binary(self, classes)
+
 
 def _metric_for(
-    spec: str, plan: _Plan, pos_label: Any, classes: NDArray[Any] | None
+    spec: str, plan: TableTask, pos_label: Any, classes: NDArray[Any] | None
 ) -> Metric[Any]:
     """Configure ``spec`` for the task and check that the flags give it its inputs."""
     options = {} if pos_label is None else {"pos_label": pos_label}
     metric = _configure(spec, plan.task, options)
-    if metric.inputs in _PRED_KINDS and plan.threshold is not None:
+    if metric.inputs in LABEL_KINDS and plan.threshold is not None:
         # labels from thresholded scores: 0/1 truth and predictions, 1 the positive class
         metric = _configure(spec, plan.task, {})
-    elif metric.inputs in _PRED_KINDS:
+    elif metric.inputs in LABEL_KINDS:
         if not plan.pred:
             raise ConfigError(
                 message(
@@ -255,41 +319,6 @@ def _metric_for(
             message(spec, "does not take sample weights", raw("--weight"), "no --weight")
         )
     return metric
-
-
-def _arguments(metric: Metric[Any], data: _Inputs) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments of ``metric.summarize`` for one chunk of the task's columns."""
-    kind = metric.inputs
-    second: Any
-    if kind in _PRED_KINDS:
-        second = data.y_pred
-    else:
-        second = data.y_score
-        if data.task == "binary" and kind == "proba" and data.y_score is not None:
-            p = data.y_score.astype(np.float64, copy=False)
-            second = np.column_stack([1.0 - p, p])
-    kwargs: dict[str, Any] = {}
-    if data.weight is not None:
-        kwargs["sample_weight"] = data.weight
-    first = data.y_true
-    if data.threshold is not None and kind in _PRED_KINDS and data.y_score is not None:
-        if data.pos_label is None and data.y_true.dtype.kind == "U":
-            raise _usage_error(
-                "--threshold needs the positive class of text labels",
-                "no --pos-label",
-                "--pos-label LABEL",
-            )
-        positive = 1 if data.pos_label is None else data.pos_label
-        first = (data.y_true == positive).astype(np.int64)
-        # compared in float64, as the threshold was given
-        second = (data.y_score.astype(np.float64, copy=False) >= data.threshold).astype(np.int64)
-        return (first, second), kwargs
-    takes_pos_label = "pos_label" in _fields(metric.info)
-    on_scores = kind not in _PRED_KINDS
-    if data.task == "binary" and data.pos_label is not None and on_scores and not takes_pos_label:
-        # the positive class is --pos-label: metrics without that option see 0/1 truth
-        first = (data.y_true == data.pos_label).astype(np.int64)
-    return (first, second), kwargs
 
 
 def _usage_error(problem: str, got: str, expected: str) -> ConfigError:
@@ -350,7 +379,7 @@ def _check_flags(
         )
 
 
-def _plan(
+def table_task(
     path: str,
     task: str,
     true: Sequence[str],
@@ -361,7 +390,21 @@ def _plan(
     key: str | None = None,
     by: Sequence[str] | None = None,
     threshold: float | None = None,
-) -> _Plan:
+) -> TableTask:
+    """The task of a table's columns, its flags checked before any file is read.
+
+    Raises :class:`~scorekit.errors.ConfigError` naming the flag when the columns
+    given to ``--true``, ``--pred`` and ``--score`` do not fit ``task``, when
+    ``threshold`` is given to anything but binary scores, or when ``by`` does
+    not name distinct columns.
+
+    Examples
+    --------
+    >>> table_task("f.csv", "regression", ["y"], None, ["s"], None, None)
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: scorekit eval: --task regression compares --pred with --true; ...
+    """
     _check_flags(task, true, pred, score)
     if threshold is not None:
         if task != "binary" or not score or pred:
@@ -376,7 +419,7 @@ def _plan(
             raise _usage_error("invalid --threshold", repr(threshold), "a finite number")
     if task == "regression" and pos_label is not None:
         raise _usage_error("--pos-label is for --task binary", "--pos-label", "no --pos-label")
-    return _Plan(
+    return TableTask(
         str(path),
         task,
         tuple(true),
@@ -404,7 +447,7 @@ def _by(by: Sequence[str] | None) -> tuple[str, ...]:
     return names
 
 
-def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
+def _inputs(plan: TableTask, table: Any, pos_label: Any) -> TaskArrays:
     """The task's arrays from one table (a whole file or one chunk of it)."""
     from scorekit import io as _io
 
@@ -431,10 +474,10 @@ def _inputs(plan: _Plan, table: Any, pos_label: Any) -> _Inputs:
     w = _io.weight_array(table, plan.weight) if plan.weight else None
     unit_key = _io.label_array(table, plan.key) if plan.key else None
     group = _io.group_arrays(table, plan.by) if plan.by else None
-    return _Inputs(task, y_true, y_pred, y_score, w, pos_label, unit_key, group, plan.threshold)
+    return TaskArrays(task, y_true, y_pred, y_score, w, pos_label, unit_key, group, plan.threshold)
 
 
-def _check_binary(plan: _Plan, classes: NDArray[Any]) -> None:
+def _check_binary(plan: TableTask, classes: NDArray[Any]) -> None:
     if plan.task == "binary" and len(classes) > 2:
         raise InputError(
             message(
