@@ -51,6 +51,7 @@ PACKAGES: tuple[str, ...] = (
     "scorekit.report",
     "scorekit.api",
     "scorekit.engines",
+    "scorekit.statefiles",
     "scorekit.io",
     "scorekit.core",
     "scorekit.errors",

@@ -35,16 +35,9 @@ from scorekit.api._compare import (
 )
 from scorekit.api._eval import evaluate_table
 from scorekit.api._evaluate import configure, evaluate
+from scorekit.api._merge import merge_files, merge_with_header
 from scorekit.api._qa import evaluate_squad
 from scorekit.api._rank import evaluate_run, query_groups
-from scorekit.api._statefile import (
-    FILE_FORMAT,
-    StateFile,
-    load_states,
-    merge_files,
-    merge_with_header,
-    save_states,
-)
 from scorekit.api._text import (
     ROUGE_TOKENIZERS,
     TEXT_DEFAULTS,
@@ -56,6 +49,7 @@ from scorekit.api._throughput import evaluate_records
 from scorekit.classification import TASKS, default_metrics
 from scorekit.core import EvaluationResult
 from scorekit.information import FeatureRanking, rank_file
+from scorekit.statefiles import FILE_FORMAT, StateFile, load_states, save_states
 
 __all__ = [
     "CI",

@@ -24,7 +24,7 @@ from scorekit.stats import (
     replicate_progress,
 )
 
-__all__ = ["CI", "DEFAULT_GROUPS", "check_resampling"]
+__all__ = ["CI", "DEFAULT_GROUPS", "check_resampling", "value_of"]
 
 DEFAULT_GROUPS = 100
 """Jackknife groups a bootstrap keeps for BCa intervals (other intervals keep none)."""
@@ -186,3 +186,24 @@ class CI:
             f"{100 * self.confidence:g}% {self.method} intervals: Poisson bootstrap, "
             f"{self.n_resamples} resamples, seed {self.seed}, unit: {kinds}{keyed}"
         )
+
+
+def value_of(ci: CI | None, metric: Metric[Any], state: State) -> Any:
+    """A folded metric's value: with ``ci``, the interval of a bootstrap, per group or not.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> ci = CI(n_resamples=100)
+    >>> boot = ci.wrap("accuracy")
+    >>> value_of(ci, boot, boot.summarize([1, 0, 1, 1] * 5, [1, 1, 1, 1] * 5)).value
+    0.75
+    >>> acc = parse_metric("accuracy")
+    >>> value_of(None, acc, acc.summarize([1, 0], [1, 1]))
+    0.5
+    """
+    if ci is not None and isinstance(metric, Bootstrap):
+        return ci.interval(metric, state)
+    if ci is not None and isinstance(metric, Grouped) and isinstance(metric.inner, Bootstrap):
+        return ci.group_intervals(metric, cast(GroupStates, state))
+    return metric.compute(state)

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from scorekit import io
 from scorekit.api._by import run_metrics
-from scorekit.api._ci import CI
+from scorekit.api._ci import CI, value_of
 from scorekit.classification import (
     TableTask,
     TaskMetric,
@@ -25,7 +25,6 @@ from scorekit.core import EvaluationResult, Grouped, Metric
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
-from scorekit.stats import Bootstrap
 
 __all__ = ["evaluate_table"]
 
@@ -237,7 +236,7 @@ def _engine_eval(
     values: dict[str, Any] = {}
     for name, metric in chosen.items():
         try:
-            values[name] = _value(ci, metric.folded, states[name])
+            values[name] = value_of(ci, metric.folded, states[name])
         except ScorekitError as exc:
             if explicit:
                 raise
@@ -262,12 +261,3 @@ def _first(chunks: Iterable[Any]) -> Any:
         close = getattr(iterator, "close", None)
         if close is not None:
             close()
-
-
-def _value(ci: CI | None, folded: Metric[Any], state: Any) -> Any:
-    """The value of a folded metric: an interval of a bootstrap, per group or not."""
-    if isinstance(folded, Bootstrap) and ci is not None:
-        return ci.interval(folded, state)
-    if isinstance(folded, Grouped) and ci is not None:
-        return ci.group_intervals(folded, state)
-    return folded.compute(state)

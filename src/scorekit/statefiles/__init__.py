@@ -2,8 +2,9 @@
 
 A shard of the data evaluated on one machine is saved with :func:`save_states`
 (``scorekit eval ... --save-state FILE``); the files of all shards are merged
-with :func:`merge_files` (``scorekit merge FILE...``) into the result of the
-whole data. The format is JSON (gzip-compressed when the file name ends in
+with :func:`merge_states` (``scorekit merge FILE...``, or
+:func:`scorekit.api.merge_files` for the values) into the states of the whole
+data. The format is JSON (gzip-compressed when the file name ends in
 ``.gz``), never pickle, so a state file from an untrusted source cannot run
 code: it is read as numbers, strings and lists only.
 
@@ -36,16 +37,15 @@ version is what changes when a state's meaning or layout changes.
 
 from __future__ import annotations
 
-from scorekit.api._statefile._format import FILE_FORMAT, StateFile
-from scorekit.api._statefile._merge import merge_files, merge_with_header
-from scorekit.api._statefile._read import load_states
-from scorekit.api._statefile._write import save_states
+from scorekit.statefiles._format import FILE_FORMAT, StateFile
+from scorekit.statefiles._merge import merge_states
+from scorekit.statefiles._read import load_states
+from scorekit.statefiles._write import save_states
 
 __all__ = [
     "FILE_FORMAT",
     "StateFile",
     "load_states",
-    "merge_files",
-    "merge_with_header",
+    "merge_states",
     "save_states",
 ]

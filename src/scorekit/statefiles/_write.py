@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from scorekit._version import __version__
-from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, rebuild
 from scorekit.core import STATE_FORMAT, Grouped, Metric, State, encode_value, equal_values, get
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.statefiles._format import FILE_FORMAT, MAGIC, rebuild
 from scorekit.stats import Bootstrap
 
 __all__ = ["save_states"]
@@ -158,7 +158,7 @@ def save_states(
     --------
     >>> import tempfile, pathlib
     >>> from scorekit import parse_metric
-    >>> from scorekit.api._statefile import load_states
+    >>> from scorekit.statefiles import load_states
     >>> f1 = parse_metric("f1:macro")
     >>> state = f1.summarize(["cat", "dog", "dog"], ["cat", "cat", "dog"])
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "shard1.json"

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from scorekit._version import __version__
-from scorekit.api._statefile._format import FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit.core import STATE_FORMAT, Grouped, GroupStates, Metric, State, get
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited
+from scorekit.statefiles._format import FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit.stats import Bootstrap, Replicates
 
 __all__ = ["load_states", "malformed"]

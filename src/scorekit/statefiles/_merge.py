@@ -1,22 +1,21 @@
-"""Merging state files: :func:`merge_files`, checking that the files belong together."""
+"""Merging state files: :func:`merge_states`, checking that the files belong together."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from scorekit.api._statefile._format import HEADER, StateFile
-from scorekit.api._statefile._read import load_states, malformed
-from scorekit.core import Grouped, equal_values
+from scorekit.core import equal_values
 from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited, require_regular
-from scorekit.stats import Bootstrap
+from scorekit.statefiles._format import HEADER, StateFile
+from scorekit.statefiles._read import load_states, malformed
 
-__all__ = ["merge_files", "merge_with_header"]
+__all__ = ["merge_states"]
 
 
 def _check_same_metrics(first: StateFile, file: StateFile) -> None:
@@ -116,55 +115,6 @@ def _check_same_settings(key: str, first: StateFile, file: StateFile) -> None:
     _check_same_values(key, first, file, a, b, names, "the states differ in their setting {!r}")
 
 
-def merge_files(paths: Sequence[str | os.PathLike[str]], *, allow_duplicates: bool = False) -> Any:
-    """Merge the state files of several shards into the result of all the data.
-
-    Every file must hold the same metrics with the same configurations,
-    produced by the same command on the same input kind and columns, in a
-    state-file and state format this scorekit reads; files written by other
-    scorekit versions of the same formats merge.
-
-    Parameters
-    ----------
-    paths : sequence of str or Path
-        The state files, one per shard (at least one).
-    allow_duplicates : bool, default False
-        Merge files of identical content (shards whose data happen to give equal
-        states). A file given twice, through any path or link, is always refused.
-
-    Returns
-    -------
-    EvaluationResult
-        ``values``, ``states`` and ``metrics`` by metric string (in the order
-        of the first file) and ``rows``, the sum over the files.
-
-    Raises
-    ------
-    StateMismatchError
-        Files with different metrics (naming the metric and the file),
-        configurations, state settings, commands, input kinds or columns
-        (naming the field, both values and both files), or versions.
-    StateMismatchError
-        A file given twice (same device and inode), or two files of identical
-        content unless ``allow_duplicates``.
-    InputError
-        A missing, truncated or corrupt file, or one that is not a state file.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> from scorekit import parse_metric
-    >>> from scorekit.api._statefile import save_states
-    >>> acc = parse_metric("accuracy")
-    >>> tmp = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = save_states(tmp / "a.json", {"accuracy": (acc, acc.summarize([1, 0], [1, 1]))})
-    >>> _ = save_states(tmp / "b.json", {"accuracy": (acc, acc.summarize([1, 1], [1, 1]))})
-    >>> merge_files([tmp / "a.json", tmp / "b.json"]).values
-    {'accuracy': 0.75}
-    """
-    return merge_with_header(paths, allow_duplicates=allow_duplicates)[0]
-
-
 def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
     total: dict[str, dict[str, int]] = {}
     for file in files:
@@ -222,22 +172,39 @@ def _refuse_duplicates(paths: Sequence[str | os.PathLike[str]], allow_duplicates
             digests[digest] = p
 
 
-def merge_with_header(
+def merge_states(
     paths: Sequence[str | os.PathLike[str]],
     *,
     allow_duplicates: bool = False,
     allow_different_runs: bool = False,
-) -> tuple[Any, dict[str, Any]]:
-    """:func:`merge_files`, and the header of the merged files (``rows`` their sum).
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The metrics and merged states of several state files, and their header.
 
-    State files of ``scorekit throughput`` on load-test records keep the run's
-    settings (``options["run"]``); files of different settings are refused unless
-    ``allow_different_runs``. Files of ``--ci`` keep the intervals' confidence
-    and method (``options["ci"]``): the values of their bootstraps are then
-    :class:`~scorekit.stats.Interval` s.
+    Every file must hold the same metrics with the same configurations,
+    produced by the same command on the same input kind and columns, in a
+    state-file and state format this scorekit reads; files written by other
+    scorekit versions of the same formats merge. The header is the first
+    file's, with ``rows`` and ``tallies`` summed over the files.
+
+    A file given twice (through any path or link) is refused, and two files of
+    identical content unless ``allow_duplicates`` (shards whose data happen to
+    give equal states). State files of ``scorekit throughput`` on load-test
+    records keep the run's settings (``options["run"]``); files of different
+    settings are refused unless ``allow_different_runs``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scorekit import parse_metric
+    >>> from scorekit.statefiles import save_states
+    >>> acc = parse_metric("accuracy")
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = save_states(tmp / "a.json", {"accuracy": (acc, acc.summarize([1, 0], [1, 1]))})
+    >>> _ = save_states(tmp / "b.json", {"accuracy": (acc, acc.summarize([1, 1], [1, 1]))})
+    >>> metrics, states, header = merge_states([tmp / "a.json", tmp / "b.json"])
+    >>> acc.compute(states["accuracy"]), header["rows"]
+    (0.75, 0)
     """
-    from scorekit.core import EvaluationResult
-
     if not paths:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
     _refuse_duplicates(paths, allow_duplicates)
@@ -257,31 +224,7 @@ def merge_with_header(
                     f"{key}: the state in {file.path} does not merge with the states before it "
                     f"(from {first.path}): {exc}"
                 ) from None
-    metrics = dict(first.metrics)
     header = {k: v for k, v in first.meta.items() if k != "path"}
-    ci = _intervals_asked(header)
-    values = {key: _value(ci, metric, states[key]) for key, metric in metrics.items()}
-    rows = sum(int(f.meta.get("rows", 0)) for f in files)
-    header["rows"] = rows
+    header["rows"] = sum(int(f.meta.get("rows", 0)) for f in files)
     header["tallies"] = _add_tallies(files)
-    result = EvaluationResult(values=values, states=states, metrics=metrics, rows=rows)
-    return result, header
-
-
-def _value(ci: Any, metric: Any, state: Any) -> Any:
-    """A merged state's value: an interval (per group too) for a file of ``--ci``."""
-    if ci is not None and isinstance(metric, Bootstrap):
-        return ci.interval(metric, state)
-    if ci is not None and isinstance(metric, Grouped) and isinstance(metric.inner, Bootstrap):
-        return ci.group_intervals(metric, state)
-    return metric.compute(state)
-
-
-def _intervals_asked(header: Mapping[str, Any]) -> Any:
-    """The :class:`scorekit.api.CI` a state file's ``options["ci"]`` records, if any."""
-    from scorekit.api._ci import CI
-
-    asked = (header.get("options") or {}).get("ci")
-    if not isinstance(asked, Mapping):
-        return None
-    return CI(confidence=asked.get("confidence", 0.95), method=asked.get("method", "percentile"))
+    return dict(first.metrics), states, header

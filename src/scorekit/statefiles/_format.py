@@ -10,7 +10,7 @@ from scorekit.core import Metric, State, decode_value
 __all__ = ["FILE_FORMAT", "HEADER", "MAGIC", "StateFile", "rebuild"]
 
 FILE_FORMAT = 1
-"""Version of the state-file layout written by :func:`~scorekit.api._statefile.save_states`."""
+"""Version of the state-file layout written by :func:`~scorekit.statefiles.save_states`."""
 
 MAGIC = "scorekit_states"
 """The key that marks a state file (its value is the layout version)."""
