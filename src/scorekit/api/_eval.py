@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
-from numpy.typing import NDArray
 
 from scorekit import io
 from scorekit.api._by import run_metrics
@@ -15,6 +14,7 @@ from scorekit.api._ci import CI, value_of
 from scorekit.classification import (
     TableTask,
     TaskMetric,
+    TruthClasses,
     default_metrics,
     order_score_columns,
     table_task,
@@ -127,9 +127,15 @@ def evaluate_table(
         size = max(source.num_rows, 1)
     learned: np.ndarray | None = None
     if matching or task == "binary":
-        learned = read_chunks(
-            source, [true[0]], size, progress=False, use=lambda chunks: _classes(plan, chunks)
+        # a first pass over the truth column, in this process
+        first = run_metrics(
+            source,
+            {"classes": TruthClasses()},
+            columns={"y_true": [true[0]]},
+            chunk_size=size,
+            progress=False,
         )
+        learned = first.values["classes"]
         plan.check_classes(learned)
     if matching and learned is not None:
         plan, notes = order_score_columns(plan, learned, classes)
@@ -147,15 +153,6 @@ def evaluate_table(
         workers=workers,
         ci=ci,
     )
-
-
-def _classes(plan: TableTask, chunks: Iterable[Any]) -> NDArray[Any]:
-    """The sorted classes of ``--true`` over all chunks."""
-    found: NDArray[Any] | None = None
-    for table in chunks:
-        labels = np.unique(io.label_array(table, plan.true[0]))
-        found = labels if found is None else np.union1d(found, labels)
-    return found if found is not None else np.empty(0)
 
 
 def _engine_eval(

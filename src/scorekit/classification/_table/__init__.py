@@ -8,7 +8,11 @@ that any engine folds it over the task's columns; :func:`order_score_columns`
 matches multiclass score columns to the classes by their names.
 """
 
-from scorekit.classification._table._columns import column_classes, order_score_columns
+from scorekit.classification._table._columns import (
+    TruthClasses,
+    column_classes,
+    order_score_columns,
+)
 from scorekit.classification._table._task import (
     LABEL_KINDS,
     TASKS,
@@ -26,6 +30,7 @@ __all__ = [
     "TableTask",
     "TaskArrays",
     "TaskMetric",
+    "TruthClasses",
     "column_classes",
     "default_metrics",
     "order_score_columns",

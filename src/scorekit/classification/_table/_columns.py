@@ -14,11 +14,60 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
+from scorekit.core import Metric, State, state_field
 from scorekit.errors import InputError, message, raw
 
-__all__ = ["column_classes", "order_score_columns"]
+__all__ = ["SeenClasses", "TruthClasses", "column_classes", "order_score_columns"]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class SeenClasses(State):
+    """The sorted distinct labels of the data summarized."""
+
+    labels: NDArray[Any] = state_field("custom", check="labels")
+
+    def _merge_custom(self, other: SeenClasses) -> dict[str, Any]:
+        if not self.labels.size or not other.labels.size:
+            return {"labels": self.labels if other.labels.size == 0 else other.labels}
+        return {"labels": np.union1d(self.labels, other.labels)}
+
+
+@dataclasses.dataclass(frozen=True)
+class TruthClasses(Metric[SeenClasses]):
+    """The classes of a truth column: a first pass over a table, folded by any engine.
+
+    Examples
+    --------
+    >>> seen = TruthClasses()
+    >>> state = seen.merge(seen.summarize(["b", "a"]), seen.summarize(["c", "a"]))
+    >>> seen.compute(state).tolist()
+    ['a', 'b', 'c']
+    """
+
+    @property
+    def name(self) -> str:
+        """``classes``."""
+        return "classes"
+
+    @property
+    def inputs(self) -> str:
+        """Labels (the truth column only)."""
+        return "labels"
+
+    def summarize(self, y_true: Any) -> SeenClasses:
+        """The distinct labels of ``y_true``."""
+        return SeenClasses(np.unique(np.asarray(y_true)))
+
+    def empty(self) -> SeenClasses:
+        """No label."""
+        return SeenClasses(np.empty(0))
+
+    def compute(self, state: SeenClasses) -> NDArray[Any]:
+        """The sorted distinct labels."""
+        return state.labels
 
 
 def _names(column: str, label: str) -> bool:
