@@ -270,16 +270,7 @@ EXPECTED: dict[str, dict[str, str | Refused]] = {
 }
 """Each command's outcome for each feature and pair of features."""
 
-REPORT_FROM_STATES = (
-    "the report made from states (--chunk-size, --save-state, --engine dask) leaves out the "
-    "figure 'Output tokens per second and requests in flight' of the report of the whole read, "
-    "with no note"
-)
-KNOWN: dict[str, str] = {
-    "throughput-report+chunk": REPORT_FROM_STATES,
-    "throughput-report+state": REPORT_FROM_STATES,
-    "throughput-report+dask": REPORT_FROM_STATES,
-}
+KNOWN: dict[str, str] = {}
 """Cases failing on a dropped feature or an unusable refusal (strict xfail, with the reason)."""
 
 

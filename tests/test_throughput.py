@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorekit import throughput as T
 from scorekit.core import State, available, parse_metric
@@ -486,8 +488,9 @@ def test_throughput_states_have_a_fixed_size() -> None:
     merged = small.merge(large)
     assert merged.first_start == 0.0 and merged.last_end == max(4.0, large.last_end)
     assert merged.requests == 505 and merged.output_tokens == 13 + large.output_tokens
-    assert all(not info.grows for info in SERVING if info.variant != "statistic")
-    assert all(info.grows for info in SERVING if info.variant == "statistic")
+    # the latencies keep every value, peak concurrency every request's start and end
+    keeps = {info.name for info in SERVING if info.variant == "statistic"} | {"peak_concurrency"}
+    assert all(info.grows == (info.name in keeps) for info in SERVING)
 
 
 def test_states_of_other_settings_do_not_merge() -> None:
@@ -678,3 +681,55 @@ def test_report_from_states_equals_report_of_the_records() -> None:
         T.report_from_states(swapped)
     with pytest.raises(StateMismatchError, match="not a request-totals state"):
         T.report_from_states({**merged, "requests": merged["e2e"]})
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 20), st.integers(1, 5), st.integers(0, 9), st.booleans()),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(1, 4),
+)
+@settings(max_examples=200, deadline=None)
+def test_peak_concurrency_counts_the_requests_in_flight(
+    spans: list[tuple[int, int, int, bool]], parts: int
+) -> None:
+    # integer times make ties (one request ending as another starts) common
+    records = [
+        {
+            "prompt_tokens": 1,
+            "output_tokens": out,
+            "start": float(s),
+            "end": float(s + d),
+            "success": ok,
+            **({} if ok else {"error": "timeout"}),
+        }
+        for s, d, out, ok in spans
+    ]
+    # the most requests with start <= t < end, over every start t (where the count can rise)
+    expected = max(sum(1 for s, d, _, _ in spans if s <= t < s + d) for t, _, _, _ in spans)
+    metric = T.PeakConcurrency()
+    assert metric.score(records) == T.peak_concurrency(records) == expected
+    cuts = np.array_split(np.arange(len(records)), parts)
+    states = [metric.summarize([records[i] for i in cut]) for cut in cuts if cut.size]
+    merged = states[0]
+    for state in states[1:]:
+        merged = metric.merge(merged, state)
+    assert metric.compute(merged) == expected
+    delivered = [out if ok else 0 for _, _, out, ok in spans]
+    assert sorted(merged.output.tolist()) == sorted(float(x) for x in delivered)
+
+
+def test_peak_concurrency_of_no_request_is_nan_with_a_warning() -> None:
+    with pytest.warns(UndefinedMetricWarning, match="peak_concurrency: no request"):
+        assert math.isnan(T.PeakConcurrency().compute(T.PeakConcurrency().empty()))
+
+
+def test_report_from_states_keeps_the_times_of_the_requests() -> None:
+    metrics = T.report_metrics()
+    states = {key: metric.summarize(RECORDS) for key, metric in metrics.items()}
+    times = states["flight"]
+    assert isinstance(times, T.RequestTimes)
+    assert times.start.size == len(RECORDS)
+    assert T.PeakConcurrency().compute(times) == T.peak_concurrency(RECORDS)

@@ -212,13 +212,18 @@ def _serving(c: Any) -> list[Section]:
                     f"{name.upper()} histogram",
                     functools.partial(_latency_hist, values=v, name=name),
                 )
-    if records is not None and len(records.start):
+    times = c.states.get("flight")
+    if records is not None:
+        times = (records.start, records.end, np.where(records.success, records.output, 0))
+    elif type(times).__name__ == "RequestTimes":
+        times = (times.start, times.end, times.output)
+    else:
+        times = None
+    if times is not None and len(times[0]):
         _figure(
             section,
             "Output tokens per second and requests in flight",
-            lambda ax: plot.throughput_over_time(
-                records.start, records.end, np.where(records.success, records.output, 0), ax=ax
-            ),
+            lambda ax: plot.throughput_over_time(*times, ax=ax),
         )
     r = c.throughput
     if r is not None:

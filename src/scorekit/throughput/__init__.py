@@ -49,6 +49,7 @@ Examples
 """
 
 from scorekit.throughput import _inputs  # noqa: F401  (registers the input kind)
+from scorekit.throughput._flight import PeakConcurrency, RequestTimes, in_flight, peak_concurrency
 from scorekit.throughput._latency import ITL, TPOT, TTFT, E2ELatency, e2e_latency, itl, tpot, ttft
 from scorekit.throughput._rates import (
     FailedRequests,
@@ -109,9 +110,11 @@ __all__: list[str] = [
     "LatencySummary",
     "LatencyValues",
     "OutputThroughput",
+    "PeakConcurrency",
     "PromptThroughput",
     "Request",
     "RequestThroughput",
+    "RequestTimes",
     "RequestTotals",
     "ThroughputReport",
     "TotalTokenThroughput",
@@ -120,9 +123,11 @@ __all__: list[str] = [
     "failed_requests",
     "format_report",
     "goodput",
+    "in_flight",
     "itl",
     "output_throughput",
     "parse_slo",
+    "peak_concurrency",
     "prompt_throughput",
     "read_metadata",
     "read_records",

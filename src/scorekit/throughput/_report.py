@@ -206,7 +206,10 @@ def report_metrics(slo: Mapping[str, float] | None = None) -> dict[str, Metric[A
     ``slo`` (seconds, as :func:`parse_slo` returns them), or
     :class:`~scorekit.throughput.FailedRequests` without any; both keep a
     :class:`RequestTotals` (counts, tokens, span, failure reasons).
-    ``"ttft"``, ``"tpot"``, ``"itl"`` and ``"e2e"`` keep every latency value.
+    ``"ttft"``, ``"tpot"``, ``"itl"`` and ``"e2e"`` keep every latency value,
+    and ``"flight"`` (:class:`~scorekit.throughput.PeakConcurrency`) every
+    request's start, end and output tokens, from which a report draws the
+    tokens per second and requests in flight over time.
     Summarize records (or chunks, shards, partitions of them) with these
     metrics, merge the states, and :func:`report_from_states` gives the report
     of all the records.
@@ -214,16 +217,18 @@ def report_metrics(slo: Mapping[str, float] | None = None) -> dict[str, Metric[A
     Examples
     --------
     >>> sorted(report_metrics())
-    ['e2e', 'itl', 'requests', 'tpot', 'ttft']
+    ['e2e', 'flight', 'itl', 'requests', 'tpot', 'ttft']
     >>> report_metrics({"ttft": 0.2})["requests"].name
     'goodput'
     """
+    from scorekit.throughput._flight import PeakConcurrency
     from scorekit.throughput._latency import ITL, TPOT, TTFT, E2ELatency
     from scorekit.throughput._rates import FailedRequests, Goodput
 
     objectives: dict[str, Any] = dict(slo or {})
     requests: Metric[Any] = Goodput(**objectives) if objectives else FailedRequests()
-    return {"requests": requests, "ttft": TTFT(), "tpot": TPOT(), "itl": ITL(), "e2e": E2ELatency()}
+    latencies = {"ttft": TTFT(), "tpot": TPOT(), "itl": ITL(), "e2e": E2ELatency()}
+    return {"requests": requests, **latencies, "flight": PeakConcurrency()}
 
 
 def _request_totals(states: Mapping[str, State]) -> RequestTotals:
