@@ -1,20 +1,84 @@
 """Metrics keyed by the caller's names over a source, by a registered engine.
 
-The per-group commands (``throughput --by``, ``rank --by``, ``text --by``) run
-several configurations of one metric (``ttft`` and ``ttft:p90``) wrapped in
-:class:`~scorekit.core.Grouped`; :func:`run_metrics` keeps the caller's keys.
+:func:`fold` is the path of every command that folds its metrics: each metric is
+wrapped as the features ask (its bootstrap for ``ci``, per group for ``by``),
+the engine folds the wrappers like any metric (:func:`run_metrics`, which keeps
+the caller's keys: ``ttft`` and ``ttft:p90`` are two configurations of one
+metric), and the merged states give the values, intervals or values per group.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
+from scorekit.api._ci import CI, value_of
 from scorekit.api._evaluate import computed_values
-from scorekit.core import EvaluationResult, Metric
+from scorekit.core import EvaluationResult, Grouped, GroupStates, Metric
 from scorekit.errors import InputError, message
+from scorekit.stats import Bootstrap
 
-__all__ = ["attribute_rows", "run_metrics"]
+__all__ = ["attribute_rows", "fold", "run_metrics"]
+
+
+def fold(
+    source: Any,
+    metrics: Mapping[str, Metric[Any] | str],
+    *,
+    ci: CI | None = None,
+    by: str | Sequence[str] | None = None,
+    adapt: Callable[[str, Metric[Any]], Metric[Any]] | None = None,
+    compute: bool = True,
+    **where: Any,
+) -> EvaluationResult:
+    """Metrics over ``source``, each wrapped as the features ask, folded by a registered engine.
+
+    With ``ci`` (a :class:`CI`) each metric is folded as its bootstrap and its
+    value is an :class:`~scorekit.stats.Interval`; with ``by`` (group columns)
+    each is folded per group (:class:`~scorekit.core.Grouped`) and its value is
+    a :class:`~scorekit.core.ByGroup` (of intervals, with ``ci`` too).
+    ``adapt(key, folded)`` is what the engine folds for the wrapped metric
+    ``folded`` (a command's conversion of its inputs; by default the wrapper
+    itself). ``where`` are the options of :func:`run_metrics` (``columns``,
+    ``side``, ``chunk_size``, ``engine``, ``scheduler``, ``workers``,
+    ``progress``). With ``compute=False`` the values are left to the caller;
+    the result's ``metrics`` are the wrapped metrics, whose states it holds.
+
+    Examples
+    --------
+    >>> table = {"y_true": [1, 0, 1, 1], "y_pred": [1, 1, 1, 0], "g": ["a", "a", "b", "b"]}
+    >>> found = fold(table, {"acc": "accuracy"}, by=["g"], chunk_size=3)
+    >>> found["acc"].by_group
+    {'a': 0.5, 'b': 0.5}
+    >>> fold(table, {"acc": "accuracy"}, ci=CI(n_resamples=50))["acc"].value
+    0.5
+    """
+    from scorekit.core import parse_metric
+
+    names = (by,) if isinstance(by, str) else tuple(by or ())
+    folded: dict[str, Metric[Any]] = {}
+    for key, metric in metrics.items():
+        wrapped = parse_metric(metric) if isinstance(metric, str) else metric
+        if ci is not None and ci.wrap(wrapped).wraps is None:
+            wrapped = ci.wrap(wrapped)
+        folded[key] = Grouped(wrapped, by=names) if names else wrapped
+    engine_metrics = {k: adapt(k, m) for k, m in folded.items()} if adapt else folded
+    found = run_metrics(source, engine_metrics, compute=False, **where)
+    states = dict(found.states)
+    values: dict[str, Any] = {}
+    for key, metric in folded.items() if compute else ():
+        inner = metric.inner if isinstance(metric, Grouped) else metric
+        if ci is None or isinstance(inner, Bootstrap):
+            values[key] = value_of(ci, metric, states[key])
+        elif isinstance(metric, Grouped):
+            # a state that keeps each unit's value (a query's) is resampled once merged
+            per_group = cast(GroupStates, states[key])
+            values[key] = ci.group_intervals(metric, per_group, boot=ci.wrap(inner))
+        else:
+            folded[key] = boot = ci.wrap(metric)
+            states[key] = boot.wrap(states[key])
+            values[key] = ci.interval(boot, states[key])
+    return EvaluationResult(values, states, folded, found.rows, settings=ci)
 
 
 def run_metrics(

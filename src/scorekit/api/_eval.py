@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from scorekit import io
-from scorekit.api._by import run_metrics
+from scorekit.api._by import fold, run_metrics
 from scorekit.api._ci import CI, value_of
 from scorekit.classification import (
     TableTask,
-    TaskMetric,
     TruthClasses,
     default_metrics,
     order_score_columns,
@@ -21,7 +20,7 @@ from scorekit.classification import (
     task_arguments,
     task_metric,
 )
-from scorekit.core import EvaluationResult, Grouped, Metric
+from scorekit.core import EvaluationResult, Metric
 from scorekit.engines import DEFAULT_CHUNK_SIZE
 from scorekit.engines.stream import read_chunks
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
@@ -189,7 +188,7 @@ def _engine_eval(
         raise InputError(message(plan.source, "no data", None, "a table with rows"))
     pos_label = plan.positive(io.label_array(first, plan.true[0]))
     data = plan.arrays(first, pos_label)
-    chosen: dict[str, TaskMetric] = {}
+    chosen: dict[str, Metric[Any]] = {}
     skipped: list[str] = []
     for name in names:
         try:
@@ -201,13 +200,15 @@ def _engine_eval(
                 raise
             skipped.append(str(exc))
             continue
-        folded = metric if ci is None else ci.wrap(metric)
-        if plan.by:
-            folded = Grouped(folded, by=plan.by)
-        chosen[name] = task_metric(metric, plan, pos_label, folded)
+        chosen[name] = metric
+
+    def adapt(name: str, folded: Metric[Any]) -> Metric[Any]:
+        return task_metric(chosen[name], plan, pos_label, folded)
+
+    tasks = {name: task_metric(metric, plan, pos_label) for name, metric in chosen.items()}
     columns = {"y_true": list(plan.true)}
     for role, given in (("y_pred", plan.pred), ("y_score", plan.score)):
-        if any(m.second_role == role for m in chosen.values()):
+        if any(m.second_role == role for m in tasks.values()):
             columns[role] = list(given or ())
     if plan.weight:
         columns["sample_weight"] = [plan.weight]
@@ -215,25 +216,26 @@ def _engine_eval(
         columns["unit_key"] = [plan.key]
     if plan.by:
         columns["group"] = list(plan.by)
-    states: dict[str, Any] = {}
-    rows = 0
+    found = EvaluationResult({})
     if chosen:
-        found = run_metrics(
+        found = fold(
             source,
-            cast(dict[str, Metric[Any]], chosen),
+            chosen,
+            ci=ci,
+            by=plan.by,
+            adapt=adapt,
+            compute=False,
             columns=columns,
             chunk_size=chunk_size,
             progress=progress,
-            compute=False,
             engine=engine,
             scheduler=scheduler,
             workers=workers,
         )
-        states, rows = dict(found.states), found.rows
     values: dict[str, Any] = {}
-    for name, metric in chosen.items():
+    for name, metric in found.metrics.items():
         try:
-            values[name] = value_of(ci, metric.folded, states[name])
+            values[name] = value_of(ci, metric, found.states[name])
         except ScorekitError as exc:
             if explicit:
                 raise
@@ -241,9 +243,9 @@ def _engine_eval(
     return EvaluationResult(
         values=values,
         skipped=skipped,
-        rows=rows,
-        metrics={k: chosen[k].folded for k in values},
-        states={k: states[k] for k in values},
+        rows=found.rows,
+        metrics={k: found.metrics[k] for k in values},
+        states={k: found.states[k] for k in values},
         columns=plan.columns(),
         options={} if plan.pos_label is None else {"pos_label": plan.pos_label},
     )

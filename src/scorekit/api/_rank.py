@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from scorekit.api._ci import CI
-from scorekit.core import EvaluationResult, GroupStates
+from scorekit.core import EvaluationResult
 from scorekit.errors import ConfigError, InputError, message, raw
 
 __all__ = ["evaluate_run", "query_groups"]
@@ -173,8 +173,7 @@ def _by_group(
     import pyarrow as pa
 
     from scorekit import ranking
-    from scorekit.api._by import run_metrics
-    from scorekit.core import Grouped
+    from scorekit.api._by import fold
 
     names = list(by)
     if attributes is None:
@@ -223,11 +222,11 @@ def _by_group(
     for i, name in enumerate(names):
         values = pa.array([groups[q][i] for q in queries]).take(encoded.indices)
         table = table.append_column(name, values)
-    chosen = ranking.ranking_metrics(list(metrics), options)
-    grouped: dict[str, Any] = {key: Grouped(metric, by=names) for key, metric in chosen.items()}
-    found = run_metrics(
+    return fold(
         table,
-        grouped,
+        ranking.ranking_metrics(list(metrics), options),
+        ci=ci,
+        by=names,
         columns={role: role for role in _QUERY_DOC_SCORE},
         side={"qrels": ranking.as_qrels(qrels)},
         chunk_size=chunk_size,
@@ -236,10 +235,3 @@ def _by_group(
         workers=workers,
         progress=progress,
     )
-    if ci is None:
-        return found
-    for key, metric in grouped.items():
-        boot = ci.wrap(metric.inner)
-        state = cast(GroupStates, found.states[key])
-        found.values[key] = ci.group_intervals(metric, state, boot=boot)
-    return found

@@ -118,8 +118,7 @@ def evaluate_text(
     >>> evaluate_text(hyp, [ref], ["bleu", "chrf"]).values
     {'bleu': 1.0, 'chrf': 1.0}
     """
-    from scorekit.api._by import run_metrics
-    from scorekit.core import Grouped
+    from scorekit.api._by import fold
     from scorekit.text import GroupedLines, LineFiles
 
     if (by is None) != (groups is None):
@@ -133,42 +132,27 @@ def evaluate_text(
         )
     split = bool(ci) or by is not None
     chosen = _text_metrics(metrics, tokenize, lowercase, stemmer, rouge_tokenizer, split=split)
-    if ci is not None:
-        if ci.key is not None:
-            raise ConfigError(
-                message(
-                    "scorekit text --ci",
-                    "segments are keyed by their line number",
-                    ci.key,
-                    "no key column",
-                )
+    if ci is not None and ci.key is not None:
+        raise ConfigError(
+            message(
+                "scorekit text --ci", "segments are keyed by their line number", ci.key, "no key"
             )
-        chosen = {key: ci.wrap(metric) for key, metric in chosen.items()}
+        )
     source: Any = LineFiles(hyps, refs)
     if by is not None and groups is not None:
         source = GroupedLines(hyps, refs, groups, by)
-        chosen = {key: Grouped(metric, by=(by,)) for key, metric in chosen.items()}
-    found = run_metrics(
+    return fold(
         source,
         chosen,
+        ci=ci,
+        by=by,
         # read whole (one block of every line) unless blocks or an engine are asked for
         chunk_size=chunk_size or (None if engine else _WHOLE),
         engine=engine,
         scheduler=scheduler,
         workers=workers,
         progress=progress if chunk_size or engine else False,
-        compute=ci is None,
     )
-    if ci is None:
-        return found
-    states = dict(found.states)
-    values: dict[str, Any] = {
-        key: ci.group_intervals(cast(Any, metric), cast(Any, states[key]))
-        if isinstance(metric, Grouped)
-        else ci.interval(cast(Any, metric), states[key])
-        for key, metric in chosen.items()
-    }
-    return EvaluationResult(values, states, chosen, found.rows, settings=ci)
 
 
 _FLAGS = {

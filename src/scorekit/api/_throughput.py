@@ -11,11 +11,11 @@ metrics with intervals (``ci=``) or the metrics per group of records (``by=``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
-from scorekit.api._by import run_metrics
+from scorekit.api._by import fold
 from scorekit.api._ci import CI
-from scorekit.core import EvaluationResult, Grouped, Metric, parse_metric
+from scorekit.core import EvaluationResult, Metric, parse_metric
 
 __all__ = ["GROUP_LATENCIES", "GROUP_RATES", "INTERVAL_METRICS", "evaluate_records"]
 
@@ -106,30 +106,24 @@ def evaluate_records(
     )
     if metrics is None and slo:
         chosen["goodput"] = parse_metric("goodput", **dict(slo))
-    if ci is not None:
-        chosen = {name: ci.wrap(metric) for name, metric in chosen.items()}
-    if by is not None:
-        names = (by,) if isinstance(by, str) else tuple(by)
-        chosen = {name: Grouped(metric, by=names) for name, metric in chosen.items()}
-    found = run_metrics(
+    found = fold(
         records,
         chosen,
+        ci=ci,
+        by=by,
+        compute=compute,
         columns={c: c for c in COLUMNS if c in present},
         chunk_size=chunk_size,
         engine=engine,
         scheduler=scheduler,
         workers=workers,
         progress=progress,
-        compute=compute and ci is None,
     )
-    values = dict(found.values)
-    if ci is not None and compute:
-        values = ci.intervals(cast(Any, chosen), found.states)
     # the rows are the requests evaluated: records set aside (a load test's metadata
     # record, warm-up requests) are read but are no requests
     totals = found.states.get("requests")
     rows = int(getattr(totals, "requests", found.rows))
-    return EvaluationResult(values, dict(found.states), chosen, rows, settings=ci)
+    return EvaluationResult(found.values, found.states, found.metrics, rows, settings=ci)
 
 
 def _default_metrics(
