@@ -1,0 +1,184 @@
+"""Group columns: checked, and the rows of each group."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.errors import InputError, message, raw
+
+GroupKey = Any
+"""A group's key: its value (one group column) or the tuple of its values (several)."""
+
+
+def _kind(values: NDArray[Any]) -> str:
+    return {"U": "strings", "b": "booleans"}.get(values.dtype.kind, "integers")
+
+
+def group_columns(where: str, by: Sequence[str], given: Any, rows: int | None = None) -> list[Any]:
+    """The group columns of one batch as 1-D arrays of strings, integers or booleans.
+
+    ``given`` is one column's values when ``by`` names one column, else a
+    sequence of one column per name. Missing values (None, NaN, empty
+    strings) and floats are refused, naming the column and the row.
+
+    Examples
+    --------
+    >>> group_columns("f1", ("country",), ["fr", "de"])
+    [array(['fr', 'de'], dtype='<U2')]
+    >>> group_columns("f1", ("country",), ["fr", None])
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.InputError: f1: missing group value in column 'country'; got None at \
+row 1, expected a string, an integer or a boolean.
+    """
+    if given is None:
+        raise InputError(
+            message(where, "no group values given", None, f"the values of {', '.join(by)}")
+        )
+    columns = isinstance(given, tuple) and len(given) == len(by)
+    parts = [given] if len(by) == 1 and not (columns and np.ndim(given[0]) == 1) else list(given)
+    if len(parts) != len(by):
+        raise InputError(
+            message(where, "wrong number of group columns", len(parts), f"{len(by)}: {list(by)}")
+        )
+    out = []
+    for name, part in zip(by, parts, strict=True):
+        values = _column(where, name, part)
+        if rows is not None and len(values) != rows:
+            raise InputError(
+                message(
+                    where,
+                    f"group column {name!r} has the wrong length",
+                    len(values),
+                    f"{rows} rows",
+                )
+            )
+        out.append(values)
+    return out
+
+
+def _column(where: str, name: str, part: Any) -> NDArray[Any]:
+    if hasattr(part, "to_numpy") and not isinstance(part, np.ndarray):
+        part = part.to_numpy(zero_copy_only=False) if hasattr(part, "null_count") else part
+    values = np.asarray(part)
+    if values.ndim != 1:
+        raise InputError(
+            message(where, f"group column {name!r} is not 1-D", raw(f"shape {values.shape}"), "1-D")
+        )
+    if values.dtype.kind == "O":
+        bad = [i for i, v in enumerate(values.tolist()) if v is None or v != v or v == ""]
+        if bad:
+            _missing(where, name, values[bad[0]], bad[0])
+        types = {type(v) for v in values.tolist()}
+        if types <= {str}:
+            values = values.astype(str)
+        elif types <= {int, np.int64} and bool not in types:
+            values = values.astype(np.int64)
+        elif types <= {bool, np.bool_}:
+            values = values.astype(bool)
+        else:
+            raise InputError(
+                message(
+                    where,
+                    f"group column {name!r} mixes types",
+                    raw(", ".join(sorted(t.__name__ for t in types))),
+                    "strings, integers or booleans",
+                )
+            )
+    kind = values.dtype.kind
+    if kind == "f":
+        nan = np.flatnonzero(np.isnan(values))
+        if len(nan):
+            _missing(where, name, float(values[nan[0]]), int(nan[0]))
+        raise InputError(
+            message(
+                where,
+                f"group column {name!r} holds floats",
+                raw(str(values.dtype)),
+                "strings, integers or booleans as group values",
+            )
+        )
+    if kind == "U":
+        empty = np.flatnonzero(values == "")
+        if len(empty):
+            _missing(where, name, "", int(empty[0]))
+        return values
+    if kind in "iu":
+        return values.astype(np.int64)
+    if kind == "b":
+        return values
+    raise InputError(
+        message(
+            where,
+            f"group column {name!r} has an unsupported type",
+            raw(str(values.dtype)),
+            "strings, integers or booleans",
+        )
+    )
+
+
+def _missing(where: str, name: str, value: Any, row: int) -> None:
+    raise InputError(
+        message(
+            where,
+            f"missing group value in column {name!r}",
+            raw(f"{value!r} at row {row}"),
+            "a string, an integer or a boolean",
+        )
+    )
+
+
+def _take(value: Any, index: NDArray[np.intp], rows: int, where: str) -> Any:
+    """The rows ``index`` of one input of a batch (an array, a list or a pyarrow array)."""
+    if value is None or isinstance(value, str | bytes | int | float | bool):
+        return value
+    try:
+        length = len(value)
+    except TypeError:
+        return value
+    if length != rows:
+        raise InputError(
+            message(
+                where, "an input has another length than the group columns", length, f"{rows} rows"
+            )
+        )
+    if isinstance(value, np.ndarray):
+        return value[index]
+    if hasattr(value, "take") and (hasattr(value, "null_count") or hasattr(value, "num_rows")):
+        import pyarrow as pa
+
+        return value.take(pa.array(index))
+    if hasattr(value, "iloc"):
+        return value.iloc[index]
+    items = list(value)
+    return [items[i] for i in index.tolist()]
+
+
+def _split(
+    columns: Sequence[NDArray[Any]],
+) -> tuple[tuple[NDArray[Any], ...], NDArray[np.int64], list[NDArray[np.intp]]]:
+    """The groups of rows: their keys (one array per column), sizes and row indices.
+
+    Groups come in increasing order of their values; each group's rows keep
+    their order.
+    """
+    rows = len(columns[0])
+    if rows == 0:
+        return tuple(columns), np.zeros(0, dtype=np.int64), []
+    codes = np.stack([np.unique(c, return_inverse=True)[1].ravel() for c in columns], axis=1)
+    first, code = np.unique(codes, axis=0, return_index=False, return_inverse=True)
+    code = code.ravel()
+    order = np.argsort(code, kind="stable")
+    stops = np.searchsorted(code[order], np.arange(1, len(first) + 1))
+    starts = np.concatenate([[0], stops[:-1]])
+    parts = [order[a:b] for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
+    keys = tuple(c[order[starts]] for c in columns)
+    return keys, (stops - starts).astype(np.int64), parts
+
+
+def _key_of(parts: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(p.item() if isinstance(p, np.generic) else p for p in parts)

@@ -1,0 +1,250 @@
+"""Per-group states and values: :class:`GroupStates` and :class:`ByGroup`."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scorekit.core._groups._columns import GroupKey, _key_of, _kind
+from scorekit.core._state import State, state_field
+from scorekit.errors import ConfigError, StateMismatchError, message, raw
+
+
+@dataclass(frozen=True, eq=False)
+class GroupStates(State):
+    """The state of a per-group evaluation: a metric's state overall and per group.
+
+    Attributes
+    ----------
+    metric
+        The wrapped metric's registered name.
+    by
+        The group columns.
+    overall
+        The wrapped metric's state of all the rows.
+    keys
+        One array per group column: the groups' values, groups in increasing
+        order of their values.
+    sizes
+        The rows of each group.
+    states
+        The wrapped metric's state of each group.
+    """
+
+    kind: ClassVar[str] = "GroupStates"
+
+    metric: str = state_field("same", check="text")
+    by: NDArray[np.str_] = state_field("same", check="classes", ndim=1)
+    overall: State = state_field("custom")
+    keys: tuple[NDArray[Any], ...] = state_field("custom")
+    sizes: NDArray[np.int64] = state_field("custom", check="count", ndim=1)
+    states: tuple[State, ...] = state_field("custom")
+
+    def groups(self) -> list[tuple[Any, ...]]:
+        """Every group's key as a tuple of plain values, in order."""
+        return [_key_of(row) for row in zip(*self.keys, strict=True)] if self.keys else []
+
+    def _merge_custom(self, other: GroupStates) -> dict[str, Any]:
+        for name, a, b in zip(self.by.tolist(), self.keys, other.keys, strict=True):
+            if len(a) and len(b) and _kind(a) != _kind(b):
+                raise StateMismatchError(
+                    message(
+                        f"{self.metric} by {name}",
+                        "cannot merge groups of different types",
+                        raw(f"{_kind(b)} in one state and {_kind(a)} in the other"),
+                        "the same type of group values in every shard",
+                    )
+                )
+        merged: dict[tuple[Any, ...], tuple[int, State]] = {}
+        for source in (self, other):
+            for key, size, state in zip(
+                source.groups(), source.sizes.tolist(), source.states, strict=True
+            ):
+                if key in merged:
+                    have, kept = merged[key]
+                    merged[key] = (have + size, kept.merge(state))
+                else:
+                    merged[key] = (size, state)
+        order = sorted(merged)
+        columns = [
+            np.array([k[i] for k in order], dtype=_dtype(self.keys[i], other.keys[i]))
+            for i in range(len(self.by))
+        ]
+        return {
+            "overall": self.overall.merge(other.overall),
+            "keys": tuple(columns),
+            "sizes": np.array([merged[k][0] for k in order], dtype=np.int64),
+            "states": tuple(merged[k][1] for k in order),
+        }
+
+    def _check(self) -> None:
+        if len(self.by) == 0:
+            raise self._invalid("by", "no group column", raw("[]"), "at least one column")
+        if not isinstance(self.overall, State):
+            raise self._invalid("overall", "not a state", raw(type(self.overall).__name__))
+        if not isinstance(self.keys, tuple) or len(self.keys) != len(self.by):
+            raise self._invalid("keys", "not one array per group column", None, f"{len(self.by)}")
+        for i in range(len(self.keys)):
+            column = self.keys[i]
+            if not isinstance(column, np.ndarray) or column.ndim != 1:
+                raise self._invalid("keys", "not a 1-D array", raw(type(column).__name__))
+            if column.dtype.kind not in "Uiub":
+                raise self._invalid(
+                    "keys", "group values of an unsupported type", raw(str(column.dtype))
+                )
+            if len(column) != len(self.sizes):
+                raise self._invalid("keys", "length differs from 'sizes'", len(column))
+        groups = self.groups()
+        if any(a >= b for a, b in itertools.pairwise(groups)):
+            raise self._invalid("keys", "groups not distinct and in increasing order")
+        if not isinstance(self.states, tuple) or len(self.states) != len(self.sizes):
+            raise self._invalid("states", "not one state per group", None, f"{len(self.sizes)}")
+        kind = type(self.overall)
+        for state in self.states:
+            if type(state) is not kind:
+                raise self._invalid(
+                    "states", "a group's state of another kind", raw(type(state).__name__)
+                )
+
+
+def _dtype(a: NDArray[Any], b: NDArray[Any]) -> Any:
+    if not len(a):
+        return b.dtype if b.dtype.kind != "U" else str
+    return a.dtype if a.dtype.kind != "U" else str
+
+
+def _label(by: Sequence[str], key: tuple[Any, ...]) -> str:
+    """A group as warnings name it: ``country='fr'`` or ``country='fr', device='phone'``."""
+    return ", ".join(f"{name}={value!r}" for name, value in zip(by, key, strict=True))
+
+
+def _point(value: Any) -> Any:
+    """A value's point value: its ``value`` for an interval or an estimate, else itself."""
+    point = getattr(value, "value", None)
+    return point if isinstance(point, Real) and hasattr(value, "low") else value
+
+
+@dataclass(frozen=True)
+class ByGroup:
+    """A metric's value on all the rows and on each group, with the group sizes.
+
+    Attributes
+    ----------
+    overall
+        The value on all the rows.
+    by_group : dict
+        Group -> value. A group is its value for one group column, the tuple of
+        its values for several.
+    sizes : dict
+        Group -> its rows.
+    by : tuple of str
+        The group columns.
+
+    Examples
+    --------
+    >>> found = ByGroup(0.75, {"de": 0.5, "fr": 1.0}, {"de": 2, "fr": 2}, ("country",))
+    >>> found.difference(), found.ratio()
+    (0.5, 0.5)
+    """
+
+    overall: Any
+    by_group: dict[GroupKey, Any]
+    sizes: dict[GroupKey, int]
+    by: tuple[str, ...]
+
+    def _numbers(self, what: str) -> list[float]:
+        out = []
+        for group, given in self.by_group.items():
+            value = _point(given)
+            if np.ndim(value) != 0 or isinstance(value, str | bytes):
+                raise ConfigError(
+                    message(
+                        what,
+                        "needs one number per group",
+                        raw(f"group {group!r}: a value of shape {list(np.shape(value))}"),
+                        "a metric with one number (choose an average, for example f1:macro)",
+                    )
+                )
+            number = float(value)
+            if not math.isnan(number):
+                out.append(number)
+        return out
+
+    def group_min(self) -> float:
+        """The smallest value of a group (NaN values left out; NaN when none is left)."""
+        numbers = self._numbers("group_min")
+        return min(numbers) if numbers else math.nan
+
+    def group_max(self) -> float:
+        """The largest value of a group (NaN values left out; NaN when none is left)."""
+        numbers = self._numbers("group_max")
+        return max(numbers) if numbers else math.nan
+
+    def difference(self) -> float:
+        """The largest group value minus the smallest, as fairlearn's ``MetricFrame.difference``.
+
+        Groups whose value is undefined (NaN) are left out, as pandas' ``max``
+        and ``min`` leave them out in fairlearn.
+        """
+        numbers = self._numbers("difference")
+        return max(numbers) - min(numbers) if numbers else math.nan
+
+    def ratio(self) -> float:
+        """The smallest group value over the largest, as fairlearn's ``MetricFrame.ratio``.
+
+        Groups whose value is undefined (NaN) are left out. A largest value of
+        0 gives NaN (0/0) or infinity, as the division does in fairlearn.
+        """
+        numbers = self._numbers("ratio")
+        if not numbers:
+            return math.nan
+        low, high = min(numbers), max(numbers)
+        if high == 0:
+            return math.nan if low == 0 else -math.inf
+        return low / high
+
+    def groups(self) -> list[tuple[tuple[Any, ...], Any, int]]:
+        """Every group as (its values, one per group column; its value; its rows), in order."""
+        return [
+            (group if isinstance(group, tuple) else (group,), value, self.sizes[group])
+            for group, value in self.by_group.items()
+        ]
+
+    def spread(self) -> dict[str, float]:
+        """``difference`` and ``ratio`` when the values are numbers, else nothing.
+
+        Values with a point value and bounds (intervals) spread by their point values.
+        """
+        if not all(isinstance(_point(v), Real) for v in self.by_group.values()):
+            return {}
+        return {"difference": self.difference(), "ratio": self.ratio()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain form: ``overall``, ``rows``, ``by``, ``groups`` (each with its column
+        values, ``value`` and ``rows``), and ``difference`` and ``ratio`` of numbers.
+
+        Examples
+        --------
+        >>> ByGroup(0.75, {"de": 0.5, "fr": 1.0}, {"de": 2, "fr": 2}, ("country",)).as_dict()
+        {'overall': 0.75, 'rows': 4, 'by': ['country'], 'groups': [{'country': 'de', \
+'value': 0.5, 'rows': 2}, {'country': 'fr', 'value': 1.0, 'rows': 2}], 'difference': 0.5, \
+'ratio': 0.5}
+        """
+        groups = [
+            {**dict(zip(self.by, values, strict=True)), "value": value, "rows": rows}
+            for values, value, rows in self.groups()
+        ]
+        return {
+            "overall": self.overall,
+            "rows": sum(self.sizes.values()),
+            "by": list(self.by),
+            "groups": groups,
+            **self.spread(),
+        }
