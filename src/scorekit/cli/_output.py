@@ -12,6 +12,7 @@ import glob
 import json
 import math
 import os
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -158,9 +159,11 @@ def write_ci_values(
     units = [str(getattr(m, "unit", "row")) for m in dict(metrics).values()]
     note = ci.describe(units)
     if ci.n_resamples < FEW_RESAMPLES:
-        err.write(
-            f"scorekit: warning: --n-resamples {ci.n_resamples}: few resamples, the bounds will "
-            f"vary from seed to seed (at least {FEW_RESAMPLES}; 1000 or more for 95% intervals)\n"
+        warnings.warn(
+            f"--n-resamples {ci.n_resamples}: few resamples, the bounds will vary from seed to "
+            f"seed (at least {FEW_RESAMPLES}; 1000 or more for 95% intervals)",
+            UserWarning,
+            stacklevel=2,
         )
     write_values(values, fmt, out, note if fmt == "table" else "")
     if fmt != "table":
