@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,9 @@ def evaluate_run(
     """Evaluate a TREC run file against qrels with ranking metrics, overall or per group.
 
     Without ``chunk_size`` or ``engine`` the run is evaluated whole by
-    :func:`scorekit.ranking.evaluate` (``count_rows`` reads it first to count
-    its rows, for a state file). ``engine="stream"`` or a ``chunk_size`` reads
+    :func:`scorekit.ranking.evaluate`; ``rows`` are the run's rows (0 for a
+    run given as a dict). ``count_rows`` is accepted for compatibility and
+    changes nothing: the rows are always counted. ``engine="stream"`` or a ``chunk_size`` reads
     the run in chunks of whole queries (the run must list each query's rows
     together); ``engine="dask"`` reads the run here and summarizes its
     partitions, grouped by query, on a Dask cluster. ``options`` are the
@@ -77,9 +79,9 @@ def evaluate_run(
         return _by_group(qrels, run, metrics, by, attributes, ci=ci, **scale, **options)
     rows = 0
     if chunk_size is None and engine is None:
-        if count_rows:
+        if isinstance(run, str | os.PathLike):
             run = ranking.read_run(run)
-            rows = len(run)
+        rows = len(run) if isinstance(run, ranking.Run) else 0
         result = ranking.evaluate(qrels, run, metrics, per_query=per_query, **options)
         chosen = ranking.ranking_metrics(metrics, options)
     else:

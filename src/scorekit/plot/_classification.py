@@ -19,7 +19,7 @@ from scorekit.classification import (
     ScoreHistogram,
 )
 from scorekit.errors import InputError, message, raw
-from scorekit.plot._common import axes, state_of
+from scorekit.plot._common import as_written, axes, state_of
 
 __all__ = ["calibration", "confusion_matrix", "pr", "roc", "score_distribution"]
 
@@ -61,6 +61,7 @@ def _unit_square(ax: Any, xlabel: str, ylabel: str, legend: str) -> None:
     ax.legend(loc=legend, fontsize="small")
 
 
+@as_written
 def roc(
     y_true: Any,
     y_score: Any = None,
@@ -97,6 +98,7 @@ def roc(
     return ax
 
 
+@as_written
 def pr(
     y_true: Any,
     y_score: Any = None,
@@ -193,6 +195,7 @@ def _rows_reduced(state: CalibrationHistogram) -> CalibrationHistogram:
     )
 
 
+@as_written
 def calibration(
     y_true: Any,
     y_proba: Any = None,
@@ -262,6 +265,7 @@ def calibration(
     return ax
 
 
+@as_written
 def confusion_matrix(
     y_true: Any,
     y_pred: Any = None,
@@ -310,6 +314,7 @@ def confusion_matrix(
     return ax
 
 
+@as_written
 def score_distribution(
     y_true: Any,
     y_score: Any = None,

@@ -2,16 +2,60 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from scorekit.core import EvaluationResult, Metric, State
 from scorekit.errors import ConfigError, InputError, message, raw
 
-__all__ = ["INSTALL", "axes", "interval", "require_matplotlib", "state_of", "value_of"]
+__all__ = [
+    "INSTALL",
+    "as_written",
+    "axes",
+    "interval",
+    "require_matplotlib",
+    "state_of",
+    "value_of",
+]
 
 INSTALL = "pip install 'scorekit[report]'"
 """How to install what figures and reports need."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def as_written(draw: F) -> F:
+    """``draw`` with every text it adds shown as written: ``$`` is no mathtext delimiter.
+
+    Class, system and group names come from the data; matplotlib would read
+    ``cost $5 to $10`` as a formula (drawn ``cost 510to``) and fail on
+    ``$\\frac$``. Tick labels and legends made by ``draw`` keep the setting.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> @as_written
+    ... def draw():
+    ...     import matplotlib.pyplot as plt
+    ...     return plt.figure().text(0, 0, "$x$")
+    >>> draw().get_parse_math()
+    False
+    """
+
+    @functools.wraps(draw)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            import matplotlib
+        except ImportError:
+            return draw(*args, **kwargs)
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+
+    return run  # type: ignore[return-value]
 
 
 def require_matplotlib(where: str = "scorekit.plot") -> Any:

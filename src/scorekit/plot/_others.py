@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from scorekit._check import as_scores, check_same_length
 from scorekit.core import QuantileSketch, State
 from scorekit.errors import InputError, message, raw
-from scorekit.plot._common import axes, interval, value_of
+from scorekit.plot._common import as_written, axes, interval, value_of
 from scorekit.regression import PairSample, PredictionSample, Sample
 
 __all__ = [
@@ -89,6 +89,7 @@ def _thin(n: int) -> NDArray[np.intp]:
     return np.linspace(0, n - 1, _MAX_POINTS).astype(np.intp)
 
 
+@as_written
 def residuals(y_true: Any, y_pred: Any = None, *, bins: int = 30, ax: Any = None) -> Any:
     """Residuals ``y_pred - y_true`` against the prediction, or the absolute errors' distribution.
 
@@ -163,6 +164,7 @@ def _sketch_cdf(state: QuantileSketch, ax: Any) -> Any:
     return ax
 
 
+@as_written
 def predicted_vs_true(y_true: Any, y_pred: Any = None, *, ax: Any = None) -> Any:
     """Predicted against true values, with the diagonal of perfect predictions.
 
@@ -200,6 +202,7 @@ def predicted_vs_true(y_true: Any, y_pred: Any = None, *, ax: Any = None) -> Any
     return ax
 
 
+@as_written
 def per_query(
     values: Any = None,
     *,
@@ -244,6 +247,7 @@ def per_query(
     return ax
 
 
+@as_written
 def latency_cdf(latencies: Mapping[str, Any], *, ax: Any = None) -> Any:
     """Empirical CDFs of latencies in milliseconds (name -> seconds, or a LatencyValues state).
 
@@ -271,6 +275,7 @@ def latency_cdf(latencies: Mapping[str, Any], *, ax: Any = None) -> Any:
     return ax
 
 
+@as_written
 def throughput_over_time(
     start: Any,
     end: Any,
@@ -372,6 +377,7 @@ def _differences(rows: list[Any], ax: Any) -> Any:
     return ax
 
 
+@as_written
 def compare(
     systems: Mapping[str, Mapping[str, Any]] | Mapping[str, Any] | Sequence[Any],
     *,
@@ -438,6 +444,7 @@ def compare(
 _SWEEP_LATENCIES = ("ttft", "tpot", "itl", "e2e")
 
 
+@as_written
 def sweep(
     steps: Mapping[str, Any] | Sequence[tuple[str, Any]],
     *,

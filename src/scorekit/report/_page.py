@@ -77,6 +77,8 @@ def svg(draw: Callable[[Any], Any], size: tuple[float, float] = (5.0, 3.8)) -> s
         "svg.hashsalt": f"scorekit-{next(_counter)}",
         "font.family": "sans-serif",
         "font.size": 9,
+        # names from the data are drawn as written, never as mathtext ($5 to $10)
+        "text.parse_math": False,
     }
     with matplotlib.rc_context(style):
         fig = Figure(figsize=size)

@@ -275,7 +275,10 @@ def _latency_table(r: Any) -> list[Table]:
 
 
 def _latency_hist(ax: Any, *, values: Any, name: str) -> Any:
-    ax.hist(values * 1000, bins=40, color="C0", alpha=0.8)
+    v = values * 1000
+    # values equal to a few ulps leave no room for 40 bins: one bar holds them
+    span, scale = float(v.max() - v.min()), float(np.spacing(np.abs(v).max()))
+    ax.hist(v, bins=40 if span > 160 * scale else 1, color="C0", alpha=0.8)
     ax.set_xlabel(f"{name.upper()} (ms)")
     ax.set_ylabel("Requests")
     return ax

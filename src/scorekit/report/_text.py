@@ -17,6 +17,8 @@ def fmt(value: Any) -> str:
     --------
     >>> fmt(0.123456), fmt(3), fmt(float("nan")), fmt([1, 2, 3])
     ('0.1235', '3', 'nan', '[1, 2, 3]')
+    >>> fmt(13220.0), fmt(13220.5), fmt(2.5e20)
+    ('13,220', '1.322e+04', '2.5e+20')
     >>> fmt({"rougeL": 0.5})
     'rougeL: 0.5'
 
@@ -27,6 +29,9 @@ def fmt(value: Any) -> str:
         return f"{int(value):,}"
     if isinstance(value, float | np.floating):
         v = float(value)
+        if math.isfinite(v) and v.is_integer() and abs(v) < 1e15:
+            # a whole number (a count summed in floats) is shown whole, as an integer is
+            return f"{int(v):,}" if abs(v) >= 1e4 else f"{v:.4g}"
         return "nan" if math.isnan(v) else f"{v:.4g}"
     for name in ("value", "score"):
         inner = getattr(value, name, None)

@@ -1,0 +1,89 @@
+"""Hostile cases: reports and figures drawn from names and numbers in the data."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from hostile import scorekit, write
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "examples" / "data"
+
+
+def _facts(html: str) -> dict[str, str]:
+    """The header table of a report: fact name -> value."""
+    return dict(re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td></tr>", html))
+
+
+def test_rank_report_of_a_whole_read_counts_the_rows(tmp_path: Path) -> None:
+    """[silent] The report of ``rank`` read whole said ``rows 0``; chunked it said the rows."""
+    rows = sum(1 for line in (DATA / "run.txt").read_text().splitlines() if line.strip())
+    for extra in ([], ["--chunk-size", "50"]):
+        report = tmp_path / f"r{len(extra)}.html"
+        done = scorekit("rank", DATA / "qrels.txt", DATA / "run.txt", *extra, "--report", report)
+        assert done.returncode == 0, done.stderr
+        assert _facts(report.read_text(encoding="utf-8"))["rows"] == f"{rows:,}"
+
+
+def test_class_names_with_dollars_are_drawn_as_written(tmp_path: Path) -> None:
+    """[crash] ``$...$`` in a class name was read as mathtext: ``cost 510to``, or a parse error."""
+    data = write(
+        tmp_path / "m.csv",
+        ["y,p", "cost $5 to $10,b", "b,b", "$\\frac$,cost $5 to $10", "b,$\\frac$"],
+    )
+    report = tmp_path / "m.html"
+    done = scorekit(
+        "eval", data, "--task", "multiclass", "--true", "y", "--pred", "p", "--report", report
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    html = report.read_text(encoding="utf-8")
+    figures = "".join(re.findall(r"<svg.*?</svg>", html, flags=re.S))
+    assert "cost $5 to $10" in figures and "$\\frac$" in figures
+    assert "510to" not in figures
+
+
+def test_plot_functions_draw_names_as_written() -> None:
+    """[crash] The same names through :mod:`scorekit.plot` directly."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from scorekit import plot
+
+    ax = plot.confusion_matrix(["$\\frac$", "b", "b"], ["b", "b", "$\\frac$"])
+    ax.figure.canvas.draw()
+    assert "$\\frac$" in [t.get_text() for t in ax.get_xticklabels()]
+
+
+def test_throughput_report_of_latencies_equal_to_the_last_bit(tmp_path: Path) -> None:
+    """[crash] TTFTs a few ulps apart raised "Too many bins for data range"."""
+    first = 0.1
+    records = [
+        {
+            "prompt_tokens": 5,
+            "output_tokens": 3,
+            "start": 0.0,
+            "first_token": float(np.nextafter(first, 1.0)) if i % 2 else first,
+            "end": 1.0,
+        }
+        for i in range(10)
+    ]
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    report = tmp_path / "t.html"
+    done = scorekit("throughput", path, "--report", report)
+    assert done.returncode == 0, done.stderr
+    assert "TTFT histogram" in report.read_text(encoding="utf-8")
+
+
+def test_whole_numbers_in_reports_are_not_in_exponent_form() -> None:
+    """[silent] A count summed in floats was shown as ``1.322e+04``."""
+    from scorekit.report._text import fmt
+
+    assert fmt(13220.0) == "13,220"
+    assert fmt(13220.5) == "1.322e+04"
+    assert fmt(0.5) == "0.5"
