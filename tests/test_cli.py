@@ -754,12 +754,12 @@ def test_help_and_list_import_only_what_they_need(
 
 
 def test_the_help_listed_from_the_registry_is_the_commands_own() -> None:
-    from scorekit.cli import _OUTPUT_OPTIONS, _commands, _output, build_parser
+    from scorekit.cli import _OUTPUT_OPTIONS, _commands, _flags, build_parser
 
     assert build_parser(["--help"]).format_help() == build_parser().format_help()
     own = {n for n, m in _commands._COMMANDS.items() if str(m).startswith("scorekit.cli._")}
     assert own <= set(_commands._HELP)
-    assert set(_OUTPUT_OPTIONS) == set(_output.OUTPUT_FLAGS)
+    assert set(_OUTPUT_OPTIONS) == set(_flags.OUTPUT_FLAGS)
 
 
 # list --------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from hostile import assert_clean_error, scorekit, write
+from openai_server import OpenAIServer
 
 EVAL = ["--task", "binary", "--true", "y", "--pred", "p", "--quiet"]
 
@@ -126,6 +128,170 @@ def test_save_state_onto_dev_null_keeps_the_device(tmp_path: Path) -> None:
     if done.returncode == 77 or (done.returncode != 0 and done.stderr.startswith("unshare")):
         pytest.skip(f"no private mount namespace with a tmpfs /dev here: {done.stderr.strip()}")
     assert "device-kept" in done.stdout, done.stderr
+
+
+# one rule for every output: --report, -o/--output, --out, --save-state ---------------
+
+
+def _run(tmp_path: Path, name: str, *lines: str) -> Path:
+    return write(tmp_path / name, list(lines) or ["q1 Q0 d1 1 2.0 a", "q1 Q0 d2 2 1.0 a"])
+
+
+@pytest.mark.parametrize("how", ["same path", "hard link", "symbolic link"])
+def test_report_onto_the_input_is_refused(tmp_path: Path, how: str) -> None:
+    """[lost] ``eval data.csv --report data.csv`` replaced the data with HTML, through links too."""
+    data = _data(tmp_path)
+    before = data.read_bytes()
+    target = data
+    if how == "hard link":
+        target = tmp_path / "linked.csv"
+        os.link(data, target)
+    elif how == "symbolic link":
+        target = tmp_path / "symlinked.csv"
+        target.symlink_to(data)
+    done = scorekit("eval", data, *EVAL, "--report", target)
+    assert_clean_error(done, "eval --report", "the output file is one of the command's inputs")
+    assert target.name in done.stderr
+    assert data.read_bytes() == before
+
+
+def test_save_state_and_report_onto_one_file_are_refused(tmp_path: Path) -> None:
+    """[lost] ``--save-state x --report x``: the report replaced the states just written."""
+    data = _data(tmp_path)
+    same = tmp_path / "x"
+    for extra in ([], ["--chunk-size", "2"]):
+        done = scorekit("eval", data, *EVAL, *extra, "--save-state", same, "--report", same)
+        assert_clean_error(done, "--report", "the same file as --save-state", str(same))
+        assert not same.exists()
+    # an existing file, reached through a link, is the same file too
+    same.write_text("kept")
+    link = tmp_path / "link"
+    link.symlink_to(same)
+    done = scorekit("eval", data, *EVAL, "--save-state", same, "--report", link)
+    assert_clean_error(done, "--report", "the same file as --save-state")
+    assert same.read_text() == "kept"
+
+
+def test_merge_report_onto_a_shard_is_refused(tmp_path: Path) -> None:
+    """[lost] ``merge shard.json --report shard.json`` replaced the shard with HTML."""
+    shard = _state(tmp_path, "shard.json")
+    before = shard.read_bytes()
+    done = scorekit("merge", shard, "--report", shard)
+    assert_clean_error(done, "merge --report", "one of the command's inputs", "shard.json")
+    assert shard.read_bytes() == before
+
+
+@pytest.fixture
+def failing_server() -> Iterator[OpenAIServer]:
+    srv = OpenAIServer(ttft=0.0, interval=0.0).start()
+    yield srv
+    srv.stop()
+
+
+def _loadtest(server: OpenAIServer, prompts: Path, *args: str | Path) -> list[str | Path]:
+    return ["loadtest", "--url", server.url, "--model", "m", "--prompts", prompts, *args]
+
+
+def _prompts(tmp_path: Path, *prompts: str) -> Path:
+    return write(tmp_path / "prompts.jsonl", [json.dumps({"prompt": p}) for p in prompts])
+
+
+def test_loadtest_report_onto_the_prompts_or_the_records_is_refused(
+    tmp_path: Path, failing_server: OpenAIServer
+) -> None:
+    """[lost] ``loadtest --report`` onto the prompts file or onto ``--out`` replaced them."""
+    prompts = _prompts(tmp_path, "hi")
+    before = prompts.read_bytes()
+    done = scorekit(*_loadtest(failing_server, prompts, "--report", prompts))
+    assert_clean_error(done, "loadtest --report", "one of the command's inputs", "prompts.jsonl")
+    assert prompts.read_bytes() == before
+    records = tmp_path / "records.jsonl"
+    done = scorekit(*_loadtest(failing_server, prompts, "--out", records, "--report", records))
+    assert_clean_error(done, "loadtest --out", "the same file as --report", "records.jsonl")
+    assert not records.exists()
+    records.write_text("earlier records\n")
+    done = scorekit(*_loadtest(failing_server, prompts, "--out", records, "--report", records))
+    assert_clean_error(done, "the same file as --report")
+    assert records.read_text() == "earlier records\n"
+    assert failing_server.requests == []
+
+
+def test_loadtest_out_empty_is_refused(tmp_path: Path, failing_server: OpenAIServer) -> None:
+    """[lost] ``--out ''`` ran the load test and wrote no records, without a word."""
+    done = scorekit(*_loadtest(failing_server, _prompts(tmp_path, "hi"), "--out", ""))
+    assert_clean_error(done, "loadtest --out: the path is empty")
+    assert failing_server.requests == []
+
+
+def test_loadtest_with_every_request_failed_exits_non_zero(
+    tmp_path: Path, failing_server: OpenAIServer
+) -> None:
+    """[silent] A load test whose every request failed (HTTP 500) exited with status 0."""
+    prompts = _prompts(tmp_path, "mode=http500", "mode=http500 a")
+    done = scorekit(*_loadtest(failing_server, prompts, "--quiet"))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "scorekit: all 2 requests failed" in done.stderr
+    assert "2 x http 500: model crashed" in done.stdout
+    allowed = scorekit(*_loadtest(failing_server, prompts, "--quiet", "--max-failures", "100%"))
+    assert allowed.returncode == 0, allowed.stderr
+    assert "requests failed;" not in allowed.stderr
+    # one request answered is a run that measured something: status 0, as before
+    mixed = _prompts(tmp_path, "mode=http500", "hi")
+    assert scorekit(*_loadtest(failing_server, mixed, "--quiet")).returncode == 0
+
+
+def test_fuse_output_onto_an_input_run_is_refused(tmp_path: Path) -> None:
+    """[lost] ``fuse a.txt b.txt -o a.txt`` replaced an input run with the fused one."""
+    a, b = _run(tmp_path, "a.txt"), _run(tmp_path, "b.txt", "q1 Q0 d2 1 3.0 b")
+    before = a.read_bytes()
+    done = scorekit("fuse", a, b, "-o", a)
+    assert_clean_error(done, "fuse -o/--output", "one of the command's inputs", "a.txt")
+    assert a.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        ("no/dir/f.txt", "its folder does not exist"),
+        (".", "is a directory"),
+        ("", "the path is empty"),
+        ("sub/", "is a directory"),
+    ],
+)
+def test_fuse_output_that_cannot_be_written_is_refused(
+    tmp_path: Path, output: str, problem: str
+) -> None:
+    """[crash] ``fuse -o no/dir/f.txt`` and ``fuse -o .`` ended in tracebacks."""
+    a, b = _run(tmp_path, "a.txt"), _run(tmp_path, "b.txt", "q1 Q0 d2 1 3.0 b")
+    done = scorekit("fuse", a, b, "-o", output, cwd=tmp_path)
+    assert_clean_error(done, f"scorekit: fuse -o/--output: {problem}; got '{output}'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+@pytest.mark.parametrize("flag", ["--report", "--save-state"])
+@pytest.mark.parametrize(("path", "problem"), [("", "the path is empty"), ("no/r", "folder")])
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(
+    tmp_path: Path, flag: str, path: str, problem: str
+) -> None:
+    """[lost] ``--report ''`` was accepted and wrote nothing; a missing folder failed late."""
+    done = scorekit("eval", _data(tmp_path), *EVAL, flag, path, cwd=tmp_path)
+    assert_clean_error(done, f"eval {flag}", problem)
+    assert done.stdout == ""
+
+
+def test_outputs_onto_devices_are_written_in_place(tmp_path: Path) -> None:
+    """[lost] ``/dev/null`` and ``/dev/stdout`` are written in place, by one output or two."""
+    data = _data(tmp_path)
+    args = ["eval", data, *EVAL, "--format", "json"]
+    done = scorekit(*args, "--save-state", "/dev/null", "--report", "/dev/null")
+    if "scorekit[report]" in done.stderr:
+        pytest.skip("the report needs scorekit[report]")
+    assert done.returncode == 0, done.stderr
+    assert Path("/dev/null").is_char_device()
+    done = scorekit(*args, "--save-state", "/dev/null", "--report", "/dev/stdout")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.lstrip().startswith("<!DOCTYPE html>")
 
 
 # merging the same shard twice ---------------------------------------------------------

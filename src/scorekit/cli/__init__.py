@@ -62,8 +62,13 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from scorekit.cli._commands import build_parser, command_names, register_command
-from scorekit.cli._flags import restore_environment, write_warnings
+from scorekit.cli._commands import (
+    build_parser,
+    command_module,
+    command_names,
+    register_command,
+)
+from scorekit.cli._flags import OUTPUT_FLAGS, restore_environment, write_warnings
 from scorekit.core import load_plugins
 from scorekit.errors import PluginWarning, ScorekitError
 
@@ -106,20 +111,24 @@ def _captured_exit() -> Iterator[list[int]]:
         code.append(exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2))
 
 
-_OUTPUT_OPTIONS = ("save_state",)
-"""The options that name a file a command writes: the keys of ``_output.OUTPUT_FLAGS``."""
+_OUTPUT_OPTIONS = tuple(OUTPUT_FLAGS)
+"""The options that name a file a command writes (``_flags.OUTPUT_FLAGS``)."""
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse an output file that is one of the command's inputs (``_output.check_outputs``).
+    """Refuse, before the command runs, an output path it must not write (``_paths``).
 
-    Only a command given an output file imports :mod:`._output` for the check.
+    Only a command given an output path imports :mod:`._paths` for the check. A
+    command module's ``CHECKED_OUTPUTS`` names the outputs its library checks by
+    the same rule itself (:func:`._paths.check_outputs`).
     """
-    if not any(getattr(args, name, None) for name in _OUTPUT_OPTIONS):
+    if all(getattr(args, name, None) is None for name in _OUTPUT_OPTIONS):
         return
-    from scorekit.cli._output import check_outputs
+    from scorekit.cli._paths import check_outputs
 
-    check_outputs(args, str(getattr(args, "command", "") or ""))
+    command = str(getattr(args, "command", "") or "")
+    module = command_module(command) if command in command_names() else None
+    check_outputs(args, command, checked=getattr(module, "CHECKED_OUTPUTS", ()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
+    "OUTPUT_FLAGS",
     "Parser",
     "add_ci_flags",
     "add_compare_flags",
@@ -46,6 +47,20 @@ __all__ = [
     "write_report",
     "write_warnings",
 ]
+
+
+OUTPUT_FLAGS = {
+    "save_state": "--save-state",
+    "report": "--report",
+    "output": "-o/--output",
+    "out": "--out",
+}
+"""The options that name a file a command writes, by argument name, with their flag.
+
+Every command's outputs are checked by one rule before it runs
+(:func:`scorekit.cli._paths.check_outputs`): an option of one of these names is
+an output wherever it appears, and names nothing else.
+"""
 
 
 def __getattr__(name: str) -> Any:

@@ -23,7 +23,16 @@ from scorekit.cli._throughput import parse_percentiles
 
 NAME = "loadtest"
 FAILURES_STATUS = 3
-"""The exit status of a run with more failed requests than ``--max-failures`` allows."""
+"""The exit status of a run with more failed requests than ``--max-failures`` allows.
+
+Without ``--max-failures``, a run whose every request failed exits with it too.
+"""
+CHECKED_OUTPUTS = ("out",)
+"""The outputs :mod:`scorekit.loadtest` checks itself before the first request is sent.
+
+``--out``: a directory, a missing folder, a file that cannot be written, the
+prompts file, a FIFO that no process reads (see :func:`scorekit.cli._paths.check_outputs`).
+"""
 
 _RECORDED = (
     "endpoint",
@@ -124,7 +133,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             "prompt); requests in flight then run to their end. --warmup N sends N requests "
             "first, left out of the figures; when the first fails, the run stops with the "
             "server's answer. Failed requests (timeout, HTTP error, broken stream) are counted "
-            "with their reason; --max-failures makes too many exit with status 3. --out writes "
+            "with their reason; --max-failures makes too many exit with status 3, as does a run "
+            "whose every request failed (unless --max-failures allows 100%). --out writes "
             "a metadata record, then each request's record as it ends (a kill loses only the "
             "requests in flight) and, at the end, sorts a regular file by request id. Ctrl-C "
             "(SIGINT) or SIGTERM cancels the requests in flight, writes and reports what was "
@@ -409,6 +419,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(
                 f"scorekit: {failed} of {measured} requests failed, "
                 f"more than --max-failures {args.max_failures} allows\n"
+            )
+            return FAILURES_STATUS
+    else:
+        failed, measured, _ = loadtest.failures_over(result.records, (100, True))
+        if measured and failed == measured:
+            err.write(
+                f"scorekit: all {measured} requests failed; the figures measure no answer "
+                "(--max-failures 100% accepts a run without one)\n"
             )
             return FAILURES_STATUS
     return 0

@@ -6,21 +6,15 @@ for; :func:`save_state` writes ``--save-state`` files for ``scorekit merge``.
 
 from __future__ import annotations
 
-import argparse
 import csv
-import glob
 import json
 import math
-import os
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
 from scorekit.core import ByGroup, Estimate, plain_value
-from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Interval
 
 RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
@@ -28,9 +22,6 @@ RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
 
 FEW_RESAMPLES = 100
 """Below this many bootstrap resamples ``--ci`` warns that its bounds are rough."""
-
-OUTPUT_FLAGS = {"save_state": "--save-state"}
-"""The options that name a file a command writes, by argument name."""
 
 
 plain = plain_value
@@ -283,70 +274,6 @@ def save_state(path: str, command: str, kind: str, result: Any, **header: Any) -
         options={**options, **header},
         rows=result.rows,
     )
-
-
-def _named_paths(value: Any) -> Iterator[Path]:
-    """The existing files and directories an argument value names (globs expanded)."""
-    items = value if isinstance(value, list | tuple) else [value]
-    for item in items:
-        if not isinstance(item, str | os.PathLike) or not str(item):
-            continue
-        text = str(item)
-        if glob.has_magic(text):
-            yield from (Path(p) for p in glob.glob(text, recursive=True))
-        elif os.path.exists(text):
-            yield Path(text)
-
-
-def _inside(target: os.stat_result, path: Path, status: os.stat_result) -> bool:
-    """Whether ``path`` (a directory with ``status``) holds the file of ``target``."""
-    for dirpath, _, files in os.walk(path):
-        for name in files:
-            try:
-                found = os.stat(os.path.join(dirpath, name))
-            except OSError:
-                continue
-            if (found.st_dev, found.st_ino) == (target.st_dev, target.st_ino):
-                return True
-    return False
-
-
-def check_outputs(args: argparse.Namespace, command: str) -> None:
-    """Refuse, before any work, an output file that is one of the command's inputs.
-
-    ``--save-state x.csv`` on ``scorekit eval x.csv`` would replace the data, and
-    ``merge a b --save-state a`` a shard. Files are the same when device and
-    inode agree (hard and symbolic links included); an output inside an input
-    directory counts too. A directory as the output is refused at once.
-    """
-    for attr, flag in OUTPUT_FLAGS.items():
-        target = getattr(args, attr, None)
-        if not target:
-            continue
-        where = Path(target)
-        if where.is_dir():
-            raise ConfigError(
-                message(f"scorekit {command} {flag}", "is a directory", str(target), "a file path")
-            )
-        try:
-            status = where.stat()
-        except OSError:
-            continue
-        for name, value in vars(args).items():
-            if name == attr or name in OUTPUT_FLAGS or callable(value):
-                continue
-            for path in _named_paths(value):
-                found = path.stat()
-                same = (found.st_dev, found.st_ino) == (status.st_dev, status.st_ino)
-                if same or (path.is_dir() and _inside(status, path, found)):
-                    raise ConfigError(
-                        message(
-                            f"scorekit {command} {flag}",
-                            "the output file is one of the command's inputs",
-                            raw(f"{target} (the input {path})"),
-                            "a new file or one that is not read (it would be replaced)",
-                        )
-                    )
 
 
 class Saved:
