@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 
-from scorekit.core._statecheck import CHECKS, check_choice, check_value, decode, invalid
+from scorekit.core._statecheck import (
+    CHECKS,
+    check_choice,
+    check_value,
+    decode,
+    invalid,
+    totals_agree,
+)
 from scorekit.errors import ConfigError, InputError, StateMismatchError, choices, message, raw
 
 __all__ = [
@@ -43,6 +50,7 @@ def state_field(
     optional: bool = False,
     allowed: tuple[Any, ...] | None = None,
     objects: bool = False,
+    counts_rows: bool = False,
     **kwargs: Any,
 ) -> Any:
     """Declare a state field together with the rule that merges it and what it holds.
@@ -59,8 +67,10 @@ def state_field(
     that many dimensions (a tuple: any of them) instead of a scalar;
     ``optional`` lets it be ``None``; ``allowed`` lists the values a setting
     may take; ``objects`` lets the field hold arrays of dtype ``object``
-    (decoding refuses them elsewhere). A state decoded from a file is checked
-    against these declarations (:meth:`State.validate`).
+    (decoding refuses them elsewhere); ``counts_rows`` marks the integer
+    field that counts the rows the state summarizes (:meth:`State.row_count`).
+    A state decoded from a file is checked against these declarations
+    (:meth:`State.validate`).
 
     Examples
     --------
@@ -84,6 +94,8 @@ def state_field(
         metadata["allowed"] = tuple(allowed)
     if objects:
         metadata["objects"] = True
+    if counts_rows:
+        metadata["counts_rows"] = True
     return field(metadata=metadata, **kwargs)
 
 
@@ -158,6 +170,71 @@ class State:
             equal_values(getattr(self, f.name), getattr(other, f.name))
             for f in dataclasses.fields(self)
         )
+
+    def row_count(self) -> int | None:
+        """The rows the state summarizes, or None when it does not count them.
+
+        A kind counts its rows in the field declared ``counts_rows`` (or
+        overrides this method); wrappers holding the states of parts of the
+        rows (per-group states) check their sizes against it.
+
+        Returns
+        -------
+        int or None
+        """
+        for f in dataclasses.fields(self):
+            if f.metadata.get("counts_rows", False):
+                return int(getattr(self, f.name))
+        return None
+
+    def parts_disagree(self, parts: Sequence[State]) -> tuple[str, Any, Any] | None:
+        """The first field that states of a partition of the rows do not combine into.
+
+        States of disjoint parts of the rows merge into the state of all of
+        them, so each field merged by ``sum``, ``min`` or ``max`` of ``parts``
+        combines to this state's value (integers exactly, sums of numbers >= 0
+        to rounding), and each ``same`` field equals this state's. Fields
+        merged otherwise (``concat``, ``custom``) are not compared.
+
+        Parameters
+        ----------
+        parts : sequence of State
+            States of the same kind, of disjoint parts of this state's rows
+            that together make all of them (at least one).
+
+        Returns
+        -------
+        tuple or None
+            ``(field, combined, value)``: the field's name, what the parts
+            combine to and this state's value; None when every field agrees.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> metric = parse_metric("bleu")
+        >>> a, b = metric.summarize(["a cat"], ["a cat"]), metric.summarize(["a dog"], ["dog"])
+        >>> metric.merge(a, b).parts_disagree([a, b]) is None
+        True
+        >>> a.parts_disagree([a, b])[0]
+        'segments'
+        """
+        if not parts:
+            return None
+        for f in dataclasses.fields(self):
+            rule = f.metadata.get("merge", "same")
+            whole = getattr(self, f.name)
+            values = [getattr(part, f.name) for part in parts]
+            if rule == "same":
+                for value in values:
+                    if not equal_values(value, whole):
+                        return f.name, value, whole
+            elif rule in ("sum", "min", "max"):
+                combined = _combine_all(rule, values)
+                if combined is None:
+                    continue
+                if not _agrees(rule, f.metadata.get("check"), combined, whole):
+                    return f.name, combined, whole
+        return None
 
     # serialisation -----------------------------------------------------------
 
@@ -355,6 +432,44 @@ def _combine(rule: str, a: Any, b: Any) -> Any:
     if isinstance(a, np.ndarray):
         return np.concatenate([a, b])
     return tuple(a) + tuple(b)
+
+
+def _combine_all(rule: str, values: list[Any]) -> Any:
+    """The values of parts combined by ``rule`` at once, or None when they cannot be.
+
+    Values of different shapes or of no numeric type do not combine (their
+    merge would fail, or they hold no total to compare).
+    """
+    try:
+        arrays = [np.asarray(v) for v in values]
+    except (TypeError, ValueError):
+        return None
+    first = arrays[0]
+    if first.dtype.kind not in "biuf" or any(
+        a.shape != first.shape or a.dtype.kind not in "biuf" for a in arrays
+    ):
+        return None
+    stacked = np.stack(arrays)
+    if rule == "sum":
+        return stacked.sum(axis=0)
+    return stacked.min(axis=0) if rule == "min" else stacked.max(axis=0)
+
+
+_SUMS_TO_ROUNDING = ("weight", "nonnegative")
+"""Checks of float fields whose sums over parts agree to rounding (no cancellation)."""
+
+
+def _agrees(rule: str, check: str | None, combined: Any, whole: Any) -> bool:
+    """Whether the parts' combined value of a field is the whole's value."""
+    value = np.asarray(whole)
+    if value.shape != combined.shape:
+        return False
+    exact = rule != "sum" or (combined.dtype.kind in "biu" and value.dtype.kind in "biu")
+    if exact:
+        return equal_values(np.asarray(combined, dtype=value.dtype), value)
+    if check not in _SUMS_TO_ROUNDING:
+        return True  # a float sum of signed terms may cancel: its rounding has no bound here
+    return totals_agree(combined, value)
 
 
 def encode_value(value: Any) -> Any:

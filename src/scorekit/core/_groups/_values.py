@@ -112,12 +112,72 @@ class GroupStates(State):
                 raise self._invalid(
                     "states", "a group's state of another kind", raw(type(state).__name__)
                 )
+        self._check_sizes(groups)
+        self._check_parts(groups)
+
+    def row_count(self) -> int:
+        """The rows of all the groups."""
+        return int(self.sizes.sum())
+
+    def _check_sizes(self, groups: list[tuple[Any, ...]]) -> None:
+        """Every group has rows, as many as its state counts; all of them, the overall's."""
+        empty = np.flatnonzero(self.sizes == 0)
+        if len(empty):
+            raise self._invalid(
+                "sizes",
+                f"group {_label(self.by.tolist(), groups[empty[0]])} has no rows",
+                0,
+                "a group's rows, >= 1 (a group exists only with rows)",
+            )
+        counted = [state.row_count() for state in self.states]
+        known = np.array([c is not None for c in counted], dtype=bool)
+        if known.any():
+            rows = np.array([c if c is not None else -1 for c in counted], dtype=np.int64)
+            wrong = np.flatnonzero(known & (rows != self.sizes))
+            if len(wrong):
+                i = wrong[0]
+                raise self._invalid(
+                    "sizes",
+                    f"group {_label(self.by.tolist(), groups[i])} has another size than its state's rows",
+                    int(self.sizes[i]),
+                    f"{int(rows[i])}, the rows its {self.overall.kind} state counts",
+                )
+        total = self.overall.row_count()
+        if total is not None and total != int(self.sizes.sum()):
+            raise self._invalid(
+                "sizes",
+                "the groups' rows do not add up to the rows of the overall state",
+                raw(f"{int(self.sizes.sum())} rows in the groups"),
+                f"{total}, the rows the overall {self.overall.kind} state counts",
+            )
+
+    def _check_parts(self, groups: list[tuple[Any, ...]]) -> None:
+        """The groups' states combine into the overall state (fields merged by rule)."""
+        found = self.overall.parts_disagree(self.states)
+        if found is None:
+            return
+        name, combined, whole = found
+        raise self._invalid(
+            "states",
+            f"the groups' states disagree with the overall state in {name!r}",
+            raw(f"{_plain(combined)} from the {len(groups)} groups"),
+            f"{_plain(whole)}, the overall {self.overall.kind} state's",
+        )
 
 
 def _dtype(a: NDArray[Any], b: NDArray[Any]) -> Any:
     if not len(a):
         return b.dtype if b.dtype.kind != "U" else str
     return a.dtype if a.dtype.kind != "U" else str
+
+
+def _plain(value: Any) -> Any:
+    """A field's value as a message shows it: a number, or a short list."""
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return array.item()
+    text = str(array.tolist())
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _label(by: Sequence[str], key: tuple[Any, ...]) -> str:
