@@ -57,6 +57,7 @@ from scorekit.stats._rows import UnitRows, keeps_rows, replicates_of_rows, unit_
 __all__ = ["Bootstrap", "Replicated", "Replicates", "describe_metric", "single_number"]
 
 MAX_RESAMPLES = 1_000_000
+MAX_GROUPS = 10_000
 DEFAULT_GROUPS = 100
 
 
@@ -143,6 +144,20 @@ class Replicates(State):
                 names = ("state", "replicates", "leave_out", "rows")
                 return {name: getattr(kept, name) for name in names}
             return _per_replicate(self)._merge_custom(_per_replicate(other))
+        if self.key and isinstance(self.state, UnitRows) and isinstance(other.state, UnitRows):
+            both = np.intersect1d(self.state.keys, other.state.keys, assume_unique=True)
+            if len(both):
+                raise StateMismatchError(
+                    message(
+                        f"bootstrap of {self.metric}",
+                        f"two inputs hold the same units (key {self.key!r})",
+                        raw(
+                            f"{len(both)} of the {other.units} units of one "
+                            f"in the {self.units} of the other"
+                        ),
+                        "inputs of disjoint rows, each unit's row in one of them",
+                    )
+                )
         rows = np.concatenate([self.rows, other.rows])
         if self.key == "" and len(rows) > 1:
             order = np.argsort(rows[:, 0], kind="stable")
@@ -167,9 +182,28 @@ class Replicates(State):
             "rows": _coalesce(rows),
         }
 
+    def row_count(self) -> int | None:
+        """The rows summarized: the units, when the wrapped metric's unit is the row."""
+        cls = _wrapped_class(self.metric)
+        if cls is None or from_state(cls) or unit_of(cls) != "row":
+            return None
+        return self.units
+
     def _check(self) -> None:
         if not isinstance(self.state, State):
             raise self._invalid("state", "not a state", raw(type(self.state).__name__), "a state")
+        if not 1 <= self.n_resamples <= MAX_RESAMPLES:
+            raise self._invalid(
+                "n_resamples", "no replicate count", self.n_resamples, f"1 to {MAX_RESAMPLES:,}"
+            )
+        if self.groups == 1 or self.groups > MAX_GROUPS:
+            raise self._invalid(
+                "groups", "not a jackknife's groups", self.groups, f"0 or 2 to {MAX_GROUPS:,}"
+            )
+        cls = _wrapped_class(self.metric)
+        if cls is None:
+            raise self._invalid("metric", "not a registered metric", self.metric)
+        self._check_rows()
         if isinstance(self.state, UnitRows):
             for name in ("replicates", "leave_out"):
                 if getattr(self, name):
@@ -180,6 +214,7 @@ class Replicates(State):
                 raise self._invalid(
                     "units", "differs from the rows kept", self.units, str(self.state.units)
                 )
+            self._check_unit_keys(self.state)
             return
         for name in ("replicates", "leave_out"):
             states = getattr(self, name)
@@ -189,20 +224,116 @@ class Replicates(State):
                 raise self._invalid(
                     name, "not states of the wrapped metric's kind", None, self.state.kind
                 )
-        if self.replicates and len(self.replicates) != self.n_resamples:
+        if from_state(cls):
+            for name in ("replicates", "leave_out"):
+                if getattr(self, name):
+                    raise self._invalid(
+                        name,
+                        f"replicate states of a metric whose {unit_of(cls)} values make them",
+                        len(getattr(self, name)),
+                        "none (the replicates come from the state)",
+                    )
+            return
+        if len(self.replicates) != self.n_resamples:
             raise self._invalid(
                 "replicates",
                 "wrong number of replicates",
                 len(self.replicates),
-                str(self.n_resamples),
+                f"{self.n_resamples}, one state per resample (n_resamples)",
             )
-        if self.leave_out and len(self.leave_out) != self.groups:
+        if len(self.leave_out) != self.groups:
             raise self._invalid(
                 "leave_out",
                 "wrong number of jackknife states",
                 len(self.leave_out),
-                str(self.groups),
+                f"{self.groups}, one state per jackknife group (groups)",
             )
+        counted = self.state.row_count()
+        if counted is not None and self.row_count() not in (None, counted):
+            raise self._invalid(
+                "units",
+                f"differs from the rows of the {self.state.kind} state",
+                self.units,
+                str(counted),
+            )
+
+    def _check_rows(self) -> None:
+        """Row ranges: none for keyed units; else ascending, disjoint, covering the units."""
+        rows = self.rows
+        if rows.ndim != 2 or rows.shape[1] != 2:
+            raise self._invalid(
+                "rows", "not [first, stop) row ranges", raw(f"shape {list(rows.shape)}")
+            )
+        if self.key or from_state(_wrapped_class(self.metric)):
+            if len(rows):
+                raise self._invalid(
+                    "rows",
+                    "row ranges for units not keyed by row position",
+                    raw(f"{len(rows)} ranges"),
+                    "none",
+                )
+            return
+        if np.any(rows[:, 0] >= rows[:, 1]):
+            i = int(np.flatnonzero(rows[:, 0] >= rows[:, 1])[0])
+            raise self._invalid(
+                "rows", "an empty or reversed row range", raw(str(rows[i].tolist())), "first < stop"
+            )
+        overlap = np.flatnonzero(rows[1:, 0] < rows[:-1, 1])
+        if len(overlap):
+            i = int(overlap[0])
+            first = int(rows[i + 1, 0])
+            last = int(min(rows[i, 1], rows[i + 1, 1])) - 1
+            raise self._invalid(
+                "rows",
+                "row ranges out of order or overlapping",
+                raw(f"rows {first} to {last} twice"),
+                "ascending, disjoint ranges",
+            )
+        span = int((rows[:, 1] - rows[:, 0]).sum())
+        if self.units > span:
+            raise self._invalid(
+                "units",
+                "more units than the row ranges hold",
+                self.units,
+                f"at most {span}, the rows of {rows.tolist()[:3]}{'...' if len(rows) > 3 else ''}",
+            )
+
+    def _check_unit_keys(self, held: UnitRows) -> None:
+        """Each unit once: distinct keys, and row positions inside the row ranges."""
+        keys = held.unit_keys
+        if len(keys) > 1:
+            ordered = np.sort(keys)
+            same = np.flatnonzero(ordered[1:] == ordered[:-1])
+            if len(same):
+                raise self._invalid(
+                    "state",
+                    "a unit is kept twice",
+                    raw(f"{len(same)} units counted twice (key {self._unit_name()})"),
+                    "each unit's row once",
+                )
+        if self.key or not len(keys):
+            return
+        rows = self.rows
+        at = np.searchsorted(rows[:, 0].astype(np.uint64), keys, side="right") - 1
+        inside = (at >= 0) & (keys < rows[np.maximum(at, 0), 1].astype(np.uint64))
+        if not inside.all():
+            raise self._invalid(
+                "state",
+                "a row position outside the row ranges",
+                int(keys[np.flatnonzero(~inside)[0]]),
+                f"positions within {rows.tolist()[:3]}{'...' if len(rows) > 3 else ''}",
+            )
+
+    def _unit_name(self) -> str:
+        return repr(self.key) if self.key else "row position"
+
+
+def _wrapped_class(name: str) -> Any:
+    """The registered class of the wrapped metric, or None when the name is not registered."""
+    try:
+        return get(name).cls
+    except ConfigError:
+        return None
 
 
 def _no_rows(state: Replicates) -> bool:
@@ -372,10 +503,15 @@ class Bootstrap(Metric[Replicates]):
         if (
             isinstance(self.groups, bool)
             or not isinstance(self.groups, int)
-            or not (self.groups == 0 or 2 <= self.groups <= 10_000)
+            or not (self.groups == 0 or 2 <= self.groups <= MAX_GROUPS)
         ):
             raise ConfigError(
-                message("bootstrap", "invalid groups", self.groups, "0 or an integer in [2, 10000]")
+                message(
+                    "bootstrap",
+                    "invalid groups",
+                    self.groups,
+                    f"0 or an integer in [2, {MAX_GROUPS}]",
+                )
             )
         if not isinstance(self.key, str):
             raise ConfigError(message("bootstrap", "invalid key", self.key, "a column name"))
