@@ -13,6 +13,7 @@ state, their base class and the helpers they share.
 from __future__ import annotations
 
 import abc
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
@@ -20,7 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Check, Flag, Metric, OneOf, Range, State, state_field
+from scorekit.core import Check, Flag, Metric, OneOf, Range, State, get, state_field
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -33,6 +34,11 @@ from scorekit.ranking._data import Qrels, as_qrels, as_run
 from scorekit.ranking._ranked import Judged, judge
 
 __all__ = ["GAINS", "MISSING", "QueryValues", "RankingMetric"]
+
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""The registered name of the measure that opens a state's ``setting``."""
+_BOUND_SLACK = 1e-9
+"""How far past its bounds a query's value may lie (the rounding of its computation)."""
 
 Missing = Literal["skip", "zero"]
 MISSING: tuple[Missing, ...] = ("skip", "zero")
@@ -76,6 +82,28 @@ class QueryValues(State):
                 "more undefined queries than queries",
                 self.undefined,
                 f"at most {self.queries.size}",
+            )
+        self._check_bounds()
+
+    def _check_bounds(self) -> None:
+        """Each query's value lies in the bounds registered for the measure of ``setting``."""
+        name = _SETTING_NAME.match(self.setting)
+        if name is None or not self.values.size:
+            return
+        try:
+            low, high = get(name.group(0)).bounds
+        except ConfigError:
+            return
+        outside = np.flatnonzero(
+            (self.values < low - _slack(low)) | (self.values > high + _slack(high))
+        )
+        if len(outside):
+            i = outside[0]
+            raise self._invalid(
+                "values",
+                f"a query's {name.group(0)} outside the measure's bounds",
+                raw(f"{float(self.values[i])!r} for query {self.queries[i].item()!r}"),
+                f"values in [{low:g}, {high:g}]",
             )
 
     def is_empty(self) -> bool:
@@ -123,6 +151,11 @@ class QueryValues(State):
             order = np.argsort(queries, kind="stable")
             queries, values = queries[order], values[order]
         return queries, values
+
+
+def _slack(bound: float) -> float:
+    """How far past ``bound`` a value may lie: its rounding."""
+    return _BOUND_SLACK * max(1.0, abs(bound)) if np.isfinite(bound) else 0.0
 
 
 def _k_option(metric: Any, k: Any) -> int | None:
