@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from scorekit._version import __version__
-from scorekit.core import STATE_FORMAT, Grouped, GroupStates, Metric, State, get
+from scorekit.core import (
+    STATE_FORMAT,
+    Grouped,
+    GroupStates,
+    Metric,
+    State,
+    equal_values,
+    get,
+)
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import read_limited
 from scorekit.statefiles._format import FILE_FORMAT, MAGIC, StateFile, rebuild
@@ -252,4 +260,37 @@ def _load_entry(
             raw(state.kind),
             f"a {expected.kind} state",
         )
+    _check_settings(path, key, metric, state)
     return key, metric, state
+
+
+def _check_settings(path: Path, key: str, metric: Metric[Any], state: State) -> None:
+    """Refuse a bootstrap or per-group state whose settings are not those of the entry.
+
+    The bootstrap of an entry is rebuilt from its ``bootstrap`` settings and
+    computes with them: a state of other resamples, seed, key or jackknife
+    groups (or, per group, other group columns) would be labelled with
+    settings it was not made with. Each field of the wrapper's state that
+    merging requires to agree (merge rule ``same``) must equal that of the
+    metric's empty state; a per-group state's overall state (its groups
+    agree with it) is checked against the wrapped metric. The settings of
+    plain states are compared when files merge.
+    """
+    if not isinstance(state, Replicates | GroupStates):
+        return
+    empty = metric.empty()
+    for f in dataclasses.fields(state):
+        if f.metadata.get("merge", "same") != "same":
+            continue
+        value, expected = getattr(state, f.name), getattr(empty, f.name)
+        if not equal_values(value, expected):
+            raise InputError(
+                message(
+                    f"{path}, metric {key!r}",
+                    f"the state's {f.name!r} is not the one the metric entry configures",
+                    value,
+                    f"{expected!r}, as the entry's bootstrap and by say",
+                )
+            )
+    if isinstance(metric, Grouped) and isinstance(state, GroupStates):
+        _check_settings(path, key, metric.inner, state.overall)
