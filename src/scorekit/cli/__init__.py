@@ -48,7 +48,8 @@ The command lives in this package: one module per command (``NAME``,
 :mod:`._commands` (:func:`register_command`) with its one-line help, so that
 ``scorekit --help`` imports no command's module and a run only the module of
 the command it names; the flags several commands share are in :mod:`._flags`,
-and :mod:`._output` prints values and writes state files.
+:mod:`._output` prints values and writes state files, and :mod:`._paths` checks
+every file a command writes before it runs.
 """
 
 from __future__ import annotations
