@@ -35,6 +35,9 @@ from scorekit.loadtest._tokens import TokenCounter
 
 __all__ = [
     "DATASETS",
+    "MAX_LENGTH",
+    "MAX_PROMPTS",
+    "MAX_SYNTHETIC_TOKENS",
     "Conversation",
     "Workload",
     "load_workload",
@@ -44,6 +47,18 @@ __all__ = [
 
 DATASETS: tuple[str, ...] = ("sharegpt", "jsonl", "random", "prefix")
 """The datasets a load test draws its prompts from."""
+
+MAX_PROMPTS = 10_000_000
+"""The most prompts ``num_prompts`` (``--num-prompts``) may ask for."""
+
+MAX_LENGTH = 10_000_000
+"""The most tokens ``input_len``, ``output_len`` and ``prefix_len`` (``--input-len``,
+``--output-len``, ``--prefix-len``) may ask for: beyond the context of any model."""
+
+MAX_SYNTHETIC_TOKENS = 100_000_000
+"""The most prompt tokens the ``random`` and ``prefix`` datasets make in all (the prompts
+times their longest length): about 400 MB of text, made at about a million tokens a
+second."""
 
 _USER = ("human", "user")
 _REPLY = ("gpt", "assistant", "chatgpt", "bard", "model")
@@ -273,6 +288,14 @@ def synthetic_prompts(
     characters, one token by the characters / 4 estimate). ``"prefix"`` starts every
     prompt with the same ``prefix_len`` tokens, for prefix caching.
 
+    Ceilings, checked before any prompt is made: ``num_prompts`` at most
+    :data:`MAX_PROMPTS` (10 million); ``input_len``, ``output_len`` and ``prefix_len``
+    at most :data:`MAX_LENGTH` (10 million tokens, beyond the context of any model);
+    ``num_prompts`` times the longest prompt (``input_len * (1 + range_ratio)``, plus
+    ``prefix_len`` for ``"prefix"``) at most :data:`MAX_SYNTHETIC_TOKENS` (100 million
+    tokens). Past one, a :class:`~scorekit.errors.ConfigError` names the setting and
+    its flag.
+
     Examples
     --------
     >>> prompts = synthetic_prompts("prefix", num_prompts=2, input_len=3, output_len=5,
@@ -282,6 +305,26 @@ def synthetic_prompts(
     >>> prompts[0].text[:8] == prompts[1].text[:8]
     True
     """
+    _check_count("num_prompts", num_prompts, MAX_PROMPTS)
+    _check_count("input_len", input_len, MAX_LENGTH)
+    _check_count("output_len", output_len, MAX_LENGTH)
+    if kind == "prefix":
+        _check_count("prefix_len", prefix_len, MAX_LENGTH)
+    longest = int(input_len * (1 + range_ratio)) + (prefix_len if kind == "prefix" else 0)
+    if num_prompts * longest > MAX_SYNTHETIC_TOKENS:
+        lengths = "--prefix-len plus --input-len" if kind == "prefix" else "--input-len"
+        raise ConfigError(
+            message(
+                NAME,
+                f"the {kind} dataset would make too many prompt tokens "
+                f"(--num-prompts times {lengths})",
+                raw(
+                    f"{num_prompts:,} prompts of up to {longest:,} tokens, "
+                    f"{num_prompts * longest:,} in all"
+                ),
+                f"at most {MAX_SYNTHETIC_TOKENS:,} tokens in all",
+            )
+        )
     rng = random.Random(seed)
     prefix = _text(rng, prefix_len, counter) if kind == "prefix" and prefix_len else ""
     prompts = []
@@ -293,6 +336,16 @@ def synthetic_prompts(
 
 
 # one entry point ----------------------------------------------------------------------
+
+
+def _check_count(name: str, value: Any, ceiling: int) -> None:
+    """Refuse a ``value`` of ``name`` that is not a whole number from 1 to ``ceiling``."""
+    check_positive(name, value)
+    if value > ceiling:
+        flag = "--" + name.replace("_", "-")
+        raise ConfigError(
+            message(NAME, f"{name} ({flag}) too large", value, f"at most {ceiling:,}")
+        )
 
 
 def load_workload(
@@ -316,6 +369,17 @@ def load_workload(
     a ``messages`` line are its turns); ``random`` and ``prefix`` make
     ``num_prompts`` prompts (default 1000) with :func:`synthetic_prompts`.
 
+    Ceilings, checked before any prompt is made: ``num_prompts`` at most
+    :data:`MAX_PROMPTS` (10 million); for ``random`` and ``prefix``, the lengths and
+    the prompt tokens in all as :func:`synthetic_prompts` says (10 million tokens a
+    prompt, 100 million in all).
+
+    Raises
+    ------
+    ConfigError
+        An unknown dataset, a missing or needless path, or a number out of range or
+        above its ceiling: the message names the setting and its flag.
+
     Examples
     --------
     >>> work = load_workload("random", num_prompts=3, input_len=8, output_len=4, seed=7)
@@ -328,7 +392,7 @@ def load_workload(
     if dataset not in DATASETS:
         raise ConfigError(message(NAME, "unknown dataset", dataset, choices(DATASETS)))
     if num_prompts is not None:
-        check_positive("num_prompts", num_prompts)
+        _check_count("num_prompts", num_prompts, MAX_PROMPTS)
     files = ("sharegpt", "jsonl")
     if dataset in files and path is None:
         raise ConfigError(message(NAME, f"the {dataset} dataset needs a file", None, "a path"))
@@ -347,16 +411,13 @@ def load_workload(
         prompts = parse_prompts(text, source)
         found = [_turns_of(p) if multi_turn else Conversation((p,)) for p in prompts]
         return Workload(_sample(found, num_prompts, seed), dataset, str(source), digest)
-    check_positive("input_len", input_len)
-    check_positive("output_len", output_len)
-    if dataset == "prefix":
-        check_positive("prefix_len", prefix_len)
     ok = isinstance(range_ratio, int | float) and not isinstance(range_ratio, bool)
     if not ok or not 0 <= range_ratio < 1:
         raise ConfigError(message(NAME, "bad range_ratio", range_ratio, "a number in [0, 1)"))
+    count = 1000 if num_prompts is None else num_prompts
     made = synthetic_prompts(
         dataset,
-        num_prompts=1000 if num_prompts is None else num_prompts,
+        num_prompts=count,
         input_len=input_len,
         output_len=output_len,
         range_ratio=float(range_ratio),

@@ -84,8 +84,9 @@ def load_tokenizer(name_or_path: str | os.PathLike[str]) -> TokenCounter:
     Raises
     ------
     ConfigError
-        The package is missing, the file is not a tokenizer, or tiktoken knows no such
-        encoding or cannot fetch it; the message names the tokenizer.
+        The package is missing, the file is not a tokenizer, a directory holds no
+        ``tokenizer.json``, or tiktoken knows no such encoding or cannot fetch it; the
+        message names the tokenizer (the path of a file or directory).
 
     Examples
     --------
@@ -98,6 +99,15 @@ def load_tokenizer(name_or_path: str | os.PathLike[str]) -> TokenCounter:
     path = Path(text)
     if path.is_dir():
         path = path / "tokenizer.json"
+        if not path.is_file():
+            raise ConfigError(
+                message(
+                    text,
+                    "the --tokenizer directory holds no tokenizer",
+                    raw(f"no file {path}"),
+                    "a folder holding tokenizer.json, a tokenizer.json, or a tiktoken encoding",
+                )
+            )
     if path.is_file():
         tokenizers = _import("tokenizers")
         try:
