@@ -83,12 +83,13 @@ at most ``max_event_size`` bytes (:data:`DEFAULT_MAX_EVENT_SIZE`, 16 MiB): a lon
 one fails its request with ``"event too large ..."`` as soon as it passes the limit,
 instead of being buffered whole.
 
-Records file. With ``out``, the file is checked and opened before the first request
-is sent (a directory, a missing directory, a file that cannot be written, or the
-prompts file itself, also through a link, is an error at once). Its first line is the
-run's metadata record (:func:`run_metadata`: ``"record": "metadata"``, the scorekit
-version, url, model, endpoint, flags, dataset and its hash, seed, start time,
-tokenizer, and the steps of a sweep), then each record is written as its request
+Records file. With ``out``, the file is checked and opened before the first request is
+sent (a directory, a missing directory, a file that cannot be written, or the prompts
+file itself, also through a link, is an error at once). Its first line is the run's
+metadata record (:func:`run_metadata`: ``"record": "metadata"``, the scorekit version,
+url, model, endpoint, flags, dataset and its hash, seed, start time, tokenizer, and the
+steps of a sweep; never the API key, and the url with its password and secret-looking
+query values hidden by :func:`redact_url`), then each record is written as its request
 ends, in one unbuffered write: a run killed in its middle leaves the records of every
 request that had ended, one JSON object a line, in the order they ended. When the run
 ends, also on SIGINT or SIGTERM, a regular file is replaced atomically by the metadata
@@ -118,6 +119,9 @@ from scorekit.errors import ConfigError, choices, message, raw
 from scorekit.loadtest._arrivals import arrival_gaps, arrival_times
 from scorekit.loadtest._datasets import (
     DATASETS,
+    MAX_LENGTH,
+    MAX_PROMPTS,
+    MAX_SYNTHETIC_TOKENS,
     Conversation,
     Workload,
     load_workload,
@@ -148,13 +152,18 @@ from scorekit.loadtest._runner import MissingDependencyError, Runner, Step, impo
 from scorekit.loadtest._sse import DEFAULT_MAX_EVENT_SIZE
 from scorekit.loadtest._sweep import SWEEP_FORMATS, format_sweep, sweep_reports
 from scorekit.loadtest._tokens import TokenCounter, load_tokenizer
+from scorekit.loadtest._wire import SECRET_WORDS, check_api_key, check_url, redact_url
 
 __all__ = [
     "DATASETS",
     "DEFAULT_MAX_EVENT_SIZE",
     "ENDPOINTS",
     "EXTRA_KEYS",
+    "MAX_LENGTH",
+    "MAX_PROMPTS",
+    "MAX_SYNTHETIC_TOKENS",
     "RECORD_KEYS",
+    "SECRET_WORDS",
     "SWEEP_FORMATS",
     "Conversation",
     "LoadTestResult",
@@ -175,6 +184,7 @@ __all__ = [
     "parse_max_failures",
     "read_prompts",
     "read_sharegpt",
+    "redact_url",
     "run_loadtest",
     "run_metadata",
     "run_settings",
@@ -182,6 +192,8 @@ __all__ = [
     "synthetic_prompts",
     "write_records",
 ]
+
+_URL_EXPECTED = "http://HOST:PORT/v1 or https://..."
 
 ENDPOINTS: tuple[str, ...] = ("chat", "completions")
 """The API endpoints :func:`run_loadtest` can call."""
@@ -296,7 +308,12 @@ def run_loadtest(
     ----------
     url : str
         The API base, such as ``http://127.0.0.1:8000/v1``; requests go to
-        ``{url}/chat/completions`` or ``{url}/completions``.
+        ``{url}/chat/completions`` or ``{url}/completions`` (a query, such as
+        ``?api-version=...``, kept after the path). A user and password in it
+        (``http://user:password@host/v1``) are sent as ``Authorization: Basic``
+        unless ``api_key`` is given. It may hold no space or control character. The
+        metadata record and the messages show it with its secrets hidden
+        (:func:`redact_url`).
     model : str
         The ``model`` field of every request.
     prompts : path, sequence or Workload
@@ -354,7 +371,8 @@ def run_loadtest(
     progress : bool, optional
         Show a progress line on stderr; by default only when stderr is a terminal.
     api_key : str, optional
-        Sent as ``Authorization: Bearer <api_key>``.
+        Sent as ``Authorization: Bearer <api_key>``; printable ASCII only (a control
+        character such as CR or LF would add a header line). Never recorded.
     transport : httpx.AsyncBaseTransport, optional
         An httpx transport to send through instead of the network (a Unix socket,
         or ``httpx.MockTransport`` in tests).
@@ -384,7 +402,8 @@ def run_loadtest(
     ------
     ConfigError
         A bad option (both ``concurrency`` and ``rate``, a number out of range, a
-        URL that is not http or https, chat-only prompts for ``completions``).
+        URL that is not http or https, a URL or API key holding a control character,
+        chat-only prompts for ``completions``), found before any request is sent.
     PreflightError
         The first warm-up request failed.
     InputError
@@ -438,8 +457,8 @@ def run_loadtest(
     }
     if endpoint not in ENDPOINTS:
         raise ConfigError(message(NAME, "unknown endpoint", endpoint, choices(ENDPOINTS)))
-    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-        raise ConfigError(message(NAME, "bad url", url, "http://HOST:PORT/v1 or https://..."))
+    check_url(url)
+    check_api_key(api_key)
     steps, sweep = _steps(rate, concurrency)
     if not (isinstance(burstiness, int | float) and not isinstance(burstiness, bool)) or not (
         math.isfinite(burstiness) and burstiness > 0
@@ -534,7 +553,7 @@ def run_loadtest(
     except httpx.InvalidURL:
         host = ""
     if not host:
-        raise ConfigError(message(NAME, "bad url", url, "http://HOST:PORT/v1 or https://..."))
+        raise ConfigError(message(NAME, "bad url (--url)", redact_url(url), _URL_EXPECTED))
     stream = sys.stderr
     body: dict[str, Any] = {}
     if ignore_eos:
@@ -569,7 +588,7 @@ def run_loadtest(
         pause=float(pause),
     )
     metadata = run_metadata(
-        url=url,
+        url=redact_url(url),
         model=model,
         endpoint=endpoint,
         flags=settings if flags is None else flags,
@@ -602,7 +621,7 @@ def run_loadtest(
         raise PreflightError(
             message(
                 NAME,
-                f"the pre-flight request to {runner.url} failed",
+                f"the pre-flight request to {runner.shown_url} failed",
                 raw(runner.preflight_error),
                 "an answer: check --url, --model, --endpoint and the request options",
             )

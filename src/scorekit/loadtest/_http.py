@@ -4,8 +4,10 @@ The load generator's own client, so that the client is not what limits a load te
 write per request (headers and body together, ``TCP_NODELAY``), the answer's body read
 as it arrives in pieces of up to 64 KiB with the chunked transfer coding undone in one
 pass, keep-alive connections reused from a free list. It speaks to one origin (``http``
-or ``https``), without proxies or compression (it asks for none). Timeouts are the
-caller's: it wraps each request in :func:`asyncio.wait_for`. A protocol violation is a
+or ``https``), without proxies or compression (it asks for none). A target or header
+that would break the lines of the head (a space in the target; CR, LF, NUL or another
+control character) is never written: :class:`UnsafeRequest`. Timeouts are the caller's:
+it wraps each request in :func:`asyncio.wait_for`. A protocol violation is a
 :class:`ProtocolError`; a connection refused, reset or closed in the middle of an answer
 an :class:`OSError` or :class:`asyncio.IncompleteReadError`.
 """
@@ -20,16 +22,31 @@ import ssl
 from collections.abc import AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
-__all__ = ["Answer", "ChunkedDecoder", "Pool", "ProtocolError", "connect_error", "target_of"]
+__all__ = [
+    "Answer",
+    "ChunkedDecoder",
+    "Pool",
+    "ProtocolError",
+    "UnsafeRequest",
+    "connect_error",
+    "target_of",
+]
 
 _PIECE = 1 << 16
 _MAX_LINE = 1 << 16
 _MAX_HEADERS = 1 << 20
 _HEX = re.compile(rb"^[0-9a-fA-F]{1,16}$")
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
+_UNSAFE_TARGET = re.compile(r"[\x00-\x20\x7f]")
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 
 class ProtocolError(Exception):
     """The server broke HTTP/1.1: a bad status line, header or chunk."""
+
+
+class UnsafeRequest(ValueError):
+    """A request whose target or headers would break the lines of its head: never sent."""
 
 
 class ChunkedDecoder:
@@ -188,7 +205,8 @@ class Pool:
         self.host = parts.hostname or ""
         self.port = parts.port or (443 if self.tls else 80)
         default = (self.tls and self.port == 443) or (not self.tls and self.port == 80)
-        name = f"[{self.host}]" if ":" in self.host else self.host
+        ascii_host = self.host if self.host.isascii() else self.host.encode("idna").decode()
+        name = f"[{ascii_host}]" if ":" in ascii_host else ascii_host
         self.authority = name if default else f"{name}:{self.port}"
         self.ssl_context = ssl_context if self.tls else None
         self.idle: list[_Connection] = []
@@ -208,6 +226,20 @@ class Pool:
         return _Connection(reader, writer)
 
     def _request(self, target: str, body: bytes, headers: Mapping[str, str]) -> bytes:
+        """The bytes of a request: its head and ``body``.
+
+        A target holding a space or a control character, a header name that is not an
+        HTTP token, or a header value holding a control character or a character
+        outside ASCII raises :class:`UnsafeRequest`: nothing the caller gives can end a
+        line of the head and start another.
+        """
+        if _UNSAFE_TARGET.search(target) or not target.isascii():
+            raise UnsafeRequest(f"the request target {target[:80]!r} holds an unsafe character")
+        for key, value in headers.items():
+            if not _TOKEN.match(key):
+                raise UnsafeRequest(f"the header name {key[:40]!r} is not an HTTP token")
+            if _UNSAFE.search(value) or not value.isascii():
+                raise UnsafeRequest(f"the value of the header {key!r} holds an unsafe character")
         lines = [
             f"POST {target} HTTP/1.1",
             f"Host: {self.authority}",

@@ -12,6 +12,7 @@ from typing import Any
 
 from scorekit._version import __version__
 from scorekit.errors import ConfigError, ScorekitError, message
+from scorekit.loadtest._wire import redact_url
 
 __all__ = [
     "PreflightError",
@@ -118,6 +119,9 @@ def run_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
 def describe_run(metadata: Mapping[str, Any]) -> str:
     """One line that says what a run was: model, url, endpoint, dataset, seed, start, tokenizer.
 
+    The url is shown with its secrets hidden (:func:`redact_url`), also from a records
+    file written before they were hidden.
+
     Examples
     --------
     >>> describe_run({"model": "m", "url": "http://h/v1", "endpoint": "chat", "seed": 0,
@@ -129,7 +133,9 @@ def describe_run(metadata: Mapping[str, Any]) -> str:
     dataset = metadata.get("dataset") or {}
     if not isinstance(dataset, Mapping):
         dataset = {}
-    parts = [f"model {metadata.get('model')} at {metadata.get('url')} ({metadata.get('endpoint')})"]
+    url = metadata.get("url")
+    shown = redact_url(url) if isinstance(url, str) else url
+    parts = [f"model {metadata.get('model')} at {shown} ({metadata.get('endpoint')})"]
     name, path = dataset.get("name", "?"), dataset.get("path")
     digest = str(dataset.get("sha256") or "")[:12]
     parts.append(

@@ -19,6 +19,7 @@ from scorekit.loadtest._http import Pool, ProtocolError, connect_error, target_o
 from scorekit.loadtest._prompts import NAME, Prompt
 from scorekit.loadtest._sse import EventTooLarge, SSEDecoder
 from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
+from scorekit.loadtest._wire import auth_headers, endpoint_url, redact_url
 
 __all__ = ["MissingDependencyError", "Runner", "Step", "import_httpx"]
 
@@ -102,7 +103,8 @@ class Runner:
         pause: float = 0.0,
         on_record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
-        self.url = url.rstrip("/") + ("/chat/completions" if endpoint == "chat" else "/completions")
+        self.url = endpoint_url(url, endpoint)
+        self.shown_url = redact_url(self.url)
         self.model = model
         self.conversations = list(conversations)
         self.endpoint = endpoint
@@ -113,7 +115,7 @@ class Runner:
         self.timeout = timeout
         self.seed = seed
         self.show_progress = progress
-        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.headers = auth_headers(url, api_key)
         self.transport = transport
         self.stream = stream
         self.max_event_size = max_event_size
