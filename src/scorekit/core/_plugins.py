@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -57,8 +58,11 @@ def load_plugins() -> dict[str, str]:
 
     for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         try:
-            importlib.import_module(entry.module)
-        except Exception as exc:  # a broken plug-in must not stop scorekit or the others
+            # what a plug-in prints while loading goes to stderr: stdout is the command's
+            with contextlib.redirect_stdout(sys.stderr):
+                importlib.import_module(entry.module)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            # a broken plug-in must not stop scorekit or the others, even by exiting
             warnings.warn(
                 f"scorekit: plug-in {entry.name!r} (module {entry.module!r}) failed to load: "
                 f"{type(exc).__name__}: {exc}; the other plug-ins are loaded "

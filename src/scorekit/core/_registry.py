@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib
 import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -16,6 +17,7 @@ from scorekit.core._inputs import input_kinds
 from scorekit.core._metric import Metric, MetricInfo
 from scorekit.core._plugins import load_plugins, plugins_loaded
 from scorekit.core._providers import load_all
+from scorekit.core._providers import providers_of_scorekit as _providers_of_scorekit
 from scorekit.errors import ConfigError, choices, message
 
 __all__ = [
@@ -88,6 +90,37 @@ def _spelled(spec: str) -> str | None:
 
 
 M = TypeVar("M", bound=type[Metric[Any]])
+
+
+_BUILTIN: frozenset[str] | None = None
+
+
+def _builtin_names() -> frozenset[str]:
+    """The names and aliases of scorekit's own metrics, read from the index (no family imported).
+
+    Without a readable index, scorekit's own providers are imported and the
+    names are those they register.
+    """
+    global _BUILTIN
+    if _BUILTIN is None:
+        from scorekit.core import _index
+
+        index = _index.read()
+        if index is None:
+            for module in _providers_of_scorekit():
+                importlib.import_module(module)
+            names = {
+                key
+                for info in _REGISTRY.values()
+                if _qualified(info.cls).startswith("scorekit.")
+                for key in (info.name, *info.aliases)
+            }
+        else:
+            names = {
+                key for entries in index.values() for e in entries for key in (e.name, *e.aliases)
+            }
+        _BUILTIN = frozenset(names)
+    return _BUILTIN
 
 
 def register(
@@ -164,6 +197,16 @@ def register(
             variant_form=variant_form,
         )
         cls.info = info
+        own = [key for key in (name, *aliases) if key in _builtin_names()]
+        if own and not _qualified(cls).startswith("scorekit."):
+            raise ConfigError(
+                message(
+                    name,
+                    "a name of a metric of scorekit's own",
+                    own[0],
+                    "another name (scorekit's metric keeps its own)",
+                )
+            )
         for key in (name, *aliases):
             owner = _REGISTRY.get(key) or _REGISTRY.get(_ALIASES.get(key, ""))
             if owner is not None and _qualified(owner.cls) != _qualified(cls):

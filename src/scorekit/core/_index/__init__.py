@@ -18,7 +18,6 @@ registry, so adding or changing a metric of scorekit ends with that command.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -253,10 +252,8 @@ def catalog() -> list[MetricEntry]:
     """
     load_plugins()
     index = _read() or {}
+    _providers.load_providers([m for m in _providers._PROVIDERS if m not in index])
     named = list(_providers._PROVIDERS)
-    for module in named:
-        if module not in index:
-            importlib.import_module(module)
     unloaded = [p for p in named if p in index and not _imported(p)]
     entries = {e.name: e for p in unloaded for e in index[p]}
     for name, info in list(_registry._REGISTRY.items()):
