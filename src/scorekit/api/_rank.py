@@ -22,7 +22,6 @@ def evaluate_run(
     metrics: Sequence[str],
     *,
     per_query: bool = False,
-    count_rows: bool = False,
     chunk_size: int | None = None,
     engine: str | None = None,
     scheduler: str | None = None,
@@ -37,8 +36,7 @@ def evaluate_run(
 
     Without ``chunk_size`` or ``engine`` the run is evaluated whole by
     :func:`scorekit.ranking.evaluate`; ``rows`` are the run's rows (0 for a
-    run given as a dict). ``count_rows`` is accepted for compatibility and
-    changes nothing: the rows are always counted. ``engine="stream"`` or a ``chunk_size`` reads
+    run given as a dict). ``engine="stream"`` or a ``chunk_size`` reads
     the run in chunks of whole queries (the run must list each query's rows
     together); ``engine="dask"`` reads the run here and summarizes its
     partitions, grouped by query, on a Dask cluster. ``options`` are the

@@ -219,7 +219,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.run[0],
         args.metric or list(RANK_DEFAULTS),
         per_query=args.per_query or args.format == "trec" or bool(args.report),
-        count_rows=bool(args.save_state),
         ci=ci,
         **engine_options(args),
         **options,
