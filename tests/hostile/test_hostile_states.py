@@ -297,3 +297,270 @@ def test_load_states_refuses_rows_that_are_not_a_count(tmp_path: Path, rows: Any
     with pytest.raises(InputError, match="rows is") as info:
         load_states(path)
     assert str(path) in str(info.value)
+
+
+# the wrapper states: per group, bootstrap, per query ---------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "data"
+EVAL = ["--task", "binary", "--true", "label", "--pred", "pred", "--score", "score"]
+QUIET = ["--quiet", "--n-resamples", "100"]
+
+
+def _rows(folder: Path, name: str, ids: range) -> Path:
+    """A CSV of binary labels and scores with an id and a country per row."""
+    lines = ["id,country,label,pred,score"]
+    for i in ids:
+        label = int((i * 7) % 5 < 2)
+        score = ((i * 37) % 100) / 100
+        lines.append(f"{i},{('fr', 'de', 'us')[i % 3]},{label},{int(score >= 0.5)},{score}")
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _saved(folder: Path, name: str, *args: str, ids: range = range(100)) -> Path:
+    """The state file of ``scorekit eval ARGS`` on the rows ``ids``."""
+    data = _rows(folder, name.replace(".json", ".csv"), ids)
+    path = folder / name
+    done = scorekit("eval", *EVAL, *args, "--save-state", path, data, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def _edit(path: Path, change: Callable[[Fields], None]) -> Path:
+    """Change the state of the file's first metric (its fields) and write it back."""
+    data = json.loads(path.read_text())
+    change(data["metrics"][0]["state"]["fields"])
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _nested(fields: Fields, name: str) -> Fields:
+    """The fields of the state held in field ``name``."""
+    fields_of: Fields = fields[name]["__state__"]["fields"]
+    return fields_of
+
+
+def _group(fields: Fields, i: int) -> Fields:
+    """The fields of group ``i``'s state."""
+    fields_of: Fields = fields["states"]["__tuple__"][i]["__state__"]["fields"]
+    return fields_of
+
+
+def _size(i: int, value: int) -> Callable[[Fields], None]:
+    def change(fields: Fields) -> None:
+        fields["sizes"]["__ndarray__"][i] = value
+
+    return change
+
+
+def _drop_size(fields: Fields) -> None:
+    fields["sizes"]["__ndarray__"].pop()
+    fields["sizes"]["shape"] = [len(fields["sizes"]["__ndarray__"])]
+
+
+def _same_keys(fields: Fields) -> None:
+    column = fields["keys"]["__tuple__"][0]["__ndarray__"]
+    column[1] = column[0]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (_size(0, 40), "group country='de' has another size than its state's rows; got 40"),
+        (_size(1, 0), "group country='fr' has no rows; got 0"),
+        (_size(2, -33), "negative value"),
+        (_drop_size, "length differs from 'sizes'"),
+        (_same_keys, "groups not distinct and in increasing order"),
+    ],
+    ids=["size-not-the-rows", "size-0", "negative-size", "one-size-short", "duplicate-group"],
+)
+def test_merge_refuses_group_sizes_that_lie(
+    tmp_path: Path, change: Callable[[Fields], None], problem: str
+) -> None:
+    """[silent] Per-group sizes that are not the groups' rows: the file, metric and group named.
+
+    A size edited to 40 printed ``rows 40`` beside the interval of group de's
+    33 rows, and a size of 0 a group of no rows with a value and an interval;
+    both merged. Negative sizes, sizes short of the groups and a group given
+    twice stay refused.
+    """
+    args = ["--metric", "accuracy", "--by", "country", "--ci", *QUIET]
+    good = _saved(tmp_path, "good.json", *args, ids=range(100, 160))
+    bad = _edit(_saved(tmp_path, "bad.json", *args), change)
+    proc = scorekit("merge", good, bad, cwd=tmp_path)
+    assert_clean_error(proc, str(bad), "metric 'accuracy'", "GroupStates", problem)
+    assert proc.stdout == ""
+
+
+def test_merge_refuses_groups_that_do_not_add_up_to_the_overall_rows(tmp_path: Path) -> None:
+    """[silent] The overall rows of a per-group bootstrap edited from 100 to 90 merged."""
+    args = ["--metric", "accuracy", "--by", "country", "--ci", *QUIET]
+    bad = _saved(tmp_path, "bad.json", *args)
+    _edit(bad, lambda fields: _nested(fields, "overall").__setitem__("units", 90))
+    proc = scorekit("merge", bad, cwd=tmp_path)
+    assert_clean_error(
+        proc,
+        str(bad),
+        "metric 'accuracy'",
+        "the groups' rows do not add up to the rows of the overall state",
+        "100 rows in the groups, expected 90",
+    )
+
+
+def test_merge_refuses_a_group_state_that_disagrees_with_the_overall(tmp_path: Path) -> None:
+    """[silent] A group's largest error raised above the overall largest merged as it was.
+
+    max_error per country: the largest error of group de edited to 9.5 printed
+    9.5 for de under 1.0 for all the rows, which no data can give.
+    """
+    args = ["--task", "regression", "--true", "label", "--pred", "score", "--by", "country"]
+    data = _rows(tmp_path, "bad.csv", range(100))
+    bad = tmp_path / "bad.json"
+    metric = ["--metric", "max_error", "--save-state", bad]
+    done = scorekit("eval", *args, *metric, data, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    _edit(bad, lambda fields: _group(fields, 0).__setitem__("value", 9.5))
+    proc = scorekit("merge", bad, cwd=tmp_path)
+    assert_clean_error(
+        proc,
+        str(bad),
+        "metric 'max_error'",
+        "the groups' states disagree with the overall state in 'value'",
+        "got 9.5 from the 3 groups",
+    )
+
+
+def test_merge_refuses_keyed_shards_that_share_rows(tmp_path: Path) -> None:
+    """[silent] Shards of rows 0-99 and 50-149 keyed by id merged: rows 50-99 counted twice."""
+    args = ["--metric", "roc_auc", "--ci", "--key", "id", *QUIET]
+    a = _saved(tmp_path, "a.json", *args, ids=range(0, 100))
+    b = _saved(tmp_path, "b.json", *args, ids=range(50, 150))
+    proc = scorekit("merge", a, b, cwd=tmp_path)
+    assert_clean_error(
+        proc, str(a), str(b), "two inputs hold the same units (key 'id')", "got 50 of the 100"
+    )
+    assert proc.stdout == ""
+
+
+def test_merge_refuses_a_keyed_unit_kept_twice(tmp_path: Path) -> None:
+    """[silent] A bootstrap state of rows whose key of row 1 was edited to row 0's merged."""
+
+    def twice(fields: Fields) -> None:
+        keys = _nested(fields, "state")["keys"]["__ndarray__"]
+        keys[1] = keys[0]
+
+    bad = _edit(_saved(tmp_path, "bad.json", "--metric", "roc_auc", "--ci", "--key", "id"), twice)
+    proc = scorekit("merge", bad, cwd=tmp_path)
+    assert_clean_error(
+        proc, str(bad), "metric 'roc_auc'", "a unit is kept twice", "1 units counted twice"
+    )
+
+
+def _no_replicates(fields: Fields) -> None:
+    fields["replicates"] = {"__tuple__": []}
+
+
+def test_merge_of_a_state_without_its_replicates_is_a_clear_error(tmp_path: Path) -> None:
+    """[crash] A bootstrap state whose replicates were emptied, merged with a shard: zip() error."""
+    args = ["--metric", "accuracy", "--ci", *QUIET]
+    good = _saved(tmp_path, "good.json", *args, ids=range(100, 150))
+    bad = _edit(_saved(tmp_path, "bad.json", *args), _no_replicates)
+    proc = scorekit("merge", good, bad, cwd=tmp_path)
+    assert_clean_error(
+        proc, str(bad), "metric 'accuracy'", "wrong number of replicates; got 0, expected 100"
+    )
+
+
+def test_a_state_without_its_replicates_gives_no_empty_interval(tmp_path: Path) -> None:
+    """[silent] Alone, a bootstrap state whose replicates were emptied printed low and high nan."""
+    bad = _edit(
+        _saved(tmp_path, "bad.json", "--metric", "accuracy", "--ci", *QUIET), _no_replicates
+    )
+    proc = scorekit("merge", bad, "--format", "json", cwd=tmp_path)
+    assert_clean_error(proc, str(bad), "wrong number of replicates; got 0, expected 100")
+    assert proc.stdout == ""
+
+
+def _entry_resamples(path: Path, n: int) -> None:
+    data = json.loads(path.read_text())
+    data["metrics"][0]["bootstrap"]["n_resamples"] = n
+    path.write_text(json.dumps(data))
+
+
+def test_merge_refuses_replicate_counts_that_disagree_with_n_resamples(tmp_path: Path) -> None:
+    """[silent] Replicate counts against n_resamples: each is the file's contradiction, named.
+
+    The entry's bootstrap edited to 100 resamples over a state of 200 printed
+    "100 resamples" for an interval of 200; a state's n_resamples edited to
+    150 over its 100 replicate states, and a bca state's 100 jackknife states
+    cut to 60, are refused as well.
+    """
+    roc = _saved(tmp_path, "roc.json", "--metric", "roc_auc", "--ci", "--n-resamples", "200")
+    _entry_resamples(roc, 100)
+    proc = scorekit("merge", roc, cwd=tmp_path)
+    assert_clean_error(
+        proc, str(roc), "metric 'roc_auc'", "the state's 'n_resamples'", "got 200, expected 100"
+    )
+
+    acc = _edit(
+        _saved(tmp_path, "acc.json", "--metric", "accuracy", "--ci", *QUIET),
+        _set("n_resamples", 150),
+    )
+    _entry_resamples(acc, 150)
+    proc = scorekit("merge", acc, cwd=tmp_path)
+    assert_clean_error(proc, str(acc), "wrong number of replicates; got 100, expected 150")
+
+    def cut(fields: Fields) -> None:
+        fields["leave_out"]["__tuple__"] = fields["leave_out"]["__tuple__"][:60]
+
+    bca = ["--metric", "accuracy", "--ci", "--ci-method", "bca", *QUIET]
+    jack = _edit(_saved(tmp_path, "jack.json", *bca), cut)
+    proc = scorekit("merge", jack, cwd=tmp_path)
+    assert_clean_error(proc, str(jack), "wrong number of jackknife states; got 60, expected 100")
+
+
+def test_merge_refuses_a_ranking_value_out_of_its_bounds(tmp_path: Path) -> None:
+    """[silent] One query's AP edited to 5 gave MAP 0.9495 with an interval up to 1.71."""
+    path = tmp_path / "run.json"
+    done = scorekit(
+        "rank",
+        EXAMPLES / "qrels.txt",
+        EXAMPLES / "run.txt",
+        "-m",
+        "map",
+        "--ci",
+        "--n-resamples",
+        "200",
+        "--save-state",
+        path,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+
+    def five(fields: Fields) -> None:
+        _nested(fields, "state")["values"]["__ndarray__"][3] = 5.0
+
+    _edit(path, five)
+    proc = scorekit("merge", path, cwd=tmp_path)
+    assert_clean_error(
+        proc,
+        str(path),
+        "metric 'map'",
+        "QueryValues, field 'values': a query's map outside the measure's bounds",
+        "got 5.0 for query '404', expected values in [0, 1]",
+    )
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("spec", ["ndcg@10", "map", "p@5", "mrr"])
+def test_load_states_refuses_a_query_value_out_of_bounds(tmp_path: Path, spec: str) -> None:
+    """[silent] A per-query value of a bounded measure below 0 or above 1 does not load."""
+    metric = parse_metric(spec)
+    path = save_states(tmp_path / "s.json", {spec: (metric, metric.summarize(QRELS, RUN))})
+    for value in (-0.25, 1.5):
+        _break(path, _item("values", (0,), value))
+        with pytest.raises(InputError, match="outside the measure's bounds") as info:
+            load_states(path)
+        _assert_names(str(info.value), path, spec, "values", repr(value))
