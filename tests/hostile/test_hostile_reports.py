@@ -87,3 +87,29 @@ def test_whole_numbers_in_reports_are_not_in_exponent_form() -> None:
     assert fmt(13220.0) == "13,220"
     assert fmt(13220.5) == "1.322e+04"
     assert fmt(0.5) == "0.5"
+
+
+def test_roc_and_pr_legends_give_the_areas_of_the_curves() -> None:
+    """[silent] The ROC and PR legends named the curves without their AUC or AP."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from scorekit import plot
+
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 300)
+    score = np.round(rng.random(300), 2)  # ties, as scores often have
+    roc_label = plot.roc(y, score, name="m").lines[0].get_label()
+    pr_label = plot.pr(y, score, name="m").lines[0].get_label()
+    assert roc_label == f"m (AUC {roc_auc_score(y, score):.3f})"
+    assert pr_label == f"m (AP {average_precision_score(y, score):.3f})"
+    classes = rng.integers(0, 3, 300)
+    proba = rng.dirichlet(np.ones(3), 300)
+    from scorekit import parse_metric
+
+    state = parse_metric("roc_auc", multi_class="ovr").summarize(classes, proba)
+    labels = [line.get_label() for line in plot.roc(state).lines[:3]]
+    expected = [roc_auc_score(classes == c, proba[:, c]) for c in range(3)]
+    assert labels == [f"{c} (AUC {a:.3f})" for c, a in enumerate(expected)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,11 @@ def _name(name: str | None, fallback: str) -> str:
     return fallback if name is None else name
 
 
+def _with_area(label: str, what: str, area: float) -> str:
+    """A curve's legend entry with the area it stands for: ``model (AUC 0.873)``."""
+    return f"{label} ({what} {area:.3f})" if np.isfinite(area) else f"{label} ({what} undefined)"
+
+
 def _from_zero(cumulative: Float) -> Any:
     """A cumulative count as a share of its total, from 0 (``[0.0]`` without a total)."""
     if cumulative.size and cumulative[-1]:
@@ -82,6 +88,8 @@ def roc(
     >>> ax = roc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], name="model")
     >>> ax.lines[0].get_xdata().tolist()
     [0.0, 0.0, 0.5, 0.5, 1.0]
+    >>> ax.lines[0].get_label()   # the legend says the area: roc_auc of the same data
+    'model (AUC 0.750)'
     """
     where = "scorekit.plot.roc"
     metric = ROCCurveMetric(pos_label=pos_label)
@@ -89,10 +97,13 @@ def roc(
     ax = axes(ax, where)
     if state.task in ("multiclass", "multilabel"):
         for label, (_, tps, fps) in _columns(state):
-            ax.plot(_from_zero(fps), _from_zero(tps), label=label)
+            x, y = _from_zero(fps), _from_zero(tps)
+            area = float(np.trapezoid(y, x)) if len(x) == len(y) > 1 else math.nan
+            ax.plot(x, y, label=_with_area(label, "AUC", area))
     else:
         curve = metric.compute(state)
-        ax.plot(curve.fpr, curve.tpr, label=_name(name, "ROC"))
+        area = float(np.trapezoid(curve.tpr, curve.fpr)) if len(curve.fpr) > 1 else math.nan
+        ax.plot(curve.fpr, curve.tpr, label=_with_area(_name(name, "ROC"), "AUC", area))
     ax.plot([0, 1], [0, 1], linestyle=":", color="grey", linewidth=1)
     _unit_square(ax, "False positive rate", "True positive rate", "lower right")
     return ax
@@ -118,6 +129,8 @@ def pr(
     >>> ax = pr([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     >>> ax.lines[0].get_ydata().tolist()
     [0.5, 0.6666666666666666, 0.5, 1.0, 1.0]
+    >>> ax.lines[0].get_label()   # average_precision of the same data
+    'PR (AP 0.833)'
     """
     where = "scorekit.plot.pr"
     metric = PRCurveMetric(pos_label=pos_label)
@@ -128,10 +141,15 @@ def pr(
             if not tps.size or not tps[-1]:
                 continue
             precision = tps / np.maximum(tps + fps, 1e-300)
-            ax.plot(tps / tps[-1], precision, drawstyle="steps-post", label=label)
+            recall = tps / tps[-1]
+            area = float(np.sum(np.diff(recall, prepend=0.0) * precision))
+            ax.plot(recall, precision, drawstyle="steps-post", label=_with_area(label, "AP", area))
     else:
         curve = metric.compute(state)
-        ax.plot(curve.recall, curve.precision, drawstyle="steps-post", label=_name(name, "PR"))
+        recall, precision = np.asarray(curve.recall), np.asarray(curve.precision)
+        area = float(-np.sum(np.diff(recall) * precision[:-1])) if recall.size > 1 else math.nan
+        label = _with_area(_name(name, "PR"), "AP", area)
+        ax.plot(recall, precision, drawstyle="steps-post", label=label)
     _unit_square(ax, "Recall", "Precision", "lower left")
     return ax
 
