@@ -136,9 +136,10 @@ class GroupStates(State):
             wrong = np.flatnonzero(known & (rows != self.sizes))
             if len(wrong):
                 i = wrong[0]
+                group = _label(self.by.tolist(), groups[i])
                 raise self._invalid(
                     "sizes",
-                    f"group {_label(self.by.tolist(), groups[i])} has another size than its state's rows",
+                    f"group {group} has another size than its state's rows",
                     int(self.sizes[i]),
                     f"{int(rows[i])}, the rows its {self.overall.kind} state counts",
                 )
