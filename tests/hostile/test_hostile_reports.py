@@ -113,3 +113,14 @@ def test_roc_and_pr_legends_give_the_areas_of_the_curves() -> None:
     labels = [line.get_label() for line in plot.roc(state).lines[:3]]
     expected = [roc_auc_score(classes == c, proba[:, c]) for c in range(3)]
     assert labels == [f"{c} (AUC {a:.3f})" for c, a in enumerate(expected)]
+
+
+def test_reliability_diagram_defaults_to_the_curve_bins() -> None:
+    """[silent] The reliability diagram used 10 bins where calibration_curve uses 5."""
+    import inspect
+
+    from scorekit import plot
+    from scorekit.classification import calibration_curve
+
+    drawn = inspect.signature(plot.calibration).parameters["n_bins"].default
+    assert drawn == inspect.signature(calibration_curve).parameters["n_bins"].default == 5

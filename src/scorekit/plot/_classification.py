@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from scorekit.classification import (
     Accuracy,
+    CalibrationCurveMetric,
     CalibrationHistogram,
     ConfusionCounts,
     ConfusionMatrix,
@@ -218,7 +219,7 @@ def calibration(
     y_true: Any,
     y_proba: Any = None,
     *,
-    n_bins: int = 10,
+    n_bins: int = CalibrationCurveMetric.n_bins,
     strategy: str = "uniform",
     method: str = "binary",
     pos_label: Any = None,
@@ -233,6 +234,10 @@ def calibration(
     share of the samples in each bin. Takes a
     :class:`~scorekit.classification.CalibrationHistogram` (class-wise: one
     curve per class) or a score histogram of probabilities (ROC AUC's state).
+    ``n_bins`` defaults to that of
+    :func:`~scorekit.classification.calibration_curve` (5, as scikit-learn's
+    ``calibration_curve`` and ``CalibrationDisplay``); the calibration errors
+    default to 15 bins, as torchmetrics and Guo et al. (2017) compute them.
 
     Examples
     --------

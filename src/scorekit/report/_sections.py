@@ -10,7 +10,12 @@ from typing import Any
 import numpy as np
 
 from scorekit import plot
-from scorekit.classification import CalibrationHistogram, ConfusionCounts, ScoreHistogram
+from scorekit.classification import (
+    CalibrationCurveMetric,
+    CalibrationHistogram,
+    ConfusionCounts,
+    ScoreHistogram,
+)
 from scorekit.core import State
 from scorekit.report._page import Section, Table, svg
 from scorekit.report._page import figure as _figure
@@ -144,7 +149,7 @@ def _counts(key: str, state: ConfusionCounts) -> Section:
 
 def _calibration(key: str, state: CalibrationHistogram, metric: Any) -> Section:
     section = Section(f"Calibration: {key}")
-    n_bins = int(getattr(metric, "n_bins", 10))
+    n_bins = int(getattr(metric, "n_bins", CalibrationCurveMetric.n_bins))
     strategy = str(getattr(metric, "strategy", "uniform"))
     _figure(
         section,
