@@ -21,7 +21,7 @@ import pytest
 
 from hostile import assert_clean_error, scorekit, write
 from scorekit.errors import ConfigError
-from scorekit.loadtest import run_loadtest
+from scorekit.loadtest import redact_url, run_loadtest
 from scorekit.loadtest._http import Pool, UnsafeRequest
 
 INJECTED = "\r\nX-Injected: 1"
@@ -311,6 +311,7 @@ def test_secrets_in_a_bad_url_stay_out_of_its_error(tmp_path: Path, url: str):
         (["--num-prompts", "100000000"], "num_prompts (--num-prompts) too large; got 100000000"),
         (["--output-len", "100000000"], "output_len (--output-len) too large"),
         (["--num-prompts", "1000000"], "too many prompt tokens (--num-prompts times --input-len)"),
+        (["--num-prompts", "10000"], "got 10,000 prompts of up to 1,024 tokens, 10,240,000 in all"),
     ],
 )
 def test_absurd_random_workloads_are_refused_at_once(
@@ -346,3 +347,27 @@ def test_empty_tokenizer_directory(tmp_path: Path, server: RecordingServer, rela
     assert "tokenizer.json" in proc.stderr
     assert "tiktoken package" not in proc.stderr
     assert server.connections == 0
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
+        ("http://h/v1?api-version=2024-01&n=1", "http://h/v1?api-version=2024-01&n=1"),
+        ("http://u:p@h/v1", "http://u:***@h/v1"),
+        ("http://TOKEN@h/v1", "http://***@h/v1"),
+        ("http://u:@h/v1", "http://***@h/v1"),
+        ("http://h/v1?key=&n=1", "http://h/v1?key=&n=1"),
+        ("http://h/v1?key=K", "http://h/v1?key=***"),
+        (
+            "http://h/v1?Signature=S&X-Amz-Credential=C",
+            "http://h/v1?Signature=***&X-Amz-Credential=***",
+        ),
+        ("http://h/v1?api%5Fkey=K&PASSWORD=P", "http://h/v1?api%5Fkey=***&PASSWORD=***"),
+        ("http://h/v1#access_token=T", "http://h/v1#access_token=***"),
+        ("https://u:p@[::1]:8443/v1?session=S", "https://u:***@[::1]:8443/v1?session=***"),
+    ],
+)
+def test_redact_url(url: str, shown: str):
+    """[lost] The URL as recorded hides each kind of secret and keeps everything else."""
+    assert redact_url(url) == shown

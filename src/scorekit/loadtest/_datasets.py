@@ -55,10 +55,11 @@ MAX_LENGTH = 10_000_000
 """The most tokens ``input_len``, ``output_len`` and ``prefix_len`` (``--input-len``,
 ``--output-len``, ``--prefix-len``) may ask for: beyond the context of any model."""
 
-MAX_SYNTHETIC_TOKENS = 100_000_000
+MAX_SYNTHETIC_TOKENS = 10_000_000
 """The most prompt tokens the ``random`` and ``prefix`` datasets make in all (the prompts
-times their longest length): about 400 MB of text, made at about a million tokens a
-second."""
+times their longest length), such as 10,000 prompts of 1,000 tokens: about 40 MB of text,
+made in 10 to 30 seconds. Requests cycle through the prompts, so fewer prompts serve as
+many requests."""
 
 _USER = ("human", "user")
 _REPLY = ("gpt", "assistant", "chatgpt", "bard", "model")
@@ -292,7 +293,7 @@ def synthetic_prompts(
     :data:`MAX_PROMPTS` (10 million); ``input_len``, ``output_len`` and ``prefix_len``
     at most :data:`MAX_LENGTH` (10 million tokens, beyond the context of any model);
     ``num_prompts`` times the longest prompt (``input_len * (1 + range_ratio)``, plus
-    ``prefix_len`` for ``"prefix"``) at most :data:`MAX_SYNTHETIC_TOKENS` (100 million
+    ``prefix_len`` for ``"prefix"``) at most :data:`MAX_SYNTHETIC_TOKENS` (10 million
     tokens). Past one, a :class:`~scorekit.errors.ConfigError` names the setting and
     its flag.
 
@@ -322,7 +323,8 @@ def synthetic_prompts(
                     f"{num_prompts:,} prompts of up to {longest:,} tokens, "
                     f"{num_prompts * longest:,} in all"
                 ),
-                f"at most {MAX_SYNTHETIC_TOKENS:,} tokens in all",
+                f"at most {MAX_SYNTHETIC_TOKENS:,} tokens in all (requests cycle through "
+                "the prompts: fewer prompts serve as many requests)",
             )
         )
     rng = random.Random(seed)
@@ -372,7 +374,7 @@ def load_workload(
     Ceilings, checked before any prompt is made: ``num_prompts`` at most
     :data:`MAX_PROMPTS` (10 million); for ``random`` and ``prefix``, the lengths and
     the prompt tokens in all as :func:`synthetic_prompts` says (10 million tokens a
-    prompt, 100 million in all).
+    prompt, 10 million in all).
 
     Raises
     ------
