@@ -255,6 +255,10 @@ def _check_options(
         raise ConfigError(message("fuse (rbc)", "invalid phi", phi, "0 < phi < 1"))
     if name == "rbc" and phi is None:
         raise ConfigError(message("fuse (rbc)", "needs phi", None, "a persistence 0 < phi < 1"))
+    if name != "rbc" and phi is not None:
+        raise ConfigError(
+            message(f"fuse ({name})", "takes no phi (RBC's persistence)", phi, "phi with rbc only")
+        )
     return name, norm
 
 
@@ -298,10 +302,29 @@ def _scores(
     elif method in _BY_RANK:
         value = rank
     else:
-        value = _normalized(ranked, group, rank, lengths, norm)
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = _normalized(ranked, group, rank, lengths, norm)
+        _check_normalized(run, order, value, method, norm)
     out = np.empty(n)
     out[order] = value
     return out
+
+
+def _check_normalized(
+    run: Run, order: NDArray[np.intp], value: NDArray[np.float64], method: str, norm: str | None
+) -> None:
+    """Raise naming the query whose scores the normalization took past the floats."""
+    bad = np.flatnonzero(~np.isfinite(value))
+    if bad.size:
+        query = run.query[int(order[bad[0]])]
+        raise InputError(
+            message(
+                f"fuse ({method}, norm {norm})",
+                "a query's scores overflow the floats when normalized or added",
+                raw(f"query {getattr(query, 'as_py', lambda: query)()!r}"),
+                "scores whose range, sum and spread within a query are finite (rescale them)",
+            )
+        )
 
 
 def _normalized(
@@ -381,7 +404,8 @@ def _combine(
     elif method == "combmed":
         fused = _medians(code, score, pairs)
     else:
-        total = np.bincount(code, weights=score, minlength=pairs).astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = np.bincount(code, weights=score, minlength=pairs).astype(np.float64)
         if method in ("rrf", "combsum", "rbc"):
             fused = total
         elif method in ("isr", "combmnz"):
@@ -399,6 +423,19 @@ def _combine(
             fused = weighted.astype(np.float64) * np.sqrt(count)
         else:
             fused = total * np.bincount(code, weights=w[source], minlength=pairs)
+    bad = np.flatnonzero(~np.isfinite(fused))
+    if bad.size:
+        raise InputError(
+            message(
+                f"fuse ({method})",
+                "the fused score of a document overflows the floats",
+                raw(
+                    f"query {pair_query[int(bad[0])].as_py()!r}, document "
+                    f"{pair_doc[int(bad[0])].as_py()!r}"
+                ),
+                "scores that add up to finite numbers (normalize them, or rescale the runs)",
+            )
+        )
     return Run(pair_query, pair_doc, fused, source="fused")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from numbers import Real
@@ -14,7 +15,13 @@ from numpy.typing import NDArray
 
 from scorekit.core._groups._columns import GroupKey, _key_of, _kind
 from scorekit.core._state import State, state_field
-from scorekit.errors import ConfigError, StateMismatchError, message, raw
+from scorekit.errors import (
+    ConfigError,
+    StateMismatchError,
+    UndefinedMetricWarning,
+    message,
+    raw,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,6 +199,10 @@ def _point(value: Any) -> Any:
     return point if isinstance(point, Real) and hasattr(value, "low") else value
 
 
+def _undefined(text: str) -> None:
+    warnings.warn(text, UndefinedMetricWarning, stacklevel=3)
+
+
 @dataclass(frozen=True)
 class ByGroup:
     """A metric's value on all the rows and on each group, with the group sizes.
@@ -261,14 +272,38 @@ class ByGroup:
         """The smallest group value over the largest, as fairlearn's ``MetricFrame.ratio``.
 
         Groups whose value is undefined (NaN) are left out. A largest value of
-        0 gives NaN (0/0) or infinity, as the division does in fairlearn.
+        0 gives NaN (0/0) or infinity, as the division does in fairlearn, with
+        an :class:`~scorekit.errors.UndefinedMetricWarning`; so does a ratio
+        of no defined group value.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     ByGroup(0.0, {"de": 0.0, "fr": 0.0}, {"de": 2, "fr": 2}, ("country",)).ratio()
+        nan
+        >>> print(caught[0].message)
+        ratio across the groups of country: every group's value is 0 (0/0); the ratio is nan.
         """
         numbers = self._numbers("ratio")
+        by = ", ".join(self.by)
         if not numbers:
+            _undefined(f"ratio across the groups of {by}: no group has a value; the ratio is nan.")
             return math.nan
         low, high = min(numbers), max(numbers)
         if high == 0:
-            return math.nan if low == 0 else -math.inf
+            if low == 0:
+                _undefined(
+                    f"ratio across the groups of {by}: every group's value is 0 (0/0); "
+                    "the ratio is nan."
+                )
+                return math.nan
+            _undefined(
+                f"ratio across the groups of {by}: the largest group value is 0 and the "
+                f"smallest {low:g}; the ratio is -inf."
+            )
+            return -math.inf
         return low / high
 
     def groups(self) -> list[tuple[tuple[Any, ...], Any, int]]:
