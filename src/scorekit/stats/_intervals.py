@@ -54,6 +54,20 @@ def _defined(where: str, values: NDArray[np.float64], what: str) -> NDArray[np.f
     return finite
 
 
+def _units(n: int, unit: str) -> str:
+    """``1 row``, ``0 queries``."""
+    return f"{n} {unit if n == 1 else plural(unit)}"
+
+
+def _no_interval(where: str, problem: str, got: str, expected: str) -> None:
+    """Warn that an interval's bounds are NaN, and why."""
+    warnings.warn(
+        message(where, problem + " (its bounds are NaN)", got, expected),
+        UndefinedMetricWarning,
+        stacklevel=4,
+    )
+
+
 def interval(
     result: Replicated,
     confidence: float = 0.95,
@@ -83,6 +97,13 @@ def interval(
 
     Replicates whose value is undefined (NaN: a replicate with one class for
     ROC AUC) are left out, with an :class:`~scorekit.errors.UndefinedMetricWarning`.
+    The bounds are NaN, with an :class:`~scorekit.errors.UndefinedMetricWarning`
+    naming the cause, when no interval can be made: from fewer than 2 units
+    (:func:`~scorekit.stats.bootstrap` refuses those data; a bootstrap state,
+    as a command or a group of ``--by`` folds it, may hold them), from no
+    replicates, or when every replicate is undefined. The bounds are NaN
+    without a warning when the value itself is undefined (NaN): the metric
+    has warned.
 
     Examples
     --------
@@ -94,15 +115,45 @@ def interval(
              replicates=<101 values>)
     >>> interval(r, 0.9, "basic").low
     0.32
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     one = interval(Replicated(1.0, np.ones(100), np.zeros(0), 1, "row"))
+    >>> one.low, one.high
+    (nan, nan)
+    >>> print(caught[0].message)
+    bootstrap: no interval can be made from 1 row (its bounds are NaN); got 1 row, expected at \
+least 2 rows.
     """
     confidence = check_confidence(confidence, where)
     if method not in INTERVALS:
         raise ConfigError(message(where, "unknown interval method", method, choices(INTERVALS)))
+    undefined = Interval(result.value, math.nan, math.nan, confidence, method, result.replicates)
     if math.isnan(result.value):
-        return Interval(result.value, math.nan, math.nan, confidence, method, result.replicates)
-    values = _defined(where, np.asarray(result.replicates, dtype=np.float64), "value")
-    if len(values) == 0:
-        return Interval(result.value, math.nan, math.nan, confidence, method, result.replicates)
+        return undefined
+    if result.units < 2:
+        _no_interval(
+            where,
+            f"no interval can be made from {_units(result.units, result.unit)}",
+            raw(_units(result.units, result.unit)),
+            f"at least 2 {plural(result.unit)}",
+        )
+        return undefined
+    replicates = np.asarray(result.replicates, dtype=np.float64)
+    if len(replicates) == 0:
+        _no_interval(
+            where, "no replicates to make an interval from", raw("0 replicates"), "at least 1"
+        )
+        return undefined
+    if not np.isfinite(replicates).any():
+        _no_interval(
+            where,
+            "the value is undefined in every replicate",
+            raw(f"{len(replicates)} undefined replicates"),
+            "a replicate with a value",
+        )
+        return undefined
+    values = _defined(where, replicates, "value")
     alpha = (1.0 - confidence) / 2.0
     if method == "percentile":
         low, high = np.quantile(values, [alpha, 1.0 - alpha])
