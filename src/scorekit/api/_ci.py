@@ -20,6 +20,8 @@ from scorekit.stats import (
     Bootstrap,
     Interval,
     Replicates,
+    check_draws,
+    check_seed,
     interval,
     replicate_progress,
 )
@@ -30,19 +32,28 @@ DEFAULT_GROUPS = 100
 """Jackknife groups a bootstrap keeps for BCa intervals (other intervals keep none)."""
 
 
-def check_resampling(confidence: Any, n_resamples: Any, seed: Any) -> None:
-    """Check the settings every resampling shares, naming the flag that sets each."""
+def check_resampling(confidence: Any, n_resamples: Any, seed: Any) -> tuple[int, int]:
+    """Check the settings every resampling shares, naming the flag that sets each.
+
+    Returns ``n_resamples`` and ``seed`` as Python integers (numpy integers are
+    accepted): at most 1,000,000 resamples, and a seed in ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_resampling(0.9, np.int64(200), np.uint8(3))
+    (200, 3)
+    >>> check_resampling(0.9, 10**7, 0)
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: --n-resamples: invalid number of resamples; got 10000000, \
+expected an integer in [1, 1,000,000].
+    """
     c = confidence
     if isinstance(c, bool) or not isinstance(c, int | float) or not 0.0 < float(c) < 1.0:
         raise ConfigError(message("--confidence", "invalid confidence", c, "a number in (0, 1)"))
-    n = n_resamples
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ConfigError(
-            message("--n-resamples", "invalid number of resamples", n, "an integer >= 1")
-        )
-    s = seed
-    if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-        raise ConfigError(message("--seed", "invalid seed", s, "an integer >= 0"))
+    n = check_draws(n_resamples, "--n-resamples", "number of resamples")
+    return n, cast(int, check_seed(seed, "--seed"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,9 +65,10 @@ class CI:
     confidence
         The nominal coverage, in (0, 1).
     n_resamples
-        Bootstrap replicates (at least 1; 1000 or more for 95% intervals).
+        Bootstrap replicates (1 to 1,000,000; 1000 or more for 95% intervals).
     seed
-        The seed of the replicates' unit weights (an integer >= 0).
+        The seed of the replicates' unit weights (an integer in ``[0, 2**64)``,
+        Python or numpy).
     method
         ``"percentile"``, ``"basic"`` or ``"bca"`` (see :func:`scorekit.stats.interval`).
     key
@@ -86,7 +98,9 @@ class CI:
     progress: bool | None = dataclasses.field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        check_resampling(self.confidence, self.n_resamples, self.seed)
+        n_resamples, seed = check_resampling(self.confidence, self.n_resamples, self.seed)
+        object.__setattr__(self, "n_resamples", n_resamples)
+        object.__setattr__(self, "seed", seed)
         if self.method not in INTERVALS:
             raise ConfigError(
                 message("--ci-method", "unknown interval method", self.method, choices(INTERVALS))

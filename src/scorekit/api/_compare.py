@@ -20,7 +20,15 @@ from scorekit.api._ci import check_resampling
 from scorekit.classification import LABEL_KINDS, TASKS, TableTask, default_metrics, task_arguments
 from scorekit.core import EvaluationResult, Metric
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
-from scorekit.stats import CORRECTIONS, TESTS, Comparison, compare
+from scorekit.stats import (
+    CORRECTIONS,
+    TESTS,
+    Comparison,
+    check_cells,
+    check_draws,
+    check_seed,
+    compare,
+)
 
 __all__ = [
     "Paired",
@@ -45,8 +53,9 @@ class Paired:
         ``None``, ``"holm"`` or ``"bonferroni"``: p-values adjusted for the
         several systems compared with the baseline.
     n_resamples, confidence, seed
-        Replicates or permutations of the randomized tests, the coverage of the
-        difference's interval, and the seed.
+        Replicates or permutations of the randomized tests (1 to 1,000,000),
+        the coverage of the difference's interval, and the seed (an integer in
+        ``[0, 2**64)``).
     sampling
         The paired bootstrap's ``"poisson"`` weights or sacrebleu's
         ``"resample"`` of indices.
@@ -78,7 +87,9 @@ class Paired:
             raise ConfigError(
                 message("--correction", "unknown correction", self.correction, choices(CORRECTIONS))
             )
-        check_resampling(self.confidence, self.n_resamples, self.seed)
+        n_resamples, seed = check_resampling(self.confidence, self.n_resamples, self.seed)
+        object.__setattr__(self, "n_resamples", n_resamples)
+        object.__setattr__(self, "seed", seed)
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`scorekit.stats.compare`."""
@@ -393,8 +404,11 @@ def paired_text(
     """sacrebleu's paired test of hypothesis files: ``--paired-bs`` or ``--paired-ar``.
 
     ``test`` is ``"bs"`` (paired bootstrap resampling, 1000 resamples by
-    default) or ``"ar"`` (approximate randomization, 10000 trials); the seed is
-    sacrebleu's 12345 by default. ``metrics`` are BLEU, chrF and TER
+    default) or ``"ar"`` (approximate randomization, 10000 trials), at most
+    1,000,000 and at most 2**27 cells of drawn indices (``n_samples`` times the
+    segments, 1 GiB); the seed is sacrebleu's 12345 by default, an integer in
+    ``[0, 2**64)``. A system identical to the baseline (every difference zero)
+    is warned about: sacrebleu's p-value marks it significant. ``metrics`` are BLEU, chrF and TER
     configurations (default BLEU), as :func:`evaluate_text` names them, with its
     option defaults (``stemmer`` and ``rouge_tokenizer`` apply to no metric of
     these tests, so giving them is an error). The
@@ -423,11 +437,21 @@ def paired_text(
 
     if test not in ("bs", "ar"):
         raise ConfigError(message("paired_text", "unknown test", test, choices(("bs", "ar"))))
+    if n_samples is not None:
+        n_samples = check_draws(n_samples, "--n-resamples", "number of resamples")
+    seed = seed if seed is None else check_seed(seed, "--seed")
     _need_two(hyps, "hypothesis file")
     chosen = _text_metrics(
         metrics or ["bleu"], tokenize, lowercase, stemmer, rouge_tokenizer, split=True
     )
     read = [read_parallel(h, refs) for h in hyps]
+    check_cells(
+        n_samples or (1000 if test == "bs" else 10000),
+        len(read[0][1]),
+        "--n-resamples",
+        "resamples" if test == "bs" else "trials",
+        "segments",
+    )
     names = [str(h) for h in hyps]
     names = names if len(set(names)) == len(names) else _distinct_names(hyps)
     systems = dict(zip(names, (lines for lines, _ in read), strict=True))

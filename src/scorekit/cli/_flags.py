@@ -376,7 +376,12 @@ def add_ci_flags(parser: argparse.ArgumentParser, *, unit: str = "row", key: boo
         "--confidence", type=float, metavar="C", help="the intervals' coverage (default 0.95)"
     )
     group.add_argument(
-        "--n-resamples", type=int, metavar="N", help="bootstrap replicates (default 1000)"
+        "--n-resamples",
+        type=int,
+        metavar="N",
+        help="bootstrap replicates (default 1000), or a test's resamples or trials; at most "
+        "1,000,000, and at most 134,217,728 (2**27) resamples times units where the test draws "
+        "a matrix of them",
     )
     group.add_argument("--seed", type=int, metavar="N", help="the replicates' seed (default 0)")
     group.add_argument(

@@ -11,6 +11,7 @@ from scorekit.stats._analytic import delong, delong_interval, wilson
 from scorekit.stats._bootstrap import bootstrap, replicate_values, state_interval
 from scorekit.stats._compare import CORRECTIONS, TESTS, Comparison, compare, unit_values
 from scorekit.stats._intervals import INTERVALS, interval
+from scorekit.stats._limits import MAX_CELLS, MAX_DRAWS, check_cells, check_draws, check_seed
 from scorekit.stats._paired import (
     bonferroni,
     fisher_randomization,
@@ -31,6 +32,8 @@ __all__ = [
     "ANALYTIC",
     "CORRECTIONS",
     "INTERVALS",
+    "MAX_CELLS",
+    "MAX_DRAWS",
     "SACREBLEU_SEED",
     "TESTS",
     "Bootstrap",
@@ -46,6 +49,9 @@ __all__ = [
     "analytic_interval",
     "bonferroni",
     "bootstrap",
+    "check_cells",
+    "check_draws",
+    "check_seed",
     "compare",
     "delong",
     "delong_interval",

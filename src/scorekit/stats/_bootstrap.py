@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message
 from scorekit.stats._intervals import check_confidence, interval, plural
+from scorekit.stats._limits import check_cells, check_draws, check_seed
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates, single_number
 from scorekit.stats._resampling import (
     compute_replicates,
@@ -32,9 +33,8 @@ FEW_RESAMPLES = 100
 
 
 def check_resamples(n_resamples: object, where: str) -> int:
-    """``n_resamples`` as an int >= 1, warning below :data:`FEW_RESAMPLES`."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise ConfigError(message(where, "invalid n_resamples", n_resamples, "an integer >= 1"))
+    """``n_resamples`` as an int in [1, 1,000,000], warning below :data:`FEW_RESAMPLES`."""
+    n_resamples = check_draws(n_resamples, where, "n_resamples")
     if n_resamples < FEW_RESAMPLES:
         warnings.warn(
             message(
@@ -74,6 +74,8 @@ def replicate_values(
     """
     inner = _metric(metric)
     where = f"bootstrap of {inner.name}"
+    n_resamples = check_draws(n_resamples, where, "n_resamples")
+    seed = cast(int, check_seed(seed, where))
     if sampling not in SAMPLINGS:
         raise ConfigError(message(where, "unknown sampling", sampling, choices(SAMPLINGS)))
     if sampling == "poisson":
@@ -91,7 +93,7 @@ def replicate_values(
             raise ConfigError(
                 message(where, "a key is for Poisson sampling", None, "sampling='poisson'")
             )
-        result = _resampled(inner, data, kwargs, n_resamples, seed, groups)
+        result = _resampled(inner, data, kwargs, n_resamples, seed, groups, where)
     if result.units < 2:
         raise InputError(
             message(where, f"too few {plural(result.unit)} to resample", result.units, "at least 2")
@@ -106,10 +108,9 @@ def _resampled(
     n_resamples: int,
     seed: int,
     groups: int,
+    where: str,
 ) -> Replicated:
     """Replicates from indices drawn by ``numpy.random.default_rng(seed).choice``."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ConfigError(message("bootstrap", "invalid seed", seed, "an integer >= 0"))
     state = inner.summarize(*data, **kwargs)
     value = single_number(inner, inner.compute(state))
     if from_state(inner):
@@ -126,6 +127,7 @@ def _resampled(
 
     if n < 1:
         return Replicated(value, np.zeros(0), np.zeros(0), n, unit_of(inner))
+    check_cells(n_resamples, n, where, "n_resamples", plural(unit_of(inner)))
     rng = np.random.default_rng(seed)
     index = rng.choice(n, size=(n_resamples, n), replace=True)
     replicates = _blocks(values, n_resamples, n, lambda a, b: _counts(index[a:b], n))
@@ -183,13 +185,15 @@ def bootstrap(
         The metric's inputs, truth first (``y_true, y_pred``; ``qrels, run``;
         ``references, predictions``).
     n_resamples
-        Replicates (a warning below 100).
+        Replicates, at most 1,000,000 (a warning below 100); with
+        ``sampling="resample"`` the drawn indices (``n_resamples`` times the
+        units) are at most 2**27 cells, 1 GiB.
     confidence
         The interval's nominal coverage, in (0, 1).
     method
         ``"percentile"``, ``"basic"`` or ``"bca"`` (see :func:`interval`).
     seed
-        Seed of the replicates.
+        Seed of the replicates: an integer (Python or numpy) in ``[0, 2**64)``.
     sampling
         ``"poisson"`` (default): unit ``i`` counts ``Poisson(1)`` times in each
         replicate, the count drawn from ``(seed, key of i, replicate)`` alone, so
@@ -217,7 +221,8 @@ def bootstrap(
         Fewer than 2 units.
     ConfigError
         A confidence outside (0, 1), an unknown method or sampling, a metric
-        whose value is not one number.
+        whose value is not one number, a seed outside ``[0, 2**64)``, more
+        resamples than the ceilings above.
 
     Examples
     --------
