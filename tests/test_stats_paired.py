@@ -442,12 +442,12 @@ def test_delong_identical_scores_and_labels():
         (
             lambda: fisher_randomization([1, 2], [2, 1], n_permutations=0),
             ConfigError,
-            "fisher_randomization: n_permutations must be positive; got 0",
+            "fisher_randomization: invalid n_permutations; got 0, expected an integer in [1, 1,000,000]",
         ),
         (
             lambda: fisher_randomization([1, 2], [2, 1], n_permutations=10.5),
             ConfigError,
-            "fisher_randomization: n_permutations must be an integer",
+            "fisher_randomization: invalid n_permutations; got 10.5",
         ),
         (
             lambda: mcnemar([1, 0, 2], [1, 0, 1]),
