@@ -38,6 +38,7 @@ numbers.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ from numpy.typing import NDArray
 
 from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.stats._limits import check_cells, check_draws, check_seed
 from scorekit.text import BLEU, CHRF, TER, segment_statistics
 
 __all__ = ["SACREBLEU_SEED", "PairedResult", "PairedTest", "paired_ar", "paired_bs"]
@@ -323,9 +325,7 @@ def _p_value(values: NDArray[Any], observed: float) -> float:
 def _rng_seed(seed: int | None) -> int | None:
     if seed is None:
         return int(np.random.SeedSequence().generate_state(1)[0])
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ConfigError(message("paired test", "invalid seed", seed, "an integer >= 0 or None"))
-    return int(seed)
+    return check_seed(seed, "paired test", none=True)
 
 
 def _systems(
@@ -371,12 +371,40 @@ def _systems(
     return names, hyps, n_refs
 
 
-def _count(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ConfigError(
-            message("paired test", f"invalid {name}", value, f"an integer >= {minimum}")
-        )
-    return int(value)
+def _count(value: Any, name: str, n: int) -> int:
+    """Resamples or trials: 1 to 1,000,000, and at most 2**27 cells of ``n`` segments each."""
+    count = check_draws(value, "paired test", name)
+    check_cells(count, n, "paired test", name, "segments")
+    return count
+
+
+def _same_as_baseline(
+    names: Sequence[str], per_metric: Mapping[str, Sequence[NDArray[Any]]]
+) -> None:
+    """Warn once about the systems whose statistics equal the baseline's on every segment."""
+    same: list[str] = []
+    for i in range(1, len(names)):
+        equal = [k for k, s in per_metric.items() if np.array_equal(s[i], s[0])]
+        if len(equal) == len(per_metric):
+            same.append(repr(names[i]))
+        elif equal:
+            same.append(f"{names[i]!r} ({', '.join(equal)})")
+    if not same:
+        return
+    systems = ", ".join(same)
+    warnings.warn(
+        message(
+            "paired test",
+            f"every difference from the baseline {names[0]!r} is zero for {systems}: sacrebleu "
+            "counts the resamples whose difference exceeds the observed one, so the p-value "
+            "is 1 / (n_samples + 1) and such a system is marked significant though it does not "
+            "differ from the baseline",
+            None,
+            None,
+        ),
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _signature(metric: Metric[Any], references: Any, extra: list[tuple[str, Any]]) -> str:
@@ -414,9 +442,11 @@ def paired_bs(
         ``["bleu", "chrf", "ter"]`` (sacrebleu's order in its table is the
         order given).
     n_samples : int, default 1000
-        Bootstrap resamples (``--paired-bs-n``).
+        Bootstrap resamples (``--paired-bs-n``): 1 to 1,000,000, and the drawn
+        indices (``n_samples`` times the segments) at most 2**27 cells (1 GiB).
     seed : int or None, default 12345
-        sacrebleu's ``SACREBLEU_SEED``. None draws a seed from the operating
+        sacrebleu's ``SACREBLEU_SEED``: an integer (Python or numpy) in
+        ``[0, 2**64)``. None draws a seed from the operating
         system (one seed for all systems; sacrebleu draws one per system).
         sacrebleu treats a seed of 0 as None for the systems; here 0 is a seed.
 
@@ -433,7 +463,17 @@ def paired_bs(
         the system's index and both lengths), fewer than two systems.
     ConfigError
         A metric that is not BLEU, chrF or TER, or options sacrebleu does not
-        have; ``n_samples`` < 1.
+        have; ``n_samples`` below 1 or above the ceilings; a seed outside
+        ``[0, 2**64)``.
+
+    Warns
+    -----
+    UserWarning
+        A system whose statistics are the baseline's on every segment (an
+        identical system): every difference is zero, and sacrebleu's p-value,
+        which counts differences above the observed one, is then
+        ``1 / (n_samples + 1)``, marked significant; the warning names the
+        systems (and the metrics, when only some have no difference).
 
     Examples
     --------
@@ -447,11 +487,12 @@ def paired_bs(
     0.2079
     """
     names, hyps, n = _systems(references, systems)
-    n_samples = _count(n_samples, "n_samples", 1)
+    n_samples = _count(n_samples, "n_samples", n)
     chosen = [_metric(m) for m in metrics]
     rng_seed = _rng_seed(seed)
     idx = np.random.default_rng(rng_seed).choice(n, size=(n_samples, n), replace=True)
     stats = [[segment_statistics(m, references, h) for h in hyps] for m in chosen]
+    _same_as_baseline(names, {_name(m): s for m, s in zip(chosen, stats, strict=True)})
     sums = iter(_resample_sums([s for per_system in stats for s in per_system], idx))
     results: dict[str, tuple[PairedResult, ...]] = {}
     signatures: dict[str, str] = {}
@@ -485,10 +526,11 @@ def paired_ar(
 ) -> PairedTest:
     """sacrebleu's paired approximate randomization test (``--paired-ar``) against a baseline.
 
-    Parameters are those of :func:`paired_bs`, with ``n_samples`` trials
-    (``--paired-ar-n``, default 10000) and ``n_ar_confidence`` bootstrap
-    resamples for intervals around each system's score (-1: none, as
-    sacrebleu's command line; 0: 1000).
+    Parameters, errors and warnings are those of :func:`paired_bs`, with
+    ``n_samples`` trials (``--paired-ar-n``, default 10000) and
+    ``n_ar_confidence`` bootstrap resamples for intervals around each system's
+    score (-1: none, as sacrebleu's command line; 0: 1000), each under the
+    same ceilings as :func:`paired_bs`'s ``n_samples``.
 
     Examples
     --------
@@ -502,12 +544,14 @@ def paired_ar(
     0.2736
     """
     names, hyps, n = _systems(references, systems)
-    n_samples = _count(n_samples, "n_samples", 1)
+    n_samples = _count(n_samples, "n_samples", n)
     if isinstance(n_ar_confidence, bool) or not isinstance(n_ar_confidence, int | np.integer):
         raise ConfigError(
             message("paired test", "invalid n_ar_confidence", n_ar_confidence, "an integer")
         )
     confidence = 1000 if n_ar_confidence == 0 else int(n_ar_confidence)
+    if confidence > 0:
+        _count(confidence, "n_ar_confidence", n)
     chosen = [_metric(m) for m in metrics]
     rng_seed = _rng_seed(seed)
     rng = np.random.default_rng(rng_seed)
@@ -519,8 +563,10 @@ def paired_ar(
         base_idx = np.random.default_rng(rng_seed).choice(n, size=(confidence, n), replace=True)
     results: dict[str, tuple[PairedResult, ...]] = {}
     signatures: dict[str, str] = {}
+    compared: dict[str, list[NDArray[Any]]] = {}
     for metric in chosen:
         stats = [segment_statistics(metric, references, h) for h in hyps]
+        compared[_name(metric)] = stats
         if isinstance(metric, TER):
             stats = [s.astype(np.float64) for s in stats]
         totals = [_total(metric, s) for s in stats]
@@ -538,6 +584,7 @@ def paired_ar(
             extra.append(("bs", confidence))
         extra += [("ar", n_samples), ("seed", _seed_text(seed))]
         signatures[name] = _signature(metric, references, extra)
+    _same_as_baseline(names, compared)
     return PairedTest("ar", n_samples, confidence, seed, tuple(names), results, signatures)
 
 
