@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,6 +18,7 @@ from scorekit.stats._analytic import delong
 from scorekit.stats._bootstrap import check_resamples, replicate_values
 from scorekit.stats._distributions import normal_quantile
 from scorekit.stats._intervals import check_confidence, plural
+from scorekit.stats._limits import check_cells, check_seed
 from scorekit.stats._paired import (
     bonferroni,
     fisher_randomization,
@@ -197,6 +199,37 @@ def _swap(a: Any, b: Any, mask: NDArray[np.bool_]) -> tuple[Any, Any]:
     return np.where(m, x, y), np.where(m, y, x)
 
 
+def _per_unit(
+    inner: Metric[Any], test: str, truth: Any, system: Any, name: str, kwargs: dict[str, Any]
+) -> NDArray[np.float64]:
+    """A system's per-unit values, or a ConfigError when the metric has none on some unit."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = unit_values(inner, truth, system, **kwargs)
+    undefined = int(np.count_nonzero(~np.isfinite(values)))
+    if undefined:
+        unit = unit_of(inner)
+        scope = f"all {len(values):,}" if undefined == len(values) else f"{undefined:,} of the"
+        tests = ["paired_bootstrap", "randomization"]
+        if inner.name == "roc_auc" and inner.inputs == "binary_scores":
+            tests.append("delong")
+        raise ConfigError(
+            message(
+                f"compare {_label(inner)}",
+                f"{_label(inner)} has no value per {unit}: it is undefined on {scope} "
+                + ("" if undefined == len(values) else f"{len(values):,} ")
+                + f"{plural(unit)} of {name} taken alone, and the per-{unit} tests "
+                f"({', '.join(_PER_UNIT)}) need a metric with a value per {unit}",
+                raw(f"test {test!r}"),
+                f"a test of the value on all the {plural(unit)}: "
+                + ", ".join(repr(t) for t in tests),
+            )
+        )
+    for warning in caught:
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return values
+
+
 def _randomization(
     inner: Metric[Any],
     truth: Any,
@@ -212,13 +245,16 @@ def _randomization(
         - single_number(inner, inner.score(truth, b, **kwargs))
     )
     rng = np.random.default_rng(seed)
+    where = f"compare {_label(inner)}"
     if from_state(inner):
         va, vb = unit_values(inner, truth, a, **kwargs), unit_values(inner, truth, b, **kwargs)
+        check_cells(n_resamples, len(va), where, "n_resamples", plural(unit_of(inner)))
         mask = rng.integers(2, size=(n_resamples, len(va)), dtype=bool)
         shuffled = np.abs(np.where(mask, va, vb).mean(1) - np.where(mask, vb, va).mean(1))
         observed = abs(float(va.mean() - vb.mean()))
     else:
         n = count_units(inner, truth, a, **kwargs)
+        check_cells(n_resamples, n, where, "n_resamples", plural(unit_of(inner)))
         mask = rng.integers(2, size=(n_resamples, n), dtype=bool)
         shuffled = np.empty(n_resamples)
         for t in range(n_resamples):
@@ -272,11 +308,13 @@ def compare(
         test on per-unit correctness (labels); ``"delong"``: DeLong's test of
         two correlated ROC AUCs (binary scores).
     n_resamples
-        Replicates, trials or permutations of the randomized tests.
+        Replicates, trials or permutations of the randomized tests: at most
+        1,000,000, and for ``"randomization"`` (and ``sampling="resample"``)
+        at most 2**27 cells of ``n_resamples`` times the units.
     confidence
         Coverage of the difference's interval.
     seed
-        Seed of the randomized tests.
+        Seed of the randomized tests: an integer (Python or numpy) in ``[0, 2**64)``.
     sampling
         The paired bootstrap's sampling (``"poisson"`` or ``"resample"``, see
         :func:`bootstrap`).
@@ -295,6 +333,17 @@ def compare(
     -------
     list of Comparison
         One per system after the baseline.
+
+    Raises
+    ------
+    ConfigError
+        An unknown test or correction, settings out of range, a test that does
+        not apply to the metric: the per-unit tests (``"t"``,
+        ``"wilcoxon"``, ``"fisher"``) on a metric that has no value on a unit
+        alone (ROC AUC of one row) name the tests that compare the metric's
+        value on all the units instead.
+    InputError
+        Fewer than two systems, systems on other units.
 
     Examples
     --------
@@ -327,7 +376,8 @@ def compare(
             )
         )
     if test in ("paired_bootstrap", "randomization", "fisher"):
-        check_resamples(n_resamples, where)
+        n_resamples = check_resamples(n_resamples, where)
+    seed = cast(int, check_seed(seed, where))
     if len(systems) < 2:
         raise InputError(
             message(where, "needs a baseline and at least one system", len(systems), "2 or more")
@@ -369,9 +419,9 @@ def compare(
             p = _randomization(inner, truth, systems[0], systems[i], n_resamples, seed, kwargs)
             rows.append((math.nan, math.nan, p))
     elif test in _PER_UNIT:
-        base = unit_values(inner, truth, systems[0], **kwargs)
+        base = _per_unit(inner, test, truth, systems[0], labels[0], kwargs)
         for i in range(1, len(systems)):
-            other = unit_values(inner, truth, systems[i], **kwargs)
+            other = _per_unit(inner, test, truth, systems[i], labels[i], kwargs)
             if test == "t":
                 result = paired_t(other, base)
             elif test == "wilcoxon":
