@@ -239,6 +239,23 @@ def test_non_ascii_url_path_is_percent_encoded(tmp_path: Path, server: Recording
     assert server.heads()[0][0] == b"POST /v%C3%A9/chat/completions HTTP/1.1"
 
 
+@pytest.mark.parametrize(
+    ("url", "fragment"),
+    [
+        ("http://[::1/v1", "bad url (--url): Invalid IPv6 URL"),
+        ("http://a..b/v1", "bad host in the url (--url)"),
+        ("http://" + "a" * 64 + ".com/v1", "bad host in the url (--url)"),
+        ("http://xn--/v1", "bad url (--url)"),
+        ("http://h:99999/v1", "bad port in the url (--url)"),
+    ],
+)
+def test_unusable_url_is_a_clear_error(tmp_path: Path, url: str, fragment: str):
+    """[crash] A URL that cannot be parsed, or whose host no name lookup takes: a clear
+    error naming --url, not a traceback."""
+    proc = scorekit(*_loadtest(url, _prompts(tmp_path)), timeout=30)
+    assert_clean_error(proc, fragment)
+
+
 # secrets in the URL ------------------------------------------------------------------------
 
 SECRETS = ("PW-SECRET", "Q-SECRET", "T-SECRET", "S-SECRET")

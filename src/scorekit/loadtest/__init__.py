@@ -550,7 +550,7 @@ def run_loadtest(
     httpx = import_httpx()
     try:
         host = httpx.URL(url).host
-    except httpx.InvalidURL:
+    except (httpx.InvalidURL, UnicodeError):  # idna's errors are UnicodeErrors
         host = ""
     if not host:
         raise ConfigError(message(NAME, "bad url (--url)", redact_url(url), _URL_EXPECTED))

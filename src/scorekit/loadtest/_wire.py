@@ -131,9 +131,9 @@ def check_url(url: object) -> str:
     ------
     ConfigError
         The URL is not a string, not http or https, holds a space or a control
-        character (CR, LF, NUL, tab, ...), has no host, a bad port, or a host that is
-        not a valid (international) domain name. The URL is shown with its secrets
-        hidden.
+        character (CR, LF, NUL, tab, ...), cannot be parsed, has no host, a bad port,
+        or a host that is not a valid (international) domain name, such as one with an
+        empty label. The URL is shown with its secrets hidden.
 
     Examples
     --------
@@ -162,7 +162,12 @@ def check_url(url: object) -> str:
                 "a URL without spaces or control characters (percent-encode them: %20)",
             )
         )
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # an unclosed IPv6 bracket
+        raise ConfigError(
+            message(NAME, f"bad url (--url): {exc}", redact_url(url), _URL_EXPECTED)
+        ) from None
     try:
         port = parts.port
     except ValueError:
@@ -172,7 +177,7 @@ def check_url(url: object) -> str:
     host = parts.hostname or ""
     if not host or (port == 0):
         raise ConfigError(message(NAME, "bad url (--url)", redact_url(url), _URL_EXPECTED))
-    if not host.isascii():
+    if ":" not in host:  # a name or an IPv4 address, encoded as name lookups encode it
         try:
             host.encode("idna")
         except UnicodeError:
