@@ -15,6 +15,12 @@ that scorekit does not compute (``num_ret``, ``iprec_at_recall``, ``set_F``,
 ``ndcg_rel``, the nicknames ``official`` and ``all_trec``...) raises
 :class:`~scorekit.errors.ConfigError` naming it.
 
+Inputs are typed as pytrec_eval types them: query and document ids are
+strings, relevances integers, scores numbers. Anything else raises a
+:class:`~scorekit.errors.InputError` that is also a :class:`TypeError`, as
+pytrec_eval raises. numpy integers and floats are accepted where pytrec_eval
+accepts Python ones (it refuses them): they hold the same values.
+
 Examples
 --------
 >>> from scorekit.compat import pytrec_eval
@@ -32,10 +38,56 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from scorekit.errors import ConfigError, InputError, choices, message
 from scorekit.ranking import evaluate as _ranking_evaluate
 from scorekit.ranking import translate
+
+_NUMBERS = (int, float, np.integer, np.floating)
+
+
+class _TypeRefused(InputError, TypeError):
+    """An input of a type pytrec_eval refuses: an InputError that is also its TypeError."""
+
+
+def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
+    """Refuse what pytrec_eval refuses: non-string ids, and relevances or scores of other types.
+
+    ``value`` is ``"relevance"`` (integers) or ``"score"`` (numbers). The types
+    of a query's ids and values are gathered at C speed; the offending item is
+    looked for only when one is wrong.
+    """
+    allowed, expected = (
+        ((int, np.integer), "an integer") if value == "relevance" else (_NUMBERS, "a number")
+    )
+    for query, docs in pairs.items():
+        if not isinstance(query, str):
+            raise _TypeRefused(
+                message(
+                    "pytrec_eval", f"a query id of the {what} is not a string", query, "a string"
+                )
+            )
+        if not isinstance(docs, Mapping):
+            raise _TypeRefused(
+                message(
+                    "pytrec_eval",
+                    f"query {query!r} of the {what} is not a mapping",
+                    type(docs).__name__,
+                    "{doc: " + value + "}",
+                )
+            )
+        if set(map(type, docs)) - {str}:
+            doc = next(d for d in docs if not isinstance(d, str))
+            where = f"a document id of query {query!r} in the {what} is not a string"
+            raise _TypeRefused(message("pytrec_eval", where, doc, "a string"))
+        if not all(issubclass(kind, allowed) for kind in set(map(type, docs.values()))):
+            doc, number = next((d, v) for d, v in docs.items() if not isinstance(v, allowed))
+            where = f"the {value} of document {doc!r} of query {query!r} is not {expected}"
+            raise _TypeRefused(message("pytrec_eval", where, number, expected))
+
 
 __all__ = [
     "NAMES",
@@ -196,6 +248,7 @@ class RelevanceEvaluator:
                     "{query: {doc: relevance}}",
                 )
             )
+        _check_types(query_relevance, "qrels", "relevance")
         self._keys = _expand(measures)
         self._qrels = {q: dict(docs) for q, docs in query_relevance.items() if len(docs) > 0}
         self._options = {
@@ -227,6 +280,7 @@ class RelevanceEvaluator:
                     "{query: {doc: score}}",
                 )
             )
+        _check_types(scores, "run", "score")
         queries = [q for q in scores if q in self._qrels]
         if not queries:
             return {}
