@@ -124,3 +124,30 @@ def test_reliability_diagram_defaults_to_the_curve_bins() -> None:
 
     drawn = inspect.signature(plot.calibration).parameters["n_bins"].default
     assert drawn == inspect.signature(calibration_curve).parameters["n_bins"].default == 5
+
+
+def test_text_report_keeps_the_percent_scale(tmp_path: Path) -> None:
+    """[silent] ``scorekit text --percent --report`` printed 56.43 and reported 0.5643."""
+    report = tmp_path / "t.html"
+    done = scorekit(
+        "text",
+        "--refs",
+        DATA / "refs_a.txt",
+        "--hyps",
+        DATA / "hyps.txt",
+        "-m",
+        "bleu",
+        "rouge1",
+        "--percent",
+        "--format",
+        "json",
+        "--report",
+        report,
+    )
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    rows = dict(
+        re.findall(r'<tr><td>([^<]*)</td>\s*<td class="num">([^<]*)', report.read_text("utf-8"))
+    )
+    assert rows["bleu (%)"] == f"{printed['bleu (%)']:.4g}"
+    assert float(rows["bleu (%)"]) > 1  # on sacrebleu's 0-100 scale, as printed

@@ -215,7 +215,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         hypotheses, references = read_parallel(args.hyps[0], args.refs)
         texts = (references, hypotheses)
     write_report(
-        args, result, err, title="scorekit text", inputs=[*args.hyps, *args.refs], texts=texts
+        args,
+        result,
+        err,
+        title="scorekit text",
+        inputs=[*args.hyps, *args.refs],
+        texts=texts,
+        percent=[k for k in result.values if args.percent and _scaled(k)],
     )
     return 0
 

@@ -64,6 +64,7 @@ class Contents:
     squad: Mapping[str, Any] | None = None
     sweep: list[tuple[str, Any]] | None = None
     comparisons: list[Any] = dataclasses.field(default_factory=list)
+    percent: tuple[str, ...] = ()
 
 
 def is_comparisons(result: Any) -> bool:
@@ -97,6 +98,7 @@ def contents(
     squad: Mapping[str, Any] | None = None,
     sweep: Sequence[tuple[str, Any]] | None = None,
     intervals: Mapping[str, Any] | None = None,
+    percent: Sequence[str] = (),
 ) -> Contents:
     """The values, states and settings of any result scorekit returns.
 
@@ -113,6 +115,7 @@ def contents(
     found.states = dict(states or {})
     found.texts, found.squad = texts, squad
     found.sweep = None if sweep is None else list(sweep)
+    found.percent = tuple(percent)
     inner = getattr(result, "result", None)
     if inner is not None and hasattr(inner, "states"):
         found.metrics = dict(getattr(result, "metrics", {}) or {})
@@ -160,6 +163,16 @@ def contents(
     return found
 
 
+def _scaled(value: Any, scale: float) -> Any:
+    """A value shown on another scale (``--percent``): a number, or an interval's point value."""
+    if scale == 1.0:
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value * scale
+    point = getattr(value, "value", None)
+    return point * scale if isinstance(point, int | float) else value
+
+
 def _summary(c: Contents) -> tuple[list[str], list[list[str]], list[str]]:
     """The summary's headers and rows (low and high columns when a value has an interval)."""
     intervals = {key: interval(value) for key, value in c.values.items()}
@@ -168,10 +181,11 @@ def _summary(c: Contents) -> tuple[list[str], list[list[str]], list[str]]:
     how: dict[str, None] = {}
     for key, value in c.values.items():
         metric = c.metrics.get(key)
-        row = [key, fmt(value)]
+        scale = 100.0 if key in c.percent else 1.0
+        row = [f"{key} (%)" if scale != 1.0 else key, fmt(_scaled(value, scale))]
         ci = intervals[key]
         if shown:
-            row += ["", ""] if ci is None else [fmt(ci[0]), fmt(ci[1])]
+            row += ["", ""] if ci is None else [fmt(ci[0] * scale), fmt(ci[1] * scale)]
         if ci is not None and hasattr(value, "confidence") and hasattr(value, "method"):
             how[f"{float(value.confidence):.0%} {value.method}"] = None
         settings = repr(metric) if metric is not None else ""
@@ -265,6 +279,7 @@ def report(
     squad: Mapping[str, Any] | None = None,
     sweep: Sequence[tuple[str, Any]] | None = None,
     intervals: Mapping[str, Any] | None = None,
+    percent: Sequence[str] = (),
 ) -> str:
     """Write the self-contained HTML report of ``result`` to ``path`` and return the path.
 
@@ -308,6 +323,9 @@ def report(
         For a throughput report: the intervals of its serving metrics
         (:func:`scorekit.api.throughput_intervals`), shown in the summary with
         their bounds.
+    percent
+        The metrics whose values the summary shows times 100, labelled ``(%)``
+        (``scorekit text --percent``: BLEU, chrF and TER on sacrebleu's scale).
 
     Examples
     --------
@@ -327,6 +345,7 @@ def report(
         squad=squad,
         sweep=sweep,
         intervals=intervals,
+        percent=percent,
     )
     return _write(html, path)
 
