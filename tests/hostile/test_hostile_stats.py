@@ -73,6 +73,21 @@ def test_ci_of_a_one_row_group_warns_for_that_group(tmp_path: Path) -> None:
     assert group_a.split()[4:6] == ["nan", "nan"], done.stdout
 
 
+def test_ci_on_one_request_warns_and_gives_nan_bounds(tmp_path: Path) -> None:
+    """[silent] ``throughput --ci`` of one request gave zero-width intervals: NaN, warned."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "data" / "requests.jsonl"
+    first = examples.read_text(encoding="utf-8").splitlines()[0]
+    data = write(tmp_path / "one.jsonl", [first])
+    done = scorekit("throughput", data, "--ci")
+    assert done.returncode == 0, done.stderr
+    row = [line for line in done.stdout.splitlines() if line.startswith("ttft ")][-1]
+    assert row.split()[2:] == ["nan", "nan"], done.stdout
+    assert (
+        "scorekit: warning: bootstrap of ttft: no interval can be made from 1 request "
+        "(its bounds are NaN); got 1 request, expected at least 2 requests."
+    ) in _warnings(done), done.stderr
+
+
 def test_bootstrap_and_interval_agree_on_one_unit() -> None:
     """[silent] ``stats.bootstrap`` refuses one unit; ``stats.interval`` of a one-unit state
     (what the commands fold) warns and gives NaN bounds instead of [value, value]."""
