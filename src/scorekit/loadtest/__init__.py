@@ -175,6 +175,8 @@ __all__ = [
     "Workload",
     "arrival_gaps",
     "arrival_times",
+    "check_api_key",
+    "check_url",
     "describe_run",
     "estimate_tokens",
     "failures_over",
