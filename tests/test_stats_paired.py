@@ -442,7 +442,7 @@ def test_delong_identical_scores_and_labels():
         (
             lambda: fisher_randomization([1, 2], [2, 1], n_permutations=0),
             ConfigError,
-            "fisher_randomization: invalid n_permutations; got 0, expected an integer in [1, 1,000,000]",
+            "fisher_randomization: invalid n_permutations; got 0, expected an integer in [1, 1,",
         ),
         (
             lambda: fisher_randomization([1, 2], [2, 1], n_permutations=10.5),
