@@ -151,3 +151,29 @@ def test_text_report_keeps_the_percent_scale(tmp_path: Path) -> None:
     )
     assert rows["bleu (%)"] == f"{printed['bleu (%)']:.4g}"
     assert float(rows["bleu (%)"]) > 1  # on sacrebleu's 0-100 scale, as printed
+
+
+def test_sweep_report_leads_with_its_steps_and_pools_no_latencies(tmp_path: Path) -> None:
+    """[silent] A sweep's report opened with one summary pooled over its steps, and its
+    latency figures mixed the loads of the steps."""
+    from scorekit import throughput
+    from scorekit.report import report
+
+    path = tmp_path / "records.jsonl"
+    lines = []
+    for step, latency in enumerate((0.2, 0.5, 1.5)):
+        for i in range(20):
+            start = 5.0 * step + 0.05 * i
+            record = {"prompt_tokens": 5, "output_tokens": 10, "start": start, "step": step}
+            record.update(first_token=start + latency / 4, end=start + latency)
+            lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    records = throughput.read_records(path)
+    html = Path(report(throughput.report(records), tmp_path / "s.html", records=records)).read_text(
+        encoding="utf-8"
+    )
+    summary = html[html.index('<section id="summary">') : html.index("</section>")]
+    assert re.findall(r"<tr><td>(step \d)</td>", summary) == ["step 0", "step 1", "step 2"]
+    captions = re.findall(r"<figcaption>([^<]*)</figcaption>", html)
+    assert [c for c in captions if "Latency" in c] == [f"Latency CDFs, step {k}" for k in range(3)]
+    assert not any("histogram" in c for c in captions)

@@ -14,6 +14,7 @@ from scorekit.core import State
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.plot import INSTALL, interval, require_matplotlib
 from scorekit.report._sections import Section, sections
+from scorekit.report._systems import steps_table, sweep_of_records
 from scorekit.report._text import fmt
 
 __all__ = [
@@ -116,6 +117,8 @@ def contents(
     found.texts, found.squad = texts, squad
     found.sweep = None if sweep is None else list(sweep)
     found.percent = tuple(percent)
+    if found.sweep is None and records is not None:
+        found.sweep = sweep_of_records(records, getattr(result, "slo", None))
     inner = getattr(result, "result", None)
     if inner is not None and hasattr(inner, "states"):
         found.metrics = dict(getattr(result, "metrics", {}) or {})
@@ -238,6 +241,11 @@ def render(result: Any, **options: Any) -> str:
         facts.append(["rows", f"{c.rows:,}"])
     facts += [["input", name] for name in c.inputs]
     headers, summary, how = _summary(c)
+    if c.sweep:
+        # a sweep leads with its steps: no figure or value of the summary pools them
+        steps = steps_table(c.sweep)
+        headers, summary = steps.headers, steps.rows
+        how = ["Each row is one step of the sweep; the figures show the steps apart."]
     notes = list(dict.fromkeys(c.notes))
 
     def page() -> str:

@@ -21,7 +21,7 @@ from scorekit.report._page import Section, Table, svg
 from scorekit.report._page import figure as _figure
 from scorekit.report._regression import regression
 from scorekit.report._segments import squad_section, text_section
-from scorekit.report._systems import comparison_section, sweep_of_records, sweep_section
+from scorekit.report._systems import comparison_section, step_records, sweep_section
 from scorekit.report._text import fmt
 
 __all__ = ["Section", "Table", "sections", "svg"]
@@ -207,6 +207,22 @@ def _serving(c: Any) -> list[Section]:
     if records is not None:
         latency = _record_latencies(records)
     section = Section("Serving: latency")
+    parts = step_records(c.records) if c.sweep else None
+    if parts is not None and len(parts) == len(c.sweep):
+        parts = [(label, part) for (label, _), (_, part) in zip(c.sweep, parts, strict=True)]
+    if parts is not None:
+        # a sweep's loads are not pooled: one figure of latencies per step
+        from scorekit.throughput import as_records
+
+        for label, part in parts:
+            found = _record_latencies(as_records("scorekit report", part))
+            if found:
+                _figure(
+                    section,
+                    f"Latency CDFs, {label}",
+                    functools.partial(_latency_cdf, latency=found),
+                )
+        latency = {}
     if latency:
         _figure(section, "Latency CDFs", lambda ax: plot.latency_cdf(latency, ax=ax))
         for name, values in latency.items():
@@ -237,6 +253,11 @@ def _serving(c: Any) -> list[Section]:
         ]
         if reasons:
             section.tables.append(Table("Failures by reason", ["reason", "requests"], reasons[:50]))
+        if c.sweep:
+            # rates and latencies pooled over a sweep's loads describe no workload: the
+            # summary's table of steps gives them step by step
+            r = None
+    if r is not None:
         if r.slo:
             good = r.good_requests or 0
             share = good / r.requests if r.requests else float("nan")
@@ -277,6 +298,10 @@ def _latency_table(r: Any) -> list[Table]:
     headers = ["latency", "count", "mean ms", "std ms", "min ms"]
     headers += [f"{key} ms" for key in chosen] + ["max ms"]
     return [Table("Latency summary", headers, rows)]
+
+
+def _latency_cdf(ax: Any, *, latency: dict[str, Any]) -> Any:
+    return plot.latency_cdf(latency, ax=ax)
 
 
 def _latency_hist(ax: Any, *, values: Any, name: str) -> Any:
@@ -324,10 +349,6 @@ def sections(c: Any) -> list[Section]:
     out += text_section(c)
     out += squad_section(c)
     out += comparison_section(c)
+    out += sweep_section(c.sweep or [])
     out += _serving(c)
-    steps = c.sweep
-    if steps is None and c.records is not None:
-        slo = getattr(c.throughput, "slo", None)
-        steps = sweep_of_records(c.records, slo)
-    out += sweep_section(steps or [])
     return out

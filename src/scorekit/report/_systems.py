@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from scorekit import plot
@@ -67,23 +68,45 @@ def comparison_section(c: Any) -> list[Section]:
     return [section]
 
 
-def sweep_of_records(records: Any, slo: Any = None) -> list[tuple[str, Any]] | None:
-    """``(step k, report)`` per step of records with a ``step`` column of several steps."""
+def step_records(records: Any) -> list[tuple[str, Any]] | None:
+    """``(step k, its records)`` per step of records with a ``step`` field of several steps.
+
+    ``records`` is a table of records (a ``step`` column) or a list of record
+    mappings (a load test's, ``"step": k``); records without a step (a load
+    test's metadata record) belong to no step.
+    """
+    if isinstance(records, list | tuple):
+        found: dict[int, list[Any]] = {}
+        for record in records:
+            step = record.get("step") if isinstance(record, Mapping) else None
+            if isinstance(step, int) and not isinstance(step, bool):
+                found.setdefault(step, []).append(record)
+        if len(found) < 2:
+            return None
+        return [(f"step {step}", found[step]) for step in sorted(found)]
     names = getattr(records, "column_names", None)
     if names is None or "step" not in names:
         return None
     import pyarrow.compute as pc
 
-    from scorekit.throughput import report
-
     steps = [int(v) for v in pc.unique(records.column("step").drop_null()).to_pylist()]
     if len(steps) < 2:
         return None
-    out = []
-    for step in sorted(steps):
-        part = records.filter(pc.fill_null(pc.equal(records.column("step"), step), False))
-        out.append((f"step {step}", report(part, slo=slo or None)))
-    return out
+    column = records.column("step")
+    return [
+        (f"step {step}", records.filter(pc.fill_null(pc.equal(column, step), False)))
+        for step in sorted(steps)
+    ]
+
+
+def sweep_of_records(records: Any, slo: Any = None) -> list[tuple[str, Any]] | None:
+    """``(step k, report)`` per step of records with a ``step`` column of several steps."""
+    from scorekit.throughput import report
+
+    parts = step_records(records)
+    if parts is None:
+        return None
+    return [(label, report(part, slo=slo or None)) for label, part in parts]
 
 
 def _ms(value: Any) -> str:
@@ -94,21 +117,13 @@ def _sweep(pairs: list[tuple[str, Any]], latency: str, ax: Any) -> Any:
     return plot.sweep(pairs, latency=latency, ax=ax)
 
 
-def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
-    """Throughput against TTFT and end-to-end latency over the steps, and the table of steps.
+def steps_table(pairs: list[tuple[str, Any]]) -> Table:
+    """One row per step of a sweep: its requests, rates and latency percentiles.
 
-    The table shows, for each latency, the percentiles the steps' reports
-    were made with (``percentiles`` of :func:`scorekit.throughput.report`).
+    The latencies show the percentiles the steps' reports were made with
+    (``percentiles`` of :func:`scorekit.throughput.report`); the last column is
+    the step's wall time.
     """
-    if not pairs:
-        return []
-    section = Section("Serving: sweep")
-    for name, latency in _SWEEP_STATISTICS:
-        figure(
-            section,
-            f"Output tokens per second against {name} (median and p99)",
-            functools.partial(_sweep, pairs, latency),
-        )
     names = list(dict.fromkeys(k for _, found in pairs for k in found.ttft.percentiles))
     rows = []
     for label, found in pairs:
@@ -125,9 +140,23 @@ def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
                     for latency in _SWEEP_LATENCIES
                     for name in names
                 ),
+                f"{fmt(found.wall_time)} s",
             ]
         )
     headers = ["step", "requests", "failed", "req/s", "out tok/s", "goodput"]
     headers += [f"{latency.upper()} {name} ms" for latency in _SWEEP_LATENCIES for name in names]
-    section.tables.append(Table("Steps", headers, rows))
+    return Table("Steps", [*headers, "wall time"], rows)
+
+
+def sweep_section(pairs: list[tuple[str, Any]]) -> list[Section]:
+    """Throughput against TTFT and end-to-end latency over the steps, a point per step."""
+    if not pairs:
+        return []
+    section = Section("Serving: sweep")
+    for name, latency in _SWEEP_STATISTICS:
+        figure(
+            section,
+            f"Output tokens per second against {name} (median and p99)",
+            functools.partial(_sweep, pairs, latency),
+        )
     return [section]
