@@ -268,8 +268,11 @@ def test_secrets_in_the_url_stay_out_of_the_records(tmp_path: Path, server: Reco
     place = f"127.0.0.1:{server.port}"
     query = "api_key=Q-SECRET&access_token=T-SECRET&sig=S-SECRET&api-version=2024"
     url = f"http://alice:PW-SECRET@{place}/v1?{query}"
-    proc = scorekit(*_loadtest(url, _prompts(tmp_path), "--out", out))
+    report = tmp_path / "report.html"
+    proc = scorekit(*_loadtest(url, _prompts(tmp_path), "--out", out, "--report", report))
     assert proc.returncode == 0, proc.stderr
+    html = report.read_text(encoding="utf-8")
+    assert f"http://alice:***@{place}/v1?api_key=***" in html
     text = out.read_text(encoding="utf-8")
     meta = json.loads(text.splitlines()[0])
     assert meta["url"] == (
@@ -278,6 +281,7 @@ def test_secrets_in_the_url_stay_out_of_the_records(tmp_path: Path, server: Reco
     for secret in SECRETS:
         assert secret not in text
         assert secret not in proc.stdout + proc.stderr
+        assert secret not in html
     # what the user asked for still reaches the server: the query after the path, and
     # the URL's user and password as Basic authorization
     (head,) = server.heads()

@@ -116,6 +116,8 @@ def json_object(text: str) -> dict[str, Any]:
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``loadtest`` command's parser."""
+    from scorekit.loadtest import MAX_LENGTH, MAX_PROMPTS, MAX_SYNTHETIC_TOKENS
+
     lt: argparse.ArgumentParser = sub.add_parser(
         NAME,
         help="load-test an OpenAI-compatible LLM server and report its throughput and latency",
@@ -142,7 +144,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             "pip install 'scorekit[serve]'."
         ),
     )
-    lt.add_argument("--url", required=True, help="the API base, e.g. http://127.0.0.1:8000/v1")
+    lt.add_argument(
+        "--url",
+        required=True,
+        help="the API base, e.g. http://127.0.0.1:8000/v1 (user:password@ is sent as Basic "
+        "authorization; the password and secret query values are hidden in records and reports)",
+    )
     lt.add_argument("--model", required=True, metavar="NAME", help="the model to ask for")
     data = lt.add_argument_group("workload")
     source = data.add_mutually_exclusive_group(required=True)
@@ -163,21 +170,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--num-prompts",
         type=positive_int,
         metavar="N",
-        help="sample N prompts with --seed (default: the whole file; 1000 for random, prefix)",
+        help="sample N prompts with --seed (default: the whole file; 1000 for random, prefix; "
+        f"at most {MAX_PROMPTS:,})",
     )
     data.add_argument(
         "--input-len",
         type=positive_int,
         default=1024,
         metavar="N",
-        help="random, prefix: prompt tokens (default 1024)",
+        help=f"random, prefix: prompt tokens (default 1024; at most {MAX_LENGTH:,}, and "
+        f"{MAX_SYNTHETIC_TOKENS:,} prompt tokens in all)",
     )
     data.add_argument(
         "--output-len",
         type=positive_int,
         default=128,
         metavar="N",
-        help="random, prefix: max_tokens (default 128)",
+        help=f"random, prefix: max_tokens (default 128; at most {MAX_LENGTH:,})",
     )
     data.add_argument(
         "--range-ratio",
@@ -191,7 +200,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         type=positive_int,
         default=256,
         metavar="N",
-        help="prefix: shared prefix tokens (default 256)",
+        help=f"prefix: shared prefix tokens (default 256; at most {MAX_LENGTH:,})",
     )
     data.add_argument(
         "--multi-turn",
@@ -286,7 +295,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="longest event of a stream, e.g. 64M; a longer one fails its request "
         "with 'event too large' (default 16M)",
     )
-    request.add_argument("--api-key", metavar="KEY", help="bearer token (default: $OPENAI_API_KEY)")
+    request.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help="bearer token, printable ASCII (default: $OPENAI_API_KEY)",
+    )
     lt.add_argument(
         "--out",
         metavar="FILE",
@@ -347,6 +360,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from scorekit import loadtest, throughput
     from scorekit.io import parse_size
 
+    # what reaches the wire is checked before a tokenizer is loaded or a prompt built
+    loadtest.check_url(args.url)
+    loadtest.check_api_key(args.api_key or os.environ.get("OPENAI_API_KEY") or None)
     slo = throughput.parse_slo(args.slo, name="--slo") if args.slo else None
     percentiles = parse_percentiles(args.percentiles)
     limit = loadtest.parse_max_failures(args.max_failures) if args.max_failures else None
@@ -406,7 +422,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args,
         whole,
         err,
-        title=f"scorekit loadtest: {args.model} at {args.url}",
+        title=f"scorekit loadtest: {args.model} at {loadtest.redact_url(args.url)}",
         inputs=[args.out] if args.out else [],
         records=result.records,
         sweep=rows,
