@@ -429,3 +429,14 @@ def test_paired_bs_warns_only_about_identical_systems() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         stats.paired_bs(refs, {"base": base, "other": other}, n_samples=100)
+
+
+def test_bootstrap_metric_takes_numpy_seeds_and_refuses_seeds_past_64_bits() -> None:
+    """[silent] ``Bootstrap(..., seed=np.int64(3))`` was refused; ``seed=2**64`` was ``seed 0``."""
+    import numpy as np
+
+    from scorekit.stats import Bootstrap
+
+    assert Bootstrap("accuracy", seed=np.int64(3)).seed == 3
+    with pytest.raises(ConfigError, match=r"invalid seed; got 18446744073709551616"):
+        Bootstrap("accuracy", seed=2**64)

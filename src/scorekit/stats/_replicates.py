@@ -43,6 +43,7 @@ from scorekit.errors import (
     message,
     raw,
 )
+from scorekit.stats._limits import check_seed
 from scorekit.stats._poisson import hash_keys, replicate_weights, unit_bases
 from scorekit.stats._resampling import (
     compute_replicates,
@@ -498,8 +499,7 @@ class Bootstrap(Metric[Replicates]):
                     f"an integer in [1, {MAX_RESAMPLES:,}]",
                 )
             )
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError(message("bootstrap", "invalid seed", self.seed, "an integer >= 0"))
+        object.__setattr__(self, "seed", check_seed(self.seed, "bootstrap"))
         if (
             isinstance(self.groups, bool)
             or not isinstance(self.groups, int)
