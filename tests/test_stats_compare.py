@@ -148,3 +148,32 @@ def test_delong_and_mcnemar_refuse_other_metrics() -> None:
         stats.compare("average_precision", y, a, b, test="delong")
     with pytest.raises(ConfigError, match="McNemar's test compares"):
         stats.compare("roc_auc", y, a, b, test="mcnemar")
+
+
+@given(
+    st.integers(2, 300),
+    st.floats(0.5, 0.999),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([1e-200, 1.0, 1e200]),
+)
+@settings(max_examples=100, deadline=None)
+def test_t_test_interval_equals_scipy(n: int, confidence: float, seed: int, scale: float) -> None:
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=n) * scale
+    a = y + rng.normal(size=n) * scale
+    b = y + rng.normal(size=n) * 0.8 * scale
+    (found,) = stats.compare("mae", y, a, b, test="t", confidence=confidence)
+    # scipy's squares of the differences under- or overflow at 1e-200 and 1e200 (its
+    # interval is then 0-wide or infinite): it is given the errors on the scale of 1
+    errors_a, errors_b = np.abs(a - y) / scale, np.abs(b - y) / scale
+    ref = scipy.stats.ttest_rel(errors_b, errors_a).confidence_interval(confidence)
+    assert found.low == pytest.approx(ref.low * scale, rel=1e-9, abs=1e-12 * scale)
+    assert found.high == pytest.approx(ref.high * scale, rel=1e-9, abs=1e-12 * scale)
+    assert found.low <= found.difference <= found.high
+
+
+def test_t_test_interval_of_identical_and_of_one_unit() -> None:
+    (same,) = stats.compare("mae", [1.0, 2.0, 3.0], [1.5, 2.5, 2.0], [1.5, 2.5, 2.0], test="t")
+    assert (same.low, same.high) == (0.0, 0.0)
+    with pytest.raises(InputError, match="too few units"):
+        stats.compare("mae", [1.0], [1.5], [2.0], test="t")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import warnings
@@ -440,3 +441,27 @@ def test_bootstrap_metric_takes_numpy_seeds_and_refuses_seeds_past_64_bits() -> 
     assert Bootstrap("accuracy", seed=np.int64(3)).seed == 3
     with pytest.raises(ConfigError, match=r"invalid seed; got 18446744073709551616"):
         Bootstrap("accuracy", seed=2**64)
+
+
+def test_t_test_interval_column_is_filled_where_it_means_the_difference(tmp_path: Path) -> None:
+    """[silent] ``--test t`` left the interval of the difference empty."""
+    import numpy as np
+    import scipy.stats
+
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=60)
+    a, b = y + rng.normal(size=60), y + 0.5 * rng.normal(size=60)
+    data = tmp_path / "s.csv"
+    rows = [
+        f"{t!r},{p!r},{q!r}" for t, p, q in zip(y.tolist(), a.tolist(), b.tolist(), strict=True)
+    ]
+    data.write_text("y,a,b\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    args = ["eval", data, "--task", "regression", "--true", "y", "--pred", "a", "b"]
+    done = scorekit(*args, "--test", "t", "--metric", "mae", "rmse", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    found = {c["metric"]: c for c in json.loads(done.stdout)["comparisons"]}
+    ref = scipy.stats.ttest_rel(np.abs(b - y), np.abs(a - y)).confidence_interval(0.95)
+    assert found["mae"]["low"] == pytest.approx(ref.low, rel=1e-12)
+    assert found["mae"]["high"] == pytest.approx(ref.high, rel=1e-12)
+    # RMSE is not the mean of its per-row values: no interval of the mean difference
+    assert found["rmse"]["low"] is None and found["rmse"]["high"] is None

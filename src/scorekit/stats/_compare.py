@@ -16,7 +16,7 @@ from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._analytic import delong
 from scorekit.stats._bootstrap import check_resamples, replicate_values
-from scorekit.stats._distributions import normal_quantile
+from scorekit.stats._distributions import normal_quantile, student_t_quantile
 from scorekit.stats._intervals import check_confidence, plural
 from scorekit.stats._limits import check_cells, check_seed
 from scorekit.stats._paired import (
@@ -64,8 +64,11 @@ class Comparison:
     difference : float
         ``value - baseline_value``.
     low, high : float
-        The interval of the difference (bootstrap tests and DeLong's; NaN for
-        the others).
+        The interval of the difference: the bootstrap's and DeLong's, and for
+        the t-test that of the mean per-unit difference (as
+        ``scipy.stats.ttest_rel(...).confidence_interval``) when the metric is
+        the mean of its per-unit values (accuracy, MAE, MAP; not RMSE or F1,
+        whose difference is not the mean one); NaN for the others.
     confidence : float
         The interval's nominal coverage.
     pvalue : float
@@ -266,6 +269,26 @@ def _randomization(
     return float((np.sum(shuffled >= observed) + 1) / (n_resamples + 1))
 
 
+def _t_interval(d: NDArray[np.float64], confidence: float) -> tuple[float, float]:
+    """The t-test's interval of the mean per-unit difference, as scipy's ``ttest_rel`` gives it.
+
+    ``mean(d) -+ t_{n-1} * sd(d) / sqrt(n)``; NaN bounds for fewer than 2
+    units. Differences near the largest float are scaled first, as the test's.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if d.size < 2 or not np.isfinite(d).all():
+        return math.nan, math.nan
+    scale = float(np.max(np.abs(d)))
+    if scale == 0.0:
+        return 0.0, 0.0
+    unit = d / scale
+    mean = float(unit.mean())
+    half = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, d.size - 1) * float(
+        unit.std(ddof=1) / math.sqrt(d.size)
+    )
+    return (mean - half) * scale, (mean + half) * scale
+
+
 def compare(
     metric: str | Metric[Any],
     truth: Any,
@@ -422,13 +445,20 @@ def compare(
         base = _per_unit(inner, test, truth, systems[0], labels[0], kwargs)
         for i in range(1, len(systems)):
             other = _per_unit(inner, test, truth, systems[i], labels[i], kwargs)
+            low, high = math.nan, math.nan
             if test == "t":
                 result = paired_t(other, base)
+                diff = np.asarray(other, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+                gap = abs(float(np.mean(diff)) - (values[i] - values[0])) if diff.size else math.inf
+                if gap <= 1e-9 * max(1.0, abs(values[i] - values[0])):
+                    # the metric is the mean of its per-unit values (accuracy, MAE, MAP):
+                    # the interval of the mean difference is that of the difference
+                    low, high = _t_interval(diff, confidence)
             elif test == "wilcoxon":
                 result = wilcoxon(other, base)
             else:
                 result = fisher_randomization(other, base, n_permutations=n_resamples, seed=seed)
-            rows.append((math.nan, math.nan, result.pvalue))
+            rows.append((low, high, result.pvalue))
     elif test == "mcnemar":
         y = np.asarray(truth)
         for i in range(1, len(systems)):

@@ -157,6 +157,35 @@ def student_t_two_sided(t: float, df: float) -> float:
     return _betainc(0.5 * df, 0.5, math.exp(log_x), math.exp(log_y), log_x, log_y)
 
 
+def student_t_quantile(q: float, df: float) -> float:
+    """The ``q`` quantile of Student's t with ``df`` degrees of freedom, for ``0.5 <= q < 1``.
+
+    Found by bisection on :func:`student_t_two_sided` to the last bits of a float.
+
+    Examples
+    --------
+    >>> round(student_t_quantile(0.975, 10), 10)   # scipy.stats.t.ppf(0.975, 10)
+    2.2281388520
+    >>> student_t_quantile(0.5, 4)
+    0.0
+    """
+    if q == 0.5:
+        return 0.0
+    target = 2.0 * (1.0 - q)
+    low, high = 0.0, 1.0
+    while student_t_two_sided(high, df) > target:
+        low, high = high, 2.0 * high
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if middle in (low, high):
+            break
+        if student_t_two_sided(middle, df) > target:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
 def binomial_cdf_half(k: int, n: int) -> float:
     """``P(X <= k)`` for ``X ~ Binomial(n, 1/2)``.
 
