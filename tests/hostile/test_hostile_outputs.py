@@ -464,3 +464,13 @@ def test_rouge_on_chinese_text_warns_and_offers_the_unicode_tokenizer(tmp_path: 
     unicode = scorekit(*args, "--rouge-tokenizer", "unicode")
     assert json.loads(unicode.stdout)["rouge1:fmeasure"] > 0.5
     assert "warning" not in unicode.stderr
+
+
+def test_save_state_to_stdout_through_a_pipe(tmp_path: Path) -> None:
+    """[lost] ``--save-state /dev/stdout`` into a pipe failed: the link was resolved to a
+    pipe's name under /proc, and a temporary file was made beside it."""
+    done = scorekit(
+        "eval", _data(tmp_path), *EVAL, "--metric", "accuracy", "--save-state", "/dev/stdout"
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"scorekit_states": 1' in done.stdout

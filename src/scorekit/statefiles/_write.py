@@ -232,22 +232,22 @@ def _write(path: Path, text: str) -> Path:
     data = text.encode("utf-8")
     if path.name.lower().endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    target = path.resolve() if path.is_symlink() else path
     try:
-        status = target.stat()
+        status = path.stat()  # what the path names, through any link (/dev/stdout: a pipe)
     except OSError:
         status = None
     if status is not None and stat.S_ISDIR(status.st_mode):
         raise InputError(message(str(path), "is a directory", None, "a state file path"))
     if status is not None and not stat.S_ISREG(status.st_mode):
         try:
-            with target.open("wb") as out:
+            with path.open("wb") as out:
                 out.write(data)
         except OSError as exc:
             raise InputError(
                 message(str(path), "cannot write the state file", raw(str(exc)), "a writable path")
             ) from None
         return path
+    target = path.resolve() if path.is_symlink() else path
     tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
