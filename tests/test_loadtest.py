@@ -657,7 +657,7 @@ def test_sse_decoder_event_size_limit():
     decoder = SSEDecoder(max_event_size=20)
     assert decoder.feed(b"data: 1234\ndata: 5678\n\n") == ["1234\n5678"]
     assert decoder.feed(b"data: 0123456789abcd\n\n") == ["0123456789abcd"]
-    with pytest.raises(EventTooLarge, match=r"event too large \(more than 20 bytes\)"):
+    with pytest.raises(EventTooLarge, match=r"passed --max-event-size \(20 bytes\)"):
         decoder.feed(b"data: 0123456789\ndata: 0123456789\n")
     # a line still being read counts, before its end arrives
     decoder = SSEDecoder(max_event_size=20)
@@ -822,11 +822,14 @@ def test_cli_end_to_end(tmp_path, server, capsys, monkeypatch):
     assert summary["failure_reasons"] == {"http 500: model crashed": 2}
     assert summary["output_tokens"] == 6 and summary["prompt_tokens"] == 6
     assert summary["good_requests"] == 2
-    meta, *records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    lines = out.read_text(encoding="utf-8").splitlines()
+    meta, warm, *records = [json.loads(line) for line in lines]
     assert meta["record"] == "metadata" and meta["model"] == "m"
-    assert [r["id"] for r in records] == [0, 1, 2, 3]
+    assert warm["id"] == 0 and warm["warmup"] is True  # the pre-flight request
+    assert [r["id"] for r in records] == [1, 2, 3, 4]
     assert [r["success"] for r in records] == [True, False, True, False]
     assert all(list(r) == list(RECORD_KEYS) for r in records)
+    assert list(warm) == [*RECORD_KEYS, "warmup"]
     assert {r["headers"]["authorization"] for r in server.requests} == {"Bearer sk-env"}
     assert "loadtest [" not in captured.err  # no progress line: stderr is not a terminal
 
@@ -881,7 +884,7 @@ def test_cli_ctrl_c_writes_records_and_summary(tmp_path, server):
     )
     try:
         deadline = time.monotonic() + 30
-        while len(server.requests) < 3 and time.monotonic() < deadline:
+        while len(server.requests) < 4 and time.monotonic() < deadline:  # pre-flight + 3
             time.sleep(0.01)
         time.sleep(0.05)
         child.send_signal(signal.SIGINT)
@@ -891,12 +894,15 @@ def test_cli_ctrl_c_writes_records_and_summary(tmp_path, server):
             child.kill()
             child.communicate()
     assert child.returncode == 130, stderr
-    meta, *records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    lines = out.read_text(encoding="utf-8").splitlines()
+    meta, warm, *records = [json.loads(line) for line in lines]
     assert meta["record"] == "metadata"
+    assert warm["warmup"] is True and warm["success"]  # the pre-flight request
     assert 3 <= len(records) < 50
     assert sum(r["error"] == "cancelled" for r in records) == 2
     assert all(r["success"] for r in records if r["error"] != "cancelled")
     assert stdout.startswith(f"requests                        {len(records)} (")
     assert "2 x cancelled" in stdout
-    assert f"scorekit: interrupted; {len(records)} requests recorded" in stderr
+    told = f"scorekit: interrupted; {len(records)} requests recorded, and 1 warm-up request\n"
+    assert told in stderr
     assert "Traceback" not in stderr

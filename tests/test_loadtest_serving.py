@@ -130,7 +130,11 @@ def test_chat_only_server_fails_the_pre_flight_with_its_answer(tmp_path, capsys)
         args += ["--endpoint", "completions", "--quiet"]
         assert main([*args, "--warmup", "1"]) == 2
         assert "http 404: no route /v1/completions" in capsys.readouterr().err
+        # the pre-flight request is sent by default
+        assert main(args) == 2
+        assert "http 404: no route /v1/completions" in capsys.readouterr().err
         # without warm-up every request fails: --max-failures makes that status 3
+        args += ["--warmup", "0"]
         assert main([*args, "--num-requests", "3", "--max-failures", "2"]) == 3
         err = capsys.readouterr().err
         assert "scorekit: 3 of 3 requests failed, more than --max-failures 2 allows" in err

@@ -99,11 +99,14 @@ def test_sigterm_mid_run_writes_records_and_exits_143(tmp_path: Path, server: Op
     records = _records(out)
     assert 3 <= len(records) < 60
     assert [r["id"] for r in records] == list(range(len(records)))
-    cancelled = [r for r in records if r["error"] == "cancelled"]
+    assert records[0]["warmup"] is True  # the pre-flight request, sent by default
+    measured = records[1:]
+    cancelled = [r for r in measured if r["error"] == "cancelled"]
     assert 1 <= len(cancelled) <= 3  # those in flight (one may have just ended)
     assert all(r["success"] for r in records if r not in cancelled)
-    assert f"scorekit: terminated; {len(records)} requests recorded" in stderr
-    assert stdout.startswith(f"requests                        {len(records)} (")
+    told = f"scorekit: terminated; {len(measured)} requests recorded, and 1 warm-up request"
+    assert told in stderr
+    assert stdout.startswith(f"requests                        {len(measured)} (")
     assert "Traceback" not in stderr
 
 
@@ -227,7 +230,9 @@ def test_out_to_a_fifo_streams_records(tmp_path: Path, server: OpenAIServer):
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     meta, *lines = received[0].decode().splitlines()
     assert json.loads(meta)["record"] == "metadata"
-    assert sorted(json.loads(line)["id"] for line in lines) == [0, 1, 2]
+    # the pre-flight request (id 0, a warm-up) and the three measured requests
+    assert sorted(json.loads(line)["id"] for line in lines) == [0, 1, 2, 3]
+    assert [json.loads(line).get("warmup", False) for line in lines].count(True) == 1
 
 
 def test_out_to_a_fifo_without_reader(tmp_path: Path, server: OpenAIServer):
@@ -248,6 +253,8 @@ def _run_against(server: OpenAIServer, tmp_path: Path, hostile: str, *args: str)
     prompts = _prompts(tmp_path, hostile, "ttft=0 interval=0")
     proc = scorekit(
         *_loadtest(server, prompts, "--concurrency", "2", "--max-tokens", "4"),
+        "--warmup",
+        "0",
         "--out",
         out,
         "--timeout",
@@ -292,7 +299,7 @@ def test_event_too_large(tmp_path: Path, server: OpenAIServer):
         server, tmp_path, "mode=big_event size=3000000", "--max-event-size", "1M"
     )
     assert first["success"] is False
-    assert first["error"] == "event too large (more than 1048576 bytes)"
+    assert first["error"] == "event too large: an event passed --max-event-size (1048576 bytes)"
 
 
 def test_large_event_under_the_limit(tmp_path: Path, server: OpenAIServer):

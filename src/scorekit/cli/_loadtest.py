@@ -122,26 +122,26 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         NAME,
         help="load-test an OpenAI-compatible LLM server and report its throughput and latency",
         description=(
-            "Send streamed chat or completion requests to an OpenAI-compatible server (vLLM, "
-            "TGI, llama.cpp, Ollama, ...), time every streamed chunk, and print the report of "
+            "Send streamed chat or completion requests to an OpenAI-compatible server (vLLM, TGI,"
+            " llama.cpp, Ollama, ...), time every streamed chunk, and print the report of "
             "'scorekit throughput'. Prompts come from --dataset: a ShareGPT file, a JSON Lines "
             "file (--prompts FILE is --dataset jsonl FILE), random prompts or a shared prefix "
-            "with random suffixes. --concurrency N keeps N requests in flight (closed loop, "
-            "the default with N = 1); --rate R starts requests at Poisson arrival times, R a "
-            "second (open loop; --burstiness for gamma arrivals, --max-concurrency to cap the "
-            "requests in flight). A list (--rate 1,4,inf or --concurrency 1,4,16) is a sweep: "
-            "one step per value, the same prompts, one table. The run stops after "
-            "--num-requests or --duration, whichever comes first (default: one request per "
-            "prompt); requests in flight then run to their end. --warmup N sends N requests "
-            "first, left out of the figures; when the first fails, the run stops with the "
-            "server's answer. Failed requests (timeout, HTTP error, broken stream) are counted "
-            "with their reason; --max-failures makes too many exit with status 3, as does a run "
-            "whose every request failed (unless --max-failures allows 100%). --out writes "
+            "with random suffixes. --concurrency N keeps N requests in flight (closed loop, the "
+            "default with N = 1); --rate R starts requests at Poisson arrival times, R a second "
+            "(open loop; --burstiness for gamma arrivals, --max-concurrency to cap the requests "
+            "in flight). A list (--rate 1,4,inf or --concurrency 1,4,16) is a sweep: one step per"
+            " value, the same prompts, one table. The run stops after --num-requests or "
+            "--duration, whichever comes first (default: one request per prompt); requests in "
+            "flight then run to their end. --warmup N sends N requests first, left out of the "
+            "figures (by default one, a pre-flight request); when the first fails, the run stops "
+            "with the server's answer. Failed requests (timeout, HTTP error, broken stream) are "
+            "counted with their reason; --max-failures makes too many exit with status 3, as does"
+            " a run whose every request failed (unless --max-failures allows 100%). --out writes "
             "a metadata record, then each request's record as it ends (a kill loses only the "
             "requests in flight) and, at the end, sorts a regular file by request id. Ctrl-C "
             "(SIGINT) or SIGTERM cancels the requests in flight, writes and reports what was "
-            "collected, and exits with status 130 (SIGINT) or 143 (SIGTERM). Needs httpx: "
-            "pip install 'scorekit[serve]'."
+            "collected, and exits with status 130 (SIGINT) or 143 (SIGTERM); a second Ctrl-C "
+            "exits at once with status 130. Needs httpx: pip install 'scorekit[serve]'."
         ),
     )
     lt.add_argument(
@@ -253,9 +253,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     load.add_argument(
         "--warmup",
         type=whole_number,
-        default=0,
+        default=1,
         metavar="N",
-        help="send N requests first, recorded as warm-up and left out of the figures",
+        help="send N requests first, recorded as warm-up and left out of the figures; the "
+        "first goes alone and a failure stops the run with the server's answer (default 1, "
+        "a pre-flight request; 0 sends none)",
     )
     load.add_argument(
         "--pause",
@@ -356,7 +358,21 @@ def _workload(args: argparse.Namespace, counter: Any, max_file_size: int | None)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run :func:`scorekit.loadtest.run_loadtest` and print the report of its records."""
+    """Run :func:`scorekit.loadtest.run_loadtest` and print the report of its records.
+
+    The first Ctrl-C stops the run and reports what was collected; a second one (or one
+    before the run, or while the report is made) ends the command at once with one line
+    and status 130.
+    """
+    try:
+        return _run(args, out, err)
+    except KeyboardInterrupt:
+        kept = f"; the records of the requests that ended are in {args.out}" if args.out else ""
+        err.write(f"scorekit: interrupted; stopped at once{kept}\n")
+        return 128 + signal.SIGINT
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from scorekit import loadtest, throughput
     from scorekit.io import parse_size
 
@@ -416,7 +432,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     terminated = result.signal == signal.SIGTERM
     if result.interrupted:
         how = "terminated" if terminated else "interrupted"
-        err.write(f"scorekit: {how}; {len(result.records)} requests recorded\n")
+        warm = sum(1 for r in result.records if r.get("warmup"))
+        measured = len(result.records) - warm
+        extra = f", and {warm} warm-up request{'s' * (warm != 1)}" if warm else ""
+        err.write(f"scorekit: {how}; {measured} requests recorded{extra}\n")
     out.write(text)
     write_report(
         args,

@@ -32,8 +32,10 @@ that :func:`scorekit.throughput.report` reads:
     (refused, reset, or dropped in the middle of the stream), ``"malformed stream:
     ..."`` (a chunk that is not JSON or not an object, JSON nested too deeply to
     read, or a JSON answer where an event stream was asked for), ``"server error:
-    ..."`` (an ``error`` object sent in the stream), ``"event too large (more than N
-    bytes)"`` (one event longer than ``max_event_size``), ``"truncated stream"``
+    ..."`` (an ``error`` object sent in the stream), ``"event too large: an event
+    passed --max-event-size (N bytes)"`` (one event longer than ``max_event_size``), ``"the
+    server compressed the stream (content-encoding gzip), which the client does not accept"``
+    (the client asks for no compression and undoes none), ``"truncated stream"``
     (the response ended without ``data: [DONE]``, or in the middle of an event) or
     ``"cancelled"`` (interrupted). A failed request keeps the times and the text
     chunks seen before it failed. The body of an HTTP error is read up to
@@ -76,7 +78,8 @@ next bytes of its stream included, so a server that stops answering fails the re
 with ``"timeout"`` instead of holding up the run. Ctrl-C (SIGINT) or SIGTERM cancels
 the requests in flight, records them as failed with reason ``"cancelled"``, and
 returns what was collected with ``interrupted`` set and ``signal`` naming the signal; a
-second Ctrl-C interrupts at once, a second SIGTERM ends the process.
+second Ctrl-C raises :class:`KeyboardInterrupt` at once (the records file keeps the
+requests that ended), a second SIGTERM ends the process.
 
 Events. The stream is parsed as it arrives, each byte once, and one event may hold
 at most ``max_event_size`` bytes (:data:`DEFAULT_MAX_EVENT_SIZE`, 16 MiB): a longer
@@ -610,6 +613,8 @@ def run_loadtest(
         try:
             asyncio.run(runner.run())
         except KeyboardInterrupt:
+            if runner.interrupted:
+                raise  # a second interrupt: stop at once, the records written so far kept
             runner.interrupted = True
             runner.stopped_by = runner.stopped_by or signal.SIGINT
         runner.end_progress()

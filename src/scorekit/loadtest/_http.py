@@ -4,7 +4,8 @@ The load generator's own client, so that the client is not what limits a load te
 write per request (headers and body together, ``TCP_NODELAY``), the answer's body read
 as it arrives in pieces of up to 64 KiB with the chunked transfer coding undone in one
 pass, keep-alive connections reused from a free list. It speaks to one origin (``http``
-or ``https``), without proxies or compression (it asks for none). A target or header
+or ``https``), without proxies or compression (it asks for ``identity``; a
+compressed answer is refused by the caller, see :func:`content_coding`). A target or header
 that would break the lines of the head (a space in the target; CR, LF, NUL or another
 control character) is never written: :class:`UnsafeRequest`. Timeouts are the caller's:
 it wraps each request in :func:`asyncio.wait_for`. A protocol violation is a
@@ -29,6 +30,7 @@ __all__ = [
     "ProtocolError",
     "UnsafeRequest",
     "connect_error",
+    "content_coding",
     "target_of",
 ]
 
@@ -245,6 +247,7 @@ class Pool:
             f"Host: {self.authority}",
             "Content-Type: application/json",
             "Accept: text/event-stream",
+            "Accept-Encoding: identity",
             f"Content-Length: {len(body)}",
         ]
         lines += [f"{k}: {v}" for k, v in headers.items()]
@@ -339,3 +342,20 @@ def connect_error(exc: BaseException) -> str:
     if isinstance(exc, ProtocolError):
         return str(exc)
     return str(exc) or type(exc).__name__
+
+
+def content_coding(headers: Mapping[str, str]) -> str | None:
+    """The content coding of an answer (``gzip``, ``br``, ...), or None for a plain body.
+
+    The client asks for none (``Accept-Encoding: identity``) and undoes none, so the
+    caller fails an answer that has one instead of reading compressed bytes as events.
+
+    Examples
+    --------
+    >>> content_coding({"content-encoding": "gzip"}), content_coding({})
+    ('gzip', None)
+    >>> content_coding({"content-encoding": "Identity"}) is None
+    True
+    """
+    coding = headers.get("content-encoding", "").strip().lower()
+    return None if coding in ("", "identity") else coding

@@ -15,7 +15,13 @@ from typing import Any, TextIO
 from scorekit.errors import ConfigError, message
 from scorekit.loadtest._arrivals import arrival_gaps
 from scorekit.loadtest._datasets import Conversation
-from scorekit.loadtest._http import Pool, ProtocolError, connect_error, target_of
+from scorekit.loadtest._http import (
+    Pool,
+    ProtocolError,
+    connect_error,
+    content_coding,
+    target_of,
+)
 from scorekit.loadtest._prompts import NAME, Prompt
 from scorekit.loadtest._sse import EventTooLarge, SSEDecoder
 from scorekit.loadtest._stream import GO_ON, Attempt, http_error, read_event, short
@@ -253,6 +259,9 @@ class Runner:
         body = json.dumps(attempt.body).encode("utf-8")
         try:
             answer = await self.pool.post(self.target, body, self.headers)
+            coding = content_coding(answer.headers)
+            if coding is not None:
+                return _compressed(answer.status, coding)
             chunks = answer.iter_bytes()
             return await self.read_answer(attempt, answer.status, answer.headers, chunks)
         except (OSError, asyncio.IncompleteReadError, ProtocolError) as exc:
@@ -447,8 +456,19 @@ class Runner:
 
     # progress
 
+    def eta(self, finished: int, elapsed: float) -> float | None:
+        """Seconds left at the current rate: the requests still to finish at the rate they
+        finished so far, or what is left of ``duration``, whichever ends first; None
+        before a rate is known (no request of the step has finished)."""
+        left: list[float] = []
+        if self.num_requests is not None and finished > 0 and elapsed > 0:
+            left.append(max(0, self.num_requests - finished) * elapsed / finished)
+        if self.duration is not None:
+            left.append(max(0.0, self.duration - elapsed))
+        return min(left) if left else None
+
     def progress_line(self) -> str:
-        """``loadtest [####----] 12/50 done, 1 failed, 3 running, 412.3 tok/s, 5.2 s``."""
+        """``loadtest [####----] 12/50 done, 1 failed, 3 running, 412.3 tok/s, 5.2 s, ETA 16 s``."""
         elapsed = self.elapsed()
         finished = len(self.done) - self.done_before
         chunks = self.chunks_done + sum(len(a.token_times) for a in self.in_flight.values())
@@ -467,9 +487,10 @@ class Runner:
         )
         running = len(self.in_flight)
         where = f"step {self.step_index + 1}/{len(self.steps)} " if self.sweep else ""
+        eta = self.eta(finished, elapsed)
         return (
             f"loadtest {where}[{bar}] {count}, {self.failed} failed, {running} running, "
-            f"{rate:.1f} tok/s, {clock}"
+            f"{rate:.1f} tok/s, {clock}, ETA {'?' if eta is None else _span(eta)}"
         )
 
     async def show(self) -> None:
@@ -529,6 +550,26 @@ class Runner:
             for signum in handled:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(signum)
+
+
+def _span(seconds: float) -> str:
+    """A time left, to the second: ``0 s``, ``42 s``, ``3 min 05 s``, ``2 h 07 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def _compressed(status: int, coding: str) -> str:
+    """The failure reason of an answer whose body is compressed (never asked for)."""
+    what = (
+        f"the server compressed the stream (content-encoding {short(coding)})"
+        if 200 <= status < 300
+        else f"http {status}: the server compressed its answer (content-encoding {short(coding)})"
+    )
+    return f"{what}, which the client does not accept"
 
 
 def _is_json(kind: str) -> bool:

@@ -58,7 +58,7 @@ class EventTooLarge(Exception):
     """An event (or a line) of the stream is longer than the decoder's limit."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"event too large (more than {limit} bytes)")
+        super().__init__(f"event too large: an event passed --max-event-size ({limit} bytes)")
         self.limit = limit
 
 
@@ -86,7 +86,7 @@ class SSEDecoder:
     >>> SSEDecoder(max_event_size=8).feed(b"data: 0123456789")
     Traceback (most recent call last):
     ...
-    scorekit.loadtest._sse.EventTooLarge: event too large (more than 8 bytes)
+    scorekit.loadtest._sse.EventTooLarge: event too large: an event passed ... (8 bytes)
     """
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:

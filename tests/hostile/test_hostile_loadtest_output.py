@@ -1,0 +1,209 @@
+"""What the load generator prints and records must not mislead: token counts that were
+estimated, the pre-flight request, the time left, a second Ctrl-C, and the failure reason
+of a compressed stream.
+
+The servers run in this process (tests/openai_server.py, and a raw socket server here
+for answers OpenAIServer never gives); ``scorekit loadtest`` runs as a child process
+under the time and memory limits of hostile.py, or from the Python API where the case
+is about one function.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_hostile_loadtest import SLOW, _finish, _loadtest, _prompts, _records, _start, _when_lines
+
+from hostile import scorekit, write
+from openai_server import OpenAIServer
+from scorekit.loadtest import Step
+from scorekit.loadtest._runner import Runner
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAIServer]:
+    srv = OpenAIServer(ttft=0.0, interval=0.0).start()
+    yield srv
+    srv.stop()
+
+
+# the time left on the progress line ----------------------------------------------------------
+
+
+def _runner(**options: object) -> Runner:
+    settings: dict[str, object] = {
+        "endpoint": "chat",
+        "steps": [Step(concurrency=1)],
+        "max_tokens": 4,
+        "duration": None,
+        "num_requests": None,
+        "timeout": 10.0,
+        "seed": 0,
+        "progress": True,
+        "api_key": None,
+        "transport": None,
+        "stream": io.StringIO(),
+        "max_event_size": 1 << 20,
+    }
+    settings.update(options)
+    return Runner("http://127.0.0.1:1/v1", "m", [], **settings)  # type: ignore[arg-type]
+
+
+def test_progress_line_gives_the_time_left_of_the_requests():
+    """[silent] The progress line tells how long the requests still to finish will take, at the
+    rate the finished ones took, after the elapsed time, in the same line."""
+    runner = _runner(num_requests=50)
+    runner.step0 = time.perf_counter() - 10.0  # 10 s into the step
+    assert runner.progress_line().endswith(", ETA ?")  # no rate before a request ends
+    runner.done = {i: {"token_times": [], "success": True} for i in range(20)}
+    line = runner.progress_line()
+    # 20 requests in 10 s: the 30 left take 15 s more
+    assert line.startswith("loadtest [########------------] 20/50 done, 0 failed, 0 running, ")
+    assert line.endswith(" s, ETA 15 s")
+
+
+def test_progress_line_gives_the_time_left_of_the_duration():
+    """[silent] With --duration the time left is what remains of it (or less, when
+    --num-requests ends the run first); long waits are given in minutes or hours."""
+    runner = _runner(duration=300.0)
+    runner.step0 = time.perf_counter() - 60.0
+    assert runner.progress_line().endswith("/300 s, ETA 4 min 00 s")
+    both = _runner(duration=300.0, num_requests=20)
+    both.step0 = time.perf_counter() - 60.0
+    both.done = {i: {"token_times": [], "success": True} for i in range(10)}
+    assert both.progress_line().endswith(", ETA 1 min 00 s")
+    slow = _runner(num_requests=10_000)
+    slow.step0 = time.perf_counter() - 10.0
+    slow.done = {0: {"token_times": [], "success": True}}
+    assert slow.progress_line().endswith(", ETA 27 h 46 min")
+
+
+# a second Ctrl-C -----------------------------------------------------------------------------
+
+
+def test_a_second_ctrl_c_exits_at_once_with_one_line(tmp_path: Path, server: OpenAIServer):
+    """[crash] Two SIGINTs: the first stops the run (requests in flight recorded as
+    cancelled), the second ends the process at once with status 130, one line, no
+    traceback."""
+    out = tmp_path / "records.jsonl"
+    prompts = _prompts(tmp_path, SLOW, "mode=stall_tokens")
+    options = ["--concurrency", "2", "--num-requests", "40", "--max-tokens", "3", "--out", out]
+    options += ["--timeout", "60", "--warmup", "0"]
+    child = _start(_loadtest(server, prompts, *options))
+    _when_lines(out, 2, child)
+    child.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = _finish(child)
+    detail = f"stdout:\n{stdout}\nstderr:\n{stderr}"
+    assert child.returncode == 130, detail
+    assert "Traceback" not in stderr, detail
+    assert "KeyboardInterrupt" not in stderr, detail
+    lines = stderr.splitlines()
+    assert all(line.startswith("scorekit: ") for line in lines), detail
+    records = _records(out)
+    assert sum(r["success"] for r in records) >= 2
+
+
+# a compressed stream -------------------------------------------------------------------------
+
+
+def _stream_body() -> bytes:
+    events = [
+        {"choices": [{"delta": {"content": "ok"}}]},
+        {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1}},
+    ]
+    return ("".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n").encode()
+
+
+class GzipServer:
+    """A TCP server on 127.0.0.1 that answers every request with a valid event stream
+    compressed with gzip (``Content-Encoding: gzip``), whatever the request accepts, and
+    keeps the head of each request."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.heads: list[bytes] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        conn.settimeout(10)
+        data = b""
+        with conn:
+            try:
+                while b"\r\n\r\n" not in data:
+                    piece = conn.recv(65536)
+                    if not piece:
+                        return
+                    data += piece
+                self.heads.append(data.split(b"\r\n\r\n", 1)[0])
+                body = gzip.compress(_stream_body())
+                head = (
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                    f"Content-Encoding: gzip\r\nContent-Length: {len(body)}\r\n"
+                    "Connection: close\r\n\r\n"
+                )
+                conn.sendall(head.encode() + body)
+            except OSError:
+                return
+
+    def stop(self) -> None:
+        self.sock.close()
+
+
+def test_compressed_stream_is_named_as_such(tmp_path: Path):
+    """[silent] A server that compresses its event stream (although the client asks for
+    identity) fails each request with that reason, not as a truncated stream."""
+    gz = GzipServer()
+    try:
+        out = tmp_path / "records.jsonl"
+        prompts = write(tmp_path / "p.jsonl", ['{"prompt": "hi"}'])
+        command = ["loadtest", "--url", gz.url, "--model", "m", "--prompts", prompts]
+        proc = scorekit(*command, "--num-requests", "2", "--warmup", "0", "--out", out)
+    finally:
+        gz.stop()
+    reason = (
+        "the server compressed the stream (content-encoding gzip), which the client does not accept"
+    )
+    assert proc.returncode == 3, proc.stderr  # every request failed
+    assert [r["error"] for r in _records(out)] == [reason, reason]
+    assert f"  failed                        2 x {reason}" in proc.stdout
+    assert all(b"\r\nAccept-Encoding: identity\r\n" in head for head in gz.heads)
+
+
+def test_compressed_stream_stops_the_preflight(tmp_path: Path):
+    """[silent] With the default pre-flight request, a compressing server stops the run
+    before it starts, with the reason."""
+    gz = GzipServer()
+    try:
+        prompts = write(tmp_path / "p.jsonl", ['{"prompt": "hi"}'])
+        command = ["loadtest", "--url", gz.url, "--model", "m", "--prompts", prompts]
+        proc = scorekit(*command, "--num-requests", "5")
+    finally:
+        gz.stop()
+    assert proc.returncode == 2, proc.stderr
+    assert "the pre-flight request to " in proc.stderr
+    assert "the server compressed the stream (content-encoding gzip)" in proc.stderr
+    assert len(gz.heads) == 1
