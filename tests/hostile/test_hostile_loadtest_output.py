@@ -36,6 +36,137 @@ def server() -> Iterator[OpenAIServer]:
     srv.stop()
 
 
+# token counts that were estimated ------------------------------------------------------------
+
+ESTIMATE = "an estimate (prompt characters / 4, output text chunks)"
+
+
+def test_estimated_token_counts_are_flagged_in_the_report(tmp_path: Path, server: OpenAIServer):
+    """[silent] Token counts estimated (no usage from the server, no tokenizer) are flagged
+    next to the token figures, with what counted the rest: in the table, in JSON, and in
+    ``scorekit throughput`` of the records file."""
+    out = tmp_path / "records.jsonl"
+    prompts = _prompts(tmp_path, "ttft=0 a b c", "mode=no_usage hello there")
+    options = ["--num-requests", "4", "--max-tokens", "3", "--out", out]
+    proc = scorekit(*_loadtest(server, prompts, *options))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[2].startswith("prompt tokens ") and lines[2].endswith(
+        " (estimated for 2 of 4 requests)"
+    )
+    assert lines[3].startswith("output tokens                   12 (estimated for 2 of 4 ")
+    assert lines[4] == f"  counted by                    the server's usage for 2; {ESTIMATE} for 2"
+    records = _records(out)
+    assert [r["token_counter"] for r in records if not r.get("warmup")] == [
+        "usage",
+        "estimate",
+        "usage",
+        "estimate",
+    ]
+    as_json = scorekit(*_loadtest(server, prompts, *options[:4], "--format", "json"))
+    counts = json.loads(as_json.stdout)["token_counts"]
+    assert counts == {
+        "requests": 4,
+        "estimated": 2,
+        "counted_by": {"usage": 2, "estimate": 2},
+        "tokenizer": None,
+    }
+    shown = scorekit("throughput", out)
+    assert shown.returncode == 0, shown.stderr
+    assert "output tokens                   12 (estimated for 2 of 4 requests)" in shown.stdout
+
+
+def test_estimated_token_counts_of_a_sweep(tmp_path: Path, server: OpenAIServer):
+    """[silent] A sweep's table says under it how many requests had estimated counts."""
+    prompts = _prompts(tmp_path, "mode=no_usage hello there")
+    options = ["--num-requests", "2", "--concurrency", "1,2", "--pause", "0"]
+    proc = scorekit(*_loadtest(server, prompts, *options))
+    assert proc.returncode == 0, proc.stderr
+    assert f"token counts: estimated for 4 of 4 requests, counted by {ESTIMATE} for 4\n" in (
+        proc.stdout
+    )
+
+
+def test_counts_from_the_server_or_a_tokenizer_are_named(tmp_path: Path, server: OpenAIServer):
+    """[silent] No estimate: the report says so, and names the tokenizer that counted."""
+    prompts = _prompts(tmp_path, "ttft=0 a b c")
+    proc = scorekit(*_loadtest(server, prompts, "--num-requests", "2", "--max-tokens", "3"))
+    assert "output tokens                   6 (estimated for 0 of 2 requests)" in proc.stdout
+    assert "  counted by                    the server's usage for 2\n" in proc.stdout
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {"[UNK]": 0, "hello": 1, "there": 2}
+    model = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+    model.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    path = tmp_path / "tokenizer.json"
+    model.save(str(path))
+    prompts = _prompts(tmp_path, "mode=no_usage hello there")
+    options = ["--num-requests", "2", "--max-tokens", "3", "--tokenizer", path]
+    proc = scorekit(*_loadtest(server, prompts, *options))
+    assert proc.returncode == 0, proc.stderr
+    # five tokens a prompt: mode, =, no_usage, hello, there
+    assert "prompt tokens                   10 (estimated for 0 of 2 requests)" in proc.stdout
+    assert f"  counted by                    the tokenizer {path} for 2\n" in proc.stdout
+
+
+def test_records_without_token_counters_stay_readable(tmp_path: Path):
+    """[silent] Records that do not say how tokens were counted (other programs, older
+    files) give the report as before, without a claim about estimates."""
+    path = write(
+        tmp_path / "r.jsonl",
+        ['{"prompt_tokens": 5, "output_tokens": 2, "start": 0, "end": 1, "token_times": [0.5, 1]}'],
+    )
+    proc = scorekit("throughput", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "output tokens                   2\n" in proc.stdout
+    assert "estimated" not in proc.stdout and "counted by" not in proc.stdout
+    as_json = json.loads(scorekit("throughput", path, "--format", "json").stdout)
+    assert "token_counts" not in as_json
+
+
+def _counted_rows() -> list[dict[str, object]]:
+    base = {
+        "prompt_tokens": 4,
+        "output_tokens": 2,
+        "start": 0.0,
+        "end": 1.0,
+        "token_times": [0.5, 1.0],
+    }
+    return [
+        {**base, "token_counter": "usage", "tokens_estimated": False, "warmup": True},
+        {**base, "token_counter": "usage", "tokens_estimated": False},
+        {**base, "token_counter": "estimate", "tokens_estimated": True},
+        {**base, "token_counter": "estimate", "tokens_estimated": True, "error": "timeout"},
+        {**base, "token_counter": "tokenizer", "tokens_estimated": False},
+    ]
+
+
+@pytest.mark.parametrize("form", ["list", "columns", "arrow", "pandas"])
+def test_token_counts_of_any_form_of_records(form: str):
+    """[silent] The report counts the successful measured requests by how their tokens
+    were counted, whatever form the records take (warm-up and failed requests left out,
+    as from the token figures)."""
+    import pyarrow as pa
+
+    from scorekit.throughput import format_report, report
+
+    rows = _counted_rows()
+    records: object = rows
+    columns = {
+        key: [row.get(key) for row in rows] for key in dict.fromkeys(k for r in rows for k in r)
+    }
+    if form == "columns":
+        records = columns
+    elif form == "arrow":
+        records = pa.table(columns)
+    elif form == "pandas":
+        records = pytest.importorskip("pandas").DataFrame(columns)
+    result = report(records)
+    assert result.token_counts == {"usage": 1, "tokenizer": 1, "estimate": 1}
+    assert result.estimated_requests == 1
+    text = format_report(result)
+    assert "prompt tokens                   12 (estimated for 1 of 3 requests)" in text
+
+
 # the time left on the progress line ----------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -420,15 +421,19 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sweep = isinstance(args.rate, list) or isinstance(args.concurrency, list)
     rows = None
     whole = None
+    tokenizer = None if counter is None else str(counter.name)
     if sweep:
         rows = loadtest.sweep_reports(result.records, steps, slo, percentiles)
+        rows = [(label, dataclasses.replace(step, tokenizer=tokenizer)) for label, step in rows]
         chosen = percentiles is not None
         text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
     else:
         whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
+        whole = dataclasses.replace(whole, tokenizer=tokenizer)
         text = throughput.format_report(whole, args.format)
     if args.report and whole is None:
         whole = throughput.report(result.records, slo=slo, percentiles=percentiles)
+        whole = dataclasses.replace(whole, tokenizer=tokenizer)
     terminated = result.signal == signal.SIGTERM
     if result.interrupted:
         how = "terminated" if terminated else "interrupted"

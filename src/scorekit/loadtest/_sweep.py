@@ -172,4 +172,25 @@ def format_sweep(
             c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
         ]
         lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines) + "\n\n"
+    note = _token_note(rows)
+    return "\n".join(lines) + "\n" + (f"{note}\n" if note else "") + "\n"
+
+
+def _token_note(rows: Sequence[tuple[str, ThroughputReport]]) -> str | None:
+    """``token counts: estimated for N of M requests; ...`` over every step, when the
+    records say how their tokens were counted."""
+    from scorekit.throughput._report import counted_by
+
+    merged: dict[str, int] = {}
+    tokenizer = None
+    for _, result in rows:
+        for key, count in (result.token_counts or {}).items():
+            merged[key] = merged.get(key, 0) + count
+        tokenizer = tokenizer or result.tokenizer
+    if not merged:
+        return None
+    estimated = merged.get("estimate", 0)
+    return (
+        f"token counts: estimated for {estimated} of {sum(merged.values())} requests, "
+        f"counted by {counted_by(merged, tokenizer)}"
+    )

@@ -6,7 +6,7 @@ import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from scorekit.errors import (
     message,
     raw,
 )
-from scorekit.throughput._records import as_records
+from scorekit.throughput._records import Records, input_records
 from scorekit.throughput._slo import format_slo, parse_slo
 from scorekit.throughput._state import (
     LATENCIES,
@@ -147,6 +147,14 @@ class ThroughputReport:
         The latency statistics.
     notes : tuple of str
         Why figures are undefined (nan) or what to know, e.g. "all 3 requests failed".
+    token_counts : dict of str to int or None
+        The successful requests by how their token counts were found, as records of
+        ``scorekit loadtest`` say (``token_counter``): ``"usage"`` (the server's),
+        ``"tokenizer"``, ``"estimate"`` (characters / 4 for a prompt, text chunks for an
+        output) or ``"unknown"`` (a record that does not say). None when no record says
+        (records of other programs, older records files, a report of states).
+    tokenizer : str or None
+        The name of the tokenizer that counted what the server did not report, when known.
     """
 
     requests: int
@@ -168,9 +176,28 @@ class ThroughputReport:
     itl: LatencySummary
     e2e: LatencySummary
     notes: tuple[str, ...] = field(default=())
+    token_counts: dict[str, int] | None = None
+    tokenizer: str | None = None
+
+    @property
+    def estimated_requests(self) -> int | None:
+        """How many successful requests have an estimated token count (None when unknown)."""
+        return None if self.token_counts is None else self.token_counts.get("estimate", 0)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (nan stays nan here; :func:`format_report` writes null)."""
+        """A JSON-ready dict (nan stays nan here; :func:`format_report` writes null).
+
+        ``token_counts`` is there when the records say how their tokens were counted:
+        ``{"requests": M, "estimated": N, "counted_by": {...}, "tokenizer": ...}``.
+        """
+        counted = {}
+        if self.token_counts is not None:
+            counted["token_counts"] = {
+                "requests": sum(self.token_counts.values()),
+                "estimated": self.estimated_requests,
+                "counted_by": dict(self.token_counts),
+                "tokenizer": self.tokenizer,
+            }
         return {
             "requests": self.requests,
             "successes": self.successes,
@@ -179,6 +206,7 @@ class ThroughputReport:
             "wall_time": self.wall_time,
             "prompt_tokens": self.prompt_tokens,
             "output_tokens": self.output_tokens,
+            **counted,
             "request_throughput": self.request_throughput,
             "output_throughput": self.output_throughput,
             "prompt_throughput": self.prompt_throughput,
@@ -456,12 +484,61 @@ def report(
     """
     chosen = None if percentiles is None else check_percentiles("report: percentiles", percentiles)
     objectives = parse_slo(slo) if slo is not None else None
-    recs = as_records("throughput", records)
+    recs, rows, _ = input_records("throughput", records)
     metrics = report_metrics(objectives)
     states = {key: metric.summarize(recs) for key, metric in metrics.items()}
     result = _report_of_states(states, objectives, chosen)
+    counts = _token_counts(records, rows, recs.success)
+    if counts is not None:
+        result = replace(result, token_counts=counts)
     _warn_notes(result.notes)
     return result
+
+
+TOKEN_COUNTERS: tuple[str, ...] = ("usage", "tokenizer", "estimate")
+"""How a record of ``scorekit loadtest`` says its token counts were found (``token_counter``)."""
+
+
+def _raw_column(records: Any, name: str) -> list[Any] | None:
+    """The values of the column ``name`` of the input rows, as given; None without one."""
+    import pyarrow as pa
+
+    if isinstance(records, pa.RecordBatch | pa.Table):
+        return records.column(name).to_pylist() if name in records.column_names else None
+    if type(records).__module__.startswith("pandas") and hasattr(records, "columns"):
+        return list(records[name]) if name in records.columns else None
+    if isinstance(records, Mapping):
+        column = records.get(name)
+        if column is None or isinstance(column, str | bytes) or not hasattr(column, "__len__"):
+            return None
+        return list(column)
+    if isinstance(records, Sequence) and not isinstance(records, str | bytes):
+        values = [r.get(name) if isinstance(r, Mapping) else None for r in records]
+        return values if any(v is not None for v in values) else None
+    return None
+
+
+def _token_counts(
+    records: Any, rows: NDArray[np.intp], success: NDArray[np.bool_]
+) -> dict[str, int] | None:
+    """The successful requests by how their token counts were found, or None when no
+    record says (see :attr:`ThroughputReport.token_counts`)."""
+    if isinstance(records, Records):
+        return None
+    counter = _raw_column(records, "token_counter")
+    estimated = _raw_column(records, "tokens_estimated")
+    if counter is None and estimated is None:
+        return None
+    counts: dict[str, int] = {}
+    for row in rows[success]:
+        how = counter[row] if counter is not None else None
+        if how not in TOKEN_COUNTERS:
+            flag = estimated[row] if estimated is not None else None
+            how = "estimate" if isinstance(flag, bool | np.bool_) and flag else "unknown"
+        counts[how] = counts.get(how, 0) + 1
+    if not counts or set(counts) == {"unknown"}:
+        return None
+    return {key: counts[key] for key in (*TOKEN_COUNTERS, "unknown") if key in counts}
 
 
 # formatting ---------------------------------------------------------------------------
@@ -481,6 +558,40 @@ def _fixed(value: float, digits: int = 2) -> str:
     return "nan" if not math.isfinite(value) else f"{value:.{digits}f}"
 
 
+def _estimated(r: ThroughputReport) -> str:
+    """`` (estimated for N of M requests)`` when the records say how tokens were counted."""
+    if r.token_counts is None:
+        return ""
+    return f" (estimated for {r.estimated_requests} of {sum(r.token_counts.values())} requests)"
+
+
+def counted_by(token_counts: Mapping[str, int], tokenizer: str | None = None) -> str:
+    """What counted the tokens of how many requests, as the report says it.
+
+    Examples
+    --------
+    >>> counted_by({"usage": 7, "estimate": 3})
+    "the server's usage for 7; an estimate (prompt characters / 4, output text chunks) for 3"
+    >>> counted_by({"tokenizer": 2}, "cl100k_base")
+    'the tokenizer cl100k_base for 2'
+    """
+    names = {
+        "usage": "the server's usage",
+        "tokenizer": f"the tokenizer {tokenizer}" if tokenizer else "the tokenizer (--tokenizer)",
+        "estimate": "an estimate (prompt characters / 4, output text chunks)",
+        "unknown": "not recorded",
+    }
+    return "; ".join(f"{names.get(key, key)} for {count}" for key, count in token_counts.items())
+
+
+def _counted_by(r: ThroughputReport) -> list[tuple[str, str]]:
+    """The row that says what counted the tokens: the server's usage, the tokenizer, an
+    estimate."""
+    if r.token_counts is None:
+        return []
+    return [("  counted by", counted_by(r.token_counts, r.tokenizer))]
+
+
 def _table(r: ThroughputReport) -> str:
     rows: list[tuple[str, str]] = [
         ("requests", f"{r.requests} ({r.successes} succeeded, {r.failures} failed)"),
@@ -489,8 +600,9 @@ def _table(r: ThroughputReport) -> str:
         rows.append(("  failed", f"{count} x {reason}"))
     rows += [
         ("wall time (s)", _fixed(r.wall_time, 3)),
-        ("prompt tokens", str(r.prompt_tokens)),
-        ("output tokens", str(r.output_tokens)),
+        ("prompt tokens", f"{r.prompt_tokens}{_estimated(r)}"),
+        ("output tokens", f"{r.output_tokens}{_estimated(r)}"),
+        *_counted_by(r),
         ("request throughput (req/s)", _fixed(r.request_throughput)),
         ("output throughput (tok/s)", _fixed(r.output_throughput)),
         ("prompt throughput (tok/s)", _fixed(r.prompt_throughput)),
