@@ -167,6 +167,39 @@ def test_token_counts_of_any_form_of_records(form: str):
     assert "prompt tokens                   12 (estimated for 1 of 3 requests)" in text
 
 
+# the pre-flight request ----------------------------------------------------------------------
+
+
+def test_a_failing_server_stops_the_run_at_the_preflight(tmp_path: Path, server: OpenAIServer):
+    """[silent] By default one pre-flight request goes first: a server that fails it stops
+    the run with its answer (status and message), before any measured request."""
+    out = tmp_path / "records.jsonl"
+    prompts = _prompts(tmp_path, "mode=http500", "ttft=0")
+    proc = scorekit(*_loadtest(server, prompts, "--num-requests", "20", "--out", out))
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        f"scorekit: loadtest: the pre-flight request to {server.url}/chat/completions failed; "
+        "got http 500: model crashed, expected an answer" in proc.stderr
+    )
+    assert len(server.requests) == 1
+    (warm,) = _records(out)
+    assert warm["warmup"] is True and warm["error"] == "http 500: model crashed"
+
+
+def test_the_preflight_is_not_measured_and_warmup_0_sends_none(
+    tmp_path: Path, server: OpenAIServer
+):
+    """[silent] The pre-flight request is left out of the figures; --warmup 0 sends none."""
+    prompts = _prompts(tmp_path, "ttft=0")
+    proc = scorekit(*_loadtest(server, prompts, "--num-requests", "3", "--max-tokens", "2"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("requests                        3 (3 succeeded, 0 failed)")
+    assert len(server.requests) == 4
+    proc = scorekit(*_loadtest(server, prompts, "--num-requests", "3", "--warmup", "0"))
+    assert proc.returncode == 0, proc.stderr
+    assert len(server.requests) == 4 + 3
+
+
 # the time left on the progress line ----------------------------------------------------------
 
 
