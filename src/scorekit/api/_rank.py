@@ -61,13 +61,13 @@ def evaluate_run(
     >>> folder = tempfile.mkdtemp()
     >>> qrels, run = os.path.join(folder, "qrels"), os.path.join(folder, "run")
     >>> with open(qrels, "w") as f:
-    ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\n")
+    ...     _ = f.write("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d3 1\\n")
     >>> with open(run, "w") as f:
-    ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\n")
+    ...     _ = f.write("q1 Q0 d2 1 2.0 x\\nq1 Q0 d1 2 1.0 x\\nq2 Q0 d3 1 1.0 x\\n")
     >>> evaluate_run(qrels, run, ["mrr"])["mrr"]
-    0.5
+    0.75
     >>> evaluate_run(qrels, run, ["mrr"], ci=CI(n_resamples=100))["mrr"].high
-    0.5
+    1.0
     """
     from scorekit import ranking
 

@@ -9,6 +9,8 @@ import dataclasses
 import difflib
 import importlib
 import inspect
+import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -98,15 +100,20 @@ _BUILTIN: frozenset[str] | None = None
 def _builtin_names() -> frozenset[str]:
     """The names and aliases of scorekit's own metrics, read from the index (no family imported).
 
-    Without a readable index, scorekit's own providers are imported and the
-    names are those they register.
+    The index is ``_index/metrics.json`` beside this module (see
+    :mod:`scorekit.core._index`); without a readable one, scorekit's own
+    providers are imported and the names are those they register.
     """
     global _BUILTIN
     if _BUILTIN is None:
-        from scorekit.core import _index
-
-        index = _index.read()
-        if index is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_index", "metrics.json")
+        names: set[str] = set()
+        try:
+            with open(path, encoding="utf-8") as file:
+                for entries in json.load(file)["providers"].values():
+                    for entry in entries:
+                        names.update([entry["name"], *entry.get("aliases", [])])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             for module in _providers_of_scorekit():
                 importlib.import_module(module)
             names = {
@@ -114,10 +121,6 @@ def _builtin_names() -> frozenset[str]:
                 for info in _REGISTRY.values()
                 if _qualified(info.cls).startswith("scorekit.")
                 for key in (info.name, *info.aliases)
-            }
-        else:
-            names = {
-                key for entries in index.values() for e in entries for key in (e.name, *e.aliases)
             }
         _BUILTIN = frozenset(names)
     return _BUILTIN
