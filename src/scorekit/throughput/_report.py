@@ -499,23 +499,30 @@ TOKEN_COUNTERS: tuple[str, ...] = ("usage", "tokenizer", "estimate")
 """How a record of ``scorekit loadtest`` says its token counts were found (``token_counter``)."""
 
 
-def _raw_column(records: Any, name: str) -> list[Any] | None:
+def _raw_column(records: Any, name: str) -> NDArray[np.object_] | None:
     """The values of the column ``name`` of the input rows, as given; None without one."""
     import pyarrow as pa
 
     if isinstance(records, pa.RecordBatch | pa.Table):
-        return records.column(name).to_pylist() if name in records.column_names else None
-    if type(records).__module__.startswith("pandas") and hasattr(records, "columns"):
-        return list(records[name]) if name in records.columns else None
-    if isinstance(records, Mapping):
+        if name not in records.column_names:
+            return None
+        values = records.column(name).to_numpy(zero_copy_only=False)
+    elif type(records).__module__.startswith("pandas") and hasattr(records, "columns"):
+        if name not in records.columns:
+            return None
+        values = records[name].to_numpy(dtype=object)
+    elif isinstance(records, Mapping):
         column = records.get(name)
         if column is None or isinstance(column, str | bytes) or not hasattr(column, "__len__"):
             return None
-        return list(column)
-    if isinstance(records, Sequence) and not isinstance(records, str | bytes):
+        values = list(column)
+    elif isinstance(records, Sequence) and not isinstance(records, str | bytes):
         values = [r.get(name) if isinstance(r, Mapping) else None for r in records]
-        return values if any(v is not None for v in values) else None
-    return None
+    else:
+        return None
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 def _token_counts(
@@ -526,19 +533,31 @@ def _token_counts(
     if isinstance(records, Records):
         return None
     counter = _raw_column(records, "token_counter")
-    estimated = _raw_column(records, "tokens_estimated")
-    if counter is None and estimated is None:
-        return None
+    picked = rows[success]
+    if counter is not None and counter.size and counter.astype(bool).all():
+        estimated = None  # every record says how it was counted
+    else:
+        estimated = _raw_column(records, "tokens_estimated")
+        if counter is None and estimated is None:
+            return None
+    how = np.full(picked.size, None, dtype=object) if counter is None else counter[picked]
     counts: dict[str, int] = {}
-    for row in rows[success]:
-        how = counter[row] if counter is not None else None
-        if how not in TOKEN_COUNTERS:
-            flag = estimated[row] if estimated is not None else None
-            how = "estimate" if isinstance(flag, bool | np.bool_) and flag else "unknown"
-        counts[how] = counts.get(how, 0) + 1
+    unknown = np.ones(picked.size, dtype=bool)
+    for key in TOKEN_COUNTERS:
+        found = how == key
+        unknown &= ~found
+        counts[key] = int(np.count_nonzero(found))
+    if unknown.any() and estimated is not None:
+        flags = estimated[picked[unknown]]
+        guessed = sum(1 for flag in flags if isinstance(flag, bool | np.bool_) and flag)
+        counts["estimate"] += guessed
+        counts["unknown"] = int(np.count_nonzero(unknown)) - guessed
+    else:
+        counts["unknown"] = int(np.count_nonzero(unknown))
+    counts = {key: count for key, count in counts.items() if count}
     if not counts or set(counts) == {"unknown"}:
         return None
-    return {key: counts[key] for key in (*TOKEN_COUNTERS, "unknown") if key in counts}
+    return counts
 
 
 # formatting ---------------------------------------------------------------------------
