@@ -84,7 +84,10 @@ requests that ended), a second SIGTERM ends the process.
 Events. The stream is parsed as it arrives, each byte once, and one event may hold
 at most ``max_event_size`` bytes (:data:`DEFAULT_MAX_EVENT_SIZE`, 16 MiB): a longer
 one fails its request with ``"event too large ..."`` as soon as it passes the limit,
-instead of being buffered whole.
+instead of being buffered whole. The client asks for an uncompressed answer
+(``Accept-Encoding: identity``) and undoes no compression: an answer compressed anyway
+fails its request with ``"the server compressed the stream (content-encoding gzip),
+which the client does not accept"``.
 
 Records file. With ``out``, the file is checked and opened before the first request is
 sent (a directory, a missing directory, a file that cannot be written, or the prompts
@@ -374,7 +377,9 @@ def run_loadtest(
     pause : float
         Seconds between the steps of a sweep.
     progress : bool, optional
-        Show a progress line on stderr; by default only when stderr is a terminal.
+        Show a progress line on stderr (requests done, failed and running, tokens a
+        second, the time spent and the time left at the rate so far); by default only
+        when stderr is a terminal.
     api_key : str, optional
         Sent as ``Authorization: Bearer <api_key>``; printable ASCII only (a control
         character such as CR or LF would add a header line). Never recorded.
