@@ -228,17 +228,20 @@ def test_loadtest_with_every_request_failed_exits_non_zero(
 ) -> None:
     """[silent] A load test whose every request failed (HTTP 500) exited with status 0."""
     prompts = _prompts(tmp_path, "mode=http500", "mode=http500 a")
-    done = scorekit(*_loadtest(failing_server, prompts, "--quiet"))
+    # --warmup 0: no pre-flight request, which would stop the run at the first failure
+    done = scorekit(*_loadtest(failing_server, prompts, "--quiet", "--warmup", "0"))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr
     assert "scorekit: all 2 requests failed" in done.stderr
     assert "2 x http 500: model crashed" in done.stdout
-    allowed = scorekit(*_loadtest(failing_server, prompts, "--quiet", "--max-failures", "100%"))
+    allowed = scorekit(
+        *_loadtest(failing_server, prompts, "--quiet", "--warmup", "0", "--max-failures", "100%")
+    )
     assert allowed.returncode == 0, allowed.stderr
     assert "requests failed;" not in allowed.stderr
     # one request answered is a run that measured something: status 0, as before
     mixed = _prompts(tmp_path, "mode=http500", "hi")
-    assert scorekit(*_loadtest(failing_server, mixed, "--quiet")).returncode == 0
+    assert scorekit(*_loadtest(failing_server, mixed, "--quiet", "--warmup", "0")).returncode == 0
 
 
 def test_fuse_output_onto_an_input_run_is_refused(tmp_path: Path) -> None:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import base64
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from raw_server import RawServer
 
 from hostile import assert_clean_error, scorekit, write
 from scorekit.errors import ConfigError
@@ -41,64 +41,12 @@ def _answer() -> bytes:
     return (head + body).encode()
 
 
-class RecordingServer:
-    """A TCP server on 127.0.0.1 that records the raw bytes of each request it reads and
-    answers it with a minimal valid event stream (one token, usage, ``[DONE]``), then
-    closes the connection."""
+class RecordingServer(RawServer):
+    """A raw server answering each request with a minimal valid event stream (one token,
+    usage, ``[DONE]``) and keeping the bytes of each request."""
 
     def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.received: list[bytes] = []
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        conn.settimeout(10)
-        data = b""
-        try:
-            while b"\r\n\r\n" not in data:
-                piece = conn.recv(65536)
-                if not piece:
-                    return
-                data += piece
-            head = data.split(b"\r\n\r\n", 1)[0]
-            length = 0
-            for line in head.split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length" and value.strip().isdigit():
-                    length = int(value)
-            while len(data) - len(head) - 4 < length:
-                piece = conn.recv(65536)
-                if not piece:
-                    break
-                data += piece
-            with self.lock:
-                self.received.append(data)
-            conn.sendall(_answer())
-        except OSError:
-            pass
-        finally:
-            conn.close()
-
-    def heads(self) -> list[list[bytes]]:
-        """The lines of every request's head (request line first)."""
-        return [data.split(b"\r\n\r\n", 1)[0].split(b"\r\n") for data in self.received]
+        super().__init__(lambda _: _answer())
 
     def header_names(self) -> list[bytes]:
         """The lower-cased names of every header line received, in all requests."""
@@ -110,9 +58,8 @@ class RecordingServer:
 @pytest.fixture
 def server() -> Iterator[RecordingServer]:
     srv = RecordingServer()
-    srv.thread.start()
     yield srv
-    srv.sock.close()
+    srv.close()
 
 
 def _prompts(tmp_path: Path) -> Path:

@@ -179,7 +179,7 @@ def format_sweep(
 def _token_note(rows: Sequence[tuple[str, ThroughputReport]]) -> str | None:
     """``token counts: estimated for N of M requests; ...`` over every step, when the
     records say how their tokens were counted."""
-    from scorekit.throughput._report import counted_by
+    from scorekit.throughput import counted_by
 
     merged: dict[str, int] = {}
     tokenizer = None
