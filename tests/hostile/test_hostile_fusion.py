@@ -54,3 +54,10 @@ def test_ratio_of_groups_all_zero_warns() -> None:
     mixed = ByGroup(-1.0, {"de": -2.0, "fr": 0.0}, {"de": 2, "fr": 2}, ("country",))
     with pytest.warns(UndefinedMetricWarning, match="the ratio is -inf"):
         assert mixed.ratio() == float("-inf")
+
+
+def test_a_fused_run_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    """[crash] A write error of ``fuse -o`` (here a file of /proc) was a traceback."""
+    a, b = _runs(tmp_path, "1", "1")
+    done = scorekit("fuse", a, b, "-o", "/proc/version")
+    assert_clean_error(done, "/proc/version: cannot write the run")

@@ -553,7 +553,12 @@ def write_run(run: Any, path: str | os.PathLike[str], *, tag: str = "scorekit") 
     docs = data.doc.take(order).to_pylist()
     scores = data.values[order].tolist()
     out = Path(path)
-    with out.open("w", encoding="utf-8") as handle:
-        for q, d, r, s in zip(query.tolist(), docs, rank.tolist(), scores, strict=True):
-            handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+    try:
+        with out.open("w", encoding="utf-8") as handle:
+            for q, d, r, s in zip(query.tolist(), docs, rank.tolist(), scores, strict=True):
+                handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+    except OSError as exc:
+        raise InputError(
+            message(str(path), "cannot write the run", raw(str(exc)), "a writable file path")
+        ) from None
     return out
