@@ -11,6 +11,7 @@ is about one function.
 from __future__ import annotations
 
 import gzip
+import html
 import io
 import json
 import signal
@@ -164,6 +165,57 @@ def test_token_counts_of_any_form_of_records(form: str):
     assert result.estimated_requests == 1
     text = format_report(result)
     assert "prompt tokens                   12 (estimated for 1 of 3 requests)" in text
+
+
+# what the records file and the terminal are given ------------------------------------------
+
+
+def test_secret_keys_of_extra_body_are_hidden_in_the_metadata(tmp_path: Path, server: OpenAIServer):
+    """[lost] Secret-looking keys of ``--extra-body`` (the words of ``redact_url``, in
+    nested objects too) had their values written in the records file's metadata; they are
+    hidden there, and sent to the server as given. Counts and switches stay."""
+    out = tmp_path / "records.jsonl"
+    extra = {
+        "api_key": "sk-live-123",
+        "top_p": 0.9,
+        "skip_special_tokens": True,
+        "vendor": {"Auth-Token": "tok-456", "region": "eu", "keys": ["k-789"]},
+    }
+    prompts = _prompts(tmp_path, "ttft=0")
+    options = ["--num-requests", "1", "--extra-body", json.dumps(extra), "--out", out]
+    proc = scorekit(*_loadtest(server, prompts, *options))
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text(encoding="utf-8")
+    assert not any(secret in text for secret in ("sk-live-123", "tok-456", "k-789"))
+    meta = json.loads(text.splitlines()[0])
+    assert json.loads(meta["flags"]["extra_body"]) == {
+        "api_key": "***",
+        "top_p": 0.9,
+        "skip_special_tokens": True,
+        "vendor": {"Auth-Token": "***", "region": "eu", "keys": ["***"]},
+    }
+    assert all(request["body"]["api_key"] == "sk-live-123" for request in server.requests)
+    assert all(request["body"]["vendor"] == extra["vendor"] for request in server.requests)
+
+
+def test_control_characters_of_the_model_are_shown_escaped(tmp_path: Path, server: OpenAIServer):
+    """[silent] A model name holding an escape sequence was printed as it is (the terminal
+    played it) by ``scorekit throughput`` of the records and in the report's title; it is
+    shown escaped there, and sent and recorded as given."""
+    model = "m\x1b[31m\r"
+    out, page = tmp_path / "records.jsonl", tmp_path / "r.html"
+    prompts = _prompts(tmp_path, "ttft=0")
+    command = ["loadtest", "--url", server.url, "--model", model, "--prompts", prompts]
+    proc = scorekit(*command, "--num-requests", "1", "--out", out, "--report", page)
+    assert proc.returncode == 0, proc.stderr
+    assert [request["body"]["model"] for request in server.requests] == [model, model]
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["model"] == model
+    title = html.unescape(page.read_text(encoding="utf-8"))
+    assert "\x1b" not in title and "scorekit loadtest: m\\x1b[31m\\r at " in title
+    shown = scorekit("throughput", out)
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\r" not in shown.stdout
+    assert shown.stdout.startswith("load test: model m\\x1b[31m\\r at http://")
 
 
 # the pre-flight request ----------------------------------------------------------------------

@@ -421,7 +421,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     sweep = isinstance(args.rate, list) or isinstance(args.concurrency, list)
     rows = None
     whole = None
-    tokenizer = None if counter is None else str(counter.name)
+    tokenizer = None if counter is None else loadtest.printable(counter.name)
     if sweep:
         rows = loadtest.sweep_reports(result.records, steps, slo, percentiles)
         rows = [(label, dataclasses.replace(step, tokenizer=tokenizer)) for label, step in rows]
@@ -446,7 +446,8 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args,
         whole,
         err,
-        title=f"scorekit loadtest: {args.model} at {loadtest.redact_url(args.url)}",
+        title=f"scorekit loadtest: {loadtest.printable(args.model)} at "
+        f"{loadtest.redact_url(args.url)}",
         inputs=[args.out] if args.out else [],
         records=result.records,
         sweep=rows,

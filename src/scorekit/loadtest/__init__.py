@@ -94,13 +94,15 @@ sent (a directory, a missing directory, a file that cannot be written, or the pr
 file itself, also through a link, is an error at once). Its first line is the run's
 metadata record (:func:`run_metadata`: ``"record": "metadata"``, the scorekit version,
 url, model, endpoint, flags, dataset and its hash, seed, start time, tokenizer, and the
-steps of a sweep; never the API key, and the url with its password and secret-looking
-query values hidden by :func:`redact_url`), then each record is written as its request
-ends, in one unbuffered write: a run killed in its middle leaves the records of every
-request that had ended, one JSON object a line, in the order they ended. When the run
-ends, also on SIGINT or SIGTERM, a regular file is replaced atomically by the metadata
-and the records sorted by ``id``; a FIFO, a pipe or a device (``/dev/stdout``) is
-written in place, in the order the requests ended, and never replaced.
+steps of a sweep; never the API key, the url with its password and secret-looking
+query values hidden by :func:`redact_url`, and the string values of secret-looking keys
+of ``extra_body`` hidden by :func:`redact_body`, the requests carrying them as given),
+then each record is written as its request ends, in one unbuffered write: a run killed
+in its middle leaves the records of every request that had ended, one JSON object a
+line, in the order they ended. When the run ends, also on SIGINT or SIGTERM, a regular
+file is replaced atomically by the metadata and the records sorted by ``id``; a FIFO, a
+pipe or a device (``/dev/stdout``) is written in place, in the order the requests
+ended, and never replaced.
 
 The client. Requests go through the load generator's own HTTP/1.1 client on asyncio
 streams (keep-alive connections, one write per request; no proxy, no compression), so
@@ -158,7 +160,14 @@ from scorekit.loadtest._runner import MissingDependencyError, Runner, Step, impo
 from scorekit.loadtest._sse import DEFAULT_MAX_EVENT_SIZE
 from scorekit.loadtest._sweep import SWEEP_FORMATS, format_sweep, sweep_reports
 from scorekit.loadtest._tokens import TokenCounter, load_tokenizer
-from scorekit.loadtest._wire import SECRET_WORDS, check_api_key, check_url, redact_url
+from scorekit.loadtest._wire import (
+    SECRET_WORDS,
+    check_api_key,
+    check_url,
+    printable,
+    redact_body,
+    redact_url,
+)
 
 __all__ = [
     "DATASETS",
@@ -190,8 +199,10 @@ __all__ = [
     "load_tokenizer",
     "load_workload",
     "parse_max_failures",
+    "printable",
     "read_prompts",
     "read_sharegpt",
+    "redact_body",
     "redact_url",
     "run_loadtest",
     "run_metadata",

@@ -12,7 +12,7 @@ from typing import Any
 
 from scorekit._version import __version__
 from scorekit.errors import ConfigError, ScorekitError, message
-from scorekit.loadtest._wire import redact_url
+from scorekit.loadtest._wire import printable, redact_body, redact_url
 
 __all__ = [
     "PreflightError",
@@ -60,7 +60,8 @@ def run_metadata(
 
     ``"record": "metadata"`` marks it (the serving metrics leave it out). Flags with
     a list or object value are kept as JSON text, so the record reads as one row of a
-    table.
+    table; in an object (``extra_body``) the string values of secret-looking keys are
+    hidden (:func:`redact_body`).
 
     Examples
     --------
@@ -70,6 +71,10 @@ def run_metadata(
     ...                     tokenizer=None, start_time=0.0)
     >>> meta["record"], meta["flags"], meta["start_time"]
     ('metadata', {'rate': '[1.0, "inf"]'}, '1970-01-01T00:00:00Z')
+    >>> run_metadata(url="http://h/v1", model="m", endpoint="chat",
+    ...              flags={"extra_body": {"api_key": "sk-1", "top_p": 0.9}},
+    ...              dataset={}, seed=0, tokenizer=None)["flags"]
+    {'extra_body': '{"api_key": "***", "top_p": 0.9}'}
     """
     when = time.time() if start_time is None else start_time
     record: dict[str, Any] = {
@@ -78,7 +83,10 @@ def run_metadata(
         "url": url,
         "model": model,
         "endpoint": endpoint,
-        "flags": {str(k): _plain(v) for k, v in flags.items()},
+        "flags": {
+            str(k): _plain(redact_body(v) if isinstance(v, Mapping) else v)
+            for k, v in flags.items()
+        },
         "dataset": dict(dataset),
         "seed": seed,
         "start_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when)),
@@ -120,7 +128,9 @@ def describe_run(metadata: Mapping[str, Any]) -> str:
     """One line that says what a run was: model, url, endpoint, dataset, seed, start, tokenizer.
 
     The url is shown with its secrets hidden (:func:`redact_url`), also from a records
-    file written before they were hidden.
+    file written before they were hidden, and the line with its control characters
+    escaped (:func:`printable`): a model's name holding an escape sequence is shown,
+    not played on the terminal.
 
     Examples
     --------
@@ -151,7 +161,7 @@ def describe_run(metadata: Mapping[str, Any]) -> str:
     )
     if "scorekit" in metadata:
         parts.append(f"scorekit {metadata['scorekit']}")
-    return ", ".join(parts)
+    return printable(", ".join(parts))
 
 
 _LIMIT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(%?)\s*$")

@@ -5,13 +5,19 @@ and query, the API key) is checked before the first request is sent: a carriage
 return, a line feed, a NUL or any other control character would end a header line
 and start one of the user's making. The URL as written in records, reports and
 messages (:func:`redact_url`) hides its password and the values of query parameters
-whose name says they are secret.
+whose name says they are secret; the keys added to every request body are recorded
+with the values of secret-looking names hidden as well. Text a user gives that is
+printed (the model's name) is shown with its control characters escaped
+(:func:`printable`), as sent otherwise.
 """
 
 from __future__ import annotations
 
 import base64
 import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from scorekit.errors import ConfigError, message, raw
@@ -23,6 +29,7 @@ __all__ = [
     "check_api_key",
     "check_url",
     "endpoint_url",
+    "printable",
     "redact_url",
 ]
 
@@ -58,6 +65,57 @@ def _character(char: str) -> str:
 def _is_secret(name: str) -> bool:
     plain = unquote(name).lower().replace("-", "").replace("_", "")
     return any(word in plain for word in SECRET_WORDS)
+
+
+def redact_body(value: Any) -> Any:
+    """``value`` (keys added to a request body) with the string values of secret-looking
+    keys hidden, in nested objects and lists too.
+
+    A key is secret-looking when its name holds one of :data:`SECRET_WORDS`, as in
+    :func:`redact_url`. Under such a key every string is hidden, also inside the
+    objects and lists it holds; numbers, booleans and null are kept: they are counts
+    and switches (``max_tokens``, ``skip_special_tokens``), not secrets. The request
+    itself is sent with the values as given.
+
+    Examples
+    --------
+    >>> redact_body({"api_key": "sk-1", "max_tokens": 5, "vendor": {"auth": {"token": "t"}}})
+    {'api_key': '***', 'max_tokens': 5, 'vendor': {'auth': {'token': '***'}}}
+    """
+    return _redacted(value, secret=False)
+
+
+def _redacted(value: Any, *, secret: bool) -> Any:
+    if isinstance(value, Mapping):
+        return {
+            key: _redacted(item, secret=secret or _is_secret(str(key)))
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_redacted(item, secret=secret) for item in value]
+    if secret and isinstance(value, str):
+        return REDACTED
+    return value
+
+
+def printable(text: object) -> str:
+    """``text`` as shown on a terminal or in a report: its control characters (an escape
+    sequence, a carriage return, a line feed, ...) written as Python escapes, every other
+    character as it is.
+
+    Examples
+    --------
+    >>> printable("m\\x1b[31m red\\r\\n")
+    'm\\\\x1b[31m red\\\\r\\\\n'
+    >>> printable("llama-3 8B")
+    'llama-3 8B'
+    """
+    shown = str(text)
+    if not any(unicodedata.category(char) == "Cc" for char in shown):
+        return shown
+    return "".join(
+        repr(char)[1:-1] if unicodedata.category(char) == "Cc" else char for char in shown
+    )
 
 
 def _redact_pairs(text: str) -> str:
