@@ -108,6 +108,54 @@ def test_counts_from_the_server_or_a_tokenizer_are_named(tmp_path: Path, server:
     assert f"  counted by                    the tokenizer {path} for 2\n" in proc.stdout
 
 
+def test_estimated_token_counts_are_flagged_in_the_html_report(
+    tmp_path: Path, server: OpenAIServer
+):
+    """[silent] The HTML report (``--report``) of ``scorekit loadtest`` and of ``scorekit
+    throughput`` of its records gives the note the table gives: how many requests had
+    their token counts estimated, and what counted the rest."""
+    out, page = tmp_path / "records.jsonl", tmp_path / "loadtest.html"
+    prompts = _prompts(tmp_path, "ttft=0 a b c", "mode=no_usage hello there")
+    options = ["--num-requests", "4", "--max-tokens", "3", "--out", out, "--report", page]
+    proc = scorekit(*_loadtest(server, prompts, *options))
+    assert proc.returncode == 0, proc.stderr
+    note = (
+        "Token counts (prompt and output): estimated for 2 of 4 requests; counted by the "
+        f"server's usage for 2; {ESTIMATE} for 2."
+    )
+    assert note in html.unescape(page.read_text(encoding="utf-8"))
+    again = tmp_path / "throughput.html"
+    shown = scorekit("throughput", out, "--report", again)
+    assert shown.returncode == 0, shown.stderr
+    assert note in html.unescape(again.read_text(encoding="utf-8"))
+
+
+def test_throughput_names_the_tokenizer_of_the_records_file(tmp_path: Path):
+    """[silent] ``scorekit throughput`` of a records file whose metadata record names the
+    tokenizer says which tokenizer counted, as the load test's own report did (its name
+    shown with control characters escaped)."""
+    from scorekit.loadtest import run_metadata
+
+    rows = [{k: v for k, v in row.items() if k != "tokens_estimated"} for row in _counted_rows()]
+    for name, shown in (("cl100k_base", "cl100k_base"), ("tok\x1b[2J", "tok\\x1b[2J")):
+        meta = run_metadata(
+            url="http://h/v1",
+            model="m",
+            endpoint="chat",
+            flags={},
+            dataset={"name": "jsonl"},
+            seed=0,
+            tokenizer=name,
+        )
+        path = write(tmp_path / "r.jsonl", [json.dumps(r) for r in [meta, *rows]])
+        proc = scorekit("throughput", path)
+        assert proc.returncode == 0, proc.stderr
+        assert f"; the tokenizer {shown} for 1; " in proc.stdout
+        assert "\x1b" not in proc.stdout
+        as_json = json.loads(scorekit("throughput", path, "--format", "json").stdout)
+        assert as_json["token_counts"]["tokenizer"] == shown
+
+
 def test_records_without_token_counters_stay_readable(tmp_path: Path):
     """[silent] Records that do not say how tokens were counted (other programs, older
     files) give the report as before, without a claim about estimates."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any, TextIO
 
@@ -98,12 +99,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if scaled(args) or args.save_state:
         return _from_states(args, slo, run, out, err)
     records = throughput.read_records(args.records)
-    result = throughput.report(records, slo=slo, percentiles=args.percentiles)
+    result = _named(throughput.report(records, slo=slo, percentiles=args.percentiles), run)
     rows = None
     if steps:
         from scorekit import loadtest
 
         rows = loadtest.sweep_reports(records, steps, slo, args.percentiles)
+        rows = [(label, _named(step, run)) for label, step in rows]
         chosen = args.percentiles is not None
         text = loadtest.format_sweep(rows, args.format, percentiles=chosen)
     else:
@@ -143,7 +145,7 @@ def _intervals(
         shown["states"] = states
     else:
         records = throughput.read_records(args.records)
-        result = throughput.report(records, slo=slo, percentiles=args.percentiles)
+        result = _named(throughput.report(records, slo=slo, percentiles=args.percentiles), run)
         shown["records"] = records
     found = api.evaluate_records(args.records, ci=ci, slo=slo, **engine_options(args))
     intervals = found.values
@@ -225,6 +227,17 @@ def parse_percentiles(text: str | None) -> list[float] | None:
             )
         out.append(q)
     return out
+
+
+def _named(result: Any, run: dict[str, Any] | None) -> Any:
+    """``result`` naming the tokenizer of the load test's metadata record, if it names one
+    (its control characters escaped), as the report of the run itself does."""
+    name = None if run is None else run.get("tokenizer")
+    if not isinstance(name, str) or not name:
+        return result
+    from scorekit.loadtest import printable
+
+    return dataclasses.replace(result, tokenizer=printable(name))
 
 
 def _with_run(text: str, run: dict[str, Any] | None, fmt: str) -> str:

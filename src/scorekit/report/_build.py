@@ -134,6 +134,9 @@ def contents(
         }
         found.values.update({f"{key} (interval)": v for key, v in (intervals or {}).items()})
         found.notes += [str(note) for note in getattr(result, "notes", ()) or ()]
+        token_note = getattr(result, "token_note", None)
+        if token_note:
+            found.notes.append(str(token_note))
         return found
     if isinstance(result, Mapping) and not hasattr(result, "states"):
         found.values = dict(result)

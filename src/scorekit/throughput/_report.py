@@ -184,6 +184,26 @@ class ThroughputReport:
         """How many successful requests have an estimated token count (None when unknown)."""
         return None if self.token_counts is None else self.token_counts.get("estimate", 0)
 
+    @property
+    def token_note(self) -> str | None:
+        """How the token counts were found, as one note (None when the records do not say).
+
+        The text report's ``(estimated for N of M requests)`` and ``counted by`` row in
+        one sentence, for reports that show notes (``--report``).
+
+        Examples
+        --------
+        >>> r = report([{"prompt_tokens": 4, "output_tokens": 2, "start": 0.0, "end": 1.0,
+        ...              "token_times": [0.5, 1.0], "token_counter": "usage"}])
+        >>> r.token_note
+        "Token counts (prompt and output): estimated for 0 of 1 requests; counted by the server's usage for 1."
+        """  # noqa: E501
+        if self.token_counts is None:
+            return None
+        estimated = f"{self.estimated_requests} of {sum(self.token_counts.values())} requests"
+        how = counted_by(self.token_counts, self.tokenizer)
+        return f"Token counts (prompt and output): estimated for {estimated}; counted by {how}."
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (nan stays nan here; :func:`format_report` writes null).
 
