@@ -225,11 +225,15 @@ def test_bad_input_gives_clear_errors() -> None:
         stats.bootstrap("accuracy", [1, 0, 1, 0], [1, 1, 1, 0], n_resamples=20)
 
 
-def test_identical_and_tied_inputs_give_a_point_interval() -> None:
+def test_constant_inputs_give_a_point_interval_and_no_bca() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ci = stats.bootstrap("accuracy", [1] * 30, [1] * 30, n_resamples=200, method="bca")
+        ci = stats.bootstrap("accuracy", [1] * 30, [1] * 30, n_resamples=200)
     assert (ci.value, ci.low, ci.high) == (1.0, 1.0, 1.0)
+    # BCa has no acceleration to estimate: NaN bounds with a warning, as scipy.stats.bootstrap
+    with pytest.warns(UndefinedMetricWarning, match="BCa interval cannot be computed"):
+        bca = stats.bootstrap("accuracy", [1] * 30, [1] * 30, n_resamples=200, method="bca")
+    assert bca.value == 1.0 and math.isnan(bca.low) and math.isnan(bca.high)
 
 
 @pytest.mark.parametrize(
@@ -354,3 +358,38 @@ def test_metrics_outside_the_registry_and_inputs_that_cannot_be_weighted() -> No
 
     with pytest.raises(ConfigError, match="sum_of_dict: cannot be unit-weighted; got dict"):
         stats.bootstrap(SumOfDict(), {"a": 1.0, "b": 2.0}, n_resamples=200)
+
+
+@given(
+    st.lists(st.integers(0, 3), min_size=2, max_size=40),
+    st.floats(0.5, 0.99),
+    st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=100, deadline=None)
+def test_bca_equals_scipy_on_the_same_replicates(
+    data: list[int], confidence: float, seed: int
+) -> None:
+    # few distinct values: replicates often tie the value, which scipy counts half below
+    from scorekit.stats import interval
+    from scorekit.stats._replicates import Replicated
+
+    x = np.asarray(data, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = scipy.stats.bootstrap(
+            (x,),
+            np.mean,
+            n_resamples=199,
+            method="BCa",
+            confidence_level=confidence,
+            random_state=np.random.default_rng(seed),
+        )
+        jackknife = np.array([np.delete(x, i).mean() for i in range(x.size)])
+        found = interval(
+            Replicated(float(x.mean()), ref.bootstrap_distribution, jackknife, x.size, "row"),
+            confidence,
+            "bca",
+        )
+    expected = ref.confidence_interval
+    for got, want in ((found.low, expected.low), (found.high, expected.high)):
+        assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, rel=1e-12)

@@ -105,6 +105,13 @@ def interval(
     without a warning when the value itself is undefined (NaN): the metric
     has warned.
 
+    BCa follows :func:`scipy.stats.bootstrap`: replicates equal to the value
+    count half below it in the bias correction, and when the correction or
+    the acceleration cannot be computed (constant data, whose jackknife does
+    not vary; every replicate on one side of the value) the bounds are NaN
+    with an :class:`~scorekit.errors.UndefinedMetricWarning`, where scipy
+    warns ``DegenerateDataWarning``.
+
     Examples
     --------
     >>> import numpy as np
@@ -179,18 +186,28 @@ def _bca(
             )
         )
     jackknife = _defined(where, jackknife, "jackknife value")
-    below = float(np.mean(values < result.value))
-    if below in (0.0, 1.0):
-        # every replicate on one side of the value: the bias correction is infinite
-        low, high = (np.min(values), np.min(values)) if below == 0 else (np.max(values),) * 2
-        return float(low), float(high)
-    z0 = _NORMAL.inv_cdf(below)
+    # the share of replicates below the value, ties counted half, as scipy.stats.bootstrap
+    v = result.value
+    below = float((np.sum(values < v) + np.sum(values <= v)) / (2 * len(values)))
+    z0 = -math.inf if below == 0.0 else math.inf if below == 1.0 else _NORMAL.inv_cdf(below)
     spread = jackknife.mean() - jackknife
-    denominator = 6.0 * float(np.sum(spread**2)) ** 1.5
-    a = float(np.sum(spread**3)) / denominator if denominator > 0 else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = float(np.float64(np.sum(spread**3)) / (6.0 * np.float64(np.sum(spread**2)) ** 1.5))
     levels = []
     for z in (_NORMAL.inv_cdf(alpha), _NORMAL.inv_cdf(1.0 - alpha)):
         shifted = z0 + z
-        levels.append(_NORMAL.cdf(z0 + shifted / (1.0 - a * shifted)))
+        turned = 1.0 - a * shifted
+        level = math.nan if math.isnan(turned) or turned == 0 else z0 + shifted / turned
+        levels.append(math.nan if math.isnan(level) else _NORMAL.cdf(level))
+    if any(math.isnan(level) for level in levels):
+        # constant data (no acceleration to estimate), or every replicate on one side of the
+        # value with an acceleration: scipy.stats.bootstrap cannot compute the interval either
+        _no_interval(
+            where,
+            "the BCa interval cannot be computed: the replicates or the jackknife are degenerate",
+            raw(f"bias {below:g} of the replicates below the value, acceleration {a:g}"),
+            "replicates on both sides of the value and a jackknife that varies",
+        )
+        return math.nan, math.nan
     low, high = np.quantile(values, levels)
     return float(low), float(high)
