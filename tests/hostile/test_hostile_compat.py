@@ -53,3 +53,12 @@ def test_what_pytrec_eval_takes_is_taken_with_its_values() -> None:
     numpy_qrels = {"q1": {"d1": np.int64(1), "d2": np.int64(0)}}
     numpy_run = {"q1": {"d1": np.float32(1.0), "d2": np.float64(2.5)}}
     assert dropin.RelevanceEvaluator(numpy_qrels, {"map"}).evaluate(numpy_run) == expected
+
+
+def test_no_measure_gives_each_judged_query_with_no_value() -> None:
+    """[crash] ``RelevanceEvaluator(qrels, set()).evaluate(run)`` raised; pytrec_eval gives
+    ``{query: {}}`` for every judged query of the run."""
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    for run in ({"q1": {"d1": 1.0}, "q3": {"d3": 1.0}}, {"q1": {}}, {}):
+        expected = pytrec_eval.RelevanceEvaluator(qrels, set()).evaluate(run)
+        assert dropin.RelevanceEvaluator(qrels, set()).evaluate(run) == expected

@@ -282,8 +282,9 @@ class RelevanceEvaluator:
             )
         _check_types(scores, "run", "score")
         queries = [q for q in scores if q in self._qrels]
-        if not queries:
-            return {}
+        if not queries or not self._keys:
+            # no measure asked: every judged query of the run, with no value (as pytrec_eval)
+            return {q: {} for q in queries}
         run = {q: scores[q] for q in queries if len(scores[q]) > 0}
         metrics = list(dict.fromkeys(self._keys.values()))
         # pytrec_eval gives 0 for a query without a relevant document and does not warn
