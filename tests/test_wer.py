@@ -83,6 +83,27 @@ def test_functions_and_names() -> None:
     assert wer(["It's [noise] OK"], ["it is ok"], normalize=True) == 0.0
 
 
+@settings(max_examples=40, deadline=None)
+@given(_texts, _texts, st.booleans())
+def test_two_single_strings_are_one_pair_as_in_jiwer(ref: str, pred: str, normalize: bool) -> None:
+    functions = {"wer": wer, "cer": cer, "mer": mer, "wil": wil, "wip": wip}
+    for name, fn in functions.items():
+        expected = _jiwer(name, [ref], [pred], normalize)
+        assert fn(ref, pred, normalize=normalize) == pytest.approx(expected, rel=1e-12)
+        assert fn(ref, pred, normalize=normalize) == fn([ref], [pred], normalize=normalize)
+    if not normalize:
+        assert wer(ref, pred) == pytest.approx(float(jiwer.wer(ref, pred)), rel=1e-12)
+
+
+def test_a_single_string_pair_worked_example() -> None:
+    assert wer("the cat sat", "the cat sit") == pytest.approx(1 / 3, rel=1e-12)
+    assert float(jiwer.wer("the cat sat", "the cat sit")) == pytest.approx(1 / 3, rel=1e-12)
+    assert cer("abcd", "abxd") == 0.25
+    assert WER().segment_values("a b", "a x").tolist() == [0.5]
+    r = error_rates("the cat sat", "the cat sit")
+    assert (r.hits, r.substitutions, r.per_utterance["wer"].tolist()) == (2, 1, [1 / 3])
+
+
 def test_several_references_take_the_one_of_fewest_edits() -> None:
     refs = [["a b c d", "a x c", "a b c"], ["q"]]
     preds = ["a b c", "q"]
@@ -121,7 +142,8 @@ def test_chunks_merge_to_the_corpus_value() -> None:
         ([None], ["a"], "None"),
         ([[]], ["a"], "empty"),
         ([], [], "empty input"),
-        ("a", ["a"], "single string"),
+        ("a", ["a"], "references is a single string but predictions is not"),
+        (["a"], "a", "predictions is a single string but references is not"),
     ],
 )
 def test_bad_input_names_the_problem(refs: Any, preds: Any, problem: str) -> None:

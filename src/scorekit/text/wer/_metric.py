@@ -93,10 +93,32 @@ def _values(name: str, counts: NDArray[np.int64]) -> NDArray[np.float64]:
     return np.asarray(out, dtype=np.float64)
 
 
+def _one_pair(name: str, references: Any, predictions: Any) -> tuple[Any, Any]:
+    """Two single strings as one (reference, prediction) pair, as jiwer takes them.
+
+    A single string on one side only is an :class:`~scorekit.errors.InputError`.
+    """
+    ref_str, pred_str = isinstance(references, str), isinstance(predictions, str)
+    if ref_str and pred_str:
+        return [references], [predictions]
+    if ref_str or pred_str:
+        one, other = ("references", "predictions") if ref_str else ("predictions", "references")
+        raise InputError(
+            message(
+                name,
+                f"{one} is a single string but {other} is not",
+                references if ref_str else predictions,
+                "two single strings (one pair), or one string per item on both sides",
+            )
+        )
+    return references, predictions
+
+
 def _segment_counts(
     name: str, references: Any, predictions: Any, unit: str, normalize: bool
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Per segment the counts of its reference of fewest edits (the first of equals); references."""
+    references, predictions = _one_pair(name, references, predictions)
     refs, per_item, preds = text_pairs(name, references, predictions)
     pair_item = np.repeat(np.arange(len(preds)), per_item)
     texts = units(refs + preds, unit, normalize)
@@ -216,8 +238,10 @@ class WER(_ErrorRate):
     and, with ``normalize=True``, ``wer_standardize``. When all references are
     empty the value is the number of inserted words, as in jiwer, so WER is not
     bounded by 1. A prediction with several references is aligned with the one
-    of fewest edits (the first of equals; jiwer takes one reference). Empty
-    input raises :class:`~scorekit.errors.InputError`.
+    of fewest edits (the first of equals; jiwer takes one reference). Two
+    single strings are one pair, as in jiwer; a single string against a list
+    (which jiwer takes when the list holds one string) and empty input raise
+    :class:`~scorekit.errors.InputError`.
 
     References
     ----------
@@ -405,6 +429,8 @@ def wer(references: Any, predictions: Any, *, normalize: bool = False) -> float:
     --------
     >>> wer(["the cat sat"], ["the cat"])
     0.3333333333333333
+    >>> wer("the cat sat", "the cat sit")
+    0.3333333333333333
     """
     value: float = WER(normalize=normalize).score(references, predictions)
     return value
@@ -416,6 +442,8 @@ def cer(references: Any, predictions: Any, *, normalize: bool = False) -> float:
     Examples
     --------
     >>> cer(["abcd"], ["abc"])
+    0.25
+    >>> cer("abcd", "abxd")
     0.25
     """
     value: float = CER(normalize=normalize).score(references, predictions)
