@@ -21,6 +21,7 @@ import sklearn.metrics as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorekit import classification as C
 from scorekit.compat import sklearn as compat
 from scorekit.errors import ConfigError, InputError
 
@@ -524,6 +525,62 @@ def test_warn_for_keeps_the_warnings_of_the_measures_named() -> None:
         compat.precision_recall_fscore_support(*args, warn_for=("precision",))
     with pytest.raises(ConfigError, match="precision_recall_fscore_support: unknown warn_for"):
         compat.precision_recall_fscore_support(*args, warn_for=("accuracy",))
+
+
+def _saturated_proba(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
+    """Probabilities with many exact 0s and 1s: 1-D for k == 1, else rows of k classes."""
+    if k == 1:
+        return rng.choice([0.0, 1.0, 1e-9, 1 - 1e-9, rng.random()], n)
+    rows = rng.dirichlet(np.ones(k), n)
+    rows[rng.random((n, k)) < 0.4] = 0.0
+    one_hot = np.eye(k)[rng.integers(0, k, n)]
+    rows = np.where((rows.sum(axis=1) == 0)[:, None] | (rng.random((n, 1)) < 0.4), one_hot, rows)
+    return rows / rows.sum(axis=1, keepdims=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 40),
+    st.sampled_from([1, 2, 3, 5]),
+    st.sampled_from([np.float32, np.float64]),
+    st.booleans(),
+)
+def test_log_loss_clips_at_the_input_dtype_epsilon_as_sklearn(
+    seed: int, n: int, k: int, dtype: Any, weighted: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    proba = _saturated_proba(rng, n, k).astype(dtype)
+    t = rng.integers(0, max(k, 2), n)
+    kwargs = {
+        "labels": list(range(max(k, 2))),
+        "sample_weight": _weights(rng, n) if weighted else None,
+    }
+    expected = reference.log_loss(t, proba, **kwargs)
+    got = compat.log_loss(t, proba, **kwargs)
+    assert got == pytest.approx(expected, rel=1e-5 if dtype is np.float32 else 1e-12)
+
+
+def test_log_loss_of_float32_zeros_and_ones_is_sklearn_s() -> None:
+    t = [0, 1, 1, 0]
+    p32 = np.array([0, 0.2, 0.9, 1], dtype=np.float32)
+    p64 = p32.astype(np.float64)
+    # scikit-learn 1.9: float32 clipped at float32's epsilon, float64 at float64's.
+    assert reference.log_loss(t, p32) == pytest.approx(4.41430, abs=1e-5)
+    assert reference.log_loss(t, p64) == pytest.approx(9.43961, abs=1e-5)
+    assert compat.log_loss(t, p32) == pytest.approx(reference.log_loss(t, p32), rel=1e-6)
+    assert compat.log_loss(t, p64) == pytest.approx(reference.log_loss(t, p64), rel=1e-12)
+    columns = np.stack([1 - p32, p32], axis=1)
+    assert compat.log_loss(t, columns) == pytest.approx(reference.log_loss(t, columns), rel=1e-6)
+    pd = pytest.importorskip("pandas")
+    assert compat.log_loss(t, pd.Series(p32)) == compat.log_loss(t, p32)
+    assert compat.log_loss(t, pd.DataFrame(columns)) == compat.log_loss(t, columns)
+    # a list of float32 values is float64 to scikit-learn
+    assert compat.log_loss(t, list(p32)) == pytest.approx(reference.log_loss(t, list(p32)))
+    # the scorekit function keeps its float64 clip
+    assert C.log_loss(t, p32) == pytest.approx(reference.log_loss(t, p64), rel=1e-12)
+    with pytest.raises(InputError, match="values <= 1"):
+        compat.log_loss(t, np.array([0, 0.2, 1.5, 1], dtype=np.float32))
 
 
 def test_log_loss_takes_the_deprecated_y_pred() -> None:

@@ -349,6 +349,37 @@ def _check_classes(name: str, y_true: Any, y_proba: Any, labels: Any) -> None:
         )
 
 
+def _float32_input(y_proba: Any) -> bool:
+    """Whether scikit-learn keeps ``y_proba`` in float32: a float32 array, series or frame."""
+    dtype = getattr(y_proba, "dtype", None)
+    dtypes = getattr(y_proba, "dtypes", None)
+    if dtype is None and dtypes is not None:
+        found = list(dtypes)
+        if found and all(isinstance(d, np.dtype) for d in found):
+            dtype = np.result_type(*found)
+    return isinstance(dtype, np.dtype) and dtype == np.float32
+
+
+def _clipped_float32(y_proba: Any) -> Any:
+    """Float32 probabilities as scikit-learn clips them: at float32's epsilon, in float32.
+
+    1-D probabilities become the two columns ``(1 - p, p)``, computed in float32
+    before the clip as scikit-learn computes them. Input that is not a 1-D or
+    2-D array of values in [0, 1] is returned as given, for the metric to name
+    the problem.
+    """
+    p = np.asarray(y_proba)
+    if p.dtype != np.float32 or p.ndim not in (1, 2) or p.size == 0:
+        return y_proba
+    if not (np.all(p >= 0) and np.all(p <= 1)):
+        return y_proba
+    if p.ndim == 1 or p.shape[1] == 1:
+        p = p.reshape(-1)
+        p = np.stack([1 - p, p], axis=1)
+    eps = np.finfo(np.float32).eps
+    return np.clip(p, eps, 1 - eps)
+
+
 def log_loss(
     y_true: Any,
     y_proba: Any = None,
@@ -361,7 +392,11 @@ def log_loss(
     """scikit-learn's ``log_loss``: :func:`scorekit.classification.log_loss`.
 
     ``y_pred``, scikit-learn's former name of ``y_proba``, is accepted with a
-    ``FutureWarning`` as scikit-learn 1.9 does.
+    ``FutureWarning`` as scikit-learn 1.9 does. Float32 probabilities (an
+    array, series or frame of float32) are clipped at float32's epsilon, as
+    scikit-learn clips at the input's epsilon; others at float64's, as
+    :func:`scorekit.classification.log_loss` (float16 too, which scikit-learn
+    clips at float16's epsilon).
 
     Examples
     --------
@@ -382,6 +417,8 @@ def log_loss(
     if y_proba is None:
         raise ConfigError(message("log_loss", "missing y_proba", None, "predicted probabilities"))
     _check_classes("log_loss", y_true, y_proba, labels)
+    if _float32_input(y_proba):
+        y_proba = _clipped_float32(y_proba)
     return _c.log_loss(
         y_true, y_proba, normalize=normalize, sample_weight=sample_weight, labels=labels
     )
