@@ -311,3 +311,58 @@ def test_multiclass_rates_warn_and_errors():
         parse_metric("specificity:samples")
     with pytest.raises(InputError, match="multi-label labels must be column indices"):
         C.fpr(np.eye(3, dtype=int), np.eye(3, dtype=int), average="macro", labels=[5])
+
+
+_RATE_FUNCTIONS = ("specificity", "npv", "fpr", "fnr")
+
+
+def _user_warnings(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = call()
+    return value, [w for w in caught if w.category is UserWarning]
+
+
+@pytest.mark.parametrize("name", _RATE_FUNCTIONS)
+@pytest.mark.parametrize("average", ["micro", "macro", "weighted", None])
+def test_an_unused_pos_label_warns_as_sklearn_precision(name, average):
+    t, p = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
+    fn = getattr(C, name)
+    with pytest.warns(
+        UserWarning,
+        match=rf"{name}: pos_label \(set to 2\) is ignored when average != 'binary' "
+        rf"\(got {average!r}\); use labels=\[pos_label\]",
+    ) as record:
+        value = fn(t, p, average=average, pos_label=2)
+    assert record[0].filename == __file__
+    assert _close(value, fn(t, p, average=average))
+    _, sk_warned = _user_warnings(lambda: skm.precision_score(t, p, average=average, pos_label=2))
+    assert len(sk_warned) == 1 and "is ignored when average != 'binary'" in str(
+        sk_warned[0].message
+    )
+
+
+@pytest.mark.parametrize("name", _RATE_FUNCTIONS)
+@pytest.mark.parametrize("pos_label", [1, 1.0, True, None, 2, "cat"])
+def test_the_pos_label_warning_follows_sklearn_s_rule(name, pos_label):
+    t, p = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
+    _, ours = _user_warnings(lambda: getattr(C, name)(t, p, average="macro", pos_label=pos_label))
+    _, theirs = _user_warnings(
+        lambda: skm.precision_score(t, p, average="macro", pos_label=pos_label)
+    )
+    assert len(ours) == len(theirs) == (0 if pos_label in (1, None) else 1)
+
+
+@pytest.mark.parametrize("name", _RATE_FUNCTIONS)
+def test_no_pos_label_warning_by_default_or_when_binary(name):
+    fn = getattr(C, name)
+    _, caught = _user_warnings(lambda: fn([0, 1, 2, 2], [0, 2, 2, 1], average="macro"))
+    assert caught == []
+    _, caught = _user_warnings(lambda: fn(["a", "b", "b"], ["a", "b", "a"], pos_label="b"))
+    assert caught == []
+    _, caught = _user_warnings(lambda: fn([0, 1, 1], [0, 1, 0], average="binary", pos_label=0))
+    assert caught == []
+    _, caught = _user_warnings(
+        lambda: parse_metric(f"{name}:macro").score([0, 1, 2, 2], [0, 2, 2, 1])
+    )
+    assert caught == []

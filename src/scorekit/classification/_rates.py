@@ -82,6 +82,23 @@ _AVERAGE_DOC = """
         this order (column indices for multi-label input)."""
 
 
+def _warn_unused_pos_label(metric: str, pos_label: Any, average: Any) -> None:
+    """Warn, as scikit-learn's ``precision_score``, that ``pos_label`` plays no part.
+
+    ``pos_label`` rates one class only with ``average='binary'``; another
+    value than ``None`` or 1 (scikit-learn's defaults) with another average
+    gives a ``UserWarning`` at the caller of the function that calls this.
+    """
+    if average == "binary" or pos_label is None or bool(pos_label == 1):
+        return
+    warnings.warn(
+        f"{metric}: pos_label (set to {pos_label!r}) is ignored when average != 'binary' "
+        f"(got {average!r}); use labels=[pos_label] to rate a single class.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def binary_cells(metric: str, state: ConfusionCounts, pos_label: Any) -> tuple[float, ...]:
     """``(tn, fp, fn, tp)`` of ``pos_label`` against the rest, scaled by a common power of two.
 
@@ -623,6 +640,9 @@ def specificity(
 ) -> Any:
     """Specificity, as :class:`Specificity`.
 
+    A ``pos_label`` other than 1 with an ``average`` other than ``'binary'``
+    plays no part and gives a ``UserWarning``, as scikit-learn's ``precision_score``.
+
     Examples
     --------
     >>> specificity([0, 0, 1, 1], [0, 1, 1, 1])
@@ -631,6 +651,7 @@ def specificity(
     m = Specificity(
         pos_label=pos_label, zero_division=zero_division, average=average, labels=labels
     )
+    _warn_unused_pos_label("specificity", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
@@ -646,12 +667,16 @@ def npv(
 ) -> Any:
     """Negative predictive value, as :class:`NPV`.
 
+    A ``pos_label`` other than 1 with an ``average`` other than ``'binary'``
+    plays no part and gives a ``UserWarning``, as scikit-learn's ``precision_score``.
+
     Examples
     --------
     >>> npv([0, 0, 1, 1], [0, 1, 0, 1])
     0.5
     """
     m = NPV(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
+    _warn_unused_pos_label("npv", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
@@ -667,12 +692,16 @@ def fpr(
 ) -> Any:
     """False positive rate, as :class:`FPR`.
 
+    A ``pos_label`` other than 1 with an ``average`` other than ``'binary'``
+    plays no part and gives a ``UserWarning``, as scikit-learn's ``precision_score``.
+
     Examples
     --------
     >>> fpr([0, 0, 1, 1], [0, 1, 1, 1])
     0.5
     """
     m = FPR(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
+    _warn_unused_pos_label("fpr", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
@@ -688,12 +717,16 @@ def fnr(
 ) -> Any:
     """False negative rate, as :class:`FNR`.
 
+    A ``pos_label`` other than 1 with an ``average`` other than ``'binary'``
+    plays no part and gives a ``UserWarning``, as scikit-learn's ``precision_score``.
+
     Examples
     --------
     >>> fnr([0, 0, 1, 1], [0, 1, 0, 1])
     0.5
     """
     m = FNR(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
+    _warn_unused_pos_label("fnr", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
