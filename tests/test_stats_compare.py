@@ -107,7 +107,7 @@ def test_bad_comparisons_give_clear_errors() -> None:
     with pytest.raises(ConfigError, match="unknown test"):
         stats.compare("accuracy", y, y, y, test="anova")
     with pytest.raises(ConfigError, match="unknown correction"):
-        stats.compare("accuracy", y, y, y, correction="sidak")
+        stats.compare("accuracy", y, y, y, correction="hommel")
     with pytest.raises(ConfigError, match="invalid confidence"):
         stats.compare("accuracy", y, y, y, confidence=1.0)
     qrels, runs = _runs(1, systems=2)

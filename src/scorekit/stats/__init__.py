@@ -9,17 +9,23 @@ from __future__ import annotations
 
 from scorekit.stats._analytic import delong, delong_interval, wilson
 from scorekit.stats._bootstrap import bootstrap, replicate_values, state_interval
-from scorekit.stats._compare import CORRECTIONS, TESTS, Comparison, compare, unit_values
+from scorekit.stats._compare import TESTS, Comparison, compare, unit_values
+from scorekit.stats._corrections import (
+    CORRECTION_ALIASES,
+    CORRECTIONS,
+    adjust,
+    benjamini_hochberg,
+    benjamini_yekutieli,
+    bonferroni,
+    hochberg,
+    holm,
+    holm_sidak,
+    sidak,
+    two_stage_bh,
+)
 from scorekit.stats._intervals import INTERVALS, interval
 from scorekit.stats._limits import MAX_CELLS, MAX_DRAWS, check_cells, check_draws, check_seed
-from scorekit.stats._paired import (
-    bonferroni,
-    fisher_randomization,
-    holm,
-    mcnemar,
-    paired_t,
-    wilcoxon,
-)
+from scorekit.stats._paired import fisher_randomization, mcnemar, paired_t, wilcoxon
 from scorekit.stats._poisson import replicate_progress
 from scorekit.stats._replicates import Bootstrap, Replicated, Replicates
 from scorekit.stats._resampling import Resampled
@@ -31,6 +37,7 @@ from scorekit.stats._standard import ANALYTIC, analytic_interval
 __all__ = [
     "ANALYTIC",
     "CORRECTIONS",
+    "CORRECTION_ALIASES",
     "INTERVALS",
     "MAX_CELLS",
     "MAX_DRAWS",
@@ -46,7 +53,10 @@ __all__ = [
     "Replicates",
     "Resampled",
     "TestResult",
+    "adjust",
     "analytic_interval",
+    "benjamini_hochberg",
+    "benjamini_yekutieli",
     "bonferroni",
     "bootstrap",
     "check_cells",
@@ -57,7 +67,9 @@ __all__ = [
     "delong_interval",
     "fisher_randomization",
     "format_paired",
+    "hochberg",
     "holm",
+    "holm_sidak",
     "interval",
     "mcnemar",
     "paired_ar",
@@ -65,7 +77,9 @@ __all__ = [
     "paired_t",
     "replicate_progress",
     "replicate_values",
+    "sidak",
     "state_interval",
+    "two_stage_bh",
     "unit_values",
     "wilcoxon",
     "wilson",

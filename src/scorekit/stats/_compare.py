@@ -16,17 +16,11 @@ from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._analytic import delong
 from scorekit.stats._bootstrap import check_resamples, replicate_values
+from scorekit.stats._corrections import CORRECTION_ALIASES, CORRECTIONS, adjust
 from scorekit.stats._distributions import normal_quantile, student_t_quantile
 from scorekit.stats._intervals import check_confidence, plural
 from scorekit.stats._limits import check_cells, check_seed
-from scorekit.stats._paired import (
-    bonferroni,
-    fisher_randomization,
-    holm,
-    mcnemar,
-    paired_t,
-    wilcoxon,
-)
+from scorekit.stats._paired import fisher_randomization, mcnemar, paired_t, wilcoxon
 from scorekit.stats._replicates import single_number
 from scorekit.stats._resampling import (
     compute_replicates,
@@ -41,9 +35,6 @@ __all__ = ["CORRECTIONS", "TESTS", "Comparison", "compare", "unit_values"]
 
 TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "fisher", "mcnemar", "delong")
 """The tests :func:`compare` runs."""
-
-CORRECTIONS = ("holm", "bonferroni")
-"""The corrections of p-values for several systems against one baseline."""
 
 _PER_UNIT = ("t", "wilcoxon", "fisher")
 _MAX_ROW_VALUES = 20_000
@@ -342,8 +333,11 @@ def compare(
         The paired bootstrap's sampling (``"poisson"`` or ``"resample"``, see
         :func:`bootstrap`).
     correction
-        ``"holm"`` or ``"bonferroni"``: p-values adjusted for the several
-        systems compared with the baseline.
+        One of :data:`CORRECTIONS` (``"holm"``, ``"bonferroni"``,
+        ``"hochberg"``, ``"sidak"``, ``"holm_sidak"``, ``"bh"``, ``"by"``,
+        ``"two_stage_bh"``) or statsmodels' name of one (``"fdr_bh"``...): the
+        p-values adjusted for the several systems compared with the baseline,
+        by :func:`adjust`; ``"two_stage_bh"`` at the level ``1 - confidence``.
     names
         The systems' names (``"system 0"`` (the baseline), ``"system 1"``... by
         default).
@@ -382,8 +376,9 @@ def compare(
     where = f"compare {_label(inner)}"
     if test not in TESTS:
         raise ConfigError(message(where, "unknown test", test, choices(TESTS)))
-    if correction is not None and correction not in CORRECTIONS:
-        raise ConfigError(message(where, "unknown correction", correction, choices(CORRECTIONS)))
+    known = (*CORRECTIONS, *CORRECTION_ALIASES)
+    if correction is not None and correction not in known:
+        raise ConfigError(message(where, "unknown correction", correction, choices(known)))
     confidence = check_confidence(confidence, where)
     if test == "delong" and (inner.name != "roc_auc" or inner.inputs != "binary_scores"):
         raise ConfigError(
@@ -476,11 +471,7 @@ def compare(
             rows.append((d.difference - z * d.stderr, d.difference + z * d.stderr, d.pvalue))
     pvalues = np.array([r[2] for r in rows])
     adjusted = (
-        pvalues
-        if correction is None
-        else holm(pvalues)
-        if correction == "holm"
-        else bonferroni(pvalues)
+        pvalues if correction is None else adjust(pvalues, correction, alpha=1.0 - confidence)
     )
     return [
         Comparison(

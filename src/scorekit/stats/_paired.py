@@ -1,7 +1,9 @@
-"""Paired significance tests on per-unit values of two systems, and multiple-test corrections.
+"""Paired significance tests on per-unit values of two systems.
 
 Each function takes the per-unit values (one number per query, segment, row...)
-of two systems evaluated on the same units, in the same order.
+of two systems evaluated on the same units, in the same order. The corrections
+of the p-values of several systems (:func:`holm`, :func:`bonferroni`) are in
+:mod:`scorekit.stats._corrections`, imported here too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from numpy.typing import NDArray
 
 from scorekit._check import as_array, as_scores, check_same_length
 from scorekit.errors import InputError, message, raw
+from scorekit.stats._corrections import bonferroni, holm
 from scorekit.stats._distributions import (
     binomial_cdf_half,
     chi2_1_sf,
@@ -454,96 +457,3 @@ def mcnemar(
         return TestResult(0.0, 1.0, "mcnemar_chi2")
     statistic = (abs(only_a - only_b) - int(correction)) ** 2 / discordant
     return TestResult(statistic, chi2_1_sf(statistic), "mcnemar_chi2")
-
-
-# --- multiple comparisons --------------------------------------------------------------
-
-
-def _pvalues(where: str, pvalues: Any) -> NDArray[np.float64]:
-    p = as_scores(where, "pvalues", pvalues)
-    if len(p) == 0:
-        raise InputError(message(where, "no p-values", raw("an empty array"), "at least one"))
-    bad = (p < 0) | (p > 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            message(where, "p-values must lie in [0, 1]", raw(f"{p[i]} at index {i}"), "[0, 1]")
-        )
-    return p
-
-
-def bonferroni(pvalues: Any) -> NDArray[np.float64]:
-    """Bonferroni-adjusted p-values: ``min(1, m p)`` for ``m`` tests.
-
-    Parameters
-    ----------
-    pvalues : array-like of shape (m,)
-        Unadjusted p-values in [0, 1].
-
-    Returns
-    -------
-    ndarray of shape (m,)
-        Adjusted p-values, in the input order; reject where they are at most
-        the family-wise error rate.
-
-    Raises
-    ------
-    InputError
-        No p-value, NaN, or a value outside [0, 1].
-
-    References
-    ----------
-    Dunn, O. J. (1961). Multiple comparisons among means. JASA 56(293).
-    Reference implementation: ``statsmodels.stats.multitest.multipletests``
-    (``method="bonferroni"``).
-
-    Examples
-    --------
-    >>> bonferroni([0.01, 0.04, 0.3])
-    array([0.03, 0.12, 0.9 ])
-    """
-    p = _pvalues("bonferroni", pvalues)
-    out: NDArray[np.float64] = np.minimum(p * float(len(p)), 1.0)
-    return out
-
-
-def holm(pvalues: Any) -> NDArray[np.float64]:
-    """Holm's step-down adjusted p-values.
-
-    With the p-values sorted ascending, ``p_(i)`` becomes
-    ``min(1, max_{j <= i} (m - j + 1) p_(j))``.
-
-    Parameters
-    ----------
-    pvalues : array-like of shape (m,)
-        Unadjusted p-values in [0, 1].
-
-    Returns
-    -------
-    ndarray of shape (m,)
-        Adjusted p-values, in the input order.
-
-    Raises
-    ------
-    InputError
-        No p-value, NaN, or a value outside [0, 1].
-
-    References
-    ----------
-    Holm, S. (1979). A simple sequentially rejective multiple test procedure.
-    Scandinavian Journal of Statistics 6(2).
-    Reference implementation: ``statsmodels.stats.multitest.multipletests``
-    (``method="holm"``).
-
-    Examples
-    --------
-    >>> holm([0.01, 0.04, 0.03])
-    array([0.03, 0.06, 0.06])
-    """
-    p = _pvalues("holm", pvalues)
-    m = len(p)
-    order = np.argsort(p, kind="stable")
-    adjusted = np.maximum.accumulate(p[order] * np.arange(m, 0, -1, dtype=np.float64))
-    out = np.empty(m, dtype=np.float64)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
