@@ -21,6 +21,7 @@ from scorekit.classification import LABEL_KINDS, TASKS, TableTask, default_metri
 from scorekit.core import EvaluationResult, Metric
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
 from scorekit.stats import (
+    CORRECTION_ALIASES,
     CORRECTIONS,
     TESTS,
     Comparison,
@@ -50,8 +51,13 @@ class Paired:
         ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"fisher"``,
         ``"mcnemar"``, ``"delong"``).
     correction
-        ``None``, ``"holm"`` or ``"bonferroni"``: p-values adjusted for the
-        several systems compared with the baseline.
+        ``None`` or one of :data:`scorekit.stats.CORRECTIONS` (``"holm"``,
+        ``"bonferroni"``, ``"hochberg"``, ``"sidak"``, ``"holm_sidak"``,
+        ``"bh"``, ``"by"``, ``"two_stage_bh"``): p-values adjusted for the
+        several systems compared with the baseline (see
+        :func:`scorekit.stats.adjust`; ``"two_stage_bh"`` at the level
+        ``1 - confidence``). statsmodels' names (``"fdr_bh"``...,
+        :data:`scorekit.stats.CORRECTION_ALIASES`) become scorekit's.
     n_resamples, confidence, seed
         Replicates or permutations of the randomized tests (1 to 1,000,000),
         the coverage of the difference's interval, and the seed (an integer in
@@ -66,6 +72,8 @@ class Paired:
     --------
     >>> Paired("t", "holm").test
     't'
+    >>> Paired("t", "fdr_bh").correction
+    'bh'
     >>> Paired("z")
     Traceback (most recent call last):
     ...
@@ -83,9 +91,14 @@ class Paired:
     def __post_init__(self) -> None:
         if self.test not in TESTS:
             raise ConfigError(message("--test", "unknown test", self.test, choices(TESTS)))
-        if self.correction is not None and self.correction not in CORRECTIONS:
-            raise ConfigError(
-                message("--correction", "unknown correction", self.correction, choices(CORRECTIONS))
+        if self.correction is not None:
+            known = (*CORRECTIONS, *CORRECTION_ALIASES)
+            if self.correction not in known:
+                raise ConfigError(
+                    message("--correction", "unknown correction", self.correction, choices(known))
+                )
+            object.__setattr__(
+                self, "correction", CORRECTION_ALIASES.get(self.correction, self.correction)
             )
         n_resamples, seed = check_resampling(self.confidence, self.n_resamples, self.seed)
         object.__setattr__(self, "n_resamples", n_resamples)

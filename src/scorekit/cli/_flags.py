@@ -461,7 +461,7 @@ def add_compare_flags(
     The comparison also takes ``--confidence``, ``--n-resamples`` and ``--seed``
     (:func:`add_ci_flags`).
     """
-    from scorekit.stats import CORRECTIONS, TESTS
+    from scorekit.stats import CORRECTION_ALIASES, CORRECTIONS, TESTS
 
     group = parser.add_argument_group("comparing systems")
     group.add_argument(
@@ -474,7 +474,12 @@ def add_compare_flags(
     group.add_argument(
         "--correction",
         choices=CORRECTIONS,
-        help="adjust the p-values for the several systems compared with the baseline",
+        type=lambda name: CORRECTION_ALIASES.get(name, name),
+        help="adjust the p-values for the several systems compared with the baseline: "
+        "bonferroni, sidak, holm, holm_sidak, hochberg control the family-wise error rate; "
+        "bh (Benjamini-Hochberg), by (Benjamini-Yekutieli) and two_stage_bh (two-stage "
+        "Benjamini-Hochberg at the level 1 - confidence) the false discovery rate; "
+        "statsmodels' names (" + ", ".join(CORRECTION_ALIASES) + ") are accepted too",
     )
 
 
