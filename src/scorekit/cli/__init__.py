@@ -33,9 +33,10 @@ or run on a Dask cluster, and save the states for ``scorekit merge``.
 
 CI is ``--ci [--confidence C] [--n-resamples N] [--seed N] [--ci-method
 percentile|basic|bca] [--key COL]``: a bootstrap interval of every value. TEST is
-``--test NAME [--correction holm|bonferroni]`` (with ``--confidence``,
+``--test NAME [--correction METHOD]`` (with ``--confidence``,
 ``--n-resamples``, ``--seed``): the systems (columns, runs, hypothesis files)
-compared with the first.
+compared with the first, the p-values adjusted by one of
+:data:`scorekit.stats.CORRECTIONS`.
 
 Metrics come from the registry, so every registered metric is available by its
 name (``f1:macro``, ``roc_auc``). Each metric's ``inputs`` kind decides whether
