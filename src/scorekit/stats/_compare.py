@@ -12,7 +12,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Metric, parse_metric
+from scorekit.core import Metric, caught, parse_metric
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._analytic import delong
 from scorekit.stats._bootstrap import check_resamples, replicate_values
@@ -197,9 +197,7 @@ def _per_unit(
     inner: Metric[Any], test: str, truth: Any, system: Any, name: str, kwargs: dict[str, Any]
 ) -> NDArray[np.float64]:
     """A system's per-unit values, or a ConfigError when the metric has none on some unit."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        values = unit_values(inner, truth, system, **kwargs)
+    values, found = caught(lambda: unit_values(inner, truth, system, **kwargs))
     undefined = int(np.count_nonzero(~np.isfinite(values)))
     if undefined:
         unit = unit_of(inner)
@@ -219,7 +217,7 @@ def _per_unit(
                 + ", ".join(repr(t) for t in tests),
             )
         )
-    for warning in caught:
+    for warning in found:
         warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     return values
 
