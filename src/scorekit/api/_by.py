@@ -59,8 +59,10 @@ def fold(
     folded: dict[str, Metric[Any]] = {}
     for key, metric in metrics.items():
         wrapped = parse_metric(metric) if isinstance(metric, str) else metric
-        if ci is not None and ci.wrap(wrapped).wraps is None:
-            wrapped = ci.wrap(wrapped)
+        boot = ci.wrap(wrapped) if ci is not None else None
+        if boot is not None and boot.wraps is None:
+            # a state that keeps each unit's value is resampled once merged, below
+            wrapped = boot
         folded[key] = Grouped(wrapped, by=names) if names else wrapped
     engine_metrics = {k: adapt(k, m) for k, m in folded.items()} if adapt else folded
     found = run_metrics(source, engine_metrics, compute=False, **where)

@@ -321,7 +321,7 @@ def _check_normalized(
             message(
                 f"fuse ({method}, norm {norm})",
                 "a query's scores overflow the floats when normalized or added",
-                raw(f"query {getattr(query, 'as_py', lambda: query)()!r}"),
+                raw(f"query {query.as_py()!r}"),
                 "scores whose range, sum and spread within a query are finite (rescale them)",
             )
         )

@@ -152,10 +152,7 @@ def holm(pvalues: Any) -> NDArray[np.float64]:
     p = _pvalues("holm", pvalues)
     m = len(p)
     order = np.argsort(p, kind="stable")
-    adjusted = np.maximum.accumulate(p[order] * np.arange(m, 0, -1, dtype=np.float64))
-    out = np.empty(m, dtype=np.float64)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
+    return _in_order(order, np.maximum.accumulate(p[order] * np.arange(m, 0, -1, dtype=np.float64)))
 
 
 def hochberg(pvalues: Any) -> NDArray[np.float64]:
