@@ -314,6 +314,7 @@ def test_multiclass_rates_warn_and_errors():
 
 
 _RATE_FUNCTIONS = ("specificity", "npv", "fpr", "fnr")
+_POS_LABEL_FUNCTIONS = (*_RATE_FUNCTIONS, "precision", "recall", "f1")
 
 
 def _user_warnings(call):
@@ -323,9 +324,10 @@ def _user_warnings(call):
     return value, [w for w in caught if w.category is UserWarning]
 
 
-@pytest.mark.parametrize("name", _RATE_FUNCTIONS)
+@pytest.mark.parametrize("name", _POS_LABEL_FUNCTIONS)
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted", None])
 def test_an_unused_pos_label_warns_as_sklearn_precision(name, average):
+    """The rates and precision, recall and F1 warn as ``precision_score`` does."""
     t, p = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
     fn = getattr(C, name)
     with pytest.warns(
@@ -342,7 +344,7 @@ def test_an_unused_pos_label_warns_as_sklearn_precision(name, average):
     )
 
 
-@pytest.mark.parametrize("name", _RATE_FUNCTIONS)
+@pytest.mark.parametrize("name", _POS_LABEL_FUNCTIONS)
 @pytest.mark.parametrize("pos_label", [1, 1.0, True, None, 2, "cat"])
 def test_the_pos_label_warning_follows_sklearn_s_rule(name, pos_label):
     t, p = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
@@ -353,7 +355,7 @@ def test_the_pos_label_warning_follows_sklearn_s_rule(name, pos_label):
     assert len(ours) == len(theirs) == (0 if pos_label in (1, None) else 1)
 
 
-@pytest.mark.parametrize("name", _RATE_FUNCTIONS)
+@pytest.mark.parametrize("name", _POS_LABEL_FUNCTIONS)
 def test_no_pos_label_warning_by_default_or_when_binary(name):
     fn = getattr(C, name)
     _, caught = _user_warnings(lambda: fn([0, 1, 2, 2], [0, 2, 2, 1], average="macro"))
@@ -366,3 +368,26 @@ def test_no_pos_label_warning_by_default_or_when_binary(name):
         lambda: parse_metric(f"{name}:macro").score([0, 1, 2, 2], [0, 2, 2, 1])
     )
     assert caught == []
+
+
+def test_fbeta_and_precision_recall_fscore_support_warn_as_sklearn():
+    t, p = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
+    calls = {
+        "fbeta": (
+            lambda: C.fbeta(t, p, beta=0.5, average="macro", pos_label=2),
+            lambda: skm.fbeta_score(t, p, beta=0.5, average="macro", pos_label=2),
+        ),
+        "precision_recall_fscore_support": (
+            lambda: C.precision_recall_fscore_support(t, p, average="weighted", pos_label=2),
+            lambda: skm.precision_recall_fscore_support(t, p, average="weighted", pos_label=2),
+        ),
+    }
+    for name, (ours, theirs) in calls.items():
+        value, warned = _user_warnings(ours)
+        expected, sk_warned = _user_warnings(theirs)
+        assert [str(w.message).split(":")[0] for w in warned] == [name]
+        assert len(sk_warned) == 1
+        assert np.allclose(
+            np.asarray(value[:3] if isinstance(value, tuple) else value, float),
+            np.asarray(expected[:3] if isinstance(expected, tuple) else expected, float),
+        )

@@ -608,3 +608,20 @@ def cohen_kappa(
     """
     m = CohenKappa(labels=labels, weights=weights, replace_undefined_by=replace_undefined_by)
     return float(m.score(y1, y2, sample_weight=sample_weight))
+
+
+def warn_unused_pos_label(metric: str, pos_label: Any, average: Any) -> None:
+    """Warn, as scikit-learn's ``precision_score``, that ``pos_label`` plays no part.
+
+    ``pos_label`` rates one class only with ``average='binary'``; another
+    value than ``None`` or 1 (scikit-learn's defaults) with another average
+    gives a ``UserWarning`` at the caller of the function that calls this.
+    """
+    if average == "binary" or pos_label is None or bool(pos_label == 1):
+        return
+    warnings.warn(
+        f"{metric}: pos_label (set to {pos_label!r}) is ignored when average != 'binary' "
+        f"(got {average!r}); use labels=[pos_label] to rate a single class.",
+        UserWarning,
+        stacklevel=3,
+    )

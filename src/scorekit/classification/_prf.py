@@ -20,6 +20,7 @@ from scorekit.classification._labels import (
     _pos_label_option,
     _require_data,
     scaled_counts,
+    warn_unused_pos_label,
 )
 from scorekit.classification._zero_division import (
     ZeroDivision,
@@ -495,6 +496,7 @@ def precision(
     >>> precision([0, 1, 2, 2], [0, 2, 2, 2], average="macro", zero_division=0)
     0.555...
     """
+    warn_unused_pos_label("precision", pos_label, average)
     m = Precision(average=average, labels=labels, pos_label=pos_label, zero_division=zero_division)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
@@ -516,6 +518,7 @@ def recall(
     >>> recall([0, 1, 1, 0], [0, 1, 0, 1])
     0.5
     """
+    warn_unused_pos_label("recall", pos_label, average)
     m = Recall(average=average, labels=labels, pos_label=pos_label, zero_division=zero_division)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
@@ -539,6 +542,7 @@ def f1(
     >>> f1(["cat", "dog", "dog"], ["cat", "dog", "cat"], average=None)
     array([0.666..., 0.666...])
     """
+    warn_unused_pos_label("f1", pos_label, average)
     m = F1(average=average, labels=labels, pos_label=pos_label, zero_division=zero_division)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
@@ -561,6 +565,7 @@ def fbeta(
     >>> round(fbeta([0, 1, 1, 0], [0, 1, 1, 1], beta=0.5), 4)
     0.7143
     """
+    warn_unused_pos_label("fbeta", pos_label, average)
     m = FBeta(
         beta=beta, average=average, labels=labels, pos_label=pos_label, zero_division=zero_division
     )
@@ -586,6 +591,7 @@ def precision_recall_fscore_support(
     >>> s
     array([1., 2.])
     """
+    warn_unused_pos_label("precision_recall_fscore_support", pos_label, average)
     metric = FBeta(
         beta=beta, average=average, labels=labels, pos_label=pos_label, zero_division=zero_division
     )

@@ -23,6 +23,7 @@ from scorekit.classification._labels import (
     _pos_label_option,
     _require_data,
     scaled_counts,
+    warn_unused_pos_label,
 )
 from scorekit.classification._zero_division import (
     ZeroDivision,
@@ -80,23 +81,6 @@ _AVERAGE_DOC = """
     labels : sequence, optional
         With a multiclass average: the classes to report and average over, in
         this order (column indices for multi-label input)."""
-
-
-def _warn_unused_pos_label(metric: str, pos_label: Any, average: Any) -> None:
-    """Warn, as scikit-learn's ``precision_score``, that ``pos_label`` plays no part.
-
-    ``pos_label`` rates one class only with ``average='binary'``; another
-    value than ``None`` or 1 (scikit-learn's defaults) with another average
-    gives a ``UserWarning`` at the caller of the function that calls this.
-    """
-    if average == "binary" or pos_label is None or bool(pos_label == 1):
-        return
-    warnings.warn(
-        f"{metric}: pos_label (set to {pos_label!r}) is ignored when average != 'binary' "
-        f"(got {average!r}); use labels=[pos_label] to rate a single class.",
-        UserWarning,
-        stacklevel=3,
-    )
 
 
 def binary_cells(metric: str, state: ConfusionCounts, pos_label: Any) -> tuple[float, ...]:
@@ -651,7 +635,7 @@ def specificity(
     m = Specificity(
         pos_label=pos_label, zero_division=zero_division, average=average, labels=labels
     )
-    _warn_unused_pos_label("specificity", pos_label, average)
+    warn_unused_pos_label("specificity", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
@@ -676,7 +660,7 @@ def npv(
     0.5
     """
     m = NPV(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
-    _warn_unused_pos_label("npv", pos_label, average)
+    warn_unused_pos_label("npv", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
@@ -701,7 +685,7 @@ def fpr(
     0.5
     """
     m = FPR(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
-    _warn_unused_pos_label("fpr", pos_label, average)
+    warn_unused_pos_label("fpr", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
@@ -726,7 +710,7 @@ def fnr(
     0.5
     """
     m = FNR(pos_label=pos_label, zero_division=zero_division, average=average, labels=labels)
-    _warn_unused_pos_label("fnr", pos_label, average)
+    warn_unused_pos_label("fnr", pos_label, average)
     return m.score(y_true, y_pred, sample_weight=sample_weight)
 
 
