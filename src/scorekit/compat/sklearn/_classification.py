@@ -349,34 +349,43 @@ def _check_classes(name: str, y_true: Any, y_proba: Any, labels: Any) -> None:
         )
 
 
-def _float32_input(y_proba: Any) -> bool:
-    """Whether scikit-learn keeps ``y_proba`` in float32: a float32 array, series or frame."""
+_KEPT_FLOATS = (np.dtype(np.float16), np.dtype(np.float32))
+
+
+def _kept_float(y_proba: Any) -> np.dtype[Any] | None:
+    """The float16 or float32 dtype in which scikit-learn keeps ``y_proba``, or None.
+
+    An array, series or frame of float16 or float32 keeps its dtype in
+    scikit-learn's ``log_loss``; anything else becomes float64.
+    """
     dtype = getattr(y_proba, "dtype", None)
     dtypes = getattr(y_proba, "dtypes", None)
     if dtype is None and dtypes is not None:
         found = list(dtypes)
         if found and all(isinstance(d, np.dtype) for d in found):
             dtype = np.result_type(*found)
-    return isinstance(dtype, np.dtype) and dtype == np.float32
+    if isinstance(dtype, np.dtype) and dtype in _KEPT_FLOATS:
+        return dtype
+    return None
 
 
-def _clipped_float32(y_proba: Any) -> Any:
-    """Float32 probabilities as scikit-learn clips them: at float32's epsilon, in float32.
+def _clipped(y_proba: Any, dtype: np.dtype[Any]) -> Any:
+    """Probabilities as scikit-learn clips them: at the epsilon of ``dtype``, in ``dtype``.
 
-    1-D probabilities become the two columns ``(1 - p, p)``, computed in float32
-    before the clip as scikit-learn computes them. Input that is not a 1-D or
-    2-D array of values in [0, 1] is returned as given, for the metric to name
-    the problem.
+    1-D probabilities become the two columns ``(1 - p, p)``, computed in
+    ``dtype`` before the clip as scikit-learn computes them. Input that is not
+    a 1-D or 2-D array of values in [0, 1] is returned as given, for the
+    metric to name the problem.
     """
     p = np.asarray(y_proba)
-    if p.dtype != np.float32 or p.ndim not in (1, 2) or p.size == 0:
+    if p.dtype != dtype or p.ndim not in (1, 2) or p.size == 0:
         return y_proba
     if not (np.all(p >= 0) and np.all(p <= 1)):
         return y_proba
     if p.ndim == 1 or p.shape[1] == 1:
         p = p.reshape(-1)
         p = np.stack([1 - p, p], axis=1)
-    eps = np.finfo(np.float32).eps
+    eps = np.finfo(dtype).eps
     return np.clip(p, eps, 1 - eps)
 
 
@@ -392,11 +401,15 @@ def log_loss(
     """scikit-learn's ``log_loss``: :func:`scorekit.classification.log_loss`.
 
     ``y_pred``, scikit-learn's former name of ``y_proba``, is accepted with a
-    ``FutureWarning`` as scikit-learn 1.9 does. Float32 probabilities (an
-    array, series or frame of float32) are clipped at float32's epsilon, as
-    scikit-learn clips at the input's epsilon; others at float64's, as
-    :func:`scorekit.classification.log_loss` (float16 too, which scikit-learn
-    clips at float16's epsilon).
+    ``FutureWarning`` as scikit-learn 1.9 does. Float32 and float16
+    probabilities (an array, series or frame of either) are clipped at their
+    dtype's epsilon, as scikit-learn clips them; others at float64's, as
+    :func:`scorekit.classification.log_loss`. The logarithms are then taken in
+    float64, where scikit-learn takes them in the input's dtype: on float16
+    the two agree to float16's precision (about 1e-3), on float32 to about
+    1e-7. Rows of several classes must sum to 1 within 3.5e-4, as in
+    :func:`scorekit.classification.log_loss`, which float16 rows often miss;
+    scikit-learn warns only beyond the square root of the dtype's epsilon.
 
     Examples
     --------
@@ -417,8 +430,9 @@ def log_loss(
     if y_proba is None:
         raise ConfigError(message("log_loss", "missing y_proba", None, "predicted probabilities"))
     _check_classes("log_loss", y_true, y_proba, labels)
-    if _float32_input(y_proba):
-        y_proba = _clipped_float32(y_proba)
+    kept = _kept_float(y_proba)
+    if kept is not None:
+        y_proba = _clipped(y_proba, kept)
     return _c.log_loss(
         y_true, y_proba, normalize=normalize, sample_weight=sample_weight, labels=labels
     )
