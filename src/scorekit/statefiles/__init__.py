@@ -1,4 +1,4 @@
-"""State files: the states of several metrics in one portable, versioned JSON file.
+"""State files: the states of several metrics in one portable, versioned file.
 
 A shard of the data evaluated on one machine is saved with :func:`save_states`
 (``scorekit eval ... --save-state FILE``); the files of all shards are merged
@@ -29,6 +29,21 @@ name, the metric's full configuration (its dataclass fields, encoded as
 :meth:`State.to_dict` encodes values) and ``state.to_dict()``; one entry is
 written per line, so an error in a file names a line that points at a metric.
 
+Binary files (``state_format="binary"``, ``--state-format binary``, and
+``auto``, the default, when the states' arrays take 1 MiB or more) hold the
+same document with each numeric array of a state in an npy block (never
+pickle) in its smallest exact type: float64 scores that are float32 values as
+float32, counts in the smallest integer type that holds them; the arrays are
+read back block by block, at disk speed, into the types the states hold, and
+the states are validated as those of a JSON file (see
+:mod:`scorekit.statefiles._binary` for the layout). A binary file opens with
+bytes that are never UTF-8 text; an exact ROC AUC state takes 6 bytes per
+distinct (label, score) pair of float32 scores, against about 45 in JSON.
+
+:func:`merge_states` reads one file at a time and merges it into the running
+states before it reads the next, so merging many files holds the merged
+states and one file's, never all of them.
+
 Compatibility: files merge when their ``scorekit_states`` and ``state_format``
 versions are the ones this scorekit reads; the scorekit package version that
 wrote them may differ (it is recorded, not compared), because the state format
@@ -37,14 +52,27 @@ version is what changes when a state's meaning or layout changes.
 
 from __future__ import annotations
 
-from scorekit.statefiles._format import FILE_FORMAT, StateFile
+from scorekit.statefiles._format import (
+    AUTO_BINARY_BYTES,
+    DEFAULT_BINARY_MEMORY,
+    FILE_FORMAT,
+    STATE_FORMAT_VARIABLE,
+    STATE_FORMATS,
+    StateFile,
+    binary_memory_limit,
+)
 from scorekit.statefiles._merge import merge_states
 from scorekit.statefiles._read import load_states
 from scorekit.statefiles._write import save_states
 
 __all__ = [
+    "AUTO_BINARY_BYTES",
+    "DEFAULT_BINARY_MEMORY",
     "FILE_FORMAT",
+    "STATE_FORMATS",
+    "STATE_FORMAT_VARIABLE",
     "StateFile",
+    "binary_memory_limit",
     "load_states",
     "merge_states",
     "save_states",

@@ -7,18 +7,53 @@ import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from scorekit.core import equal_values
-from scorekit.errors import ConfigError, ScorekitError, StateMismatchError, message, raw
-from scorekit.io import read_limited, require_regular
+from scorekit.errors import (
+    ConfigError,
+    InputError,
+    ScorekitError,
+    StateMismatchError,
+    message,
+    raw,
+)
+from scorekit.io import require_regular
 from scorekit.statefiles._format import HEADER, StateFile
 from scorekit.statefiles._read import load_states, malformed
 
 __all__ = ["merge_states"]
 
+_BLOCK = 1 << 20
 
-def _check_same_metrics(first: StateFile, file: StateFile) -> None:
+
+class _First(NamedTuple):
+    """What merging keeps of the first file: its metrics, header, path and state settings.
+
+    The settings are the fields of each state that merging requires to agree
+    (merge rule ``same``): small values, so the first file's states need not
+    stay in memory once merged.
+    """
+
+    metrics: dict[str, Any]
+    meta: dict[str, Any]
+    path: str
+    settings: dict[str, dict[str, Any]]
+
+
+def _first_of(file: StateFile) -> _First:
+    settings = {
+        key: {name: getattr(state, name) for name in _setting_names(state)}
+        for key, state in file.states.items()
+    }
+    return _First(dict(file.metrics), dict(file.meta), file.path, settings)
+
+
+def _setting_names(state: Any) -> list[str]:
+    return [f.name for f in dataclasses.fields(state) if f.metadata.get("merge", "same") == "same"]
+
+
+def _check_same_metrics(first: _First, file: StateFile) -> None:
     for key in first.metrics:
         if key not in file.metrics:
             raise StateMismatchError(
@@ -41,7 +76,7 @@ def _check_same_metrics(first: StateFile, file: StateFile) -> None:
             )
 
 
-def _check_same_run(first: StateFile, file: StateFile, allow: bool) -> None:
+def _check_same_run(first: _First, file: StateFile, allow: bool) -> None:
     """Refuse files of load tests of different settings (``options["run"]``), unless ``allow``."""
     a = (first.meta.get("options") or {}).get("run")
     b = (file.meta.get("options") or {}).get("run")
@@ -65,7 +100,7 @@ def _without_run(options: Any) -> Any:
     return options
 
 
-def _check_same_header(first: StateFile, file: StateFile, allow_different_runs: bool) -> None:
+def _check_same_header(first: _First, file: StateFile, allow_different_runs: bool) -> None:
     _check_same_run(first, file, allow_different_runs)
     for name in HEADER:
         a, b = first.meta.get(name), file.meta.get(name)
@@ -83,14 +118,16 @@ def _check_same_header(first: StateFile, file: StateFile, allow_different_runs: 
 
 
 def _check_same_values(
-    key: str, first: StateFile, file: StateFile, a: Any, b: Any, names: Iterable[str], problem: str
+    key: str, first: _First, file: StateFile, a: Any, b: Any, names: Iterable[str], problem: str
 ) -> None:
     """Raise when ``a`` (of ``first``) and ``b`` (of ``file``) differ in an attribute ``names``.
 
-    ``problem`` is the message's problem with ``{!r}`` where the attribute is named.
+    ``a`` is an object or a mapping of the attributes; ``problem`` is the
+    message's problem with ``{!r}`` where the attribute is named.
     """
     for name in names:
-        va, vb = getattr(a, name), getattr(b, name)
+        va = a[name] if isinstance(a, dict) else getattr(a, name)
+        vb = getattr(b, name)
         if not equal_values(va, vb):
             raise StateMismatchError(
                 message(
@@ -102,33 +139,42 @@ def _check_same_values(
             )
 
 
-def _check_same_config(key: str, first: StateFile, file: StateFile) -> None:
+def _check_same_config(key: str, first: _First, file: StateFile) -> None:
     a, b = first.metrics[key], file.metrics[key]
-    names = [f.name for f in dataclasses.fields(a) if f.init]  # type: ignore[arg-type]
+    names = [f.name for f in dataclasses.fields(a) if f.init]
     _check_same_values(key, first, file, a, b, names, "the files configure {!r} differently")
 
 
-def _check_same_settings(key: str, first: StateFile, file: StateFile) -> None:
+def _check_same_settings(key: str, first: _First, file: StateFile) -> None:
     """Compare the state fields that must agree (merge rule ``same``), naming both files."""
-    a, b = first.states[key], file.states[key]
-    names = [f.name for f in dataclasses.fields(a) if f.metadata.get("merge", "same") == "same"]
-    _check_same_values(key, first, file, a, b, names, "the states differ in their setting {!r}")
+    a, b = first.settings[key], file.states[key]
+    _check_same_values(key, first, file, a, b, list(a), "the states differ in their setting {!r}")
 
 
-def _add_tallies(files: Sequence[StateFile]) -> dict[str, dict[str, int]]:
-    total: dict[str, dict[str, int]] = {}
-    for file in files:
-        tallies = file.meta.get("tallies") or {}
-        if not isinstance(tallies, dict) or not all(
-            isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values())
-            for counts in tallies.values()
-        ):
-            raise malformed(Path(file.path), "tallies are not counts", tallies, "{name: {key: n}}")
-        for name, counts in tallies.items():
-            into = total.setdefault(name, {})
-            for key, count in counts.items():
-                into[key] = into.get(key, 0) + count
-    return total
+def _add_tallies(total: dict[str, dict[str, int]], file: StateFile) -> None:
+    """Add the tallies of ``file`` to ``total``."""
+    tallies = file.meta.get("tallies") or {}
+    if not isinstance(tallies, dict) or not all(
+        isinstance(counts, dict) and all(isinstance(v, int) for v in counts.values())
+        for counts in tallies.values()
+    ):
+        raise malformed(Path(file.path), "tallies are not counts", tallies, "{name: {key: n}}")
+    for name, counts in tallies.items():
+        into = total.setdefault(name, {})
+        for key, count in counts.items():
+            into[key] = into.get(key, 0) + count
+
+
+def _digest(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, read a block at a time."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(_BLOCK):
+                digest.update(block)
+    except OSError as exc:
+        raise InputError(message(str(path), "cannot read", raw(str(exc)), "a state file")) from None
+    return digest.hexdigest()
 
 
 def _refuse_duplicates(paths: Sequence[str | os.PathLike[str]], allow_duplicates: bool) -> None:
@@ -157,7 +203,7 @@ def _refuse_duplicates(paths: Sequence[str | os.PathLike[str]], allow_duplicates
             continue
         digests: dict[str, str] = {}
         for p in group:
-            digest = hashlib.sha256(read_limited(p, "a state file")).hexdigest()
+            digest = _digest(p)
             if digest in digests:
                 raise StateMismatchError(
                     message(
@@ -192,6 +238,13 @@ def merge_states(
     records keep the run's settings (``options["run"]``); files of different
     settings are refused unless ``allow_different_runs``.
 
+    The files are read one at a time, in order: each is checked against the
+    first, merged into the running states and dropped before the next is
+    read, so memory holds the merged states and one file's states, whatever
+    the number of files. The states are those of merging the files' states
+    pairwise in order. The size limit applies to each file (see
+    :func:`~scorekit.statefiles.load_states`).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -208,23 +261,31 @@ def merge_states(
     if not paths:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
     _refuse_duplicates(paths, allow_duplicates)
-    files = [load_states(p) for p in paths]
-    first = files[0]
-    states = dict(first.states)
-    for file in files[1:]:
-        _check_same_metrics(first, file)
-        _check_same_header(first, file, allow_different_runs)
-        for key in first.metrics:
-            _check_same_config(key, first, file)
-            _check_same_settings(key, first, file)
-            try:
-                states[key] = first.metrics[key].merge(states[key], file.states[key])
-            except ScorekitError as exc:
-                raise StateMismatchError(
-                    f"{key}: the state in {file.path} does not merge with the states before it "
-                    f"(from {first.path}): {exc}"
-                ) from None
+    file = load_states(paths[0])
+    first = _first_of(file)
+    states = dict(file.states)
+    rows = 0
+    tallies: dict[str, dict[str, int]] = {}
+    for number, path in enumerate(paths):
+        if number:
+            # one file at a time: read it, merge it into the running states, drop it
+            file = load_states(path)
+            _check_same_metrics(first, file)
+            _check_same_header(first, file, allow_different_runs)
+            for key in first.metrics:
+                _check_same_config(key, first, file)
+                _check_same_settings(key, first, file)
+                try:
+                    states[key] = first.metrics[key].merge(states[key], file.states[key])
+                except ScorekitError as exc:
+                    raise StateMismatchError(
+                        f"{key}: the state in {file.path} does not merge with the states "
+                        f"before it (from {first.path}): {exc}"
+                    ) from None
+        rows += int(file.meta.get("rows", 0))
+        _add_tallies(tallies, file)
+        del file
     header = {k: v for k, v in first.meta.items() if k != "path"}
-    header["rows"] = sum(int(f.meta.get("rows", 0)) for f in files)
-    header["tallies"] = _add_tallies(files)
+    header["rows"] = rows
+    header["tallies"] = tallies
     return dict(first.metrics), states, header

@@ -20,8 +20,9 @@ from scorekit.core import (
     get,
 )
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
-from scorekit.io import read_limited
-from scorekit.statefiles._format import FILE_FORMAT, MAGIC, StateFile, rebuild
+from scorekit.io import read_limited, require_regular
+from scorekit.statefiles._binary import read_binary
+from scorekit.statefiles._format import BINARY_MAGIC, FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit.stats import Bootstrap, Replicates
 
 __all__ = ["load_states", "malformed"]
@@ -47,7 +48,22 @@ def _read_text(path: Path) -> str:
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    text = _read_text(path)
+    """The document of a state file: JSON text, or the header and blocks of a binary file."""
+    if _is_binary(path):
+        return read_binary(path, _parse_text)
+    return _parse_text(path, _read_text(path))
+
+
+def _is_binary(path: Path) -> bool:
+    require_regular(path, "a state file")
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(BINARY_MAGIC)) == BINARY_MAGIC
+    except OSError as exc:
+        raise InputError(message(str(path), "cannot read", raw(str(exc)), "a state file")) from None
+
+
+def _parse_text(path: Path, text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except RecursionError:
@@ -133,7 +149,11 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
     Parameters
     ----------
     path : str or Path
-        The state file (gzip-compressed or not; detected from the content).
+        The state file: JSON (gzip-compressed or not) or binary, detected from
+        the content. A JSON file is read whole, within ``--max-file-size``
+        (``SCOREKIT_MAX_FILE_SIZE``, 1 GiB by default); a binary file's arrays
+        are read block by block into the types the states hold, within
+        :func:`~scorekit.statefiles.binary_memory_limit` bytes of memory.
 
     Returns
     -------
@@ -145,7 +165,8 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
     ------
     InputError
         A missing, truncated or corrupt file (naming the line and column of
-        a JSON error), or one that is not a state file.
+        a JSON error, or the block of a binary file), or one that is not a
+        state file; every error names the path.
     StateMismatchError
         A file of another state-file or state format version, or a metric or
         option this scorekit does not know.

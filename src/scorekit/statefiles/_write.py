@@ -8,14 +8,21 @@ import json
 import os
 import stat
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from scorekit._version import __version__
 from scorekit.core import STATE_FORMAT, Grouped, Metric, State, encode_value, equal_values, get
 from scorekit.errors import ConfigError, InputError, message, raw
-from scorekit.statefiles._format import FILE_FORMAT, MAGIC, rebuild
+from scorekit.statefiles._binary import BlockWriter, array_bytes, encode_state
+from scorekit.statefiles._format import (
+    AUTO_BINARY_BYTES,
+    FILE_FORMAT,
+    MAGIC,
+    chosen_format,
+    rebuild,
+)
 from scorekit.stats import Bootstrap
 
 __all__ = ["save_states"]
@@ -114,6 +121,7 @@ def save_states(
     options: Mapping[str, Any] | None = None,
     rows: int | None = None,
     tallies: Mapping[str, Mapping[str, int]] | None = None,
+    state_format: str | None = None,
 ) -> Path:
     """Write the states of an evaluation to a state file.
 
@@ -143,6 +151,16 @@ def save_states(
         Named counts kept beside the states (``scorekit throughput``'s failures
         by reason): ``{name: {key: count}}``, added up when merging.
 
+    state_format : {"auto", "json", "binary"}, optional
+        ``json``: one readable JSON document. ``binary``: the states' numeric
+        arrays in npy blocks, each in its smallest exact type (float64 scores
+        that are float32 values as float32, counts in the smallest integer
+        type holding them), the rest in the same JSON header; read back into
+        the types the states hold. ``auto``: binary when the arrays take 1 MiB
+        or more (:data:`~scorekit.statefiles.AUTO_BINARY_BYTES`) and the name
+        does not end in ``.gz``, JSON otherwise. By default
+        ``SCOREKIT_STATE_FORMAT`` (``--state-format``), else ``auto``.
+
     Returns
     -------
     Path
@@ -152,7 +170,8 @@ def save_states(
     ------
     ConfigError
         A metric whose configuration cannot be written (an option that is a
-        function, or a class that is not the registered one).
+        function, or a class that is not the registered one); an unknown
+        ``state_format``, or ``binary`` for a name ending in ``.gz``.
 
     Examples
     --------
@@ -189,12 +208,13 @@ def save_states(
             for name, counts in (tallies or {}).items()
         },
     }
-    lines = []
+    fmt = _format_for(Path(path), state_format, states)
+    entries: list[dict[str, Any]] = []
     for key, metric in metrics.items():
         state = states[key]
         if not isinstance(state, State):
             raise ConfigError(message(key, "not a state", type(state).__name__, "a State"))
-        entry: dict[str, Any] = {"key": key, "metric": metric.name}
+        entry: dict[str, Any] = {"key": key, "metric": metric.name, "config": None}
         inner = metric.inner if isinstance(metric, Grouped) else metric
         if isinstance(inner, Bootstrap):
             entry["config"] = _config(key, inner.inner)
@@ -208,11 +228,52 @@ def save_states(
             entry["config"] = _config(key, inner)
         if isinstance(metric, Grouped):
             entry["by"] = list(metric.by)
-        entry["state"] = state.to_dict()
-        lines.append(json.dumps(entry, allow_nan=True, separators=(",", ":")))
-    head = json.dumps(header, allow_nan=True)
-    text = head[:-1] + ', "metrics": [\n' + ",\n".join(lines) + ("\n" if lines else "") + "]}\n"
-    return _write(Path(path), text)
+        entries.append(entry)
+    head = json.dumps(header, allow_nan=True)[:-1] + ', "metrics": [\n'
+
+    def entry_lines(encode: Any) -> str:
+        lines = []
+        for entry in entries:
+            entry["state"] = encode(states[entry["key"]])
+            lines.append(json.dumps(entry, allow_nan=True, separators=(",", ":")))
+            entry["state"] = None
+        return ",\n".join(lines) + ("\n" if lines else "") + "]"
+
+    if fmt == "json":
+        text = head + entry_lines(State.to_dict) + "}\n"
+        data = text.encode("utf-8")
+        if Path(path).name.lower().endswith(".gz"):
+            data = gzip.compress(data, mtime=0)
+        return _write(Path(path), lambda out: out.write(data))
+
+    def fill(out: IO[bytes]) -> None:
+        blocks = BlockWriter(out)
+        text = head + entry_lines(lambda state: encode_state(state, blocks.put))
+        text += ',\n"blocks": ' + json.dumps(blocks.blocks, separators=(",", ":")) + "}\n"
+        blocks.finish(text.encode("utf-8"))
+
+    return _write(Path(path), fill)
+
+
+def _format_for(path: Path, state_format: str | None, states: Mapping[str, State]) -> str:
+    """``json`` or ``binary``: the format asked for, or for ``auto`` the one the arrays call for."""
+    fmt = chosen_format(state_format)
+    compressed = path.name.lower().endswith(".gz")
+    if fmt == "binary" and compressed:
+        raise ConfigError(
+            message(
+                str(path),
+                "a binary state file is not gzip-compressed",
+                raw("a name ending in .gz"),
+                "a name without .gz, or the json format",
+            )
+        )
+    if fmt != "auto":
+        return fmt
+    if compressed:
+        return "json"
+    size = sum(array_bytes(s) for s in states.values() if isinstance(s, State))
+    return "binary" if size >= AUTO_BINARY_BYTES else "json"
 
 
 def _columns_value(value: Any) -> Any:
@@ -221,17 +282,14 @@ def _columns_value(value: Any) -> Any:
     return [str(v) for v in value]
 
 
-def _write(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path``: atomically onto a regular file or a new path.
+def _write(path: Path, fill: Callable[[IO[bytes]], Any]) -> Path:
+    """Write to ``path`` with ``fill(handle)``: atomically onto a regular file or a new path.
 
     A reader never sees half a regular file. A symbolic link is followed (the
     file it names is replaced, the link stays); anything else that exists (a
     device such as ``/dev/null``, a pipe) is written in place, never replaced
     by a regular file; a directory is refused.
     """
-    data = text.encode("utf-8")
-    if path.name.lower().endswith(".gz"):
-        data = gzip.compress(data, mtime=0)
     try:
         status = path.stat()  # what the path names, through any link (/dev/stdout: a pipe)
     except OSError:
@@ -241,7 +299,7 @@ def _write(path: Path, text: str) -> Path:
     if status is not None and not stat.S_ISREG(status.st_mode):
         try:
             with path.open("wb") as out:
-                out.write(data)
+                fill(out)
         except OSError as exc:
             raise InputError(
                 message(str(path), "cannot write the state file", raw(str(exc)), "a writable path")
@@ -252,7 +310,7 @@ def _write(path: Path, text: str) -> Path:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("xb") as out:
-            out.write(data)
+            fill(out)
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
