@@ -43,6 +43,7 @@ __all__ = [
     "restore_environment",
     "scaled",
     "slo_flag",
+    "state_format_flag",
     "write_comparison_report",
     "write_report",
     "write_warnings",
@@ -287,8 +288,33 @@ def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> N
     group.add_argument(
         "--save-state",
         metavar="FILE",
-        help="also write the metrics' states to FILE (JSON, gzip if it ends in .gz) for "
-        "`scorekit merge`",
+        help="also write the metrics' states to FILE (JSON, gzip if it ends in .gz; binary "
+        "arrays when large, see --state-format) for `scorekit merge`",
+    )
+    state_format_flag(group)
+
+
+class _StateFormat(argparse.Action):
+    """``--state-format json|binary|auto``: how this run's state files are written."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        from scorekit.statefiles import STATE_FORMAT_VARIABLE
+
+        _set_for_run(STATE_FORMAT_VARIABLE, str(values))
+        setattr(namespace, self.dest, values)
+
+
+def state_format_flag(parser: Any) -> None:
+    """``--state-format``: how ``--save-state`` writes its file (``SCOREKIT_STATE_FORMAT``)."""
+    from scorekit.statefiles import STATE_FORMATS
+
+    parser.add_argument(
+        "--state-format",
+        action=_StateFormat,
+        choices=STATE_FORMATS,
+        help="the --save-state file's format: json text, binary (the arrays in npy blocks, "
+        "far smaller and faster), or auto: binary when the arrays take 1 MiB or more and "
+        "the name does not end in .gz (default auto, or SCOREKIT_STATE_FORMAT)",
     )
 
 

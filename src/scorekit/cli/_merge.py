@@ -7,7 +7,13 @@ from typing import Any, TextIO
 
 from scorekit.api import merge_with_header, save_states
 from scorekit.cli._commands import command_module
-from scorekit.cli._flags import format_flag, max_file_size_flag, report_flag, write_report
+from scorekit.cli._flags import (
+    format_flag,
+    max_file_size_flag,
+    report_flag,
+    state_format_flag,
+    write_report,
+)
 from scorekit.cli._output import write_values
 from scorekit.core import ByGroup, Grouped
 from scorekit.stats import Bootstrap, Interval
@@ -27,11 +33,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             "the same command and columns, in a state format this scorekit reads."
         ),
     )
-    mg.add_argument("states", nargs="+", metavar="STATE", help="state files (.json, .json.gz)")
+    mg.add_argument(
+        "states",
+        nargs="+",
+        metavar="STATE",
+        help="state files (JSON, gzip JSON or binary), read and merged one at a time; a "
+        "binary file is limited by the memory its arrays take once read (8G, or --max-file-size)",
+    )
     format_flag(mg, "table", "json", "csv")
     report_flag(mg)
     max_file_size_flag(mg, "state file")
     mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
+    state_format_flag(mg)
     mg.add_argument(
         "--allow-duplicates",
         action="store_true",
