@@ -224,3 +224,69 @@ def test_names() -> None:
         assert hasattr(reference, theirs) and hasattr(compat, theirs)
         module, _, name = ours.rpartition(".")
         assert callable(getattr(importlib.import_module(module), name))
+
+
+@st.composite
+def _statistics(draw: st.DrawFn) -> tuple[list[int], list[int], int, int, int]:
+    order = draw(st.integers(1, 6))
+    total = draw(st.lists(st.integers(0, 60), min_size=order, max_size=order))
+    correct = [draw(st.integers(0, t)) for t in total]
+    sys_len = draw(st.integers(0, 80))
+    ref_len = draw(st.integers(0, 80))
+    return correct, total, sys_len, ref_len, order
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _statistics(),
+    st.sampled_from(["exp", "floor", "add-k", "none"]),
+    st.sampled_from([None, 0.01, 0.5, 2]),
+    st.booleans(),
+)
+def test_compute_bleu_from_sufficient_statistics(
+    stats: tuple[list[int], list[int], int, int, int], smooth: str, value: Any, effective: bool
+) -> None:
+    correct, total, sys_len, ref_len, order = stats
+    if smooth in ("exp", "none") or (smooth == "floor" and value is not None and value > 1):
+        value = None  # refused by scorekit (see the module's departures)
+    options = {
+        "smooth_method": smooth,
+        "smooth_value": value,
+        "effective_order": effective,
+        "max_ngram_order": order,
+    }
+    got = compat.BLEU.compute_bleu(correct, total, sys_len, ref_len, **options)
+    # sacrebleu adds add-k's value to the lists it is given
+    want = reference.BLEU.compute_bleu(list(correct), list(total), sys_len, ref_len, **options)
+    _same_bleu(got, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_corpus(), st.sampled_from([None, 0.1, 0.3]))
+def test_raw_corpus_bleu(corpus: tuple[list[str], list[list[str]]], value: Any) -> None:
+    hyps, refs = corpus
+    _same_bleu(
+        compat.raw_corpus_bleu(hyps, refs, smooth_value=value),
+        reference.raw_corpus_bleu(hyps, refs, smooth_value=value),
+    )
+
+
+def test_compute_bleu_refuses_what_are_not_statistics() -> None:
+    compute = compat.BLEU.compute_bleu
+    cases = [
+        (lambda: compute([1, 1, 1], [2, 2, 2, 2], 2, 2), "correct has another length"),
+        (lambda: compute([1, 1, 1, 1], [2, 2, 2, 2], -1, 2), "sys_len must be a count"),
+        (lambda: compute([1, 0.5, 1, 1], [2, 2, 2, 2], 2, 2), r"correct\[1\] must be a count"),
+        (
+            lambda: compute([1, 3, 1, 1], [2, 2, 2, 2], 2, 2),
+            r"more matched.*correct\[1\] = 3 > total\[1\] = 2",
+        ),
+        (lambda: compute("1234", [2, 2, 2, 2], 2, 2), "correct must be a list"),
+        (lambda: compute([True, 1, 1, 1], [2, 2, 2, 2], 2, 2), r"correct\[0\] must be a count"),
+    ]
+    for call, text in cases:
+        with pytest.raises(InputError, match=f"compute_bleu: {text}"):
+            call()
+    counts = [2, 1, 0, 0]
+    compute(counts, [3, 2, 1, 0], 3, 4, smooth_method="add-k")
+    assert counts == [2, 1, 0, 0]

@@ -2,11 +2,12 @@
 
 ``from scorekit.compat import sacrebleu`` replaces ``import sacrebleu`` for
 BLEU, chrF and TER: :func:`corpus_bleu`, :func:`sentence_bleu`,
-:func:`corpus_chrf`, :func:`sentence_chrf`, :func:`corpus_ter` and
-:func:`sentence_ter` take sacrebleu's arguments in its order (hypotheses
+:func:`corpus_chrf`, :func:`sentence_chrf`, :func:`corpus_ter`,
+:func:`sentence_ter` and :func:`raw_corpus_bleu` take sacrebleu's arguments in its order (hypotheses
 first, references as a list of reference *streams*), and the classes
 :class:`BLEU`, :class:`CHRF` and :class:`TER` have ``corpus_score``,
-``sentence_score`` and ``get_signature``. Scores are on sacrebleu's 0-100
+``sentence_score`` and ``get_signature`` (and ``BLEU.compute_bleu`` gives BLEU from
+its sufficient statistics). Scores are on sacrebleu's 0-100
 scale and the score objects have sacrebleu's fields and print as sacrebleu's
 (``str(score)`` and ``score.format()``).
 
@@ -21,6 +22,8 @@ module departs from sacrebleu:
 - an empty corpus raises :class:`~scorekit.errors.InputError` (sacrebleu
   raises ``IndexError``); bootstrap intervals (``n_bootstrap``) are
   :mod:`scorekit.stats`' and are not offered here;
+- a ``smooth_value`` with ``exp`` or ``none`` smoothing, which sacrebleu
+  ignores, and a ``floor`` value above 1 raise :class:`~scorekit.errors.ConfigError`;
 - ``force`` only silences sacrebleu's warning about tokenized input, which
   scorekit does not give; it is accepted and has no effect.
 
@@ -44,10 +47,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
+import numpy as np
+
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.text import BLEU as _BLEU
 from scorekit.text import CHRF as _CHRF
 from scorekit.text import TER as _TER
+from scorekit.text import BLEUStats
 
 __all__ = [
     "BLEU",
@@ -62,6 +68,7 @@ __all__ = [
     "corpus_bleu",
     "corpus_chrf",
     "corpus_ter",
+    "raw_corpus_bleu",
     "sentence_bleu",
     "sentence_chrf",
     "sentence_ter",
@@ -70,6 +77,7 @@ __all__ = [
 NAMES: dict[str, str] = {
     "corpus_bleu": "scorekit.text.bleu",
     "sentence_bleu": "scorekit.text.sentence_bleu",
+    "raw_corpus_bleu": "scorekit.text.bleu",
     "BLEU": "scorekit.text.BLEU",
     "corpus_chrf": "scorekit.text.chrf",
     "sentence_chrf": "scorekit.text.sentence_chrf",
@@ -384,9 +392,45 @@ class BLEU(_Metric[BLEUScore]):
         self._refs = references
         self._signature = self._metric.signature()
 
+    @staticmethod
+    def compute_bleu(
+        correct: Sequence[int],
+        total: Sequence[int],
+        sys_len: int,
+        ref_len: int,
+        smooth_method: str = "none",
+        smooth_value: float | None = None,
+        effective_order: bool = False,
+        max_ngram_order: int = 4,
+    ) -> BLEUScore:
+        """sacrebleu's ``BLEU.compute_bleu``: BLEU from its sufficient statistics.
+
+        ``correct`` and ``total`` are the matched and total n-gram counts of
+        orders 1 to ``max_ngram_order``, ``sys_len`` and ``ref_len`` the
+        hypothesis and reference lengths, as :class:`BLEUScore` reports them.
+        Unlike sacrebleu's, the lists given are not changed by ``add-k``.
+
+        Examples
+        --------
+        >>> s = BLEU.compute_bleu([5, 3, 2, 1], [6, 5, 4, 3], 6, 6)
+        >>> round(s.score, 4), s.precisions[0]
+        (53.7285, 83.3...)
+        >>> print(BLEU.compute_bleu([3, 2, 1, 0], [3, 2, 1, 1], 3, 4, smooth_method="exp"))
+        BLEU = 60.25 100.0/100.0/100.0/50.0 (BP = 0.717 ratio = 0.750 hyp_len = 3 ref_len = 4)
+        """
+        bleu = BLEU(
+            smooth_method=smooth_method,
+            smooth_value=smooth_value,
+            max_ngram_order=max_ngram_order,
+            effective_order=effective_order,
+        )
+        return bleu._of_state(_statistics(bleu._metric, correct, total, sys_len, ref_len))
+
     def _score(self, references: list[list[str]], hypotheses: list[str]) -> BLEUScore:
+        return self._of_state(self._metric.summarize(references, hypotheses))
+
+    def _of_state(self, state: BLEUStats) -> BLEUScore:
         metric = self._metric
-        state = metric.summarize(references, hypotheses)
         result = metric.result(state)
         self._signature = result.signature
         smooth = metric.smooth
@@ -395,8 +439,12 @@ class BLEU(_Metric[BLEUScore]):
         counts: list[Any] = list(result.counts)
         totals: list[Any] = list(result.totals)
         if any(counts) and smooth == "add-k":
-            counts = [c + k if n > 0 else c for n, c in enumerate(counts)]
-            totals = [t + k if n > 0 else t for n, t in enumerate(totals)]
+            # sacrebleu adds k to the orders above 1 up to the first with no n-gram
+            for n in range(1, len(counts)):
+                if totals[n - 1] == 0:
+                    break
+                counts[n] += k
+                totals[n] += k
         precisions = [
             _percent(c, t, f, smooth, k)
             for c, t, f in zip(counts, totals, result.precisions, strict=True)
@@ -410,6 +458,60 @@ class BLEU(_Metric[BLEUScore]):
             result.hyp_len,
             result.ref_len,
         )
+
+
+def _count(name: str, value: Any) -> int:
+    """One count of ``compute_bleu``'s statistics: a whole number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise InputError(
+            message("compute_bleu", f"{name} must be a count", value, "an integer >= 0")
+        )
+    return int(value)
+
+
+def _statistics(metric: _BLEU, correct: Any, total: Any, sys_len: Any, ref_len: Any) -> BLEUStats:
+    """The state of ``compute_bleu``'s sufficient statistics, checked."""
+    counts = []
+    for name, values in (("correct", correct), ("total", total)):
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence | np.ndarray):
+            raise InputError(
+                message("compute_bleu", f"{name} must be a list", values, "one count per order")
+            )
+        if len(values) != metric.max_order:
+            raise InputError(
+                message(
+                    "compute_bleu",
+                    f"{name} has another length than max_ngram_order",
+                    raw(f"{len(values)} counts"),
+                    f"{metric.max_order} counts",
+                )
+            )
+        counts.append(np.array([_count(f"{name}[{i}]", v) for i, v in enumerate(values)]))
+    matches, totals = counts
+    above = np.flatnonzero(matches > totals)
+    if above.size:
+        i = int(above[0])
+        raise InputError(
+            message(
+                "compute_bleu",
+                "more matched than total n-grams",
+                raw(f"correct[{i}] = {matches[i]} > total[{i}] = {totals[i]}"),
+                "correct <= total at every order",
+            )
+        )
+    return BLEUStats(
+        tokenize=metric.tokenize,
+        lowercase=metric.lowercase,
+        max_order=metric.max_order,
+        clip=metric.clip,
+        segments=1,
+        hyp_len=_count("sys_len", sys_len),
+        ref_len=_count("ref_len", ref_len),
+        matches=matches.astype(np.int64),
+        totals=totals.astype(np.int64),
+        min_refs=1,
+        max_refs=1,
+    )
 
 
 def _cached(name: str, references: Any, cached: Any, n_bootstrap: int) -> Any:
@@ -451,6 +553,32 @@ def corpus_bleu(
         smooth_value=smooth_value,
         effective_order=use_effective_order,
     ).corpus_score(hypotheses, references)
+
+
+def raw_corpus_bleu(
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str | None]],
+    smooth_value: float | None = 0.1,
+) -> BLEUScore:
+    """sacrebleu's ``raw_corpus_bleu``: BLEU of untokenized text, floor-smoothed.
+
+    As :func:`corpus_bleu` with ``tokenize="none"``, ``smooth_method="floor"``
+    and ``use_effective_order=True``: tokens are the text split at spaces.
+
+    Examples
+    --------
+    >>> print(raw_corpus_bleu(["the cat sat on the mat."], [["the cat sat on a mat."]]))
+    BLEU = 53.73 83.3/60.0/50.0/33.3 (BP = 1.000 ratio = 1.000 hyp_len = 6 ref_len = 6)
+    """
+    return corpus_bleu(
+        hypotheses,
+        references,
+        smooth_method="floor",
+        smooth_value=smooth_value,
+        force=True,
+        tokenize="none",
+        use_effective_order=True,
+    )
 
 
 def sentence_bleu(
