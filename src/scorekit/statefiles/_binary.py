@@ -340,9 +340,12 @@ def _read_block(
             else np.lib.format.read_array_header_2_0
         )
         found_shape, fortran, stored = header(counted)
-    except (ValueError, TypeError, SyntaxError, OSError, EOFError, struct.error) as exc:
+    except Exception as exc:  # numpy parses the header text: any failure means a bad record
+        shown = str(exc).encode("ascii", "backslashreplace").decode()[:120]
         raise _error(
-            path, f"corrupt state file ({where} is not an npy record)", raw(str(exc)[:200])
+            path,
+            f"corrupt state file ({where} is not an npy record)",
+            raw(f"{type(exc).__name__}: {shown}"),
         ) from None
     if stored.hasobject or stored.kind not in "biuf" or stored.fields is not None:
         raise _error(
