@@ -23,10 +23,17 @@ def merge_files(
     state-file and state format this scorekit reads; files written by other
     scorekit versions of the same formats merge.
 
+    The files are read one at a time, each merged into the running states and
+    dropped before the next is read: memory holds the merged states and one
+    file's, however many files there are, and the states are those of merging
+    the files' states pairwise in order.
+
     Parameters
     ----------
     paths : sequence of str or Path
-        The state files, one per shard (at least one).
+        The state files, one per shard (at least one): JSON, gzip JSON or
+        binary (told apart by their content), in any mix. The size limit
+        applies to each file (see :func:`~scorekit.statefiles.load_states`).
     allow_duplicates : bool, default False
         Merge files of identical content (shards whose data happen to give equal
         states). A file given twice, through any path or link, is always refused.
@@ -46,7 +53,8 @@ def merge_files(
         given twice (same device and inode), or two files of identical content
         unless ``allow_duplicates``.
     InputError
-        A missing, truncated or corrupt file, or one that is not a state file.
+        A missing, truncated or corrupt file, or one that is not a state file,
+        naming the path.
 
     Examples
     --------
