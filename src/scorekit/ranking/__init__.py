@@ -38,9 +38,33 @@ from scorekit.ranking._fusion import FUSION_METHODS, FUSION_NORMS, fuse, write_r
 from scorekit.ranking._graded import CG, DCG, ERR, NDCG
 from scorekit.ranking._kendall import KendallTau, kendall_tau
 from scorekit.ranking._measures import GMMAP, RBP, InfAP, JudgedAtK, RBPResidual
-from scorekit.ranking._names import TOOLS, foreign_name, translate
+from scorekit.ranking._names import (
+    TOOLS,
+    TREC_DEFAULTS,
+    TREC_NICKNAMES,
+    foreign_name,
+    translate,
+    trec_measures,
+)
 from scorekit.ranking._state import GAINS, MISSING, QueryValues
 from scorekit.ranking._trec import read_run_file
+from scorekit.ranking._trec_counts import (
+    NumNonrelJudgedRet,
+    NumQ,
+    NumRel,
+    NumRelRet,
+    NumRet,
+    Utility,
+)
+from scorekit.ranking._trec_gains import RNDCG, BinG, G, NDCGRel
+from scorekit.ranking._trec_measures import (
+    ElevenPointAverage,
+    IPrecAtRecall,
+    RelativeP,
+    RPrecMult,
+    Unjudged,
+)
+from scorekit.ranking._trec_sets import GMBPref, SetF, SetMAP, SetP, SetRecall, SetRelativeP
 
 __all__ = [
     "CG",
@@ -55,21 +79,44 @@ __all__ = [
     "MRR",
     "NDCG",
     "RBP",
+    "RNDCG",
     "TOOLS",
+    "TREC_DEFAULTS",
+    "TREC_NICKNAMES",
     "BPref",
+    "BinG",
+    "ElevenPointAverage",
     "FAtK",
+    "G",
+    "GMBPref",
     "HitRate",
+    "IPrecAtRecall",
     "InfAP",
     "JudgedAtK",
     "KendallTau",
+    "NDCGRel",
+    "NumNonrelJudgedRet",
+    "NumQ",
+    "NumRel",
+    "NumRelRet",
+    "NumRet",
     "Precision",
     "Qrels",
     "QueryValues",
     "RBPResidual",
+    "RPrecMult",
     "RPrecision",
     "RankingResult",
     "Recall",
+    "RelativeP",
     "Run",
+    "SetF",
+    "SetMAP",
+    "SetP",
+    "SetRecall",
+    "SetRelativeP",
+    "Unjudged",
+    "Utility",
     "as_qrels",
     "as_run",
     "dcg",
@@ -87,5 +134,6 @@ __all__ = [
     "read_run",
     "read_run_file",
     "translate",
+    "trec_measures",
     "write_run",
 ]

@@ -14,6 +14,7 @@ from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message, raw
 from scorekit.ranking._data import as_qrels, as_run
 from scorekit.ranking._listed import judge_dicts, judge_for
+from scorekit.ranking._names import trec_measures
 from scorekit.ranking._state import QueryValues, RankingMetric
 
 __all__ = ["RankingResult", "evaluate", "per_query_values", "ranking_metrics"]
@@ -79,6 +80,10 @@ def ranking_metrics(
     specs : str, Metric or a sequence of them
         Metric strings such as ``"ndcg@10"``, ``"map"`` (or ``"ap"``), ``"p@5"``,
         or configured ranking metrics (keyed by their name and cutoff).
+        trec_eval's measure sets (``"official"``, ``"all_trec"``) and
+        families (``"iprec_at_recall"``, ``"P.5,10"``) stand for their
+        measures, keyed by their scorekit strings in trec_eval's order (see
+        :func:`~scorekit.ranking.trec_measures`).
     options : mapping, optional
         Options given to every metric named by a string that has them:
         ``relevance_level``, ``missing``, ``judged_only``, ``max_docs``,
@@ -113,7 +118,7 @@ def ranking_metrics(
     if isinstance(specs, str | Metric):
         specs = [specs]
     out: dict[str, RankingMetric] = {}
-    for spec in specs:
+    for spec in _expanded(specs):
         if isinstance(spec, Metric):
             metric = spec
             k = getattr(spec, "k", None)
@@ -149,6 +154,15 @@ def ranking_metrics(
         out[key] = metric
     if not out:
         raise ConfigError(message("ranking.evaluate", "no metric named", None, "e.g. ['ndcg@10']"))
+    return out
+
+
+def _expanded(specs: Sequence[str | Metric[Any]]) -> list[str | Metric[Any]]:
+    """``specs`` with each trec_eval measure set or family replaced by its measures."""
+    out: list[str | Metric[Any]] = []
+    for spec in specs:
+        members = trec_measures(spec) if isinstance(spec, str) else None
+        out.extend(members if members is not None else [spec])
     return out
 
 

@@ -36,6 +36,8 @@ class Judged:
     the run. ``complete`` is False when the ranked rows are only the listed
     documents' (:func:`~scorekit.ranking._listed.judge_listed`), which only
     metrics that :meth:`~scorekit.ranking.RankingMetric.reads_listed_rows` read.
+    ``qrels`` are the judgments joined (kept by :func:`judge`), from which
+    :meth:`absent_relevant` counts the judgments of the absent queries.
     """
 
     queries: NDArray[np.str_]
@@ -47,6 +49,7 @@ class Judged:
     absent: NDArray[np.str_]
     listed: NDArray[np.bool_]
     complete: bool = True
+    qrels: Qrels | None = None
 
     @property
     def n_queries(self) -> int:
@@ -119,7 +122,27 @@ class Judged:
             judged_grade=self.judged_grade,
             absent=self.absent,
             listed=self.listed[mask],
+            qrels=self.qrels,
         )
+
+    def absent_relevant(self, level: float) -> NDArray[np.float64]:
+        """Per absent query (in the order of ``absent``): its judgments with grade >= level.
+
+        Zeros when the join keeps no qrels (a join of the listed rows alone).
+
+        Examples
+        --------
+        >>> qrels = Qrels.from_dict({"a": {"d": 1}, "b": {"d": 2, "e": 1, "f": 0}})
+        >>> judged = judge(qrels, Run.from_dict({"a": {"d": 1.0}}))
+        >>> judged.absent.tolist(), judged.absent_relevant(1).tolist()
+        (['b'], [2.0])
+        """
+        if self.qrels is None or len(self.absent) == 0:
+            return np.zeros(len(self.absent))
+        codes, names, _ = self.qrels._query_index()
+        query, rows = judged_in(self.absent, names, codes)
+        mask = self.qrels.values[rows] >= level
+        return np.bincount(query[mask], minlength=len(self.absent)).astype(np.float64)
 
     def first_rows(self) -> NDArray[np.int64]:
         """The position of each query's first ranked row (queries with rows only)."""
@@ -164,6 +187,7 @@ def judge(qrels: Qrels, run: Run) -> Judged:
         judged_grade=qrels.values[judged],
         absent=absent,
         listed=listed[rows],
+        qrels=qrels,
     )
 
 
