@@ -62,7 +62,7 @@ def run(n: int = N) -> list[Row]:
         )
         rows.append(Row(task, size, t_ours, name, t_ref, _same(100 * ours, ref)))
     m = min(n, TER_N)
-    t_ours, ours = best_of(lambda: T.ter(refs[:m], preds[:m]).score, repeat=1)
+    t_ours, ours = best_of(lambda: T.ter(refs[:m], preds[:m]).score)
     t_ref, ref = best_of(lambda: RefTER().corpus_score(preds[:m], [refs[:m]]).score, repeat=1)
     rows.append(Row("TER", f"{m:,} segments", t_ours, name, t_ref, _same(100 * ours, ref)))
     jname = f"jiwer {getattr(jiwer, '__version__', '4')}"

@@ -12,8 +12,10 @@ pseudo-diagonal ("beam"). Its result equals the plain Levenshtein distance
 whenever every path as cheap as that distance stays inside the band; that
 holds for any distance up to a bound fixed by the two lengths
 (:func:`_exact_bound`), and then the distance comes from rapidfuzz's compiled
-kernel, and the alignment (trace) from the whole table, built bit-parallel.
-Above the bound the band is filled here exactly as sacrebleu fills it.
+kernel, and the alignment of the trace from the whole table, built bit-parallel
+and read back from its step bits (:func:`_aligned`). Above the bound the band
+is filled here exactly as sacrebleu fills it. The shift search skips, in a few
+comparisons, the block starts that allow no candidate (:func:`_best_shift`).
 """
 
 from __future__ import annotations
@@ -111,35 +113,138 @@ def _trace_of(hyp: str, ref: str, cell: Callable[[int, int], int]) -> str:
     return "".join(reversed(path))
 
 
-def _full_table(hyp: str, ref: str, peq: dict[str, int]) -> Callable[[int, int], int]:
+def _full_rows(hyp: str, ref: str, peq: dict[str, int]) -> tuple[list[int], ...]:
     """The whole edit-distance table of ``hyp`` (rows) and ``ref`` (columns), bit-parallel.
 
-    Each row is kept as the bit vectors of its +1 and -1 steps along the
-    reference (Myers 1999, Hyyrö 2001), so building it costs a few integer
-    operations per prediction word and reading a cell two bit counts.
+    Row ``i`` is kept as bit vectors of its steps (Myers 1999, Hyyrö 2001): bit
+    ``j - 1`` of ``across_up[i]`` / ``across_down[i]`` is set when cell ``(i, j)``
+    is one more / one less than cell ``(i, j - 1)``, and of ``down_up[i]`` /
+    ``down_down[i]`` when it is one more / one less than cell ``(i - 1, j)``.
+    Building it costs a few integer operations per prediction word.
     """
     n = len(ref)
     full = (1 << n) - 1
     vp, vn = full, 0
-    rows = [(vp, vn)]
+    across_up, across_down = [vp], [vn]
+    down_up, down_down = [0], [0]
+    add_au, add_ad, add_du, add_dd = (
+        across_up.append,
+        across_down.append,
+        down_up.append,
+        down_down.append,
+    )
+    get = peq.get
     for c in hyp:
-        eq = peq.get(c, 0)
+        eq = get(c, 0)
         xv = eq | vn
         xh = ((((eq & vp) + vp) & full) ^ vp) | eq
         hp = vn | (~(xh | vp) & full)
         hn = vp & xh
+        add_du(hp)
+        add_dd(hn)
         hp = ((hp << 1) | 1) & full
         hn = (hn << 1) & full
         vp = hn | (~(xv | hp) & full)
         vn = hp & xv
-        rows.append((vp, vn))
+        add_au(vp)
+        add_ad(vn)
+    return across_up, across_down, down_up, down_down
 
-    def cell(i: int, j: int) -> int:
-        up, down = rows[i]
-        mask = (1 << j) - 1
-        return i + (up & mask).bit_count() - (down & mask).bit_count()
 
-    return cell
+def _distance_of(rows: tuple[list[int], ...], m: int) -> int:
+    """The last cell of the table ``rows`` of ``m`` prediction words."""
+    return m + rows[0][m].bit_count() - rows[1][m].bit_count()
+
+
+def _aligned(
+    hyp: str, ref: str, rows: tuple[list[int], ...]
+) -> tuple[list[int], list[int], list[int]]:
+    """The alignment of the trace :func:`_trace_of` reads from the whole table, read directly.
+
+    Walking back from the last cell: equal words align; otherwise the first of
+    substitution, deletion and insertion that keeps the cell's cost, decided
+    from the step bits of two rows (:func:`_full_rows`). Returns, per reference
+    position, the prediction position aligned to it (the one before, for a
+    reference word with no prediction word); and, per prediction and reference
+    position, the first position from there on with an edit (the length when
+    there is none).
+    """
+    across_up, across_down, down_up, down_down = rows
+    m, n = len(hyp), len(ref)
+    align = [0] * n
+    hyp_next = [m] * (m + 1)
+    ref_next = [n] * (n + 1)
+    next_h, next_r = m, n
+    i, j = m, n
+    while i and j:
+        i1 = i - 1
+        j1 = j - 1
+        if hyp[i1] == ref[j1]:
+            i = i1
+            j = j1
+            align[j] = i
+            hyp_next[i] = next_h
+            ref_next[j] = next_r
+            continue
+        bit = 1 << j1
+        # cell (i, j) less cell (i - 1, j), and cell (i - 1, j) less cell (i - 1, j - 1)
+        down = (down_up[i] & bit != 0) - (down_down[i] & bit != 0)
+        if down + (across_up[i1] & bit != 0) - (across_down[i1] & bit != 0) == 1:
+            i = i1
+            j = j1
+            align[j] = i
+            hyp_next[i] = next_h = i
+            ref_next[j] = next_r = j
+        elif down == 1:
+            i = i1
+            hyp_next[i] = next_h = i
+        else:
+            j = j1
+            align[j] = i1
+            ref_next[j] = next_r = j
+    while j:
+        j -= 1
+        align[j] = -1
+        ref_next[j] = next_r = j
+    while i:
+        i -= 1
+        hyp_next[i] = next_h = i
+    return align, hyp_next, ref_next
+
+
+def _alignment_of_trace(trace: str) -> tuple[list[int], list[int], list[int]]:
+    """What :func:`_aligned` gives, from a trace (of the reference against the prediction)."""
+    pos_hyp = pos_ref = -1
+    align: list[int] = []
+    ref_err: list[int] = []
+    hyp_err: list[int] = []
+    for op in trace:
+        if op in (_NOP, _SUB):
+            pos_hyp += 1
+            pos_ref += 1
+            align.append(pos_hyp)
+            flag = 0 if op == _NOP else 1
+            hyp_err.append(flag)
+            ref_err.append(flag)
+        elif op == _INS:
+            pos_hyp += 1
+            hyp_err.append(1)
+        else:
+            pos_ref += 1
+            align.append(pos_hyp)
+            ref_err.append(1)
+    return align, _next_edits(hyp_err), _next_edits(ref_err)
+
+
+def _next_edits(flags: list[int]) -> list[int]:
+    """Per position, the first position from there on whose flag is set (else the length)."""
+    out = [len(flags)] * (len(flags) + 1)
+    nxt = len(flags)
+    for k in range(len(flags) - 1, -1, -1):
+        if flags[k]:
+            nxt = k
+        out[k] = nxt
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -167,30 +272,6 @@ def _exact_bound(m: int, n: int) -> int:
     if slack < 0:
         return -1
     return abs(n - m) + 2 * slack + 1 if slack < _INF else _INF
-
-
-def _alignment(trace: str) -> tuple[dict[int, int], list[int], list[int]]:
-    """The alignment of reference to prediction positions and the error flags of each side."""
-    pos_hyp = pos_ref = -1
-    align: dict[int, int] = {}
-    ref_err: list[int] = []
-    hyp_err: list[int] = []
-    for op in trace:
-        if op in (_NOP, _SUB):
-            pos_hyp += 1
-            pos_ref += 1
-            align[pos_ref] = pos_hyp
-            flag = 0 if op == _NOP else 1
-            hyp_err.append(flag)
-            ref_err.append(flag)
-        elif op == _INS:
-            pos_hyp += 1
-            hyp_err.append(1)
-        else:
-            pos_ref += 1
-            align[pos_ref] = pos_hyp
-            ref_err.append(1)
-    return align, ref_err, hyp_err
 
 
 def _shifted(words: str, start: int, length: int, target: int) -> str:
@@ -227,20 +308,26 @@ class _Segment:
         self.levenshtein = Levenshtein.distance
         self.cache: dict[str, int] = {}
         self.peq: dict[str, int] = {}
+        self.where: dict[str, list[int]] = {}
         for k, word in enumerate(ref):
             self.peq[word] = self.peq.get(word, 0) | (1 << k)
+            self.where.setdefault(word, []).append(k)
 
-    def traced(self, hyp: str) -> tuple[int, str]:
-        """sacrebleu's banded distance and trace of ``hyp``.
+    def aligned(self, hyp: str) -> tuple[int, list[int], list[int], list[int]]:
+        """sacrebleu's banded distance of ``hyp`` and the alignment of its trace.
 
         Within the exact bound no cheapest path leaves the band, so the band's
-        trace is the whole table's, read from the bit-parallel table.
+        trace is the whole table's, read from the bit-parallel table
+        (:func:`_aligned`); above it the band is filled as sacrebleu fills it.
         """
-        cell = _full_table(hyp, self.ref, self.peq)
-        d = cell(len(hyp), len(self.ref))
+        rows = _full_rows(hyp, self.ref, self.peq)
+        d = _distance_of(rows, len(hyp))
         if d > self.bound:
-            return _band_distance(hyp, self.ref, trace=True)
-        return d, _trace_of(hyp, self.ref, cell)
+            d, trace = _band_distance(hyp, self.ref, trace=True)
+            align, hyp_next, ref_next = _alignment_of_trace(trace.translate(_FLIP))
+        else:
+            align, hyp_next, ref_next = _aligned(hyp, self.ref, rows)
+        return d, align, hyp_next, ref_next
 
     def distance(self, hyp: str) -> int:
         """sacrebleu's banded distance: rapidfuzz's when provably equal, else the band filled."""
@@ -255,51 +342,69 @@ class _Segment:
 
 
 def _best_shift(words: str, ref: str, seg: _Segment, checked: int) -> tuple[int, str, int]:
-    """The shift that lowers the distance most: (gain, shifted words, candidates checked)."""
-    pre, inverse = seg.traced(words)
-    align, ref_err, hyp_err = _alignment(inverse.translate(_FLIP))
+    """The shift that lowers the distance most: (gain, shifted words, candidates checked).
+
+    sacrebleu tries, for every pair of a prediction and a reference position
+    that start a run of equal words, each length of the run up to 10 whose
+    words hold an edit on both sides and that does not cover the prediction
+    position aligned to the run's reference start. Here the lengths a pair
+    allows are an interval found from the positions of the next edits, so pairs
+    that allow none cost a few comparisons; the candidates are the same and
+    are counted in the same order.
+    """
+    pre, align, hyp_next, ref_next = seg.aligned(words)
     best: tuple[int, int, int, int, str] | None = None
     m, n = len(words), len(ref)
-    # only reference positions holding the word a block starts with can start a match
-    where: dict[str, list[int]] = {}
-    for k, word in enumerate(ref):
-        where.setdefault(word, []).append(k)
+    where = seg.where
     for start_h in range(m):
-        for start_r in where.get(words[start_h], ()):
-            if abs(start_r - start_h) > _MAX_SHIFT_DIST:
+        starts = where.get(words[start_h])
+        if starts is None:
+            continue
+        # the shortest block holding an edit of the prediction
+        low_h = hyp_next[start_h] - start_h + 1
+        if low_h > _MAX_SHIFT_SIZE:
+            continue
+        for start_r in starts:
+            target = align[start_r] - start_h
+            if target == 0 or abs(start_r - start_h) > _MAX_SHIFT_DIST:
                 continue
-            length = 0
-            while words[start_h + length] == ref[start_r + length] and length < _MAX_SHIFT_SIZE:
-                length += 1
+            high = _MAX_SHIFT_SIZE
+            if 0 < target < high:
+                # blocks from ``target + 1`` words on would hold the aligned position
+                high = target
+            low = ref_next[start_r] - start_r + 1
+            if low < low_h:
+                low = low_h
+            if (
+                low > high
+                or start_h + low > m
+                or start_r + low > n
+                or words[start_h : start_h + low] != ref[start_r : start_r + low]
+            ):
+                continue
+            length = low
+            while True:
+                prev = -1
+                for offset in range(-1, length):
+                    idx = 0 if start_r + offset == -1 else align[start_r + offset] + 1
+                    if idx == prev:
+                        continue
+                    prev = idx
+                    shifted = _shifted(words, start_h, length, idx)
+                    candidate = (pre - seg.distance(shifted), length, -start_h, -idx, shifted)
+                    checked += 1
+                    if best is None or candidate > best:
+                        best = candidate
+                if checked >= _MAX_SHIFT_CANDIDATES:
+                    return (0, words, checked) if best is None else (best[0], best[4], checked)
                 if (
-                    sum(hyp_err[start_h : start_h + length])
-                    and sum(ref_err[start_r : start_r + length])
-                    and not start_h <= align[start_r] < start_h + length
+                    length == high
+                    or start_h + length == m
+                    or start_r + length == n
+                    or words[start_h + length] != ref[start_r + length]
                 ):
-                    prev = -1
-                    for offset in range(-1, length):
-                        if start_r + offset == -1:
-                            idx = 0
-                        elif start_r + offset in align:
-                            idx = align[start_r + offset] + 1
-                        else:
-                            break
-                        if idx == prev:
-                            continue
-                        prev = idx
-                        shifted = _shifted(words, start_h, length, idx)
-                        candidate = (pre - seg.distance(shifted), length, -start_h, -idx, shifted)
-                        checked += 1
-                        if best is None or candidate > best:
-                            best = candidate
-                    if checked >= _MAX_SHIFT_CANDIDATES:
-                        break
-                if m == start_h + length or n == start_r + length:
                     break
-            if checked >= _MAX_SHIFT_CANDIDATES:
-                break
-        if checked >= _MAX_SHIFT_CANDIDATES:
-            break
+                length += 1
     if best is None:
         return 0, words, checked
     return best[0], best[4], checked
