@@ -40,7 +40,7 @@ from scorekit.cli._output import (
 )
 from scorekit.core import option_choices
 from scorekit.errors import ConfigError, message, raw
-from scorekit.ranking import MAP, NDCG, foreign_name
+from scorekit.ranking import MAP, NDCG, TREC_NICKNAMES, foreign_name, read_run_tag
 
 NAME = "rank"
 RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
@@ -67,15 +67,25 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     metric_flag(
         rk,
-        f"metrics such as ndcg@10, map, mrr@10, p@5 (default: {' '.join(RANK_DEFAULTS)})",
+        "metrics such as ndcg@10, map, mrr@10, p@5, trec_eval's names (P.5,10, "
+        "iprec_at_recall) or measure sets (official, all_trec, set) "
+        f"(default: {' '.join(RANK_DEFAULTS)})",
         short=True,
     )
-    rk.add_argument("--per-query", action="store_true", help="also show every query's values")
+    rk.add_argument("-q", "--per-query", action="store_true", help="also show every query's values")
     rk.add_argument(
         "--missing",
         choices=option_choices(MAP, "missing"),
         default="skip",
         help="qrels queries absent from the run: skip them, or count them as 0 (trec_eval -c)",
+    )
+    rk.add_argument(
+        "-c",
+        "--complete",
+        dest="missing",
+        action="store_const",
+        const="zero",
+        help="count the qrels queries absent from the run as 0: --missing zero (trec_eval -c)",
     )
     rk.add_argument(
         "-l",
@@ -103,6 +113,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="N",
         help="evaluate the first N documents of each query only (trec_eval -M)",
     )
+    rk.add_argument(
+        "-N",
+        "--num-docs",
+        type=positive_int,
+        metavar="N",
+        help="the number of documents in the collection, for utility (trec_eval -N)",
+    )
     format_flag(rk, "table", "json", "csv", "trec", "ir_measures")
     by_flag(
         rk,
@@ -123,7 +140,56 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return rk
 
 
-def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
+_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
+"""trec_eval's counts, printed as integers."""
+_LABELS = ("runid", "relstring")
+"""trec_eval names that are labels rather than measures: the run's tag, a string per query."""
+
+
+def _trec_value(name: str, value: float) -> str:
+    return f"{round(value)}" if name in _COUNTS else f"{value:6.4f}"
+
+
+def _write_trec(result: Any, per_query: bool, out: TextIO, runid: str | None) -> None:
+    """trec_eval's layout: per query (without the geometric means), then ``all``."""
+    table = result.per_query or {}
+    names = {spec: foreign_name(spec, "trec") for spec in result}
+    if per_query:
+        for query in sorted(table):
+            for spec, value in table[query].items():
+                name = names[spec]
+                if name.startswith("gm_") or name == "num_q":
+                    continue
+                out.write(f"{name:<22}\t{query}\t{_trec_value(name, value)}\n")
+    if runid is not None:
+        out.write(f"{'runid':<22}\tall\t{runid}\n")
+    if "num_q" not in names.values():
+        num_q = len(next(iter(result.states.values())).table()[0]) if result.states else 0
+        out.write(f"{'num_q':<22}\tall\t{num_q}\n")
+    for spec, value in result.items():
+        out.write(f"{names[spec]:<22}\tall\t{_trec_value(names[spec], value)}\n")
+
+
+def _metrics(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The metrics named (trec_eval's labels left out), and the run's tag if ``runid`` is asked.
+
+    ``runid``, alone or in a measure set (``-m all_trec``), prints the run's
+    tag with ``--format trec``; ``relstring`` is not printed.
+    """
+    named = list(args.metric or RANK_DEFAULTS)
+    wants_tag = any(m == "runid" or "runid" in TREC_NICKNAMES.get(m, ()) for m in named)
+    metrics = [m for m in named if m not in _LABELS]
+    if not metrics:
+        raise ConfigError(
+            message("scorekit rank", "no measure named", raw(" ".join(named)), "e.g. -m map")
+        )
+    tag = read_run_tag(args.run[0]) if wants_tag and args.format == "trec" else None
+    return metrics, tag
+
+
+def _write_rank(
+    result: Any, per_query: bool, fmt: str, out: TextIO, runid: str | None = None
+) -> None:
     table = result.per_query or {}
     if fmt == "ir_measures":
         names = {spec: foreign_name(spec, "ir_measures") for spec in result}
@@ -136,15 +202,7 @@ def _write_rank(result: Any, per_query: bool, fmt: str, out: TextIO) -> None:
             out.write(f"{lead}{names[spec]}\t{value:.4f}\n")
         return
     if fmt == "trec":
-        names = {spec: foreign_name(spec, "trec") for spec in result}
-        if per_query:
-            for query in sorted(table):
-                for spec, value in table[query].items():
-                    out.write(f"{names[spec]:<22}\t{query}\t{value:6.4f}\n")
-        num_q = len(next(iter(result.states.values())).table()[0]) if result.states else 0
-        out.write(f"{'num_q':<22}\tall\t{num_q}\n")
-        for spec, value in result.items():
-            out.write(f"{names[spec]:<22}\tall\t{value:6.4f}\n")
+        _write_trec(result, per_query, out, runid)
         return
     if not per_query:
         write_values(dict(result), fmt, out)
@@ -181,6 +239,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         options["judged_only"] = True
     if args.max_docs is not None:
         options["max_docs"] = args.max_docs
+    if args.num_docs is not None:
+        options["num_docs"] = args.num_docs
+    metrics, runid = _metrics(args)
     paired = paired_settings(args, NAME)
     if paired is not None:
         refuse_with_comparison(args, NAME, "per_query", "save_state", "by")
@@ -193,16 +254,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     "--format table, json or csv",
                 )
             )
-        found = api.compare_runs(
-            args.qrels, args.run, args.metric or list(RANK_DEFAULTS), paired=paired, **options
-        )
+        found = api.compare_runs(args.qrels, args.run, metrics, paired=paired, **options)
         write_comparisons(found, args.format, out)
         inputs = [args.qrels, *args.run]
         title = f"scorekit rank --test {paired.test}"
         write_comparison_report(args, found, err, title=title, inputs=inputs)
         return 0
     if args.by or args.query_attributes:
-        return _by_group(args, options, out, err)
+        return _by_group(args, metrics, options, out, err)
     ci = ci_settings(args, NAME)
     if ci is not None and (args.per_query or args.format in ("trec", "ir_measures")):
         flag = "--per-query" if args.per_query else f"--format {args.format}"
@@ -217,7 +276,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     evaluation = api.evaluate_run(
         args.qrels,
         args.run[0],
-        args.metric or list(RANK_DEFAULTS),
+        metrics,
         per_query=args.per_query or args.format == "trec" or bool(args.report),
         ci=ci,
         **engine_options(args),
@@ -229,12 +288,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if ci is not None:
         write_ci_values(evaluation.values, args.format, out, err, ci, evaluation.metrics)
     else:
-        _write_rank(evaluation, args.per_query, args.format, out)
+        _write_rank(evaluation, args.per_query, args.format, out, runid)
     write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, *args.run])
     return 0
 
 
-def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, err: TextIO) -> int:
+def _by_group(
+    args: argparse.Namespace,
+    metrics: list[str],
+    options: dict[str, Any],
+    out: TextIO,
+    err: TextIO,
+) -> int:
     """``--by COL --query-attributes FILE``: the means overall and per group of queries."""
     if not (args.by and args.query_attributes):
         given = "--by" if args.by else "--query-attributes"
@@ -266,7 +331,7 @@ def _by_group(args: argparse.Namespace, options: dict[str, Any], out: TextIO, er
     result = api.evaluate_run(
         args.qrels,
         args.run[0],
-        args.metric or list(RANK_DEFAULTS),
+        metrics,
         by=args.by,
         attributes=args.query_attributes,
         ci=ci,

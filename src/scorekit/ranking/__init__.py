@@ -47,7 +47,7 @@ from scorekit.ranking._names import (
     trec_measures,
 )
 from scorekit.ranking._state import GAINS, MISSING, QueryValues
-from scorekit.ranking._trec import read_run_file
+from scorekit.ranking._trec import read_run_file, read_run_tag
 from scorekit.ranking._trec_counts import (
     NumNonrelJudgedRet,
     NumQ,
@@ -133,6 +133,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "read_run_file",
+    "read_run_tag",
     "translate",
     "trec_measures",
     "write_run",

@@ -64,6 +64,7 @@ _OPTIONS = (
     "beta",
     "max_grade",
     "p",
+    "num_docs",
 )
 _LOCAL = {"ap": "map"}
 """Names that mean a ranking metric here and another metric elsewhere."""
@@ -87,8 +88,8 @@ def ranking_metrics(
     options : mapping, optional
         Options given to every metric named by a string that has them:
         ``relevance_level``, ``missing``, ``judged_only``, ``max_docs``,
-        ``gain``, ``gains``, ``log_base``, ``beta``, ``max_grade``, ``p`` (see
-        :func:`evaluate`).
+        ``gain``, ``gains``, ``log_base``, ``beta``, ``max_grade``, ``p``,
+        ``num_docs`` (see :func:`evaluate`).
 
     Returns
     -------
@@ -207,7 +208,8 @@ def evaluate(
         ``judged_only`` (drop unjudged documents first, trec_eval ``-J``),
         ``max_docs`` (the first documents of each query only, trec_eval
         ``-M``), ``gain`` (``"exp"`` for 2^rel - 1), ``gains`` (a gain per
-        grade), ``log_base``, ``beta``, ``max_grade``, ``p`` (RBP's persistence).
+        grade), ``log_base``, ``beta``, ``max_grade``, ``p`` (RBP's persistence),
+        ``num_docs`` (the collection's size for ``utility``, trec_eval ``-N``).
 
     Returns
     -------

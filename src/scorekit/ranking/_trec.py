@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from scorekit import io
 from scorekit.errors import InputError, message, raw
 
-__all__ = ["Columns", "line_of", "read_qrels_file", "read_run_file"]
+__all__ = ["Columns", "line_of", "read_qrels_file", "read_run_file", "read_run_tag"]
 
 _RUN_FIELDS = ("query", "iter", "doc", "rank", "score", "tag")
 _QRELS_FIELDS = ("query", "iter", "doc", "relevance")
@@ -296,3 +296,33 @@ def read_qrels_file(path: str | Path) -> Columns:
     [2.0, 0.0]
     """
     return _read(path, _QRELS_FIELDS, "relevance", "qrels")
+
+
+def read_run_tag(path: str | Path) -> str:
+    """The tag of a TREC run file: the sixth field of its first line (trec_eval's ``runid``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("\\nq1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.5 bm25\\n")
+    >>> read_run_tag(path)
+    'bm25'
+    """
+    path = Path(path)
+    _check_path(path)
+    text = io.head(path).removeprefix(io.BOM).decode("utf-8", errors="replace")
+    for line in text.splitlines():
+        fields = line.split()
+        if fields:
+            if len(fields) < len(_RUN_FIELDS):
+                raise InputError(
+                    message(
+                        f"{path}, line 1",
+                        "malformed run line",
+                        raw(f"{len(fields)} fields: {line!r}"),
+                        f"at least {len(_RUN_FIELDS)} fields: {' '.join(_RUN_FIELDS)}",
+                    )
+                )
+            return fields[5]
+    raise _empty(path, "run")
