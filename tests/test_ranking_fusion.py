@@ -203,8 +203,8 @@ def test_bad_fusions(tmp_path: Path) -> None:
     a = {"q": {"d1": 2.0}}
     with pytest.raises(ConfigError, match="needs two runs or more; got 1"):
         ranking.fuse([a], "rrf")
-    with pytest.raises(ConfigError, match="unknown method; got 'bayesfuse'"):
-        ranking.fuse([a, a], "bayesfuse")
+    with pytest.raises(ConfigError, match="unknown method; got 'votefuse'"):
+        ranking.fuse([a, a], "votefuse")
     with pytest.raises(ConfigError, match="unknown norm; got 'l2'"):
         ranking.fuse([a, a], "combsum", norm="l2")
     with pytest.raises(ConfigError, match="needs weights"):

@@ -4,9 +4,9 @@ Each run's scores are first normalized query by query (``norm``), then the
 scores of each (query, document) pair are combined across the runs that retrieved
 it (``method``). Rank-based methods (RRF, ISR, RBC, Borda, Condorcet) read each
 run's ranking: scores descending, ties broken by doc id descending, as trec_eval
-ranks. ranx's methods that learn from training qrels (BayesFuse, PosFuse,
-MAPFuse, ProbFuse, SegFuse, SlideFuse) are not offered: they need judged
-training queries, not runs alone. The fused run is
+ranks. ranx's methods that learn from training qrels (BayesFuse, MAPFuse,
+PosFuse, ProbFuse, SegFuse, SlideFuse) train on judged queries first
+(:func:`train_fusion`, or ``qrels=`` of :func:`fuse`). The fused run is
 a :class:`~scorekit.ranking.Run`, ranked the same way; :func:`write_run` writes it
 as a TREC run file.
 """
@@ -24,8 +24,18 @@ from numpy.typing import NDArray
 
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.ranking._data import Run, as_run
+from scorekit.ranking._fusion_norms import RERANKING, check_normalized, normalized, renormalized
+from scorekit.ranking._fusion_trained import (
+    TRAINED_METHODS,
+    check_trained,
+    check_training,
+    fuse_trained,
+    load_qrels,
+    train,
+)
+from scorekit.ranking._fusion_votes import borda, condorcet
 
-__all__ = ["FUSION_METHODS", "FUSION_NORMS", "fuse", "write_run"]
+__all__ = ["FUSION_METHODS", "FUSION_NORMS", "fuse", "train_fusion", "write_run"]
 
 FUSION_METHODS = (
     "rrf",
@@ -47,10 +57,11 @@ FUSION_METHODS = (
     "weighted_bordafuse",
     "condorcet",
     "weighted_condorcet",
+    *TRAINED_METHODS,
 )
 """The fusion methods of :func:`fuse`."""
 
-FUSION_NORMS = ("minmax", "max", "sum", "zmuv", "rank")
+FUSION_NORMS = ("minmax", "minmax_inverted", "max", "sum", "zmuv", "rank", "borda")
 """The score normalizations of :func:`fuse` (or None: the scores as they are)."""
 
 _METHOD_ALIASES = {
@@ -65,7 +76,13 @@ _METHOD_ALIASES = {
     "w_bordafuse": "weighted_bordafuse",
     "w_condorcet": "weighted_condorcet",
 }
-_NORM_ALIASES = {"min-max": "minmax", "min_max": "minmax", "none": None}
+_NORM_ALIASES = {
+    "min-max": "minmax",
+    "min_max": "minmax",
+    "min-max-inverted": "minmax_inverted",
+    "min_max_inverted": "minmax_inverted",
+    "none": None,
+}
 _WEIGHTED = {
     "combsum": "wsum",
     "combmnz": "wmnz",
@@ -80,10 +97,6 @@ _WEIGHTED = {
 _NEED_WEIGHTS = ("wsum", "wmnz", "mixed", "weighted_bordafuse", "weighted_condorcet")
 _BY_RANK: tuple[str, ...] = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse")
 _BY_RANK += ("weighted_bordafuse", "condorcet", "weighted_condorcet")
-_CELLS = 1 << 22
-"""The most cells of one block of Condorcet's pairwise vote table."""
-_FLOOR = 1e-9
-"""The smallest denominator of a normalization (ranx's), so a constant run stays finite."""
 
 
 def fuse(
@@ -96,6 +109,11 @@ def fuse(
     gamma: float = 1.0,
     sigma: float = 0.01,
     phi: float | None = None,
+    qrels: Any = None,
+    train_runs: Sequence[Any] | None = None,
+    trained: Sequence[Any] | None = None,
+    n_segments: int | None = None,
+    window: int | None = None,
 ) -> Run:
     """Fuse several runs into one, with the scores ranx's fusion gives.
 
@@ -126,12 +144,36 @@ def fuse(
         the points), ``condorcet`` and ``weighted_condorcet`` (Condorcet
         fusion: the documents ordered by their pairwise contests, then scored
         n, n - 1, ..., 1; see Notes). ranx's short names (``sum``, ``mnz``,
-        ``max``, ``w_bordafuse``, ``w_condorcet``...) are read too.
-    norm : {'minmax', 'max', 'sum', 'zmuv', 'rank'} or None, default 'minmax'
-        Each run's scores, query by query, before fusion: ``(s - min) /
-        (max - min)``, ``s / max``, ``(s - min) / (sum - n min)``, ``(s -
-        mean) / std``, or ``1 - (rank - 1) / n``; a denominator below 1e-9
-        is 1e-9, as in ranx. Rank-based methods do not read the scores.
+        ``max``, ``w_bordafuse``, ``w_condorcet``...) are read too. Trained on
+        judged queries (``qrels``, or ``trained``), with ``p`` the 0-based
+        position of a document in a run: ``bayesfuse`` (the sum over the runs
+        of the log-odds of relevance of the segment of positions 0-5, 5-10,
+        10-15, 15-20, 20-30, 30-100, 100-200, 200-500 or 500-1000 holding
+        ``p``, ln(0.001/0.999) for a document the run did not retrieve or
+        retrieved past 1000), ``mapfuse`` (the sum of MAP / (p + 1), MAP being
+        the run's mean average precision on the training queries), ``posfuse``
+        (the sum of the fraction of the training queries, among those whose
+        list reaches ``p``, with a relevant document there), ``probfuse`` (each
+        list cut into ``n_segments`` segments of ceil(length / n_segments)
+        positions; the sum of the segment's mean relevant fraction over the
+        training queries, divided by its 1-based number), ``segfuse`` (the
+        sum of (normalized score + 1) times the mean relevant fraction of the
+        segment 0-5, 5-15, 15-35, ..., 2555-5115 holding ``p``, whose size
+        doubles; 0 past 5115) and ``slidefuse`` (the sum of the mean of
+        posfuse's fractions of positions ``p - window`` to ``p + window``
+        within the list).
+    norm : {'minmax', 'minmax_inverted', 'max', 'sum', 'zmuv', 'rank', 'borda'} or None
+        Each run's scores, query by query, before fusion (default
+        'minmax'): ``(s - min) / (max - min)``, ``(max - s) / (max - min)``
+        (the ranking turned upside down), ``s / max``, ``(s - min) / (sum - n
+        min)``, ``(s - mean) / std``, ``1 - (rank - 1) / n``, or Borda's ``1 -
+        (rank - 1) / n`` with ``n`` the documents of the query over all the
+        runs, and ``0.5 - (m - 1) / (2 n)`` for each of them the run (of ``m``
+        documents) did not retrieve, which it then holds; a denominator below
+        1e-9 is 1e-9, as in ranx (whose names ``min-max``,
+        ``min-max-inverted`` are read too). Rank-based methods do not read the
+        scores; after ``minmax_inverted`` or ``borda`` they read the ranking
+        of the normalized scores.
     weights : sequence of float, optional
         One weight per run, for ``wsum``, ``wmnz``, ``mixed``,
         ``weighted_bordafuse`` and ``weighted_condorcet`` (required there);
@@ -145,6 +187,21 @@ def fuse(
         logn_isr's offset of the count, in [0, 1].
     phi : float, optional
         RBC's persistence, 0 < phi < 1 (required with ``rbc``, as in ranx).
+    qrels : Qrels, dict, table or TREC qrels path, optional
+        The judged training queries of a trained method (a grade of 1 or more
+        is relevant): each run learns from its rankings of the qrels' queries
+        (see :func:`train_fusion`), then the runs are fused on all their queries.
+    train_runs : sequence of runs, optional
+        With ``qrels``, one training run per run (same system, same order),
+        normalized by ``norm`` as the runs; default: the runs themselves.
+    trained : sequence, optional
+        Instead of ``qrels``, what :func:`train_fusion` (or ranx's training)
+        gave, one entry per run: an array per run (ranx's ``log_odds`` or
+        ``probs``), or a number per run for ``mapfuse`` (``map_scores``).
+    n_segments : int, optional
+        ProbFuse's number of segments (>= 1), required to train it.
+    window : int, optional
+        SlideFuse's half window ``w`` (>= 0), required with ``slidefuse``.
 
     Returns
     -------
@@ -155,11 +212,14 @@ def fuse(
     ------
     ConfigError
         An unknown method or norm, fewer than two runs, weights of the wrong
-        length or missing where needed, or an invalid ``k``, ``gamma``,
-        ``sigma`` or ``phi``.
+        length or missing where needed, an invalid ``k``, ``gamma``,
+        ``sigma`` or ``phi``, a trained method without ``qrels`` or
+        ``trained`` (or a method that trains nothing given them), or invalid
+        trained values, ``n_segments`` or ``window``.
     InputError
-        A run that cannot be read, or that lists a document twice for one
-        query (naming the file and line, or the query and doc).
+        A run or qrels that cannot be read, a run that lists a document twice
+        for one query (naming the file and line, or the query and doc), or a
+        training run that shares no query with the qrels.
 
     Notes
     -----
@@ -172,6 +232,10 @@ def fuse(
     contests won plus half the contests tied, then by doc id descending,
     which is that strict order whenever there is one, and a fixed order
     otherwise.
+
+    A query is fused over the runs that have it, so a run without the query
+    adds nothing to it (ranx refuses runs of different queries); a query
+    without documents in every run has no row in the fused run.
 
     Examples
     --------
@@ -186,11 +250,107 @@ def fuse(
     {'d1': 5.5, 'd2': 7.0, 'd3': 3.5, 'd4': 4.0}
     >>> fuse([a, b], "condorcet").ranking("q1")
     ['d2', 'd1', 'd4', 'd3']
+    >>> fuse([a, b], "combsum", norm="borda").to_dict()["q1"]
+    {'d1': 1.375, 'd2': 1.75, 'd3': 0.875, 'd4': 1.0}
+    >>> judged = {"q1": {"d2": 1, "d3": 1}}
+    >>> fuse([a, b], "posfuse", qrels=judged).to_dict()["q1"]
+    {'d1': 0.0, 'd2': 2.0, 'd3': 1.0, 'd4': 0.0}
     """
     method, norm = _check_options(runs, method, norm, weights, k, gamma, sigma, phi)
+    check_training(method, qrels, train_runs, trained, n_segments, window, len(runs))
     loaded = [_load(i, run) for i, run in enumerate(runs)]
+    if method in TRAINED_METHODS:
+        if trained is None:
+            trained = train_fusion(
+                qrels,
+                loaded if train_runs is None else train_runs,
+                method,
+                norm=norm,
+                n_segments=n_segments,
+            )
+        values = check_trained(method, trained, len(loaded), n_segments)
+        return fuse_trained(renormalized(loaded, norm, method), method, values, window)
+    if norm in RERANKING:
+        loaded, norm = renormalized(loaded, norm, method), None
     columns = [_scores(run, method, norm, k, phi) for run in loaded]
     return _combine(loaded, columns, method, weights, gamma, sigma)
+
+
+def train_fusion(
+    qrels: Any,
+    runs: Sequence[Any],
+    method: str,
+    *,
+    norm: str | None = "minmax",
+    n_segments: int | None = None,
+) -> list[Any]:
+    """What a trained fusion method learns from judged queries, as ranx's training gives it.
+
+    Each run, normalized by ``norm``, is read on the qrels' queries: position
+    ``p`` (0-based) of its ranking of a query is a hit when the qrels grade
+    that document 1 or more; a qrels query the run lacks has no positions,
+    and the run's queries the qrels lack are not read. ``mapfuse`` learns the
+    run's mean average precision; the others one number per position: the
+    fraction of the queries whose list reaches ``p`` with a hit there
+    (``posfuse``, ``slidefuse``), or, with ``Q`` the qrels' queries, the
+    mean over ``Q`` of the hit fraction of each segment of positions
+    (``probfuse``: ``n_segments`` segments of ceil(length / n_segments)
+    positions per list; ``segfuse``: the 10 segments 0-5, 5-15, ...,
+    2555-5115, the hits divided by the segment's full size), or for
+    ``bayesfuse`` ln(P / (1 - P)) for each of the first 1000 positions, P
+    being that mean for the segments 0-5, 5-10, 10-15, 15-20, 20-30, 30-100,
+    100-200, 200-500, 500-1000 (0.001 in place of a P or 1 - P of 0).
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, table or TREC qrels path
+        The judgments of the training queries.
+    runs : sequence of Run, dict, table or TREC run path
+        The training runs, one per run to fuse later.
+    method : {'bayesfuse', 'mapfuse', 'posfuse', 'probfuse', 'segfuse', 'slidefuse'}
+        The trained fusion method.
+    norm : str or None, default 'minmax'
+        The normalization of :func:`fuse` (it orders the runs it re-ranks).
+    n_segments : int, optional
+        ProbFuse's number of segments, required with ``probfuse``.
+
+    Returns
+    -------
+    list
+        One entry per run, for ``fuse(..., trained=...)``: a float
+        (``mapfuse``) or a numpy array of floats.
+
+    Raises
+    ------
+    ConfigError
+        A method that does not train, an unknown norm, or an invalid
+        ``n_segments``.
+    InputError
+        Qrels or a run that cannot be read, or a run that shares no query
+        with the qrels.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"d7": 2}}
+    >>> runs = [{"q1": {"d1": 0.9, "d2": 0.5}, "q2": {"d9": 0.4, "d7": 0.3}},
+    ...         {"q1": {"d2": 0.8}, "q2": {"d7": 0.6}}]
+    >>> [p.tolist() for p in train_fusion(qrels, runs, "posfuse")]
+    [[0.5, 0.5], [0.5]]
+    >>> train_fusion(qrels, runs, "mapfuse")
+    [0.75, 0.5]
+    """
+    if isinstance(method, str) and method not in TRAINED_METHODS:
+        raise ConfigError(
+            message("train_fusion", "not a trained method", method, choices(TRAINED_METHODS))
+        )
+    if not isinstance(runs, Sequence) or isinstance(runs, str | os.PathLike | Run):
+        got = raw(type(runs).__name__)
+        raise ConfigError(message("train_fusion", "runs must be a sequence", got, "a list"))
+    method, norm = _check_options([None, None], method, norm, None, 60, 1.0, 0.01, None)
+    check_training(method, qrels, None, None, n_segments, None, len(runs), training=True)
+    judged = load_qrels(method, qrels)
+    loaded = [_load(i, run) for i, run in enumerate(runs)]
+    return train(judged, renormalized(loaded, norm, method), method, n_segments)
 
 
 def _check_options(
@@ -303,60 +463,10 @@ def _scores(
         value = rank
     else:
         with np.errstate(over="ignore", invalid="ignore"):
-            value = _normalized(ranked, group, rank, lengths, norm)
-        _check_normalized(run, order, value, method, norm)
+            value = normalized(ranked, group, rank, lengths, norm)
+        check_normalized(run, order, value, method, norm)
     out = np.empty(n)
     out[order] = value
-    return out
-
-
-def _check_normalized(
-    run: Run, order: NDArray[np.intp], value: NDArray[np.float64], method: str, norm: str | None
-) -> None:
-    """Raise naming the query whose scores the normalization took past the floats."""
-    bad = np.flatnonzero(~np.isfinite(value))
-    if bad.size:
-        query = run.query[int(order[bad[0]])]
-        raise InputError(
-            message(
-                f"fuse ({method}, norm {norm})",
-                "a query's scores overflow the floats when normalized or added",
-                raw(f"query {query.as_py()!r}"),
-                "scores whose range, sum and spread within a query are finite (rescale them)",
-            )
-        )
-
-
-def _normalized(
-    s: NDArray[np.float64],
-    group: NDArray[np.intp],
-    rank: NDArray[np.float64],
-    lengths: NDArray[np.int64],
-    norm: str | None,
-) -> NDArray[np.float64]:
-    """The scores ``s`` (ranked, query by query) normalized within each query as ranx does."""
-    if norm is None or len(s) == 0:
-        return s
-    count = lengths.astype(np.float64)
-    if norm == "rank":
-        out: NDArray[np.float64] = 1.0 - rank / count[group]
-        return out
-    low = np.full(len(lengths), np.inf)
-    np.minimum.at(low, group, s)
-    high = np.full(len(lengths), -np.inf)
-    np.maximum.at(high, group, s)
-    total = np.bincount(group, weights=s, minlength=len(lengths))
-    if norm == "minmax":
-        out = (s - low[group]) / np.maximum(high - low, _FLOOR)[group]
-    elif norm == "max":
-        out = s / np.maximum(high, _FLOOR)[group]
-    elif norm == "sum":
-        out = (s - low[group]) / np.maximum(total - low * count, _FLOOR)[group]
-    else:
-        mean = total / count
-        spread = np.bincount(group, weights=(s - mean[group]) ** 2, minlength=len(lengths))
-        std = np.sqrt(spread / count)
-        out = (s - mean[group]) / np.maximum(std, _FLOOR)[group]
     return out
 
 
@@ -390,11 +500,11 @@ def _combine(
             pc.dictionary_encode(pair_query).indices.to_numpy(zero_copy_only=False), dtype=np.intp
         )
         if method.endswith("bordafuse"):
-            fused = _borda(code, qcode, source, score, w, len(runs))
+            fused = borda(code, qcode, source, score, w, len(runs))
         else:
             doc_order = np.empty(pairs, dtype=np.intp)
             doc_order[np.asarray(pc.sort_indices(pair_doc), dtype=np.intp)] = np.arange(pairs)
-            fused = _condorcet(code, qcode, source, score, w, len(runs), doc_order)
+            fused = condorcet(code, qcode, source, score, w, len(runs), doc_order)
         return Run(pair_query, pair_doc, fused, source="fused")
     if method == "wsum":
         fused = np.bincount(code, weights=w[source] * score, minlength=pairs).astype(np.float64)
@@ -437,81 +547,6 @@ def _combine(
             )
         )
     return Run(pair_query, pair_doc, fused, source="fused")
-
-
-def _borda(
-    code: NDArray[np.intp],
-    qcode: NDArray[np.intp],
-    source: NDArray[np.intp],
-    rank: NDArray[np.float64],
-    w: NDArray[np.float64],
-    n_runs: int,
-) -> NDArray[np.float64]:
-    """Borda points per pair: n - rank from each run that ranks it, (n - m + 1)/2 from the others.
-
-    ``n`` is the number of documents of the pair's query over all runs and
-    ``m`` the length of the run's list for the query; a run without the query
-    gives no points.
-    """
-    pairs = len(qcode)
-    queries = int(qcode.max()) + 1 if pairs else 0
-    n = np.bincount(qcode, minlength=queries).astype(np.float64)
-    row_query = qcode[code]
-    run_query = source * queries + row_query
-    length = np.bincount(run_query, minlength=n_runs * queries).astype(np.float64)
-    length = length.reshape(n_runs, queries)
-    # each run's points for a document of the query it did not retrieve (none without the query)
-    fill = ((n - length + 1.0) / 2.0) * (length > 0)
-    query_fill = w @ fill
-    points = np.bincount(code, weights=w[source] * (n[row_query] - rank), minlength=pairs)
-    own_fill = np.bincount(code, weights=w[source] * fill.ravel()[run_query], minlength=pairs)
-    out: NDArray[np.float64] = points + (query_fill[qcode] - own_fill)
-    return out
-
-
-def _condorcet(
-    code: NDArray[np.intp],
-    qcode: NDArray[np.intp],
-    source: NDArray[np.intp],
-    rank: NDArray[np.float64],
-    w: NDArray[np.float64],
-    n_runs: int,
-    doc_order: NDArray[np.intp],
-) -> NDArray[np.float64]:
-    """Condorcet scores: per query, n - position by Copeland score, then doc id descending.
-
-    ``doc_order`` is each pair's position among the pairs sorted by doc id.
-    """
-    pairs = len(qcode)
-    out = np.zeros(pairs)
-    if pairs == 0:
-        return out
-    queries = np.arange(int(qcode.max()) + 2)
-    by_query = np.argsort(qcode, kind="stable")
-    bounds = np.searchsorted(qcode[by_query], queries)
-    row_query = qcode[code]
-    rows_by_query = np.argsort(row_query, kind="stable")
-    row_bounds = np.searchsorted(row_query[rows_by_query], queries)
-    local = np.empty(pairs, dtype=np.intp)
-    for q in range(len(bounds) - 1):
-        members = by_query[bounds[q] : bounds[q + 1]]
-        n = len(members)
-        local[members] = np.arange(n)
-        rows = rows_by_query[row_bounds[q] : row_bounds[q + 1]]
-        table = np.full((n_runs, n), np.inf)
-        table[source[rows], local[code[rows]]] = rank[rows]
-        copeland = np.zeros(n)
-        block = max(1, _CELLS // max(1, n * n_runs))
-        for lo in range(0, n, block):
-            part = table[:, lo : lo + block]
-            above = np.einsum("r,rij->ij", w, part[:, :, None] < table[:, None, :])
-            below = np.einsum("r,rij->ij", w, part[:, :, None] > table[:, None, :])
-            copeland[lo : lo + block] = (above > below).sum(axis=1) + 0.5 * (
-                (above == below).sum(axis=1) - 1.0
-            )
-        order = np.lexsort((-doc_order[members], -copeland))
-        out[members[order]] = n - np.arange(n, dtype=np.float64)
-    return out
 
 
 def _medians(code: NDArray[np.intp], score: NDArray[np.float64], pairs: int) -> NDArray[np.float64]:

@@ -1,0 +1,359 @@
+"""Trained fusion (BayesFuse, MAPFuse, PosFuse, ProbFuse, SegFuse, SlideFuse) and the Borda and
+inverted min-max normalizations against ranx, on Hypothesis runs with tied scores.
+
+ranx runs in one child process with numba's JIT off: the same ranx source as
+plain Python, without compiling its kernels in every process. Compiled, ranx
+keeps tied documents in the order it was given them (numba's sort is an
+insertion sort on lists this short), so the runs are given to it in trec_eval's
+order, scorekit's: score descending, doc id descending; with the JIT off ranx
+sorts with numpy's argsort, which the worker makes stable to keep that order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorekit import ranking
+from scorekit.errors import ConfigError, InputError
+from scorekit.ranking._fusion import train_fusion
+
+Runs = list[dict[str, dict[str, float]]]
+
+WORKER = r"""
+import json, sys, types, warnings
+warnings.simplefilter("ignore")
+import numpy as np
+import ranx.data_structures.common as common
+from ranx import Qrels, Run, fuse, optimize_fusion
+from ranx.fusion import probfuse_train, slidefuse_train
+from ranx.normalization import norm_switch
+
+# numba's compiled argsort keeps ties in order on short lists (an insertion sort); numpy's,
+# which ranx calls with the JIT off, need not: give ranx the order its compiled code gives
+common.np = types.SimpleNamespace(**{**vars(np), "argsort": lambda a: np.argsort(a, kind="stable")})
+
+def normalized(runs, norm):
+    if norm is None:
+        return runs
+    if norm == "borda":
+        return norm_switch(norm)(runs)
+    return [norm_switch(norm)(run) for run in runs]
+
+def plain(x):
+    return float(x) if getattr(x, "ndim", 0) == 0 else [float(v) for v in x]
+
+def answer(ask):
+    runs = [Run(r) for r in ask["runs"]]
+    method, norm, params = ask["method"], ask["norm"], ask.get("params") or {}
+    trained = None
+    if "qrels" in ask:
+        qrels = Qrels(ask["qrels"])
+        train = [Run(r) for r in ask["train"]]
+        if method == "probfuse":
+            params = {"probs": probfuse_train(qrels, normalized(train, norm), ask["n_segments"])}
+        elif method == "slidefuse":
+            params = {"probs": slidefuse_train(qrels, normalized(train, norm)), "w": ask["w"]}
+        else:
+            params = optimize_fusion(qrels, train, norm=norm, method=method)
+        trained = [plain(v) for v in next(iter(params.values()))]
+    fused = fuse(runs, norm=norm, method=method, params=params)
+    scores = {q: {d: float(v) for d, v in docs.items()} for q, docs in fused.to_dict().items()}
+    return {"fused": scores, "trained": trained}
+
+for line in sys.stdin:
+    try:
+        out = answer(json.loads(line))
+    except Exception as exc:
+        out = {"error": repr(exc)}
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+"""
+
+NORMS = {
+    None: None,
+    "minmax": "min-max",
+    "minmax_inverted": "min-max-inverted",
+    "max": "max",
+    "sum": "sum",
+    "zmuv": "zmuv",
+    "rank": "rank",
+}
+TRAINED = ("bayesfuse", "mapfuse", "posfuse", "probfuse", "segfuse", "slidefuse")
+
+
+@pytest.fixture(scope="module")
+def ranx_worker() -> Iterator[subprocess.Popen[str]]:
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    with subprocess.Popen(
+        [sys.executable, "-c", WORKER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as child:
+        yield child
+        assert child.stdin is not None
+        child.stdin.close()
+
+
+def ask_ranx(child: subprocess.Popen[str], **request: Any) -> dict[str, Any]:
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(json.dumps(request) + "\n")
+    child.stdin.flush()
+    line = child.stdout.readline()
+    assert line, "the ranx worker stopped"
+    answer: dict[str, Any] = json.loads(line)
+    assert "error" not in answer, answer
+    return answer
+
+
+def trec_order(run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The run with each query's documents by descending score, then descending doc id."""
+    return {
+        q: dict(sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True))
+        for q, docs in run.items()
+    }
+
+
+@st.composite
+def ranked_runs(draw: st.DrawFn, queries: list[str], count: int, empty: bool) -> Runs:
+    """``count`` runs of ``queries``, docs from a small pool, scores from few values (ties)."""
+    pool = draw(st.integers(2, 12))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    levels = draw(st.integers(1, 6))
+    out: Runs = []
+    for _ in range(count):
+        run: dict[str, dict[str, float]] = {}
+        for q in queries:
+            size = int(rng.integers(0 if empty else 1, pool + 1))
+            picked = rng.choice(pool, size=size, replace=False)
+            scores = rng.integers(0, levels, size=size) * 0.75 - 1.0
+            run[q] = {f"d{d}": float(s) for d, s in zip(picked, scores, strict=True)}
+        if not any(run.values()):
+            run[queries[0]] = {"d0": 1.0}
+        out.append(trec_order(run))
+    return out
+
+
+@st.composite
+def trained_case(draw: st.DrawFn) -> dict[str, Any]:
+    count = draw(st.integers(2, 3))
+    train_queries = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
+    test_queries = [f"q{i}" for i in range(draw(st.integers(1, 3)))]
+    train = draw(ranked_runs(train_queries, count, empty=True))
+    runs = draw(ranked_runs(test_queries, count, empty=False))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    qrels: dict[str, dict[str, int]] = {}
+    for q in train_queries:
+        judged = rng.choice(12, size=int(rng.integers(1, 8)), replace=False)
+        qrels[q] = {f"d{d}": int(rng.integers(0, 3)) for d in judged}
+    return {"train": train, "runs": runs, "qrels": qrels}
+
+
+def same(got: dict[str, dict[str, float]], want: dict[str, dict[str, float]]) -> None:
+    assert got.keys() == want.keys()
+    for q, docs in want.items():
+        assert got[q].keys() == docs.keys(), q
+        for d, value in docs.items():
+            assert got[q][d] == pytest.approx(value, rel=1e-12, abs=1e-12), (q, d)
+
+
+def same_values(got: list[Any], want: list[Any]) -> None:
+    assert len(got) == len(want)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(mine), np.asarray(theirs), rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    case=trained_case(),
+    method=st.sampled_from(TRAINED),
+    norm=st.sampled_from(list(NORMS)),
+    n_segments=st.integers(1, 6),
+    window=st.integers(0, 4),
+)
+def test_trained_fusion_equals_ranx(
+    ranx_worker: subprocess.Popen[str],
+    case: dict[str, Any],
+    method: str,
+    norm: str | None,
+    n_segments: int,
+    window: int,
+) -> None:
+    options: dict[str, Any] = {}
+    if method == "probfuse":
+        options["n_segments"] = n_segments
+    if method == "slidefuse":
+        options["window"] = window
+    want = ask_ranx(
+        ranx_worker,
+        runs=case["runs"],
+        train=case["train"],
+        qrels=case["qrels"],
+        method=method,
+        norm=NORMS[norm],
+        n_segments=n_segments,
+        w=window,
+    )
+    trained = train_fusion(
+        case["qrels"],
+        case["train"],
+        method,
+        norm=norm,
+        n_segments=options.get("n_segments"),
+    )
+    same_values(trained, want["trained"])
+    fused = ranking.fuse(
+        case["runs"],
+        method,
+        norm=norm,
+        qrels=case["qrels"],
+        train_runs=case["train"],
+        **options,
+    )
+    same(fused.to_dict(), want["fused"])
+    window_only = {"window": window} if method == "slidefuse" else {}
+    again = ranking.fuse(case["runs"], method, norm=norm, trained=trained, **window_only)
+    assert again.to_dict() == fused.to_dict()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    runs=st.integers(2, 3).flatmap(lambda n: ranked_runs(["q0", "q1", "q2"], n, empty=False)),
+    method=st.sampled_from(
+        ["rrf", "isr", "combsum", "combmnz", "combmax", "combmed", "combanz", "bordafuse"]
+    ),
+)
+def test_inverted_minmax_equals_ranx(
+    ranx_worker: subprocess.Popen[str], runs: Runs, method: str
+) -> None:
+    short = {"combsum": "sum", "combmnz": "mnz", "combmax": "max", "combmed": "med"}
+    short |= {"combanz": "anz"}
+    want = ask_ranx(
+        ranx_worker, runs=runs, method=short.get(method, method), norm="min-max-inverted"
+    )
+    got = ranking.fuse(runs, method, norm="min-max-inverted")
+    same(got.to_dict(), want["fused"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    runs=st.integers(2, 3).flatmap(lambda n: ranked_runs(["q0", "q1"], n, empty=False)),
+    method=st.sampled_from(["combsum", "combmnz", "combmax", "combmin", "combmed", "wsum"]),
+)
+def test_borda_norm_equals_ranx(
+    ranx_worker: subprocess.Popen[str], runs: Runs, method: str
+) -> None:
+    short = {"combsum": "sum", "combmnz": "mnz", "combmax": "max", "combmin": "min"}
+    short |= {"combmed": "med"}
+    weights = [0.5, 2.0, 1.25][: len(runs)]
+    params = {"weights": weights} if method == "wsum" else {}
+    want = ask_ranx(
+        ranx_worker, runs=runs, method=short.get(method, method), norm="borda", params=params
+    )
+    got = ranking.fuse(runs, method, norm="borda", **params)  # type: ignore[arg-type]
+    same(got.to_dict(), want["fused"])
+
+
+def by_hand_bayes(odds: list[float], positions: list[int | None]) -> float:
+    """The sum over the runs of the log-odds at each position (None: not retrieved)."""
+    floor = math.log(0.001 / 0.999)
+    return sum(odds[p] if p is not None else floor for p in positions)
+
+
+def test_trained_methods_by_hand() -> None:
+    qrels = {"t": {"a": 1, "b": 0, "c": 2}}
+    train = [{"t": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"t": {"b": 3.0, "c": 2.0}}]
+    runs = [{"q": {"x": 2.0, "y": 1.0}}, {"q": {"y": 5.0, "z": 4.0}}]
+    probs = train_fusion(qrels, train, "posfuse")
+    assert [p.tolist() for p in probs] == [[1.0, 0.0, 1.0], [0.0, 1.0]]
+    fused = ranking.fuse(runs, "posfuse", qrels=qrels, train_runs=train).to_dict()
+    assert fused == {"q": {"x": 1.0, "y": 0.0 + 0.0, "z": 1.0}}
+    # AP of the first run (1 + 2/3) / 2, of the second 0.5 / 2
+    maps = train_fusion(qrels, train, "mapfuse")
+    assert maps == pytest.approx([(1 + 2 / 3) / 2, 0.25], rel=1e-15)
+    fused = ranking.fuse(runs, "mapfuse", trained=maps).to_dict()
+    assert fused["q"]["y"] == pytest.approx(maps[0] / 2 + maps[1] / 1, rel=1e-15)
+    odds = train_fusion(qrels, train, "bayesfuse")
+    # the top 5 positions hold 2 relevant documents of 5 in run 1 and 1 of 5 in run 2
+    assert odds[0][:5].tolist() == [math.log(0.4 / 0.6)] * 5
+    assert odds[1][0] == math.log(0.2 / 0.8) and len(odds[0]) == 1000
+    assert odds[0][5] == math.log(0.001 / 0.999)
+    fused = ranking.fuse(runs, "bayesfuse", trained=odds).to_dict()
+    assert fused["q"]["x"] == pytest.approx(by_hand_bayes(odds[0].tolist(), [0, None]))
+    # ProbFuse, 2 segments: of ceil(3 / 2) = 2 positions, [1, 0] and [1]; of 1, [0] and [1]
+    segs = train_fusion(qrels, train, "probfuse", n_segments=2)
+    assert segs[0].tolist() == [0.5, 1.0] and segs[1].tolist() == [0.0, 1.0]
+    fused = ranking.fuse(runs, "probfuse", trained=segs).to_dict()
+    assert fused["q"] == {"x": 0.5 / 1, "y": 1.0 / 2 + 0.0 / 1, "z": 1.0 / 2}
+    # SegFuse: the first segment holds 5 positions, its hits divided by 5
+    seg = train_fusion(qrels, train, "segfuse")
+    assert seg[0].tolist() == [0.4] + [0.0] * 9
+    fused = ranking.fuse(runs, "segfuse", norm=None, trained=seg).to_dict()
+    assert fused["q"]["x"] == pytest.approx(0.4 * (2.0 + 1.0))
+    # SlideFuse with window 1 over PosFuse's [1, 0, 1] and [0, 1]
+    fused = ranking.fuse(runs, "slidefuse", qrels=qrels, train_runs=train, window=1).to_dict()
+    assert fused["q"] == {"x": 0.5, "y": 0.5 + 0.5, "z": 0.5}
+
+
+def test_training_reads_the_qrels_queries_of_the_runs() -> None:
+    # one run file of training and test queries; the qrels judge the training ones
+    qrels = {"t": {"a": 1}}
+    runs = [{"t": {"a": 2.0, "b": 1.0}, "q": {"x": 1.0}}, {"t": {"b": 2.0}, "q": {"x": 3.0}}]
+    probs = train_fusion(qrels, runs, "posfuse")
+    assert [p.tolist() for p in probs] == [[1.0, 0.0], [0.0]]
+    fused = ranking.fuse(runs, "posfuse", qrels=qrels).to_dict()
+    assert fused == {"q": {"x": 1.0}, "t": {"a": 1.0, "b": 0.0}}
+    # a qrels query a run lacks counts in the mean (MAP 0 there)
+    both = {"t": {"a": 1}, "u": {"z": 1}}
+    assert train_fusion(both, runs, "mapfuse") == [0.5, 0.0]
+
+
+def test_trained_fusion_errors(tmp_path: Path) -> None:
+    a = {"q": {"d1": 2.0, "d2": 1.0}}
+    qrels = {"q": {"d1": 1}}
+    with pytest.raises(ConfigError, match=r"fuse \(posfuse\): needs qrels to train on"):
+        ranking.fuse([a, a], "posfuse")
+    with pytest.raises(ConfigError, match=r"takes qrels or trained, not both"):
+        ranking.fuse([a, a], "posfuse", qrels=qrels, trained=[[1.0], [1.0]])
+    with pytest.raises(ConfigError, match=r"fuse \(rrf\): takes no qrels \(it trains nothing\)"):
+        ranking.fuse([a, a], "rrf", qrels=qrels)
+    with pytest.raises(ConfigError, match=r"fuse \(probfuse\): needs n_segments to train"):
+        ranking.fuse([a, a], "probfuse", qrels=qrels)
+    with pytest.raises(ConfigError, match=r"invalid n_segments; got 0"):
+        ranking.fuse([a, a], "probfuse", qrels=qrels, n_segments=0)
+    with pytest.raises(ConfigError, match=r"fuse \(slidefuse\): needs window"):
+        ranking.fuse([a, a], "slidefuse", qrels=qrels)
+    with pytest.raises(ConfigError, match=r"invalid window; got -1"):
+        ranking.fuse([a, a], "slidefuse", qrels=qrels, window=-1)
+    with pytest.raises(ConfigError, match=r"fuse \(posfuse\): takes no window"):
+        ranking.fuse([a, a], "posfuse", qrels=qrels, window=2)
+    with pytest.raises(ConfigError, match=r"train_runs differ in number from the runs; got 1"):
+        ranking.fuse([a, a], "posfuse", qrels=qrels, train_runs=[a])
+    with pytest.raises(ConfigError, match=r"invalid trained values; got list of length 1"):
+        ranking.fuse([a, a], "posfuse", trained=[[1.0]])
+    with pytest.raises(ConfigError, match=r"invalid trained values of run 2; got \[nan\]"):
+        ranking.fuse([a, a], "posfuse", trained=[[1.0], [float("nan")]])
+    with pytest.raises(ConfigError, match=r"segfuse.*expected 10 finite numbers per run"):
+        ranking.fuse([a, a], "segfuse", trained=[[1.0], [1.0]])
+    with pytest.raises(ConfigError, match=r"mapfuse.*expected a finite number per run"):
+        ranking.fuse([a, a], "mapfuse", trained=[[1.0], [1.0]])
+    with pytest.raises(InputError, match=r"training run 1 shares no query with the qrels; got run"):
+        ranking.fuse([a, a], "bayesfuse", qrels={"other": {"d1": 1}})
+    with pytest.raises(ConfigError, match=r"train_fusion: not a trained method; got 'rrf'"):
+        train_fusion(qrels, [a, a], "rrf")
+    missing = tmp_path / "qrels.txt"
+    with pytest.raises(InputError, match=r"qrels\.txt"):
+        ranking.fuse([a, a], "posfuse", qrels=missing)
