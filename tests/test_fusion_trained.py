@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekit import ranking
+from scorekit.cli import main
 from scorekit.errors import ConfigError, InputError
 from scorekit.ranking._fusion import train_fusion
 
@@ -357,3 +358,60 @@ def test_trained_fusion_errors(tmp_path: Path) -> None:
     missing = tmp_path / "qrels.txt"
     with pytest.raises(InputError, match=r"qrels\.txt"):
         ranking.fuse([a, a], "posfuse", qrels=missing)
+
+
+def write_qrels(qrels: dict[str, dict[str, int]], path: Path) -> Path:
+    lines = [f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()]
+    path.write_text("".join(lines))
+    return path
+
+
+def test_fuse_command_trains_on_the_judged_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = [
+        {
+            "t1": {"a": 3.0, "b": 2.0, "c": 1.0},
+            "t2": {"c": 2.0, "e": 1.0},
+            "q": {"x": 2.0, "y": 1.0},
+        },
+        {"t1": {"b": 3.0, "c": 2.0}, "t2": {"e": 4.0, "c": 4.0}, "q": {"y": 5.0, "z": 4.0}},
+    ]
+    paths = [ranking.write_run(run, tmp_path / f"run{i}.txt") for i, run in enumerate(runs)]
+    qrels = {"t1": {"a": 1, "c": 2}, "t2": {"e": 1}}
+    judged = write_qrels(qrels, tmp_path / "qrels.txt")
+    out = tmp_path / "fused.txt"
+    for method, extra, options in [
+        ("posfuse", [], {}),
+        ("probfuse", ["--segments", "2"], {"n_segments": 2}),
+        ("slidefuse", ["--window", "1"], {"window": 1}),
+        ("segfuse", ["--norm", "minmax_inverted"], {"norm": "minmax_inverted"}),
+        ("bayesfuse", [], {}),
+        ("mapfuse", ["--norm", "rank"], {"norm": "rank"}),
+    ]:
+        argv = ["fuse", *map(str, paths), "-o", str(out), "--method", method]
+        assert main([*argv, "--qrels", str(judged), *extra]) == 0
+        assert "wrote" in capsys.readouterr().out
+        want = ranking.fuse(runs, method, qrels=qrels, **options).to_dict()
+        assert ranking.read_run(out).to_dict() == want
+    train = [ranking.write_run(run, tmp_path / f"train{i}.txt") for i, run in enumerate(runs[::-1])]
+    argv = ["fuse", *map(str, paths), "-o", str(out), "--method", "posfuse", "--qrels", str(judged)]
+    assert main([*argv, "--train-runs", *map(str, train)]) == 0
+    want = ranking.fuse(runs, "posfuse", qrels=qrels, train_runs=runs[::-1]).to_dict()
+    assert ranking.read_run(out).to_dict() == want
+    capsys.readouterr()
+    argv = ["fuse", *map(str, paths), "-o", str(out), "--method"]
+    assert main([*argv, "posfuse"]) == 2
+    assert "scorekit: fuse (posfuse): needs qrels to train on" in capsys.readouterr().err
+    assert main([*argv, "probfuse", "--qrels", str(judged)]) == 2
+    assert "fuse (probfuse): needs n_segments to train" in capsys.readouterr().err
+    assert main([*argv, "slidefuse", "--qrels", str(judged)]) == 2
+    assert "fuse (slidefuse): needs window" in capsys.readouterr().err
+    assert main([*argv, "rrf", "--qrels", str(judged)]) == 2
+    assert "fuse (rrf): takes no qrels (it trains nothing)" in capsys.readouterr().err
+    other = write_qrels({"zz": {"a": 1}}, tmp_path / "other.txt")
+    assert main([*argv, "posfuse", "--qrels", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "training run 1 shares no query with the qrels; got run queries ['q', 't1', 't2']" in err
+    assert main([*argv, "posfuse", "--qrels", str(tmp_path / "missing.txt")]) == 2
+    assert "missing.txt" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from scorekit.cli._flags import positive_int
+from scorekit.cli._flags import positive_int, whole_number_from
 from scorekit.ranking import FUSION_METHODS, FUSION_NORMS, fuse, write_run
 
 NAME = "fuse"
@@ -20,7 +20,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             "Fuse runs (qid Q0 docid rank score tag) into one run with the scores ranx's fusion "
             "gives: each run's scores normalized per query (--norm), then combined per "
             "document (--method). Queries missing from some runs are fused over the runs that "
-            "have them. The fused run is ranked as trec_eval ranks (ties by doc id, descending)."
+            "have them. The fused run is ranked as trec_eval ranks (ties by doc id, descending). "
+            "The trained methods (bayesfuse, mapfuse, posfuse, probfuse, segfuse, slidefuse) "
+            "first learn from the runs' rankings of the queries judged in --qrels (or of "
+            "--train-runs), then fuse every query of the runs."
         ),
     )
     fu.add_argument("runs", metavar="RUN", nargs="+", help="two or more TREC run files")
@@ -44,6 +47,31 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     fu.add_argument(
         "--phi", type=float, default=None, help="RBC's persistence in (0, 1) (required by rbc)"
     )
+    fu.add_argument(
+        "--qrels",
+        metavar="FILE",
+        help="TREC qrels of the training queries (required by the trained methods)",
+    )
+    fu.add_argument(
+        "--train-runs",
+        metavar="RUN",
+        nargs="+",
+        help="one training run per run, in the same order (default: the runs themselves)",
+    )
+    fu.add_argument(
+        "--segments",
+        metavar="N",
+        type=positive_int,
+        default=None,
+        help="ProbFuse's number of segments per ranking (required by probfuse)",
+    )
+    fu.add_argument(
+        "--window",
+        metavar="W",
+        type=whole_number_from(0),
+        default=None,
+        help="SlideFuse's half window: positions p-W to p+W (required by slidefuse)",
+    )
     fu.add_argument("--tag", default="fused", help="the run tag written (default: fused)")
     return fu
 
@@ -57,6 +85,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         weights=args.weights,
         k=args.rrf_k,
         phi=args.phi,
+        qrels=args.qrels,
+        train_runs=args.train_runs,
+        n_segments=args.segments,
+        window=args.window,
     )
     path = write_run(fused, args.output, tag=args.tag)
     queries = len(fused.queries())
