@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from scorekit.stats._analytic import delong, delong_interval, wilson
 from scorekit.stats._bootstrap import bootstrap, replicate_values, state_interval
-from scorekit.stats._compare import TESTS, Comparison, compare, unit_values
+from scorekit.stats._compare import (
+    ALTERNATIVES,
+    ONE_SIDED,
+    TEST_OPTIONS,
+    TESTS,
+    Comparison,
+    compare,
+    parse_test,
+    unit_values,
+)
 from scorekit.stats._corrections import (
     CORRECTION_ALIASES,
     CORRECTIONS,
@@ -33,16 +42,26 @@ from scorekit.stats._results import DeLongResult, Interval, TestResult
 from scorekit.stats._sacrebleu import SACREBLEU_SEED, PairedResult, PairedTest, paired_ar, paired_bs
 from scorekit.stats._sacrebleu_table import format_paired
 from scorekit.stats._standard import ANALYTIC, analytic_interval
+from scorekit.stats._tukey import (
+    TukeyHSDResult,
+    studentized_range_cdf,
+    studentized_range_quantile,
+    studentized_range_sf,
+    tukey_hsd,
+)
 
 __all__ = [
+    "ALTERNATIVES",
     "ANALYTIC",
     "CORRECTIONS",
     "CORRECTION_ALIASES",
     "INTERVALS",
     "MAX_CELLS",
     "MAX_DRAWS",
+    "ONE_SIDED",
     "SACREBLEU_SEED",
     "TESTS",
+    "TEST_OPTIONS",
     "Bootstrap",
     "Comparison",
     "DeLongResult",
@@ -53,6 +72,7 @@ __all__ = [
     "Replicates",
     "Resampled",
     "TestResult",
+    "TukeyHSDResult",
     "adjust",
     "analytic_interval",
     "benjamini_hochberg",
@@ -75,10 +95,15 @@ __all__ = [
     "paired_ar",
     "paired_bs",
     "paired_t",
+    "parse_test",
     "replicate_progress",
     "replicate_values",
     "sidak",
     "state_interval",
+    "studentized_range_cdf",
+    "studentized_range_quantile",
+    "studentized_range_sf",
+    "tukey_hsd",
     "two_stage_bh",
     "unit_values",
     "wilcoxon",

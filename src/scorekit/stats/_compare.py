@@ -20,7 +20,16 @@ from scorekit.stats._corrections import CORRECTION_ALIASES, CORRECTIONS, adjust
 from scorekit.stats._distributions import normal_quantile, student_t_quantile
 from scorekit.stats._intervals import check_confidence, plural
 from scorekit.stats._limits import check_cells, check_seed
-from scorekit.stats._paired import fisher_randomization, mcnemar, paired_t, wilcoxon
+from scorekit.stats._paired import (
+    ALTERNATIVES,
+    WILCOXON_METHODS,
+    ZERO_METHODS,
+    check_alternative,
+    fisher_randomization,
+    mcnemar,
+    paired_t,
+    wilcoxon,
+)
 from scorekit.stats._replicates import single_number
 from scorekit.stats._resampling import (
     compute_replicates,
@@ -30,13 +39,45 @@ from scorekit.stats._resampling import (
     unit_keys,
     unit_of,
 )
+from scorekit.stats._tukey import studentized_range_quantile, tukey_hsd
 
-__all__ = ["CORRECTIONS", "TESTS", "Comparison", "compare", "unit_values"]
+__all__ = [
+    "ALTERNATIVES",
+    "CORRECTIONS",
+    "ONE_SIDED",
+    "TESTS",
+    "TEST_OPTIONS",
+    "Comparison",
+    "compare",
+    "parse_test",
+    "unit_values",
+]
 
-TESTS = ("paired_bootstrap", "randomization", "t", "wilcoxon", "fisher", "mcnemar", "delong")
+TESTS = (
+    "paired_bootstrap",
+    "randomization",
+    "t",
+    "wilcoxon",
+    "fisher",
+    "mcnemar",
+    "delong",
+    "tukey",
+)
 """The tests :func:`compare` runs."""
 
-_PER_UNIT = ("t", "wilcoxon", "fisher")
+ONE_SIDED = ("paired_bootstrap", "randomization", "t", "wilcoxon", "fisher")
+"""The tests of :data:`TESTS` that take a one-sided ``alternative``."""
+
+TEST_OPTIONS: dict[str, dict[str, tuple[Any, ...]]] = {
+    "wilcoxon": {
+        "zero_method": ZERO_METHODS,
+        "method": WILCOXON_METHODS,
+        "correction": (False, True),
+    },
+}
+"""The options a test takes after its name (``wilcoxon:zero_method=pratt``), with their values."""
+
+_PER_UNIT = ("t", "wilcoxon", "fisher", "tukey")
 _MAX_ROW_VALUES = 20_000
 
 
@@ -61,14 +102,18 @@ class Comparison:
         the mean of its per-unit values (accuracy, MAE, MAP; not RMSE or F1,
         whose difference is not the mean one); NaN for the others.
     confidence : float
-        The interval's nominal coverage.
+        The interval's nominal coverage (one-sided intervals, with an infinite
+        bound, for a one-sided alternative).
     pvalue : float
-        The test's two-sided p-value.
+        The test's p-value for ``alternative``.
     adjusted : float
         The p-value after the correction for several systems (the p-value itself
         without one).
     test : str
         The test run.
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (the system above the baseline) or
+        ``"less"``.
     """
 
     metric: str
@@ -83,6 +128,7 @@ class Comparison:
     pvalue: float
     adjusted: float
     test: str
+    alternative: str = "two-sided"
 
     def as_dict(self) -> dict[str, Any]:
         """Every field by name."""
@@ -91,6 +137,64 @@ class Comparison:
     def significant(self, alpha: float = 0.05) -> bool:
         """Whether the (adjusted) p-value is below ``alpha``."""
         return self.adjusted < alpha
+
+
+def _option_value(text: str) -> Any:
+    word = text.strip()
+    return {"true": True, "false": False}.get(word.lower(), word)
+
+
+def parse_test(spec: Any, where: str = "compare") -> tuple[str, dict[str, Any]]:
+    """A test's name and options from ``name[:option=value,...]`` (``wilcoxon:zero_method=pratt``).
+
+    The options are those of :data:`TEST_OPTIONS` (``true``/``false`` for a
+    bool); a test without options is its bare name.
+
+    Examples
+    --------
+    >>> parse_test("wilcoxon:zero_method=pratt,correction=true")
+    ('wilcoxon', {'zero_method': 'pratt', 'correction': True})
+    >>> parse_test("t")
+    ('t', {})
+    >>> parse_test("t:method=exact")
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: compare: the test 't' takes no options; got 'method=exact', ...
+    """
+    if not isinstance(spec, str):
+        raise ConfigError(message(where, "a test is named by a string", spec, choices(TESTS)))
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if name not in TESTS:
+        raise ConfigError(message(where, "unknown test", name, choices(TESTS)))
+    options: dict[str, Any] = {}
+    if not rest.strip():
+        return name, options
+    known = TEST_OPTIONS.get(name)
+    if not known:
+        with_options = ", ".join(f"{t}:{o}=..." for t, opts in TEST_OPTIONS.items() for o in opts)
+        raise ConfigError(message(where, f"the test {name!r} takes no options", rest, with_options))
+    for item in rest.split(","):
+        key, equals, value = item.partition("=")
+        key = key.strip()
+        if key not in known or not equals:
+            raise ConfigError(
+                message(
+                    where,
+                    f"unknown option of the test {name!r}",
+                    item.strip(),
+                    "option=value with option " + choices(known),
+                )
+            )
+        found = _option_value(value)
+        allowed = known[key]
+        if found not in allowed or type(found) is not type(allowed[0]):
+            shown = [str(v).lower() if isinstance(v, bool) else v for v in allowed]
+            raise ConfigError(
+                message(where, f"unknown {key} of the test {name!r}", value.strip(), choices(shown))
+            )
+        options[key] = found
+    return name, options
 
 
 def _metric(metric: str | Metric[Any]) -> Metric[Any]:
@@ -222,6 +326,17 @@ def _per_unit(
     return values
 
 
+def _tail_share(shuffled: NDArray[np.float64], observed: float, alternative: str) -> float:
+    """``(#{d* at least as extreme as d} + 1) / (B + 1)`` in the direction of ``alternative``."""
+    if alternative == "greater":
+        extreme = shuffled >= observed
+    elif alternative == "less":
+        extreme = shuffled <= observed
+    else:
+        extreme = np.abs(shuffled) >= abs(observed)
+    return float((np.sum(extreme) + 1) / (len(shuffled) + 1))
+
+
 def _randomization(
     inner: Metric[Any],
     truth: Any,
@@ -230,11 +345,12 @@ def _randomization(
     n_resamples: int,
     seed: int,
     kwargs: dict[str, Any],
+    alternative: str = "two-sided",
 ) -> float:
-    """Approximate randomization: ``(#{|d*| >= |d|} + 1) / (trials + 1)``."""
-    observed = abs(
-        single_number(inner, inner.score(truth, a, **kwargs))
-        - single_number(inner, inner.score(truth, b, **kwargs))
+    """Approximate randomization of ``d = score(b) - score(a)`` (``b`` the system, ``a`` the
+    baseline): ``(#{|d*| >= |d|} + 1) / (trials + 1)``, one-sided ``d* >= d`` or ``d* <= d``."""
+    observed = single_number(inner, inner.score(truth, b, **kwargs)) - single_number(
+        inner, inner.score(truth, a, **kwargs)
     )
     rng = np.random.default_rng(seed)
     where = f"compare {_label(inner)}"
@@ -242,8 +358,8 @@ def _randomization(
         va, vb = unit_values(inner, truth, a, **kwargs), unit_values(inner, truth, b, **kwargs)
         check_cells(n_resamples, len(va), where, "n_resamples", plural(unit_of(inner)))
         mask = rng.integers(2, size=(n_resamples, len(va)), dtype=bool)
-        shuffled = np.abs(np.where(mask, va, vb).mean(1) - np.where(mask, vb, va).mean(1))
-        observed = abs(float(va.mean() - vb.mean()))
+        shuffled = np.where(mask, vb, va).mean(1) - np.where(mask, va, vb).mean(1)
+        observed = float(vb.mean() - va.mean())
     else:
         n = count_units(inner, truth, a, **kwargs)
         check_cells(n_resamples, n, where, "n_resamples", plural(unit_of(inner)))
@@ -251,31 +367,39 @@ def _randomization(
         shuffled = np.empty(n_resamples)
         for t in range(n_resamples):
             x, y = _swap(a, b, mask[t])
-            shuffled[t] = abs(
-                single_number(inner, inner.score(truth, x, **kwargs))
-                - single_number(inner, inner.score(truth, y, **kwargs))
+            shuffled[t] = single_number(inner, inner.score(truth, y, **kwargs)) - single_number(
+                inner, inner.score(truth, x, **kwargs)
             )
-    return float((np.sum(shuffled >= observed) + 1) / (n_resamples + 1))
+    return _tail_share(shuffled, observed, alternative)
 
 
-def _t_interval(d: NDArray[np.float64], confidence: float) -> tuple[float, float]:
+def _t_interval(
+    d: NDArray[np.float64], confidence: float, alternative: str = "two-sided"
+) -> tuple[float, float]:
     """The t-test's interval of the mean per-unit difference, as scipy's ``ttest_rel`` gives it.
 
-    ``mean(d) -+ t_{n-1} * sd(d) / sqrt(n)``; NaN bounds for fewer than 2
-    units. Differences near the largest float are scaled first, as the test's.
+    ``mean(d) -+ t_{n-1} * sd(d) / sqrt(n)`` at ``(1 + confidence) / 2``; one-sided,
+    ``(mean(d) - t * sd(d) / sqrt(n), inf)`` (``"greater"``) or
+    ``(-inf, mean(d) + t * sd(d) / sqrt(n))`` (``"less"``) at ``confidence``.
+    NaN bounds for fewer than 2 units. Differences near the largest float are
+    scaled first, as the test's.
     """
     d = np.asarray(d, dtype=np.float64)
     if d.size < 2 or not np.isfinite(d).all():
         return math.nan, math.nan
     scale = float(np.max(np.abs(d)))
+    low, high = (-math.inf, math.inf)
     if scale == 0.0:
-        return 0.0, 0.0
+        return (0.0 if alternative != "less" else low), (0.0 if alternative != "greater" else high)
     unit = d / scale
     mean = float(unit.mean())
-    half = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, d.size - 1) * float(
-        unit.std(ddof=1) / math.sqrt(d.size)
-    )
-    return (mean - half) * scale, (mean + half) * scale
+    level = confidence if alternative != "two-sided" else 1.0 - (1.0 - confidence) / 2.0
+    half = student_t_quantile(level, d.size - 1) * float(unit.std(ddof=1) / math.sqrt(d.size))
+    if alternative != "less":
+        low = (mean - half) * scale
+    if alternative != "greater":
+        high = (mean + half) * scale
+    return low, high
 
 
 def compare(
@@ -290,6 +414,7 @@ def compare(
     correction: str | None = None,
     names: Sequence[str] | None = None,
     key: Any = None,
+    alternative: str = "two-sided",
     **kwargs: Any,
 ) -> list[Comparison]:
     """Several systems against a baseline (the first) on one metric: differences and p-values.
@@ -304,6 +429,9 @@ def compare(
         Two or more systems' outputs (``y_pred`` or ``y_score``, runs,
         predictions); the first is the baseline.
     test
+        A name of :data:`TESTS`, with options after a colon for the tests of
+        :data:`TEST_OPTIONS` (``"wilcoxon:zero_method=pratt,correction=true"``,
+        see :func:`parse_test`).
         ``"paired_bootstrap"``: both systems on the same replicates (the
         interval is the replicates' percentile interval of the difference, the
         p-value two-sided from the replicates centred on their mean,
@@ -318,7 +446,12 @@ def compare(
         :func:`scipy.stats.wilcoxon`); ``"fisher"``: Fisher's randomization
         test on per-unit values (as ranx); ``"mcnemar"``: the exact McNemar
         test on per-unit correctness (labels); ``"delong"``: DeLong's test of
-        two correlated ROC AUCs (binary scores).
+        two correlated ROC AUCs (binary scores); ``"tukey"``: Tukey's HSD over
+        all the systems' per-unit values at once, as ranx's
+        ``compare(..., stat_test="tukey")`` (:func:`tukey_hsd`: the systems as
+        independent groups, p-values adjusted for every pair; each row is the
+        pair of the system and the baseline, with Tukey's simultaneous interval
+        of the mean per-unit difference where the metric is that mean).
     n_resamples
         Replicates, trials or permutations of the randomized tests: at most
         1,000,000, and for ``"randomization"`` (and ``sampling="resample"``)
@@ -341,6 +474,16 @@ def compare(
         default).
     key
         Poisson sampling: the units' keys (see :func:`bootstrap`).
+    alternative
+        ``"two-sided"``, ``"greater"`` (the system is better than the baseline,
+        its metric larger) or ``"less"``, for the tests of :data:`ONE_SIDED`.
+        One-sided p-values count the replicates on the alternative's side only:
+        ``(#{d* - mean(d*) >= d} + 1) / (B + 1)`` for the paired bootstrap's
+        ``"greater"`` (``<=`` for ``"less"``), ``(#{d* >= d} + 1) / (B + 1)``
+        for the randomization test's, ``P(T >= t)`` for the t-test's, as scipy;
+        the interval is then one-sided, ``(low, inf)`` or ``(-inf, high)``, at
+        ``confidence`` (the bootstrap's quantile ``1 - confidence`` or
+        ``confidence``; the t-test's as ``scipy.stats.ttest_rel``).
     **kwargs
         Passed to the metric (``sample_weight=``).
 
@@ -352,9 +495,10 @@ def compare(
     Raises
     ------
     ConfigError
-        An unknown test or correction, settings out of range, a test that does
-        not apply to the metric: the per-unit tests (``"t"``,
-        ``"wilcoxon"``, ``"fisher"``) on a metric that has no value on a unit
+        An unknown test, test option, alternative or correction, settings out of
+        range, a one-sided alternative or a correction with a test that has
+        none, a test that does not apply to the metric: the per-unit tests
+        (``"t"``, ``"wilcoxon"``, ``"fisher"``, ``"tukey"``) on a metric that has no value on a unit
         alone (ROC AUC of one row) name the tests that compare the metric's
         value on all the units instead.
     InputError
@@ -372,11 +516,29 @@ def compare(
     """
     inner = _metric(metric)
     where = f"compare {_label(inner)}"
-    if test not in TESTS:
-        raise ConfigError(message(where, "unknown test", test, choices(TESTS)))
+    test, options = parse_test(test, where)
+    alternative = check_alternative(alternative, where)
+    if alternative != "two-sided" and test not in ONE_SIDED:
+        raise ConfigError(
+            message(
+                where,
+                f"the test {test!r} is two-sided only",
+                raw(f"alternative {alternative!r}"),
+                "'two-sided', or a test of " + ", ".join(repr(t) for t in ONE_SIDED),
+            )
+        )
     known = (*CORRECTIONS, *CORRECTION_ALIASES)
     if correction is not None and correction not in known:
         raise ConfigError(message(where, "unknown correction", correction, choices(known)))
+    if correction is not None and test == "tukey":
+        raise ConfigError(
+            message(
+                where,
+                "Tukey's HSD p-values are adjusted for every pair already",
+                raw(f"correction {correction!r}"),
+                "no correction",
+            )
+        )
     confidence = check_confidence(confidence, where)
     if test == "delong" and (inner.name != "roc_auc" or inner.inputs != "binary_scores"):
         raise ConfigError(
@@ -419,38 +581,62 @@ def compare(
             ).replicates
             for s in systems
         ]
-        alpha = (1.0 - confidence) / 2.0
+        alpha = (1.0 - confidence) / (2.0 if alternative == "two-sided" else 1.0)
         for i in range(1, len(systems)):
             delta = reps[i] - reps[0]
             finite = delta[np.isfinite(delta)]
             low, high = (
                 np.quantile(finite, [alpha, 1.0 - alpha]) if len(finite) else (math.nan,) * 2
             )
-            observed = abs(values[i] - values[0])
-            centred = np.abs(finite - finite.mean()) if len(finite) else finite
-            p = float((np.sum(centred >= observed) + 1) / (len(centred) + 1))
+            if alternative == "greater":
+                high = math.inf
+            elif alternative == "less":
+                low = -math.inf
+            observed = values[i] - values[0]
+            centred = finite - finite.mean() if len(finite) else finite
+            p = _tail_share(centred, observed, alternative)
             rows.append((float(low), float(high), p))
     elif test == "randomization":
         for i in range(1, len(systems)):
-            p = _randomization(inner, truth, systems[0], systems[i], n_resamples, seed, kwargs)
+            p = _randomization(
+                inner, truth, systems[0], systems[i], n_resamples, seed, kwargs, alternative
+            )
             rows.append((math.nan, math.nan, p))
+    elif test == "tukey":
+        per_unit = [
+            _per_unit(inner, test, truth, s, name, kwargs)
+            for s, name in zip(systems, labels, strict=True)
+        ]
+        hsd = tukey_hsd(*per_unit)
+        radius = math.nan
+        for i in range(1, len(systems)):
+            low, high = math.nan, math.nan
+            mean_gap = float(hsd.statistic[i, 0])
+            if abs(mean_gap - (values[i] - values[0])) <= 1e-9 * max(1.0, abs(mean_gap)):
+                if math.isnan(radius):
+                    radius = studentized_range_quantile(confidence, hsd.k, float(hsd.df))
+                low = mean_gap - radius * float(hsd.stderr[i, 0])
+                high = mean_gap + radius * float(hsd.stderr[i, 0])
+            rows.append((low, high, float(hsd.pvalue[i, 0])))
     elif test in _PER_UNIT:
         base = _per_unit(inner, test, truth, systems[0], labels[0], kwargs)
         for i in range(1, len(systems)):
             other = _per_unit(inner, test, truth, systems[i], labels[i], kwargs)
             low, high = math.nan, math.nan
             if test == "t":
-                result = paired_t(other, base)
+                result = paired_t(other, base, alternative=alternative)
                 diff = np.asarray(other, dtype=np.float64) - np.asarray(base, dtype=np.float64)
                 gap = abs(float(np.mean(diff)) - (values[i] - values[0])) if diff.size else math.inf
                 if gap <= 1e-9 * max(1.0, abs(values[i] - values[0])):
                     # the metric is the mean of its per-unit values (accuracy, MAE, MAP):
                     # the interval of the mean difference is that of the difference
-                    low, high = _t_interval(diff, confidence)
+                    low, high = _t_interval(diff, confidence, alternative)
             elif test == "wilcoxon":
-                result = wilcoxon(other, base)
+                result = wilcoxon(other, base, alternative=alternative, **options)
             else:
-                result = fisher_randomization(other, base, n_permutations=n_resamples, seed=seed)
+                result = fisher_randomization(
+                    other, base, n_permutations=n_resamples, seed=seed, alternative=alternative
+                )
             rows.append((low, high, result.pvalue))
     elif test == "mcnemar":
         y = np.asarray(truth)
@@ -485,6 +671,7 @@ def compare(
             pvalue=rows[i - 1][2],
             adjusted=float(adjusted[i - 1]),
             test=test,
+            alternative=alternative,
         )
         for i in range(1, len(systems))
     ]

@@ -14,7 +14,9 @@ __all__ = [
     "binomial_cdf_half",
     "chi2_1_sf",
     "normal_quantile",
+    "normal_tail",
     "normal_two_sided",
+    "student_t_tail",
     "student_t_two_sided",
 ]
 
@@ -157,6 +159,25 @@ def student_t_two_sided(t: float, df: float) -> float:
     return _betainc(0.5 * df, 0.5, math.exp(log_x), math.exp(log_y), log_x, log_y)
 
 
+def student_t_tail(t: float, df: float) -> float:
+    """Upper tail ``P(T >= t)`` of Student's t with ``df`` degrees of freedom.
+
+    Half the two-sided tail for ``t > 0`` (so as precise far in the tail), one
+    minus it below; ``P(T <= t)`` is ``student_t_tail(-t, df)``.
+
+    Examples
+    --------
+    >>> round(student_t_tail(2.0, 10), 12)
+    0.036694017386
+    >>> student_t_tail(0.0, 3), student_t_tail(-math.inf, 3)
+    (0.5, 1.0)
+    """
+    if math.isnan(t):
+        return math.nan
+    half = 0.5 * student_t_two_sided(t, df)
+    return half if t > 0.0 else 1.0 - half
+
+
 def student_t_quantile(q: float, df: float) -> float:
     """The ``q`` quantile of Student's t with ``df`` degrees of freedom, for ``0.5 <= q < 1``.
 
@@ -238,6 +259,19 @@ def normal_two_sided(z: float) -> float:
     if math.isnan(z):
         return math.nan
     return math.erfc(abs(z) / math.sqrt(2.0))
+
+
+def normal_tail(z: float) -> float:
+    """Upper tail ``P(Z >= z)`` of the standard normal distribution.
+
+    Examples
+    --------
+    >>> round(normal_tail(1.6448536269514722), 12)
+    0.05
+    >>> normal_tail(-math.inf)
+    1.0
+    """
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
 def normal_quantile(p: float) -> float:
