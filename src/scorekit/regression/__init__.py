@@ -1,4 +1,4 @@
-"""Regression metrics: squared, absolute, percentage and logarithmic errors, R^2.
+"""Regression metrics: squared, absolute, percentage and logarithmic errors, R^2, deviances, D^2.
 
 Every function follows scikit-learn's signature for the metric of the same
 meaning (``sample_weight``, ``multioutput``), so switching is a change of
@@ -16,6 +16,24 @@ Examples
 
 from scorekit.regression import _inputs  # noqa: F401  (registers the input kinds)
 from scorekit.regression._base import ErrorSums
+from scorekit.regression._d2 import (
+    D2AbsoluteError,
+    D2Pinball,
+    TargetValues,
+    d2_absolute_error,
+    d2_pinball,
+)
+from scorekit.regression._d2_tweedie import D2Tweedie, DevianceMoments, d2_tweedie
+from scorekit.regression._deviance import (
+    GammaDeviance,
+    PinballLoss,
+    PoissonDeviance,
+    TweedieDeviance,
+    gamma_deviance,
+    pinball_loss,
+    poisson_deviance,
+    tweedie_deviance,
+)
 from scorekit.regression._log import MSLE, RMSLE, msle, rmsle
 from scorekit.regression._means import MAE, MSE, RMSE, mae, mse, rmse
 from scorekit.regression._order import AbsErrors, MaxAbsError, MaxError, MedAE, max_error, medae
@@ -41,27 +59,43 @@ __all__ = [
     "SMAPE",
     "WMAPE",
     "AbsErrors",
+    "D2AbsoluteError",
+    "D2Pinball",
+    "D2Tweedie",
+    "DevianceMoments",
     "ErrorSums",
     "ExplainedVariance",
     "ExplainedVarianceSums",
+    "GammaDeviance",
     "MaxAbsError",
     "MaxError",
     "MedAE",
     "PairSample",
+    "PinballLoss",
+    "PoissonDeviance",
     "PredictionSample",
     "R2Sums",
     "Sample",
+    "TargetValues",
+    "TweedieDeviance",
+    "d2_absolute_error",
+    "d2_pinball",
+    "d2_tweedie",
     "explained_variance",
+    "gamma_deviance",
     "mae",
     "mape",
     "max_error",
     "medae",
     "mse",
     "msle",
+    "pinball_loss",
+    "poisson_deviance",
     "prediction_sample",
     "r2",
     "rmse",
     "rmsle",
     "smape",
+    "tweedie_deviance",
     "wmape",
 ]

@@ -23,7 +23,7 @@ register_input_kind(
 register_input_kind(
     InputKind(
         name="regression_positive",
-        description="y_true, y_pred: 1-D real targets >= 0 (log errors)",
+        description="y_true, y_pred: 1-D positive real targets (log errors, deviances)",
         roles={"y_true": "scores", "y_pred": "scores"},
     )
 )
