@@ -39,6 +39,16 @@ def _assert_same(got: dict[str, dict[str, float]], want: dict[str, dict[str, flo
     for q, values in want.items():
         assert got[q].keys() == values.keys(), q
         for measure, value in values.items():
+            if measure == "runid":
+                # pytrec_eval leaves the run's tag uninitialised (0.0 or a denormal)
+                assert got[q][measure] == 0.0
+                continue
+            if math.isnan(value):
+                # with no document retrieved, pytrec_eval's interpolated precision divides 0 by
+                # 0; scorekit gives 0, as trec_eval -c prints for a query the run lacks
+                assert measure.startswith(("iprec_at_recall_", "11pt_avg")), (q, measure)
+                assert got[q][measure] == 0.0
+                continue
             assert got[q][measure] == pytest.approx(value, rel=1e-12, abs=1e-15), (q, measure)
 
 
@@ -53,11 +63,11 @@ def _assert_same(got: dict[str, dict[str, float]], want: dict[str, dict[str, flo
 )
 def test_trec_eval_files(qrels: str, run: str, options: dict[str, Any]) -> None:
     judgments, ranking = _read(qrels, False), _read(run, True)
-    measures = [*ALL, "ndcg_cut.3,7", "P_2"]
+    measures = [*ALL, "ndcg_cut.3,7", "P_2", "iprec_at_recall.0.25,0.33", "Rprec_mult.0.5,3"]
     got = compat.RelevanceEvaluator(judgments, measures, **options).evaluate(ranking)
     want = reference.RelevanceEvaluator(judgments, measures, **options).evaluate(ranking)
     _assert_same(got, want)
-    for measure in ("map", "gm_map", "P_2"):
+    for measure in ("map", "gm_map", "P_2", "num_ret", "gm_bpref", "iprec_at_recall_0.25"):
         values = [v[measure] for v in got.values()]
         expected = reference.compute_aggregated_measure(measure, values)
         assert compat.compute_aggregated_measure(measure, values) == pytest.approx(expected)
@@ -95,25 +105,35 @@ def test_hypothesis_runs(
     options: dict[str, Any] = {"relevance_level": level, "judged_docs_only_flag": judged_only}
     got = compat.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
     want = reference.RelevanceEvaluator(qrels, measures, **options).evaluate(run)
-    if "gm_map" in measures:
-        # asked without map, pytrec_eval's gm_map of a query with an empty run or only
-        # negative grades can be 0.0; with map beside it, it is log(max(AP, 1e-5))
-        beside = reference.RelevanceEvaluator(qrels, [*measures, "map"], **options).evaluate(run)
-        for q, values in want.items():
-            values["gm_map"] = beside[q]["gm_map"]
+    for gm, base in (("gm_map", "map"), ("gm_bpref", "bpref")):
+        if gm in measures:
+            # asked without map (bpref), pytrec_eval's gm_map (gm_bpref) of a query with only
+            # negative grades can be 0.0; with map beside it, it is log(max(AP, 1e-5))
+            with_base = [*measures, base]
+            beside = reference.RelevanceEvaluator(qrels, with_base, **options).evaluate(run)
+            for q, values in want.items():
+                values[gm] = beside[q][gm]
     _assert_same(got, want)
+
+
+# a query with an empty run retrieves nothing: num_q is 1, num_rel its relevant documents (which
+# pytrec_eval gives only when another query was evaluated before it), the rest 0
+_EMPTY_RUN = {"num_q": 1.0, "num_rel": None, "runid": 0.0}
 
 
 @pytest.mark.parametrize("grades", [{"d0": 0}, {"d0": 1, "d1": 2}, {"d0": -1}])
 def test_a_query_with_an_empty_run(grades: dict[str, int]) -> None:
-    qrels, run = {"q1": grades, "q2": {"d0": 1}}, {"q1": {}, "q2": {"d0": 1.0}}
+    qrels, run = {"q2": {"d0": 1}, "q1": grades}, {"q2": {"d0": 1.0}, "q1": {}}
     got = compat.RelevanceEvaluator(qrels, ALL).evaluate(run)
-    assert got["q1"]["gm_map"] == math.log(1e-5)
+    assert got["q1"]["gm_map"] == got["q1"]["gm_bpref"] == math.log(1e-5)
+    assert got["q1"]["num_rel"] == sum(g >= 1 for g in grades.values())
+    assert got["q1"]["num_q"] == 1.0
     for measure in ALL:
-        if measure != "gm_map":
+        if measure not in ("gm_map", "gm_bpref"):
             want = reference.RelevanceEvaluator(qrels, [measure]).evaluate(run)
             _assert_same({q: {k: got[q][k] for k in want[q]} for q in got}, want)
-            assert set(want["q1"].values()) == {0.0}
+            zero = {k for k in want["q1"] if k not in _EMPTY_RUN}
+            assert {got["q1"][k] for k in zero} <= {0.0}
 
 
 def test_a_query_without_a_relevant_document_gives_0_without_a_warning() -> None:
@@ -130,12 +150,17 @@ def test_a_query_without_a_relevant_document_gives_0_without_a_warning() -> None
 def test_names_map_to_scorekit_metrics() -> None:
     assert compat.NAMES["P_k"] == "p@k"
     assert compat.NAMES["recip_rank"] == "mrr"
+    assert compat.NAMES["set_F"] == "set_f"
+    assert compat.NAMES["iprec_at_recall_x"].startswith("iprec_at_recall:recall=x")
+    families = {"P", "recall", "map_cut", "ndcg_cut", "success", "relative_P"}
+    real = {"iprec_at_recall", "Rprec_mult"}
     assert set(compat.NAMES) == {
-        name
-        if name in ("map", "gm_map", "Rprec", "recip_rank", "bpref", "infAP", "ndcg")
-        else name + "_k"
-        for name in compat.supported_measures
+        name + "_k" if name in families else name + "_x" if name in real else name
+        for name in compat.supported_measures - {"runid", "relstring"}
     }
+    assert set(compat.supported_measures) == set(reference.supported_measures)
+    for name in ("official", "set", "all_trec"):
+        assert compat.supported_nicknames[name] == set(reference.supported_nicknames[name])
 
 
 def test_family_expands_to_default_cutoffs() -> None:
@@ -149,7 +174,9 @@ def test_family_expands_to_default_cutoffs() -> None:
     assert math.isclose(compute := row["success_1"], 1.0), compute
 
 
-@pytest.mark.parametrize("measure", ["num_ret", "official", "iprec_at_recall", "P_x", "P_0", 3])
+@pytest.mark.parametrize(
+    "measure", ["prefs_simp", "qrels_jg", "G.1=3", "P_x", "P_0", "P.2.5", "utility.x", 3]
+)
 def test_measures_scorekit_lacks_are_named(measure: Any) -> None:
     with pytest.raises(ConfigError, match="pytrec_eval: ") as info:
         compat.RelevanceEvaluator({"q": {"d": 1}}, [measure])

@@ -4,15 +4,25 @@
 the measures scorekit has: :class:`RelevanceEvaluator` takes the same
 arguments and its :meth:`~RelevanceEvaluator.evaluate` returns the same nested
 dict ``{query: {measure: value}}``, keyed by trec_eval's names (``P_5``,
-``ndcg_cut_10``, ``recip_rank``, ``map_cut_100``). A family name without a
-cutoff (``"P"``, ``"ndcg_cut"``, ``"success"``) expands to trec_eval's default
-cutoffs; ``"ndcg_cut.10"``, ``"ndcg_cut_10"`` or ``"P.5,10"`` select some.
+``ndcg_cut_10``, ``recip_rank``, ``map_cut_100``, ``iprec_at_recall_0.10``).
+A family name without a parameter (``"P"``, ``"ndcg_cut"``, ``"success"``,
+``"iprec_at_recall"``, ``"Rprec_mult"``) expands to trec_eval's default
+parameters; ``"ndcg_cut.10"``, ``"ndcg_cut_10"`` or ``"P.5,10"`` select some.
+The sets ``official``, ``set`` and ``all_trec`` expand as pytrec_eval expands
+them (:data:`supported_nicknames`). ``utility``, ``11pt_avg`` and ``set_F``
+take their numbers after a dot (``"utility.2,-1,0,0"``); pytrec_eval sorts
+and merges such numbers as text before trec_eval reads them, so it computes
+another utility where the order matters, and this module the one named.
 
 The values come from :func:`scorekit.ranking.evaluate`, which reads
 trec_eval's measure names itself; the queries are pytrec_eval's: those of the
-run (an empty ranking included) that have judgments. A measure of trec_eval
-that scorekit does not compute (``num_ret``, ``iprec_at_recall``, ``set_F``,
-``ndcg_rel``, the nicknames ``official`` and ``all_trec``...) raises
+run (an empty ranking included) that have judgments. A query with an empty
+ranking is a query that retrieved nothing: 0 but ``num_q`` (1), ``num_rel``
+and ``utility``, as trec_eval computes them (pytrec_eval's ``num_rel`` of
+such a query depends on the queries evaluated before it). The labels
+``runid`` and ``relstring`` are 0.0, as pytrec_eval gives them. A measure
+that scorekit does not compute (the preference measures, gains after a dot
+for ``G``, ``ndcg_rel`` or ``Rndcg``) raises
 :class:`~scorekit.errors.ConfigError` naming it.
 
 Inputs are typed as pytrec_eval types them: query and document ids are
@@ -43,8 +53,8 @@ from typing import Any
 import numpy as np
 
 from scorekit.errors import ConfigError, InputError, choices, message
+from scorekit.ranking import TREC_DEFAULTS, TREC_NICKNAMES, translate
 from scorekit.ranking import evaluate as _ranking_evaluate
-from scorekit.ranking import translate
 
 _NUMBERS = (int, float, np.integer, np.floating)
 
@@ -94,25 +104,63 @@ __all__ = [
     "RelevanceEvaluator",
     "compute_aggregated_measure",
     "supported_measures",
+    "supported_nicknames",
 ]
 
-_SCALAR = ("map", "gm_map", "Rprec", "recip_rank", "bpref", "infAP", "ndcg")
-"""trec_eval measures without a parameter that scorekit computes."""
+_SCALAR = (
+    *("map", "gm_map", "Rprec", "recip_rank", "bpref", "infAP", "ndcg", "num_q", "num_ret"),
+    *("num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_bpref", "utility", "11pt_avg"),
+    *("binG", "G", "ndcg_rel", "Rndcg", "set_P", "set_recall", "set_F", "set_map"),
+    "set_relative_P",
+)
+"""trec_eval measures printed once (some take parameters) that scorekit computes."""
 
-_DEFAULT_CUTOFFS = {
-    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "success": (1, 5, 10),
+_PARAMETERS = {"utility": "coefficients", "11pt_avg": "recalls", "set_F": "weight"}
+"""Measures of ``_SCALAR`` that take numbers after a dot, and the scorekit option they set."""
+
+_LABELS = ("runid", "relstring")
+"""trec_eval's labels (the run's tag, a string per query): pytrec_eval gives 0.0 for them."""
+
+_DEFAULT_CUTOFFS: dict[str, tuple[float, ...]] = {
+    name: TREC_DEFAULTS[name]
+    for name in (
+        "P",
+        "recall",
+        "map_cut",
+        "ndcg_cut",
+        "success",
+        "relative_P",
+        "iprec_at_recall",
+        "Rprec_mult",
+    )
 }
-"""trec_eval's measures with cutoffs, and the cutoffs it uses when none is given."""
+"""trec_eval's measures printed once per parameter, and the parameters it uses when none
+is given (cutoffs; recall levels for ``iprec_at_recall``, multiples of R for
+``Rprec_mult``)."""
 
-supported_measures: frozenset[str] = frozenset((*_SCALAR, *_DEFAULT_CUTOFFS))
-"""The trec_eval measure names (without cutoffs) this module computes."""
+_REAL = ("iprec_at_recall", "Rprec_mult")
+"""Measures of ``_DEFAULT_CUTOFFS`` whose parameters are real numbers, printed ``%.2f``."""
+
+supported_measures: frozenset[str] = frozenset((*_SCALAR, *_DEFAULT_CUTOFFS, *_LABELS))
+"""The trec_eval measure names (without parameters) this module computes."""
+
+supported_nicknames: dict[str, frozenset[str]] = {
+    name: frozenset(m for m in TREC_NICKNAMES[name] if m in supported_measures)
+    for name in ("official", "set", "all_trec")
+}
+"""pytrec_eval's measure sets this module expands (those of trec_eval 9: no rbp, no unj)."""
 
 _GM_FLOOR = 0.00001
-"""trec_eval's floor of the per-query average precision before the log of ``gm_map``."""
+"""trec_eval's floor of the per-query value before the log of ``gm_map`` and ``gm_bpref``."""
+
+_ORDER = {name: i for i, name in enumerate(TREC_NICKNAMES["all_trec"])}
+"""trec_eval's order of its measures, in which pytrec_eval lists a query's values."""
+
+
+_V9 = {"iprec_at_recall": ",rounding=trec_eval_9", "11pt_avg": ",rounding=trec_eval_9"}
+"""pytrec_eval is trec_eval 9.0: it rounds a recall level times R as trec_eval 9.0.7 did."""
+_V9_SCALAR = {"11pt_avg": ":rounding=trec_eval_9"}
+"""The same, for ``11pt_avg`` named without its recall levels."""
 
 
 def _scorekit_name(measure: str) -> str:
@@ -123,49 +171,98 @@ def _scorekit_name(measure: str) -> str:
     return name.replace("recall_at@", "recall@")
 
 
-NAMES: dict[str, str] = {
-    **{name: _scorekit_name(name) for name in _SCALAR},
-    **{f"{name}_k": _scorekit_name(f"{name}_1").replace("@1", "@k") for name in _DEFAULT_CUTOFFS},
-}
-"""trec_eval's measure names (``_k`` for a cutoff) -> scorekit's metric strings."""
+def _key(base: str, value: float) -> str:
+    """pytrec_eval's key of a measure printed once per parameter (``P_5``, ``Rprec_mult_0.20``)."""
+    return f"{base}_{value:.2f}" if base in _REAL else f"{base}_{int(value)}"
 
-_CUT = re.compile(r"^(?P<base>[A-Za-z_]+?)[._](?P<cuts>\d+(?:,\d+)*)$")
+
+NAMES: dict[str, str] = {
+    **{name: _scorekit_name(name) + _V9_SCALAR.get(name, "") for name in _SCALAR},
+    **{
+        f"{name}_k": _scorekit_name(f"{name}_1").replace("@1", "@k")
+        for name in _DEFAULT_CUTOFFS
+        if name not in _REAL
+    },
+    "iprec_at_recall_x": "iprec_at_recall:recall=x,rounding=trec_eval_9",
+    "Rprec_mult_x": "rprec_mult:mult=x",
+}
+"""trec_eval's measure names (``_k`` for a cutoff, ``_x`` for a real parameter) -> scorekit's
+metric strings."""
+
+_NUMBERS_TEXT = re.compile(r"^[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*$|^\.[0-9]+(,\.?[0-9]+)*$")
+
+
+def _split(measure: str) -> tuple[str, str] | None:
+    """``(base, parameters)`` of ``base.p1,p2`` or ``base_p1,p2`` for a known base, else None."""
+    for base in sorted({*_DEFAULT_CUTOFFS, *_PARAMETERS}, key=len, reverse=True):
+        for sep in "._":
+            if measure.startswith(base + sep):
+                return base, measure[len(base) + 1 :]
+    return None
+
+
+def _unsupported(measure: Any) -> ConfigError:
+    return ConfigError(
+        message(
+            "pytrec_eval",
+            "unsupported measure",
+            measure,
+            choices(sorted(supported_measures))
+            + " (with '.k' cutoffs where they take one), or a set: "
+            + ", ".join(sorted(supported_nicknames)),
+        )
+    )
 
 
 def _expand(measures: Iterable[str]) -> dict[str, str]:
-    """pytrec_eval's output keys -> scorekit metric strings, for the measures named."""
+    """pytrec_eval's output keys -> scorekit metric strings, for the measures named.
+
+    A label (``runid``, ``relstring``) maps to the empty string: pytrec_eval
+    gives it 0.0.
+    """
     if isinstance(measures, str):
         measures = [measures]
-    out: dict[str, str] = {}
-    cutoffs: dict[str, set[int]] = {}
+    named: list[str] = []
     for measure in measures:
         if not isinstance(measure, str):
             raise ConfigError(message("pytrec_eval", "a measure is not a string", measure))
-        match = _CUT.match(measure)
-        if measure in _SCALAR:
-            out[measure] = _scorekit_name(measure)
+        named.extend(supported_nicknames.get(measure, (measure,)))
+    out: dict[str, str] = {}
+    cutoffs: dict[str, set[float]] = {}
+    for measure in named:
+        split = _split(measure)
+        if measure in _LABELS:
+            out[measure] = ""
+        elif measure in _SCALAR:
+            out[measure] = _scorekit_name(measure) + _V9_SCALAR.get(measure, "")
         elif measure in _DEFAULT_CUTOFFS:
             cutoffs.setdefault(measure, set())
-        elif match is not None and match["base"] in _DEFAULT_CUTOFFS:
-            cuts = {int(c) for c in match["cuts"].split(",")}
-            if min(cuts) < 1:
+        elif split is not None and split[0] in _PARAMETERS:
+            base, params = split
+            if not re.fullmatch(r"[-+0-9.,]+", params):
+                raise _unsupported(measure)
+            name = _scorekit_name(base)
+            option = _PARAMETERS[base]
+            out[base] = f"{name}:{option}=" + ";".join(params.split(",")) + _V9.get(base, "")
+        elif split is not None and _NUMBERS_TEXT.match(split[1]):
+            base, params = split
+            values = {float(c) for c in params.split(",")}
+            if base not in _REAL and (min(values) < 1 or any(v != int(v) for v in values)):
                 raise ConfigError(message("pytrec_eval", "invalid cutoff", measure, "cutoffs >= 1"))
-            cutoffs.setdefault(match["base"], set()).update(cuts)
+            cutoffs.setdefault(base, set()).update(values)
         else:
-            raise ConfigError(
-                message(
-                    "pytrec_eval",
-                    "unsupported measure",
-                    measure,
-                    choices(sorted(supported_measures))
-                    + " (with '.k' cutoffs where they take one)",
-                )
-            )
-    # as pytrec_eval: cutoffs named for a measure replace its default ones
+            raise _unsupported(measure)
+    # as pytrec_eval: parameters named for a measure replace its default ones
     for base, cuts in cutoffs.items():
-        for k in sorted(cuts or _DEFAULT_CUTOFFS[base]):
-            out[f"{base}_{k}"] = _scorekit_name(f"{base}_{k}")
-    return out
+        for value in sorted(cuts or _DEFAULT_CUTOFFS[base]):
+            text = repr(float(value)) if base in _REAL else str(int(value))
+            out[_key(base, value)] = _scorekit_name(f"{base}.{text}") + _V9.get(base, "")
+    return dict(sorted(out.items(), key=lambda item: _ORDER.get(_base(item[0]), len(_ORDER))))
+
+
+def _base(key: str) -> str:
+    split = _split(key)
+    return split[0] if split is not None else key
 
 
 def compute_aggregated_measure(measure: str, values: Sequence[float]) -> float:
@@ -199,10 +296,16 @@ class RelevanceEvaluator:
     query_relevance : mapping
         ``{query: {doc: relevance}}``; queries without judgments are ignored.
     measures : iterable of str
-        trec_eval measure names: ``map``, ``gm_map``, ``Rprec``, ``recip_rank``,
-        ``bpref``, ``infAP``, ``ndcg``, and ``P``, ``recall``, ``map_cut``,
-        ``ndcg_cut``, ``success`` with trec_eval's default cutoffs or the
-        cutoffs after a dot or underscore (``"P.5,10"``, ``"ndcg_cut_10"``).
+        trec_eval measure names (:data:`supported_measures`): ``map``,
+        ``gm_map``, ``Rprec``, ``recip_rank``, ``bpref``, ``infAP``, ``ndcg``,
+        the counts ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
+        ``num_nonrel_judged_ret``, the set measures, ``gm_bpref``,
+        ``utility``, ``11pt_avg``, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg``,
+        and ``P``, ``recall``, ``map_cut``, ``ndcg_cut``, ``success``,
+        ``relative_P``, ``iprec_at_recall``, ``Rprec_mult`` with trec_eval's
+        default parameters or those after a dot or underscore (``"P.5,10"``,
+        ``"ndcg_cut_10"``, ``"iprec_at_recall.0.25"``); or a set
+        (``official``, ``set``, ``all_trec``).
     relevance_level : int, default 1
         The smallest grade that counts as relevant (trec_eval ``-l``).
     judged_docs_only_flag : bool, default False
@@ -222,7 +325,13 @@ class RelevanceEvaluator:
     One exception: for a query with an empty run, or whose grades are all
     negative, pytrec_eval can give ``gm_map`` 0.0 when it is asked without
     ``map``, and gives ``log(0.00001)`` when ``map`` is asked too; scorekit
-    always gives ``log(max(AP, 0.00001))``, as trec_eval's code reads.
+    always gives ``log(max(AP, 0.00001))``, as trec_eval's code reads; the
+    same holds for ``gm_bpref``. For a query with no document retrieved,
+    pytrec_eval's ``iprec_at_recall`` at a level of 0 relevant documents, and
+    so its ``11pt_avg``, is NaN (0 divided by 0 documents); scorekit gives 0,
+    as trec_eval ``-c`` prints for a query the run lacks. Interpolated
+    precision rounds as pytrec_eval's trec_eval 9.0 rounds (``rounding=
+    'trec_eval_9'``); ``scorekit rank`` rounds as trec_eval 10.
 
     Examples
     --------
@@ -286,7 +395,9 @@ class RelevanceEvaluator:
             # no measure asked: every judged query of the run, with no value (as pytrec_eval)
             return {q: {} for q in queries}
         run = {q: scores[q] for q in queries if len(scores[q]) > 0}
-        metrics = list(dict.fromkeys(self._keys.values()))
+        metrics = list(dict.fromkeys(m for m in self._keys.values() if m))
+        if not metrics:
+            return {q: dict.fromkeys(self._keys, 0.0) for q in queries}
         # pytrec_eval gives 0 for a query without a relevant document and does not warn
         result = _ranking_evaluate(
             {q: self._qrels[q] for q in queries},
@@ -302,7 +413,11 @@ class RelevanceEvaluator:
             values = table[q]
             row: dict[str, float] = {}
             for key, metric in self._keys.items():
-                value = values[metric]
-                row[key] = math.log(max(value, _GM_FLOOR)) if key == "gm_map" else value
+                if not metric:
+                    row[key] = 0.0
+                elif key in ("gm_map", "gm_bpref"):
+                    row[key] = math.log(max(values[metric], _GM_FLOOR))
+                else:
+                    row[key] = values[metric]
             out[q] = row
         return out

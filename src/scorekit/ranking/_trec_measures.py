@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import Check, Explanation, Range, register, sentences
+from scorekit.core import Check, Explanation, OneOf, Range, register, sentences
 from scorekit.errors import ConfigError, message
 from scorekit.ranking._explanations import ORDER, TE
 from scorekit.ranking._ranked import Judged
@@ -101,19 +101,31 @@ def _recall_levels(metric: Any, value: Any) -> tuple[float, ...]:
     return tuple(sorted(set(levels)))
 
 
-def _lround(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """C's ``lround`` of numbers >= 0: the nearest integer, halves away from zero."""
+ROUNDINGS = ("nearest", "trec_eval_9")
+"""How a recall level times R becomes a number of relevant documents: the nearest integer,
+halves up (trec_eval 9.0.8 and later), or floor(x R + 0.9) (trec_eval 9.0.7 and earlier,
+which pytrec_eval embeds)."""
+
+
+def _relevant_count(x: NDArray[np.float64], rounding: str) -> NDArray[np.float64]:
+    """The number of relevant documents of ``x`` = level times R (>= 0), as ``rounding`` says."""
+    if rounding == "trec_eval_9":
+        out: NDArray[np.float64] = np.trunc(x + 0.9)
+        return out
     whole = np.floor(x)
-    out: NDArray[np.float64] = whole + (x - whole >= 0.5)
+    out = whole + (x - whole >= 0.5)
     return out
 
 
-def _interpolated(judged: Judged, level: float, recalls: tuple[float, ...]) -> NDArray[np.float64]:
+def _interpolated(
+    judged: Judged, level: float, recalls: tuple[float, ...], rounding: str = "nearest"
+) -> NDArray[np.float64]:
     """trec_eval's interpolated precision at each recall level: shape (queries, levels).
 
-    At the level's number of relevant documents c = lround(level R), the
+    At the level's number of relevant documents c = round(level R), the
     largest precision at or after the rank of the c-th relevant document
     retrieved (the first one for c = 0); 0 when fewer than c are retrieved.
+    ``rounding='trec_eval_9'`` takes c = floor(level R + 0.9) instead.
     """
     n = judged.n_queries
     rel = judged.relevant(level)
@@ -126,7 +138,7 @@ def _interpolated(judged: Judged, level: float, recalls: tuple[float, ...]) -> N
     r = judged.num_relevant(level)
     out = np.zeros((n, len(recalls)))
     for j, share in enumerate(recalls):
-        c = _lround(share * r)
+        c = _relevant_count(share * r, rounding)
         take = (found > 0) & (c <= found)
         at = starts[:-1][take] + np.maximum(c[take], 1).astype(np.int64) - 1
         out[take, j] = best[at]
@@ -156,13 +168,16 @@ class IPrecAtRecall(_Trec):
     recall : float, default 0
         The recall level x in [0, 1] (trec_eval's levels are 0, 0.1, ..., 1);
         at 0, the best precision at any rank with a relevant document.
+    rounding : {'nearest', 'trec_eval_9'}, default 'nearest'
+        How x R becomes the count c: the nearest integer, halves up
+        (trec_eval 9.0.8 and later), or floor(x R + 0.9) (trec_eval 9.0.7
+        and earlier, and pytrec_eval, which embeds it).
     relevance_level, missing, judged_only, max_docs
         See :class:`Precision`.
 
     Notes
     -----
-    c rounds halves away from zero (trec_eval 9.0.8 and later, C's
-    ``lround``); c = 0 takes the first relevant document. 0 when fewer than
+    c = 0 takes the first relevant document. 0 when fewer than
     c relevant documents are retrieved, and for a query without any. Written
     ``iprec_at_recall:recall=0.1`` or trec_eval's ``iprec_at_recall_0.10``.
 
@@ -180,21 +195,24 @@ class IPrecAtRecall(_Trec):
         formula="iprec(x) = max_{i >= r_c} P@i,  c = round(x R), r_c the rank of the c-th "
         "relevant retrieved",
         convention=sentences(
-            "c rounds halves up; c = 0 takes the first relevant document; 0 when fewer than c "
-            "relevant documents are retrieved or the query has none.",
+            "c rounds halves up (rounding='trec_eval_9': floor(x R + 0.9)); c = 0 takes the "
+            "first relevant document; 0 when fewer than c relevant documents are retrieved or "
+            "the query has none.",
             ORDER,
         ),
         reference=f"{TE} iprec_at_recall.",
     )
 
     recall: Annotated[float, Range(0, 1, convert=float)] = 0.0
+    rounding: Annotated[Literal["nearest", "trec_eval_9"], OneOf(ROUNDINGS)] = "nearest"
 
     def _extra_setting(self) -> str:
-        return f", recall={self.recall!r}"
+        extra = f", recall={self.recall!r}"
+        return extra if self.rounding == "nearest" else extra + f", rounding={self.rounding!r}"
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """Interpolated precision per query."""
-        return _interpolated(judged, self.relevance_level, (self.recall,))[:, 0]
+        return _interpolated(judged, self.relevance_level, (self.recall,), self.rounding)[:, 0]
 
 
 @register("eleven_pt_avg", higher_is_better=True, bounds=(0.0, 1.0), inputs="qrels_run", grows=True)
@@ -209,6 +227,8 @@ class ElevenPointAverage(_Trec):
     recalls : sequence of float or str, default 0, 0.1, ..., 1
         The recall levels X (``'0.25;0.5;0.75'`` in a metric string, trec_eval's
         ``11pt_avg.0.25,0.5,0.75``).
+    rounding : {'nearest', 'trec_eval_9'}, default 'nearest'
+        See :class:`IPrecAtRecall`.
     relevance_level, missing, judged_only, max_docs
         See :class:`Precision`.
 
@@ -236,15 +256,17 @@ class ElevenPointAverage(_Trec):
     )
 
     recalls: Annotated[tuple[float, ...], Check(_recall_levels)] = ELEVEN_POINTS
+    rounding: Annotated[Literal["nearest", "trec_eval_9"], OneOf(ROUNDINGS)] = "nearest"
 
     def _extra_setting(self) -> str:
-        if self.recalls == ELEVEN_POINTS:
-            return ""
-        return ", recalls=" + ";".join(f"{x!r}" for x in self.recalls)
+        extra = ""
+        if self.recalls != ELEVEN_POINTS:
+            extra += ", recalls=" + ";".join(f"{x!r}" for x in self.recalls)
+        return extra if self.rounding == "nearest" else extra + f", rounding={self.rounding!r}"
 
     def values(self, judged: Judged) -> NDArray[np.float64]:
         """The mean interpolated precision per query."""
-        table = _interpolated(judged, self.relevance_level, self.recalls)
+        table = _interpolated(judged, self.relevance_level, self.recalls, self.rounding)
         total = np.zeros(judged.n_queries)
         for j in range(len(self.recalls) - 1, -1, -1):
             total += table[:, j]
