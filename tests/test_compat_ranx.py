@@ -287,3 +287,56 @@ def test_a_query_without_a_relevant_document_gives_0_without_a_warning() -> None
 def test_names() -> None:
     assert ranx.NAMES["ndcg@k"] == "ndcg@k"
     assert ranx.NAMES["r-precision"] == "r_precision"
+
+
+def test_fuse_keeps_every_query_and_reads_ranx_params() -> None:
+    a = {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {}, "q3": {"d5": 1.0}}
+    b = ranx.Run({"q1": {"d2": 0.9, "d3": 0.5}, "q2": {}, "q3": {}})
+    fused = ranx.fuse([a, b], norm=None, method="rrf", params={"k": 10, "name": "mine"})
+    assert fused.name == "mine" and fused.get_query_ids() == ["q1", "q2", "q3"]
+    assert fused["q2"] == {} and fused["q3"] == {"d5": 1 / 11}
+    assert fused["q1"] == {"d1": 1 / 11, "d2": 1 / 12 + 1 / 11, "d3": 1 / 12}
+    weighted = ranx.fuse([a, b], method="wsum", params={"weights": [1.0, 2.0]})
+    assert weighted["q1"] == {"d1": 1.0, "d2": 0.0 + 2.0, "d3": 0.0}
+    same = ranx.fuse([a, b], norm="min-max-inverted", method="sum")
+    assert same["q1"] == {"d1": 0.0, "d2": 1.0 + 0.0, "d3": 1.0}
+
+
+def test_optimize_fusion_trains_and_fuse_reads_it() -> None:
+    qrels = {"t": {"a": 1, "c": 1}}
+    runs = [{"t": {"a": 3.0, "b": 2.0, "c": 1.0}, "q": {"x": 1.0}}, {"t": {"c": 2.0}, "q": {}}]
+    params = ranx.optimize_fusion(
+        qrels, runs, method="slidefuse", min_w=1, max_w=1, show_progress=False
+    )
+    assert params["w"] == 1 and [p.tolist() for p in params["probs"]] == [[1.0, 0.0, 1.0], [1.0]]
+    fused = ranx.fuse(runs, method="slidefuse", params=params)
+    # a list of one document reads its one position; "c" is at 2 of 3 and at 0 of 1
+    assert fused["q"] == {"x": 1.0} and fused["t"]["c"] == (0.0 + 1.0) / 2 + 1.0
+    odds = ranx.optimize_fusion(qrels, runs, norm=None, method="bayesfuse")["log_odds"]
+    assert [len(o) for o in odds] == [1000, 1000]
+    maps = ranx.optimize_fusion(qrels, runs, method="mapfuse")["map_scores"]
+    assert maps == pytest.approx([(1 + 2 / 3) / 2, 1 / 2], rel=1e-15)
+
+
+def test_fusion_errors() -> None:
+    runs = [{"q": {"d1": 1.0}}, {"q": {"d1": 2.0}}]
+    with pytest.raises(ConfigError, match=r"ranx.optimize_fusion \(wsum\): searching"):
+        ranx.optimize_fusion({"q": {"d1": 1}}, runs, method="wsum")
+    with pytest.raises(
+        ConfigError, match=r"\(probfuse\): needs one value to train with; got 1..100"
+    ):
+        ranx.optimize_fusion(
+            {"q": {"d1": 1}}, runs, method="probfuse", min_n_segments=1, max_n_segments=100
+        )
+    with pytest.raises(ConfigError, match=r"no optimization report"):
+        ranx.optimize_fusion(
+            {"q": {"d1": 1}}, runs, method="posfuse", return_optimization_report=True
+        )
+    with pytest.raises(InputError, match=r"training run 1 shares no query with the qrels"):
+        ranx.optimize_fusion({"other": {"d1": 1}}, runs, method="posfuse")
+    with pytest.raises(ConfigError, match=r"ranx.fuse \(rrf\): unknown parameter; got 'alpha'"):
+        ranx.fuse(runs, method="rrf", params={"alpha": 1})
+    with pytest.raises(ConfigError, match=r"fuse \(posfuse\): needs qrels to train on"):
+        ranx.fuse(runs, method="posfuse")
+    with pytest.raises(ConfigError, match=r"ranx.fuse: runs must be a list of runs"):
+        ranx.fuse(runs[0], method="rrf")

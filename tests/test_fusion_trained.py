@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from scorekit import ranking
 from scorekit.cli import main
+from scorekit.compat import ranx as ranx_compat
 from scorekit.errors import ConfigError, InputError
 from scorekit.ranking._fusion import train_fusion
 
@@ -149,12 +150,17 @@ def ranked_runs(draw: st.DrawFn, queries: list[str], count: int, empty: bool) ->
 
 
 @st.composite
-def trained_case(draw: st.DrawFn) -> dict[str, Any]:
+def trained_case(draw: st.DrawFn, empty: bool = False) -> dict[str, Any]:
+    """Training runs, qrels of their queries, and runs to fuse (of empty rankings with
+    ``empty``, and then a query without documents in every run)."""
     count = draw(st.integers(2, 3))
     train_queries = [f"t{i}" for i in range(draw(st.integers(1, 4)))]
     test_queries = [f"q{i}" for i in range(draw(st.integers(1, 3)))]
     train = draw(ranked_runs(train_queries, count, empty=True))
-    runs = draw(ranked_runs(test_queries, count, empty=False))
+    runs = draw(ranked_runs(test_queries, count, empty=empty))
+    if empty:
+        for run in runs:
+            run["none"] = {}
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     qrels: dict[str, dict[str, int]] = {}
     for q in train_queries:
@@ -177,7 +183,7 @@ def same_values(got: list[Any], want: list[Any]) -> None:
         np.testing.assert_allclose(np.asarray(mine), np.asarray(theirs), rtol=1e-12, atol=1e-15)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     case=trained_case(),
     method=st.sampled_from(TRAINED),
@@ -228,6 +234,33 @@ def test_trained_fusion_equals_ranx(
     window_only = {"window": window} if method == "slidefuse" else {}
     again = ranking.fuse(case["runs"], method, norm=norm, trained=trained, **window_only)
     assert again.to_dict() == fused.to_dict()
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    case=trained_case(empty=True),
+    method=st.sampled_from(TRAINED[1:]),
+    norm=st.sampled_from(["min-max", "min-max-inverted", "zmuv", None]),
+)
+def test_compat_fuse_and_optimize_fusion_equal_ranx(
+    ranx_worker: subprocess.Popen[str], case: dict[str, Any], method: str, norm: str | None
+) -> None:
+    # an empty ranking adds nothing to posfuse...slidefuse, as in ranx (not to bayesfuse)
+    fixed = {"probfuse": {"min_n_segments": 3, "max_n_segments": 3}}
+    fixed["slidefuse"] = {"min_w": 2, "max_w": 2}
+    want = ask_ranx(ranx_worker, **case, method=method, norm=norm, n_segments=3, w=2)
+    params = ranx_compat.optimize_fusion(
+        case["qrels"], case["train"], norm=norm, method=method, **fixed.get(method, {})
+    )
+    assert set(params) == ({"probs", "w"} if method == "slidefuse" else {_KEYS[method]})
+    same_values(params[_KEYS[method]], want["trained"])
+    fused = ranx_compat.fuse([ranx_compat.Run(r) for r in case["runs"]], norm, method, params)
+    assert fused["none"] == {} and want["fused"]["none"] == {}
+    same(fused.to_dict(), want["fused"])
+
+
+_KEYS = {"mapfuse": "map_scores", "posfuse": "probs", "probfuse": "probs"}
+_KEYS |= {"segfuse": "probs", "slidefuse": "probs", "bayesfuse": "log_odds"}
 
 
 @settings(max_examples=25, deadline=None)

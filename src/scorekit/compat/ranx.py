@@ -38,6 +38,20 @@ Where ranx departs from trec_eval, and which one this module follows:
   agree. ``precision`` and ``f1`` without a cutoff (over each query's whole
   ranking) have no scorekit metric and raise :class:`~scorekit.errors.ConfigError`.
 
+:func:`fuse` and :func:`optimize_fusion` fuse runs with
+:func:`scorekit.ranking.fuse`, ranx's methods, norms and ``params`` names
+(``k``, ``sigma``, ``gamma``, ``phi``, ``weights``; the trained methods'
+``log_odds``, ``map_scores``, ``probs`` and ``w``), with the scores ranx gives
+where the rankings have no tied scores (on ties, scorekit ranks as trec_eval,
+by doc id descending). Every query of the runs is in the fused run, a query
+without documents as an empty ranking, as in ranx. Runs of different queries are
+fused query by query over the runs that have each (ranx refuses them); so an
+empty ranking adds nothing, where ranx's Borda (fusion or norm) and BayesFuse
+give every document of the query points from it. :func:`optimize_fusion`
+trains the trained methods (ProbFuse and SlideFuse for one ``n_segments`` or
+``w``: ``min_n_segments == max_n_segments``, ``min_w == max_w``) and does not
+search the other methods' parameters.
+
 Examples
 --------
 >>> from scorekit.compat import ranx
@@ -64,9 +78,11 @@ import numpy as np
 
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.ranking import evaluate as _ranking_evaluate
+from scorekit.ranking import fuse as _ranking_fuse
 from scorekit.ranking import read_qrels, read_run
+from scorekit.ranking._fusion import train_fusion
 
-__all__ = ["NAMES", "Qrels", "Run", "evaluate"]
+__all__ = ["NAMES", "Qrels", "Run", "evaluate", "fuse", "optimize_fusion"]
 
 _METRICS = {
     "hits": "p",
@@ -447,3 +463,179 @@ def evaluate(
     else:
         out = {n: float(np.mean(v)) for n, v in per_query.items()}
     return out[names[0]] if len(names) == 1 else out
+
+
+_PARAMS = {
+    "k": "k",
+    "sigma": "sigma",
+    "gamma": "gamma",
+    "phi": "phi",
+    "weights": "weights",
+    "log_odds": "trained",
+    "map_scores": "trained",
+    "probs": "trained",
+    "w": "window",
+}
+"""ranx's fusion ``params`` -> :func:`scorekit.ranking.fuse`'s keywords."""
+
+_TRAINED = {
+    "bayesfuse": "log_odds",
+    "mapfuse": "map_scores",
+    "posfuse": "probs",
+    "probfuse": "probs",
+    "segfuse": "probs",
+    "slidefuse": "probs",
+}
+"""ranx's trained methods -> the name of what training gives in their ``params``."""
+
+
+def fuse(
+    runs: Sequence[Run | Mapping[str, Mapping[str, Any]]],
+    norm: str | None = "min-max",
+    method: str = "wsum",
+    params: Mapping[str, Any] | None = None,
+) -> Run:
+    """Fuse runs with ranx's method names and ``params``, as ``ranx.fuse``.
+
+    Parameters
+    ----------
+    runs : sequence of Run or dict
+        Two runs or more.
+    norm : str or None, default 'min-max'
+        ranx's normalization: ``min-max``, ``min-max-inverted``, ``max``,
+        ``sum``, ``zmuv``, ``rank``, ``borda`` or None.
+    method : str, default 'wsum'
+        ranx's method: ``rrf``, ``isr``, ``log_isr``, ``logn_isr``, ``sum``,
+        ``mnz``, ``max``, ``min``, ``med``, ``anz``, ``gmnz``, ``wsum``,
+        ``wmnz``, ``mixed``, ``rbc``, ``bordafuse``, ``w_bordafuse``,
+        ``condorcet``, ``w_condorcet``, or a trained one (``bayesfuse``,
+        ``mapfuse``, ``posfuse``, ``probfuse``, ``segfuse``, ``slidefuse``)
+        with what :func:`optimize_fusion` gave.
+    params : dict, optional
+        The method's parameters, by ranx's names (``name`` is read as the
+        fused run's name).
+
+    Returns
+    -------
+    Run
+        Every query of the runs, with the fused scores of its documents.
+
+    Examples
+    --------
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {}}
+    >>> b = {"q1": {"d2": 0.9, "d3": 0.5}, "q2": {}}
+    >>> fuse([a, b], method="rrf").to_dict()
+    {'q1': {'d1': 0.01639..., 'd2': 0.03252..., 'd3': 0.01612...}, 'q2': {}}
+    >>> fuse([a, b], norm="min-max", method="wsum", params={"weights": [0.5, 0.5]})["q1"]
+    {'d1': 0.5, 'd2': 0.5, 'd3': 0.0}
+    """
+    given = dict(params or {})
+    name = given.pop("name", method)
+    options: dict[str, Any] = {}
+    for key, value in given.items():
+        if key not in _PARAMS:
+            raise ConfigError(
+                message(f"ranx.fuse ({method})", "unknown parameter", key, choices(sorted(_PARAMS)))
+            )
+        options[_PARAMS[key]] = value
+    if isinstance(runs, str | os.PathLike | Mapping | _Mapping) or not isinstance(runs, Sequence):
+        got = raw(type(runs).__name__)
+        raise ConfigError(message("ranx.fuse", "runs must be a list of runs", got, "a list"))
+    rankings = [_as_dict(run, f"run {i + 1}") for i, run in enumerate(runs)]
+    fused = _ranking_fuse(rankings, method, norm=norm, **options).to_dict()
+    queries = sorted({q for ranking in rankings for q in ranking} | set(fused))
+    return Run({q: fused.get(q, {}) for q in queries}, name=name)
+
+
+def optimize_fusion(
+    qrels: Qrels | Mapping[str, Mapping[str, Any]],
+    runs: Sequence[Run | Mapping[str, Mapping[str, Any]]],
+    norm: str | None = "min-max",
+    method: str = "wsum",
+    metric: str = "ndcg",
+    return_optimization_report: bool = False,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """Train a trained fusion method on judged queries, as ``ranx.optimize_fusion`` does.
+
+    The runs, normalized by ``norm``, are read on the qrels' queries (see
+    :func:`scorekit.ranking.fuse`); the result is the ``params`` of
+    :func:`fuse` for the runs to fuse, one entry per run, in the same order.
+
+    Parameters
+    ----------
+    qrels : Qrels or dict
+        The judgments of the training queries.
+    runs : sequence of Run or dict
+        The training runs.
+    norm : str or None, default 'min-max'
+        ranx's normalization, as in :func:`fuse`.
+    method : {'bayesfuse', 'mapfuse', 'posfuse', 'probfuse', 'segfuse', 'slidefuse'}
+        The trained method. ranx's search of the other methods' parameters
+        (and of ProbFuse's ``n_segments`` and SlideFuse's ``w`` over a
+        range) is not offered.
+    metric : str, default 'ndcg'
+        Accepted for ranx's signature; training reads no metric.
+    return_optimization_report : bool, default False
+        Must be False: there is no search to report.
+    **kwargs
+        ``min_n_segments`` = ``max_n_segments`` for ``probfuse`` (required),
+        ``min_w`` = ``max_w`` for ``slidefuse`` (required); ``show_progress``
+        is accepted.
+
+    Returns
+    -------
+    dict
+        ``{"log_odds": ...}``, ``{"map_scores": ...}`` or ``{"probs": ...}``
+        (with ``"w"`` for ``slidefuse``).
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d2": 1, "d3": 1}}
+    >>> runs = [{"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}, {"q1": {"d2": 0.9, "d4": 0.5}}]
+    >>> params = optimize_fusion(qrels, runs, method="posfuse")
+    >>> [p.tolist() for p in params["probs"]]
+    [[0.0, 1.0, 1.0], [1.0, 0.0]]
+    >>> fuse(runs, method="posfuse", params=params)["q1"]
+    {'d1': 0.0, 'd2': 2.0, 'd3': 1.0, 'd4': 0.0}
+    """
+    where = f"ranx.optimize_fusion ({method})"
+    if method not in _TRAINED:
+        raise ConfigError(
+            message(
+                where,
+                "searching a method's parameters is not offered",
+                method,
+                choices(sorted(_TRAINED)) + " (trained on the qrels)",
+            )
+        )
+    if return_optimization_report:
+        raise ConfigError(
+            message(
+                where, "no optimization report", raw("return_optimization_report=True"), "False"
+            )
+        )
+    del metric
+    kwargs.pop("show_progress", None)
+    ranges = {"probfuse": ("min_n_segments", "max_n_segments"), "slidefuse": ("min_w", "max_w")}
+    fixed: int | None = None
+    if method in ranges:
+        low, high = (kwargs.pop(key, None) for key in ranges[method])
+        if low is None or low != high:
+            expected = f"{ranges[method][0]} == {ranges[method][1]} (one value, not a search)"
+            raise ConfigError(
+                message(where, "needs one value to train with", raw(f"{low}..{high}"), expected)
+            )
+        fixed = low
+    if kwargs:
+        raise ConfigError(
+            message(where, "unknown argument", next(iter(kwargs)), "ranx's optimize_fusion's")
+        )
+    rankings = [_as_dict(run, f"run {i + 1}") for i, run in enumerate(runs)]
+    judgments = _as_dict(qrels, "qrels")
+    segments = fixed if method == "probfuse" else None
+    trained = train_fusion(judgments, rankings, method, norm=norm, n_segments=segments)
+    out: dict[str, Any] = {_TRAINED[method]: trained}
+    if method == "slidefuse":
+        out["w"] = fixed
+    return out
