@@ -4,8 +4,8 @@ For N rows of binary labels and float32 scores cut into shards, each shard's
 exact ``roc_auc`` state (a histogram of distinct (label, score) pairs) is
 written to a binary state file (:func:`scorekit.statefiles.save_states`); the
 files are read back, then merged (:func:`scorekit.statefiles.merge_states`,
-``scorekit merge``) in a fresh Python process whose peak resident memory
-(``ru_maxrss`` from ``os.wait4``) and run time are printed, with the merged
+``scorekit merge``) in a fresh Python process whose peak memory (``VmHWM``,
+the high-water mark of its own resident memory) and run time are printed, with the merged
 state written to one whole-run binary file and read again in a fresh process.
 The data are generated in memory a shard at a time, so generating them is
 bounded by one shard. Printed: bytes per distinct pair (goal <= 13), write and
@@ -49,30 +49,54 @@ from _timing import Row, best_of
 N = 16_000_000
 """Rows of the default run (8 shards of 2,000,000)."""
 
-MERGE = """
+PEAK = """
+def peak_mib():
+    # the high-water mark of this process's own memory (VmHWM): the ru_maxrss of a
+    # child also counts the memory its parent had when it was started
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource, sys
+    scale = 1 if sys.platform == "darwin" else 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+"""
+
+MERGE = (
+    PEAK
+    + """
 import json, sys, time
 from scorekit.statefiles import merge_states, save_states
 out, paths = sys.argv[1], sys.argv[2:]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 metrics, states, header = merge_states(paths)
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 metric, state = metrics["roc_auc"], states["roc_auc"]
+peak = peak_mib()
 start = time.perf_counter()
 save_states(out, {"roc_auc": (metric, state)}, rows=header["rows"], state_format="binary")
 written = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "write": written, "auc": float(metric.compute(state)),
-                  "pairs": int(state.key.size), "rows": header["rows"]}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "write": written, "peak_mib": peak,
+                  "auc": float(metric.compute(state)), "pairs": int(state.key.size)}))
 """
+)
 
-READ = """
+READ = (
+    PEAK
+    + """
 import json, sys, time
 from scorekit.statefiles import load_states
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 file = load_states(sys.argv[1])
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 metric, state = file.metrics["roc_auc"], file.states["roc_auc"]
-print(json.dumps({"seconds": seconds, "auc": float(metric.compute(state))}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak_mib(),
+                  "auc": float(metric.compute(state))}))
 """
+)
 
 
 def shard_state(rows: int, seed: int) -> tuple[Any, Any]:
@@ -89,18 +113,13 @@ def shard_state(rows: int, seed: int) -> tuple[Any, Any]:
 
 
 def measure(code: str, *args: str) -> dict[str, Any]:
-    """Run ``code`` in a fresh interpreter; its output plus its peak RSS in MiB."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True
+    """Run ``code`` in a fresh interpreter; what it prints (JSON, with its own peak memory)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, check=False
     )
-    assert process.stdout is not None
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"child failed with exit code {os.waitstatus_to_exitcode(status)}")
-    result: dict[str, Any] = json.loads(output)
-    scale = 1 if sys.platform == "darwin" else 1024
-    result["peak_mib"] = usage.ru_maxrss * scale / 2**20
+    if done.returncode != 0:
+        raise SystemExit(f"child failed with exit code {done.returncode}")
+    result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 
@@ -144,7 +163,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     per = args.rows // args.shards
     print(f"{args.rows:,} rows in {args.shards} shards of {per:,}; files in {folder}")
-    paths, pairs, write, read, size = [], 0, 0.0, 0.0, 0
+    paths, pairs, write, read, read_cpu, size = [], 0, 0.0, 0.0, 0.0, 0
     folded = None
     for i in range(args.shards):
         metric, state = shard_state(per, i)
@@ -152,9 +171,10 @@ def main() -> None:
         start = time.perf_counter()
         save_states(path, {"roc_auc": (metric, state)}, rows=per, state_format="binary")
         write += time.perf_counter() - start
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         loaded = load_states(path).states["roc_auc"]
         read += time.perf_counter() - start
+        read_cpu += time.process_time() - cpu
         assert loaded.equals(state)
         if args.json and i == 0:
             json_path = folder / "shard0.json"
@@ -179,7 +199,7 @@ def main() -> None:
     print(
         f"shard files: {size:,} bytes for {pairs:,} distinct pairs = {size / pairs:.2f} bytes "
         f"per pair (goal <= 13); write {write / args.shards:.3f} s, "
-        f"read {read / args.shards:.3f} s per shard"
+        f"read {read / args.shards:.3f} s ({read_cpu / args.shards:.3f} s CPU) per shard"
     )
     expected = float(metric.compute(folded))
     del folded
@@ -187,7 +207,7 @@ def main() -> None:
     merged = measure(MERGE, str(whole), *paths)
     same = "same" if merged["auc"] == expected else f"DIFFERS from {expected!r}"
     print(
-        f"merge of {args.shards} files: {merged['seconds']:.2f} s, "
+        f"merge of {args.shards} files: {merged['seconds']:.2f} s ({merged['cpu']:.2f} s CPU), "
         f"peak {merged['peak_mib']:.0f} MiB (goal at 100M rows: <= 30 s, <= 2048 MiB); "
         f"AUC {merged['auc']!r}, {same} as the in-memory fold"
     )
@@ -195,7 +215,7 @@ def main() -> None:
     print(
         f"whole-run file: {whole.stat().st_size:,} bytes, {merged['pairs']:,} pairs "
         f"({whole.stat().st_size / merged['pairs']:.2f} per pair); written in "
-        f"{merged['write']:.2f} s, read in {again['seconds']:.2f} s, "
+        f"{merged['write']:.2f} s, read in {again['seconds']:.2f} s ({again['cpu']:.2f} s CPU), "
         f"peak {again['peak_mib']:.0f} MiB"
     )
     if not args.keep and not given:
