@@ -8,6 +8,7 @@ trec_eval's printed precision (``%6.4f``).
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import gzip
 import re
@@ -22,6 +23,7 @@ import pytest
 
 from conftest import DATA
 from scorekit import ranking
+from scorekit.cli import main
 from scorekit.errors import InputError
 
 TESTDATA = DATA / "trec_eval"
@@ -39,6 +41,25 @@ SCALAR = {
     "rbp": "rbp",
     "rbp_resid": "rbp_resid",
     "ndcg_1=3,2=9,4=4.5": "ndcg:gains=1=3;2=9;4=4.5",
+    "num_q": "num_q",
+    "num_ret": "num_ret",
+    "num_rel": "num_rel",
+    "num_rel_ret": "num_rel_ret",
+    "num_nonrel_judged_ret": "num_nonrel_judged_ret",
+    "gm_bpref": "gm_bpref",
+    "utility": "utility",
+    "utility_2,-1,0,0": "utility:coefficients=2;-1;0;0",
+    "11pt_avg": "eleven_pt_avg",
+    "11pt_avg_.25,.5,.75": "eleven_pt_avg:recalls=0.25;0.5;0.75",
+    "binG": "bin_g",
+    "G": "g",
+    "ndcg_rel": "ndcg_rel",
+    "Rndcg": "rndcg",
+    "set_P": "set_p",
+    "set_recall": "set_recall",
+    "set_F": "set_f",
+    "set_map": "set_map",
+    "set_relative_P": "set_relative_p",
 }
 AT_K = {
     "P": "p",
@@ -46,30 +67,17 @@ AT_K = {
     "map_cut": "map",
     "ndcg_cut": "ndcg",
     "success": "hit_rate",
+    "relative_P": "relative_p",
+    "unj": "unjudged",
 }
+AT_REAL = {"iprec_at_recall": "iprec_at_recall:recall=", "Rprec_mult": "rprec_mult:mult="}
 NOT_IN_SCOREKIT = (
-    # counts and labels, not metrics
+    # labels, not measures: the run's tag and a string of grades per query
     "runid",
     "relstring*",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "num_nonrel_judged_ret",
-    # measures scorekit does not implement
-    "gm_bpref",
-    "iprec_at_recall_*",
-    "Rprec_mult_*",
-    "utility*",
-    "11pt_avg*",
-    "G",
-    "binG",
-    "ndcg_rel",
-    "Rndcg",
-    "relative_P_*",
-    "set_*",
-    "unj_*",
 )
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+"""Measures trec_eval prints as integers (and sums over the queries)."""
 
 CASES = {
     "out.test.aq": ("qrels.test", "results.test", {}),
@@ -77,13 +85,14 @@ CASES = {
     "out.test.aql": ("qrels.rel_level", "results.test", {"relevance_level": 2}),
     "out.test.meas_params": ("qrels.test", "results.test", {}),
 }
-# mapped measures x (3 queries + "all"): 47 measures in the all_trec outputs, 12 in meas_params,
-# and gm_map, which trec_eval prints for "all" only
+# every line but runid and relstring: 95 measures x (3 queries + "all") in the all_trec outputs
+# and 22 in meas_params, and num_q, gm_map and gm_bpref, which trec_eval prints for "all" only
+# (out.test.aql less its rbp, see GRADED_DIFFERENCES)
 EXPECTED_COUNT = {
-    "out.test.aq": 189,
-    "out.test.aqc": 189,
-    "out.test.aql": 185,
-    "out.test.meas_params": 48,
+    "out.test.aq": 383,
+    "out.test.aqc": 383,
+    "out.test.aql": 379,
+    "out.test.meas_params": 88,
 }
 
 
@@ -100,6 +109,9 @@ def scorekit_name(measure: str) -> str | None:
     match = re.fullmatch(r"([A-Za-z_]+?)_(\d+)", measure)
     if match and match[1] in AT_K:
         return f"{AT_K[match[1]]}@{match[2]}"
+    match = re.fullmatch(r"([A-Za-z_]+?)_(\d+\.\d+)", measure)
+    if match and match[1] in AT_REAL:
+        return f"{AT_REAL[match[1]]}{float(match[2])!r}"
     if any(fnmatch.fnmatchcase(measure, pattern) for pattern in NOT_IN_SCOREKIT):
         return None
     raise KeyError(f"trec_eval measure {measure!r} is neither mapped nor listed as absent")
@@ -142,7 +154,8 @@ def test_every_trec_eval_measure_is_mapped_or_listed_as_absent() -> None:
     assert {"map", "ndcg", "bpref", "Rprec", "recip_rank", "P_5", "success_20"} <= mapped
     assert scorekit_name("ndcg_cut_23") == "ndcg@23"
     assert scorekit_name("map_cut_1000") == "map@1000"
-    assert scorekit_name("iprec_at_recall_0.10") is None
+    assert scorekit_name("iprec_at_recall_0.10") == "iprec_at_recall:recall=0.1"
+    assert scorekit_name("relstring") is None
     with pytest.raises(KeyError, match="neither mapped"):
         scorekit_name("newly_added_measure")
 
@@ -159,10 +172,15 @@ def test_trec_eval_output_to_four_decimals(output: str) -> None:
         spec = names[measure]
         got = result[spec] if query == "all" else result.per_query[query][spec]
         compared += 1
-        if f"{got:6.4f}".strip() != text:
+        if _printed(measure, got) != text:
             wrong.append(f"{measure} {query}: trec_eval {text}, scorekit {got!r}")
     assert wrong == []
     assert compared == EXPECTED_COUNT[output]
+
+
+def _printed(measure: str, value: float) -> str:
+    """``value`` as trec_eval prints ``measure``: an integer count, or ``%6.4f``."""
+    return str(round(value)) if measure in COUNTS else f"{value:6.4f}".strip()
 
 
 @pytest.mark.parametrize("output", sorted(CASES))
@@ -205,6 +223,27 @@ CLASSES: list[tuple[str, Any]] = [
     ("Rprec", ranking.RPrecision()),
     ("bpref", ranking.BPref()),
     ("success_5", ranking.HitRate(k=5)),
+    ("num_q", ranking.NumQ()),
+    ("num_ret", ranking.NumRet()),
+    ("num_rel", ranking.NumRel()),
+    ("num_rel_ret", ranking.NumRelRet()),
+    ("num_nonrel_judged_ret", ranking.NumNonrelJudgedRet()),
+    ("iprec_at_recall_0.30", ranking.IPrecAtRecall(recall=0.3)),
+    ("11pt_avg", ranking.ElevenPointAverage()),
+    ("Rprec_mult_1.40", ranking.RPrecMult(mult=1.4)),
+    ("relative_P_100", ranking.RelativeP(k=100)),
+    ("unj_20", ranking.Unjudged(k=20)),
+    ("set_P", ranking.SetP()),
+    ("set_recall", ranking.SetRecall()),
+    ("set_F", ranking.SetF()),
+    ("set_map", ranking.SetMAP()),
+    ("set_relative_P", ranking.SetRelativeP()),
+    ("gm_bpref", ranking.GMBPref()),
+    ("utility", ranking.Utility()),
+    ("binG", ranking.BinG()),
+    ("G", ranking.G()),
+    ("ndcg_rel", ranking.NDCGRel()),
+    ("Rndcg", ranking.RNDCG()),
 ]
 
 
@@ -218,11 +257,83 @@ def test_metric_classes_on_trec_files(output: str, measure: str, metric: Any) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         value = configured.score(TESTDATA / qrels, TESTDATA / run)
-    assert f"{value:6.4f}".strip() == expected
+    assert _printed(measure, value) == expected
 
 
 def _fields(metric: Any) -> dict[str, Any]:
-    return {"k": metric.k} if metric.k is not None else {}
+    """The settings of ``metric`` other than the shared ones each case sets."""
+    shared = {"relevance_level", "missing"}
+    return {
+        f.name: getattr(metric, f.name)
+        for f in dataclasses.fields(metric)
+        if f.init and f.name not in shared
+    }
+
+
+# scorekit rank --format trec against trec_eval's outputs ----------------------------------------
+
+RANK_CASES = {
+    "out.test.a": ("qrels.test", "results.test", []),
+    "out.test.aq": ("qrels.test", "results.test", ["-q"]),
+    "out.test.aqc": ("qrels.test", "results.trunc", ["-q", "-c"]),
+    "out.test.aql": ("qrels.rel_level", "results.test", ["-q", "-l", "2"]),
+}
+
+
+def _rank_lines(capsys: Any, *argv: str) -> list[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["rank", *argv, "--format", "trec"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out.splitlines()
+
+
+@pytest.mark.parametrize("output", sorted(RANK_CASES))
+def test_rank_all_trec_prints_trec_eval_line_for_line(capsys: Any, output: str) -> None:
+    """``scorekit rank -m all_trec`` prints trec_eval's lines, but relstring, in its order."""
+    qrels, run, flags = RANK_CASES[output]
+    got = _rank_lines(capsys, str(TESTDATA / qrels), str(TESTDATA / run), "-m", "all_trec", *flags)
+    expected = [
+        line
+        for line in (TESTDATA / output).read_text().splitlines()
+        if not line.startswith("relstring")
+    ]
+    assert got == expected
+
+
+def test_rank_trec_eval_parameters(capsys: Any) -> None:
+    """out.test.meas_params's command: every line whose measure scorekit names as trec_eval."""
+    measures = [
+        *("iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000"),
+        *("Rprec_mult.5.0,0.2,0.35", "utility.2,-1,0,0", "11pt_avg..25,.5,.75"),
+        *("ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20,23.4", "success.2,5,20"),
+    ]
+    argv = [str(TESTDATA / "qrels.test"), str(TESTDATA / "results.test"), "-q"]
+    for measure in measures:
+        argv += ["-m", measure]
+    got = {tuple(line.split("\t")[:2]): line for line in _rank_lines(capsys, *argv)}
+    expected = (TESTDATA / "out.test.meas_params").read_text().splitlines()
+    same = [line for line in expected if tuple(line.split("\t")[:2]) in got]
+    assert all(got[tuple(line.split("\t")[:2])] == line for line in same)
+    # 11pt_avg's parameters print as scorekit reads them (0.25,0.5,0.75), not as typed
+    assert len(same) == len(expected) - 4
+    assert got[("11pt_avg_0.25,0.5,0.75", "all")].endswith("\t0.1838")
+
+
+def test_rank_runid_and_counts(capsys: Any) -> None:
+    qrels, run = str(TESTDATA / "qrels.test"), str(TESTDATA / "results.trunc")
+    lines = _rank_lines(capsys, qrels, run, "-m", "runid", "num_ret", "num_q", "-c")
+    assert lines == [
+        "runid                 \tall\tSTANDARD",
+        "num_ret               \tall\t584",
+        "num_q                 \tall\t3",
+    ]
+    official = _rank_lines(capsys, qrels, run, "-m", "official")
+    assert [line.split("\t")[0].strip() for line in official][:6] == [
+        *("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"),
+    ]
+    assert len(official) == 1 + 1 + 3 + 5 + 11 + 9
 
 
 # the same judgments from every source ---------------------------------------------------------

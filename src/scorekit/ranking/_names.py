@@ -237,6 +237,8 @@ def trec_measures(spec: str) -> list[str] | None:
     --------
     >>> trec_measures("P.5,10")
     ['p@5', 'p@10']
+    >>> trec_measures("ndcg_cut.10,23.4")
+    ['ndcg@10', 'ndcg@23']
     >>> trec_measures("Rprec_mult")[:2]
     ['rprec_mult:mult=0.2', 'rprec_mult:mult=0.4']
     >>> trec_measures("official")[:4]
@@ -262,7 +264,10 @@ def trec_measures(spec: str) -> list[str] | None:
         return _family(spec, TREC_DEFAULTS[spec])
     base, sep, params = spec.partition(".")
     if sep and base in TREC_DEFAULTS and "," in params:
-        return [_from_trec(f"{base}.{p}") or spec for p in params.split(",")]
+        # trec_eval reads a cutoff as an integer: 23.4 is 23
+        cut = base in _TREC_CUT and all(re.fullmatch(_NUMBER, p) for p in params.split(","))
+        items = [str(int(float(p))) if cut else p for p in params.split(",")]
+        return [_from_trec(f"{base}.{p}") or spec for p in items]
     return None
 
 
