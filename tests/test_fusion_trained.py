@@ -448,3 +448,133 @@ def test_fuse_command_trains_on_the_judged_queries(
     assert "training run 1 shares no query with the qrels; got run queries ['q', 't1', 't2']" in err
     assert main([*argv, "posfuse", "--qrels", str(tmp_path / "missing.txt")]) == 2
     assert "missing.txt" in capsys.readouterr().err
+
+
+# ranx's own unit-test cases: three runs of two queries, the first document relevant
+RANX_QRELS = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+RANX_RUNS = [
+    {"q1": {"d1": 1.0, "d2": 2.0, "d3": 3.0}, "q2": {"d1": 1.0, "d2": 2.0}},
+    {"q1": {"d1": 3.0, "d2": 2.0}, "q2": {"d1": 1.0, "d3": 3.0}},
+    {"q1": {"d3": 1.0}, "q2": {"d2": 2.0, "d3": 3.0}},
+]
+
+
+def test_ranx_cases_probfuse_slidefuse_segfuse() -> None:
+    probs = train_fusion(RANX_QRELS, RANX_RUNS, "probfuse", norm=None, n_segments=2)
+    assert [p.tolist() for p in probs] == [[0.0, 1.0], [0.5, 0.5], [0.0, 0.0]]
+    got = ranking.fuse(RANX_RUNS, "probfuse", norm=None, trained=probs).to_dict()
+    p0, p1, p2 = probs
+    assert got["q1"] == {"d1": p0[1] / 2 + p1[0], "d2": p0[0] + p1[1] / 2, "d3": p0[0] + p2[0]}
+    assert got["q2"] == {
+        "d1": p0[1] / 2 + p1[1] / 2,
+        "d2": p0[0] + p2[1] / 2,
+        "d3": p1[0] + p2[0],
+    }
+    probs = train_fusion(RANX_QRELS, RANX_RUNS, "slidefuse", norm=None)
+    assert [p.tolist() for p in probs] == [[0.0, 0.5, 1.0], [0.5, 0.5], [0.0, 0.0]]
+    p0, p1, p2 = (p.tolist() for p in probs)
+    fused = {
+        w: ranking.fuse(RANX_RUNS, "slidefuse", norm=None, trained=probs, window=w) for w in (1, 2)
+    }
+    assert fused[1].to_dict() == {
+        "q1": {
+            "d1": sum(p0[1:3]) / 2 + sum(p1) / 2,
+            "d2": sum(p0) / 3 + sum(p1) / 2,
+            "d3": sum(p0[:2]) / 2 + sum(p2) / 2,
+        },
+        "q2": {
+            "d1": sum(p0[:2]) / 2 + sum(p1) / 2,
+            "d2": sum(p0[:2]) / 2 + sum(p2) / 2,
+            "d3": sum(p1) / 2 + sum(p2) / 2,
+        },
+    }
+    assert fused[2].to_dict()["q1"] == {
+        "d1": sum(p0) / 3 + sum(p1) / 2,
+        "d2": sum(p0) / 3 + sum(p1) / 2,
+        "d3": sum(p0) / 3 + sum(p2) / 2,
+    }
+    probs = train_fusion(RANX_QRELS, RANX_RUNS, "segfuse", norm=None)
+    assert [p.tolist() for p in probs] == [[0.2] + [0.0] * 9] * 2 + [[0.0] * 10]
+    got = ranking.fuse(RANX_RUNS, "segfuse", norm=None, trained=probs).to_dict()
+    r0, r1, r2 = RANX_RUNS
+    assert got["q1"]["d3"] == 0.2 * (1 + r0["q1"]["d3"]) + 0.0 * (1 + r2["q1"]["d3"])
+    assert got["q2"]["d1"] == 0.2 * (1 + r0["q2"]["d1"]) + 0.2 * (1 + r1["q2"]["d1"])
+
+
+def test_ranx_cases_bayesfuse() -> None:
+    qrels = {
+        "q1": dict.fromkeys(("d1", "d2", "d8", "d9", "d10"), 1),
+        "q2": dict.fromkeys(("d2", "d4", "d7"), 1),
+        "q3": dict.fromkeys(("d1", "d3", "d4", "d5", "d6", "d8", "d9"), 1),
+    }
+    descending = {f"d{i}": float(11 - i) for i in range(1, 11)}
+    first = {"q1": descending, "q2": descending, "q3": descending}
+    order = {
+        "q1": ["d1", "d2", "d8", "d9", "d10", "d3", "d4", "d5", "d6", "d7"],
+        "q2": ["d2", "d4", "d7", "d1", "d3", "d5", "d6", "d8", "d9", "d10"],
+    }
+    second = {q: {d: float(10 - i) for i, d in enumerate(docs)} for q, docs in order.items()}
+    second["q3"] = descending
+    odds = train_fusion(qrels, [first, second], "bayesfuse", norm=None)
+    for run, top, next_five in [(0, 8 / 15, 7 / 15), (1, 12 / 15, 3 / 15)]:
+        assert odds[run][:5].tolist() == [math.log(top / (1 - top))] * 5
+        assert odds[run][5:10] == pytest.approx([math.log(next_five / (1 - next_five))] * 5)
+        assert (odds[run][10:] < 0).all()
+    got = ranking.fuse([first, second], "bayesfuse", norm=None, trained=odds).to_dict()
+    for q in ("q1", "q2", "q3"):
+        for d in descending:
+            p0 = list(descending).index(d)
+            p1 = order[q].index(d) if q in order else p0
+            assert got[q][d] == odds[0][p0] + odds[1][p1], (q, d)
+
+
+def test_ranx_cases_norms() -> None:
+    from scorekit.ranking._data import as_run
+    from scorekit.ranking._fusion_norms import renormalized
+
+    runs = [as_run(run) for run in RANX_RUNS]
+    borda = [run.to_dict() for run in renormalized(runs, "borda", "combsum")]
+    borda = [
+        {q: {d: pytest.approx(v, rel=1e-15) for d, v in docs.items()} for q, docs in run.items()}
+        for run in borda
+    ]
+    assert borda[0] == {
+        "q1": {"d1": 1 / 3, "d2": 2 / 3, "d3": 1.0},
+        "q2": {"d1": 2 / 3, "d2": 1.0, "d3": 1 / 3},
+    }
+    assert borda[1] == {
+        "q1": {"d1": 1.0, "d2": 2 / 3, "d3": 1 / 3},
+        "q2": {"d1": 2 / 3, "d2": 1 / 3, "d3": 1.0},
+    }
+    assert borda[2] == {
+        "q1": {"d1": 1.5 / 3, "d2": 1.5 / 3, "d3": 1.0},
+        "q2": {"d1": 1 / 3, "d2": 2 / 3, "d3": 1.0},
+    }
+    inverted = renormalized(runs[:1], "minmax_inverted", "combsum")[0]
+    assert inverted.to_dict() == {
+        "q1": {"d1": 1.0, "d2": 0.5, "d3": 0.0},
+        "q2": {"d1": 1.0, "d2": 0.0},
+    }
+    assert inverted.ranking("q1") == ["d1", "d2", "d3"]
+
+
+def test_long_rankings_and_huge_scores() -> None:
+    qrels = {"t": {"d0": 1, "d1200": 1, "d6000": 1}}
+    long = {"t": {f"d{i}": float(-i) for i in range(6001)}}
+    runs = [long, {"t": {"d0": 1.0}}]
+    odds = train_fusion(qrels, runs, "bayesfuse")
+    fused = ranking.fuse(runs, "bayesfuse", trained=odds).to_dict()["t"]
+    # past position 1000 a document counts as not retrieved
+    floor = math.log(0.001 / 0.999)
+    assert fused["d1200"] == floor + floor and fused["d999"] == odds[0][999] + floor
+    seg = train_fusion(qrels, runs, "segfuse", norm=None)
+    # d1200 in the segment 635-1275 of 640 positions; d6000 past 5115
+    assert seg[0].tolist() == [0.2] + [0.0] * 6 + [1 / 640, 0.0, 0.0]
+    fused = ranking.fuse(runs, "segfuse", norm=None, trained=seg).to_dict()["t"]
+    assert fused["d6000"] == 0.0 and fused["d1000"] == (-1000.0 + 1.0) / 640
+    huge = [{"q": {"a": 1e308, "b": -1e308}}, {"q": {"a": 1e308}}]
+    trained = [[1.0] + [0.0] * 9] * 2
+    with pytest.raises(InputError, match=r"fuse \(segfuse\): the fused score .* overflows"):
+        ranking.fuse(huge, "segfuse", norm=None, trained=trained)
+    with pytest.raises(InputError, match=r"a query's scores overflow the floats"):
+        ranking.fuse(huge, "segfuse", norm="minmax", trained=trained)

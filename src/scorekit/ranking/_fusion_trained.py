@@ -256,7 +256,8 @@ def fuse_trained(runs: list[Run], method: str, trained: list[Any], window: int |
         column = np.full(pairs, fill)
         column[rows[order]] = scored
         has = np.bincount(qcode[rows], minlength=queries)[qcode] > 0
-        fused += np.where(has, column, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            fused += np.where(has, column, 0.0)
     bad = np.flatnonzero(~np.isfinite(fused))
     if bad.size:
         raise InputError(
