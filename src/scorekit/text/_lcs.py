@@ -1,6 +1,6 @@
 """Longest common subsequences of token sequences, without a Python loop per token pair.
 
-Two kernels:
+Three kernels:
 
 - :func:`lcs_lengths` gives the LCS length of many pairs of token-id sequences
   at once with rapidfuzz's compiled bit-parallel ``LCSseq`` (token ids become
@@ -15,16 +15,20 @@ Two kernels:
   step per token of the first sequence too: a run of moves along the second
   sequence ends at the previous occurrence of the current token, found from its
   position mask.
+- :func:`lcs_marks` reads out the same LCS of many pairs at once (ROUGE-Lsum's
+  sentence pairs): the rows are uint64 columns, one per pair, and each step of
+  the table and of the walk back is one numpy operation over all pairs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["lcs_lengths", "lcs_positions", "position_masks"]
+__all__ = ["lcs_lengths", "lcs_marks", "lcs_positions", "position_masks"]
 
 _SURROGATES = 0xD800
 _SURROGATE_SPAN = 0x800
@@ -146,3 +150,173 @@ def position_masks(tokens: Sequence[Hashable]) -> dict[Hashable, int]:
     for j, token in enumerate(tokens):
         masks[token] = masks.get(token, 0) | (1 << j)
     return masks
+
+
+# the vectorised read-out: one numpy step per token of the first sequences ---------
+
+_WORD = 63  # second sequences up to this many tokens fit a uint64 row with its carry
+_FEW = 32  # fewer pairs than this, or the longest first sequences past the 32nd, go one by one
+_ELEMENTS = 1 << 21  # tokens of the first sequences read out per numpy pass
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+def _popcount_swar(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """Set bits of each uint64, with shifts and masks (numpy before ``bitwise_count``)."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.asarray((x * _H01) >> np.uint64(56), dtype=np.uint64)
+
+
+def _popcount(x: NDArray[np.uint64]) -> NDArray[Any]:
+    count = getattr(np, "bitwise_count", None)
+    return _popcount_swar(x) if count is None else count(x)
+
+
+def _bit_length(x: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """``int.bit_length`` of each uint64: the set bits once every bit below the top is set."""
+    for shift in (1, 2, 4, 8, 16, 32):
+        x = x | (x >> np.uint64(shift))
+    return _popcount(x).astype(np.int64)
+
+
+def lcs_marks(
+    ids: NDArray[np.int64],
+    starts_a: NDArray[np.int64],
+    ends_a: NDArray[np.int64],
+    starts_b: NDArray[np.int64],
+    ends_b: NDArray[np.int64],
+) -> NDArray[np.bool_]:
+    """Marks on ``ids`` of the LCS positions :func:`lcs_positions` reads out of each pair.
+
+    For each pair, the first sequence ``ids[starts_a[k]:ends_a[k]]`` gets its
+    positions on the LCS with ``ids[starts_b[k]:ends_b[k]]`` marked (as
+    positions of ``ids``); pairs that share a first sequence mark the union of
+    their LCS. Second sequences of up to 63 tokens are read out for all pairs at
+    once, the rows of the bit-parallel table held as uint64 columns and each
+    step of the walk back taken for every pair together; longer ones (and the
+    few longest first sequences) one by one with :func:`lcs_positions`.
+
+    Examples
+    --------
+    >>> ids = np.array([0, 1, 2, 0, 1, 0, 1])
+    >>> lcs_marks(ids, np.array([0]), np.array([5]), np.array([5]), np.array([7])).nonzero()[0]
+    array([3, 4])
+    """
+    marks = np.zeros(len(ids), dtype=bool)
+    m = ends_a - starts_a
+    n = ends_b - starts_b
+    keep = (m > 0) & (n > 0)
+    wide = keep & (n > _WORD)
+    fits = np.flatnonzero(keep & ~wide)
+    if len(fits) >= _FEW:
+        longest = np.sort(m[fits])[-_FEW]
+        cap = max(2 * _WORD, int(longest))
+        wide[fits[m[fits] > cap]] = True
+        fits = fits[m[fits] <= cap]
+    else:
+        wide[fits] = True
+        fits = fits[:0]
+    if wide.any():
+        seqs = ids.tolist()
+        for a, b, c, d in zip(
+            starts_a[wide].tolist(),
+            ends_a[wide].tolist(),
+            starts_b[wide].tolist(),
+            ends_b[wide].tolist(),
+            strict=True,
+        ):
+            marks[[a + i for i in lcs_positions(seqs[a:b], seqs[c:d])]] = True
+    if len(fits):
+        # passes of at most _ELEMENTS first-sequence tokens
+        ends = np.cumsum(m[fits])
+        cuts = np.searchsorted(ends, np.arange(_ELEMENTS, int(ends[-1]), _ELEMENTS), side="right")
+        for part in np.split(fits, cuts):
+            if len(part):
+                _mark_fitting(ids, starts_a[part], m[part], starts_b[part], n[part], marks)
+    return marks
+
+
+def _mark_fitting(
+    ids: NDArray[np.int64],
+    start_a: NDArray[np.int64],
+    m: NDArray[np.int64],
+    start_b: NDArray[np.int64],
+    n: NDArray[np.int64],
+    marks: NDArray[np.bool_],
+) -> None:
+    """:func:`lcs_marks` of pairs whose second sequences have 1 to 63 tokens, all at once.
+
+    Pairs are ranked by decreasing first length, so the pairs still reading at
+    step ``i`` are a prefix, and the table cell of pair ``p`` after its token
+    ``i`` sits at ``base[i] + p``: each step reads and writes one slice.
+    """
+    order = np.argsort(-m, kind="stable")
+    start_a, m, start_b, n = start_a[order], m[order], start_b[order], n[order]
+    pairs = len(m)
+    longest = int(m[0])
+    # active[i]: pairs with more than i tokens in the first sequence
+    active = pairs - np.searchsorted(m[::-1], np.arange(longest), side="right")
+    base = np.concatenate([[0], np.cumsum(active)])
+    size = int(base[-1])
+    step = np.repeat(np.arange(longest, dtype=np.int64), active)
+    rank = np.arange(size, dtype=np.int64) - base[step]
+    tokens = ids[start_a[rank] + step]
+    # per second sequence and token, the mask of its positions there
+    vocab = int(ids.max()) + 1
+    second = start_b * (_WORD + 1) + n
+    _, first_at, second_of = np.unique(second, return_index=True, return_inverse=True)
+    lengths = n[first_at]
+    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(lengths) - lengths, lengths
+    )
+    owner = np.repeat(np.arange(len(first_at), dtype=np.int64), lengths)
+    keys = owner * vocab + ids[start_b[first_at][owner] + offsets]
+    sorter = np.argsort(keys, kind="stable")
+    keys = keys[sorter]
+    bits = np.left_shift(np.uint64(1), offsets[sorter].astype(np.uint64))
+    heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    masks_of = np.bitwise_or.reduceat(bits, heads)
+    keys = keys[heads]
+    wanted = second_of.reshape(-1)[rank] * vocab + tokens
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    eq = np.where(keys[at] == wanted, masks_of[at], np.uint64(0))
+    # forward: row after token i of pair p at base[i] + p (Hyyrö's bit-parallel LCS)
+    full = (np.uint64(1) << n.astype(np.uint64)) - np.uint64(1)
+    rows = np.empty(size, dtype=np.uint64)
+    v = full.copy()
+    for i in range(longest):
+        a, lo, hi = int(active[i]), int(base[i]), int(base[i + 1])
+        cur = v[:a]
+        u = cur & eq[lo:hi]
+        cur = ((cur + u) | (cur - u)) & full[:a]
+        v[:a] = cur
+        rows[lo:hi] = cur
+    # the walk back, one token of the first sequence per step for every pair
+    i = m.copy()
+    j = n.copy()
+    one = np.uint64(1)
+    for t in range(longest):
+        live = np.flatnonzero(j[: int(active[t])] > 0)
+        if not len(live):
+            break
+        ii = i[live]
+        jj = j[live]
+        at_a = start_a[live] + ii - 1
+        same = ids[at_a] == ids[start_b[live] + jj - 1]
+        cell = base[ii - 1] + live
+        row = rows[cell]
+        prev = np.where(ii > 1, rows[base[np.maximum(ii - 2, 0)] + live], full[live])
+        low = (one << jj.astype(np.uint64)) - one
+        drop = ~same & (_popcount(prev & low) <= _popcount(row & low))
+        jump = np.flatnonzero(~same & ~drop)
+        if len(jump):
+            jj[jump] = _bit_length(eq[cell[jump]] & (low[jump] >> one))
+        take = ~drop
+        marks[at_a[take]] = True
+        jj[take] -= 1
+        i[live] = ii - 1
+        j[live] = jj

@@ -11,8 +11,7 @@ keeps the reference of highest F-measure.
 from __future__ import annotations
 
 import warnings
-from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
@@ -21,7 +20,7 @@ from numpy.typing import NDArray
 
 from scorekit._check import StringErrors, as_strings
 from scorekit.errors import InputError, message, raw
-from scorekit.text._lcs import lcs_lengths, lcs_positions, position_masks
+from scorekit.text._lcs import lcs_lengths, lcs_marks
 from scorekit.text._ngrams import match_counts
 from scorekit.text.rouge._tokens import _DEFAULT_TOKEN, _SEP, _default_flat, _default_tokens
 from scorekit.text.rouge._wlcs import _sentence_ids, _wlcs_scores
@@ -128,33 +127,6 @@ def _prf(
         total = precision + recall
         fmeasure = np.where(total > 0, 2 * precision * recall / total, 0.0)
     return np.stack([precision, recall, fmeasure], axis=-1)
-
-
-def _summary_hits(
-    ref_sents: list[list[str]],
-    pred_sents: list[list[str]],
-    pred_masks: list[dict[Hashable, int]],
-    pred_counts: Counter[str],
-    pred_sets: list[set[str]],
-) -> int:
-    """Union-LCS hits of ROUGE-Lsum, each token counted at most as often as on both sides."""
-    ref_counts: Counter[str] = Counter(chain.from_iterable(ref_sents))
-    pred_left = Counter(pred_counts)
-    hits = 0
-    for sent in ref_sents:
-        union: set[int] = set()
-        tokens = set(sent)
-        for cand, masks, cand_set in zip(pred_sents, pred_masks, pred_sets, strict=True):
-            if tokens.isdisjoint(cand_set):
-                continue
-            union.update(lcs_positions(sent, cand, masks))
-        for i in sorted(union):
-            t = sent[i]
-            if pred_left[t] > 0 and ref_counts[t] > 0:
-                hits += 1
-                pred_left[t] -= 1
-                ref_counts[t] -= 1
-    return hits
 
 
 def _best_per_item(scores: NDArray[np.float64], per_item: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -288,44 +260,90 @@ def _summary_scores(
     stem_token: Callable[[str], str] | None,
     split: Callable[[str], Sequence[str]],
 ) -> NDArray[np.float64]:
-    """Per pair: ROUGE-Lsum precision, recall and F-measure."""
-    stems: dict[str, str] = {}
+    """Per pair: ROUGE-Lsum precision, recall and F-measure.
 
-    def sentences(text: str) -> list[list[str]]:
-        sents = [tokenize(s) for s in split(text) if len(s)]
-        if stem_token is None:
-            return sents
-        return [
-            [stems[t] if t in stems else stems.setdefault(t, stem_token(t)) for t in s]
-            for s in sents
-        ]
-
-    pred_info: dict[
-        int,
-        tuple[list[list[str]], list[dict[Hashable, int]], Counter[str], list[set[str]], int],
-    ] = {}
+    Every sentence of the batch is tokenized at once (:class:`_Batch`). For each
+    reference sentence, the union of its LCS with every predicted sentence of its
+    item is marked (:func:`scorekit.text._lcs.lcs_marks`). A token is then
+    counted at most as often as it occurs on both sides: the union holds
+    distinct reference positions, so a token's hits are the lesser of its
+    marked positions and its occurrences in the prediction.
+    """
+    n = len(preds)
+    texts = preds + refs
+    sents = [[s for s in split(text) if len(s)] for text in texts]
+    per_text = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
     hits = np.zeros(len(refs))
-    ref_total = np.zeros(len(refs))
-    pred_total = np.zeros(len(refs))
-    for k, (ref, item) in enumerate(zip(refs, pair_item.tolist(), strict=True)):
-        if item not in pred_info:
-            sents = sentences(preds[item])
-            pred_info[item] = (
-                sents,
-                [position_masks(s) for s in sents],
-                Counter(chain.from_iterable(sents)),
-                [set(s) for s in sents],
-                sum(map(len, sents)),
-            )
-        p_sents, p_masks, p_counts, p_sets, p_total = pred_info[item]
-        r_sents = sentences(ref)
-        r_total = sum(map(len, r_sents))
-        if r_total and p_total:
-            hits[k] = _summary_hits(r_sents, p_sents, p_masks, p_counts, p_sets)
-            ref_total[k] = r_total
-            pred_total[k] = p_total
-    scores = _prf(hits, np.maximum(pred_total, 1), np.maximum(ref_total, 1))
-    return scores
+    ref_total = np.zeros(len(refs), dtype=np.int64)
+    pred_total = np.zeros(len(refs), dtype=np.int64)
+    if per_text.sum():
+        batch = _Batch(list(chain.from_iterable(sents)), tokenize, stem_token)
+        sent_text = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
+        totals = np.bincount(sent_text, weights=batch.lengths, minlength=len(texts))
+        totals = totals.astype(np.int64)
+        both = (totals[n:] > 0) & (totals[pair_item] > 0)
+        ref_total[both] = totals[n:][both]
+        pred_total[both] = totals[pair_item][both]
+        hits = _union_hits(batch, n, pair_item, per_text, sent_text, np.flatnonzero(both))
+    return _prf(hits, np.maximum(pred_total, 1), np.maximum(ref_total, 1))
+
+
+_LCS_PAIRS = 1 << 20  # (reference sentence, predicted sentence) pairs marked per pass
+
+
+def _union_hits(
+    batch: _Batch,
+    n: int,
+    pair_item: NDArray[np.int64],
+    per_text: NDArray[np.int64],
+    sent_text: NDArray[np.int64],
+    scored: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Union-LCS hits of ROUGE-Lsum of the pairs ``scored`` (0 for the others)."""
+    first_sent = np.cumsum(per_text) - per_text
+    marks = np.zeros(len(batch.ids), dtype=bool)
+    across = per_text[pair_item[scored]]
+    count = per_text[n + scored] * across
+    ends = np.cumsum(count)
+    cuts = np.searchsorted(
+        ends, np.arange(_LCS_PAIRS, int(ends[-1]) if len(ends) else 0, _LCS_PAIRS)
+    )
+    for part in np.split(np.arange(len(scored)), cuts):
+        if not len(part):
+            continue
+        times = count[part]
+        owner = np.repeat(part, times)
+        local = np.arange(int(times.sum()), dtype=np.int64) - np.repeat(
+            np.cumsum(times) - times, times
+        )
+        ref_sent = first_sent[n + scored[owner]] + local // across[owner]
+        pred_sent = first_sent[pair_item[scored[owner]]] + local % across[owner]
+        marks |= lcs_marks(
+            batch.ids,
+            batch.starts[ref_sent],
+            batch.ends[ref_sent],
+            batch.starts[pred_sent],
+            batch.ends[pred_sent],
+        )
+    vocab = batch.vocab
+    token_text = np.repeat(sent_text, batch.lengths)
+    marked = np.flatnonzero(marks)
+    union_keys, union_counts = np.unique(
+        (token_text[marked] - n) * vocab + batch.ids[marked], return_counts=True
+    )
+    hits: NDArray[np.float64] = np.zeros(len(pair_item))
+    if len(union_keys):
+        in_pred = np.flatnonzero(token_text < n)
+        pred_keys, pred_counts = np.unique(
+            token_text[in_pred] * vocab + batch.ids[in_pred], return_counts=True
+        )
+        pair = union_keys // vocab
+        lookup = pair_item[pair] * vocab + union_keys % vocab
+        # a marked token is on an LCS with a predicted sentence, so the prediction has it
+        at = np.searchsorted(pred_keys, lookup)
+        matched = np.minimum(union_counts, pred_counts[at]).astype(np.float64)
+        hits = np.bincount(pair, weights=matched, minlength=len(pair_item)).astype(np.float64)
+    return hits
 
 
 # ROUGE-1.5.5 types: weighted LCS and skip-bigrams ------------------------------
