@@ -578,3 +578,14 @@ def test_long_rankings_and_huge_scores() -> None:
         ranking.fuse(huge, "segfuse", norm=None, trained=trained)
     with pytest.raises(InputError, match=r"a query's scores overflow the floats"):
         ranking.fuse(huge, "segfuse", norm="minmax", trained=trained)
+
+
+def test_rank_based_methods_read_the_borda_ranking() -> None:
+    # with Borda's norm a run ranks the documents it lacks after its own, by doc id descending
+    a = {"q": {"x": 3.0, "y": 1.0}}
+    b = {"q": {"z": 2.0}}
+    got = ranking.fuse([a, b], "rrf", norm="borda").to_dict()["q"]
+    # a: x, y, z; b: z, then y and x (tied at Borda's 0.5) by doc id descending
+    assert got == {"x": 1 / 61 + 1 / 63, "y": 1 / 62 + 1 / 62, "z": 1 / 63 + 1 / 61}
+    inverted = ranking.fuse([a, b], "rrf", norm="min-max-inverted").to_dict()["q"]
+    assert inverted == {"x": 1 / 62, "y": 1 / 61, "z": 1 / 61}

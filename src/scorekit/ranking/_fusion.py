@@ -290,16 +290,9 @@ def train_fusion(
     ``p`` (0-based) of its ranking of a query is a hit when the qrels grade
     that document 1 or more; a qrels query the run lacks has no positions,
     and the run's queries the qrels lack are not read. ``mapfuse`` learns the
-    run's mean average precision; the others one number per position: the
-    fraction of the queries whose list reaches ``p`` with a hit there
-    (``posfuse``, ``slidefuse``), or, with ``Q`` the qrels' queries, the
-    mean over ``Q`` of the hit fraction of each segment of positions
-    (``probfuse``: ``n_segments`` segments of ceil(length / n_segments)
-    positions per list; ``segfuse``: the 10 segments 0-5, 5-15, ...,
-    2555-5115, the hits divided by the segment's full size), or for
-    ``bayesfuse`` ln(P / (1 - P)) for each of the first 1000 positions, P
-    being that mean for the segments 0-5, 5-10, 10-15, 15-20, 20-30, 30-100,
-    100-200, 200-500, 500-1000 (0.001 in place of a P or 1 - P of 0).
+    run's mean average precision over the qrels' queries; the others a value
+    per position, as :func:`fuse` describes (BayesFuse: 0.001 in place of a
+    mean hit fraction, or its complement, of 0).
 
     Parameters
     ----------
@@ -339,18 +332,28 @@ def train_fusion(
     >>> train_fusion(qrels, runs, "mapfuse")
     [0.75, 0.5]
     """
-    if isinstance(method, str) and method not in TRAINED_METHODS:
+    if method not in TRAINED_METHODS:
         raise ConfigError(
             message("train_fusion", "not a trained method", method, choices(TRAINED_METHODS))
         )
-    if not isinstance(runs, Sequence) or isinstance(runs, str | os.PathLike | Run):
-        got = raw(type(runs).__name__)
-        raise ConfigError(message("train_fusion", "runs must be a sequence", got, "a list"))
-    method, norm = _check_options([None, None], method, norm, None, 60, 1.0, 0.01, None)
+    if not isinstance(runs, Sequence) or isinstance(runs, str | os.PathLike | Run) or not runs:
+        got = raw(type(runs).__name__ if not isinstance(runs, Sequence) else repr(runs))
+        raise ConfigError(message("train_fusion", "runs must be a list of runs", got, "a list"))
+    norm = _check_norm("train_fusion", norm)
     check_training(method, qrels, None, None, n_segments, None, len(runs), training=True)
     judged = load_qrels(method, qrels)
     loaded = [_load(i, run) for i, run in enumerate(runs)]
     return train(judged, renormalized(loaded, norm, method), method, n_segments)
+
+
+def _check_norm(where: str, norm: Any) -> str | None:
+    """The norm's canonical name (ranx's spellings read), or None."""
+    name: str | None = norm
+    if isinstance(norm, str):
+        name = _NORM_ALIASES.get(norm.lower(), norm.lower()) if norm.lower() != "none" else None
+    if name is not None and name not in FUSION_NORMS:
+        raise ConfigError(message(where, "unknown norm", norm, choices(FUSION_NORMS) + " or None"))
+    return name
 
 
 def _check_options(
@@ -372,10 +375,7 @@ def _check_options(
     name = _METHOD_ALIASES.get(method, method) if isinstance(method, str) else method
     if name not in FUSION_METHODS:
         raise ConfigError(message("fuse", "unknown method", method, choices(FUSION_METHODS)))
-    if isinstance(norm, str):
-        norm = _NORM_ALIASES.get(norm.lower(), norm.lower()) if norm.lower() != "none" else None
-    if norm is not None and norm not in FUSION_NORMS:
-        raise ConfigError(message("fuse", "unknown norm", norm, choices(FUSION_NORMS) + " or None"))
+    norm = _check_norm("fuse", norm)
     if weights is not None:
         if name not in _WEIGHTED:
             raise ConfigError(
