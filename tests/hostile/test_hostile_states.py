@@ -439,9 +439,82 @@ def test_merge_refuses_keyed_shards_that_share_rows(tmp_path: Path) -> None:
     b = _saved(tmp_path, "b.json", *args, ids=range(50, 150))
     proc = scorekit("merge", a, b, cwd=tmp_path)
     assert_clean_error(
-        proc, str(a), str(b), "two inputs hold the same units (key 'id')", "got 50 of the 100"
+        proc,
+        str(a),
+        str(b),
+        "two inputs, or two chunks of one, hold the same units (key 'id')",
+        "got 50 of the 100",
     )
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "shared"),
+    [
+        (range(0, 100), range(50, 150), "got at least 50 of the 100 units"),
+        # more units than the key sample holds: found with the sample of each
+        (range(0, 3000), range(2000, 5000), "got at least"),
+    ],
+)
+def test_merge_refuses_keyed_shards_of_replicate_states_that_share_rows(
+    tmp_path: Path, first: range, second: range, shared: str
+) -> None:
+    """[silent] accuracy --ci --key of rows 0-99 and 50-149 merged: rows 50-99 counted twice.
+
+    accuracy keeps one state per replicate, not its rows; its key sample finds
+    the shared units.
+    """
+    args = ["--metric", "accuracy", "--ci", "--key", "id", *QUIET]
+    a = _saved(tmp_path, "a.json", *args, ids=first)
+    b = _saved(tmp_path, "b.json", *args, ids=second)
+    proc = scorekit("merge", a, b, cwd=tmp_path)
+    assert_clean_error(
+        proc, str(a), str(b), "two inputs, or two chunks of one, hold the same units", shared
+    )
+    assert proc.stdout == ""
+    c = _saved(tmp_path, "c.json", *args, ids=range(second.stop, second.stop + 100))
+    done = scorekit("merge", a, c, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_key_repeated_in_another_chunk_is_refused(tmp_path: Path) -> None:
+    """[silent] A key column with id 3 in the first and the last chunk counted the row twice."""
+    data = _rows(tmp_path, "dup.csv", range(100))
+    with data.open("a", encoding="utf-8") as out:
+        out.write("3,fr,1,1,0.9\n")
+    args = ["--metric", "accuracy", "--ci", "--key", "id", *QUIET]
+    proc = scorekit("eval", *EVAL, *args, "--chunk-size", "10", data, cwd=tmp_path)
+    assert_clean_error(proc, "bootstrap of accuracy", "hold the same units (key 'id')")
+
+
+def test_a_key_sample_edited_or_missing(tmp_path: Path) -> None:
+    """[silent] An edited key sample is refused; a file written before it merges as before."""
+    args = ["--metric", "accuracy", "--ci", "--key", "id", *QUIET]
+
+    def drop_one(fields: Fields) -> None:
+        fields["key_sample"]["__ndarray__"].pop()
+        fields["key_sample"]["shape"] = [99]
+
+    bad = _edit(_saved(tmp_path, "bad.json", *args), drop_one)
+    proc = scorekit("merge", bad, cwd=tmp_path)
+    assert_clean_error(
+        proc,
+        str(bad),
+        "field 'key_sample'",
+        "another number of keys than of units",
+        "99 keys for 100 units",
+    )
+    unordered = _edit(
+        _saved(tmp_path, "unordered.json", *args),
+        lambda fields: fields["key_sample"]["__ndarray__"].reverse(),
+    )
+    proc = scorekit("merge", unordered, cwd=tmp_path)
+    assert_clean_error(proc, str(unordered), "keys not ascending and distinct")
+    old = _edit(_saved(tmp_path, "old.json", *args), lambda fields: fields.pop("key_sample"))
+    new = _saved(tmp_path, "new.json", *args, ids=range(100, 200))
+    done = scorekit("merge", old, new, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "accuracy" in done.stdout
 
 
 def test_merge_refuses_a_keyed_unit_kept_twice(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ def state_field(
     allowed: tuple[Any, ...] | None = None,
     objects: bool = False,
     counts_rows: bool = False,
+    added: bool = False,
     **kwargs: Any,
 ) -> Any:
     """Declare a state field together with the rule that merges it and what it holds.
@@ -68,7 +69,9 @@ def state_field(
     ``optional`` lets it be ``None``; ``allowed`` lists the values a setting
     may take; ``objects`` lets the field hold arrays of dtype ``object``
     (decoding refuses them elsewhere); ``counts_rows`` marks the integer
-    field that counts the rows the state summarizes (:meth:`State.row_count`).
+    field that counts the rows the state summarizes (:meth:`State.row_count`);
+    ``added`` marks a field added to a kind after files were written without
+    it: such a field needs a default, which a file without the field gets.
     A state decoded from a file is checked against these declarations
     (:meth:`State.validate`).
 
@@ -96,6 +99,12 @@ def state_field(
         metadata["objects"] = True
     if counts_rows:
         metadata["counts_rows"] = True
+    if added:
+        if "default" not in kwargs and "default_factory" not in kwargs:
+            raise ConfigError(
+                message("state_field", "an added field needs a default", None, "default=...")
+            )
+        metadata["added"] = True
     return field(metadata=metadata, **kwargs)
 
 
@@ -279,7 +288,9 @@ class State:
                     "an object",
                 )
             )
-        if set(fields) != names:
+        # files written before a field was added to the kind lack it; it gets its default
+        later = {f.name for f in dataclasses.fields(cls) if f.metadata.get("added")}
+        if not set(fields) <= names or not names - later <= set(fields):
             raise InputError(
                 message(
                     kind, "state fields do not match", sorted(fields), f"the fields {sorted(names)}"
@@ -294,6 +305,7 @@ class State:
                 state=State.from_dict,
             )
             for f in dataclasses.fields(cls)
+            if f.name in fields
         }
         state = cls(**values)
         state.validate()

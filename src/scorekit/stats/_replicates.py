@@ -25,6 +25,7 @@ from typing import Any, ClassVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit._check import mix64
 from scorekit.core import (
     Metric,
     State,
@@ -57,8 +58,12 @@ from scorekit.stats._rows import UnitRows, keeps_rows, replicates_of_rows, unit_
 
 __all__ = ["Bootstrap", "Replicated", "Replicates", "describe_metric", "single_number"]
 
+_NO_KEYS = np.zeros(0, dtype=np.int64)
+
 MAX_RESAMPLES = 1_000_000
 MAX_GROUPS = 10_000
+KEY_SAMPLE = 1024
+"""Hashed unit keys a keyed bootstrap keeps, to find two inputs that hold the same units."""
 DEFAULT_GROUPS = 100
 
 
@@ -111,6 +116,16 @@ class Replicates(State):
     rows
         For row positions: the ``[first, stop)`` row ranges summarized (merging
         overlapping ranges means two inputs were keyed by the same positions).
+    key_sample
+        For keyed units summarized as one state per replicate: the smallest
+        :data:`KEY_SAMPLE` mixed hashed keys, ascending as unsigned 64-bit
+        integers (stored as their signed bits, as :attr:`sample` reads them).
+        Two inputs whose samples share a key hold the same unit, and do not
+        merge: the check is exact while the inputs hold at most
+        :data:`KEY_SAMPLE` units each, and misses an overlap of a fraction
+        ``f`` of larger inputs with probability about ``(1 - f) **
+        KEY_SAMPLE`` (below 1e-4 for 1%).
+        States of rows keep every key, and are checked exactly.
     """
 
     kind: ClassVar[str] = "Replicates"
@@ -126,6 +141,9 @@ class Replicates(State):
     replicates: tuple[State, ...] = state_field("custom")
     leave_out: tuple[State, ...] = state_field("custom")
     rows: NDArray[np.int64] = state_field("custom", check="count", ndim=2)
+    key_sample: NDArray[np.int64] = state_field(
+        "custom", check="integer", ndim=1, added=True, default_factory=lambda: _NO_KEYS
+    )
 
     @property
     def whole(self) -> State:
@@ -142,7 +160,7 @@ class Replicates(State):
             # of rows once the rows make their replicate states
             if _no_rows(self) or _no_rows(other):
                 kept = other if _no_rows(self) else self
-                names = ("state", "replicates", "leave_out", "rows")
+                names = ("state", "replicates", "leave_out", "rows", "key_sample")
                 return {name: getattr(kept, name) for name in names}
             return _per_replicate(self)._merge_custom(_per_replicate(other))
         if self.key and isinstance(self.state, UnitRows) and isinstance(other.state, UnitRows):
@@ -151,14 +169,27 @@ class Replicates(State):
                 raise StateMismatchError(
                     message(
                         f"bootstrap of {self.metric}",
-                        f"two inputs hold the same units (key {self.key!r})",
+                        f"two inputs, or two chunks of one, hold the same units (key {self.key!r})",
                         raw(
                             f"{len(both)} of the {other.units} units of one "
                             f"in the {self.units} of the other"
                         ),
-                        "inputs of disjoint rows, each unit's row in one of them",
+                        "each unit's row once: disjoint inputs, and unique keys in each",
                     )
                 )
+        shared = np.intersect1d(self.sample, other.sample, assume_unique=True)
+        if len(shared):
+            raise StateMismatchError(
+                message(
+                    f"bootstrap of {self.metric}",
+                    f"two inputs, or two chunks of one, hold the same units (key {self.key!r})",
+                    raw(
+                        f"at least {len(shared)} of the {other.units} units of one "
+                        f"in the {self.units} of the other"
+                    ),
+                    "each unit's row once: disjoint inputs, and unique keys in each",
+                )
+            )
         rows = np.concatenate([self.rows, other.rows])
         if self.key == "" and len(rows) > 1:
             order = np.argsort(rows[:, 0], kind="stable")
@@ -181,7 +212,14 @@ class Replicates(State):
             "replicates": _pairwise(self.replicates, other.replicates),
             "leave_out": _pairwise(self.leave_out, other.leave_out),
             "rows": _coalesce(rows),
+            "key_sample": np.union1d(self.sample, other.sample)[:KEY_SAMPLE].view(np.int64),
         }
+
+    @property
+    def sample(self) -> NDArray[np.uint64]:
+        """The key sample as the unsigned 64-bit integers it holds."""
+        keys: NDArray[np.uint64] = self.key_sample.view(np.uint64)
+        return keys
 
     def row_count(self) -> int | None:
         """The rows summarized: the units, when the wrapped metric's unit is the row."""
@@ -205,6 +243,7 @@ class Replicates(State):
         if cls is None:
             raise self._invalid("metric", "not a registered metric", self.metric)
         self._check_rows()
+        self._check_key_sample(cls)
         if isinstance(self.state, UnitRows):
             for name in ("replicates", "leave_out"):
                 if getattr(self, name):
@@ -299,6 +338,35 @@ class Replicates(State):
                 f"at most {span}, the rows of {rows.tolist()[:3]}{'...' if len(rows) > 3 else ''}",
             )
 
+    def _check_key_sample(self, cls: Any) -> None:
+        """Ascending distinct hashed keys, one per unit up to :data:`KEY_SAMPLE`; or none.
+
+        States of files written before the sample was kept have none, and are
+        merged without it.
+        """
+        sample = self.sample
+        if not len(sample):
+            return
+        if not self.key or isinstance(self.state, UnitRows) or from_state(cls):
+            raise self._invalid(
+                "key_sample",
+                "a key sample where the units are kept or not keyed",
+                raw(f"{len(sample)} keys"),
+                "none",
+            )
+        if np.any(sample[1:] <= sample[:-1]):
+            raise self._invalid(
+                "key_sample", "keys not ascending and distinct", None, "ascending distinct keys"
+            )
+        expected = min(self.units, KEY_SAMPLE)
+        if len(sample) != expected:
+            raise self._invalid(
+                "key_sample",
+                f"another number of keys than of units (up to {KEY_SAMPLE:,})",
+                raw(f"{len(sample)} keys for {self.units} units"),
+                f"{expected} keys",
+            )
+
     def _check_unit_keys(self, held: UnitRows) -> None:
         """Each unit once: distinct keys, and row positions inside the row ranges."""
         keys = held.unit_keys
@@ -366,9 +434,23 @@ def _per_replicate(state: Replicates) -> Replicates:
     rows = state.state
     kwargs = {} if rows.sample_weight is None else {"sample_weight": rows.sample_weight}
     replicates, leave_out = boot.replicate_states(rows.inputs, kwargs, rows.unit_keys)
+    sample = _key_sample(rows.unit_keys) if state.key else _NO_KEYS
     return dataclasses.replace(
-        state, state=rows.summary, replicates=replicates, leave_out=leave_out
+        state,
+        state=rows.summary,
+        replicates=replicates,
+        leave_out=leave_out,
+        key_sample=sample,
     )
+
+
+def _key_sample(keys: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """The smallest :data:`KEY_SAMPLE` of the mixed hashed keys, ascending.
+
+    The keys are mixed first (a bijection), so that the sample is a random one
+    of the units even where the hashes of similar keys are close.
+    """
+    return np.unique(mix64(np.asarray(keys, dtype=np.uint64)))[:KEY_SAMPLE].view(np.int64)
 
 
 def _pairwise(a: tuple[State, ...], b: tuple[State, ...]) -> tuple[State, ...]:
@@ -642,6 +724,7 @@ class Bootstrap(Metric[Replicates]):
         leave_out: tuple[State, ...],
         units: int,
         rows: NDArray[np.int64],
+        key_sample: NDArray[np.int64] = _NO_KEYS,
     ) -> Replicates:
         return Replicates(
             metric=self.metric,
@@ -655,6 +738,7 @@ class Bootstrap(Metric[Replicates]):
             replicates=replicates,
             leave_out=leave_out,
             rows=rows,
+            key_sample=key_sample,
         )
 
     def summarize(
@@ -684,7 +768,8 @@ class Bootstrap(Metric[Replicates]):
             if kept is not None:
                 return self._state(kept, (), (), n, rows)
         replicates, leave_out = self.replicate_states(batch, kwargs, keys)
-        return self._state(state, replicates, leave_out, n, rows)
+        sample = _key_sample(keys) if self.key else _NO_KEYS
+        return self._state(state, replicates, leave_out, n, rows, sample)
 
     def replicate_states(
         self, batch: tuple[Any, ...], kwargs: dict[str, Any], keys: NDArray[np.uint64]
