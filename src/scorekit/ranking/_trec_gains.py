@@ -69,6 +69,8 @@ class BinG(_Trec):
 class _TrecGain(NDCG):
     """trec_eval's gain measures beside ndcg: the gain table of :class:`NDCG`, no cutoff."""
 
+    _listed_rows_suffice: ClassVar[bool] = False
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.k is not None:
