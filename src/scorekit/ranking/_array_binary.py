@@ -12,14 +12,12 @@ position within its query: of two tied candidates the later one ranks higher.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.errors import UndefinedMetricWarning
-from scorekit.ranking._arrays import _candidates, _combine, _judged
+from scorekit.ranking._arrays import _candidates, _combine, _trec_values
 from scorekit.ranking._binary import MAP, MRR, Precision
 from scorekit.ranking._state import RankingMetric
 
@@ -150,11 +148,5 @@ def _score(
     per_group: bool,
 ) -> float | NDArray[np.float64]:
     data = _candidates(metric.name, y_true, y_score, group)
-    values, undefined = metric._query_values(_judged(data))
-    if undefined.any():
-        warnings.warn(
-            metric._undefined_text(int(undefined.sum()), data.count),
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
+    values = _trec_values(metric, data, stacklevel=4)
     return _combine(metric.name, values, sample_weight, per_group)

@@ -23,6 +23,7 @@ Two rules for candidates of equal score:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
@@ -33,8 +34,9 @@ from scorekit._check import as_labels, as_scores, as_weights
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
 from scorekit.ranking._graded import DCG, NDCG
 from scorekit.ranking._kendall import dense_rank
+from scorekit.ranking._order import grouping, segment_order
 from scorekit.ranking._ranked import Judged
-from scorekit.ranking._state import _gain
+from scorekit.ranking._state import RankingMetric, _gain
 
 __all__ = ["dcg", "ndcg"]
 
@@ -42,8 +44,8 @@ Ties = Literal["trec", "average"]
 TIES: tuple[Ties, ...] = ("trec", "average")
 Gain = Literal["linear", "exp"]
 
-_KEY_BITS = 64
-"""Width of the packed sort key of :func:`_order`; wider keys fall back to a lexsort."""
+_CHUNK = 1 << 17
+"""Candidates per block of whole queries ranked and scored together (see :func:`_chunks`)."""
 
 
 @dataclass(frozen=True)
@@ -247,18 +249,16 @@ def _per_query(
         raise ConfigError(message(metric.name, "unknown ties", ties, choices(TIES)))
     data = _candidates(metric.name, y_true, y_score, group)
     if ties == "trec":
-        values, undefined = metric._query_values(_judged(data))
-        if undefined.any():
-            warnings.warn(
-                metric._undefined_text(int(undefined.sum()), data.count),
-                UndefinedMetricWarning,
-                stacklevel=3,
-            )
-        return values
-    gains = _gain(data.grade, metric.gain)
-    result = _tie_averaged_dcg(data, gains, metric.k)
+        return _trec_values(metric, data, stacklevel=4)
+    parts = []
+    for chunk in _chunks(data):
+        gains = _gain(chunk.grade, metric.gain)
+        dcg = _tie_averaged_dcg(chunk, gains, metric.k)
+        ideal = _ideal_dcg(chunk, gains, metric.k) if isinstance(metric, NDCG) else None
+        parts.append((dcg, ideal))
+    result = np.concatenate([dcg for dcg, _ in parts])
     if isinstance(metric, NDCG):
-        ideal = _ideal_dcg(data, gains, metric.k)
+        ideal = np.concatenate([i for _, i in parts if i is not None])
         zero = ideal <= 0
         if zero.any():
             warnings.warn(
@@ -269,6 +269,24 @@ def _per_query(
             )
         result = np.divide(result, ideal, out=np.zeros_like(result), where=~zero)
     return result
+
+
+def _trec_values(metric: RankingMetric, data: _Candidates, stacklevel: int) -> NDArray[np.float64]:
+    """Every query's value of a qrels-and-run metric, candidates ranked by trec_eval's rule.
+
+    Warns (:class:`~scorekit.errors.UndefinedMetricWarning`) once for the
+    queries whose value is undefined.
+    """
+    parts = [metric._query_values(_judged(chunk)) for chunk in _chunks(data)]
+    values = np.concatenate([v for v, _ in parts])
+    undefined = int(sum(np.count_nonzero(u) for _, u in parts))
+    if undefined:
+        warnings.warn(
+            metric._undefined_text(undefined, data.count),
+            UndefinedMetricWarning,
+            stacklevel=stacklevel,
+        )
+    return values
 
 
 def _combine(
@@ -360,7 +378,15 @@ def _candidates(name: str, y_true: Any, y_score: Any, group: Any) -> _Candidates
 
 
 def _distinct(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """The sorted distinct ids and each id's index among them."""
+    """The sorted distinct ids and each id's index among them.
+
+    Integer ids in order, or spanning a range of at most a few times their
+    number, are numbered without a sort.
+    """
+    if ids.dtype.kind in "biu" and len(ids):
+        counted = _counted(ids)
+        if counted is not None:
+            return counted
     exact = ids.dtype.kind == "f" or (
         ids.dtype.kind in "biu" and int(ids.min()) >= -(2**53) and int(ids.max()) <= 2**53
     )
@@ -373,25 +399,66 @@ def _distinct(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
     return labels, ranks.astype(np.intp, copy=False)
 
 
-def _order(query: NDArray[np.intp], count: int, values: NDArray[np.float64]) -> NDArray[np.intp]:
-    """Candidates by query, then by value descending, then by input position descending.
+def _counted(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]] | None:
+    """:func:`_distinct` of integer ids in order or of a narrow range; None for others."""
+    if len(ids) > 1 and bool(np.all(ids[1:] >= ids[:-1])):
+        new = np.empty(len(ids), dtype=bool)
+        new[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=new[1:])
+        index = np.cumsum(new, dtype=np.intp)
+        index -= 1
+        return ids[new], index
+    lo, hi = int(ids.min()), int(ids.max())
+    if hi - lo > 4 * len(ids) + 1024:
+        return None
+    if ids.dtype.kind == "b":
+        shifted = ids.astype(np.intp)
+    else:
+        shifted = (ids - ids.dtype.type(lo)).astype(np.intp, copy=False)
+    present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+    number = np.cumsum(present, dtype=np.intp)
+    number -= 1
+    found = np.flatnonzero(present)
+    if ids.dtype.kind == "b":
+        labels = found.astype(bool) if lo == 0 else np.ones(len(found), dtype=bool)
+    else:
+        labels = found.astype(ids.dtype) + ids.dtype.type(lo)
+    return labels, number[shifted]
 
-    One sort of ``(query, descending value rank, reversed index)`` packed into
-    a uint64 when the three fit in 64 bits; a lexsort otherwise.
+
+def _chunks(data: _Candidates) -> Iterator[_Candidates]:
+    """The candidates in blocks of whole queries, in query order, of about ``_CHUNK`` each.
+
+    Every query's value depends on its own candidates alone, so the blocks
+    are ranked and scored one at a time: the temporary arrays of a block stay
+    in the processor's caches, and the time grows linearly with the
+    candidates. Candidates keep their order within their query.
     """
-    n = len(values)
-    ranks, distinct, _ = dense_rank(values)
-    value_bits = max(1, (distinct - 1).bit_length())
-    index_bits = max(1, (n - 1).bit_length())
-    if max(1, (count - 1).bit_length()) + value_bits + index_bits > _KEY_BITS:
-        return np.lexsort((-np.arange(n), -values, query)).astype(np.intp)
-    key = query.astype(np.uint64) << np.uint64(value_bits + index_bits)
-    key |= (distinct - 1 - ranks).astype(np.uint64) << np.uint64(index_bits)
-    key |= np.arange(n - 1, -1, -1, dtype=np.uint64)
-    key.sort()
-    reversed_index = (key & np.uint64((1 << index_bits) - 1)).astype(np.intp)
-    order: NDArray[np.intp] = (n - 1) - reversed_index
-    return order
+    n = len(data.grade)
+    if n <= _CHUNK:
+        yield data
+        return
+    grouped = grouping(data.query, data.count)
+    grade = data.grade if grouped is None else data.grade[grouped]
+    score = data.score if grouped is None else data.score[grouped]
+    sizes = np.bincount(data.query, minlength=data.count)
+    ends = np.cumsum(sizes)
+    cuts = np.searchsorted(ends, np.arange(_CHUNK, n, _CHUNK), side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [data.count]]))
+    for first, last in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        lo = int(ends[first - 1]) if first else 0
+        hi = int(ends[last - 1])
+        yield _Candidates(
+            grade=grade[lo:hi],
+            score=score[lo:hi],
+            query=np.repeat(np.arange(last - first, dtype=np.intp), sizes[first:last]),
+            labels=data.labels[first:last],
+        )
+
+
+def _order(query: NDArray[np.intp], count: int, values: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Candidates by query, then by value descending, then by input position descending."""
+    return segment_order(query, count, values)
 
 
 def _judged(data: _Candidates) -> Judged:
@@ -399,20 +466,47 @@ def _judged(data: _Candidates) -> Judged:
     n = len(data.grade)
     # by query, then score descending, then position descending (trec_eval's doc id rule)
     order = _order(data.query, data.count, data.score)
-    row_query = data.query[order]
-    rank = np.arange(n, dtype=np.int64) - _query_starts(data.query, data.count)[row_query] + 1
-    grade = data.grade[order].copy()
+    sizes = np.bincount(data.query, minlength=data.count)
+    row_query = np.repeat(np.arange(data.count, dtype=np.int64), sizes)
+    rank = np.arange(1, n + 1, dtype=np.int64)
+    rank -= np.repeat(np.cumsum(sizes) - sizes, sizes)
+    grade = data.grade[order]
     grade[grade < 0] = np.nan
-    return Judged(
+    return _AllJudged(
         queries=np.asarray(data.labels).astype(str),
-        row_query=row_query.astype(np.int64),
+        row_query=row_query,
         rank=rank,
         grade=grade,
-        judged_query=data.query.astype(np.int64),
+        judged_query=data.query.astype(np.int64, copy=False),
         judged_grade=data.grade,
         absent=np.array([], dtype=str),
         listed=np.ones(n, dtype=bool),
     )
+
+
+@dataclass(frozen=True)
+class _AllJudged(Judged):
+    """A judged ranking whose judgments are the candidates themselves.
+
+    The judgments' query indices run over ``0 .. n_queries - 1`` (every query
+    has a candidate), so the ideal ordering sorts each query's gains on its
+    own (:func:`~scorekit.ranking._order.segment_order`) instead of sorting
+    all the judgments together.
+    """
+
+    def ideal_gains(
+        self, gains: NDArray[np.float64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+        """The positive gains of each query's judgments, best first (see :class:`Judged`)."""
+        keep = gains > 0
+        q = self.judged_query[keep]
+        g = gains[keep]
+        order = segment_order(q, self.n_queries, g)
+        q, g = q[order], g[order]
+        sizes = np.bincount(q, minlength=self.n_queries)
+        rank = np.arange(1, len(q) + 1, dtype=np.int64)
+        rank -= np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return q, g, rank
 
 
 def _discounts(position: NDArray[np.intp], k: int | None) -> NDArray[np.float64]:

@@ -1,9 +1,14 @@
-"""The ranking order of a run's rows: by query, by descending score, ties by doc id.
+"""Ranking orders: a run's rows, and scored candidates grouped into queries.
 
 trec_eval ranks the documents of a query by descending score and breaks ties
 by descending doc id (compared as bytes). Runs usually list each query's rows
 together, best first; the order is then found by moving whole blocks, and only
-the rows of tied scores are sorted by doc id.
+the rows of tied scores are sorted by doc id (:func:`rank_rows`).
+
+Scored candidates (the array form of the ranking metrics) rank by query, by
+descending score and, on equal scores, by descending position within their
+query (:func:`segment_order`): one short sort per query, never a sort of all
+the candidates together, so the time grows linearly with the candidates.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["rank_rows"]
+__all__ = ["grouping", "rank_rows", "segment_order"]
 
 
 def rank_rows(
@@ -141,3 +146,158 @@ def _break_ties(order: NDArray[np.int64], tied: NDArray[np.bool_], doc: Any) -> 
     out: NDArray[np.int64] = order.copy()
     out[positions] = rows[within]
     return out
+
+
+# scored candidates ------------------------------------------------------------------------
+
+
+def segment_order(codes: NDArray[Any], count: int, values: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Positions by code, then by descending value, then by descending position.
+
+    ``codes`` numbers each entry's segment (query) ``0 .. count - 1``; the
+    values are real numbers (infinities included, no NaN), and -0.0 equals
+    0.0. The result is the order of ``numpy.lexsort((-positions, -values,
+    codes))``, found by sorting each segment on its own.
+
+    The entries are first grouped by segment (a stable radix sort, skipped when
+    the codes are already in order). Segments of like length, within a factor
+    of two, then form the rows of a grid, each row one segment padded at its
+    end, and every row is sorted. The sort key of an entry is an unsigned
+    integer that orders like its value, descending, whose lowest bits are
+    replaced by the entry's reversed position within its segment, so one plain
+    sort of the keys (no argsort) orders by value and breaks ties by position.
+    Values that differ only in the replaced bits, when two of them land in the
+    wrong order, are sorted again exactly.
+
+    Examples
+    --------
+    >>> segment_order(np.array([1, 0, 1, 0, 1]), 2, np.array([0.5, 0.2, 0.5, 0.7, 0.9])).tolist()
+    [3, 1, 4, 2, 0]
+    """
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    grouped = grouping(codes, count)
+    keys = _descending_bits(values if grouped is None else values[grouped])
+    sizes = np.bincount(codes, minlength=count)
+    starts = np.cumsum(sizes) - sizes
+    place = np.empty(n, dtype=np.intp)
+    smallest, largest = int(sizes.min()), int(sizes.max())
+    if smallest == largest:
+        at = _sort_rows(keys.reshape(count, largest), None)
+        at += starts[:, None]
+        place[:] = at.ravel()
+    else:
+        # frexp's exponent is the bit length: segments of sizes in (2^(c-1), 2^c] share class c
+        size_class = np.frexp((sizes - 1).astype(np.float64))[1]
+        size_class[sizes == 0] = -1
+        for c in np.unique(size_class[sizes > 0]).tolist():
+            members = np.flatnonzero(size_class == c)
+            lengths = sizes[members]
+            width = int(lengths.max())
+            filled = np.arange(width) < lengths[:, None]
+            slots = (starts[members][:, None] + np.arange(width))[filled]
+            grid = np.full((len(members), width), np.iinfo(np.uint64).max, dtype=np.uint64)
+            grid[filled] = keys[slots]
+            at = _sort_rows(grid, lengths)
+            at += starts[members][:, None]
+            place[slots] = at[filled]
+    if grouped is None:
+        return place
+    order: NDArray[np.intp] = grouped[place]
+    return order
+
+
+def grouping(codes: NDArray[Any], count: int) -> NDArray[np.intp] | None:
+    """A stable order of the entries by code, or None when the codes are already in order.
+
+    A radix sort of 16-bit keys: one pass for fewer than 65,537 codes, else two
+    (low 16 bits, then high).
+    """
+    if len(codes) < 2 or bool(np.all(codes[1:] >= codes[:-1])):
+        return None
+    if count <= 1 << 16:
+        by_code: NDArray[np.intp] = np.argsort(codes.astype(np.uint16), kind="stable")
+        return by_code
+    if count > 1 << 32:
+        by_code = np.argsort(codes, kind="stable")
+        return by_code
+    wide = codes.astype(np.uint32)
+    by_low = np.argsort((wide & np.uint32(0xFFFF)).astype(np.uint16), kind="stable")
+    high = (wide[by_low] >> np.uint32(16)).astype(np.uint16)
+    by_code = by_low[np.argsort(high, kind="stable")]
+    return by_code
+
+
+def _descending_bits(values: NDArray[np.float64]) -> NDArray[np.uint64]:
+    """Unsigned integers in the reverse order of the values; -0.0 and 0.0 map to the same one.
+
+    A non-negative value keeps its sign bit (0) and has the other bits
+    flipped; a negative one keeps its bits (sign bit 1, larger magnitudes
+    larger), so larger values map to smaller integers.
+    """
+    bits: NDArray[np.uint64] = (values + 0.0).view(np.uint64)
+    flip = bits >> np.uint64(63)
+    flip -= np.uint64(1)
+    flip >>= np.uint64(1)
+    bits ^= flip
+    return bits
+
+
+def _sort_rows(grid: NDArray[np.uint64], lengths: NDArray[np.intp] | None) -> NDArray[np.intp]:
+    """Sort every row of descending-value keys; each entry's column, in ranking order.
+
+    Row ``i`` holds ``lengths[i]`` keys (all of them without ``lengths``)
+    followed by padding of the largest key. Column ``j`` of a row is its
+    position within the segment; ties rank the larger column first. Entries
+    past a row's length (padding) come back as column 0.
+    """
+    width = grid.shape[1]
+    bits = max(0, (width - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    last = (width if lengths is None else lengths[:, None]) - 1
+    reversed_column = last - np.arange(width)
+    keys = grid & ~low
+    if lengths is None:
+        keys |= reversed_column.astype(np.uint64)
+    else:
+        filled = reversed_column >= 0
+        keys[filled] |= reversed_column[filled].astype(np.uint64)
+    keys.sort(axis=1)
+    column: NDArray[np.intp] = last - (keys & low).astype(np.intp)
+    if lengths is not None:
+        column[~filled] = 0
+    if bits == 0 or width < 2:
+        return column
+    ranked = np.take_along_axis(grid, column, axis=1)
+    broken = ranked[:, 1:] < ranked[:, :-1]
+    if lengths is not None:
+        broken &= filled[:, 1:]
+    if broken.any():
+        _resort(keys >> np.uint64(bits), ranked, column, broken)
+    return column
+
+
+def _resort(
+    coarse: NDArray[np.uint64],
+    ranked: NDArray[np.uint64],
+    column: NDArray[np.intp],
+    broken: NDArray[np.bool_],
+) -> None:
+    """Sort again, in place and exactly, the runs of equal ``coarse`` key that hold a broken pair.
+
+    A pair is broken when its values are out of order; both entries then share
+    the key bits that the columns did not replace (the keys sort on those
+    first), so each such run is sorted by the full key, then by column
+    descending.
+    """
+    rows, width = coarse.shape
+    start = np.ones((rows, width), dtype=bool)
+    start[:, 1:] = coarse[:, 1:] != coarse[:, :-1]
+    run = np.cumsum(start.ravel()) - 1
+    bad = np.zeros(int(run[-1]) + 1, dtype=bool)
+    bad[run.reshape(rows, width)[:, :-1][broken]] = True
+    at = np.flatnonzero(bad[run])
+    flat_column, flat_ranked = column.reshape(-1), ranked.reshape(-1)
+    within = np.lexsort((-flat_column[at], flat_ranked[at], run[at]))
+    flat_column[at] = flat_column[at][within]
