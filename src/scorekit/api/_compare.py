@@ -21,14 +21,16 @@ from scorekit.classification import LABEL_KINDS, TASKS, TableTask, default_metri
 from scorekit.core import EvaluationResult, Metric
 from scorekit.errors import ConfigError, ScorekitError, choices, message, raw
 from scorekit.stats import (
+    ALTERNATIVES,
     CORRECTION_ALIASES,
     CORRECTIONS,
-    TESTS,
+    ONE_SIDED,
     Comparison,
     check_cells,
     check_draws,
     check_seed,
     compare,
+    parse_test,
 )
 
 __all__ = [
@@ -42,14 +44,16 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class Paired:
-    """How to compare systems: the test, its correction and its randomness.
+    """How to compare systems: the test, its alternative, its correction and its randomness.
 
     Parameters
     ----------
     test
         One of :data:`scorekit.stats.TESTS` (``"paired_bootstrap"``,
         ``"randomization"``, ``"t"``, ``"wilcoxon"``, ``"fisher"``,
-        ``"mcnemar"``, ``"delong"``).
+        ``"mcnemar"``, ``"delong"``, ``"tukey"``), with the options of
+        :data:`scorekit.stats.TEST_OPTIONS` after a colon
+        (``"wilcoxon:zero_method=pratt,method=exact,correction=true"``).
     correction
         ``None`` or one of :data:`scorekit.stats.CORRECTIONS` (``"holm"``,
         ``"bonferroni"``, ``"hochberg"``, ``"sidak"``, ``"holm_sidak"``,
@@ -67,6 +71,10 @@ class Paired:
         ``"resample"`` of indices.
     key
         A column of unit ids (:func:`compare_table` with Poisson sampling).
+    alternative
+        ``"two-sided"``, ``"greater"`` (each system better than the baseline:
+        its metric larger) or ``"less"``, for the tests of
+        :data:`scorekit.stats.ONE_SIDED`.
 
     Examples
     --------
@@ -74,10 +82,16 @@ class Paired:
     't'
     >>> Paired("t", "fdr_bh").correction
     'bh'
+    >>> Paired("wilcoxon:zero_method=pratt", alternative="greater").alternative
+    'greater'
     >>> Paired("z")
     Traceback (most recent call last):
     ...
     scorekit.errors.ConfigError: --test: unknown test; got 'z', expected one of ...
+    >>> Paired("mcnemar", alternative="less")
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: --alternative: the test 'mcnemar' is two-sided only; ...
     """
 
     test: str = "paired_bootstrap"
@@ -87,10 +101,34 @@ class Paired:
     seed: int = 0
     sampling: str = "poisson"
     key: str | None = None
+    alternative: str = "two-sided"
 
     def __post_init__(self) -> None:
-        if self.test not in TESTS:
-            raise ConfigError(message("--test", "unknown test", self.test, choices(TESTS)))
+        name, _ = parse_test(self.test, "--test")
+        if self.alternative not in ALTERNATIVES:
+            raise ConfigError(
+                message(
+                    "--alternative", "unknown alternative", self.alternative, choices(ALTERNATIVES)
+                )
+            )
+        if self.alternative != "two-sided" and name not in ONE_SIDED:
+            raise ConfigError(
+                message(
+                    "--alternative",
+                    f"the test {name!r} is two-sided only",
+                    raw(f"--alternative {self.alternative}"),
+                    "--test " + ", ".join(ONE_SIDED),
+                )
+            )
+        if self.correction is not None and name == "tukey":
+            raise ConfigError(
+                message(
+                    "--correction",
+                    "Tukey's HSD p-values are adjusted for every pair already",
+                    raw(f"--correction {self.correction}"),
+                    "--test tukey without --correction",
+                )
+            )
         if self.correction is not None:
             known = (*CORRECTIONS, *CORRECTION_ALIASES)
             if self.correction not in known:
@@ -113,6 +151,7 @@ class Paired:
             "confidence": self.confidence,
             "seed": self.seed,
             "sampling": self.sampling,
+            "alternative": self.alternative,
         }
 
 
@@ -271,7 +310,7 @@ def compare_table(
     data = [plan.arrays(table, label) for plan in plans]
     unit_key = io.label_array(table, paired.key) if paired.key else None
     explicit = bool(metrics)
-    only = _ONLY.get(paired.test)
+    only = _ONLY.get(parse_test(paired.test, "--test")[0])
     names = list(dict.fromkeys(metrics or ())) or (
         [only] if only else default_metrics(task, has_pred=not scores, has_score=scores)
     )

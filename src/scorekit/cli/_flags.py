@@ -480,22 +480,50 @@ def add_compare_flags(
     systems: str,
     default: str = "default with several: paired_bootstrap",
 ) -> None:
-    """Add ``--test`` and ``--correction``: compare ``systems`` against the first one.
+    """Add ``--test``, ``--alternative`` and ``--correction``: compare ``systems`` against the
+    first one.
 
-    ``default`` says in the help what happens without ``--test``.
+    ``default`` says in the help what happens without ``--test``. A test is a name
+    of :data:`scorekit.stats.TESTS` with the options of
+    :data:`scorekit.stats.TEST_OPTIONS` after a colon
+    (``wilcoxon:zero_method=pratt``), read by :func:`scorekit.stats.parse_test`.
 
     The comparison also takes ``--confidence``, ``--n-resamples`` and ``--seed``
     (:func:`add_ci_flags`).
     """
-    from scorekit.stats import CORRECTION_ALIASES, CORRECTIONS, TESTS
+    from scorekit.stats import (
+        ALTERNATIVES,
+        CORRECTION_ALIASES,
+        CORRECTIONS,
+        ONE_SIDED,
+        TEST_OPTIONS,
+        TESTS,
+    )
 
+    options = "; ".join(
+        f"{test} takes "
+        + ", ".join(
+            f"{o} ({', '.join(str(v).lower() for v in values)})" for o, values in opts.items()
+        )
+        + f" as {test}:{next(iter(opts))}=..."
+        for test, opts in TEST_OPTIONS.items()
+    )
     group = parser.add_argument_group("comparing systems")
     group.add_argument(
         "--test",
-        choices=TESTS,
+        type=_test_spec,
+        metavar="TEST",
         help=f"compare {systems} against the first (the baseline) with this test "
-        f"({default}); the table shows each difference, its interval, the p-value and a "
-        "mark where it is below 1 - confidence",
+        f"({default}): {', '.join(TESTS)}; {options}; tukey is "
+        "Tukey's HSD over all the systems at once; the table shows each difference, its "
+        "interval, the p-value and a mark where it is below 1 - confidence",
+    )
+    group.add_argument(
+        "--alternative",
+        choices=ALTERNATIVES,
+        help="the alternative hypothesis (default two-sided): greater tests that each system "
+        "is better than the baseline (its metric larger), less that it is smaller; for "
+        f"--test {', '.join(ONE_SIDED)}",
     )
     group.add_argument(
         "--correction",
@@ -507,6 +535,17 @@ def add_compare_flags(
         "Benjamini-Hochberg at the level 1 - confidence) the false discovery rate; "
         "statsmodels' names (" + ", ".join(CORRECTION_ALIASES) + ") are accepted too",
     )
+
+
+def _test_spec(text: str) -> str:
+    """``--test``'s value, checked by :func:`scorekit.stats.parse_test` (an argparse error)."""
+    from scorekit.stats import parse_test
+
+    try:
+        parse_test(text, "--test")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def comparing(args: argparse.Namespace) -> bool:
@@ -527,6 +566,15 @@ def paired_settings(args: argparse.Namespace, command: str, **defaults: Any) -> 
                     "--correction adjusts the p-values of a comparison",
                     raw("--correction without --test"),
                     "--test NAME --correction ...",
+                )
+            )
+        if getattr(args, "alternative", None):
+            raise ConfigError(
+                message(
+                    f"scorekit {command}",
+                    "--alternative is the hypothesis of a comparison",
+                    raw("--alternative without --test"),
+                    "--test NAME --alternative ...",
                 )
             )
         return None
@@ -551,6 +599,7 @@ def paired_settings(args: argparse.Namespace, command: str, **defaults: Any) -> 
     settings = {
         "test": getattr(args, "test", None),
         "correction": getattr(args, "correction", None),
+        "alternative": getattr(args, "alternative", None),
         "confidence": getattr(args, "confidence", None),
         "n_resamples": getattr(args, "n_resamples", None),
         "seed": getattr(args, "seed", None),
