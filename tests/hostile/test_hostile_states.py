@@ -394,6 +394,19 @@ def test_merge_refuses_group_sizes_that_lie(
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "top_k_accuracy:k=1"])
+def test_merge_refuses_group_sizes_that_lie_without_a_bootstrap(
+    tmp_path: Path, metric: str
+) -> None:
+    """[silent] A group size edited to 40 without --ci merged where the state counts its rows."""
+    args = ["--metric", metric, "--by", "country", "--quiet"]
+    bad = _edit(_saved(tmp_path, "bad.json", *args), _size(0, 40))
+    proc = scorekit("merge", bad, cwd=tmp_path)
+    assert_clean_error(
+        proc, str(bad), "group country='de' has another size than its state's rows; got 40"
+    )
+
+
 def test_merge_refuses_groups_that_do_not_add_up_to_the_overall_rows(tmp_path: Path) -> None:
     """[silent] The overall rows of a per-group bootstrap edited from 100 to 90 merged."""
     args = ["--metric", "accuracy", "--by", "country", "--ci", *QUIET]

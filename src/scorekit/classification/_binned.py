@@ -219,7 +219,7 @@ class BinnedScores(State):
     counts: NDArray[Any] = state_field("custom", check="weight", ndim=2)
     low: Float = state_field("min", check="number", ndim=1)
     high: Float = state_field("max", check="number", ndim=1)
-    n_samples: int = state_field("sum", check="count")
+    n_samples: int = state_field("sum", check="count", counts_rows=True)
     outside: int = state_field("sum", check="count", default=0)
     score_min: float = state_field("min", check="number", default=math.inf)
     score_max: float = state_field("max", check="number", default=-math.inf)

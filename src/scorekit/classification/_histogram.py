@@ -63,7 +63,7 @@ class ScoreHistogram(State):
     task: str = state_field("custom", check="text", allowed=_TASKS)
     labels: NDArray[Any] = state_field("custom", check="classes")
     n_columns: int = state_field("custom", check="count")
-    n_samples: int = state_field("custom", check="count")
+    n_samples: int = state_field("custom", check="count", counts_rows=True)
     key: NDArray[np.int64] = state_field("custom", check="count", ndim=1)
     score: Float = state_field("custom", check="finite", ndim=1)
     counts: NDArray[Any] = state_field("custom", check="weight", ndim=2)

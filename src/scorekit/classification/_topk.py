@@ -56,7 +56,7 @@ class TopKCounts(State):
     hits: Float = state_field("custom", check="weight", ndim=2)
     hits_zero: Float = state_field("custom", check="weight", ndim=2)
     weights: Float = state_field("custom", check="weight", ndim=1)
-    n_samples: int = state_field("sum", check="count")
+    n_samples: int = state_field("sum", check="count", counts_rows=True)
     lo: float = state_field("min", check="number")
     hi: float = state_field("max", check="number")
 

@@ -41,7 +41,7 @@ class PerSampleSums(State):
 
     measure: str = state_field("same", check="text")
     n_labels: int = state_field("custom", check="count")
-    count: int = state_field("sum", check="count")
+    count: int = state_field("sum", check="count", counts_rows=True)
     total: float = state_field("sum", check="nonnegative")
     weight: float = state_field("sum", check="weight")
 

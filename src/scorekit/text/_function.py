@@ -28,7 +28,7 @@ class FunctionMeans(State):
     """
 
     function: str = state_field("same", check="text")
-    count: int = state_field("sum", check="count")
+    count: int = state_field("sum", check="count", counts_rows=True)
     total: float = state_field("sum", check="finite")
 
 

@@ -39,7 +39,7 @@ class BLEUStats(State):
     lowercase: bool = state_field("same", check="flag")
     max_order: int = state_field("same", check="count")
     clip: bool = state_field("same", check="flag")
-    segments: int = state_field("sum", check="count")
+    segments: int = state_field("sum", check="count", counts_rows=True)
     hyp_len: int = state_field("sum", check="count")
     ref_len: int = state_field("sum", check="count")
     matches: NDArray[np.int64] = state_field("sum", check="count", ndim=1)

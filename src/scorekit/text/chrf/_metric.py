@@ -45,7 +45,7 @@ class CHRFStats(State):
     lowercase: bool = state_field("same", check="flag")
     whitespace: bool = state_field("same", check="flag")
     eps_smoothing: bool = state_field("same", check="flag")
-    segments: int = state_field("sum", check="count")
+    segments: int = state_field("sum", check="count", counts_rows=True)
     stats: NDArray[np.int64] = state_field("sum", check="count", ndim=2)
     min_refs: int = state_field("custom", check="count")
     max_refs: int = state_field("custom", check="count")

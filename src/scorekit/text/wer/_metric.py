@@ -55,7 +55,7 @@ class EditCounts(State):
 
     unit: str = state_field("same", check="text")
     normalize: bool = state_field("same", check="flag")
-    segments: int = state_field("sum", check="count")
+    segments: int = state_field("sum", check="count", counts_rows=True)
     hits: int = state_field("sum", check="count")
     substitutions: int = state_field("sum", check="count")
     deletions: int = state_field("sum", check="count")
