@@ -49,22 +49,63 @@ from scorekit.regression._means import _OUTPUT_VARIANTS
 __all__ = ["D2Tweedie", "DevianceMoments", "bregman_terms", "d2_tweedie"]
 
 
+_NEAR = 0.1
+"""Relative distance ``|t - mu| / mu`` (over ``max(1, |p|)``) below which a deviance is summed
+from its series."""
+
+_TERMS = 24
+
+
+def _series(power: float) -> NDArray[np.float64]:
+    """Coefficients ``a_k`` of ``d(mu (1 + r), mu) = 2 mu^(2-p) r^2 sum_k a_k r^k``.
+
+    From ``d(x, mu) = 2 int_mu^x (x - s) s^-p ds``: with ``(1 + s)^-p =
+    sum_k c_k s^k`` (the binomial series), ``a_k = c_k / ((k + 1)(k + 2))``.
+    Successive terms shrink by ``|c_k / c_(k-1)| |r| <= (|p| + k) / k |r|``,
+    at most 0.2 for ``|r| < 0.1 / max(1, |p|)``, so the terms past
+    ``a_23 r^23`` are below float64 rounding of the sum.
+    """
+    c = np.ones(_TERMS)
+    for i in range(1, _TERMS):
+        c[i] = c[i - 1] * (-power - i + 1) / i
+    k = np.arange(_TERMS)
+    return np.asarray(c / ((k + 1) * (k + 2)), dtype=np.float64)
+
+
 def bregman_terms(
     t: NDArray[np.float64], mu: NDArray[np.float64], power: float, out: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """Unit deviances of ``t`` at per-output means ``mu`` (shape ``(k,)``), into ``out``.
 
-    Where ``mu > 0`` these are :func:`tweedie_terms`. Elsewhere the deviance
-    is the Bregman divergence it extends: for ``p < 0`` and ``mu <= 0`` it is
+    Where ``mu > 0`` these are :func:`tweedie_terms`, except that a target
+    within ``10 % / max(1, |p|)`` of the mean gets the deviance summed from its series in
+    ``r = (t - mu) / mu``: the closed form subtracts terms of the size of
+    ``t`` to leave one of the size of ``(t - mu)^2 / mu^p``, and so loses
+    about ``log10(1 / r^2)`` digits, which the series does not (at ``p = 0``
+    the closed form is exact already). Where ``mu <= 0`` the deviance is the
+    Bregman divergence it extends: for ``p < 0`` it is
     ``2 max(t, 0)^(2-p) / ((1-p)(2-p))``; for ``p >= 1`` a mean of 0 has only
     targets 0 of positive weight, whose deviance is 0.
     """
     p = power
-    if p == 0 or (mu > 0).all():
+    if p == 0:
         return tweedie_terms(t, mu, p, out)
-    safe = np.where(mu > 0, mu, 1.0)
+    positive = mu > 0
+    safe = mu if positive.all() else np.where(positive, mu, 1.0)
     tweedie_terms(t, safe, p, out)
-    cols = ~(mu > 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = (t - safe) / safe
+        near = (np.abs(r) < _NEAR / max(1.0, abs(p))) & positive
+        if near.any():
+            rows, at = np.nonzero(near)
+            x = r[rows, at]
+            total = np.zeros_like(x)
+            for a in _series(p)[::-1]:
+                total = total * x + a
+            out[rows, at] = 2 * safe[at] ** (2 - p) * (x * x) * total
+    if positive.all():
+        return out
+    cols = ~positive
     if p < 0:
         with np.errstate(over="ignore"):
             out[:, cols] = 2 * (np.maximum(t[:, cols], 0.0) ** (2 - p) / ((1 - p) * (2 - p)))

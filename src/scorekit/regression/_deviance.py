@@ -296,7 +296,7 @@ _DEVIANCE_FORMULA = (
 )
 @dataclass(frozen=True)
 class TweedieDeviance(_Deviance):
-    """Mean Tweedie deviance of power ``power``.
+    """Mean Tweedie deviance of a given power (0: squared error, 1: Poisson, 2: Gamma).
 
     .. math:: \\frac{\\sum_i w_i \\, d_p(y_i, \\hat y_i)}{\\sum_i w_i}, \\quad
         d_p(y, \\mu) = 2 \\left( \\frac{\\max(y, 0)^{2-p}}{(1-p)(2-p)}
