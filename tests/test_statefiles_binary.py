@@ -46,6 +46,7 @@ from scorekit.statefiles._format import BINARY_MAGIC
 from strategies import batches, take
 
 TRAILER = struct.Struct("<QI")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _configs() -> Iterator[Any]:
@@ -263,7 +264,14 @@ def test_a_wrong_format_choice_is_a_config_error(tmp_path: Path, monkeypatch) ->
 
 def test_state_format_flag_chooses_the_saved_format(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.delenv(STATE_FORMAT_VARIABLE, raising=False)
-    base = ["eval", "examples/data/binary.csv", "--task", "binary", "--true", "label"]
+    base = [
+        "eval",
+        str(ROOT / "examples" / "data" / "binary.csv"),
+        "--task",
+        "binary",
+        "--true",
+        "label",
+    ]
     base += ["--score", "score", "--metric", "roc_auc"]
     for fmt, first in (("binary", b"\x93"), ("json", b"{")):
         path = tmp_path / f"{fmt}.st"
@@ -520,3 +528,26 @@ def test_identical_binary_files_are_refused_as_copies(tmp_path: Path) -> None:
     copy.write_bytes(a.read_bytes())
     with pytest.raises(StateMismatchError, match="identical content"):
         merge_states([a, copy])
+
+
+def test_json_files_written_before_binary_files_existed_still_merge() -> None:
+    old = sorted((ROOT / "examples" / "states").glob("binary-*.json"))
+    assert len(old) == 3 and all(p.read_bytes()[:1] == b"{" for p in old)
+    metrics, states, header = merge_states(old)
+    assert header["rows"] == 400
+    assert round(float(metrics["roc_auc"].compute(states["roc_auc"])), 4) == 0.8373
+
+
+def test_a_failed_binary_write_leaves_no_file(tmp_path: Path, monkeypatch) -> None:
+    import scorekit.statefiles._write as write_module
+
+    metric, state = _histogram(1000)
+
+    def failing(state: State, put: Any) -> Any:
+        put(state.score)
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(write_module, "encode_state", failing)
+    with pytest.raises(RuntimeError):
+        save_states(tmp_path / "s.st", {"m": (metric, state)}, state_format="binary")
+    assert list(tmp_path.iterdir()) == []

@@ -317,4 +317,8 @@ def _write(path: Path, fill: Callable[[IO[bytes]], Any]) -> Path:
         raise InputError(
             message(str(path), "cannot write the state file", raw(str(exc)), "a writable path")
         ) from None
+    except BaseException:
+        # a binary file is written as its states are encoded: leave no partial file behind
+        tmp.unlink(missing_ok=True)
+        raise
     return path
