@@ -99,7 +99,9 @@ def averaged_quantile(
     the next value of positive weight. The arithmetic is scikit-learn's
     (``t`` is ``(100 alpha) / 100`` times the cumulative total), so the value
     is the same number. Without weights the two values are found by
-    ``np.partition``, in linear time; with weights the values are sorted.
+    ``np.partition``, in linear time; with weights the values are sorted (the
+    order of equal values, which only the rounding of ``G`` can tell, is
+    numpy's, as in scikit-learn).
     """
     n = len(values)
     level = (alpha * 100) / 100
@@ -112,7 +114,7 @@ def averaged_quantile(
         above = (i + 1) - target > EPS
         part = np.partition(values, i if above else [i, j])
         return float(part[i]) if above else float((part[i] + part[j]) / 2)
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values)
     v, w = values[order], weights[order]
     cdf = np.cumsum(w)
     target = level * float(cdf[-1])

@@ -73,9 +73,16 @@ def _series(power: float) -> NDArray[np.float64]:
 
 
 def bregman_terms(
-    t: NDArray[np.float64], mu: NDArray[np.float64], power: float, out: NDArray[np.float64]
+    t: NDArray[np.float64],
+    mu: NDArray[np.float64],
+    power: float,
+    out: NDArray[np.float64],
+    scratch: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Unit deviances of ``t`` at per-output means ``mu`` (shape ``(k,)``), into ``out``.
+
+    ``scratch``, of the shape of ``t``, holds the relative distances to the
+    mean when given.
 
     Where ``mu > 0`` these are :func:`tweedie_terms`, except that a target
     within ``10 % / max(1, |p|)`` of the mean gets the deviance summed from its series in
@@ -94,7 +101,8 @@ def bregman_terms(
     safe = mu if positive.all() else np.where(positive, mu, 1.0)
     tweedie_terms(t, safe, p, out)
     with np.errstate(over="ignore", invalid="ignore"):
-        r = (t - safe) / safe
+        r = np.subtract(t, safe, out=scratch)
+        r /= safe
         near = (np.abs(r) < _NEAR / max(1.0, abs(p))) & positive
         if near.any():
             rows, at = np.nonzero(near)
@@ -286,7 +294,9 @@ class D2Tweedie(RegressionMetric[DevianceMoments]):
             )
 
         def second(block: Block) -> NDArray[np.float64]:
-            terms = bregman_terms(block.take(t, "t"), mean, power, block.buffer("terms"))
+            terms = bregman_terms(
+                block.take(t, "t"), mean, power, block.buffer("terms"), block.buffer("ratio")
+            )
             return wsum(terms, block.w, out=terms)
 
         with np.errstate(invalid="ignore", over="ignore"):
@@ -299,9 +309,12 @@ class D2Tweedie(RegressionMetric[DevianceMoments]):
             raise overflow_error(self.name, "the (weighted) sum of its deviances")
         if not (math.isfinite(weight) and np.isfinite(mean).all()):
             raise overflow_error(self.name, "the (weighted) sum of the targets")
-        kept = t if w is None else t[w > 0]
-        if weight and len(kept):
-            low, high = as_float(kept.min(axis=0)), as_float(kept.max(axis=0))
+        if weight:
+            rows = None if w is None else (w > 0)[:, None]
+            low = as_float(np.min(t, axis=0, where=True if rows is None else rows, initial=np.inf))
+            high = as_float(
+                np.max(t, axis=0, where=True if rows is None else rows, initial=-np.inf)
+            )
             # constant targets: their own mean and a baseline of 0, free of rounding
             constant = low == high
             mean = np.where(constant, low, mean)
