@@ -466,10 +466,8 @@ def _judged(data: _Candidates) -> Judged:
     n = len(data.grade)
     # by query, then score descending, then position descending (trec_eval's doc id rule)
     order = _order(data.query, data.count, data.score)
-    sizes = np.bincount(data.query, minlength=data.count)
-    row_query = np.repeat(np.arange(data.count, dtype=np.int64), sizes)
-    rank = np.arange(1, n + 1, dtype=np.int64)
-    rank -= np.repeat(np.cumsum(sizes) - sizes, sizes)
+    row_query, rank = _positions(data.query, data.count)
+    rank += 1
     grade = data.grade[order]
     grade[grade < 0] = np.nan
     return _AllJudged(
@@ -490,23 +488,18 @@ class _AllJudged(Judged):
 
     The judgments' query indices run over ``0 .. n_queries - 1`` (every query
     has a candidate), so the ideal ordering sorts each query's gains on its
-    own (:func:`~scorekit.ranking._order.segment_order`) instead of sorting
-    all the judgments together.
+    own (:func:`_descending`) instead of sorting all the judgments together.
     """
 
     def ideal_gains(
         self, gains: NDArray[np.float64]
     ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
         """The positive gains of each query's judgments, best first (see :class:`Judged`)."""
-        keep = gains > 0
-        q = self.judged_query[keep]
-        g = gains[keep]
-        order = segment_order(q, self.n_queries, g)
-        q, g = q[order], g[order]
-        sizes = np.bincount(q, minlength=self.n_queries)
-        rank = np.arange(1, len(q) + 1, dtype=np.int64)
-        rank -= np.repeat(np.cumsum(sizes) - sizes, sizes)
-        return q, g, rank
+        q, position = _positions(self.judged_query, self.n_queries)
+        g = _descending(self.judged_query, self.n_queries, gains)
+        keep = g > 0
+        position += 1
+        return q[keep], g[keep], position[keep]
 
 
 def _discounts(position: NDArray[np.intp], k: int | None) -> NDArray[np.float64]:
@@ -551,10 +544,38 @@ def _tie_averaged_dcg(
 
 def _ideal_dcg(data: _Candidates, gains: NDArray[np.float64], k: int | None) -> NDArray[np.float64]:
     """DCG per query of its candidates sorted by decreasing gain."""
-    order = _order(data.query, data.count, gains)
-    query = data.query[order]
-    rank0 = np.arange(len(order)) - _query_starts(data.query, data.count)[query]
+    query, position = _positions(data.query, data.count)
     result: NDArray[np.float64] = np.bincount(
-        query, weights=gains[order] * _discounts(rank0, k), minlength=data.count
+        query,
+        weights=_descending(data.query, data.count, gains) * _discounts(position, k),
+        minlength=data.count,
     ).astype(np.float64)
     return result
+
+
+def _positions(query: NDArray[np.intp], count: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The query and the 0-based position within it of each candidate, grouped by query."""
+    sizes = np.bincount(query, minlength=count)
+    grouped = np.repeat(np.arange(count, dtype=np.int64), sizes)
+    position = np.arange(len(query), dtype=np.int64)
+    position -= np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return grouped, position
+
+
+def _descending(
+    query: NDArray[np.intp], count: int, values: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Each query's values in decreasing order, query after query.
+
+    When the queries are in order and of one size, the values are sorted
+    row by row as a grid, without finding their order.
+    """
+    n = len(values)
+    if n and n % count == 0 and bool(np.all(query[1:] >= query[:-1])):
+        width = n // count
+        if bool(np.all(np.bincount(query, minlength=count) == width)):
+            ranked = np.sort(values.reshape(count, width), axis=1)
+            flipped: NDArray[np.float64] = ranked[:, ::-1].ravel()
+            return flipped
+    by_value: NDArray[np.float64] = values[_order(query, count, values)]
+    return by_value
