@@ -30,6 +30,16 @@ from scorekit.classification._counts import (
     multilabel_counts,
 )
 from scorekit.classification._det import DetCurve, DETCurveMetric, det_curve
+from scorekit.classification._fairness import (
+    DemographicParity,
+    EqualizedOdds,
+    SelectionRate,
+    demographic_parity_difference,
+    demographic_parity_ratio,
+    equalized_odds_difference,
+    equalized_odds_ratio,
+    selection_rate,
+)
 from scorekit.classification._histogram import ScoreHistogram
 from scorekit.classification._labels import (
     MCC,
@@ -142,7 +152,9 @@ __all__ = [
     "ConfusionMatrix",
     "CountsMetric",
     "DETCurveMetric",
+    "DemographicParity",
     "DetCurve",
+    "EqualizedOdds",
     "ErrorRate",
     "ExpectedCalibrationError",
     "FBeta",
@@ -160,6 +172,7 @@ __all__ = [
     "Recall",
     "RocCurve",
     "ScoreHistogram",
+    "SelectionRate",
     "Specificity",
     "TableTask",
     "TaskArrays",
@@ -184,7 +197,11 @@ __all__ = [
     "column_classes",
     "confusion_matrix",
     "default_metrics",
+    "demographic_parity_difference",
+    "demographic_parity_ratio",
     "det_curve",
+    "equalized_odds_difference",
+    "equalized_odds_ratio",
     "error_rate",
     "expected_calibration_error",
     "f1",
@@ -206,6 +223,7 @@ __all__ = [
     "recall",
     "roc_auc",
     "roc_curve",
+    "selection_rate",
     "specificity",
     "table_task",
     "task_arguments",

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,9 +19,14 @@ from scorekit.errors import (
     ConfigError,
     StateMismatchError,
     UndefinedMetricWarning,
+    choices,
     message,
     raw,
 )
+
+SpreadMethod = Literal["between_groups", "to_overall"]
+SPREAD_METHODS: tuple[str, ...] = ("between_groups", "to_overall")
+"""How :meth:`ByGroup.difference` and :meth:`ByGroup.ratio` compare the groups."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,8 +204,44 @@ def _point(value: Any) -> Any:
     return point if isinstance(point, Real) and hasattr(value, "low") else value
 
 
-def _undefined(text: str) -> None:
-    warnings.warn(text, UndefinedMetricWarning, stacklevel=3)
+def _undefined(text: str, stacklevel: int = 3) -> None:
+    warnings.warn(text, UndefinedMetricWarning, stacklevel=stacklevel)
+
+
+def _divide(a: float, b: float) -> float:
+    """``a / b`` as IEEE 754 divides (x/0 is a signed infinity, 0/0 nan), as fairlearn's pandas."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
+def _between(by: str, low: float, high: float) -> float:
+    """The smallest group value over the largest (x/0 an infinity and 0/0 nan, warned)."""
+    found = _divide(low, high)
+    if high == 0:
+        problem = "every group's value is 0 (0/0)" if low == 0 else "the largest group value is 0"
+        if low != 0:
+            problem += f" and the smallest {low:g}"
+        _undefined(f"ratio across the groups of {by}: {problem}; the ratio is {found}.", 4)
+    return found
+
+
+def _to_overall(by: str, numbers: list[float], overall: float) -> float:
+    """The smallest of each group's value over ``overall``, a quotient r > 1 taken as 1/r."""
+    if math.isnan(overall) or overall == 0:
+        _undefined(
+            f"ratio to the overall value across the groups of {by}: the overall value is "
+            f"{overall:g}; a group's value over it is nan or infinite (a quotient of +inf "
+            "counts as 0, its inverse).",
+            4,
+        )
+    quotients = []
+    for value in numbers:
+        q = _divide(value, overall)
+        if q > 1:
+            q = 1 / q
+        if not math.isnan(q):
+            quotients.append(q)
+    return min(quotients) if quotients else math.nan
 
 
 @dataclass(frozen=True)
@@ -259,25 +300,65 @@ class ByGroup:
         numbers = self._numbers("group_max")
         return max(numbers) if numbers else math.nan
 
-    def difference(self) -> float:
-        """The largest group value minus the smallest, as fairlearn's ``MetricFrame.difference``.
+    def _reference(self, what: str, method: str) -> float | None:
+        """The value each group is compared with: None between groups, else the overall value."""
+        if method not in SPREAD_METHODS:
+            raise ConfigError(message(what, "invalid method", method, choices(SPREAD_METHODS)))
+        if method == "between_groups":
+            return None
+        value = _point(self.overall)
+        if np.ndim(value) != 0 or isinstance(value, str | bytes) or not isinstance(value, Real):
+            raise ConfigError(
+                message(
+                    what,
+                    "needs one number overall with method='to_overall'",
+                    raw(f"a value of shape {list(np.shape(value))}"),
+                    "a metric with one number (choose an average, for example f1:macro)",
+                )
+            )
+        return float(value)
 
+    def difference(self, method: SpreadMethod = "between_groups") -> float:
+        """The largest gap of a group's value, as fairlearn's ``MetricFrame.difference``.
+
+        ``method='between_groups'`` (the default) is the largest group value
+        minus the smallest; ``method='to_overall'`` is the largest absolute
+        difference between a group's value and the value on all the rows.
         Groups whose value is undefined (NaN) are left out, as pandas' ``max``
-        and ``min`` leave them out in fairlearn.
-        """
-        numbers = self._numbers("difference")
-        return max(numbers) - min(numbers) if numbers else math.nan
-
-    def ratio(self) -> float:
-        """The smallest group value over the largest, as fairlearn's ``MetricFrame.ratio``.
-
-        Groups whose value is undefined (NaN) are left out. A largest value of
-        0 gives NaN (0/0) or infinity, as the division does in fairlearn, with
-        an :class:`~scorekit.errors.UndefinedMetricWarning`; so does a ratio
-        of no defined group value.
+        and ``min`` leave them out in fairlearn; with none left, or an overall
+        value of NaN with ``to_overall``, the difference is NaN.
 
         Examples
         --------
+        >>> found = ByGroup(0.6, {"de": 0.5, "fr": 1.0}, {"de": 3, "fr": 1}, ("country",))
+        >>> found.difference(), found.difference(method="to_overall")
+        (0.5, 0.4)
+        """
+        reference = self._reference("difference", method)
+        numbers = self._numbers("difference")
+        if reference is None:
+            reference = min(numbers) if numbers else math.nan
+        gaps = [abs(v - reference) for v in numbers]
+        gaps = [g for g in gaps if not math.isnan(g)]
+        return max(gaps) if gaps else math.nan
+
+    def ratio(self, method: SpreadMethod = "between_groups") -> float:
+        """The smallest ratio of values, as fairlearn's ``MetricFrame.ratio``.
+
+        ``method='between_groups'`` (the default) is the smallest group value
+        over the largest; ``method='to_overall'`` divides each group's value
+        by the value on all the rows, takes ``1 / r`` of a quotient ``r``
+        above 1, and keeps the smallest. Groups whose value is undefined (NaN)
+        are left out. A division by 0 gives NaN (0/0) or an infinity, as the
+        division does in fairlearn (a quotient of ``+inf`` becomes 0 with
+        ``to_overall``), with an :class:`~scorekit.errors.UndefinedMetricWarning`;
+        so does a ratio of no defined group value.
+
+        Examples
+        --------
+        >>> found = ByGroup(0.6, {"de": 0.5, "fr": 1.0}, {"de": 3, "fr": 1}, ("country",))
+        >>> found.ratio(), round(found.ratio(method="to_overall"), 4)
+        (0.5, 0.6)
         >>> import warnings
         >>> with warnings.catch_warnings(record=True) as caught:
         ...     warnings.simplefilter("always")
@@ -286,25 +367,15 @@ class ByGroup:
         >>> print(caught[0].message)
         ratio across the groups of country: every group's value is 0 (0/0); the ratio is nan.
         """
+        reference = self._reference("ratio", method)
         numbers = self._numbers("ratio")
         by = ", ".join(self.by)
         if not numbers:
             _undefined(f"ratio across the groups of {by}: no group has a value; the ratio is nan.")
             return math.nan
-        low, high = min(numbers), max(numbers)
-        if high == 0:
-            if low == 0:
-                _undefined(
-                    f"ratio across the groups of {by}: every group's value is 0 (0/0); "
-                    "the ratio is nan."
-                )
-                return math.nan
-            _undefined(
-                f"ratio across the groups of {by}: the largest group value is 0 and the "
-                f"smallest {low:g}; the ratio is -inf."
-            )
-            return -math.inf
-        return low / high
+        if reference is None:
+            return _between(by, min(numbers), max(numbers))
+        return _to_overall(by, numbers, reference)
 
     def groups(self) -> list[tuple[tuple[Any, ...], Any, int]]:
         """Every group as (its values, one per group column; its value; its rows), in order."""
