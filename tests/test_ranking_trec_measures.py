@@ -369,3 +369,31 @@ def test_running_sums_and_maxima_within_groups(pairs: list[tuple[int, float]]) -
             sum(same[: at + 1]), abs=1e-12
         )
         assert maxima[i] == max(same[at:])
+
+
+def test_streamed_chunks_equal_the_whole_run(tmp_path: Any) -> None:
+    """Every all_trec measure of a run read in chunks, a qrels query absent (-c), as read whole."""
+    from conftest import DATA
+    from scorekit import api
+
+    data = DATA / "trec_eval"
+    lines = (data / "results.test").read_text().splitlines()
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(line for line in lines if not line.startswith("302 ")) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = api.evaluate_run(
+            str(data / "qrels.test"), str(path), ["all_trec"], per_query=True, missing="zero"
+        )
+        chunks = api.evaluate_run(
+            str(data / "qrels.test"),
+            str(path),
+            ["all_trec"],
+            per_query=True,
+            missing="zero",
+            chunk_size=64,
+        )
+    assert dict(chunks.values) == dict(whole.values)
+    assert chunks.per_query == whole.per_query
+    assert whole.per_query is not None and whole.per_query["302"]["num_rel"] == 77.0
+    assert whole.values["num_q"] == 3.0
