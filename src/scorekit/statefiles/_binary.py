@@ -98,20 +98,19 @@ def narrowed(array: NDArray[Any]) -> NDArray[Any]:
     (dtype('float64'), dtype('int8'))
     """
     native = array.dtype.newbyteorder("=")
-    out = np.ascontiguousarray(array, dtype=native)
-    if out.size == 0:
-        return out
-    if out.dtype == np.float64 and _fits_float32(out):
-        return out.astype(np.float32)
-    if out.dtype.kind in "iu" and out.dtype.itemsize > 1:
-        lo, hi = int(out.min()), int(out.max())
+    if array.size and array.dtype.kind in "iu" and array.dtype.itemsize > 1:
+        # min and max read a broadcast view (counts of one sample each) without copying it
+        lo, hi = int(array.min()), int(array.max())
         kinds = (np.uint8, np.uint16, np.uint32) if lo >= 0 else (np.int8, np.int16, np.int32)
         for small in kinds:
             info = np.iinfo(small)
-            if np.dtype(small).itemsize >= out.dtype.itemsize:
+            if np.dtype(small).itemsize >= array.dtype.itemsize:
                 break
             if info.min <= lo and hi <= info.max:
-                return out.astype(small)
+                return array.astype(small, order="C")
+    out = np.ascontiguousarray(array, dtype=native)
+    if out.size and out.dtype == np.float64 and _fits_float32(out):
+        return out.astype(np.float32)
     return out
 
 
