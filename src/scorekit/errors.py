@@ -7,6 +7,7 @@ form: ``<metric>: <problem>; got <value>, expected <rule>.``
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "StateMismatchError",
     "UndefinedMetricWarning",
     "message",
+    "printable",
 ]
 
 
@@ -74,8 +76,33 @@ class _Raw(str):
 
 
 def raw(text: str) -> str:
-    """Mark ``text`` to appear unquoted after ``got`` in :func:`message`."""
-    return _Raw(text)
+    """Mark ``text`` to appear unquoted after ``got`` in :func:`message`.
+
+    Its control characters are written as Python escapes (:func:`printable`),
+    so that a message stays one line and text from a file or a server cannot
+    move the cursor or color a terminal.
+    """
+    return _Raw(printable(text))
+
+
+def printable(text: object) -> str:
+    """``text`` as shown on a terminal or in a report: its control characters (an escape
+    sequence, a carriage return, a line feed, a tab, ...) written as Python escapes, every
+    other character as it is.
+
+    Examples
+    --------
+    >>> printable("m\\x1b[31m red\\r\\n")
+    'm\\\\x1b[31m red\\\\r\\\\n'
+    >>> printable("llama-3 8B")
+    'llama-3 8B'
+    """
+    shown = str(text)
+    if not any(unicodedata.category(char) == "Cc" for char in shown):
+        return shown
+    return "".join(
+        repr(char)[1:-1] if unicodedata.category(char) == "Cc" else char for char in shown
+    )
 
 
 def choices(values: Any) -> str:

@@ -444,3 +444,34 @@ def test_compressed_stream_stops_the_preflight(tmp_path: Path):
     assert "the pre-flight request to " in proc.stderr
     assert "the server compressed the stream (content-encoding gzip)" in proc.stderr
     assert len(gz.heads()) == 1
+
+
+def _escaping_error() -> bytes:
+    body = b'{"error": {"message": "boom\\u001b[2J\\u001b[31m gone\\r\\nX: 1"}}'
+    head = (
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def test_a_server_answer_cannot_drive_the_terminal(tmp_path: Path):
+    """[inject] A server's error text with escape sequences and line breaks was printed
+    as it came in the pre-flight error and in the failure reasons: it could clear the
+    screen or add lines. Both show them escaped; the records keep the text as it came."""
+    server = RawServer(lambda _: _escaping_error())
+    try:
+        out = tmp_path / "records.jsonl"
+        prompts = write(tmp_path / "p.jsonl", ['{"prompt": "hi"}'])
+        command = ["loadtest", "--url", server.url, "--model", "m", "--prompts", prompts]
+        stopped = scorekit(*command, "--num-requests", "2")
+        failed = scorekit(*command, "--num-requests", "2", "--warmup", "0", "--out", out)
+    finally:
+        server.close()
+    assert stopped.returncode == 2, stopped.stderr
+    assert "the pre-flight request to " in stopped.stderr
+    for shown in (stopped.stderr, failed.stdout):
+        assert "\x1b" not in shown and "\r" not in shown
+        assert "boom\\x1b[2J\\x1b[31m gone" in shown and "\nX: 1" not in shown
+    assert failed.returncode == 3, failed.stderr
+    assert "\x1b[2J" in _records(out)[0]["error"]

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import base64
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from scorekit.errors import ConfigError, message, raw
+from scorekit.errors import ConfigError, message, printable, raw
 from scorekit.loadtest._prompts import NAME
 
 __all__ = [
@@ -96,26 +95,6 @@ def _redacted(value: Any, *, secret: bool) -> Any:
     if secret and isinstance(value, str):
         return REDACTED
     return value
-
-
-def printable(text: object) -> str:
-    """``text`` as shown on a terminal or in a report: its control characters (an escape
-    sequence, a carriage return, a line feed, ...) written as Python escapes, every other
-    character as it is.
-
-    Examples
-    --------
-    >>> printable("m\\x1b[31m red\\r\\n")
-    'm\\\\x1b[31m red\\\\r\\\\n'
-    >>> printable("llama-3 8B")
-    'llama-3 8B'
-    """
-    shown = str(text)
-    if not any(unicodedata.category(char) == "Cc" for char in shown):
-        return shown
-    return "".join(
-        repr(char)[1:-1] if unicodedata.category(char) == "Cc" else char for char in shown
-    )
 
 
 def _redact_pairs(text: str) -> str:

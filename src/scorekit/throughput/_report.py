@@ -20,6 +20,7 @@ from scorekit.errors import (
     UndefinedMetricWarning,
     choices,
     message,
+    printable,
     raw,
 )
 from scorekit.throughput._records import Records, input_records
@@ -636,7 +637,7 @@ def _table(r: ThroughputReport) -> str:
         ("requests", f"{r.requests} ({r.successes} succeeded, {r.failures} failed)"),
     ]
     for reason, count in r.failure_reasons.items():
-        rows.append(("  failed", f"{count} x {reason}"))
+        rows.append(("  failed", f"{count} x {printable(reason)}"))
     rows += [
         ("wall time (s)", _fixed(r.wall_time, 3)),
         ("prompt tokens", f"{r.prompt_tokens}{_estimated(r)}"),
