@@ -19,8 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorekit.text import rouge
+from scorekit.text import _lcs, rouge
 from scorekit.text._lcs import _bit_length, _popcount_swar, lcs_marks
+from scorekit.text.rouge._tokens import _default_lines, _default_tokens
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 rouge_tokenizers = pytest.importorskip("rouge_score.tokenizers")
@@ -42,9 +43,11 @@ def _marks_reference(seqs: list[list[str]], pairs: list[tuple[int, int]]) -> lis
     return marks
 
 
-@settings(max_examples=150, deadline=None)
-@given(seqs=_sequences, data=st.data())
-def test_lcs_marks_equal_rouge_scores_read_out(seqs: list[list[str]], data: Any) -> None:
+@settings(max_examples=100, deadline=None)
+@given(seqs=_sequences, data=st.data(), dense=st.booleans())
+def test_lcs_marks_equal_rouge_scores_read_out(
+    seqs: list[list[str]], data: Any, dense: bool
+) -> None:
     index = st.integers(0, len(seqs) - 1)
     pairs = data.draw(st.lists(st.tuples(index, index), max_size=90))
     vocab = {t: k for k, t in enumerate(_TOKENS)}
@@ -54,7 +57,11 @@ def test_lcs_marks_equal_rouge_scores_read_out(seqs: list[list[str]], data: Any)
     starts = ends - lengths
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
-    got = lcs_marks(ids, starts[a], ends[a], starts[b], ends[b])
+    with pytest.MonkeyPatch.context() as patch:
+        if not dense:  # the sorted table of position masks, as for a large vocabulary
+            patch.setattr(_lcs, "_DENSE", 0)
+            patch.setattr(_lcs, "_DENSE_CELLS", 0)
+        got = lcs_marks(ids, starts[a], ends[a], starts[b], ends[b])
     assert got.tolist() == _marks_reference(seqs, pairs)
 
 
@@ -151,3 +158,47 @@ def test_lsum_of_many_sentences_equals_rouge_score() -> None:
         per_sample = got["rougeLsum"].per_sample
         assert per_sample is not None
         np.testing.assert_allclose(per_sample, expected, rtol=0, atol=1e-12)
+
+
+# the tokens of every line at once -------------------------------------------------------
+
+
+_CHARS = [
+    "a",
+    "B",
+    "z9",
+    "\n",
+    " ",
+    "İ",
+    "\u212a",
+    "é",
+    "x" * 8,
+    "y" * 9,
+    "internationalization",
+    ".",
+    "\r",
+    "\x01",
+    "中",
+    "\ud800",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_CHARS), max_size=14).map("".join), max_size=6))
+def test_default_lines_equal_the_tokens_of_each_line(texts: list[str]) -> None:
+    """Tokens of 8 bytes or fewer are told apart by their packed bytes, longer ones by a
+    dictionary; non-ASCII letters that lowercase to ASCII (İ, the Kelvin sign) count."""
+    lines = _default_lines(texts)
+    assert lines is not None
+    ids, lengths, per_text, vocabulary = lines
+    tokens = [[_default_tokens(line) for line in text.split("\n")] for text in texts]
+    kept = [[line for line in text if line] for text in tokens]
+    assert [vocabulary[i] for i in ids.tolist()] == list(chain.from_iterable(chain(*kept)))
+    assert lengths.tolist() == [len(line) for line in chain(*kept)]
+    assert per_text.tolist() == [len(text) for text in kept]
+    assert len(set(vocabulary)) == len(vocabulary)
+
+
+def test_default_lines_refuse_nul() -> None:
+    assert _default_lines(["a\x00b", "c"]) is None
+    assert _default_lines([]) is not None

@@ -265,25 +265,9 @@ def _mark_fitting(
     step = np.repeat(np.arange(longest, dtype=np.int64), active)
     rank = np.arange(size, dtype=np.int64) - base[step]
     tokens = ids[start_a[rank] + step]
-    # per second sequence and token, the mask of its positions there
-    vocab = int(ids.max()) + 1
     second = start_b * (_WORD + 1) + n
     _, first_at, second_of = np.unique(second, return_index=True, return_inverse=True)
-    lengths = n[first_at]
-    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
-        np.cumsum(lengths) - lengths, lengths
-    )
-    owner = np.repeat(np.arange(len(first_at), dtype=np.int64), lengths)
-    keys = owner * vocab + ids[start_b[first_at][owner] + offsets]
-    sorter = np.argsort(keys, kind="stable")
-    keys = keys[sorter]
-    bits = np.left_shift(np.uint64(1), offsets[sorter].astype(np.uint64))
-    heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    masks_of = np.bitwise_or.reduceat(bits, heads)
-    keys = keys[heads]
-    wanted = second_of.reshape(-1)[rank] * vocab + tokens
-    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    eq = np.where(keys[at] == wanted, masks_of[at], np.uint64(0))
+    eq = _position_masks(ids, start_b[first_at], n[first_at], second_of.reshape(-1)[rank], tokens)
     # forward: row after token i of pair p at base[i] + p (Hyyrö's bit-parallel LCS)
     full = (np.uint64(1) << n.astype(np.uint64)) - np.uint64(1)
     rows = np.empty(size, dtype=np.uint64)
@@ -320,3 +304,51 @@ def _mark_fitting(
         jj[take] -= 1
         i[live] = ii - 1
         j[live] = jj
+
+
+_DENSE = 8  # a dense mask table may hold this many cells per token read,
+_DENSE_CELLS = 1 << 16  # and this many more
+
+
+def _position_masks(
+    ids: NDArray[np.int64],
+    starts: NDArray[np.int64],
+    lengths: NDArray[np.int64],
+    which: NDArray[np.int64],
+    tokens: NDArray[np.int64],
+) -> NDArray[np.uint64]:
+    """Per query ``k``, the mask of the positions of ``tokens[k]`` in sequence ``which[k]``.
+
+    The sequences are ``ids[starts[s]:starts[s] + lengths[s]]``, of at most 63
+    tokens. With few sequences and few distinct tokens in them the masks sit in
+    a dense table (sequence, token); else in a sorted table searched per query.
+    """
+    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(lengths) - lengths, lengths
+    )
+    owner = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
+    words = ids[np.repeat(starts, lengths) + offsets]
+    bits = np.left_shift(np.uint64(1), offsets.astype(np.uint64))
+    present = np.zeros(int(ids.max()) + 2, dtype=np.int64)
+    present[words + 1] = 1
+    # slot 0 of every sequence is the empty mask of tokens it does not hold
+    slot = np.cumsum(present)
+    width = int(slot[-1]) + 1
+    if len(starts) * width <= _DENSE * len(tokens) + _DENSE_CELLS:
+        cell = owner * width + slot[words + 1]
+        # a sequence's positions are distinct bits, so their sum is their union; two
+        # halves of 32 bits keep the sums exact in float64
+        low = np.bincount(cell, weights=bits & np.uint64(0xFFFFFFFF), minlength=len(starts) * width)
+        high = np.bincount(cell, weights=bits >> np.uint64(32), minlength=len(starts) * width)
+        table = (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
+        return np.asarray(table[which * width + slot[tokens + 1] * present[tokens + 1]])
+    vocab = int(ids.max()) + 1
+    keys = owner * vocab + words
+    sorter = np.argsort(keys)
+    keys = keys[sorter]
+    heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    masks_of = np.bitwise_or.reduceat(bits[sorter], heads)
+    keys = keys[heads]
+    wanted = which * vocab + tokens
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[at] == wanted, masks_of[at], np.uint64(0))

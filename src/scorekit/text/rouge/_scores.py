@@ -22,7 +22,14 @@ from scorekit._check import StringErrors, as_strings
 from scorekit.errors import InputError, message, raw
 from scorekit.text._lcs import lcs_lengths, lcs_marks
 from scorekit.text._ngrams import match_counts
-from scorekit.text.rouge._tokens import _DEFAULT_TOKEN, _SEP, _default_flat, _default_tokens
+from scorekit.text.rouge._tokens import (
+    _DEFAULT_TOKEN,
+    _SEP,
+    _default_flat,
+    _default_lines,
+    _default_tokens,
+    _newline_sentences,
+)
 from scorekit.text.rouge._wlcs import _sentence_ids, _wlcs_scores
 
 # inputs -----------------------------------------------------------------------
@@ -110,11 +117,32 @@ class _Batch:
             bounds = np.flatnonzero(is_sep)
             lengths = np.diff(bounds, prepend=-1, append=len(ids)) - 1
             ids = ids[~is_sep]
+        self._set(ids, lengths, len(index))
+
+    def _set(self, ids: NDArray[np.int64], lengths: NDArray[np.int64], vocab: int) -> None:
         self.ids = ids
-        self.vocab = max(len(index), 1)
+        self.vocab = max(vocab, 1)
         self.lengths = lengths
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
+
+    @classmethod
+    def of_ids(
+        cls,
+        ids: NDArray[np.int64],
+        lengths: NDArray[np.int64],
+        vocabulary: list[str],
+        stem_token: Callable[[str], str] | None,
+    ) -> _Batch:
+        """The batch of texts already tokenized: ids of the words ``vocabulary`` names."""
+        batch = cls.__new__(cls)
+        if stem_token is not None:
+            stems: dict[str, int] = {}
+            stem_of = [stems.setdefault(stem_token(w), len(stems)) for w in vocabulary]
+            ids = np.asarray(stem_of, dtype=np.int64)[ids]
+            vocabulary = list(stems)
+        batch._set(ids, lengths, len(vocabulary))
+        return batch
 
 
 def _prf(
@@ -271,13 +299,22 @@ def _summary_scores(
     """
     n = len(preds)
     texts = preds + refs
-    sents = [[s for s in split(text) if len(s)] for text in texts]
-    per_text = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
+    lines = None
+    if tokenize is _default_tokens and split is _newline_sentences:
+        lines = _default_lines(texts)
+    if lines is None:
+        sents = [[s for s in split(text) if len(s)] for text in texts]
+        per_text = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
+    else:
+        line_ids, line_lengths, per_text, vocabulary = lines
     hits = np.zeros(len(refs))
     ref_total = np.zeros(len(refs), dtype=np.int64)
     pred_total = np.zeros(len(refs), dtype=np.int64)
     if per_text.sum():
-        batch = _Batch(list(chain.from_iterable(sents)), tokenize, stem_token)
+        if lines is None:
+            batch = _Batch(list(chain.from_iterable(sents)), tokenize, stem_token)
+        else:
+            batch = _Batch.of_ids(line_ids, line_lengths, vocabulary, stem_token)
         sent_text = np.repeat(np.arange(len(texts), dtype=np.int64), per_text)
         totals = np.bincount(sent_text, weights=batch.lengths, minlength=len(texts))
         totals = totals.astype(np.int64)
