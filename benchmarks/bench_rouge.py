@@ -75,23 +75,35 @@ def run(n: int = N) -> list[Row]:
     size = f"{n:,} pairs"
     name = f"rouge-score {getattr(rouge_score, '__version__', '0.1.2')}"
     rows = []
-    for types, stem, task in (
-        (["rouge1", "rouge2", "rougeL"], False, "ROUGE-1/2/L"),
-        (["rouge1", "rouge2", "rougeL"], True, "ROUGE-1/2/L, Porter stemmer"),
-        (["rougeLsum"], False, "ROUGE-Lsum"),
+    # ROUGE-Lsum: references in lines (cut after "the"), and in the last row the
+    # predictions too (cut after "and"), so every line pair of an item is compared
+    ref_lines = [r.replace(" the ", " the\n") for r in refs]
+    pred_lines = [p.replace(" and ", " and\n") for p in preds]
+    for types, stem, task, texts, guesses in (
+        (["rouge1", "rouge2", "rougeL"], False, "ROUGE-1/2/L", refs, preds),
+        (["rouge1", "rouge2", "rougeL"], True, "ROUGE-1/2/L, Porter stemmer", refs, preds),
+        (["rougeLsum"], False, "ROUGE-Lsum", ref_lines, preds),
+        (
+            ["rougeLsum"],
+            True,
+            "ROUGE-Lsum, Porter stemmer, predictions in lines too",
+            ref_lines,
+            pred_lines,
+        ),
     ):
         scorer = rouge_scorer.RougeScorer(types, use_stemmer=stem)
-        texts = refs
-        if types == ["rougeLsum"]:
-            texts = [r.replace(" the ", " the\n") for r in refs]
 
-        def ours_fn(ts: list[str] = types, s: bool = stem, rs: list[str] = texts) -> object:
+        def ours_fn(
+            ts: list[str] = types, s: bool = stem, rs: list[str] = texts, ps: list[str] = guesses
+        ) -> object:
             stem_word.cache_clear()  # time the stemming too, not a warm cache
-            return T.rouge(rs, preds, types=ts, stemmer=s, per_sample=True)
+            return T.rouge(rs, ps, types=ts, stemmer=s, per_sample=True)
 
         t_ours, ours = best_of(ours_fn)
         t_ref, ref = best_of(
-            lambda sc=scorer, rs=texts: [sc.score(r, p) for r, p in zip(rs, preds, strict=True)],
+            lambda sc=scorer, rs=texts, ps=guesses: [
+                sc.score(r, p) for r, p in zip(rs, ps, strict=True)
+            ],
             repeat=1,
         )
         rows.append(Row(task, size, t_ours, name, t_ref, _agree(ours, ref, types)))
