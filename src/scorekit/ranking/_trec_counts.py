@@ -134,18 +134,22 @@ class _Count(_Filled):
     ) -> NDArray[np.float64]:
         """The sum of each replicate, query ``i`` counted ``weights[b, i]`` times.
 
+        A replicate of no query is NaN, as the mean of one is.
+
         Examples
         --------
         >>> metric = NumRet()
         >>> state = metric.summarize({"a": {"x": 1}, "b": {"y": 1}},
         ...                          {"a": {"x": 2.0}, "b": {"x": 2.0, "y": 1.0}})
-        >>> metric.compute_replicates(state, np.array([[1, 1], [0, 3]]))
-        array([3., 6.])
+        >>> metric.compute_replicates(state, np.array([[1, 1], [0, 3], [0, 0]]))
+        array([ 3.,  6., nan])
         """
         self._check_some_query(state)
         _, values = state.table()
         w = self._unit_weights(weights, len(values))
-        out: NDArray[np.float64] = w @ values
+        out = np.full(len(w), np.nan)
+        some = w.sum(axis=1) > 0
+        out[some] = w[some] @ values
         return out
 
 
