@@ -45,7 +45,7 @@ SAVE = os.environ.get("SCOREKIT_SAVE_OUTPUTS", "") not in ("", "0")
 
 ENVIRONMENT = {"COLUMNS": "120", "SCOREKIT_NO_PLUGINS": "1"}
 """Set for every case."""
-UNSET = ("SCOREKIT_MAX_FILE_SIZE", "SCOREKIT_STATE_WARNING_SIZE", "LINES")
+UNSET = ("SCOREKIT_MAX_FILE_SIZE", "SCOREKIT_STATE_WARNING_SIZE", "SCOREKIT_STATE_FORMAT", "LINES")
 """Unset for every case (and restored after it: some flags set them in the process)."""
 
 D = "examples/data/"
