@@ -21,7 +21,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error
-from scorekit.core import SK, Explanation, State, register, sentences, state_field
+from scorekit.core import (
+    SK,
+    Explanation,
+    State,
+    register,
+    repeated_row_replicates,
+    sentences,
+    state_field,
+)
 from scorekit.errors import UndefinedMetricWarning, raw
 from scorekit.regression._base import (
     EPS,
@@ -214,6 +222,8 @@ class TargetValues(State):
 @dataclass(frozen=True)
 class _QuantileD2(RegressionMetric[TargetValues]):
     """A D^2 of the pinball loss whose baseline is a quantile of ``y_true``."""
+
+    summarize_replicates = repeated_row_replicates
 
     @property
     def quantile_level(self) -> float:

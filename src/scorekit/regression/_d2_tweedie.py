@@ -22,7 +22,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error
-from scorekit.core import SK, Check, Explanation, Range, State, register, sentences, state_field
+from scorekit.core import (
+    SK,
+    Check,
+    Explanation,
+    Range,
+    State,
+    register,
+    repeated_row_replicates,
+    sentences,
+    state_field,
+)
 from scorekit.regression._base import (
     Block,
     Multioutput,
@@ -244,6 +254,8 @@ class D2Tweedie(RegressionMetric[DevianceMoments]):
     >>> D2Tweedie().score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8])
     0.948...
     """
+
+    summarize_replicates = repeated_row_replicates
 
     explanation: ClassVar[Explanation] = Explanation(
         definition="The fraction of a Tweedie deviance explained: 1 is perfect, 0 is no "
