@@ -293,9 +293,13 @@ def test_merge_refuses_runs_of_other_settings(tmp_path, server, capsys):
     one = run("one", "--seed", "1", "--num-requests", "2")
     same = run("same", "--seed", "1", "--num-requests", "2")
     other = run("other", "--seed", "1", "--num-requests", "2", "--temperature", "0.5")
+    warmed = run("warmed", "--seed", "1", "--num-requests", "2", "--warmup", "3")
     assert main(["merge", str(one), str(same)]) == 0
     captured = capsys.readouterr()
     assert "4 (4 succeeded, 0 failed)" in captured.out
+    # warm-up requests are in no figure: runs with other --warmup merge
+    assert main(["merge", str(one), str(warmed)]) == 0
+    assert "4 (4 succeeded, 0 failed)" in capsys.readouterr().out
     assert f"scorekit: load test: model m at {server.url} (chat)" in captured.err
     assert main(["merge", str(one), str(other)]) == 2
     err = capsys.readouterr().err

@@ -26,6 +26,9 @@ __all__ = [
 SETTINGS: tuple[str, ...] = ("url", "model", "endpoint", "flags", "dataset", "tokenizer")
 """The parts of the metadata that runs merged together must share (the dataset by hash)."""
 
+_UNMEASURED_FLAGS = ("warmup",)
+"""Flags that shape no measured request (warm-up requests are in no figure)."""
+
 
 class PreflightError(ScorekitError):
     """The first warm-up request of a run failed: the load was not sent."""
@@ -105,13 +108,15 @@ def run_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
 
     The url, model, endpoint, flags, tokenizer and the dataset's name and hash; not
     the seed, the start time, the scorekit version or the dataset's path (runs from
-    several machines differ in those).
+    several machines differ in those), nor ``--warmup``: warm-up requests are left out
+    of every figure, and runs of before the default pre-flight request did not record it.
 
     Examples
     --------
     >>> run_settings({"record": "metadata", "model": "m", "seed": 3,
-    ...               "dataset": {"name": "jsonl", "path": "/a", "sha256": "ab"}})
-    {'model': 'm', 'dataset': {'name': 'jsonl', 'sha256': 'ab'}}
+    ...               "dataset": {"name": "jsonl", "path": "/a", "sha256": "ab"},
+    ...               "flags": {"concurrency": 4, "warmup": 1}})
+    {'model': 'm', 'flags': {'concurrency': 4}, 'dataset': {'name': 'jsonl', 'sha256': 'ab'}}
     """
     found: dict[str, Any] = {}
     for key in SETTINGS:
@@ -120,6 +125,8 @@ def run_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
         value = metadata[key]
         if key == "dataset" and isinstance(value, Mapping):
             value = {k: value[k] for k in ("name", "sha256") if k in value}
+        if key == "flags" and isinstance(value, Mapping):
+            value = {k: v for k, v in value.items() if k not in _UNMEASURED_FLAGS}
         found[key] = value
     return found
 
