@@ -439,7 +439,10 @@ def test_bad_options_and_inputs() -> None:
         demographic_parity_difference(y, y, sensitive_features=[0.5, 0.5, 1.5, 1.5])
     with pytest.raises(InputError, match="missing group value"):
         demographic_parity_difference(y, y, sensitive_features=["a", None, "b", "b"])
-    with pytest.raises(InputError, match="another length than the group columns"):
+    with pytest.raises(
+        InputError,
+        match="demographic_parity_difference: group column 'sensitive_feature_0' has the wrong",
+    ):
         demographic_parity_difference(y, y, sensitive_features=["a", "b"])
     with pytest.raises(StateMismatchError, match="state of another kind"):
         DemographicParity(sensitive="g").compute(Grouped("mse", by="g").empty())
@@ -612,3 +615,43 @@ def test_cli_selection_rate_by_group_shards(tmp_path: Path, capsys: Any) -> None
             frame["y_true"], frame["y_pred"], sensitive_features=frame["sex"], **options_fl
         )
         assert _same(_quiet(metric.compute, merged), float(expected)), name
+
+
+def test_summaries_per_group_of_another_column(tmp_path: Path) -> None:
+    # demographic parity and equalized odds within each country, from a file in chunks
+    rng = np.random.default_rng(1)
+    n = 200
+    frame = pd.DataFrame(
+        {
+            "y_true": rng.integers(0, 2, n),
+            "y_pred": rng.integers(0, 2, n),
+            "sex": rng.choice(["f", "m"], n),
+            "country": rng.choice(["de", "fr"], n),
+        }
+    )
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    metrics = [DemographicParity(sensitive="sex"), EqualizedOdds(sensitive="sex", kind="ratio")]
+    found = scorekit.evaluate(path, metrics, by="country", chunk_size=30)
+    for country in ("de", "fr"):
+        part = frame[frame["country"] == country]
+        options = {"sensitive_features": part["sex"]}
+        expected = fm.demographic_parity_difference(part["y_true"], part["y_pred"], **options)
+        value = found["demographic_parity_difference"].by_group[country]
+        assert value == pytest.approx(expected, rel=1e-12)
+        expected = fm.equalized_odds_ratio(part["y_true"], part["y_pred"], **options)
+        value = found["equalized_odds_ratio"].by_group[country]
+        assert value == pytest.approx(expected, rel=1e-12)
+
+
+def test_sensitive_column_errors_name_the_file_or_the_metric(tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("y_true,y_pred,sex,age\n1,1,f,1.5\n0,1,,2.5\n1,0,m,3.5\n")
+    with pytest.raises(InputError, match=r"bad\.csv, line 3, column 'sex': missing value"):
+        scorekit.evaluate(path, [DemographicParity(sensitive="sex")])
+    with pytest.raises(InputError, match="demographic_parity_difference: group column 'age' holds"):
+        scorekit.evaluate(path, [DemographicParity(sensitive="age")])
+    with pytest.raises(
+        InputError, match="no column for its input 'sensitive_features'; got 'race'"
+    ):
+        scorekit.evaluate(path, [EqualizedOdds(sensitive="race")])

@@ -113,8 +113,11 @@ def test_fairlearn_metric_frame() -> None:
             assert found.by_group.keys() == expected.keys()
             for key, value in expected.items():
                 assert found.by_group[key] == pytest.approx(value, rel=1e-12)
-            assert found.difference() == pytest.approx(mf.difference(), rel=1e-12)
-            assert found.ratio() == pytest.approx(mf.ratio(), rel=1e-12)
+            for method in ("between_groups", "to_overall"):
+                expected = mf.difference(method=method)
+                assert found.difference(method=method) == pytest.approx(expected, rel=1e-12)
+                expected = mf.ratio(method=method)
+                assert found.ratio(method=method) == pytest.approx(expected, rel=1e-12)
             assert found.group_min() == pytest.approx(mf.group_min(), rel=1e-12)
             assert found.group_max() == pytest.approx(mf.group_max(), rel=1e-12)
 

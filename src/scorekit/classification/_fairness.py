@@ -36,6 +36,7 @@ from scorekit.core import (
     GroupStates,
     Metric,
     OneOf,
+    group_columns,
     register,
 )
 from scorekit.errors import (
@@ -242,6 +243,16 @@ class _Disparity(Metric[GroupStates]):
         """The sensitive columns, read together as the input ``sensitive_features``."""
         return tuple(self.sensitive)
 
+    @property
+    def key_roles(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """The input ``sensitive_features``: one column's array, or a tuple of arrays for several.
+
+        One column is read as an array so that a per-group evaluation (``by=``)
+        can split its rows with those of the other inputs.
+        """
+        conversion = "labels" if len(self.sensitive) == 1 else self.key_conversion
+        return {self.key_role: (conversion, self.key_columns)}
+
     def summarize(
         self, y_true: Any, y_pred: Any, sample_weight: Any = None, sensitive_features: Any = None
     ) -> GroupStates:
@@ -258,8 +269,13 @@ class _Disparity(Metric[GroupStates]):
                     f"sensitive_features=, the values of {', '.join(self.sensitive)}",
                 )
             )
+        try:
+            rows: int | None = len(y_pred)
+        except TypeError:
+            rows = None
+        columns = group_columns(self.name, self.sensitive, sensitive_features, rows)
         return self.counts.summarize(
-            y_true, y_pred, sample_weight=sample_weight, group=sensitive_features
+            y_true, y_pred, sample_weight=sample_weight, group=tuple(columns)
         )
 
     def empty(self) -> GroupStates:
