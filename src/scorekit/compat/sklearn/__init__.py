@@ -13,6 +13,9 @@ Differences from scikit-learn:
 - an argument value scikit-learn accepts and scorekit cannot reproduce
   (``dcg_score(log_base=10)``, ``mutual_info_score(contingency=...)``) raises
   :class:`~scorekit.errors.ConfigError` naming the function, the argument and the value;
+- ``d2_tweedie_score`` of constant ``y_true`` is 1.0 for exact predictions and 0.0
+  otherwise, with a warning, where scikit-learn raises ZeroDivisionError; it and the
+  Tweedie, Poisson and Gamma deviances also take 2-D targets, where scikit-learn raises;
 - a function of ``sklearn.metrics`` that scorekit does not compute (clustering
   scores, pairwise distances, scorers, displays, ...) raises
   :class:`MissingFunctionError` naming it, on attribute access and on
