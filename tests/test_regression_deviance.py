@@ -662,3 +662,21 @@ def test_eval_reaches_every_new_metric_chunked_and_by_group(capsys: Any) -> None
         rows = (df["rooms"] == group["rooms"]).to_numpy()
         if rows.sum() > 1:
             _close(group["value"], skm.d2_tweedie_score(y[rows], p[rows], power=2), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.float32])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_narrow_dtypes_equal_their_float64_values(dtype: Any, weighted: bool) -> None:
+    rng = np.random.default_rng(8)
+    y, p = rng.integers(1, 50, 300).astype(dtype), rng.integers(1, 50, 300).astype(dtype)
+    w = rng.random(300) * (rng.random(300) < 0.8) if weighted else None
+    calls: list[Callable[..., Any]] = [
+        lambda a, b: d2_tweedie(a, b, power=1.5, sample_weight=w),
+        lambda a, b: d2_tweedie(a, b, sample_weight=w),
+        lambda a, b: d2_pinball(a, b, alpha=0.3, sample_weight=w),
+        lambda a, b: pinball_loss(a, b, alpha=0.7, sample_weight=w),
+        lambda a, b: gamma_deviance(a, b, sample_weight=w),
+        lambda a, b: tweedie_deviance(a, b, power=-1, sample_weight=w),
+    ]
+    for call in calls:
+        assert call(y, p) == call(y.astype(np.float64), p.astype(np.float64))

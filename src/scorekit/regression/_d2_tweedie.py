@@ -322,11 +322,8 @@ class D2Tweedie(RegressionMetric[DevianceMoments]):
         if not (math.isfinite(weight) and np.isfinite(mean).all()):
             raise overflow_error(self.name, "the (weighted) sum of the targets")
         if weight:
-            rows = None if w is None else (w > 0)[:, None]
-            low = as_float(np.min(t, axis=0, where=True if rows is None else rows, initial=np.inf))
-            high = as_float(
-                np.max(t, axis=0, where=True if rows is None else rows, initial=-np.inf)
-            )
+            kept = t if w is None or (w > 0).all() else t[w > 0]
+            low, high = as_float(kept.min(axis=0)), as_float(kept.max(axis=0))
             # constant targets: their own mean and a baseline of 0, free of rounding
             constant = low == high
             mean = np.where(constant, low, mean)
