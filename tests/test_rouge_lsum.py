@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorekit.text import _lcs, rouge
+from scorekit.text import rouge
 from scorekit.text._lcs import _bit_length, _popcount_swar, lcs_marks
 from scorekit.text.rouge._tokens import _default_lines, _default_tokens
 
@@ -44,10 +44,8 @@ def _marks_reference(seqs: list[list[str]], pairs: list[tuple[int, int]]) -> lis
 
 
 @settings(max_examples=100, deadline=None)
-@given(seqs=_sequences, data=st.data(), dense=st.booleans())
-def test_lcs_marks_equal_rouge_scores_read_out(
-    seqs: list[list[str]], data: Any, dense: bool
-) -> None:
+@given(seqs=_sequences, data=st.data())
+def test_lcs_marks_equal_rouge_scores_read_out(seqs: list[list[str]], data: Any) -> None:
     index = st.integers(0, len(seqs) - 1)
     pairs = data.draw(st.lists(st.tuples(index, index), max_size=90))
     vocab = {t: k for k, t in enumerate(_TOKENS)}
@@ -57,11 +55,7 @@ def test_lcs_marks_equal_rouge_scores_read_out(
     starts = ends - lengths
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
-    with pytest.MonkeyPatch.context() as patch:
-        if not dense:  # the sorted table of position masks, as for a large vocabulary
-            patch.setattr(_lcs, "_DENSE", 0)
-            patch.setattr(_lcs, "_DENSE_CELLS", 0)
-        got = lcs_marks(ids, starts[a], ends[a], starts[b], ends[b])
+    got = lcs_marks(ids, starts[a], ends[a], starts[b], ends[b])
     assert got.tolist() == _marks_reference(seqs, pairs)
 
 

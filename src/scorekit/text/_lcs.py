@@ -306,10 +306,6 @@ def _mark_fitting(
         j[live] = jj
 
 
-_DENSE = 8  # a dense mask table may hold this many cells per token read,
-_DENSE_CELLS = 1 << 16  # and this many more
-
-
 def _position_masks(
     ids: NDArray[np.int64],
     starts: NDArray[np.int64],
@@ -320,8 +316,8 @@ def _position_masks(
     """Per query ``k``, the mask of the positions of ``tokens[k]`` in sequence ``which[k]``.
 
     The sequences are ``ids[starts[s]:starts[s] + lengths[s]]``, of at most 63
-    tokens. With few sequences and few distinct tokens in them the masks sit in
-    a dense table (sequence, token); else in a sorted table searched per query.
+    tokens; the masks of their (sequence, token) pairs are sorted by key and
+    searched per query.
     """
     offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
         np.cumsum(lengths) - lengths, lengths
@@ -329,19 +325,6 @@ def _position_masks(
     owner = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
     words = ids[np.repeat(starts, lengths) + offsets]
     bits = np.left_shift(np.uint64(1), offsets.astype(np.uint64))
-    present = np.zeros(int(ids.max()) + 2, dtype=np.int64)
-    present[words + 1] = 1
-    # slot 0 of every sequence is the empty mask of tokens it does not hold
-    slot = np.cumsum(present)
-    width = int(slot[-1]) + 1
-    if len(starts) * width <= _DENSE * len(tokens) + _DENSE_CELLS:
-        cell = owner * width + slot[words + 1]
-        # a sequence's positions are distinct bits, so their sum is their union; two
-        # halves of 32 bits keep the sums exact in float64
-        low = np.bincount(cell, weights=bits & np.uint64(0xFFFFFFFF), minlength=len(starts) * width)
-        high = np.bincount(cell, weights=bits >> np.uint64(32), minlength=len(starts) * width)
-        table = (high.astype(np.uint64) << np.uint64(32)) | low.astype(np.uint64)
-        return np.asarray(table[which * width + slot[tokens + 1] * present[tokens + 1]])
     vocab = int(ids.max()) + 1
     keys = owner * vocab + words
     sorter = np.argsort(keys)

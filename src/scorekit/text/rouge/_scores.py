@@ -290,7 +290,8 @@ def _summary_scores(
 ) -> NDArray[np.float64]:
     """Per pair: ROUGE-Lsum precision, recall and F-measure.
 
-    Every sentence of the batch is tokenized at once (:class:`_Batch`). For each
+    Every sentence of the batch is tokenized at once (:func:`_default_lines` for
+    the default tokenizer and sentences at newlines, else :class:`_Batch`). For each
     reference sentence, the union of its LCS with every predicted sentence of its
     item is marked (:func:`scorekit.text._lcs.lcs_marks`). A token is then
     counted at most as often as it occurs on both sides: the union holds

@@ -1,10 +1,10 @@
 """ROUGE tokenizers, Porter stemming of tokens, and sentence splitting for ROUGE-Lsum.
 
-``"default"`` is rouge-score's tokenizer (lowercase, runs of ``a-z0-9``), with a
-whole-batch fast path (:func:`_default_flat`); ``"unicode"`` keeps letters,
-digits and marks of every script (Han and kana one token per character);
-``"none"`` splits on whitespace. Sentences are cut at newlines, or also after
-``.``, ``!`` and ``?``.
+``"default"`` is rouge-score's tokenizer (lowercase, runs of ``a-z0-9``), with
+whole-batch fast paths (:func:`_default_flat`, and :func:`_default_lines` for the
+lines of ROUGE-Lsum); ``"unicode"`` keeps letters, digits and marks of every
+script (Han and kana one token per character); ``"none"`` splits on whitespace.
+Sentences are cut at newlines, or also after ``.``, ``!`` and ``?``.
 """
 
 from __future__ import annotations
