@@ -8,6 +8,7 @@ They contain no metric code and know no metric family.
 
 - ``stream``: this process, in chunks of bounded memory (:mod:`scorekit.engines.stream`).
 - ``dask``: a Dask cluster (:mod:`scorekit.engines.dask`, the ``scorekit[dask]`` extra).
+- ``spark``: a Spark session (:mod:`scorekit.engines.spark`, the ``scorekit[spark]`` extra).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ Run = Callable[..., tuple[list[Any], int]]
 _ENGINES: dict[str, str | Run] = {
     "stream": "scorekit.engines.stream",
     "dask": "scorekit.engines.dask",
+    "spark": "scorekit.engines.spark",
 }
 
 

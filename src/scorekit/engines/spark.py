@@ -1,0 +1,730 @@
+"""The Spark engine: ``summarize`` on the executors, partition by partition, then ``merge`` there.
+
+Each partition of the input is folded on an executor by ``mapInArrow``: its rows,
+in Arrow batches regrouped into chunks of ``chunk_size`` rows, go through
+:func:`scorekit.engines.stream.fold` (the stream engine's per-chunk work and merge),
+and the partition yields one row per metric holding its state, encoded by
+:mod:`scorekit.engines._spark_codec` (the JSON document of
+:meth:`~scorekit.core.State.to_dict` with its arrays in npy blocks, never
+pickle), plus one row with the rows it read and the warnings its metrics raised.
+``reduceByKey`` on the metric's index merges the states of all partitions on the
+executors, so the driver receives one state per metric.
+
+The input is one of:
+
+- a Spark DataFrame (``scorekit.evaluate(df, ..., engine="spark")``): its Arrow
+  batches as Spark gives them, only the columns the metrics read;
+- files (a path, a glob or a directory of Parquet, CSV, TSV, JSON Lines files, the
+  text ones gzipped or not, or any registered format): every file is read on an
+  executor by scorekit's own readers, so its rows and column types are those the
+  stream engine reads; a Parquet file is split into its row groups;
+- an in-memory table, or any other source :func:`scorekit.evaluate` reads: read in
+  chunks here and the chunks sent to the executors in Arrow's IPC format.
+
+Ranking metrics need the rows of a query in one state: a DataFrame is
+repartitioned by the query column and sorted by it within each partition; files
+are read whole, one task per file (a query's rows in one file, grouped, as the
+stream engine wants them in its input); a table is cut between queries.
+
+Merging two states that hold the same query is an error, as is merging states of
+different settings: the engine cannot give a wrong number from badly partitioned
+input. pyspark is imported inside the functions: ``import scorekit.engines``
+never loads it. Install it with ``pip install "scorekit[spark]"``; Spark needs
+Java 17 or later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import re
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from scorekit import io as _io
+from scorekit.core import Metric, State, caught
+from scorekit.engines import _spark_codec as codec
+from scorekit.engines._columns import optional_columns, resolve, wanted_columns
+from scorekit.engines._fold import (
+    DEFAULT_CHUNK_SIZE,
+    Notes,
+    group_role,
+    merge_states,
+    positive_int,
+    side_inputs,
+)
+from scorekit.engines.stream import fold, read_chunks
+from scorekit.errors import ConfigError, ScorekitError, message, raw
+
+__all__ = ["run", "spark_states"]
+
+WHERE = "the Spark engine (--engine spark)"
+_INSTALL = 'pip install "scorekit[spark]", and Java 17 or later'
+_UNITS = "kind string, path string, fmt string, groups array<int>, start long, data binary"
+_OUT = "key int, value binary"
+_LOCAL = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.log.level": "ERROR",
+}
+"""Settings of the local session the engine starts when there is none."""
+
+
+def _require() -> None:
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+        from pyspark.sql import SparkSession  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "the Spark engine needs pyspark",
+                raw(f"{exc.name or 'pyspark'} is not installed"),
+                _INSTALL,
+            )
+        ) from None
+
+
+# the engine ------------------------------------------------------------------------------
+
+
+def run(
+    source: Any,
+    metrics: Sequence[Metric[Any]],
+    *,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
+    side: Mapping[str, Any] | None = None,
+    chunk_size: int | None = None,
+    progress: bool | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    partitions: int | None = None,
+) -> tuple[list[State], int]:
+    """The ``spark`` engine of :func:`scorekit.evaluate`: :func:`spark_states` over ``source``.
+
+    ``scheduler`` (a Spark master URL), ``workers`` (the cores of a local
+    session) and ``partitions`` are this engine's options; ``chunk_size`` is the
+    rows an executor summarizes at a time. ``progress`` is not used: Spark
+    reports its own.
+    """
+    states, rows, notes = spark_states(
+        source,
+        metrics,
+        columns=columns,
+        side=side,
+        chunk_size=chunk_size,
+        scheduler=scheduler,
+        workers=workers,
+        partitions=partitions,
+    )
+    notes.emit(stacklevel=2)
+    return states, rows
+
+
+def spark_states(
+    source: Any,
+    metrics: Sequence[Metric[Any]],
+    *,
+    columns: Mapping[str, str | Sequence[str]] | None = None,
+    side: Mapping[str, Any] | None = None,
+    chunk_size: int | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    partitions: int | None = None,
+) -> tuple[list[State], int, Notes]:
+    """The state of every metric over a Spark DataFrame, files or a table, computed on Spark.
+
+    Parameters
+    ----------
+    source
+        A Spark DataFrame; a path, glob or directory of files :func:`scorekit.evaluate`
+        reads (read on the executors by scorekit's readers); or an in-memory table
+        or other source, read here in chunks sent to the executors.
+    metrics
+        The configured metrics.
+    columns
+        Role -> column name(s), as :func:`scorekit.evaluate` takes them.
+    side
+        Inputs given beside the table (ranking's ``qrels``), prepared once by the
+        metrics' input kinds and sent to the executors once (a broadcast).
+    chunk_size
+        Rows an executor summarizes at a time (default
+        :data:`~scorekit.engines.DEFAULT_CHUNK_SIZE`); also the rows of a chunk of
+        an in-memory table.
+    scheduler
+        The Spark master to run on (``spark://HOST:7077``, ``yarn``,
+        ``local[4]``...). Without it (and without ``workers``) the active Spark
+        session is used if there is one; otherwise a local session on every
+        core is started for the call and stopped after.
+    workers
+        The cores of the local session started for the call (``local[N]``).
+    partitions
+        The Spark partitions the input is cut into: a DataFrame is repartitioned
+        into that many; files and tables are spread over that many tasks
+        (default: as many as the session runs at once, at most one per file,
+        row group or chunk).
+
+    Returns
+    -------
+    tuple
+        The merged state of each metric (in the order of ``metrics``), the rows
+        read, and the distinct warnings the metrics raised on the executors.
+
+    Raises
+    ------
+    ConfigError
+        pyspark or Java missing, a session that cannot start, options that
+        contradict each other or the active session, metrics keyed by row
+        position, executors that cannot import scorekit, a failed Spark job
+        (naming its cause).
+    InputError
+        A missing column or file, a file that cannot be read, a bad value (naming
+        the file or partition, the row and the column): the errors of the stream
+        engine, raised on an executor and raised again here.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()  # doctest: +SKIP
+    >>> frame = spark.createDataFrame([(1, 1), (0, 1), (1, 1), (1, 0)], "y_true int, y_pred int")
+    ... # doctest: +SKIP
+    >>> from scorekit import parse_metric
+    >>> metrics = [parse_metric("accuracy")]
+    >>> states, rows, notes = spark_states(frame, metrics)  # doctest: +SKIP
+    >>> rows, metrics[0].compute(states[0])  # doctest: +SKIP
+    (4, 0.5)
+    """
+    _require()
+    size = positive_int(
+        DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size, "chunk_size", unit="rows"
+    )
+    if partitions is not None:
+        partitions = positive_int(partitions, "partitions")
+    _check_cluster(scheduler, workers)
+    metrics = list(metrics)
+    _check_positions(metrics)
+    prepared = side_inputs(metrics, side or {})
+    frame = _is_frame(source)
+    src = None if frame else _io.open_source(source)
+    present = [str(c) for c in source.columns] if frame else src.columns()  # type: ignore[union-attr]
+    mapping = resolve(metrics, columns, present)
+    optional = optional_columns(metrics, mapping, columns)
+    keys = _group_keys(metrics, mapping)
+    if frame and (scheduler is not None or workers is not None):
+        raise ConfigError(
+            message(
+                "evaluate",
+                "a Spark DataFrame runs on its own session",
+                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
+                "neither scheduler nor workers with a DataFrame",
+            )
+        )
+    sessions = (
+        contextlib.nullcontext(source.sparkSession) if frame else _session(scheduler, workers)
+    )
+    with sessions as spark:
+        context = spark.sparkContext
+        setup = context.broadcast((metrics, dict(mapping), prepared, optional, size))
+        try:
+            if frame:
+                parts = _frame_parts(source, mapping, keys, partitions, context)
+                task = _frame_task(setup, "spark dataframe")
+            else:
+                units = _units(src, mapping, keys, optional, size)
+                count = max(1, min(len(units), partitions or context.defaultParallelism))
+                parts = spark.createDataFrame(context.parallelize(units, count), _UNITS)
+                task = _unit_task(setup)
+            found = _reduce(parts.mapInArrow(task, _OUT), setup, len(metrics), context)
+        finally:
+            with contextlib.suppress(Exception):
+                setup.destroy()
+    return _results(metrics, found)
+
+
+def _is_frame(source: Any) -> bool:
+    module = type(source).__module__ or ""
+    return module.startswith("pyspark") and hasattr(source, "mapInArrow")
+
+
+def _group_keys(
+    metrics: Sequence[Metric[Any]], mapping: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """The columns whose rows must meet in one partition (ranking's query), each once."""
+    roles = sorted({r for r in (group_role(m) for m in metrics) if r is not None})
+    return list(dict.fromkeys(name for role in roles for name in mapping.get(role, ())))
+
+
+def _check_positions(metrics: Sequence[Metric[Any]]) -> None:
+    """Refuse metrics keyed by row position: a partition does not know where its rows stand."""
+    positional = [m.name for m in metrics if m.positional]
+    if positional:
+        names = ", ".join(dict.fromkeys(positional))
+        raise ConfigError(
+            message(
+                WHERE,
+                "its partitions do not know the positions of their rows",
+                raw(f"{names} with units keyed by row position (--ci without --key)"),
+                "a key column for the units where the command has one (--key COL; key=COL "
+                "in Python), or the stream engine (--chunk-size N)",
+            )
+        )
+
+
+def _check_cluster(scheduler: Any, workers: Any) -> None:
+    """Check the session options: a master URL, or the cores of a local session, not both.
+
+    Examples
+    --------
+    >>> _check_cluster("local[2]", None)
+    >>> _check_cluster("local[2]", 2)
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: evaluate: workers is the size of a local Spark session and \
+cannot go with a master; got scheduler='local[2]', workers=2, expected one of them.
+    """
+    if scheduler is not None and workers is not None:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "workers is the size of a local Spark session and cannot go with a master",
+                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
+                "one of them",
+            )
+        )
+    if workers is not None:
+        positive_int(workers, "number of workers")
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise ConfigError(
+            message(
+                "evaluate",
+                "invalid Spark master",
+                scheduler,
+                "a master URL like spark://HOST:7077, yarn or local[4]",
+            )
+        )
+
+
+# sessions --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _session(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+    """The active session, or one started for the call on ``scheduler`` or ``local[workers]``."""
+    from pyspark.sql import SparkSession
+
+    master = scheduler if scheduler is not None else None
+    if workers is not None:
+        master = f"local[{workers}]"
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        current = str(active.sparkContext.master)
+        if master is None or master == current:
+            yield active
+            return
+        raise ConfigError(
+            message(
+                "evaluate",
+                "a Spark session is already running, on another master (one per process)",
+                raw(f"{master!r}, while the active session runs on {current!r}"),
+                "no scheduler or workers, to use the active session",
+            )
+        )
+    _check_java()
+    builder = SparkSession.builder.master(master or "local[*]").appName("scorekit")
+    for key, value in _LOCAL.items():
+        builder = builder.config(key, value)
+    with _workers_python():
+        try:
+            session = builder.getOrCreate()
+        except Exception as exc:  # Py4J and pyspark's own errors, whatever their class
+            raise ConfigError(
+                message(
+                    "evaluate",
+                    "cannot start a Spark session",
+                    raw(_first_line(exc)),
+                    f"a reachable Spark master ({master or 'local[*]'}) and Java 17 or later",
+                )
+            ) from None
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def _check_java() -> None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return
+    if shutil.which("java") is None:
+        raise ConfigError(
+            message(
+                "evaluate",
+                "the Spark engine needs Java",
+                raw("no java on PATH, and JAVA_HOME is " + (repr(home) if home else "not set")),
+                "Java 17 or later on PATH or in JAVA_HOME",
+            )
+        )
+
+
+@contextlib.contextmanager
+def _workers_python() -> Iterator[None]:
+    """The Python of this process for the workers of a session started here.
+
+    Spark runs its Python workers with ``PYSPARK_PYTHON`` (``python3`` when
+    unset), which reads it when the session starts; a local session needs the
+    Python that has scorekit, this one. A value set by the user is kept.
+    """
+    if "PYSPARK_PYTHON" in os.environ:
+        yield
+        return
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    try:
+        yield
+    finally:
+        os.environ.pop("PYSPARK_PYTHON", None)
+
+
+# inputs ----------------------------------------------------------------------------------
+
+
+def _frame_parts(
+    frame: Any,
+    mapping: Mapping[str, tuple[str, ...]],
+    keys: list[str],
+    partitions: int | None,
+    context: Any,
+) -> Any:
+    """The DataFrame's columns the metrics read, partitioned (by the group keys if any)."""
+    selected = frame.select(*wanted_columns(mapping))
+    if keys:
+        count = partitions or context.defaultParallelism
+        return selected.repartition(count, *keys).sortWithinPartitions(*keys)
+    if partitions is not None:
+        return selected.repartition(partitions)
+    return selected
+
+
+Unit = tuple[str, str, str, list[int], int, bytes | None]
+"""What a task reads: kind, path, format, Parquet row groups, first row, Arrow IPC data."""
+
+
+def _units(
+    src: Any,
+    mapping: Mapping[str, tuple[str, ...]],
+    keys: list[str],
+    optional: set[str],
+    size: int,
+) -> list[Unit]:
+    """The pieces of the source the tasks read: files, row groups or chunks of a table."""
+    wanted = wanted_columns(mapping)
+    if isinstance(src, _io.FileSource):
+        units: list[Unit] = []
+        for path, fmt in zip(src.files, src.formats, strict=True):
+            groups = [] if keys else _row_groups(Path(path), fmt, wanted)
+            if len(groups) > 1:
+                units.extend(("rows", str(path), fmt, [g], start, None) for g, start in groups)
+            else:
+                units.append(("file", str(path), fmt, [], 0, None))
+        return units
+    chunks: list[Any] = read_chunks(src, wanted, size, list, progress=False, optional=optional)
+    if keys:
+        chunks = _between_groups(chunks, keys, size, str(getattr(src, "name", "table")))
+    return [("table", "", "", [], 0, _ipc(table)) for table in chunks if table.num_rows]
+
+
+def _row_groups(path: Path, fmt: str, wanted: list[str]) -> list[tuple[int, int]]:
+    """Each row group of a Parquet file with every wanted column, and its first row."""
+    if fmt != "parquet":
+        return []
+    import pyarrow as pa
+    from pyarrow import parquet
+
+    try:
+        meta = parquet.ParquetFile(path).metadata
+    except (pa.ArrowException, OSError) as exc:
+        raise _io.pyarrow_error(path, "Parquet", exc) from None
+    if not set(wanted) <= set(meta.schema.to_arrow_schema().names):
+        return []  # read whole, where the reader names the missing column
+    out, start = [], 0
+    for index in range(meta.num_row_groups):
+        out.append((index, start))
+        start += meta.row_group(index).num_rows
+    return out
+
+
+def _between_groups(chunks: list[Any], keys: list[str], size: int, name: str) -> list[Any]:
+    """The chunks of a table cut again between groups (queries): no group spans two pieces.
+
+    A piece holds whole groups, at least ``size`` rows of them (the last one
+    fewer); the rows of a group must be together, as the stream engine wants them.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not chunks:
+        return []
+    whole = pa.concat_tables([c.replace_schema_metadata(None) for c in chunks])
+    n = whole.num_rows
+    change = np.zeros(n, dtype=bool)
+    change[:1] = True
+    for key in keys:
+        column = whole.column(key)
+        if n > 1:
+            differs = pc.not_equal(column.slice(1), column.slice(0, n - 1)).fill_null(True)
+            change[1:] |= np.asarray(differs.to_numpy(), dtype=bool)
+    cuts = [0]
+    for start in np.flatnonzero(change).tolist():
+        if start - cuts[-1] >= size:
+            cuts.append(start)
+    cuts.append(n)
+    return [
+        _io.with_meta(whole.slice(lo, hi - lo), name, None, lo)
+        for lo, hi in itertools.pairwise(cuts)
+        if hi > lo
+    ]
+
+
+def _ipc(table: Any) -> bytes:
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue())
+
+
+def _table(data: bytes) -> Any:
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+
+
+# tasks (run on the executors) --------------------------------------------------------------
+
+
+Setup = tuple[list[Metric[Any]], dict[str, tuple[str, ...]], dict[str, Any], set[str], int]
+"""What every task needs: metrics, mapping, side inputs, optional columns, chunk size."""
+
+
+def _frame_task(setup: Any, label: str) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function of a DataFrame's partitions."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        from pyspark import TaskContext
+
+        metrics, mapping, side, _, size = setup.value
+        context = TaskContext.get()
+        name = f"{label}, partition {context.partitionId() if context is not None else 0}"
+        yield _outcome(
+            len(metrics), lambda: fold(metrics, _rechunk(batches, size, name), mapping, side)
+        )
+
+    return task
+
+
+def _rechunk(batches: Iterator[Any], size: int, name: str) -> Iterator[Any]:
+    """Spark's Arrow batches as tables of ``size`` rows (the last one shorter)."""
+    import pyarrow as pa
+
+    pending: list[Any] = []
+    count = 0
+    offset = 0
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        pending.append(batch)
+        count += batch.num_rows
+        while count >= size:
+            table = pa.Table.from_batches(pending)
+            yield _io.with_meta(table.slice(0, size), name, None, offset)
+            offset += size
+            rest = table.slice(size)
+            pending, count = rest.to_batches(), rest.num_rows
+    if count:
+        yield _io.with_meta(pa.Table.from_batches(pending), name, None, offset)
+
+
+def _unit_task(setup: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function of the units of files and tables."""
+
+    def task(batches: Iterator[Any]) -> Iterator[Any]:
+        metrics, mapping, side, optional, size = setup.value
+        units = [row for batch in batches for row in batch.to_pylist()]
+
+        def work() -> tuple[list[State], int]:
+            states: list[State] | None = None
+            total = 0
+            for unit in units:
+                found, rows = _fold_unit(unit, metrics, mapping, side, optional, size)
+                total += rows
+                if rows:
+                    states = found if states is None else merge_states(metrics, states, found)
+            return (states or [m.empty() for m in metrics]), total
+
+        yield _outcome(len(metrics), work)
+
+    return task
+
+
+def _fold_unit(
+    unit: Mapping[str, Any],
+    metrics: list[Metric[Any]],
+    mapping: dict[str, tuple[str, ...]],
+    side: dict[str, Any],
+    optional: set[str],
+    size: int,
+) -> tuple[list[State], int]:
+    wanted = wanted_columns(mapping)
+    kind = unit["kind"]
+    if kind == "table":
+        table = _table(unit["data"])
+        return fold(metrics, [table], mapping, side)
+    if kind == "rows":
+        chunks = _parquet_rows(Path(unit["path"]), unit["groups"], unit["start"], wanted, size)
+        return fold(metrics, chunks, mapping, side)
+    source = _io.FileSource([Path(unit["path"])], unit["path"], unit["fmt"])
+    return read_chunks(
+        source,
+        wanted,
+        size,
+        lambda chunks: fold(metrics, chunks, mapping, side),
+        progress=False,
+        optional=optional,
+    )
+
+
+def _parquet_rows(
+    path: Path, groups: list[int], start: int, wanted: list[str], size: int
+) -> Iterator[Any]:
+    """The rows of some row groups of a Parquet file, as the stream engine's reader reads them."""
+    import pyarrow as pa
+    from pyarrow import parquet
+
+    try:
+        handle = parquet.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        parts = handle.iter_batches(batch_size=size, row_groups=groups, columns=wanted)
+        offset = start
+        for batch in parts:
+            yield _io.with_meta(_io.batch_table(batch), str(path), "parquet", offset)
+            offset += batch.num_rows
+    except (pa.ArrowException, OSError) as exc:
+        raise _io.pyarrow_error(path, "Parquet", exc) from None
+
+
+def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
+    """One Arrow batch of the task's values: its states and rows, or the error it raised."""
+    import pyarrow as pa
+
+    try:
+        (states, rows), found = caught(work)
+    except ScorekitError as exc:
+        pairs = [(count, codec.encode_error(exc))]
+    else:
+        notes = Notes()
+        notes.record(found)
+        pairs = [(count, codec.encode_meta(rows, notes))]
+        if rows:
+            pairs.extend((i, codec.encode_state(i, s)) for i, s in enumerate(states))
+    return pa.RecordBatch.from_arrays(
+        [pa.array([k for k, _ in pairs], pa.int32()), pa.array([v for _, v in pairs], pa.binary())],
+        names=["key", "value"],
+    )
+
+
+def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
+    """Merge two values of one key (runs on the executors, in ``reduceByKey``)."""
+
+    def combine(a: bytes, b: bytes) -> bytes:
+        first, second = codec.tag(a), codec.tag(b)
+        if first == codec.ERROR:
+            return a
+        if second == codec.ERROR:
+            return b
+        if first == codec.META:
+            rows, notes = codec.decode_meta(a)
+            more, others = codec.decode_meta(b)
+            notes.update(others)
+            return codec.encode_meta(rows + more, notes)
+        metrics = setup.value[0]
+        index = codec.state_index(a)
+        try:
+            merged = metrics[index].merge(codec.decode_state(a), codec.decode_state(b))
+        except ScorekitError as exc:
+            return codec.encode_error(exc)
+        return codec.encode_state(index, merged)
+
+    return combine
+
+
+def _pair(row: Any) -> tuple[int, bytes]:
+    return int(row[0]), bytes(row[1])
+
+
+# the driver ------------------------------------------------------------------------------
+
+
+def _reduce(frame: Any, setup: Any, count: int, context: Any) -> dict[int, bytes]:
+    """The one value of each key, merged on the executors and then collected."""
+    reducers = max(1, min(count + 1, context.defaultParallelism))
+    try:
+        pairs = frame.rdd.map(_pair).reduceByKey(_combiner(setup), reducers).collect()
+    except ScorekitError:
+        raise
+    except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
+        raise _job_error(exc) from None
+    return dict(pairs)
+
+
+def _results(metrics: list[Metric[Any]], found: dict[int, bytes]) -> tuple[list[State], int, Notes]:
+    count = len(metrics)
+    meta = found.get(count)
+    for key in [count, *range(count)]:
+        value = found.get(key)
+        if value is not None and codec.tag(value) == codec.ERROR:
+            raise codec.decode_error(value)
+    rows, notes = codec.decode_meta(meta) if meta is not None else (0, Notes())
+    states = [
+        codec.decode_state(found[i]) if i in found else metric.empty()
+        for i, metric in enumerate(metrics)
+    ]
+    return states, rows, notes
+
+
+_PYTHON_ERROR = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Exit)): (.*)$")
+
+
+def _job_error(exc: BaseException) -> ConfigError:
+    """A failed Spark job as one error naming its cause (never Py4J's traceback)."""
+    text = str(exc)
+    if "No module named 'scorekit'" in text:
+        return ConfigError(
+            message(
+                WHERE,
+                "the Spark workers cannot import scorekit",
+                raw("ModuleNotFoundError: No module named 'scorekit'"),
+                "scorekit installed in the workers' Python (PYSPARK_PYTHON), "
+                "the version and Python of the driver",
+            )
+        )
+    return ConfigError(message(WHERE, "the Spark job failed", raw(_cause(text, exc)), None))
+
+
+def _cause(text: str, exc: BaseException) -> str:
+    """The last Python error in a task's traceback, or the first line of Spark's message."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        found = _PYTHON_ERROR.match(line)
+        if found and not found.group(1).startswith("Py4J"):
+            return f"{found.group(1)}: {found.group(2)}"[:500]
+    return _first_line(exc)[:500]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
