@@ -280,8 +280,12 @@ def test_equalized_odds_nan_rate_is_left_out() -> None:
     y_true, y_pred, groups = [0, 0, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"]
     expected = fm.equalized_odds_ratio(y_true, y_pred, sensitive_features=groups)
     assert math.isnan(expected)
-    with pytest.warns(UndefinedMetricWarning):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         assert equalized_odds_ratio(y_true, y_pred, sensitive_features=groups) == 0.0
+    text = " ".join(str(w.message) for w in caught if w.category is UndefinedMetricWarning)
+    assert "equalized_odds_ratio: the TPR ratio across the groups is nan" in text
+    assert "group sensitive_feature_0='b': equalized_odds_ratio: no positive sample" in text
     assert _quiet(
         equalized_odds_ratio, y_true, y_pred, sensitive_features=groups, agg="mean"
     ) == _quiet(fm.equalized_odds_ratio, y_true, y_pred, sensitive_features=groups, agg="mean")
@@ -348,7 +352,10 @@ def test_all_zero_rates() -> None:
             y_true, y_pred, sensitive_features=groups, method=method
         )
         assert math.isnan(expected)
-        with pytest.warns(UndefinedMetricWarning, match="demographic_parity_ratio: the ratio"):
+        with pytest.warns(
+            UndefinedMetricWarning,
+            match="demographic_parity_ratio: the selection rate ratio across the groups is nan",
+        ):
             found = demographic_parity_ratio(
                 y_true, y_pred, sensitive_features=groups, method=method
             )

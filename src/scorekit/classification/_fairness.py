@@ -299,7 +299,8 @@ class _Disparity(Metric[GroupStates]):
         _single_label(self.name, overall)
         return Grouped(self.counts.inner, by=tuple(state.by.tolist())), overall
 
-    def _spread(self, values: ByGroup) -> float:
+    def _spread(self, values: ByGroup, rate: str) -> float:
+        """The difference or ratio of the groups' ``rate`` values, warning when undefined."""
         with warnings.catch_warnings():
             # the summary's own warnings name it below
             warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -310,7 +311,7 @@ class _Disparity(Metric[GroupStates]):
             )
         if math.isnan(found) or math.isinf(found):
             warnings.warn(
-                f"{self.name}: the {self.kind} of the groups' values is {found} "
+                f"{self.name}: the {rate} {self.kind} across the groups is {found} "
                 f"({self._undefined_reason(values)}).",
                 UndefinedMetricWarning,
                 stacklevel=3,
@@ -382,7 +383,7 @@ class DemographicParity(_Disparity):
     def compute(self, state: GroupStates) -> float:
         """The difference or ratio of the groups' selection rates."""
         grouped, _ = self._grouped(state)
-        return self._spread(grouped.compute(state))
+        return self._spread(grouped.compute(state), "selection rate")
 
 
 @dataclass(frozen=True)
@@ -454,8 +455,8 @@ class EqualizedOdds(_Disparity):
         grouped, overall = self._grouped(state)
         binary_cells(self.name, overall, self.pos_label)
         spreads = [
-            self._spread(grouped.values_of(state, self._rate(cells, what)))
-            for cells, what in (((3, 2), "positive"), ((1, 0), "negative"))
+            self._spread(grouped.values_of(state, self._rate(cells, what)), rate)
+            for cells, what, rate in (((3, 2), "positive", "TPR"), ((1, 0), "negative", "FPR"))
         ]
         defined = [s for s in spreads if not math.isnan(s)]
         if not defined:
