@@ -12,6 +12,7 @@ absolute error.
 
 from __future__ import annotations
 
+import abc
 import math
 import warnings
 from dataclasses import dataclass
@@ -226,9 +227,9 @@ class _QuantileD2(RegressionMetric[TargetValues]):
     summarize_replicates = repeated_row_replicates
 
     @property
+    @abc.abstractmethod
     def quantile_level(self) -> float:
         """The level of the quantile baseline."""
-        raise NotImplementedError
 
     def _term(self) -> str:
         return f"pinball(alpha={self.quantile_level!r})"

@@ -9,6 +9,7 @@ states of the same loss merge. The D^2 scores built on these losses are in
 
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
@@ -252,9 +253,9 @@ class _Deviance(_MeanError):
     """A mean Tweedie deviance of a fixed or configured power."""
 
     @property
+    @abc.abstractmethod
     def tweedie_power(self) -> float:
         """The Tweedie power of the deviance."""
-        raise NotImplementedError
 
     @property
     def inputs(self) -> str:
