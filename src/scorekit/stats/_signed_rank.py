@@ -141,7 +141,9 @@ def wilcoxon(
     ``"less"``; the two-sided one is ``min(1, 2 min(P(R+ <= r), P(R+ >= r)))``.
 
     Both exact cases count sign assignments with integers (twice the midranks
-    are integers) and round the p-value once. scipy sums floating-point
+    are integers) and round the p-value once; beyond 62 ranks the exact
+    distribution holds probabilities instead (floats), and its cost grows as
+    ``m**3`` (seconds at ``m = 1000``, as scipy's). scipy sums floating-point
     probabilities and computes one tail as 1 minus the other, so for very small
     exact p-values (below ~1e-4) the two differ by up to ~1e-15 absolute. When
     every difference is zero the result is ``p = 1`` for every option, with
