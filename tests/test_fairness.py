@@ -662,3 +662,23 @@ def test_sensitive_column_errors_name_the_file_or_the_metric(tmp_path: Path) -> 
         InputError, match="no column for its input 'sensitive_features'; got 'race'"
     ):
         scorekit.evaluate(path, [EqualizedOdds(sensitive="race")])
+
+
+def test_on_dask(dask_cluster: Any) -> None:
+    pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(2)
+    n = 500
+    table = {
+        "y_true": rng.integers(0, 2, n),
+        "y_pred": rng.integers(0, 2, n),
+        "sex": rng.choice(["f", "m", "x"], n),
+    }
+    metrics = [DemographicParity(sensitive="sex"), EqualizedOdds(sensitive="sex", kind="ratio")]
+    found = scorekit.evaluate(
+        table, metrics, engine="dask", scheduler=dask_cluster.scheduler_address, chunk_size=90
+    )
+    options = {"sensitive_features": table["sex"]}
+    expected = fm.demographic_parity_difference(table["y_true"], table["y_pred"], **options)
+    assert found["demographic_parity_difference"] == pytest.approx(expected, rel=1e-12)
+    expected = fm.equalized_odds_ratio(table["y_true"], table["y_pred"], **options)
+    assert found["equalized_odds_ratio"] == pytest.approx(expected, rel=1e-12)
