@@ -498,3 +498,16 @@ def test_eval_refuses_alternatives_that_do_not_apply(capsys, table, flags, text)
 def test_eval_refuses_an_unknown_test_option(capsys, table):
     code, _, err = _run(capsys, "eval", table[0], *REGRESSION, "--test", "wilcoxon:ties=drop")
     assert code == 2 and "unknown option of the test 'wilcoxon'" in err
+
+
+def test_the_comparison_report_names_the_alternative(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("jinja2")
+    root = Path(__file__).resolve().parent.parent / "examples"
+    out = tmp_path / "rank.html"
+    args = [root / "data" / "qrels.txt", root / "data" / "run.txt", root / "runs" / "rerank.txt"]
+    code, _, err = _run(
+        capsys, "rank", *args, "-m", "map", "--test", "t", "--alternative", "less", "--report", out
+    )
+    assert code == 0, err
+    assert "Test: t, one-sided (alternative: less)" in out.read_text(encoding="utf-8")

@@ -692,6 +692,8 @@ def write_comparison_report(
 
     paired = found.settings
     how = f"Test: {paired.test}"
+    if paired.alternative != "two-sided":
+        how += f", one-sided (alternative: {paired.alternative})"
     if paired.test in RESAMPLED_TESTS:
         how += f" ({paired.n_resamples} resamples, seed {paired.seed})"
     how += f"; correction for several systems: {paired.correction or 'none'}."
