@@ -32,6 +32,7 @@ from typing import Any
 from scorekit import io as _io
 from scorekit.core import Metric, State
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
+from scorekit.engines._dask_errors import cluster_errors, starting_errors
 from scorekit.engines._fold import (
     Notes,
     group_role,
@@ -189,7 +190,8 @@ def _states(
             offsets = False
         total = _graph(frame, metrics, mapping, qrels, label, meta, offsets)
         files = isinstance(source, str | os.PathLike)
-        with _reading_errors(label) if files else contextlib.nullcontext():
+        reading = _reading_errors(label) if files else contextlib.nullcontext()
+        with reading, cluster_errors(scheduler):
             states, rows, notes = client.compute(total).result()
     return list(states), int(rows), notes
 
@@ -353,16 +355,20 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
         if current is not None and not current.asynchronous:
             yield current
             return
-    with (
-        LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=workers or 2,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        ) as cluster,
-        Client(cluster, set_as_default=False) as client,  # type: ignore[no-untyped-call]
-    ):
+    with contextlib.ExitStack() as stack:
+        with starting_errors():
+            cluster = stack.enter_context(
+                LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=workers or 2,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                )
+            )
+            client = stack.enter_context(
+                Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]
+            )
         yield client
 
 
