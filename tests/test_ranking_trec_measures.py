@@ -397,3 +397,15 @@ def test_streamed_chunks_equal_the_whole_run(tmp_path: Any) -> None:
     assert chunks.per_query == whole.per_query
     assert whole.per_query is not None and whole.per_query["302"]["num_rel"] == 77.0
     assert whole.values["num_q"] == 3.0
+
+
+def test_relstrings_write_each_kind_of_judgment() -> None:
+    qrels = {"q": {"a": 2, "b": -1, "c": 12, "d": 0}, "r": {"a": 1}, "s": {"z": 1}}
+    run = {"q": {"a": 5.0, "x": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}, "r": {"b": 1.0, "a": 0.5}}
+    assert ranking.relstrings(qrels, run) == {"q": "2-.>0", "r": "-1"}
+    assert ranking.relstrings(qrels, run, 2) == {"q": "2-", "r": "-1"}
+    assert ranking.relstrings(qrels, run, 0) == {"q": "", "r": ""}
+    assert ranking.relstrings(qrels, run, judged_only=True) == {"q": "2>0", "r": "1"}
+    assert ranking.relstrings(qrels, run, max_docs=1) == {"q": "2", "r": "-"}
+    with pytest.raises(ConfigError, match="relstring: invalid length"):
+        ranking.relstrings(qrels, run, -1)

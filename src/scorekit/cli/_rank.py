@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
+import re
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from scorekit import api
@@ -40,7 +43,15 @@ from scorekit.cli._output import (
 )
 from scorekit.core import option_choices
 from scorekit.errors import ConfigError, message, raw
-from scorekit.ranking import MAP, NDCG, TREC_NICKNAMES, foreign_name, read_run_tag
+from scorekit.ranking import (
+    MAP,
+    NDCG,
+    TREC_NICKNAMES,
+    foreign_name,
+    read_run_tag,
+    relstrings,
+    trec_measures,
+)
 
 NAME = "rank"
 RANK_DEFAULTS = ("map", "ndcg@10", "mrr", "p@10", "recall@100", "bpref")
@@ -142,27 +153,48 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret")
 """trec_eval's counts, printed as integers."""
-_LABELS = ("runid", "relstring")
-"""trec_eval names that are labels rather than measures: the run's tag, a string per query."""
+_RELSTRING = re.compile(r"^relstring(?:[._](?P<length>\d+))?$")
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """trec_eval's labels asked for (``--format trec``): the run's tag, and ``relstring``.
+
+    ``relstring`` (or ``relstring.N``) prints each query's string of grades
+    in the per-query lines, before the values of the metric ``before`` (at
+    the end of the query's lines when None).
+    """
+
+    runid: str | None = None
+    relstring: str | None = None
+    length: int = 10
+    before: str | None = None
+    strings: dict[str, str] = field(default_factory=dict)
 
 
 def _trec_value(name: str, value: float) -> str:
     return f"{round(value)}" if name in _COUNTS else f"{value:6.4f}"
 
 
-def _write_trec(result: Any, per_query: bool, out: TextIO, runid: str | None) -> None:
+def _write_trec(result: Any, per_query: bool, out: TextIO, labels: _Labels) -> None:
     """trec_eval's layout: per query (without the geometric means), then ``all``."""
     table = result.per_query or {}
     names = {spec: foreign_name(spec, "trec") for spec in result}
     if per_query:
         for query in sorted(table):
+            lines = []
             for spec, value in table[query].items():
                 name = names[spec]
+                if spec == labels.before and labels.relstring is not None:
+                    lines.append(_relstring_line(labels, query))
                 if name.startswith("gm_") or name == "num_q":
                     continue
-                out.write(f"{name:<22}\t{query}\t{_trec_value(name, value)}\n")
-    if runid is not None:
-        out.write(f"{'runid':<22}\tall\t{runid}\n")
+                lines.append(f"{name:<22}\t{query}\t{_trec_value(name, value)}\n")
+            if labels.relstring is not None and labels.before not in table[query]:
+                lines.append(_relstring_line(labels, query))
+            out.write("".join(lines))
+    if labels.runid is not None:
+        out.write(f"{'runid':<22}\tall\t{labels.runid}\n")
     if "num_q" not in names.values():
         num_q = len(next(iter(result.states.values())).table()[0]) if result.states else 0
         out.write(f"{'num_q':<22}\tall\t{num_q}\n")
@@ -170,25 +202,59 @@ def _write_trec(result: Any, per_query: bool, out: TextIO, runid: str | None) ->
         out.write(f"{names[spec]:<22}\tall\t{_trec_value(names[spec], value)}\n")
 
 
-def _metrics(args: argparse.Namespace) -> tuple[list[str], str | None]:
-    """The metrics named (trec_eval's labels left out), and the run's tag if ``runid`` is asked.
+def _relstring_line(labels: _Labels, query: str) -> str:
+    return f"{labels.relstring:<22}\t{query}\t'{labels.strings.get(query, '')}'\n"
+
+
+def _metrics(args: argparse.Namespace) -> tuple[list[str], _Labels]:
+    """The metrics named (trec_eval's labels left out), and the labels asked for.
 
     ``runid``, alone or in a measure set (``-m all_trec``), prints the run's
-    tag with ``--format trec``; ``relstring`` is not printed.
+    tag with ``--format trec``; ``relstring`` (``relstring.N``) the first
+    grades of each query with ``--format trec --per-query``, where trec_eval
+    prints it: in a measure set, before the measure that follows it there.
     """
     named = list(args.metric or RANK_DEFAULTS)
     wants_tag = any(m == "runid" or "runid" in TREC_NICKNAMES.get(m, ()) for m in named)
-    metrics = [m for m in named if m not in _LABELS]
+    metrics = [m for m in named if m != "runid" and _RELSTRING.match(m) is None]
     if not metrics:
         raise ConfigError(
             message("scorekit rank", "no measure named", raw(" ".join(named)), "e.g. -m map")
         )
     tag = read_run_tag(args.run[0]) if wants_tag and args.format == "trec" else None
-    return metrics, tag
+    name, length, before = _relstring(named)
+    return metrics, _Labels(runid=tag, relstring=name, length=length, before=before)
+
+
+def _relstring(named: list[str]) -> tuple[str | None, int, str | None]:
+    """``relstring``'s printed name, its length and the metric it precedes, if it is asked."""
+    name, length, before, asked = None, 10, None, False
+    for i, item in enumerate(named):
+        match = _RELSTRING.match(item)
+        members = TREC_NICKNAMES.get(item, ())
+        if match is not None:
+            asked = True
+            if match["length"] is not None:
+                name, length = f"relstring_{int(match['length'])}", int(match["length"])
+            if before is None and i + 1 < len(named):
+                before = _first_key(named[i + 1])
+        elif "relstring" in members:
+            asked = True
+            at = members.index("relstring")
+            before = _first_key(members[at + 1]) if at + 1 < len(members) else None
+    if not asked:
+        return None, length, None
+    return name or "relstring", length, before
+
+
+def _first_key(item: str) -> str:
+    """The key of the first metric ``item`` names (a trec_eval family or set: its first one)."""
+    members = trec_measures(item)
+    return members[0] if members else item
 
 
 def _write_rank(
-    result: Any, per_query: bool, fmt: str, out: TextIO, runid: str | None = None
+    result: Any, per_query: bool, fmt: str, out: TextIO, labels: _Labels | None = None
 ) -> None:
     table = result.per_query or {}
     if fmt == "ir_measures":
@@ -202,7 +268,7 @@ def _write_rank(
             out.write(f"{lead}{names[spec]}\t{value:.4f}\n")
         return
     if fmt == "trec":
-        _write_trec(result, per_query, out, runid)
+        _write_trec(result, per_query, out, labels or _Labels())
         return
     if not per_query:
         write_values(dict(result), fmt, out)
@@ -241,7 +307,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         options["max_docs"] = args.max_docs
     if args.num_docs is not None:
         options["num_docs"] = args.num_docs
-    metrics, runid = _metrics(args)
+    metrics, labels = _metrics(args)
     paired = paired_settings(args, NAME)
     if paired is not None:
         refuse_with_comparison(args, NAME, "per_query", "save_state", "by")
@@ -288,7 +354,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if ci is not None:
         write_ci_values(evaluation.values, args.format, out, err, ci, evaluation.metrics)
     else:
-        _write_rank(evaluation, args.per_query, args.format, out, runid)
+        if labels.relstring is not None and args.per_query and args.format == "trec":
+            strings = relstrings(
+                args.qrels,
+                args.run[0],
+                labels.length,
+                judged_only=args.judged_only,
+                max_docs=args.max_docs,
+            )
+            labels = dataclasses.replace(labels, strings=strings)
+        _write_rank(evaluation, args.per_query, args.format, out, labels)
     write_report(args, evaluation, err, title="scorekit rank", inputs=[args.qrels, *args.run])
     return 0
 

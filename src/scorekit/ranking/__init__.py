@@ -55,6 +55,7 @@ from scorekit.ranking._trec_counts import (
     NumRelRet,
     NumRet,
     Utility,
+    relstrings,
 )
 from scorekit.ranking._trec_gains import RNDCG, BinG, G, NDCGRel
 from scorekit.ranking._trec_measures import (
@@ -134,6 +135,7 @@ __all__ = [
     "read_run",
     "read_run_file",
     "read_run_tag",
+    "relstrings",
     "translate",
     "trec_measures",
     "write_run",

@@ -33,6 +33,7 @@ __all__ = [
     "NumRelRet",
     "NumRet",
     "Utility",
+    "relstrings",
 ]
 
 
@@ -431,3 +432,58 @@ class Utility(_Filled):
         """The utility of retrieving nothing: c3 R + c4 (N - R)."""
         none = np.zeros(len(judged.absent))
         return self._utility(none, judged.absent_relevant(self.relevance_level), none)
+
+
+def relstrings(
+    qrels: Any,
+    run: Any,
+    length: int = 10,
+    *,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+) -> dict[str, str]:
+    """trec_eval's ``relstring``: the grades of each query's first documents, one character each.
+
+    A grade from 0 to 9 is its digit, a greater one ``>``; a document the
+    qrels do not list is ``-``, one they list with a negative grade (pooled,
+    not judged) ``.``.
+
+    Parameters
+    ----------
+    qrels, run
+        As :func:`~scorekit.ranking.evaluate` takes them.
+    length : int, default 10
+        How many documents of each query (trec_eval's ``relstring.N``).
+    judged_only, max_docs
+        trec_eval's ``-J`` and ``-M``, as for the measures.
+
+    Returns
+    -------
+    dict
+        ``{query: string}`` for the queries of the run that have judgments.
+
+    Examples
+    --------
+    >>> relstrings({"q": {"a": 2, "b": -1, "c": 12}}, {"q": {"a": 4, "x": 3, "b": 2, "c": 1}})
+    {'q': '2-.>'}
+    """
+    from scorekit.ranking._data import as_qrels, as_run
+    from scorekit.ranking._ranked import judge
+
+    if isinstance(length, bool) or not isinstance(length, int | np.integer) or length < 0:
+        raise ConfigError(message("relstring", "invalid length", length, "an integer >= 0"))
+    judged = NumRet(judged_only=judged_only, max_docs=max_docs).view(
+        judge(as_qrels(qrels), as_run(run))
+    )
+    keep = judged.rank <= length
+    grade = judged.grade[keep]
+    known = ~np.isnan(grade)
+    digits = np.where(known, np.minimum(np.nan_to_num(grade), 10), 0).astype(np.int64)
+    table = np.array([*"0123456789", ">"])
+    chars = np.where(known, table[np.clip(digits, 0, 10)], np.where(judged.listed[keep], ".", "-"))
+    bounds = np.searchsorted(judged.row_query[keep], np.arange(judged.n_queries + 1))
+    text = "".join(chars.tolist())
+    return {
+        q: text[lo:hi]
+        for q, lo, hi in zip(judged.queries.tolist(), bounds[:-1], bounds[1:], strict=True)
+    }
