@@ -274,3 +274,21 @@ def test_rank_test_tukey_end_to_end(capsys):
     for i, row in enumerate(doc["comparisons"], start=1):
         p = float(want.pvalue[i, 0])
         assert row["pvalue"] == pytest.approx(p, rel=_scipy_tolerance(p))
+
+
+@settings(max_examples=15, deadline=None)
+@given(groups())
+def test_tukey_hsd_matches_ranx(samples):
+    ranx_tests = pytest.importorskip("ranx.statistical_tests")
+    names = [f"s{i}" for i in range(len(samples))]
+    rows = ranx_tests.tukey_hsd_test(model_names=names, scores=samples, max_p=0.05)
+    got = tukey_hsd(*samples).pvalue
+    for row in rows:
+        i, j = names.index(row["control"]), names.index(row["treatment"])
+        want = float(row["p-value"])
+        if i == j:
+            continue
+        if want < 1e-9:
+            assert got[i, j] < 2e-9
+        else:
+            assert got[i, j] == pytest.approx(want, rel=_scipy_tolerance(want))
