@@ -260,11 +260,13 @@ def _reduce_counts(keys_of: int, score: Float, hit: NDArray[np.bool_]) -> tuple[
     """As :func:`_reduce` for rows of weight 1 whose key is ``i`` in the ``i``-th of
     ``keys_of`` equal parts of ``score``, without an argsort.
 
-    Each key's distinct scores and counts come from one sort of its scores
-    (``numpy.unique`` with counts sorts the values themselves, several times
-    faster than sorting their indices), the hits from a sort of the scores of
-    the positive rows; weights equal the counts.
+    Each key's distinct probabilities, counts and hits come from
+    :func:`_counts`; weights equal the counts.
     """
+    if keys_of == 1:
+        distinct, count, found = _counts(score, hit)
+        key = np.zeros(distinct.size, dtype=np.int64)
+        return key, distinct, [count, count.astype(np.float64), found]
     step = score.size // keys_of
     keys: list[NDArray[np.int64]] = []
     scores: list[Float] = []
@@ -272,14 +274,10 @@ def _reduce_counts(keys_of: int, score: Float, hit: NDArray[np.bool_]) -> tuple[
     hits: list[Float] = []
     for column in range(keys_of):
         lo, hi = column * step, (column + 1) * step
-        part = score[lo:hi]
-        distinct, count = np.unique(part, return_counts=True)
-        positive, times = np.unique(part[hit[lo:hi]], return_counts=True)
-        found = np.zeros(distinct.size)
-        found[np.searchsorted(distinct, positive)] = times
+        distinct, count, found = _counts(score[lo:hi], hit[lo:hi])
         keys.append(np.full(distinct.size, column, dtype=np.int64))
         scores.append(distinct)
-        counts.append(count.astype(np.int64))
+        counts.append(count)
         hits.append(found)
     count_all = np.concatenate(counts)
     return (
@@ -289,16 +287,93 @@ def _reduce_counts(keys_of: int, score: Float, hit: NDArray[np.bool_]) -> tuple[
     )
 
 
+_GRID = 1_000_000
+"""Probabilities that are all multiples of 1 / _GRID (6 decimals, as text files hold them)
+are counted on that grid, without a sort."""
+
+
+def _counts(part: Float, hit: NDArray[np.bool_]) -> tuple[Float, NDArray[np.int64], Float]:
+    """The distinct probabilities in ``[0, 1]`` of ``part``, sorted (-0.0 counted as 0.0),
+    with the number of samples at each and of those that hit.
+
+    Probabilities on the grid of multiples of ``1 / _GRID`` (every ``p`` equal
+    to ``i / _GRID`` for an integer ``i``, as for probabilities written with at
+    most six decimals) are counted by their ``i``. Others are sorted once:
+    the bits of a probability in [0, 1] order like its value and leave the
+    top bit free, so each is shifted up by one with the hit in the lowest bit,
+    and one sort of these integers (no argsort) yields the distinct values,
+    their counts and, in each run of equal values, the hits last.
+    """
+    cells = _grid_cells(part, hit)
+    if cells is not None:
+        both = np.bincount(cells, minlength=2 * _GRID + 2).reshape(-1, 2)
+        count = both[:, 0] + both[:, 1]
+        present = np.flatnonzero(count)
+        grid_hits: Float = both[present, 1].astype(np.float64)
+        return present / float(_GRID), count[present].astype(np.int64), grid_hits
+    packed = (part + 0.0).view(np.uint64)
+    packed <<= np.uint64(1)
+    packed |= hit
+    packed.sort()
+    bit = packed & np.uint64(1)
+    packed >>= np.uint64(1)
+    new = np.empty(packed.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(packed[1:], packed[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    if first.size == packed.size:
+        return packed.view(np.float64), np.ones(packed.size, dtype=np.int64), bit.astype(np.float64)
+    ones = np.cumsum(bit)
+    upto = ones[np.append(first[1:], packed.size) - 1]
+    found = np.diff(upto, prepend=np.uint64(0)).astype(np.float64)
+    distinct: Float = packed[first].view(np.float64)
+    return distinct, np.diff(first, append=packed.size).astype(np.int64), found
+
+
+_BLOCK = 1 << 16
+"""Probabilities per block of :func:`_grid_cells` (its temporaries stay in the caches)."""
+
+
+def _grid_cells(part: Float, hit: NDArray[np.bool_]) -> NDArray[np.intp] | None:
+    """``2 i + hit`` with ``part == i / _GRID`` for every probability; None if one is off the grid.
+
+    The probabilities are checked a block at a time, so data off the grid are
+    ruled out after the first block, most often.
+    """
+    cells = np.empty(part.size, dtype=np.intp)
+    scaled = np.empty(min(part.size, _BLOCK))
+    back = np.empty(scaled.size)
+    for lo in range(0, part.size, _BLOCK):
+        look = part[lo : lo + _BLOCK]
+        m = look.size
+        np.multiply(look, float(_GRID), out=scaled[:m])
+        np.rint(scaled[:m], out=scaled[:m])
+        np.divide(scaled[:m], float(_GRID), out=back[:m])
+        if not np.array_equal(back[:m], look):
+            return None
+        out = cells[lo : lo + m]
+        out[:] = scaled[:m]
+        out <<= 1
+        out |= hit[lo : lo + m]
+    return cells
+
+
 def _distinct(t: NDArray[Any]) -> NDArray[Any]:
-    """``numpy.unique(t)``, by counting for integers of a range below 2**20 (no sort)."""
+    """``numpy.unique(t)``, by counting for integers of a range below 2**20 (no sort).
+
+    The smallest and the largest value are present, so integers of a range
+    of at most 2 (0 and 1, -1 and 1) need no count.
+    """
     if t.dtype.kind in "iu" and t.size:
         lo, hi = int(t.min()), int(t.max())
+        if hi - lo < 2:
+            return np.unique(np.array([lo, hi], dtype=t.dtype))
         if hi - lo < 1 << 20:
             shifted = t if lo == 0 else t - t.dtype.type(lo)
             if shifted.dtype.kind == "u" and shifted.dtype.itemsize >= 8:
                 shifted = shifted.astype(np.intp)
             present = np.flatnonzero(np.bincount(shifted))
-            out: NDArray[Any] = (present + lo).astype(t.dtype)
+            out: NDArray[Any] = present.astype(t.dtype) + t.dtype.type(lo)
             return out
     return np.unique(t)
 
@@ -416,15 +491,15 @@ def summarize(
         return CalibrationHistogram.empty()
     labels = _distinct(t)
     if method == "binary":
-        n_keys, scores, hit = 1, p + 0.0, _positives(name, t, metric.pos_label, labels)
+        n_keys, scores, hit = 1, p, _positives(name, t, metric.pos_label, labels)
     else:
         k = p.shape[1]
         cols = _columns(name, t, k, getattr(metric, "labels", None))
         if method == "top_label":
-            n_keys, scores = 1, p.max(axis=1) + 0.0
+            n_keys, scores = 1, p.max(axis=1)
             hit = np.argmax(p, axis=1) == cols
         else:
-            n_keys, scores = k, p.T.ravel() + 0.0
+            n_keys, scores = k, p.T.ravel()
             hit = (cols[None, :] == np.arange(k)[:, None]).ravel()
     if w is None:
         key, score, (count, weight, hits) = _reduce_counts(n_keys, scores, hit)
@@ -432,7 +507,7 @@ def summarize(
         keys = np.repeat(np.arange(n_keys, dtype=np.int64), n)
         ws = w if n_keys == 1 else np.tile(w, n_keys)
         key, score, (count, weight, hits) = _reduce(
-            keys, scores, [np.ones(keys.size, dtype=np.int64), ws, np.where(hit, ws, 0.0)]
+            keys, scores + 0.0, [np.ones(keys.size, dtype=np.int64), ws, np.where(hit, ws, 0.0)]
         )
     return CalibrationHistogram(
         method=method,
