@@ -62,7 +62,8 @@ def make_batch(kind: str, seed: int, n: int, k: int, style: int) -> tuple[Any, .
         y = _scores(rng, shape, style)
         noise = _scores(rng, shape, (style + 1) % 4)
         if kind == "regression_positive":
-            return np.abs(y), np.abs(y + noise)
+            # strictly positive: the domain of the Poisson and Gamma deviances
+            return np.abs(y) + 0.5, np.abs(y + noise) + 0.5
         return y, y + noise
     if kind == "qrels_run":
         return _qrels_run(rng, n, style)

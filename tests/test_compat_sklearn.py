@@ -307,6 +307,25 @@ def _regression(rng: np.random.Generator, n: int, positive: bool = False) -> Bat
     return (t, p), kwargs
 
 
+def _quantile(rng: np.random.Generator, n: int) -> Batch:
+    args, kwargs = _regression(rng, n)
+    kwargs["alpha"] = _pick(rng, [0.0, 0.1, 0.5, 0.9, 1.0])
+    return args, kwargs
+
+
+def _deviance(power: float | None) -> Callable[[np.random.Generator, int], Batch]:
+    """1-D targets and predictions > 0 (every deviance's domain), with a power if given."""
+
+    def batch(rng: np.random.Generator, n: int) -> Batch:
+        t, p = np.abs(rng.normal(size=n)) + 0.5, np.abs(rng.normal(size=n)) + 0.5
+        kwargs: dict[str, Any] = {"sample_weight": _weights(rng, n)}
+        if power is None:
+            kwargs["power"] = _pick(rng, [0.0, -1.0, 1.0, 1.5, 2.0, 3.0])
+        return (t, p), kwargs
+
+    return batch
+
+
 def _r2(rng: np.random.Generator, n: int) -> Batch:
     """Regression batches; constant residuals or targets unweighted.
 
@@ -383,6 +402,13 @@ BATCHES: dict[str, Callable[[np.random.Generator, int], Batch]] = {
     "r2_score": _r2,
     "explained_variance_score": _r2,
     "max_error": _max_error,
+    "mean_pinball_loss": _quantile,
+    "d2_pinball_score": _quantile,
+    "d2_absolute_error_score": _regression,
+    "mean_tweedie_deviance": _deviance(None),
+    "mean_poisson_deviance": _deviance(1.0),
+    "mean_gamma_deviance": _deviance(2.0),
+    "d2_tweedie_score": _deviance(None),
     "mutual_info_score": _clustering,
     "ndcg_score": _dcg,
     "dcg_score": _dcg,
