@@ -16,6 +16,12 @@ Rows:
 - in memory, 1,000 queries x 1,000 rows = 1,000,000 rows: scorekit from pyarrow
   tables (building ``Qrels`` / ``Run`` included) and from already built objects,
   against ranx ``evaluate`` on already built ``ranx.Qrels`` / ``ranx.Run``.
+- array form, learning-to-rank style: ``queries x 100`` candidates with grades 0-3 and
+  random scores, 1,000,000 and 10,000,000 rows. ``ranking.ndcg(k=10, ties="average")``
+  on the 2-D arrays against scikit-learn's ``ndcg_score(k=10)`` (which averages tied
+  scores the same way), and, for ndcg, dcg, map, mrr and precision_at on the 1-D arrays
+  with a ``group`` column, the time per row at 10,000,000 rows against the time per row
+  at 1,000,000 (the "reference" is 10 x the 1,000,000-row time: 1.0x is linear);
 - fusion of three runs (1,000 queries x 100 documents each) with RRF, CombMNZ
   after min-max, CombSUM after z-scores, BordaFuse and Condorcet, ``ranking.fuse``
   on built runs against ``ranx.fuse`` on built runs, after a warm-up call of each
@@ -281,6 +287,71 @@ def run(n: int = N) -> list[Row]:
     rows.append(Row(task, size, t_ours, rx, t_ref, _agree(_ours_per_query(ours), ranx_pq)))
     rows += _dict_rows(pt, rx)
     rows += _fusion_rows(rx)
+    rows += array_rows(n)
+    return rows
+
+
+ARRAY_QUERIES = (10_000, 100_000)
+"""Queries of the array-form rows at full size (x ARRAY_CANDIDATES = 1,000,000 and 10,000,000)."""
+ARRAY_CANDIDATES = 100
+
+
+def _array_data(queries: int, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    grades = rng.integers(0, 4, (queries, ARRAY_CANDIDATES)).astype(np.float64)
+    return grades, rng.random((queries, ARRAY_CANDIDATES))
+
+
+def array_rows(n: int = N) -> list[Row]:
+    """The array-form metrics: nDCG against scikit-learn, and time per row at two sizes."""
+    import sklearn
+    from sklearn.metrics import ndcg_score
+
+    sizes = [max(10, q * n // N) for q in ARRAY_QUERIES]
+    sk = f"scikit-learn {sklearn.__version__}"
+    rows = []
+    for queries in sizes:
+        grades, scores = _array_data(queries)
+        size = f"{queries * ARRAY_CANDIDATES:,} rows ({queries:,} queries x 100), 2-D"
+        t_ours, got = best_of(lambda g=grades, s=scores: ranking.ndcg(g, s, k=10, ties="average"))
+        repeat = 1 if queries > 20_000 else 3
+        t_ref, want = best_of(lambda g=grades, s=scores: ndcg_score(g, s, k=10), repeat=repeat)
+        agree = "yes (rtol 1e-12)" if np.isclose(got, want, rtol=1e-12, atol=0) else "NO"
+        task = 'ndcg(k=10, ties="average") on 2-D arrays'
+        rows.append(Row(task, size, t_ours, sk, t_ref, agree))
+    small, large = sizes
+    data = {}
+    for queries in sizes:
+        grades, scores = _array_data(queries)
+        group = np.repeat(np.arange(queries), ARRAY_CANDIDATES)
+        data[queries] = (grades.ravel(), scores.ravel(), group)
+    functions = [
+        ("ndcg(k=10)", ranking.ndcg),
+        ("dcg(k=10)", ranking.dcg),
+        ("map", ranking.map),
+        ("mrr", ranking.mrr),
+        ("precision_at(k=10)", ranking.precision_at),
+    ]
+    scale = large // small
+    for name, function in functions:
+        k = {"k": 10} if "k=10" in name else {}
+        times = {}
+        for queries in sizes:
+            grades, scores, group = data[queries]
+            times[queries], _ = best_of(
+                lambda g=grades, s=scores, q=group, f=function, k=k: f(g, s, group=q, **k)
+            )
+        rows.append(
+            Row(
+                f"{name} on 1-D arrays with group: time per row, {large * 100:,} rows "
+                f"against {small * 100:,}",
+                f"{large * 100:,} rows ({large:,} queries x 100)",
+                times[large],
+                f"scorekit at {small * 100:,} rows x {scale}",
+                times[small] * scale,
+                "1.0x is linear",
+            )
+        )
     return rows
 
 
