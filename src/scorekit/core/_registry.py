@@ -256,7 +256,15 @@ def get(name: str) -> MetricInfo:
         key = _ALIASES.get(name, name)
     if key not in _REGISTRY:
         known = sorted(set(_REGISTRY) | set(_ALIASES) | _SPELLED)
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        close: list[str] = []
+        named: set[str] = set()
+        for found in difflib.get_close_matches(name, known, n=12, cutoff=0.5):
+            spelled = _spelled(found) if found in _SPELLED else None
+            metric = _ALIASES.get(found, found) if spelled is None else spelled.split(":")[0]
+            metric = _ALIASES.get(metric, metric)
+            if metric not in named and len(close) < 3:
+                named.add(metric)  # one name per metric, not its aliases too
+                close.append(found)
         hint = f"a registered name (close: {', '.join(close)})" if close else "a registered name"
         raise ConfigError(
             message("scorekit", "unknown metric", name, hint + "; see `scorekit list`")
