@@ -7,8 +7,11 @@ and the partition yields one row per metric holding its state, encoded by
 :mod:`scorekit.engines._spark_codec` (the JSON document of
 :meth:`~scorekit.core.State.to_dict` with its arrays in npy blocks, never
 pickle), plus one row with the rows it read and the warnings its metrics raised.
-``reduceByKey`` on the metric's index merges the states of all partitions on the
-executors, so the driver receives one state per metric.
+The states are then merged on the executors in a tree, :data:`SPLIT_EVERY`
+consecutive partitions per task and in partition order (``groupByKey`` on the
+metric's index and the group of partitions, level after level, as the Dask
+engine merges), so the driver receives one state per metric, and states that
+keep per-row values keep them in the order of the input.
 
 The input is one of:
 
@@ -41,6 +44,7 @@ import os
 import re
 import shutil
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,7 +69,9 @@ __all__ = ["run", "spark_states"]
 WHERE = "the Spark engine (--engine spark)"
 _INSTALL = 'pip install "scorekit[spark]", and Java 17 or later'
 _UNITS = "kind string, path string, fmt string, groups array<int>, start long, data binary"
-_OUT = "key int, value binary"
+_OUT = "key int, part int, value binary"
+SPLIT_EVERY = 8
+"""How many partitions' states one merge task combines, in partition order."""
 _LOCAL = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -165,9 +171,10 @@ def spark_states(
         The cores of the local session started for the call (``local[N]``).
     partitions
         The Spark partitions the input is cut into: a DataFrame is repartitioned
-        into that many; files and tables are spread over that many tasks
-        (default: as many as the session runs at once, at most one per file,
-        row group or chunk).
+        into that many (a shuffle: its rows come in Spark's order, which changes
+        the order of the per-row values some states keep, never a value); files
+        and tables are spread over that many tasks, in order (default: as many
+        as the session runs at once, at most one per file, row group or chunk).
 
     Returns
     -------
@@ -231,19 +238,28 @@ def spark_states(
         context = spark.sparkContext
         setup = context.broadcast((metrics, dict(mapping), prepared, optional, size))
         try:
-            if frame:
-                parts = _frame_parts(source, mapping, keys, partitions, context)
-                task = _frame_task(setup, "spark dataframe")
-            else:
-                units = _units(src, mapping, keys, optional, size)
-                count = max(1, min(len(units), partitions or context.defaultParallelism))
-                parts = spark.createDataFrame(context.parallelize(units, count), _UNITS)
-                task = _unit_task(setup)
-            found = _reduce(parts.mapInArrow(task, _OUT), setup, len(metrics), context)
+            with _quiet():
+                if frame:
+                    parts = _frame_parts(source, mapping, keys, partitions, context)
+                    task = _frame_task(setup, "spark dataframe")
+                else:
+                    units = _units(src, mapping, keys, optional, size)
+                    count = max(1, min(len(units), partitions or context.defaultParallelism))
+                    parts = spark.createDataFrame(context.parallelize(units, count), _UNITS)
+                    task = _unit_task(setup)
+                found = _reduce(parts.mapInArrow(task, _OUT), setup, len(metrics), context)
         finally:
             with contextlib.suppress(Exception):
                 setup.destroy()
     return _results(metrics, found)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Without pyspark's warning about the pandas version, which the engine does not use."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        yield
 
 
 def _is_frame(source: Any) -> bool:
@@ -620,6 +636,7 @@ def _parquet_rows(
 def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
     """One Arrow batch of the task's values: its states and rows, or the error it raised."""
     import pyarrow as pa
+    from pyspark import TaskContext
 
     try:
         (states, rows), found = caught(work)
@@ -631,14 +648,20 @@ def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
         pairs = [(count, codec.encode_meta(rows, notes))]
         if rows:
             pairs.extend((i, codec.encode_state(i, s)) for i, s in enumerate(states))
+    context = TaskContext.get()
+    part = context.partitionId() if context is not None else 0
     return pa.RecordBatch.from_arrays(
-        [pa.array([k for k, _ in pairs], pa.int32()), pa.array([v for _, v in pairs], pa.binary())],
-        names=["key", "value"],
+        [
+            pa.array([k for k, _ in pairs], pa.int32()),
+            pa.array([part] * len(pairs), pa.int32()),
+            pa.array([v for _, v in pairs], pa.binary()),
+        ],
+        names=["key", "part", "value"],
     )
 
 
 def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
-    """Merge two values of one key (runs on the executors, in ``reduceByKey``)."""
+    """Merge two values of one key, the earlier partition's first (runs on the executors)."""
 
     def combine(a: bytes, b: bytes) -> bytes:
         first, second = codec.tag(a), codec.tag(b)
@@ -662,23 +685,57 @@ def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
     return combine
 
 
-def _pair(row: Any) -> tuple[int, bytes]:
-    return int(row[0]), bytes(row[1])
+Keyed = tuple[tuple[int, int], bytes]
+"""A value keyed by its key (a metric's index, or the count's) and its partition (or group)."""
+
+
+def _pair(row: Any) -> Keyed:
+    return (int(row[0]), int(row[1])), bytes(row[2])
+
+
+def _up(item: Keyed) -> tuple[tuple[int, int], tuple[int, bytes]]:
+    """A value keyed by the group of :data:`SPLIT_EVERY` partitions it merges into."""
+    (key, part), value = item
+    return (key, part // SPLIT_EVERY), (part, value)
+
+
+def _in_order(combine: Callable[[bytes, bytes], bytes]) -> Callable[[Any], bytes]:
+    """Merge the values of a group of partitions in the order of the partitions."""
+
+    def merge(values: Any) -> bytes:
+        ordered: list[bytes] = [value for _, value in sorted(values, key=lambda item: item[0])]
+        out = ordered[0]
+        for value in ordered[1:]:
+            out = combine(out, value)
+        return out
+
+    return merge
 
 
 # the driver ------------------------------------------------------------------------------
 
 
 def _reduce(frame: Any, setup: Any, count: int, context: Any) -> dict[int, bytes]:
-    """The one value of each key, merged on the executors and then collected."""
-    reducers = max(1, min(count + 1, context.defaultParallelism))
+    """The one value of each key, merged on the executors in partition order, then collected.
+
+    The values of :data:`SPLIT_EVERY` consecutive partitions are merged by one
+    task (``groupByKey`` on the key and the group), level after level, until one
+    value per key is left; only those reach the driver.
+    """
     try:
-        pairs = frame.rdd.map(_pair).reduceByKey(_combiner(setup), reducers).collect()
+        pairs = frame.rdd.map(_pair)
+        width = frame.rdd.getNumPartitions()
+        merge = _in_order(_combiner(setup))
+        while width > 1:
+            width = -(-width // SPLIT_EVERY)
+            tasks = max(1, min((count + 1) * width, context.defaultParallelism))
+            pairs = pairs.map(_up).groupByKey(tasks).mapValues(merge)
+        found = pairs.collect()
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
         raise _job_error(exc) from None
-    return dict(pairs)
+    return {key: value for (key, _), value in found}
 
 
 def _results(metrics: list[Metric[Any]], found: dict[int, bytes]) -> tuple[list[State], int, Notes]:

@@ -1,0 +1,313 @@
+"""The Spark engine gives the stream engine's states, for every registered metric and source.
+
+One local Spark session (``local[2]``) serves the module. Every input kind of the
+registry is evaluated on Spark from a Spark DataFrame, an in-memory table and a
+Parquet file, and its states compared with the stream engine's: integer states
+bitwise, float sums to 1e-12 relative (they add in another order). Commands run
+with ``--engine spark`` print what ``--engine stream`` prints. Errors raised on
+the executors come back as the scorekit errors they are; Spark's own failures,
+a missing pyspark and a missing Java become one ``scorekit:`` error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspark", reason="the Spark engine needs pyspark (the spark extra)")
+if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+    pytest.skip(
+        "the Spark engine needs Java (none on PATH, JAVA_HOME unset)", allow_module_level=True
+    )
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from conftest import ROOT
+from scorekit import engines, evaluate, parse_metric
+from scorekit.cli import main
+from scorekit.engines import _spark_codec as codec
+from scorekit.engines._columns import resolve
+from scorekit.engines.spark import spark_states
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
+from test_dask import CONFIGS, _check, _kind_table
+
+DATA = ROOT / "examples" / "data"
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    """A local Spark session of two cores, the active session of the module's tests."""
+    from pyspark.sql import SparkSession
+
+    before = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("scorekit-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.log.level", "ERROR")
+        .getOrCreate()
+    )
+    try:
+        yield session
+    finally:
+        session.stop()
+        if before is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
+        else:
+            os.environ["PYSPARK_PYTHON"] = before
+
+
+def _stream(source: Any, metrics: list[Any], columns: Any, qrels: Any, chunk: int) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return engines.engine("stream")(
+            source, metrics, columns=columns, side={"qrels": qrels}, chunk_size=chunk
+        )
+
+
+def _spark(source: Any, metrics: list[Any], columns: Any, qrels: Any, **options: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        states, rows, _ = spark_states(
+            source, metrics, columns=columns, side={"qrels": qrels}, **options
+        )
+    return states, rows
+
+
+def _frame(spark: Any, table: pa.Table) -> Any:
+    return spark.createDataFrame(table)
+
+
+# every metric, Spark == stream ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(CONFIGS))
+def test_every_metric_equals_the_stream_engine(spark: Any, tmp_path: Path, kind: str) -> None:
+    metrics = CONFIGS[kind]
+    table, columns, qrels, _, _ = _kind_table(kind, metrics, 1 + sorted(CONFIGS).index(kind) % 2)
+    expected, rows = _stream(table, metrics, columns, qrels, 9)
+    assert rows == table.num_rows
+    # a DataFrame in its two partitions (for ranking, by query), summarized 5 rows at a time
+    got, count = _spark(_frame(spark, table), metrics, columns, qrels, chunk_size=5)
+    assert count == table.num_rows
+    _check(metrics, got, expected)
+    # the same rows as an in-memory table in chunks of 4, or as a Parquet file of row groups
+    if sorted(CONFIGS).index(kind) % 2:
+        source: Any = table
+    else:
+        source = tmp_path / "part.parquet"
+        pq.write_table(table, source, row_group_size=7)
+    got, count = _spark(source, metrics, columns, qrels, partitions=3, chunk_size=4)
+    assert count == table.num_rows
+    _check(metrics, got, expected)
+
+
+def test_states_travel_exactly() -> None:
+    for kind in sorted(CONFIGS):
+        metrics = CONFIGS[kind]
+        table, columns, qrels, _, _ = _kind_table(kind, metrics, 2)
+        states, _ = _stream(table, metrics, columns, qrels, 11)
+        back = [codec.decode_state(codec.encode_state(i, s)) for i, s in enumerate(states)]
+        assert [codec.state_index(codec.encode_state(i, s)) for i, s in enumerate(states)] == list(
+            range(len(states))
+        )
+        _check(metrics, back, states)
+        for a, b in zip(states, back, strict=True):
+            assert a.to_json() == b.to_json()
+
+
+def _labels_table(n: int = 300) -> pa.Table:
+    rng = np.random.default_rng(3)
+    return pa.table(
+        {
+            "y_true": rng.integers(0, 3, n),
+            "y_pred": rng.integers(0, 3, n),
+            "score": rng.random(n),
+            "target": rng.normal(size=n),
+            "group": np.array(["a", "b", "c"])[rng.integers(0, 3, n)],
+        }
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl.gz"])
+def test_text_files_read_as_the_stream_engine_reads_them(
+    spark: Any, tmp_path: Path, fmt: str
+) -> None:
+    table = _labels_table()
+    for i, (lo, hi) in enumerate(((0, 120), (120, 121), (121, 300))):
+        part = table.slice(lo, hi - lo)
+        path = tmp_path / f"part-{i}.{fmt}"
+        if fmt == "csv":
+            pacsv.write_csv(part, path)
+        else:
+            import gzip
+            import json
+
+            lines = "".join(json.dumps(row) + "\n" for row in part.to_pylist())
+            path.write_bytes(gzip.compress(lines.encode()))
+    metrics = [parse_metric(m) for m in ("f1:macro", "mcc", "confusion_matrix", "accuracy")]
+    expected, _ = _stream(tmp_path, metrics, None, None, 50)
+    got, rows = _spark(tmp_path, metrics, None, None)
+    assert rows == 300
+    _check(metrics, got, expected)
+
+
+def test_by_groups_and_empty_input(spark: Any) -> None:
+    table = _labels_table()
+    frame = _frame(spark, table)
+    stream = evaluate(table, ["accuracy", "mse"], columns={"y_pred": "y_pred"}, by="group")
+    found = evaluate(frame, ["accuracy", "mse"], by="group", engine="spark", partitions=4)
+    assert found.rows == stream.rows == 300
+    for key in ("accuracy", "mse"):
+        assert found[key].by_group == pytest.approx(stream[key].by_group, rel=1e-12)
+        assert found[key].sizes == stream[key].sizes
+    empty = frame.limit(0)
+    states, rows, _ = spark_states(empty, [parse_metric("mse")])
+    assert rows == 0
+    assert states[0].to_json() == parse_metric("mse").empty().to_json()
+
+
+# the commands ---------------------------------------------------------------------------------
+
+
+def _command(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(argv) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_eval_with_engine_spark(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    source = pacsv.read_csv(DATA / "binary.csv")
+    path = tmp_path / f"binary.{fmt}"
+    if fmt == "csv":
+        pacsv.write_csv(source, path)
+    else:
+        pq.write_table(source, path, row_group_size=50)
+    head = ["eval", str(path), "--task", "binary", "--true", "label", "--score", "score"]
+    flags = ["--metric", "roc_auc", "average_precision", "--by", "pred"]
+    # the units of a bootstrap on Spark are keyed by a column, not by row position
+    ci = ["--ci", "--n-resamples", "30", "--seed", "2", "--key", "id"]
+    for extra in ([], ci):
+        want = _command([*head, *flags, *extra, "--engine", "stream"], capsys)
+        assert _command([*head, *flags, *extra, "--engine", "spark"], capsys) == want
+
+
+def test_rank_with_engine_spark(spark: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["rank", str(DATA / "qrels.txt"), str(DATA / "run.txt"), "-m", "map", "ndcg@10"]
+    want = _command([*argv, "--engine", "stream"], capsys)
+    assert _command([*argv, "--engine", "spark"], capsys) == want
+
+
+# errors ---------------------------------------------------------------------------------------
+
+
+def test_a_bad_value_names_the_file_as_the_stream_engine_does(spark: Any, tmp_path: Path) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("y_true,y_pred\n1.5,2\n0.5,1\nx,3\n")
+    metric = [parse_metric("mse")]
+    with pytest.raises(InputError) as stream:
+        _stream(path, metric, None, None, 2)
+    with pytest.raises(InputError) as found:
+        _spark(path, metric, None, None)
+    assert str(found.value) == str(stream.value)
+    assert "bad.csv" in str(found.value)
+
+
+def test_a_query_in_two_files_is_refused(spark: Any, tmp_path: Path) -> None:
+    # each file is folded on its own: a query split between two files cannot be merged
+    # into a wrong number, its two states are refused on the executors, naming it
+    (tmp_path / "a.csv").write_text("query,doc,score\nq1,d1,0.9\nq2,d2,0.5\n")
+    (tmp_path / "b.csv").write_text("query,doc,score\nq2,d3,0.7\nq3,d1,0.2\n")
+    qrels = {"q1": {"d1": 1}, "q2": {"d3": 1}, "q3": {"d1": 1}}
+    with pytest.raises(InputError, match="q2"):
+        evaluate(tmp_path, ["map"], qrels=qrels, engine="spark")
+
+
+def test_a_failed_job_is_one_scorekit_error(spark: Any) -> None:
+    from pyspark.sql import functions as F
+
+    frame = spark.createDataFrame([(1, 1), (0, 1)], "y_true int, y_pred int")
+    broken = F.udf(lambda x: 1 // 0, "int")
+    with pytest.raises(ConfigError, match="the Spark job failed; got ZeroDivisionError"):
+        spark_states(frame.withColumn("y_true", broken("y_true")), [parse_metric("accuracy")])
+
+
+def test_options_that_contradict_the_session(spark: Any) -> None:
+    table = {"y_true": [1, 0], "y_pred": [1, 1]}
+    with pytest.raises(ConfigError, match="already running, on another master"):
+        evaluate(table, "accuracy", engine="spark", scheduler="local[3]")
+    with pytest.raises(ConfigError, match="cannot go with a master"):
+        evaluate(table, "accuracy", engine="spark", scheduler="local[2]", workers=2)
+    with pytest.raises(ConfigError, match="invalid partitions"):
+        evaluate(table, "accuracy", engine="spark", partitions=0)
+    with pytest.raises(ConfigError, match="options of the Spark engine"):
+        evaluate(table, "accuracy", partitions=2)
+    # the active session is the one asked for by name too
+    assert evaluate(table, "accuracy", engine="spark", scheduler="local[2]").rows == 2
+
+
+def test_without_pyspark(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    with pytest.raises(ConfigError, match=r"needs pyspark; got pyspark is not installed"):
+        evaluate({"y_true": [1], "y_pred": [1]}, "accuracy", engine="spark")
+
+
+def test_without_java_the_command_says_so(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYSPARK_PYTHON")}
+    env["PATH"] = str(Path(sys.executable).parent)
+    argv = ["eval", str(DATA / "binary.csv"), "--task", "binary", "--true", "label"]
+    done = subprocess.run(
+        [sys.executable, "-m", "scorekit", *argv, "--pred", "pred", "--engine", "spark"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert done.stderr.startswith("scorekit: evaluate: the Spark engine needs Java"), done.stderr
+    assert "Traceback" not in done.stderr and "py4j" not in done.stderr.lower()
+
+
+def test_warnings_of_the_executors_once(spark: Any) -> None:
+    frame = spark.createDataFrame([(0, 0)] * 6, "y_true int, y_pred int")
+    with warnings.catch_warnings(record=True) as found:
+        warnings.simplefilter("always")
+        stream = evaluate({"y_true": [0] * 6, "y_pred": [0] * 6}, "f1")
+    expected = [str(w.message) for w in found if issubclass(w.category, UndefinedMetricWarning)]
+    with warnings.catch_warnings(record=True) as found:
+        warnings.simplefilter("always")
+        result = evaluate(frame, "f1", engine="spark", partitions=3)
+    got = [str(w.message) for w in found if issubclass(w.category, UndefinedMetricWarning)]
+    assert result.values == stream.values
+    assert got == expected
+
+
+def test_columns_are_resolved_before_the_job(spark: Any) -> None:
+    frame = spark.createDataFrame([(1, 1)], "label int, guess int")
+    metrics = [parse_metric("accuracy")]
+    with pytest.raises(InputError, match="no column for its input 'y_true'"):
+        spark_states(frame, metrics)
+    mapping = resolve(metrics, {"y_true": "label", "y_pred": "guess"}, frame.columns)
+    assert mapping == {"y_true": ("label",), "y_pred": ("guess",)}
+    states, rows, _ = spark_states(frame, metrics, columns={"y_true": "label", "y_pred": "guess"})
+    assert rows == 1 and metrics[0].compute(states[0]) == 1.0
