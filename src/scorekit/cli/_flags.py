@@ -264,19 +264,23 @@ def add_scale_flags(parser: argparse.ArgumentParser, *, unit: str = "rows") -> N
         "--engine",
         choices=engine_names(),
         help="stream: read in chunks on this machine; dask: summarize partitions on a Dask "
-        f"cluster (default: read the whole input at once; with --chunk-size, stream; chunks of "
-        f"{DEFAULT_CHUNK_SIZE:,} {unit} otherwise)",
+        "cluster; spark: summarize partitions on Spark executors (default: read the whole "
+        f"input at once; with --chunk-size, stream; chunks of {DEFAULT_CHUNK_SIZE:,} {unit} "
+        "otherwise)",
     )
     group.add_argument(
         "--scheduler",
         metavar="tcp://HOST:PORT",
-        help="the Dask scheduler to run on (--engine dask; default: a local cluster)",
+        help="the Dask scheduler to run on (--engine dask), or the Spark master "
+        "(--engine spark: spark://HOST:7077, yarn, local[4]); default: a local cluster, or for "
+        "Spark the active session if there is one",
     )
     group.add_argument(
         "--workers",
         type=positive_int,
         metavar="N",
-        help="worker processes of the local Dask cluster (--engine dask)",
+        help="worker processes of the local Dask cluster (--engine dask), or cores of the "
+        "local Spark session (--engine spark)",
     )
     group.add_argument(
         "--state-warning",
