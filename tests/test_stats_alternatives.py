@@ -511,3 +511,35 @@ def test_the_comparison_report_names_the_alternative(capsys, tmp_path):
     )
     assert code == 0, err
     assert "Test: t, one-sided (alternative: less)" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("alternative", "bounds"), [("greater", "[{}, inf)"), ("less", "(-inf, {}]")]
+)
+def test_the_table_and_json_say_the_test_is_one_sided(capsys, table, alternative, bounds):
+    path, *_ = table
+    base = ["eval", path, *REGRESSION, "--test", "wilcoxon:zero_method=pratt"]
+    code, out, err = _run(capsys, *base[:-1], "t", "--alternative", alternative)
+    assert code == 0, err
+    assert f"paired t-test, one-sided ({alternative}); * p < 0.05" in out
+    row = out.splitlines()[3]
+    interval = row.split("  ")
+    assert any(cell.strip().startswith(bounds.split("{}")[0]) for cell in interval), row
+    assert bounds.split("{}")[1] in row
+    code, out, err = _run(capsys, *base, "--alternative", alternative, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["alternative"] == alternative
+    code, out, err = _run(capsys, *base)
+    assert code == 0, err
+    assert out.rstrip().endswith("Wilcoxon signed-rank test; * p < 0.05")
+
+
+def test_sacrebleus_paired_tests_refuse_the_alternative(capsys, tmp_path):
+    refs, hyp_a, hyp_b = (tmp_path / name for name in ("r.txt", "a.txt", "b.txt"))
+    refs.write_text("the cat sat\na dog ran\n")
+    hyp_a.write_text("the cat sat\na dog\n")
+    hyp_b.write_text("a cat sat\na dog ran\n")
+    command = ["text", "--refs", refs, "--hyps", hyp_a, hyp_b, "-m", "bleu", "--paired-bs"]
+    code, out, err = _run(capsys, *command, "--alternative", "greater")
+    assert code == 2 and out == ""
+    assert "--alternative is for scorekit's comparisons; --paired-bs is sacrebleu's test" in err

@@ -382,7 +382,7 @@ def test_compare_roc_auc_with_a_per_row_test_names_the_tests_that_apply() -> Non
                 stats.compare("roc_auc", y, a, b, test=test)
         text = str(info.value)
         assert text.startswith("compare roc_auc: roc_auc has no value per row"), text
-        assert "per-row tests (t, wilcoxon, fisher)" in text
+        assert "per-row tests (t, wilcoxon, fisher, tukey)" in text
         assert f"got test {test!r}" in text
         assert "'paired_bootstrap', 'randomization', 'delong'" in text
         assert "paired_t" not in text

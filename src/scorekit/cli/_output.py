@@ -15,7 +15,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from scorekit.core import ByGroup, Estimate, plain_value
-from scorekit.stats import Interval
+from scorekit.stats import Interval, parse_test
 
 RESAMPLED_TESTS = ("paired_bootstrap", "randomization", "fisher")
 """The tests of ``--test`` that resample (``--n-resamples`` and ``--seed`` shape them)."""
@@ -291,6 +291,7 @@ _TEST_NAMES = {
     "fisher": "Fisher's randomization test",
     "mcnemar": "McNemar's exact test",
     "delong": "DeLong's test",
+    "tukey": "Tukey's HSD test",
 }
 
 
@@ -311,6 +312,8 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
     paired = result.settings
     alpha = 1.0 - paired.confidence
     corrected = paired.correction is not None
+    name = parse_test(paired.test)[0]
+    alternative = getattr(paired, "alternative", "two-sided")
     records = []
     for key, c in result.comparisons:
         p = c.adjusted if corrected else c.pvalue
@@ -331,9 +334,9 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
             }
         )
     if fmt == "json":
-        doc = {"test": paired.test, "correction": paired.correction}
+        doc = {"test": paired.test, "alternative": alternative, "correction": paired.correction}
         doc["confidence"] = paired.confidence
-        if paired.test in RESAMPLED_TESTS:
+        if name in RESAMPLED_TESTS:
             # the analytic tests (t, Wilcoxon, McNemar, DeLong) draw nothing
             doc.update(n_resamples=paired.n_resamples, seed=paired.seed)
         doc["comparisons"] = records
@@ -349,7 +352,7 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
             cells = [r[f] for f in fields] + [r["baseline"], r["significant"]]
             writer.writerow(["" if v is None else v for v in (plain(c) for c in cells)])
         return
-    spans = any(math.isfinite(r["low"]) and math.isfinite(r["high"]) for r in records)
+    spans = any(_interval(r["low"], r["high"]) for r in records)
     header = ["metric", "system", "value", "difference", *(["interval"] if spans else [])]
     header += ["p-value", *(["adjusted"] if corrected else []), "sig"]
     lines: list[list[str]] = []
@@ -361,8 +364,7 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
             lines.append(base + [""] * (len(header) - len(base)))
         row = [r["metric"], r["system"], number(r["value"]), _signed(r["difference"])]
         if spans:
-            finite = math.isfinite(r["low"]) and math.isfinite(r["high"])
-            row.append(f"[{number(r['low'])}, {number(r['high'])}]" if finite else "")
+            row.append(_interval(r["low"], r["high"]))
         row.append(_pvalue(r["pvalue"]))
         if corrected:
             row.append(_pvalue(r["adjusted"]))
@@ -372,10 +374,22 @@ def write_comparisons(result: Any, fmt: str, out: TextIO) -> None:
     for line in [header, ["-" * w for w in widths], *lines]:
         out.write("  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)).rstrip())
         out.write("\n")
-    test = _TEST_NAMES.get(paired.test, paired.test)
+    test = _TEST_NAMES.get(name, paired.test)
+    if alternative != "two-sided":
+        test += f", one-sided ({alternative})"
     adjusted = f", p-values adjusted by {paired.correction}" if corrected else ""
     level = f"; intervals of the difference at {100 * paired.confidence:g}%" if spans else ""
     out.write(f"\n{test}{adjusted}; * p < {alpha:g}{level}\n")
+
+
+def _interval(low: float, high: float) -> str:
+    """An interval of the difference: ``[a, b]``, one-sided ``[a, inf)`` or ``(-inf, b]``, or
+    ``""`` where the test gives none (NaN bounds)."""
+    if math.isnan(low) or math.isnan(high) or (math.isinf(low) and math.isinf(high)):
+        return ""
+    left = "(-inf" if math.isinf(low) else f"[{number(low)}"
+    right = "inf)" if math.isinf(high) else f"{number(high)}]"
+    return f"{left}, {right}"
 
 
 def _pvalue(p: float) -> str:

@@ -229,7 +229,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _sacrebleu(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``--paired-bs`` / ``--paired-ar``: sacrebleu's tests, numbers and table."""
     flag = "--paired-bs" if args.paired_bs else "--paired-ar"
-    for name, given in (("--test", args.test), ("--correction", args.correction)):
+    scorekits = (
+        ("--test", args.test),
+        ("--alternative", getattr(args, "alternative", None)),
+        ("--correction", args.correction),
+    )
+    for name, given in scorekits:
         if given:
             raise ConfigError(
                 message(
