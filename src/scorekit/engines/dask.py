@@ -33,6 +33,7 @@ from scorekit import io as _io
 from scorekit.core import Metric, State
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
+from scorekit.engines._dask_sources import remote_columns, remote_frame, source_frame
 from scorekit.engines._fold import (
     Notes,
     group_role,
@@ -189,7 +190,7 @@ def _states(
             frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
         total = _graph(frame, metrics, mapping, qrels, label, meta, offsets)
-        files = isinstance(source, str | os.PathLike)
+        files = isinstance(source, str | os.PathLike | _io.Source)
         reading = _reading_errors(label) if files else contextlib.nullcontext()
         with reading, cluster_errors(scheduler):
             states, rows, notes = client.compute(total).result()
@@ -275,7 +276,10 @@ def run(
     check_cluster("dask", scheduler, workers)
     if chunk_size is not None:
         positive_int(chunk_size, "chunk_size", unit="rows")
-    if isinstance(source, str | _io.Source) or hasattr(source, "__fspath__"):
+    url = _io.as_url(source)
+    if url is not None:
+        present = remote_columns(url)[1]
+    elif isinstance(source, str | _io.Source) or hasattr(source, "__fspath__"):
         present = _io.open_source(source).columns()
     elif (type(source).__module__ or "").startswith(("dask", "pandas")):
         present = [str(c) for c in source.columns]
@@ -401,6 +405,9 @@ def _frame(
         frame, label = source, "dask dataframe"
     elif isinstance(source, str | os.PathLike):
         frame, label = _read_files(source, wanted, optional)
+    elif isinstance(source, _io.Source) and not isinstance(source, _io.TableSource):
+        frame = source_frame(source, wanted, optional)
+        label = str(getattr(source, "name", "the input"))
     else:
         frame, label, meta = _from_memory(source, client, hint)
     nulls = [c for c in wanted if c not in frame.columns and c in optional]
@@ -451,6 +458,10 @@ def _read_files(
 
     from scorekit.io import FileSource, open_source
 
+    url = _io.as_url(source)
+    if url is not None:
+        names = _io.remote_files(url, _io.listed_in_directories)
+        return remote_frame(names, [None] * len(names), wanted, optional), url
     files = open_source(source)
     label = os.fspath(source)
     if not isinstance(files, FileSource):

@@ -10,6 +10,8 @@
   columns into arrays with errors naming file, line and column;
   :func:`register_conversion` and :class:`Chunk` convert a column once per chunk.
 - :class:`Progress`: the progress line of long reads.
+- Remote inputs: a URL (``s3://``, ``gs://``, ``https://``, ``memory://``) is accepted
+  wherever a path is, read through fsspec (the ``remote`` extra) by :func:`local_path`.
 - :func:`read_limited`: a whole file (state, SQuAD, prompts), regular files only,
   at most :func:`max_file_size` bytes read and decompressed; :func:`read_json` and
   :func:`parse_json`: a JSON document, every failure an error naming line and column.
@@ -72,6 +74,14 @@ from scorekit.io._limits import (
 from scorekit.io._progress import Progress, format_bytes, format_count, format_duration
 from scorekit.io._progress import wanted as progress_wanted
 from scorekit.io._readers import batches, columns_of
+from scorekit.io._remote import (
+    REMOTE_SCHEMES,
+    as_url,
+    is_url,
+    local_path,
+    remote_files,
+    remote_head,
+)
 from scorekit.io._scan import MAX_JSON_DEPTH
 from scorekit.io._sources import (
     FileSource,
@@ -104,6 +114,7 @@ __all__ = [
     "MAX_FILE_SIZE_VARIABLE",
     "MAX_JSON_DEPTH",
     "OFFSET_KEY",
+    "REMOTE_SCHEMES",
     "SOURCE_KEY",
     "STATE_WARNING_VARIABLE",
     "SUPPORTED_EXTENSIONS",
@@ -116,6 +127,7 @@ __all__ = [
     "TableSource",
     "Widen",
     "as_table",
+    "as_url",
     "bad_row_error",
     "batch_table",
     "batches",
@@ -137,10 +149,12 @@ __all__ = [
     "head",
     "is_numeric",
     "is_string_view",
+    "is_url",
     "json_error",
     "label_array",
     "label_matrix",
     "listed_in_directories",
+    "local_path",
     "max_file_size",
     "nonblank_line",
     "open_file",
@@ -158,6 +172,8 @@ __all__ = [
     "register_conversion",
     "register_format",
     "release_read_buffers",
+    "remote_files",
+    "remote_head",
     "require_regular",
     "score_array",
     "score_matrix",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import InputError, message, raw
+from scorekit.io._remote import local_path
 
 __all__ = [
     "BOM",
@@ -51,6 +52,8 @@ def open_file(path: Path) -> tuple[Any, Any]:
     """The raw file (whose position counts the bytes read) and the stream to parse."""
     import pyarrow as pa
 
+    path = Path(local_path(path))
+
     try:
         handle = pa.OSFile(str(path))
     except (pa.ArrowException, OSError) as exc:
@@ -64,6 +67,7 @@ def open_file(path: Path) -> tuple[Any, Any]:
 
 def open_text(path: Path) -> Any:
     """The file as UTF-8 text (gzip content decompressed), bad bytes replaced."""
+    path = Path(local_path(path))
     if path.name.lower().endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return path.open(encoding="utf-8", errors="replace")
@@ -71,6 +75,7 @@ def open_text(path: Path) -> Any:
 
 def head(path: Path) -> bytes:
     """The first 64 kB of the file's content (decompressed)."""
+    path = Path(local_path(path))
     try:
         if path.name.lower().endswith(".gz"):
             with gzip.open(path, "rb") as handle:

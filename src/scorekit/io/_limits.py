@@ -18,6 +18,7 @@ import zlib
 from pathlib import Path
 
 from scorekit.errors import ConfigError, InputError, message, raw
+from scorekit.io._remote import local_path
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
@@ -99,7 +100,9 @@ def require_regular(path: Path, what: str) -> os.stat_result:
     """The status of ``path``, which must be an existing regular file (symbolic links followed).
 
     ``what`` names what the file should be (``"a state file"``) in the error.
+    A URL is copied here first (:func:`scorekit.io.local_path`).
     """
+    path = Path(local_path(path))
     try:
         status = path.stat()
     except FileNotFoundError:
@@ -165,7 +168,7 @@ def read_limited(path: str | os.PathLike[str], what: str, limit: int | None = No
     ...
     scorekit.errors.InputError: ...: file too large (more than 50 bytes once decompressed); ...
     """
-    where = Path(path)
+    where = Path(local_path(path))
     cap = max_file_size() if limit is None else limit
     status = require_regular(where, what)
     if status.st_size > cap:

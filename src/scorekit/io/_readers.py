@@ -33,13 +33,14 @@ from scorekit.io._blocks import Widen, block_size, head
 from scorekit.io._csv import csv_batches, header
 from scorekit.io._formats import Format, format_named, register_format
 from scorekit.io._jsonl import first_block, jsonl_batches
+from scorekit.io._remote import local_path
 
 __all__ = ["Widen", "batches", "columns_of"]
 
 
 def columns_of(path: Path, fmt: str) -> list[str]:
     """The columns of a file of format ``fmt`` (of its first block, for JSON Lines)."""
-    return format_named(fmt).columns(path)
+    return format_named(fmt).columns(Path(local_path(path)))
 
 
 def batches(
@@ -47,7 +48,7 @@ def batches(
 ) -> Iterator[tuple[Any, int]]:
     """Batches of the ``wanted`` columns of one file, each with the bytes read so far."""
     types: dict[str, Any] = {} if plan is None else plan.types.setdefault(fmt, {})
-    return format_named(fmt).batches(path, wanted, chunk_size, types)
+    return format_named(fmt).batches(Path(local_path(path)), wanted, chunk_size, types)
 
 
 def _parquet_columns(path: Path) -> list[str]:

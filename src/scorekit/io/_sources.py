@@ -24,7 +24,7 @@ import numpy as np
 
 from scorekit.errors import ConfigError, InputError, message, raw
 from scorekit.io import _columns as _c
-from scorekit.io import _formats, _readers
+from scorekit.io import _formats, _readers, _remote
 from scorekit.io import _tables as _io
 from scorekit.io._progress import Progress
 
@@ -448,6 +448,13 @@ def _column_array(name: str, values: Any) -> Any:
 
 
 def _file_source(source: str | os.PathLike[str]) -> FileSource:
+    url = _remote.as_url(source)
+    if url is not None:
+        names = _remote.remote_files(url, _formats.listed_in_directories)
+        copies = [Path(_remote.local_path(name)) for name in names]
+        for p in copies:
+            _formats.format_of(p)
+        return FileSource(copies, url)
     text = os.fspath(source)
     path = Path(text)
     if path.is_dir():

@@ -21,6 +21,7 @@ from typing import Any
 from scorekit.errors import InputError, choices, message, raw
 from scorekit.io._blocks import open_file, open_text
 from scorekit.io._json import long_number_error
+from scorekit.io._remote import local_path
 from scorekit.io._scan import (
     DepthGuard,
     LineCount,
@@ -154,7 +155,7 @@ def read_table(path: str | Path, columns: Sequence[str] | None = None) -> Any:
     >>> table.column_names, table.num_rows
     (['score'], 2)
     """
-    path = Path(path)
+    path = Path(local_path(path))
     fmt = table_format_of(path)
     if not path.exists():
         raise InputError(message(str(path), "no such file", None, "an existing file"))
