@@ -29,7 +29,7 @@ from scorekit import ranking
 from scorekit.cli import main
 from scorekit.compat import ranx as ranx_compat
 from scorekit.errors import ConfigError, InputError
-from scorekit.ranking._fusion import train_fusion
+from scorekit.ranking import train_fusion
 
 Runs = list[dict[str, dict[str, float]]]
 

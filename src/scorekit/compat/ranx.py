@@ -79,8 +79,7 @@ import numpy as np
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.ranking import evaluate as _ranking_evaluate
 from scorekit.ranking import fuse as _ranking_fuse
-from scorekit.ranking import read_qrels, read_run
-from scorekit.ranking._fusion import train_fusion
+from scorekit.ranking import read_qrels, read_run, train_fusion
 
 __all__ = ["NAMES", "Qrels", "Run", "evaluate", "fuse", "optimize_fusion"]
 

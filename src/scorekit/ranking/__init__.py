@@ -34,7 +34,7 @@ from scorekit.ranking._evaluate import (
     per_query_values,
     ranking_metrics,
 )
-from scorekit.ranking._fusion import FUSION_METHODS, FUSION_NORMS, fuse, write_run
+from scorekit.ranking._fusion import FUSION_METHODS, FUSION_NORMS, fuse, train_fusion, write_run
 from scorekit.ranking._graded import CG, DCG, ERR, NDCG
 from scorekit.ranking._kendall import KendallTau, kendall_tau
 from scorekit.ranking._measures import GMMAP, RBP, InfAP, JudgedAtK, RBPResidual
@@ -136,6 +136,7 @@ __all__ = [
     "read_run_file",
     "read_run_tag",
     "relstrings",
+    "train_fusion",
     "translate",
     "trec_measures",
     "write_run",
