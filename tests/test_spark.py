@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pyspark", reason="the Spark engine needs pyspark (the spark extra)")
 if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
@@ -131,6 +133,27 @@ def test_states_travel_exactly() -> None:
             assert a.to_json() == b.to_json()
 
 
+@settings(max_examples=25, deadline=None)
+@given(kind=st.sampled_from(sorted(CONFIGS)), seed=st.integers(0, 12))
+def test_states_travel_exactly_on_random_batches(kind: str, seed: int) -> None:
+    metrics = CONFIGS[kind]
+    table, columns, qrels, _, _ = _kind_table(kind, metrics, seed)
+    states, _ = _stream(table, metrics, columns, qrels, 1 + seed)
+    back = [codec.decode_state(codec.encode_state(i, s)) for i, s in enumerate(states)]
+    _check(metrics, back, states)
+
+
+def test_a_ranking_table_is_cut_between_queries(spark: Any) -> None:
+    metrics = CONFIGS["qrels_run"]
+    for seed in (2, 5):
+        table, columns, qrels, _, _ = _kind_table("qrels_run", metrics, seed)
+        expected, _ = _stream(table, metrics, columns, qrels, 1000)
+        # chunks of 3 rows would cut queries: the pieces sent to the tasks hold whole queries
+        got, rows = _spark(table, metrics, columns, qrels, chunk_size=3, partitions=3)
+        assert rows == table.num_rows
+        _check(metrics, got, expected)
+
+
 def _labels_table(n: int = 300) -> pa.Table:
     rng = np.random.default_rng(3)
     return pa.table(
@@ -213,8 +236,9 @@ def test_eval_with_engine_spark(
 
 def test_rank_with_engine_spark(spark: Any, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["rank", str(DATA / "qrels.txt"), str(DATA / "run.txt"), "-m", "map", "ndcg@10"]
-    want = _command([*argv, "--engine", "stream"], capsys)
-    assert _command([*argv, "--engine", "spark"], capsys) == want
+    for extra in ([], ["--ci", "--n-resamples", "30", "--seed", "2"]):
+        want = _command([*argv, *extra, "--engine", "stream"], capsys)
+        assert _command([*argv, *extra, "--engine", "spark"], capsys) == want
 
 
 # errors ---------------------------------------------------------------------------------------

@@ -69,7 +69,9 @@ __all__ = ["run", "spark_states"]
 WHERE = "the Spark engine (--engine spark)"
 _INSTALL = 'pip install "scorekit[spark]", and Java 17 or later'
 _UNITS = "kind string, path string, fmt string, groups array<int>, start long, data binary"
-_OUT = "key int, part int, value binary"
+_OUT = "key int, part int, piece int, value binary"
+PIECE = 4 * 2**20
+"""The bytes of a value in one row: a large state travels as rows of at most this many."""
 SPLIT_EVERY = 8
 """How many partitions' states one merge task combines, in partition order."""
 _LOCAL = {
@@ -635,7 +637,6 @@ def _parquet_rows(
 
 def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
     """One Arrow batch of the task's values: its states and rows, or the error it raised."""
-    import pyarrow as pa
     from pyspark import TaskContext
 
     try:
@@ -649,15 +650,45 @@ def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
         if rows:
             pairs.extend((i, codec.encode_state(i, s)) for i, s in enumerate(states))
     context = TaskContext.get()
-    part = context.partitionId() if context is not None else 0
+    return _rows(pairs, context.partitionId() if context is not None else 0)
+
+
+def _rows(pairs: list[tuple[int, bytes]], part: int) -> Any:
+    """Values as rows of ``key, part, piece, value``, each value cut into :data:`PIECE` bytes.
+
+    Examples
+    --------
+    >>> _rows([(0, b"ab"), (1, b"")], 3).to_pylist()[1]
+    {'key': 1, 'part': 3, 'piece': 0, 'value': b''}
+    """
+    import pyarrow as pa
+
+    keys: list[int] = []
+    pieces: list[int] = []
+    values: list[bytes] = []
+    for key, value in pairs:
+        for number, start in enumerate(range(0, max(len(value), 1), PIECE)):
+            keys.append(key)
+            pieces.append(number)
+            values.append(value[start : start + PIECE])
     return pa.RecordBatch.from_arrays(
         [
-            pa.array([k for k, _ in pairs], pa.int32()),
-            pa.array([part] * len(pairs), pa.int32()),
-            pa.array([v for _, v in pairs], pa.binary()),
+            pa.array(keys, pa.int32()),
+            pa.array([part] * len(keys), pa.int32()),
+            pa.array(pieces, pa.int32()),
+            pa.array(values, pa.binary()),
         ],
-        names=["key", "part", "value"],
+        names=["key", "part", "piece", "value"],
     )
+
+
+def _values(table: Any) -> dict[tuple[int, int], bytes]:
+    """The values of rows made by :func:`_rows`, put together: (key, part) -> bytes."""
+    found: dict[tuple[int, int], list[tuple[int, bytes]]] = {}
+    columns = [table.column(name).to_pylist() for name in ("key", "part", "piece", "value")]
+    for key, part, piece, value in zip(*columns, strict=True):
+        found.setdefault((key, part), []).append((piece, value))
+    return {where: b"".join(v for _, v in sorted(pieces)) for where, pieces in found.items()}
 
 
 def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
@@ -685,31 +716,26 @@ def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
     return combine
 
 
-Keyed = tuple[tuple[int, int], bytes]
-"""A value keyed by its key (a metric's index, or the count's) and its partition (or group)."""
+def _merger(setup: Any) -> Callable[[Any], Any]:
+    """The ``applyInArrow`` function merging the values of a group of partitions, in order."""
+    combine = _combiner(setup)
 
-
-def _pair(row: Any) -> Keyed:
-    return (int(row[0]), int(row[1])), bytes(row[2])
-
-
-def _up(item: Keyed) -> tuple[tuple[int, int], tuple[int, bytes]]:
-    """A value keyed by the group of :data:`SPLIT_EVERY` partitions it merges into."""
-    (key, part), value = item
-    return (key, part // SPLIT_EVERY), (part, value)
-
-
-def _in_order(combine: Callable[[bytes, bytes], bytes]) -> Callable[[Any], bytes]:
-    """Merge the values of a group of partitions in the order of the partitions."""
-
-    def merge(values: Any) -> bytes:
-        ordered: list[bytes] = [value for _, value in sorted(values, key=lambda item: item[0])]
-        out = ordered[0]
-        for value in ordered[1:]:
-            out = combine(out, value)
-        return out
+    def merge(table: Any) -> Any:
+        values = _values(table)
+        order = sorted(values)
+        out = values[order[0]]
+        for where in order[1:]:
+            out = combine(out, values[where])
+        key, part = order[0]
+        return _table_of(_rows([(key, out)], part // SPLIT_EVERY))
 
     return merge
+
+
+def _table_of(batch: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_batches([batch])
 
 
 # the driver ------------------------------------------------------------------------------
@@ -719,23 +745,25 @@ def _reduce(frame: Any, setup: Any, count: int, context: Any) -> dict[int, bytes
     """The one value of each key, merged on the executors in partition order, then collected.
 
     The values of :data:`SPLIT_EVERY` consecutive partitions are merged by one
-    task (``groupByKey`` on the key and the group), level after level, until one
-    value per key is left; only those reach the driver.
+    task (``groupBy`` of the key and the group of partitions, ``applyInArrow``),
+    level after level, until one value per key is left; only those reach the
+    driver. Values travel as Arrow rows of at most :data:`PIECE` bytes.
     """
+    from pyspark.sql import functions as F
+
     try:
-        pairs = frame.rdd.map(_pair)
         width = frame.rdd.getNumPartitions()
-        merge = _in_order(_combiner(setup))
+        merge = _merger(setup)
         while width > 1:
             width = -(-width // SPLIT_EVERY)
-            tasks = max(1, min((count + 1) * width, context.defaultParallelism))
-            pairs = pairs.map(_up).groupByKey(tasks).mapValues(merge)
-        found = pairs.collect()
+            group = F.floor(F.col("part") / SPLIT_EVERY).alias("group")
+            frame = frame.groupBy("key", group).applyInArrow(merge, _OUT)
+        found = _values(frame.toArrow())
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
         raise _job_error(exc) from None
-    return {key: value for (key, _), value in found}
+    return {key: value for (key, _), value in found.items()}
 
 
 def _results(metrics: list[Metric[Any]], found: dict[int, bytes]) -> tuple[list[State], int, Notes]:
@@ -753,11 +781,20 @@ def _results(metrics: list[Metric[Any]], found: dict[int, bytes]) -> tuple[list[
     return states, rows, notes
 
 
+_ANY_ERROR = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*(?:Error|Exception)): (?=([^\n]*))")
 _PYTHON_ERROR = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Exit)): (.*)$")
 
 
 def _job_error(exc: BaseException) -> ConfigError:
-    """A failed Spark job as one error naming its cause (never Py4J's traceback)."""
+    """A failed Spark job as one error naming its cause (never Py4J's traceback).
+
+    Examples
+    --------
+    >>> text = "SparkException: Job aborted: Lost task 0.0: java.lang.OutOfMemoryError: heap"
+    >>> print(_job_error(RuntimeError(text)))  # doctest: +ELLIPSIS
+    the Spark engine (--engine spark): the Spark job failed; got OutOfMemoryError: heap, \
+expected more memory for Spark ...
+    """
     text = str(exc)
     if "No module named 'scorekit'" in text:
         return ConfigError(
@@ -769,17 +806,38 @@ def _job_error(exc: BaseException) -> ConfigError:
                 "the version and Python of the driver",
             )
         )
-    return ConfigError(message(WHERE, "the Spark job failed", raw(_cause(text, exc)), None))
+    cause = _cause(text, exc)
+    advice = None
+    if cause.startswith("OutOfMemoryError"):
+        advice = (
+            "more memory for Spark (spark.driver.memory, spark.executor.memory), more "
+            "partitions, or the bounded form of states that grow (roc_auc:bins=N)"
+        )
+    return ConfigError(message(WHERE, "the Spark job failed", raw(cause), advice))
 
 
-def _cause(text: str, exc: BaseException) -> str:
-    """The last Python error in a task's traceback, or the first line of Spark's message."""
+_WRAPPERS = ("Py4JJavaError", "Py4JError", "SparkException", "PythonException")
+
+
+def _cause(text: str, exc: BaseException | None) -> str:
+    """The last Python error of a task's traceback, else the first Java error, else Spark's line.
+
+    Examples
+    --------
+    >>> _cause("PythonException: Traceback (most recent call last):", None)
+    'PythonException: Traceback (most recent call last):'
+    >>> _cause("ValueError: bad", None)
+    'ValueError: bad'
+    """
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
         found = _PYTHON_ERROR.match(line)
-        if found and not found.group(1).startswith("Py4J"):
+        if found and found.group(1) not in _WRAPPERS:
             return f"{found.group(1)}: {found.group(2)}"[:500]
-    return _first_line(exc)[:500]
+    for found in _ANY_ERROR.finditer(text):
+        if found.group(1) not in _WRAPPERS:
+            return f"{found.group(1)}: {found.group(2).strip()}"[:500]
+    return (_first_line(exc) if exc is not None else lines[0] if lines else "no message")[:500]
 
 
 def _first_line(exc: BaseException) -> str:
