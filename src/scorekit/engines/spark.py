@@ -8,10 +8,12 @@ and the partition yields one row per metric holding its state, encoded by
 :meth:`~scorekit.core.State.to_dict` with its arrays in npy blocks, never
 pickle), plus one row with the rows it read and the warnings its metrics raised.
 The states are then merged on the executors in a tree, :data:`SPLIT_EVERY`
-consecutive partitions per task and in partition order (``groupByKey`` on the
-metric's index and the group of partitions, level after level, as the Dask
-engine merges), so the driver receives one state per metric, and states that
-keep per-row values keep them in the order of the input.
+consecutive partitions per task and in partition order (``groupBy`` of the
+metric's index and the group of partitions, then ``applyInArrow``, level after
+level, as the Dask engine merges), so the driver receives one state per metric,
+and states that keep per-row values keep them in the order of the input. A
+value travels as Arrow rows of at most :data:`PIECE` bytes, never through
+Spark's row pickler.
 
 The input is one of:
 
