@@ -43,6 +43,7 @@ from scorekit.engines._columns import resolve
 from scorekit.engines.spark import spark_states
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
 from test_dask import CONFIGS, _check, _kind_table
+from test_engine_registry import CASES, _groups
 
 DATA = ROOT / "examples" / "data"
 
@@ -239,6 +240,18 @@ def test_rank_with_engine_spark(spark: Any, capsys: pytest.CaptureFixture[str]) 
     for extra in ([], ["--ci", "--n-resamples", "30", "--seed", "2"]):
         want = _command([*argv, *extra, "--engine", "stream"], capsys)
         assert _command([*argv, *extra, "--engine", "spark"], capsys) == want
+
+
+@pytest.mark.parametrize("case", ["text", "text --by", "throughput", "throughput --by"])
+def test_other_commands_with_engine_spark(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    # text files of lines are read here and summarized on the executors; request records
+    # are files read on the executors
+    argv = [_groups(tmp_path) if a == "GROUPS" else a for a in CASES[case]]
+    argv += ["--format", "json", "--quiet"]
+    want = _command([*argv, "--engine", "stream"], capsys)
+    assert _command([*argv, "--engine", "spark"], capsys) == want
 
 
 # errors ---------------------------------------------------------------------------------------
