@@ -128,11 +128,15 @@ def test_group_ids_are_numbered_as_unique_numbers_them(seed: int, n: int, kind: 
         ids = rng.integers(0, 3 * n, n).astype(np.uint64) + np.uint64(2**63)
     else:
         ids = rng.integers(-n, n, n).astype(np.int32)
-    labels, index = _arrays._distinct(ids)
-    want_labels, want_index = np.unique(ids, return_inverse=True)
+    labels, index, sizes = _arrays._distinct(ids)
+    want_labels, want_index, want_sizes = np.unique(ids, return_inverse=True, return_counts=True)
     assert labels.dtype == ids.dtype
     np.testing.assert_array_equal(labels, want_labels)
     np.testing.assert_array_equal(index, want_index)
+    if sizes is not None:
+        np.testing.assert_array_equal(sizes, want_sizes)
+    if kind == "sorted" and n > 1:
+        assert sizes is not None
 
 
 def _quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -53,13 +53,16 @@ class _Candidates:
     """Checked inputs as flat arrays with a query index per candidate.
 
     ``query`` numbers the queries 0..count-1 in the order of ``labels`` (the
-    rows of 2-D input, or the sorted distinct group ids).
+    rows of 2-D input, or the sorted distinct group ids). ``sizes`` holds the
+    candidates of each query when ``query`` is known to be in order (None
+    when it is not known).
     """
 
     grade: NDArray[np.float64]
     score: NDArray[np.float64]
     query: NDArray[np.intp]
     labels: NDArray[Any]
+    sizes: NDArray[np.intp] | None = None
 
     @property
     def count(self) -> int:
@@ -354,6 +357,7 @@ def _candidates(name: str, y_true: Any, y_score: Any, group: Any) -> _Candidates
             score=score.ravel(),
             query=np.repeat(np.arange(rows, dtype=np.intp), cols),
             labels=np.arange(rows),
+            sizes=np.full(rows, cols, dtype=np.intp),
         )
     n = len(grade)
     if group is None:
@@ -373,12 +377,12 @@ def _candidates(name: str, y_true: Any, y_score: Any, group: Any) -> _Candidates
                 "one group id per candidate",
             )
         )
-    labels, query = _distinct(ids)
-    return _Candidates(grade=grade, score=score, query=query, labels=labels)
+    labels, query, sizes = _distinct(ids)
+    return _Candidates(grade=grade, score=score, query=query, labels=labels, sizes=sizes)
 
 
-def _distinct(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """The sorted distinct ids and each id's index among them.
+def _distinct(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[np.intp] | None]:
+    """The sorted distinct ids, each id's index among them and, for ids in order, their counts.
 
     Integer ids in order, or spanning a range of at most a few times their
     number, are numbered without a sort.
@@ -392,14 +396,16 @@ def _distinct(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
     )
     if not exact:
         labels, index = np.unique(ids, return_inverse=True)
-        return labels, index.astype(np.intp, copy=False)
+        return labels, index.astype(np.intp, copy=False), None
     ranks, count, _ = dense_rank(ids.astype(np.float64))
     labels = np.empty(count, dtype=ids.dtype)
     labels[ranks] = ids
-    return labels, ranks.astype(np.intp, copy=False)
+    return labels, ranks.astype(np.intp, copy=False), None
 
 
-def _counted(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]] | None:
+def _counted(
+    ids: NDArray[Any],
+) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[np.intp] | None] | None:
     """:func:`_distinct` of integer ids in order or of a narrow range; None for others."""
     if len(ids) > 1 and bool(np.all(ids[1:] >= ids[:-1])):
         new = np.empty(len(ids), dtype=bool)
@@ -407,7 +413,8 @@ def _counted(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]] | None:
         np.not_equal(ids[1:], ids[:-1], out=new[1:])
         index = np.cumsum(new, dtype=np.intp)
         index -= 1
-        return ids[new], index
+        starts = np.flatnonzero(new)
+        return ids[starts], index, np.diff(starts, append=len(ids))
     lo, hi = int(ids.min()), int(ids.max())
     if hi - lo > 4 * len(ids) + 1024:
         return None
@@ -423,7 +430,7 @@ def _counted(ids: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]] | None:
         labels = found.astype(bool) if lo == 0 else np.ones(len(found), dtype=bool)
     else:
         labels = found.astype(ids.dtype) + ids.dtype.type(lo)
-    return labels, number[shifted]
+    return labels, number[shifted], None
 
 
 def _chunks(data: _Candidates) -> Iterator[_Candidates]:
@@ -438,10 +445,12 @@ def _chunks(data: _Candidates) -> Iterator[_Candidates]:
     if n <= _CHUNK:
         yield data
         return
-    grouped = grouping(data.query, data.count)
+    grouped = None if data.sizes is not None else grouping(data.query, data.count)
     grade = data.grade if grouped is None else data.grade[grouped]
     score = data.score if grouped is None else data.score[grouped]
-    sizes = np.bincount(data.query, minlength=data.count)
+    sizes = data.sizes
+    if sizes is None:
+        sizes = np.bincount(data.query, minlength=data.count)
     ends = np.cumsum(sizes)
     cuts = np.searchsorted(ends, np.arange(_CHUNK, n, _CHUNK), side="right")
     bounds = np.unique(np.concatenate([[0], cuts, [data.count]]))
