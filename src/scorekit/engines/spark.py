@@ -80,6 +80,7 @@ _LOCAL = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.log.level": "ERROR",
+    "spark.driver.memory": "4g",
 }
 """Settings of the local session the engine starts when there is none."""
 
@@ -809,13 +810,27 @@ expected more memory for Spark ...
             )
         )
     cause = _cause(text, exc)
+    if _jvm_lost(exc):
+        cause = "the Spark JVM stopped answering (out of memory, or killed)"
     advice = None
-    if cause.startswith("OutOfMemoryError"):
+    if cause.startswith(("OutOfMemoryError", "the Spark JVM")):
         advice = (
             "more memory for Spark (spark.driver.memory, spark.executor.memory), more "
             "partitions, or the bounded form of states that grow (roc_auc:bins=N)"
         )
     return ConfigError(message(WHERE, "the Spark job failed", raw(cause), advice))
+
+
+def _jvm_lost(exc: BaseException) -> bool:
+    """Whether the JVM of the session died during the job (Py4J lost its connection)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if type(seen).__name__ in ("Py4JNetworkError", "ConnectionResetError", "EOFError"):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 _WRAPPERS = ("Py4JJavaError", "Py4JError", "SparkException", "PythonException")
