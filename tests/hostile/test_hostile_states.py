@@ -394,7 +394,9 @@ def test_merge_refuses_group_sizes_that_lie(
     assert proc.stdout == ""
 
 
-@pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "top_k_accuracy:k=1"])
+@pytest.mark.parametrize(
+    "metric", ["accuracy", "roc_auc", "average_precision", "top_k_accuracy:k=1"]
+)
 def test_merge_refuses_group_sizes_that_lie_without_a_bootstrap(
     tmp_path: Path, metric: str
 ) -> None:
@@ -408,17 +410,31 @@ def test_merge_refuses_group_sizes_that_lie_without_a_bootstrap(
 
 
 def test_merge_refuses_groups_that_do_not_add_up_to_the_overall_rows(tmp_path: Path) -> None:
-    """[silent] The overall rows of a per-group bootstrap edited from 100 to 90 merged."""
-    args = ["--metric", "accuracy", "--by", "country", "--ci", *QUIET]
+    """[silent] The overall rows of a per-group bootstrap edited from 100 to 90 merged.
+
+    Brier's state does not count its rows: the groups' sizes find the edit. The
+    confusion counts of accuracy count theirs, and find it in the overall state.
+    """
+    args = ["--metric", "brier", "--by", "country", "--ci", *QUIET]
     bad = _saved(tmp_path, "bad.json", *args)
     _edit(bad, lambda fields: _nested(fields, "overall").__setitem__("units", 90))
     proc = scorekit("merge", bad, cwd=tmp_path)
     assert_clean_error(
         proc,
         str(bad),
-        "metric 'accuracy'",
+        "metric 'brier'",
         "the groups' rows do not add up to the rows of the overall state",
         "100 rows in the groups, expected 90",
+    )
+    args = ["--metric", "accuracy", "--by", "country", "--ci", *QUIET]
+    bad = _saved(tmp_path, "accuracy.json", *args)
+    _edit(bad, lambda fields: _nested(fields, "overall").__setitem__("units", 90))
+    proc = scorekit("merge", bad, cwd=tmp_path)
+    assert_clean_error(
+        proc,
+        str(bad),
+        "metric 'accuracy'",
+        "field 'units': differs from the rows of the ConfusionCounts state; got 90, expected 100",
     )
 
 

@@ -60,6 +60,12 @@ class ConfusionCounts(State):
             return float(self.sample_weights.sum())
         return float(self.matrix.sum())
 
+    def row_count(self) -> int | None:
+        """The rows of single-label counts without sample weights (integer counts), else None."""
+        if self.multilabel or self.matrix.dtype.kind not in "iu":
+            return None
+        return int(self.matrix.sum())
+
     def _check(self) -> None:
         k = self.labels.size
         if self.sample_keys.shape[1] != 3:
