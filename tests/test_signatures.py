@@ -40,6 +40,8 @@ KNOWN_DIFFERENCES = {
     ("scorekit.ranking", "map"): "arrays, not qrels and a run",
     ("scorekit.ranking", "mrr"): "arrays, not qrels and a run",
     ("scorekit.ranking", "precision_at"): "arrays, not qrels and a run",
+    # not a metric: trec_eval's relstring of each query, read with NumRet's judgments
+    ("scorekit.ranking", "relstrings"): "strings, not a measure",
     # per_sample adds each item's scores to the result; a metric keeps only sums
     ("scorekit.text", "rouge"): "per_sample",
     # every objective in one positional argument (text, list of texts or a
