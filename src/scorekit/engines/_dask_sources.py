@@ -25,9 +25,11 @@ from typing import Any
 from scorekit import io as _io
 from scorekit.errors import InputError, message
 
-__all__ = ["remote_columns", "remote_frame", "source_frame", "worker_read"]
+__all__ = ["grouped_frame", "remote_columns", "remote_frame", "source_frame", "worker_read"]
 
 _READ_ROWS = 1 << 20
+GROUP_FILES = 256
+"""The most small files read by one task."""
 
 
 def _format(url: str, fmt: str | None = None) -> str:
@@ -105,6 +107,73 @@ def worker_read(
     else:
         table = pa.table({c: pa.array([]) for c in wanted})
     return table.select(wanted).to_pandas(types_mapper=_arrow_dtype())
+
+
+def _read_group(
+    names: list[str], formats: list[str], wanted: list[str], optional: set[str], modules: list[str]
+) -> Any:
+    """Several files read one after the other into one partition (runs on a worker)."""
+    import pandas as pd
+
+    frames = [
+        worker_read(name, fmt, wanted, optional, module)
+        for name, fmt, module in zip(names, formats, modules, strict=True)
+    ]
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def file_groups(sizes: Sequence[int], threads: int, block: int) -> list[range]:
+    """Consecutive files in groups of at most ``block`` bytes and :data:`GROUP_FILES` files,
+    at least one group per thread when there are files enough.
+
+    Examples
+    --------
+    >>> [list(g) for g in file_groups([10] * 7, threads=2, block=1000)]
+    [[0, 1, 2], [3, 4, 5], [6]]
+    >>> [list(g) for g in file_groups([600, 600, 10], threads=1, block=1000)]
+    [[0], [1, 2]]
+    """
+    n = len(sizes)
+    most = max(1, min(GROUP_FILES, n // max(1, threads)))
+    groups: list[range] = []
+    start, total = 0, 0
+    for i, size in enumerate(sizes):
+        if i > start and (i - start >= most or total + size > block):
+            groups.append(range(start, i))
+            start, total = i, 0
+        total += size
+    if n:
+        groups.append(range(start, n))
+    return groups
+
+
+def grouped_frame(
+    names: Sequence[str],
+    formats: Sequence[str],
+    sizes: Sequence[int],
+    wanted: list[str],
+    optional: set[str],
+    threads: int,
+    block: int,
+) -> Any:
+    """Small files as a Dask DataFrame of a few partitions, each several files read on a
+    worker by scorekit's readers (:func:`file_groups`): one task per group, not per file."""
+    import dask.dataframe as dd
+    from dask.delayed import delayed
+
+    read = delayed(_read_group, pure=True)
+    modules = {fmt: _reader_module(fmt) for fmt in set(formats)}
+    parts = [
+        read(
+            [names[i] for i in group],
+            [formats[i] for i in group],
+            list(wanted),
+            set(optional),
+            [modules[formats[i]] for i in group],
+        )
+        for group in file_groups(sizes, threads, block)
+    ]
+    return dd.from_delayed(parts, meta=_meta(wanted), verify_meta=False)
 
 
 def _read_source(source: Any, wanted: list[str], optional: set[str]) -> Any:

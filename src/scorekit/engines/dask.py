@@ -33,7 +33,12 @@ from scorekit import io as _io
 from scorekit.core import Metric, State
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
-from scorekit.engines._dask_sources import remote_columns, remote_frame, source_frame
+from scorekit.engines._dask_sources import (
+    grouped_frame,
+    remote_columns,
+    remote_frame,
+    source_frame,
+)
 from scorekit.engines._fold import (
     Notes,
     group_role,
@@ -404,7 +409,8 @@ def _frame(
     if isinstance(source, dd.DataFrame):
         frame, label = source, "dask dataframe"
     elif isinstance(source, str | os.PathLike):
-        frame, label = _read_files(source, wanted, optional)
+        threads = max(1, sum(client.nthreads().values())) if client is not None else 1
+        frame, label = _read_files(source, wanted, optional, threads)
     elif isinstance(source, _io.Source) and not isinstance(source, _io.TableSource):
         frame = source_frame(source, wanted, optional)
         label = str(getattr(source, "name", "the input"))
@@ -445,14 +451,21 @@ def _from_memory(source: Any, client: Any, hint: int | None) -> tuple[Any, str, 
 
 
 def _read_files(
-    source: str | os.PathLike[str], wanted: list[str], optional: set[str]
+    source: str | os.PathLike[str], wanted: list[str], optional: set[str], threads: int = 1
 ) -> tuple[Any, str]:
     """Files read with Dask's readers, only the ``wanted`` columns.
 
-    One file is read as Dask splits it; several files are read one reader per
-    file, so that files may differ in their optional columns (null where a file
-    lacks one, as the stream engine reads them), and a required column missing
-    from a file is an error naming that file.
+    Many files smaller than a block (64 MiB) are read a group at a time by
+    scorekit's own readers on the workers: one task reads up to
+    :data:`~scorekit.engines._dask_sources.GROUP_FILES` files, and there are at
+    least as many groups as worker threads. Files of one format that all hold the
+    wanted columns (of the same types, for Parquet) are read by one Dask reader
+    over the list, which builds the graph once; it splits large files in blocks
+    (CSV, JSON Lines) or by row groups (Parquet), so that one file may be several
+    partitions. Otherwise each file has a reader of its own. Either way files may
+    differ in their optional columns (null where a file lacks one, as the stream
+    engine reads them), and a required column missing from a file is an error
+    naming that file.
     """
     import dask.dataframe as dd
 
@@ -467,12 +480,48 @@ def _read_files(
     if not isinstance(files, FileSource):
         raise InputError(message(label, "not a set of table files", None, "files of one format"))
     pairs = [(str(path), fmt) for path, fmt in zip(files.files, files.formats, strict=True)]
+    sizes = [Path(name).stat().st_size for name, _ in pairs]
+    if len(pairs) > threads and max(sizes) < _BLOCKSIZE:
+        names, formats = [n for n, _ in pairs], [f for _, f in pairs]
+        frame = grouped_frame(names, formats, sizes, wanted, optional, threads, _BLOCKSIZE)
+        return frame, label
     with _reading_errors(label):
-        if len(pairs) == 1:
-            return _read_format(pairs[0][1], [pairs[0][0]], wanted), label
+        if len(pairs) == 1 or _agreeing(pairs, wanted):
+            return _read_format(pairs[0][1], [name for name, _ in pairs], wanted), label
         frames = [_one_file(name, fmt, wanted, optional) for name, fmt in pairs]
         frame = dd.concat(frames)  # type: ignore[no-untyped-call]
     return frame, label
+
+
+def _agreeing(pairs: list[tuple[str, str]], wanted: list[str]) -> bool:
+    """Whether one Dask reader reads all the files: one format Dask reads, all compressed
+    or none, every wanted column in every file, of one type in every Parquet file."""
+    formats = {fmt for _, fmt in pairs}
+    gzipped = {name.lower().endswith(".gz") for name, _ in pairs}
+    if len(formats) != 1 or len(gzipped) != 1:
+        return False
+    fmt = formats.pop()
+    if fmt not in ("parquet", "csv", "tsv", "jsonl"):
+        return False
+    first: tuple[str, ...] | None = None
+    for name, _ in pairs:
+        if fmt == "parquet":
+            from pyarrow import parquet
+
+            schema = parquet.read_schema(name)
+            if any(c not in schema.names for c in wanted):
+                return False
+            kinds = tuple(str(schema.field(c).type) for c in wanted)
+        else:
+            present = set(_header(name, fmt))
+            if any(c not in present for c in wanted):
+                return False
+            kinds = ()
+        if first is None:
+            first = kinds
+        elif kinds != first:
+            return False
+    return True
 
 
 def _one_file(name: str, fmt: str, wanted: list[str], optional: set[str]) -> Any:
@@ -501,7 +550,8 @@ def _read_format(fmt: str, names: list[str], wanted: list[str]) -> Any:
     compression = "gzip" if gzipped else None
     blocksize = None if gzipped else _BLOCKSIZE
     if fmt == "parquet":
-        return dd.read_parquet(names, columns=wanted, dtype_backend="pyarrow")
+        # large files are split by row groups into partitions of about _BLOCKSIZE
+        return dd.read_parquet(names, columns=wanted, dtype_backend="pyarrow", blocksize=_BLOCKSIZE)
     if fmt in ("csv", "tsv"):
         present = _header(names[0], fmt)
         return dd.read_csv(
@@ -619,35 +669,43 @@ def _graph(
 
     The metrics, the mapping and the judgments are each one task of the graph,
     sent to a worker once and fetched from there by the others (and computed
-    again if that worker dies, unlike scattered data).
+    again if that worker dies, unlike scattered data). The summarize and merge
+    tasks are one layer of plain tasks, made in one pass: building a delayed
+    call per task would merge the partitions' graph into each, at a cost per
+    partition that grows with the number of partitions.
     """
     import uuid
 
-    from dask.delayed import delayed
+    from dask.delayed import Delayed, delayed
+    from dask.highlevelgraph import HighLevelGraph
 
     run = uuid.uuid4().hex
     setup = delayed(
         (metrics, dict(mapping), label, meta, offsets), name=f"scorekit-setup-{run}", pure=False
     )
     judgments = delayed(qrels, name=f"scorekit-qrels-{run}", pure=False)
-    summarize = delayed(_summarize_partition, pure=False)
-    merge = delayed(_merge_group, pure=False)
-    level = [
-        summarize(part, setup, judgments, i, dask_key_name=f"scorekit-summarize-{run}-{i}")
-        for i, part in enumerate(frame.to_delayed(optimize_graph=True))
-    ]
+    parts = frame.to_delayed(optimize_graph=True)
+    layer: dict[Any, Any] = {}
+    level: list[Any] = []
+    for i, part in enumerate(parts):
+        key = f"scorekit-summarize-{run}-{i}"
+        layer[key] = (_summarize_partition, part.key, setup.key, judgments.key, i)
+        level.append(key)
     depth = 0
     while len(level) > 1:
         depth += 1
-        level = [
-            merge(
-                setup,
-                level[i : i + SPLIT_EVERY],
-                dask_key_name=f"scorekit-merge-{run}-{depth}-{i}",
-            )
-            for i in range(0, len(level), SPLIT_EVERY)
-        ]
-    return level[0]
+        merged = []
+        for i in range(0, len(level), SPLIT_EVERY):
+            key = f"scorekit-merge-{run}-{depth}-{i}"
+            layer[key] = (_merge_group, setup.key, list(level[i : i + SPLIT_EVERY]))
+            merged.append(key)
+        level = merged
+    name = f"scorekit-{run}"
+    graphs = {id(p.dask): p for p in parts}
+    graph = HighLevelGraph.from_collections(
+        name, layer, dependencies=[*graphs.values(), setup, judgments]
+    )
+    return Delayed(level[0], graph, layer=name)  # type: ignore[no-untyped-call]
 
 
 def _partition_table(
