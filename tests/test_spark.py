@@ -47,6 +47,9 @@ from test_engine_registry import CASES, _groups
 
 DATA = ROOT / "examples" / "data"
 
+# pyspark's own notice about the pandas version, raised where the tests build DataFrames
+pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
+
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
