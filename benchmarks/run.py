@@ -30,6 +30,7 @@ import bench_qa
 import bench_ranking
 import bench_regression
 import bench_rouge
+import bench_spark
 import bench_state_files
 import bench_stats
 import bench_text_errors
@@ -52,6 +53,7 @@ MODULES = (
     bench_stats,
     bench_ci_scale,
     bench_state_files,
+    bench_spark,
     bench_groups,
     bench_compat,
 )

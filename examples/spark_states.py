@@ -1,6 +1,6 @@
 """scorekit on Spark: one state per partition with ``mapInArrow``, merged on the driver.
 
-Run with a Python that has pyspark (and Java 11+) next to scorekit::
+Run with a Python that has pyspark (and Java 17+) next to scorekit::
 
     pip install pyspark
     python examples/spark_states.py

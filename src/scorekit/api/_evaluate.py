@@ -43,7 +43,8 @@ def evaluate(
         CSV, TSV, Parquet or JSON Lines file (``.gz`` for the text formats), a
         glob of such files, or a directory (every such file in it, by name).
         Ranking metrics also read TREC run files (``.run``, ``.txt``). With
-        ``engine="dask"``, also a Dask DataFrame.
+        ``engine="dask"``, also a Dask DataFrame; with ``engine="spark"``, a
+        Spark DataFrame.
     metrics
         Metric strings (``"f1:macro"``, ``"ndcg@10"``) or Metric objects.
     columns
@@ -55,9 +56,12 @@ def evaluate(
     chunk_size
         Rows per chunk; memory grows with it.
     engine
-        A registered engine: ``"stream"`` (this process) or ``"dask"`` (a Dask
+        A registered engine: ``"stream"`` (this process), ``"dask"`` (a Dask
         cluster; its options ``scheduler``, the scheduler address, and
-        ``workers``, the size of the local cluster started when there is none).
+        ``workers``, the size of the local cluster started when there is none)
+        or ``"spark"`` (a Spark session; ``scheduler`` is the master URL,
+        ``workers`` the cores of a local session, ``partitions`` the parts of
+        the input; without them, the active session).
     progress
         Show rows and bytes read on stderr; by default when stderr is a terminal.
     by

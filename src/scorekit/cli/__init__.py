@@ -27,9 +27,10 @@
     scorekit demo [--data DIR]
     scorekit --version
 
-SCALE is ``[--chunk-size N] [--quiet] [--engine stream|dask] [--scheduler
-tcp://HOST:PORT | --workers N] [--save-state FILE]``: read the input in chunks,
-or run on a Dask cluster, and save the states for ``scorekit merge``.
+SCALE is ``[--chunk-size N] [--quiet] [--engine stream|dask|spark] [--scheduler
+tcp://HOST:PORT or a Spark master | --workers N] [--save-state FILE]``: read the
+input in chunks, or run on a Dask cluster or Spark, and save the states for
+``scorekit merge``.
 
 CI is ``--ci [--confidence C] [--n-resamples N] [--seed N] [--ci-method
 percentile|basic|bca] [--key COL]``: a bootstrap interval of every value. TEST is
