@@ -215,7 +215,7 @@ def test_poisson_arrivals_follow_the_seeded_schedule(server):
             f"earliest lateness {min(late):.4f} >= -0.002 s (never early)": min(late) >= -0.002,
             f"median lateness {statistics.median(late):.4f} <= 0.02 s": (
                 statistics.median(late) <= 0.02
-            )
+            ),
         }
 
     _timed(measure)
