@@ -20,13 +20,9 @@ scheme (``memory:/bucket/a.csv``); such a path is taken as the URL it was.
 
 from __future__ import annotations
 
-import atexit
 import glob as _glob
-import hashlib
 import os
 import re
-import shutil
-import tempfile
 import threading
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -214,6 +210,11 @@ def remote_files(url: str, listed: Any = None) -> list[str]:
 
 
 def _cache() -> Path:
+    # imported here: reading scorekit.io costs nothing for the URLs it may never see
+    import atexit
+    import shutil
+    import tempfile
+
     if not _folder:
         folder = Path(tempfile.mkdtemp(prefix="scorekit-remote-"))
         atexit.register(shutil.rmtree, folder, True)
@@ -245,6 +246,8 @@ def local_path(path: P) -> P | Path:
     url = as_url(path)
     if url is None:
         return path
+    import hashlib
+
     with _lock:
         if url in _copies and _copies[url].exists():
             return _copies[url]
