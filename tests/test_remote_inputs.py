@@ -326,3 +326,19 @@ def test_dask_reads_a_missing_url_as_an_error(
     _, err = capsys.readouterr()
     assert status == 2
     assert "none.parquet: no such file" in err and "Traceback" not in err
+
+
+def test_an_error_in_a_remote_file_names_where_it_came_from(memory: str) -> None:
+    fsspec.filesystem("memory").pipe(
+        "/scorekit-remote-tests/bad/labels.csv", b"y_true,y_pred\n1,1\n0,1,5\n"
+    )
+    with pytest.raises(InputError) as caught:
+        evaluate(
+            f"{memory}/bad/labels.csv",
+            ["accuracy"],
+            columns={"y_true": "y_true", "y_pred": "y_pred"},
+            chunk_size=1,
+        )
+    text = str(caught.value)
+    assert "memory/scorekit-remote-tests/bad/labels.csv" in text
+    assert "line 3" in text

@@ -222,16 +222,35 @@ def _cache() -> Path:
     return _folder[0]
 
 
-def _name(url: str) -> str:
-    name = PurePosixPath(url.split("?", 1)[0].split("#", 1)[0]).name
-    return name or "index"
+def _place(url: str) -> PurePosixPath:
+    """Where the copy of ``url`` goes in the cache: the URL's scheme, host and path, so that
+    an error naming the copy says which URL it came from (a query string adds its hash).
+
+    Examples
+    --------
+    >>> str(_place("s3://bucket/preds/part-0.csv"))
+    's3/bucket/preds/part-0.csv'
+    >>> str(_place("https://host:8080/../a.csv?v=2")).startswith("https/host_8080/a.csv-")
+    True
+    """
+    import hashlib
+
+    scheme, rest = url.split("://", 1)
+    path, _, query = rest.split("#", 1)[0].partition("?")
+    parts = [p.replace(":", "_") for p in path.split("/") if p not in ("", ".", "..")]
+    if not parts:
+        parts = ["index"]
+    if query:
+        parts[-1] += "-" + hashlib.sha256(query.encode()).hexdigest()[:12]
+    return PurePosixPath(scheme, *parts)
 
 
 def local_path(path: P) -> P | Path:
     """A local file holding what ``path`` names: ``path`` itself, or the copy of a URL.
 
     A URL is copied once per process through fsspec; the copy is named like the
-    remote file, in a private temporary folder removed at exit.
+    remote file, under its scheme, host and folders, in a private temporary folder
+    removed at exit.
 
     Examples
     --------
@@ -246,14 +265,11 @@ def local_path(path: P) -> P | Path:
     url = as_url(path)
     if url is None:
         return path
-    import hashlib
-
     with _lock:
         if url in _copies and _copies[url].exists():
             return _copies[url]
         fs, remote = _filesystem(url)
-        key = hashlib.sha256(url.encode()).hexdigest()[:16]
-        target = _cache() / key / _name(url)
+        target = _cache() / _place(url)
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             if fs.isdir(remote):
