@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from scorekit.engines.dask import dask_states
 from scorekit.errors import ConfigError, InputError
 
 MEMORY = 700_000_000
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
 
 
 def _piece(index: int) -> pd.DataFrame:
@@ -124,3 +126,19 @@ def test_memory_limit_text() -> None:
     assert memory_limit(Worker()) == "no memory limit"
     Worker.memory_limit = 1_500_000
     assert memory_limit(Worker()) == "a memory limit of 1.5 MB per worker"
+
+
+def test_a_scheduler_that_cannot_be_reached_is_one_cli_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from scorekit.cli import main
+
+    argv = ["eval", str(DATA / "binary.csv"), "--task", "binary", "--true", "label"]
+    argv += ["--pred", "pred", "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9"]
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        status = main(argv)
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert err.startswith("scorekit: ")
+    assert "cannot connect to the Dask scheduler" in err and "tcp://127.0.0.1:9" in err
+    assert "Traceback" not in err
