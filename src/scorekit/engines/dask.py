@@ -11,7 +11,10 @@ same query is an error, which checks that the query sets are disjoint.
 The engine holds no metric code. A lost worker costs nothing but time: Dask
 recomputes the tasks whose results died with it, and the relevance judgments
 travel as one task of the graph (not as scattered data), so they can be
-recomputed too.
+recomputed too. Workers that die on every try, a lost connection and a cluster
+that cannot start are one :class:`~scorekit.errors.ConfigError` each
+(:mod:`scorekit.engines._dask_errors`). Files, URLs and scorekit sources are read
+on the workers (:mod:`scorekit.engines._dask_sources`).
 
 dask and distributed are imported inside the functions: ``import scorekit`` and
 ``import scorekit.engines`` never load them. Install them with
@@ -91,10 +94,15 @@ def dask_states(
     source
         A Dask DataFrame; a path, glob or directory of Parquet, CSV, TSV, JSON
         Lines files (the text formats may be gzipped) or any registered format, the files
-        :func:`scorekit.evaluate` reads, here read with Dask's readers (only the
-        columns ``mapping`` names, large files in blocks); or an in-memory table
-        (pyarrow Table or RecordBatch, pandas DataFrame, dict of columns), split
-        into partitions.
+        :func:`scorekit.evaluate` reads, here read on the workers (only the
+        columns ``mapping`` names: many small files a group at a time by
+        scorekit's readers, files of one schema by one Dask reader that splits
+        large files in blocks or row groups); a URL of such files (``s3://``,
+        ``https://``..., read on the workers through fsspec); a scorekit
+        :class:`~scorekit.io.Source` read on the workers (a
+        :class:`~scorekit.io.FileSource` one partition per file, any other whole
+        on one worker); or an in-memory table (pyarrow Table or RecordBatch,
+        pandas DataFrame, dict of columns), split into partitions.
     metrics
         The configured metrics.
     mapping
@@ -125,7 +133,9 @@ def dask_states(
     ------
     ConfigError
         dask or distributed not installed; ``scheduler`` and ``workers`` both
-        given; an unreachable scheduler; a bad ``partition_hint``.
+        given; an unreachable scheduler; a bad ``partition_hint``; workers that
+        died on every try of a task (naming their memory limit), a connection to
+        the cluster lost, a local cluster that cannot start.
     InputError
         A column the mapping names is missing; no file matches; a file that
         cannot be read (naming it); any bad value the metrics find (naming the
