@@ -72,8 +72,10 @@ def _lattice() -> list[Any]:
     ]
 
 
+# pyarrow's message names the row too in some reads ("Row #N: "), as it does in a process
+# that has run a Dask cluster
 _CONVERSION = re.compile(
-    r"In CSV column #(\d+): CSV conversion error to (.+?): invalid value '(.*)'"
+    r"In CSV column #(\d+): (?:Row #\d+: )?CSV conversion error to (.+?): invalid value '(.*)'"
 )
 
 
