@@ -221,7 +221,7 @@ def test_scale_flags_that_contradict_each_other(capsys: Any) -> None:
     err = _error(capsys, *args, "--engine", "dask", "--workers", "2", "--scheduler", "tcp://x:1")
     assert "exclude each other" in err
     assert "expected a whole number >= 1" in _error(capsys, *args, "--chunk-size", "0")
-    assert "invalid choice" in _error(capsys, *args, "--engine", "spark")
+    assert "invalid choice" in _error(capsys, *args, "--engine", "flink")
 
 
 def test_no_progress_bar_off_a_terminal_or_with_quiet(capsys: Any) -> None:

@@ -217,8 +217,8 @@ def test_bad_sources_and_settings() -> None:
         evaluate({"y_true": [1], 1: [1]}, ["accuracy"])
     with pytest.raises(ConfigError, match="invalid chunk_size; got 0"):
         evaluate(_table(), ["accuracy"], chunk_size=0)
-    with pytest.raises(ConfigError, match="unknown engine; got 'spark'"):
-        evaluate(_table(), ["accuracy"], engine="spark")
+    with pytest.raises(ConfigError, match="unknown engine; got 'flink'"):
+        evaluate(_table(), ["accuracy"], engine="flink")
     with pytest.raises(ConfigError, match="options of the Dask engine"):
         evaluate(_table(), ["accuracy"], workers=2)
     with pytest.raises(ConfigError, match="no metric to compute"):

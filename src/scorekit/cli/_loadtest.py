@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -368,6 +369,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         return _run(args, out, err)
     except KeyboardInterrupt:
+        # one line and status 130: a Ctrl-C still pending, or pressed again, ends nothing more
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         kept = f"; the records of the requests that ended are in {args.out}" if args.out else ""
         err.write(f"scorekit: interrupted; stopped at once{kept}\n")
         return 128 + signal.SIGINT
