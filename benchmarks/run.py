@@ -23,6 +23,7 @@ import bench_chunked_auc
 import bench_ci_scale
 import bench_classification
 import bench_compat
+import bench_dask
 import bench_groups
 import bench_information
 import bench_loadtest
@@ -41,6 +42,7 @@ MODULES = (
     bench_classification,
     bench_bounded,
     bench_chunked_auc,
+    bench_dask,
     bench_calibration,
     bench_regression,
     bench_information,

@@ -145,13 +145,6 @@ def test_eval_reads_a_folder_url(
     assert remote == expected
 
 
-OUTSIDE_IO = pytest.mark.xfail(
-    strict=True,
-    reason="the command checks and opens its files itself (pathlib), not through scorekit.io",
-)
-
-
-@OUTSIDE_IO
 @pytest.mark.parametrize("where", ["memory", "server"])
 def test_rank_and_text_read_urls(
     where: str, local: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
@@ -166,7 +159,6 @@ def test_rank_and_text_read_urls(
         assert _json(capsys, [*remote, "--quiet"]) == _json(capsys, [*plain, "--quiet"])
 
 
-@OUTSIDE_IO
 @pytest.mark.parametrize("where", ["memory", "server"])
 def test_merge_reads_state_files_at_urls(
     where: str,

@@ -119,7 +119,7 @@ def _run_states(
     from scorekit.api._by import run_metrics
     from scorekit.ranking import as_qrels
 
-    path = Path(run_path)
+    path = Path(io.local_path(run_path))
     if not path.is_file():
         raise InputError(message(run_path, "no such file", None, "an existing run file"))
     found = run_metrics(

@@ -260,6 +260,9 @@ def merge_states(
     """
     if not paths:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
+    from scorekit.io import local_path
+
+    paths = [local_path(p) for p in paths]
     _refuse_duplicates(paths, allow_duplicates)
     file = load_states(paths[0])
     first = _first_of(file)

@@ -171,7 +171,9 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
         A file of another state-file or state format version, or a metric or
         option this scorekit does not know.
     """
-    where = Path(path)
+    from scorekit.io import local_path
+
+    where = Path(local_path(path))
     data = _parse(where)
     _check_versions(where, data)
     entries = data.get("metrics")
