@@ -51,15 +51,8 @@ def line_of(path: Path, row: int) -> int:
     return io.nonblank_line(path, row) or row + 1
 
 
-def _local(path: Path) -> Path:
-    """``path``, or the local copy of the URL it names (``memory://``, ``s3://``, ``https://``)."""
-    from scorekit.io import local_path
-
-    return Path(local_path(path))
-
-
 def _check_path(path: Path) -> None:
-    path = _local(path)
+    path = Path(io.local_path(path))
     if not path.exists():
         raise InputError(message(str(path), "no such file", None, "an existing file"))
     if path.is_dir():
@@ -152,7 +145,7 @@ def _has_empty(column: Any) -> bool:
 def _open(path: Path) -> Any:
     import gzip
 
-    path = _local(path)
+    path = Path(io.local_path(path))
     if path.name.lower().endswith(".gz"):
         return gzip.open(path, "rb")
     return path.open("rb")
@@ -261,7 +254,7 @@ def _finite(path: Path, values: NDArray[np.float64], field: str) -> NDArray[np.f
 
 
 def _read(path: str | Path, names: tuple[str, ...], value: str, what: str) -> Columns:
-    path = _local(Path(path))
+    path = Path(io.local_path(path))
     _check_path(path)
     table = _fast(path, names, value)
     if table is not None:

@@ -18,7 +18,7 @@ from scorekit.errors import (
     message,
     raw,
 )
-from scorekit.io import require_regular
+from scorekit.io import local_path, require_regular
 from scorekit.statefiles._format import HEADER, StateFile
 from scorekit.statefiles._read import load_states, malformed
 
@@ -260,8 +260,6 @@ def merge_states(
     """
     if not paths:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
-    from scorekit.io import local_path
-
     paths = [local_path(p) for p in paths]
     _refuse_duplicates(paths, allow_duplicates)
     file = load_states(paths[0])

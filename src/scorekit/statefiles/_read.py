@@ -20,7 +20,7 @@ from scorekit.core import (
     get,
 )
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
-from scorekit.io import read_limited, require_regular
+from scorekit.io import local_path, read_limited, require_regular
 from scorekit.statefiles._binary import read_binary
 from scorekit.statefiles._format import BINARY_MAGIC, FILE_FORMAT, MAGIC, StateFile, rebuild
 from scorekit.stats import Bootstrap, Replicates
@@ -171,8 +171,6 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
         A file of another state-file or state format version, or a metric or
         option this scorekit does not know.
     """
-    from scorekit.io import local_path
-
     where = Path(local_path(path))
     data = _parse(where)
     _check_versions(where, data)

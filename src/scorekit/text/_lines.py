@@ -14,21 +14,15 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from scorekit.errors import InputError, message, raw
+from scorekit.io import local_path
 
 __all__ = ["iter_lines", "read_line_blocks", "read_lines", "read_parallel"]
 
 _BOM = b"\xef\xbb\xbf"
 
 
-def _local(path: Path) -> Path:
-    """``path``, or the local copy of the URL it names (``memory://``, ``s3://``, ``https://``)."""
-    from scorekit.io import local_path
-
-    return Path(local_path(path))
-
-
 def _check_file(path: Path) -> None:
-    path = _local(path)
+    path = Path(local_path(path))
     if not path.exists():
         raise InputError(message(str(path), "no such file", None, "an existing file"))
     if path.is_dir():
@@ -36,7 +30,7 @@ def _check_file(path: Path) -> None:
 
 
 def _open(path: Path) -> BinaryIO:
-    path = _local(path)
+    path = Path(local_path(path))
     if path.name.endswith(".gz"):
         return cast(BinaryIO, gzip.open(path, "rb"))
     return path.open("rb")
