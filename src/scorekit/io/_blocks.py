@@ -177,4 +177,6 @@ def read_batches(
             # before its file closes
             if reader is not None and hasattr(reader, "close"):
                 reader.close()
+            # dropped here, not with a traceback that holds this frame
+            reader = None
             handle.close()

@@ -97,7 +97,6 @@ def _csv_options(delimiter: str, wanted: list[str], types: dict[str, Any], block
 def csv_batches(
     path: Path, fmt: str, wanted: list[str], chunk_size: int, types: dict[str, Any]
 ) -> Iterator[tuple[Any, int]]:
-    import pyarrow as pa
     from pyarrow import csv
 
     delimiter = "\t" if fmt == "tsv" else ","
@@ -112,7 +111,7 @@ def csv_batches(
         read, parse, convert = _csv_options(delimiter, wanted, types, block)
         counts.append(LineCount(path))
         reader = csv.open_csv(
-            pa.TransformInputStream(stream, counts[-1]),
+            counts[-1].wrap(stream),
             read_options=read,
             parse_options=parse,
             convert_options=convert,
@@ -137,9 +136,13 @@ def csv_batches(
             check_values(path, delimiter, batch)
             yield batch, done
     finally:
-        # a bad value found here leaves the reader suspended: it stops and closes its file
-        # now, not when the error's traceback is collected
+        # a bad value found here leaves the reader suspended: it stops reading ahead and
+        # closes its file now, not when the error's traceback is collected
+        for count in counts:
+            count.stop()
         batches.close()
+        for count in counts:
+            count.release()
 
 
 def _csv_error(

@@ -41,10 +41,11 @@ def first_block(path: Path, block: int) -> dict[str, Any]:
     if not head(path).strip():
         raise empty(path, "one JSON object per line")
     handle, stream = open_file(path)
+    guard = DepthGuard(path)
+    reader: Any = None
     try:
         reader = pajson.open_json(
-            pa.TransformInputStream(stream, DepthGuard(path)),
-            read_options=pajson.ReadOptions(block_size=block),
+            guard.wrap(stream), read_options=pajson.ReadOptions(block_size=block)
         )
         return {f.name: f.type for f in reader.schema}
     except (pa.ArrowException, OSError) as exc:
@@ -52,6 +53,12 @@ def first_block(path: Path, block: int) -> dict[str, Any]:
             return first_block(path, block * 4)
         raise _io.json_error(path, exc) from None
     finally:
+        # the reader reads ahead of its first block: it stops here
+        guard.stop()
+        if reader is not None:
+            reader.close()
+        reader = None
+        guard.release()
         handle.close()
 
 
@@ -71,10 +78,13 @@ def jsonl_batches(
     for column in wanted:
         types.setdefault(column, first[column])
 
+    guards: list[DepthGuard] = []
+
     def open_reader(stream: Any, block: int) -> Any:
         schema = pa.schema([(c, types[c]) for c in wanted])
+        guards.append(DepthGuard(path))
         return pajson.open_json(
-            pa.TransformInputStream(stream, DepthGuard(path)),
+            guards[-1].wrap(stream),
             read_options=pajson.ReadOptions(block_size=block),
             parse_options=pajson.ParseOptions(
                 explicit_schema=schema, unexpected_field_behavior="ignore"
@@ -90,7 +100,15 @@ def jsonl_batches(
             return Widen(path, column, kind)
         return _io.json_error(path, exc)
 
-    yield from read_batches(path, block, open_reader, failure)
+    batches = read_batches(path, block, open_reader, failure)
+    try:
+        yield from batches
+    finally:
+        for guard in guards:
+            guard.stop()
+        batches.close()
+        for guard in guards:
+            guard.release()
 
 
 def _json_kind(value: Any) -> Any:

@@ -1,7 +1,7 @@
 """Checks on the bytes of a text file as pyarrow reads them: lines counted, JSON depth bounded.
 
 pyarrow's readers take a stream; wrapped in a :class:`pyarrow.TransformInputStream`
-with one of the callables of this module, every block of the file passes through
+by one of the :class:`StreamCheck` classes of this module, every block of the file passes through
 numpy on its way to the parser, so the checks cost one vectorised pass and no
 second read of the file:
 
@@ -17,6 +17,10 @@ second read of the file:
 
 from __future__ import annotations
 
+import atexit
+import time
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "DepthGuard",
     "LineCount",
+    "StreamCheck",
     "check_rows",
     "check_values",
     "deep_line_error",
@@ -58,11 +63,97 @@ def _bytes(buf: Any) -> NDArray[np.uint8]:
     return np.frombuffer(buf, dtype=np.uint8) if len(memoryview(buf)) else np.empty(0, np.uint8)
 
 
-class LineCount:
+class StreamCheck:
+    """A transform of the blocks pyarrow reads, run by pyarrow's reading threads.
+
+    :meth:`wrap` gives the stream to hand to pyarrow's reader. pyarrow reads ahead
+    of its reader in threads of its own, which call the transform with each block
+    and release it when they are done, which both take Python's lock. A reading
+    thread that does so while the interpreter shuts down is ended by Python in
+    the middle of pyarrow's code, which aborts or hangs the process. So a reader
+    whose reading stops early is followed by :meth:`release`, which stops the
+    transform (every later call returns ``b""``, the end of the file, so the
+    reading threads read no further) and waits until they have let it go; at the
+    interpreter's exit every transform still held is stopped and waited for the
+    same way. Subclasses implement :meth:`_transform`.
+    """
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self._held: list[weakref.ref[_Relay]] = []
+
+    def __call__(self, buf: Any) -> Any:
+        if self.stopped:
+            return b""
+        return self._transform(buf)
+
+    def _transform(self, buf: Any) -> Any:  # pragma: no cover - every subclass has its own
+        raise NotImplementedError
+
+    def wrap(self, stream: Any) -> Any:
+        """``stream`` as a :class:`pyarrow.TransformInputStream` through this transform."""
+        import pyarrow as pa
+
+        relay = _Relay(self)
+        self._held.append(weakref.ref(relay))
+        _HELD.add(relay)
+        return pa.TransformInputStream(stream, relay)
+
+    def stop(self) -> None:
+        """Return the end of the file from now on: the reader reads no further."""
+        self.stopped = True
+
+    def release(self) -> None:
+        """Stop, and wait (at most :data:`_SETTLE` seconds) until pyarrow holds the stream no more.
+
+        Call it once the reader is closed and dropped.
+        """
+        self.stop()
+        _wait(lambda: all(held() is None for held in self._held))
+
+
+class _Relay:
+    """What pyarrow holds of a transform: it is freed when pyarrow lets the stream go."""
+
+    __slots__ = ("__weakref__", "check")
+
+    def __init__(self, check: StreamCheck) -> None:
+        self.check = check
+
+    def __call__(self, buf: Any) -> Any:
+        check = self.check
+        # an error raised by the check keeps this frame in its traceback: without
+        # ``self``, so that the relay is still freed when pyarrow lets it go
+        del self
+        return check(buf)
+
+
+_SETTLE = 2.0
+"""The longest wait for pyarrow's reading threads to let a transform go."""
+
+_HELD: weakref.WeakSet[_Relay] = weakref.WeakSet()
+
+
+def _wait(done: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + _SETTLE
+    while not done() and time.monotonic() < deadline:
+        # the sleep lets a reading thread take Python's lock
+        time.sleep(0.001)
+
+
+@atexit.register
+def _settle() -> None:
+    """Stop every transform pyarrow still holds and wait until it lets them go."""
+    for relay in list(_HELD):
+        relay.check.stop()
+    _wait(lambda: not _HELD)
+
+
+class LineCount(StreamCheck):
     """Counts the non-empty lines (ended by ``\\n``, ``\\r\\n`` or ``\\r``) of a text file.
 
-    An instance is the transform of a :class:`pyarrow.TransformInputStream`: it
-    returns each block unchanged. A line is non-empty when it holds a byte other
+    An instance is the transform of a stream over the file (:meth:`~StreamCheck.wrap`):
+    it returns each block unchanged. A line is non-empty when it holds a byte other
     than the line ends, so the count is the number of runs of such bytes. A NUL
     byte, which no text file holds, is an error naming its line.
 
@@ -76,12 +167,13 @@ class LineCount:
     """
 
     def __init__(self, path: Path | str) -> None:
+        super().__init__()
         self.path = Path(path)
         self.lines = 0
         self.nul = False
         self._after_break = True
 
-    def __call__(self, buf: Any) -> Any:
+    def _transform(self, buf: Any) -> Any:
         # a NUL byte ends the stream here (the reader sees the end of the file) and is
         # raised by the caller (:meth:`check`): an error raised in this transform would
         # travel through pyarrow's reading threads
@@ -179,15 +271,18 @@ def deep_line_error(path: Path | str, line: int, text: str) -> InputError:
     return json_depth_error(path, line, column, MAX_JSON_DEPTH)
 
 
-class DepthGuard:
+class DepthGuard(StreamCheck):
     """Raises an :class:`InputError` on the first line nested more than ``limit`` levels deep.
 
-    An instance is the transform of a :class:`pyarrow.TransformInputStream` over
-    a JSON Lines file: it returns each block unchanged once no line of it is too
-    deep. A line of at most ``limit`` bytes, or with at most ``limit`` opening
-    brackets, cannot be deeper: only the lines of a block longer than that have
-    their brackets counted, and only a line with more brackets is scanned
-    exactly (:func:`too_deep`), strings and escapes respected.
+    An instance is the transform of a stream over a JSON Lines file
+    (:meth:`~StreamCheck.wrap`): it returns each block unchanged once no line of
+    it is too deep. The error fails the stream, so that pyarrow parses no part of
+    that line, and reaches the reader's caller.
+
+    A line of at most ``limit`` bytes, or with at most ``limit`` opening brackets,
+    cannot be deeper: only the lines of a block longer than that have their
+    brackets counted, and only a line with more brackets is scanned exactly
+    (:func:`too_deep`), strings and escapes respected.
 
     Examples
     --------
@@ -200,6 +295,7 @@ class DepthGuard:
     """
 
     def __init__(self, path: Path | str, limit: int = MAX_JSON_DEPTH) -> None:
+        super().__init__()
         self.path = path
         self.limit = limit
         self.error: InputError | None = None
@@ -207,7 +303,7 @@ class DepthGuard:
         self._pending: list[NDArray[np.uint8]] = []
         self._size = 0
 
-    def __call__(self, buf: Any) -> Any:
+    def _transform(self, buf: Any) -> Any:
         if self.error is not None:
             raise self.error
         data = _bytes(buf)

@@ -218,11 +218,12 @@ def read_csv(path: Path, delimiter: str, wanted: list[str] | None) -> Any:
         handle, stream = open_file(path)
         try:
             table = csv.read_csv(
-                pa.TransformInputStream(stream, count),
+                count.wrap(stream),
                 parse_options=parse,
                 convert_options=convert,
             )
         finally:
+            count.release()
             handle.close()
     except (pa.ArrowException, OSError) as exc:
         count.check()
@@ -299,11 +300,13 @@ def read_jsonl(path: Path, wanted: list[str] | None) -> Any:
     from pyarrow import json
 
     handle, stream = open_file(path)
+    guard = DepthGuard(path)
     try:
-        table = json.read_json(pa.TransformInputStream(stream, DepthGuard(path)))
+        table = json.read_json(guard.wrap(stream))
     except (pa.ArrowException, OSError) as exc:
         raise json_error(path, exc) from None
     finally:
+        guard.release()
         handle.close()
     check_columns(path, list(table.column_names), wanted)
     return table
