@@ -457,6 +457,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         sweep=rows,
     )
     if result.interrupted:
+        # the command has said all it will: a second Ctrl-C from here on, which Python
+        # would take as a death by SIGINT once it shuts down, ends nothing more
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         return 128 + signal.SIGTERM if terminated else 128 + signal.SIGINT
     if limit is not None:
         failed, measured, over = loadtest.failures_over(result.records, limit)
