@@ -299,7 +299,7 @@ def test_options_that_contradict_the_session(spark: Any) -> None:
         evaluate(table, "accuracy", engine="spark", scheduler="local[2]", workers=2)
     with pytest.raises(ConfigError, match="invalid partitions"):
         evaluate(table, "accuracy", engine="spark", partitions=0)
-    with pytest.raises(ConfigError, match="options of the Spark engine"):
+    with pytest.raises(ConfigError, match="partitions is an option of the Spark engine"):
         evaluate(table, "accuracy", partitions=2)
     # the active session is the one asked for by name too
     assert evaluate(table, "accuracy", engine="spark", scheduler="local[2]").rows == 2

@@ -219,8 +219,13 @@ def test_bad_sources_and_settings() -> None:
         evaluate(_table(), ["accuracy"], chunk_size=0)
     with pytest.raises(ConfigError, match="unknown engine; got 'flink'"):
         evaluate(_table(), ["accuracy"], engine="flink")
-    with pytest.raises(ConfigError, match="options of the Dask engine"):
+    with pytest.raises(ConfigError, match="workers is an option of the Dask engine"):
         evaluate(_table(), ["accuracy"], workers=2)
+    # only the option the chosen engine does not take is named
+    with pytest.raises(
+        ConfigError, match=r"^evaluate: partitions is an option of the Spark engine"
+    ):
+        evaluate(_table(), ["accuracy"], engine="dask", workers=1, partitions=2)
     with pytest.raises(ConfigError, match="no metric to compute"):
         evaluate(_table(), [])
     with pytest.raises(ConfigError, match="unknown metric"):

@@ -342,7 +342,7 @@ def test_header_only_file_is_an_empty_input(tmp_path: Path) -> None:
 
 def test_options_of_other_engines_are_refused(tmp_path: Path) -> None:
     path = write(TABLE, tmp_path / "t.csv")
-    with pytest.raises(ConfigError, match="options of the Dask engine"):
+    with pytest.raises(ConfigError, match="scheduler is an option of the Dask engine"):
         evaluate(path, ["accuracy"], scheduler="tcp://127.0.0.1:8786")
 
 

@@ -173,6 +173,10 @@ def _check_other_engines(
 ) -> None:
     """An option of another engine, given with ``engine``, is an error naming that engine."""
     fields = {name for m in metrics for name in _fields(m)}
+    try:
+        own = set(_engine_options(engines.engine(engine)))
+    except ConfigError:
+        own = set()
     for name in engines.engine_names():
         if name == engine:
             continue
@@ -180,12 +184,13 @@ def _check_other_engines(
             taken = _engine_options(engines.engine(name))
         except ConfigError:
             continue
-        given = [k for k in options if k in taken and k not in fields]
+        given = [k for k in options if k in taken and k not in fields and k not in own]
         if given:
+            verb = "is an option" if len(given) == 1 else "are options"
             raise ConfigError(
                 message(
                     "evaluate",
-                    f"{' and '.join(taken)} are options of the {name.capitalize()} engine",
+                    f"{' and '.join(given)} {verb} of the {name.capitalize()} engine",
                     raw(f"engine={engine!r}"),
                     f"engine={name!r}",
                 )
