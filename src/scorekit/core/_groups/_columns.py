@@ -164,20 +164,80 @@ def _split(
     """The groups of rows: their keys (one array per column), sizes and row indices.
 
     Groups come in increasing order of their values; each group's rows keep
-    their order.
+    their order. Each row gets one integer code per group (:func:`group_codes`),
+    and the rows are sorted by code once.
+
+    Examples
+    --------
+    >>> keys, sizes, parts = _split([np.array(["fr", "de", "fr"]), np.array([1, 1, 2])])
+    >>> [k.tolist() for k in keys], sizes.tolist(), [p.tolist() for p in parts]
+    ([['de', 'fr', 'fr'], [1, 1, 2]], [1, 1, 1], [[1], [0], [2]])
     """
     rows = len(columns[0])
     if rows == 0:
         return tuple(columns), np.zeros(0, dtype=np.int64), []
-    codes = np.stack([np.unique(c, return_inverse=True)[1].ravel() for c in columns], axis=1)
-    first, code = np.unique(codes, axis=0, return_index=False, return_inverse=True)
-    code = code.ravel()
-    order = np.argsort(code, kind="stable")
-    stops = np.searchsorted(code[order], np.arange(1, len(first) + 1))
-    starts = np.concatenate([[0], stops[:-1]])
-    parts = [order[a:b] for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
+    code, count = group_codes(columns)
+    order = np.argsort(code.astype(_code_type(count), copy=False), kind="stable")
+    sizes = np.bincount(code, minlength=count).astype(np.int64)
+    stops = np.cumsum(sizes)
+    starts = stops - sizes
+    parts = np.split(order, stops[:-1].tolist())
     keys = tuple(c[order[starts]] for c in columns)
-    return keys, (stops - starts).astype(np.int64), parts
+    return keys, sizes, parts
+
+
+def group_codes(columns: Sequence[NDArray[Any]]) -> tuple[NDArray[np.int64], int]:
+    """Each row's group as an integer in ``[0, groups)``, in the order of the groups' values.
+
+    One column's codes are the positions of its values among its distinct
+    values; several columns' codes combine in mixed radix (first column
+    first) and are renumbered over the combinations present (also whenever
+    the combined range outgrows the rows, so they never overflow); they keep
+    the lexicographic order of the values.
+
+    Examples
+    --------
+    >>> group_codes([np.array(["b", "a", "b"])])
+    (array([1, 0, 1]), 2)
+    >>> group_codes([np.array([2, 2, 1]), np.array([True, False, False])])
+    (array([2, 1, 0]), 3)
+    """
+    rows = len(columns[0])
+    code: NDArray[np.int64] = np.zeros(rows, dtype=np.int64)
+    count = 1
+    for column in columns:
+        distinct = np.unique(column)
+        own = np.searchsorted(distinct, column).astype(np.int64, copy=False)
+        if count == 1:
+            code, count = own, len(distinct)
+            continue
+        code = code * len(distinct) + own
+        count *= len(distinct)
+        if count > max(rows, 1 << 16):
+            code, count = _compact(code, count)
+    if len(columns) > 1:
+        code, count = _compact(code, count)
+    return code, count
+
+
+def _compact(code: NDArray[np.int64], count: int) -> tuple[NDArray[np.int64], int]:
+    """Codes renumbered ``0, 1, ...`` over the codes present, in the same order."""
+    if count <= 4 * len(code) + 1024:
+        present = np.zeros(count, dtype=bool)
+        present[code] = True
+        renumber = np.cumsum(present) - 1
+        return renumber[code], int(renumber[-1]) + 1
+    distinct, inverse = np.unique(code, return_inverse=True)
+    return inverse.ravel().astype(np.int64, copy=False), len(distinct)
+
+
+def _code_type(count: int) -> Any:
+    """The smallest unsigned integer type of codes below ``count`` (a stable sort of
+    8- or 16-bit integers is a radix sort)."""
+    for kind in (np.uint8, np.uint16, np.uint32):
+        if count <= np.iinfo(kind).max + 1:
+            return kind
+    return np.uint64
 
 
 def _key_of(parts: Sequence[Any]) -> tuple[Any, ...]:
