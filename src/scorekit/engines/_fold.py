@@ -19,7 +19,7 @@ import numpy as np
 
 from scorekit.core import MergeTree, Metric, State, caught, input_kind, merge_states
 from scorekit.engines._columns import summarize_table
-from scorekit.errors import ConfigError, ScorekitError, message
+from scorekit.errors import ConfigError, ScorekitError, message, raw
 from scorekit.io import format_bytes
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "MergeTree",
     "Notes",
     "SizeWatch",
+    "check_cluster",
     "group_role",
     "merge_states",
     "positive_int",
@@ -71,6 +72,45 @@ expected at most 2**40 = 1,099,511,627,776 rows.
         rule = f"at most 2**40 = {MAX_COUNT:,}" + (f" {unit}" if unit else "")
         raise ConfigError(message("evaluate", f"{name} is too large", value, rule))
     return int(value)
+
+
+def check_cluster(
+    scheduler: Any, workers: Any, *, local: str, remote: str, invalid: str, address: str
+) -> None:
+    """Check a cluster engine's options: where its cluster is, or the size of a local one.
+
+    ``local`` names the local cluster whose size ``workers`` is, ``remote`` what
+    ``scheduler`` names, ``invalid`` the error of a scheduler that is not a
+    string, and ``address`` what one looks like.
+
+    Examples
+    --------
+    >>> where = dict(
+    ...     local="a local cluster",
+    ...     remote="scheduler",
+    ...     invalid="invalid scheduler",
+    ...     address="an address like tcp://HOST:8786",
+    ... )
+    >>> check_cluster(None, 2, **where)
+    >>> check_cluster("tcp://h:8786", 2, **where)
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: evaluate: workers is the size of a local cluster and cannot go \
+with a scheduler; got scheduler='tcp://h:8786', workers=2, expected one of them.
+    """
+    if scheduler is not None and workers is not None:
+        raise ConfigError(
+            message(
+                "evaluate",
+                f"workers is the size of {local} and cannot go with a {remote}",
+                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
+                "one of them",
+            )
+        )
+    if workers is not None:
+        positive_int(workers, "number of workers")
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise ConfigError(message("evaluate", invalid, scheduler, address))
 
 
 def side_inputs(metrics: Sequence[Metric[Any]], given: Mapping[str, Any]) -> dict[str, Any]:

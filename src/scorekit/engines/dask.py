@@ -44,6 +44,7 @@ from scorekit.engines._dask_sources import (
 )
 from scorekit.engines._fold import (
     Notes,
+    check_cluster,
     group_role,
     merge_states,
     positive_int,
@@ -183,7 +184,7 @@ def _states(
     _require()
     if partition_hint is not None:
         positive_int(partition_hint, "partition_hint")
-    check_cluster("dask", scheduler, workers)
+    _check_cluster(scheduler, workers)
     metrics = list(metrics)
     _check_positions(metrics)
     groups = {group_role(m) for m in metrics} - {None}
@@ -233,43 +234,15 @@ def _check_positions(metrics: Sequence[Metric[Any]]) -> None:
         )
 
 
-def check_cluster(engine: str, scheduler: Any, workers: Any) -> None:
-    """Check the cluster options: Dask's only, and a scheduler or a local cluster's size.
-
-    Examples
-    --------
-    >>> check_cluster("dask", None, 2)
-    >>> check_cluster("stream", None, 2)
-    Traceback (most recent call last):
-    ...
-    scorekit.errors.ConfigError: evaluate: scheduler and workers are options of the Dask engine; ...
-    """
-    if engine != "dask":
-        if scheduler is not None or workers is not None:
-            raise ConfigError(
-                message(
-                    "evaluate",
-                    "scheduler and workers are options of the Dask engine",
-                    raw(f"engine={engine!r}"),
-                    "engine='dask'",
-                )
-            )
-        return
-    if scheduler is not None and workers is not None:
-        raise ConfigError(
-            message(
-                "evaluate",
-                "workers is the size of a local cluster and cannot go with a scheduler",
-                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
-                "one of them",
-            )
-        )
-    if workers is not None:
-        positive_int(workers, "number of workers")
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise ConfigError(
-            message("evaluate", "invalid scheduler", scheduler, "an address like tcp://HOST:8786")
-        )
+def _check_cluster(scheduler: Any, workers: Any) -> None:
+    check_cluster(
+        scheduler,
+        workers,
+        local="a local cluster",
+        remote="scheduler",
+        invalid="invalid scheduler",
+        address="an address like tcp://HOST:8786",
+    )
 
 
 def run(
@@ -288,7 +261,7 @@ def run(
     ``scheduler`` and ``workers`` are this engine's options; ``chunk_size`` caps
     the rows of a partition of an in-memory table.
     """
-    check_cluster("dask", scheduler, workers)
+    _check_cluster(scheduler, workers)
     if chunk_size is not None:
         positive_int(chunk_size, "chunk_size", unit="rows")
     url = _io.as_url(source)

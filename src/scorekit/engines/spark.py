@@ -58,6 +58,7 @@ from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     Notes,
+    check_cluster,
     group_role,
     merge_states,
     positive_int,
@@ -308,26 +309,14 @@ def _check_cluster(scheduler: Any, workers: Any) -> None:
     scorekit.errors.ConfigError: evaluate: workers is the size of a local Spark session and \
 cannot go with a master; got scheduler='local[2]', workers=2, expected one of them.
     """
-    if scheduler is not None and workers is not None:
-        raise ConfigError(
-            message(
-                "evaluate",
-                "workers is the size of a local Spark session and cannot go with a master",
-                raw(f"scheduler={scheduler!r}, workers={workers!r}"),
-                "one of them",
-            )
-        )
-    if workers is not None:
-        positive_int(workers, "number of workers")
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise ConfigError(
-            message(
-                "evaluate",
-                "invalid Spark master",
-                scheduler,
-                "a master URL like spark://HOST:7077, yarn or local[4]",
-            )
-        )
+    check_cluster(
+        scheduler,
+        workers,
+        local="a local Spark session",
+        remote="master",
+        invalid="invalid Spark master",
+        address="a master URL like spark://HOST:7077, yarn or local[4]",
+    )
 
 
 # sessions --------------------------------------------------------------------------------
