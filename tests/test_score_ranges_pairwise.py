@@ -38,6 +38,14 @@ def _streamed(pieces: list[np.ndarray], n: int) -> float:
     return total.result()
 
 
+def _streamed_back(x: np.ndarray, pieces: list[np.ndarray]) -> float:
+    """The sum of ``x`` fed last value first, in the given pieces of ``x[::-1]``."""
+    total = PairwiseSum(x.size, reverse=True)
+    for piece in pieces:
+        total.add(piece)
+    return total.result()
+
+
 def test_every_length_to_3000() -> None:
     rng = np.random.default_rng(11)
     for n in range(3001):
@@ -46,6 +54,8 @@ def test_every_length_to_3000() -> None:
         want = np.add.reduce(x)
         assert got == want or (np.isnan(got) and np.isnan(want)), n
         assert got == np.sum(x) or np.isnan(got), n
+        back = _streamed_back(x, _pieces(rng, x[::-1].copy(), int(rng.integers(0, 6))))
+        assert back == want or (np.isnan(back) and np.isnan(want)), n
 
 
 def test_random_lengths_to_a_million() -> None:
@@ -66,6 +76,7 @@ def test_long_arrays_in_random_pieces(n: int, cuts: int, style: int, seed: int) 
     rng = np.random.default_rng(seed)
     x = _values(rng, n, style)
     assert _streamed(_pieces(rng, x, cuts), n) == np.add.reduce(x)
+    assert _streamed_back(x, _pieces(rng, x[::-1].copy(), cuts)) == np.add.reduce(x)
 
 
 @settings(max_examples=200, deadline=None)
@@ -107,6 +118,11 @@ def test_memory_stays_one_block() -> None:
         assert len(total._values) <= 2 * 20
     assert total.fed == x.size
     assert total.result() == np.add.reduce(x)
+    back = PairwiseSum(x.size, reverse=True)
+    for piece in np.split(x[::-1], np.arange(1000, x.size, 1000)):
+        back.add(piece)
+        assert back._buffer.size < 128
+    assert back.result() == np.add.reduce(x)
 
 
 def test_misuse_is_an_error() -> None:

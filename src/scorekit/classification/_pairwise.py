@@ -36,6 +36,10 @@ class PairwiseSum:
     ----------
     n : int
         How many values will be fed in all.
+    reverse : bool, default False
+        The values come last first: the sum is that of the array they make
+        once reversed (the order of a walk down the scores whose sum numpy
+        takes up them).
 
     Notes
     -----
@@ -54,10 +58,11 @@ class PairwiseSum:
     True
     """
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, *, reverse: bool = False) -> None:
         if n < 0:
             raise ValueError(f"PairwiseSum: negative length; got {n}, expected n >= 0.")
         self._n = int(n)
+        self._reverse = reverse
         self._seen = 0
         self._buffer: Float = np.empty(0, dtype=np.float64)
         self._buffer_start = 0
@@ -85,6 +90,12 @@ class PairwiseSum:
         self._seen += piece.size
         self._reduce()
 
+    def _fed_range(self, start: int, length: int) -> tuple[int, int]:
+        """Where the node of elements ``[start, start + length)`` lies among the values fed."""
+        if self._reverse:
+            return self._n - start - length, self._n - start
+        return start, start + length
+
     def _reduce(self) -> None:
         todo, values, buffer, at = self._todo, self._values, self._buffer, self._buffer_start
         while todo:
@@ -93,19 +104,26 @@ class PairwiseSum:
                 todo.pop()
                 right = values.pop()
                 values.append(values.pop() + right)
-            elif start + length <= self._seen:
+                continue
+            a, b = self._fed_range(start, length)
+            if b <= self._seen:
                 todo.pop()
-                view = buffer[start - at : start - at + length]
+                view = buffer[a - at : b - at]
+                if self._reverse:
+                    view = np.ascontiguousarray(view[::-1])
                 values.append(np.add.reduce(view, initial=-0.0))
             elif length > _BLOCK:
                 todo.pop()
                 half = length // 2
                 half -= half % 8
-                todo.extend([_ADD, (start + half, length - half), (start, half)])
+                left, right_node = (start, half), (start + half, length - half)
+                # the node fed first is summed first; the sum of two is the same either way
+                first, second = (right_node, left) if self._reverse else (left, right_node)
+                todo.extend([_ADD, second, first])
             else:
                 break
         # keep the values of the first node not yet summed: less than one block
-        keep_from = todo[-1][0] if todo else self._seen
+        keep_from = self._fed_range(*todo[-1])[0] if todo else self._seen
         if keep_from > at:
             self._buffer = buffer[keep_from - at :].copy()
             self._buffer_start = keep_from
