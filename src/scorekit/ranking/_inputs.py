@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from scorekit.core import InputKind, Metric, State, register_input_kind
 from scorekit.errors import ConfigError, message
 from scorekit.ranking._data import Run, as_qrels
 from scorekit.ranking._listed import judge_for
+from scorekit.ranking._ranked import Judged
 from scorekit.ranking._state import RankingMetric
 
 _RUN = ("query", "doc", "score")
@@ -39,7 +43,17 @@ def _summarize(
     chunk: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any],
-) -> list[State]:
+    parts: Sequence[NDArray[np.intp]] | None = None,
+) -> list[Any]:
+    """The states of ``metrics`` on the chunk's run; with ``parts`` (the rows of each
+    group), those of the whole chunk followed by those of each part.
+
+    When every query's rows lie in one part and every metric is a
+    :class:`RankingMetric`, the run is joined with the qrels once and each part's
+    states come from its queries' share of that join (:meth:`Judged.select`),
+    which is the join of the part's rows; otherwise each part is summarized
+    from its own rows.
+    """
     qrels = side["qrels"]
     key = ("run", tuple(name for role in _RUN for name in mapping[role]))
 
@@ -52,6 +66,24 @@ def _summarize(
 
     run = chunk.memo(key, build)
     judged = judge_for(metrics, qrels, run)
+    overall = _states(metrics, qrels, run, judged)
+    if parts is None:
+        return overall
+    shares = _query_shares(run, judged, parts)
+    if shares is None or not all(isinstance(m, RankingMetric) for m in metrics):
+        rows = [type(chunk)(chunk.table.take(index)) for index in parts]
+        return [overall, *(_summarize(metrics, part, mapping, side) for part in rows)]
+    _, names, _ = qrels._query_index()
+    at = np.searchsorted(names, judged.queries)
+    found: list[Any] = [overall]
+    for share in shares:
+        absent = np.ones(len(names), dtype=bool)
+        absent[at[share]] = False
+        found.append(_states(metrics, qrels, run, judged.select(share, names[absent])))
+    return found
+
+
+def _states(metrics: Sequence[Metric[Any]], qrels: Any, run: Run, judged: Judged) -> list[State]:
     states: list[State] = []
     for metric in metrics:
         if isinstance(metric, RankingMetric):
@@ -59,6 +91,23 @@ def _summarize(
         else:
             states.append(metric.summarize(qrels, run))
     return states
+
+
+def _query_shares(
+    run: Run, judged: Judged, parts: Sequence[NDArray[np.intp]]
+) -> list[NDArray[np.bool_]] | None:
+    """For each part of the run's rows, which of ``judged``'s queries are its own; None
+    when some query has rows in two parts."""
+    codes, names, _ = run._query_index()
+    part = np.zeros(len(codes), dtype=np.int64)
+    for i, index in enumerate(parts):
+        part[index] = i
+    of_query = np.zeros(len(names), dtype=np.int64)
+    of_query[codes] = part
+    if not np.array_equal(of_query[codes], part):
+        return None
+    mine = of_query[np.searchsorted(names, judged.queries)]
+    return [mine == i for i in range(len(parts))]
 
 
 register_input_kind(

@@ -125,6 +125,39 @@ class Judged:
             qrels=self.qrels,
         )
 
+    def select(self, mask: NDArray[np.bool_], absent: NDArray[np.str_]) -> Judged:
+        """The ranking of the queries in ``mask`` alone, with ``absent`` as its absent queries.
+
+        The ranked rows and the judgments of the other queries are dropped and
+        the kept queries numbered again; ranks and grades stay, each query's
+        depending on its own rows only. So the result is the join of the run's
+        rows of those queries with the same qrels, when ``absent`` is what that
+        join leaves absent: the qrels queries not among the kept ones.
+
+        Examples
+        --------
+        >>> qrels = Qrels.from_dict({"a": {"d": 1}, "b": {"d": 2, "e": 1}})
+        >>> judged = judge(qrels, Run.from_dict({"a": {"d": 1.0}, "b": {"e": 2.0, "d": 1.0}}))
+        >>> only_b = judged.select(np.array([False, True]), np.array(["a"]))
+        >>> only_b.queries.tolist(), only_b.rank.tolist(), only_b.grade.tolist()
+        (['b'], [1, 2], [1.0, 2.0])
+        """
+        number = np.cumsum(mask, dtype=np.int64) - 1
+        rows = mask[self.row_query]
+        judgments = mask[self.judged_query]
+        return Judged(
+            queries=self.queries[mask],
+            row_query=number[self.row_query[rows]],
+            rank=self.rank[rows],
+            grade=self.grade[rows],
+            judged_query=number[self.judged_query[judgments]],
+            judged_grade=self.judged_grade[judgments],
+            absent=absent,
+            listed=self.listed[rows],
+            complete=self.complete,
+            qrels=self.qrels,
+        )
+
     def absent_relevant(self, level: float) -> NDArray[np.float64]:
         """Per absent query (in the order of ``absent``): its judgments with grade >= level.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -235,9 +236,15 @@ def grouped(metrics: Mapping[str, Metric[Any]], by: Any) -> dict[str, Metric[Any
     return {key: Grouped(metric, by=by) for key, metric in metrics.items()}
 
 
+@functools.lru_cache(maxsize=64)
+def _takes_parts(hook: Callable[..., Any]) -> bool:
+    """Whether an input kind's summarize hook takes the rows of each group (``parts=``)."""
+    return "parts" in inspect.signature(hook).parameters
+
+
 def summarize_hooked(
     metrics: Sequence[Grouped],
-    hook: Callable[..., list[State]],
+    hook: Callable[..., list[Any]],
     chunk: Any,
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any],
@@ -256,6 +263,13 @@ def summarize_hooked(
     :attr:`Grouped.key_conversion`. Rows of one ranking query share their
     group when the group is an attribute of the query, so each query is
     summarized whole.
+
+    A hook that takes the keyword ``parts`` is called once: ``hook(metrics,
+    chunk, mapping, side, parts=parts)``, with the row indices of each group
+    (in group order), returns the states of the whole chunk followed by the
+    states of each part, each list as the hook returns it without ``parts``
+    for the chunk of those rows (the ranking hook joins the run with its
+    qrels once and hands each group its queries).
     """
     first = metrics[0]
     where = first._where()
@@ -268,9 +282,16 @@ def summarize_hooked(
     columns = group_columns(where, first.by, tuple(given), chunk.table.num_rows)
     plain = {role: cols for role, cols in mapping.items() if role != first.key_role}
     inners = [m.inner for m in metrics]
-    overall = hook(inners, chunk, plain, side)
     keys, sizes, parts = _split(columns)
-    per_group = [hook(inners, type(chunk)(chunk.table.take(index)), plain, side) for index in parts]
+    found: list[list[Any]]
+    if _takes_parts(hook):
+        found = hook(inners, chunk, plain, side, parts=parts)
+    else:
+        found = [hook(inners, chunk, plain, side)]
+        found += [
+            hook(inners, type(chunk)(chunk.table.take(index)), plain, side) for index in parts
+        ]
+    overall, per_group = found[0], found[1:]
     return [
         metric._state(overall[i], keys, sizes, tuple(states[i] for states in per_group))
         for i, metric in enumerate(metrics)
