@@ -26,6 +26,8 @@ from scorekit.classification._histogram import (
     _require_data,
 )
 from scorekit.classification._pairs import pair_ap, replicate_ap, rows_ap, split_binary
+from scorekit.classification._ranges import ScoreRanges
+from scorekit.classification._ranges_read import ranges_average_precision
 from scorekit.classification._scores import (
     _VARIANTS,
     AVERAGES,
@@ -164,6 +166,15 @@ class AveragePrecision(_BinnedScoreMetric):
     score_range : (float, float), optional
         The range split by ``bins`` (default ``(0, 1)``); scores outside it
         are counted in the end bins.
+    ranges : int, optional
+        Keep the exact histogram of 1-D scores split into ``ranges`` score
+        ranges of equal width over ``[0, 1]`` (a :class:`ScoreRanges`): the
+        ranges merge one by one and the AP is read one range at a time,
+        equal to the AP of the whole histogram. At most ``65536``.
+    cuts : array-like, optional
+        The same with these cut points (strictly increasing; range ``i`` holds
+        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
+        from a sample of scores. Excludes ``ranges``, ``bins`` and ``edges``.
 
     Notes
     -----
@@ -221,6 +232,8 @@ class AveragePrecision(_BinnedScoreMetric):
     bins: int | None = None
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
+    ranges: int | None = None
+    cuts: tuple[float, ...] | None = None
 
     _pair_kernel = staticmethod(replicate_ap)
 
@@ -248,23 +261,38 @@ class AveragePrecision(_BinnedScoreMetric):
                     "interpolation=None, or the exact metric",
                 )
             )
+        ranged = self._resolve_cuts()
+        if ranged and (self.interpolation is not None or self.average == "samples"):
+            raise ConfigError(
+                self._error(
+                    "score ranges take the step-wise AP of 1-D scores only",
+                    raw(f"interpolation={self.interpolation!r}, average={self.average!r}"),
+                    "interpolation=None, or the metric without ranges or cuts",
+                )
+            )
 
     @property
     def inputs(self) -> str:
-        """Binary scores by default and with bins; multi-label scores for the other averages."""
-        return "binary_scores" if self.edges is not None else _inputs(self.average)
+        """Binary scores by default, with bins and with ranges; multi-label scores for the
+        other averages."""
+        if self.edges is not None or self.cuts is not None:
+            return "binary_scores"
+        return _inputs(self.average)
 
     def _per_sample(self, task: str) -> str:
         return self.name if self.average == "samples" else ""
 
-    def compute(self, state: ScoreHistogram | BinnedScores) -> Any:
+    def compute(self, state: ScoreHistogram | BinnedScores | ScoreRanges) -> Any:
         """The AP (a float), or per-column values when ``average=None`` on 2-D scores.
 
-        A binned state gives an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+        A binned state gives an :class:`~scorekit.Estimate` ``(value, error_bound)``;
+        score ranges are read one range at a time.
         """
         name = self.name
         if isinstance(state, BinnedScores):
             return self._compute_binned(state)
+        if isinstance(state, ScoreRanges):
+            return ranges_average_precision(state.parts, pos_label=self.pos_label, metric=name)
         _require_data(name, state)
 
         def value(arrays: tuple[Float, Float, Float]) -> tuple[float, bool]:
@@ -524,6 +552,8 @@ def average_precision(
     bins: int | None = None,
     edges: Any = None,
     score_range: tuple[float, float] | None = None,
+    ranges: int | None = None,
+    cuts: Any = None,
 ) -> Any:
     """Average precision, as :class:`AveragePrecision` (``average_precision_score``).
 
@@ -548,6 +578,8 @@ def average_precision(
         bins=bins,
         edges=edges,
         score_range=score_range,
+        ranges=ranges,
+        cuts=cuts,
     )
     return m.score(y_true, y_score, sample_weight=sample_weight)
 

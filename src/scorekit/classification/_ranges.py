@@ -29,6 +29,7 @@ __all__ = [
     "ScoreRanges",
     "check_cuts",
     "range_cuts",
+    "resolve_cuts",
     "split_ranges",
     "summarize_ranges",
 ]
@@ -219,6 +220,35 @@ expected strictly increasing cut points.
     # -0.0 and 0.0 cut alike; one representation keeps equal cut lists equal
     out: Float = arr + 0.0
     return out
+
+
+def resolve_cuts(metric: str, ranges: Any, cuts: Any) -> tuple[float, ...] | None:
+    """The cut points a metric's ``ranges`` / ``cuts`` options describe, or None.
+
+    ``ranges=N`` cuts ``[0, 1]`` into ``N`` ranges of equal width (scores of
+    another scale need ``cuts``, which :func:`range_cuts` chooses from a
+    sample); ``cuts`` gives the cut points themselves. They exclude each other.
+
+    Examples
+    --------
+    >>> resolve_cuts("roc_auc", 4, None)
+    (0.25, 0.5, 0.75)
+    >>> resolve_cuts("roc_auc", None, [0.1, 0.7])
+    (0.1, 0.7)
+    """
+    if ranges is None and cuts is None:
+        return None
+    if ranges is not None and cuts is not None:
+        raise ConfigError(
+            message(metric, "ranges and cuts exclude each other", ranges, "one of ranges or cuts")
+        )
+    if cuts is not None:
+        return tuple(float(c) for c in check_cuts(metric, cuts))
+    if isinstance(ranges, bool) or not isinstance(ranges, int | np.integer) or ranges < 1:
+        raise ConfigError(message(metric, "ranges must be a positive integer", ranges, ">= 1"))
+    if ranges > MAX_RANGES:
+        raise ConfigError(message(metric, "too many ranges", ranges, f"at most {MAX_RANGES}"))
+    return tuple(float(c) for c in np.linspace(0.0, 1.0, int(ranges) + 1)[1:-1])
 
 
 def range_cuts(scores: Any, ranges: int, *, metric: str = _NAME) -> Float:

@@ -25,6 +25,8 @@ from scorekit.classification._histogram import (
     _require_data,
 )
 from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, split_binary
+from scorekit.classification._ranges import ScoreRanges
+from scorekit.classification._ranges_read import ranges_roc_auc
 from scorekit.classification._scores import (
     _VARIANTS,
     AVERAGES,
@@ -170,6 +172,15 @@ class ROCAUC(_BinnedScoreMetric):
     score_range : (float, float), optional
         The range split by ``bins`` (default ``(0, 1)``); scores outside it
         are counted in the end bins.
+    ranges : int, optional
+        Keep the exact histogram of 1-D scores split into ``ranges`` score
+        ranges of equal width over ``[0, 1]`` (a :class:`ScoreRanges`): the
+        ranges merge one by one and the AUC is read one range at a time,
+        equal to the AUC of the whole histogram. At most ``65536``.
+    cuts : array-like, optional
+        The same with these cut points (strictly increasing; range ``i`` holds
+        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
+        from a sample of scores. Excludes ``ranges``, ``bins`` and ``edges``.
 
     Notes
     -----
@@ -256,6 +267,8 @@ class ROCAUC(_BinnedScoreMetric):
     bins: int | None = None
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
+    ranges: int | None = None
+    cuts: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         # one-vs-one refuses the other averages and any partial AUC, a max_fpr out of
@@ -295,6 +308,14 @@ class ROCAUC(_BinnedScoreMetric):
                         "the defaults, or the exact metric for 2-D scores",
                     )
                 )
+        if self._resolve_cuts() and (self.multi_class != "raise" or self.average == "samples"):
+            raise ConfigError(
+                self._error(
+                    "score ranges take 1-D binary scores only",
+                    raw(f"multi_class={self.multi_class!r}, average={self.average!r}"),
+                    "the defaults, or the metric without ranges or cuts for 2-D scores",
+                )
+            )
 
     _pair_kernel = staticmethod(replicate_auc)
 
@@ -304,7 +325,7 @@ class ROCAUC(_BinnedScoreMetric):
     @property
     def inputs(self) -> str:
         """Binary scores by default and with bins; multiclass with ``'ovr'``; else multi-label."""
-        if self.edges is not None:
+        if self.edges is not None or self.cuts is not None:
             return "binary_scores"
         if self.multi_class == "ovo" or (self.multi_class == "ovr" and self.average != "samples"):
             return "multiclass_scores"
@@ -348,14 +369,17 @@ class ROCAUC(_BinnedScoreMetric):
                 )
             )
 
-    def compute(self, state: ScoreHistogram | BinnedScores) -> Any:
+    def compute(self, state: ScoreHistogram | BinnedScores | ScoreRanges) -> Any:
         """The AUC (a float), or per-column AUCs when ``average=None`` on 2-D scores.
 
-        A binned state gives an :class:`~scorekit.Estimate` ``(value, error_bound)``.
+        A binned state gives an :class:`~scorekit.Estimate` ``(value, error_bound)``;
+        score ranges are read one range at a time.
         """
         name = self.name
         if isinstance(state, BinnedScores):
             return self._compute_binned(state)
+        if isinstance(state, ScoreRanges):
+            return ranges_roc_auc(state.parts, max_fpr=self.max_fpr, metric=name)
         _require_data(name, state)
 
         def value(arrays: tuple[Float, Float, Float]) -> tuple[float, bool]:
@@ -554,6 +578,8 @@ def roc_auc(
     bins: int | None = None,
     edges: Any = None,
     score_range: tuple[float, float] | None = None,
+    ranges: int | None = None,
+    cuts: Any = None,
 ) -> Any:
     """Area under the ROC curve, as :class:`ROCAUC` (scikit-learn's ``roc_auc_score``).
 
@@ -578,5 +604,7 @@ def roc_auc(
         bins=bins,
         edges=edges,
         score_range=score_range,
+        ranges=ranges,
+        cuts=cuts,
     )
     return m.score(y_true, y_score, sample_weight=sample_weight)

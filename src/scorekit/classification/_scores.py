@@ -42,6 +42,7 @@ from scorekit.classification._histogram import (
     ovo_summary,
 )
 from scorekit.classification._pairs import replicate_pairs
+from scorekit.classification._ranges import ScoreRanges, resolve_cuts, split_ranges
 from scorekit.core import Metric, State, UnitWeights
 from scorekit.errors import (
     ConfigError,
@@ -221,6 +222,9 @@ class _ScoreMetric(Metric[S]):
         if len(states) > 1 and all(isinstance(s, ScoreHistogram) for s in states):
             merged: Any = ScoreHistogram.merge_all(list(cast(Sequence[ScoreHistogram], states)))
             return cast(S, merged)
+        if len(states) > 1 and all(isinstance(s, ScoreRanges) for s in states):
+            ranged: Any = ScoreRanges.merge_all(cast(Sequence[ScoreRanges], states))
+            return cast(S, ranged)
         return super().merge_many(states)
 
     def _class_labels(self) -> tuple[Any, ...] | None:
@@ -337,17 +341,21 @@ class _HistogramMetric(_ScoreMetric[ScoreHistogram]):
         return self._histogram(y_true, y_score, sample_weight)
 
 
-class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
+class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRanges]):
     """Shared plumbing of ROC AUC and AP: the exact histogram, or bin counts with bins or edges.
 
     Subclasses are frozen dataclasses with the fields ``bins``, ``edges`` and
     ``score_range``; :meth:`_resolve_edges` turns the first and the last into
-    ``edges`` in their ``__post_init__``.
+    ``edges`` in their ``__post_init__``. With the fields ``ranges`` or
+    ``cuts`` (:meth:`_resolve_cuts` turns the first into the second) the state
+    is the exact histogram split by score ranges, :class:`ScoreRanges`.
     """
 
     bins: int | None
     edges: tuple[float, ...] | None
     score_range: tuple[float, float] | None
+    ranges: int | None
+    cuts: tuple[float, ...] | None
 
     def _resolve_edges(self) -> bool:
         """Set ``edges`` from ``bins`` and ``score_range`` (then cleared); True if binned."""
@@ -359,15 +367,34 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
         object.__setattr__(self, "score_range", None)
         return True
 
+    def _resolve_cuts(self) -> bool:
+        """Set ``cuts`` from ``ranges`` (then cleared); True if the state is split by ranges."""
+        cuts = resolve_cuts(self.name, self.ranges, self.cuts)
+        object.__setattr__(self, "cuts", cuts)
+        if cuts is None:
+            return False
+        object.__setattr__(self, "ranges", None)
+        if self.edges is not None:
+            raise ConfigError(
+                self._error(
+                    "score ranges are exact: they exclude bins and edges",
+                    raw(f"{len(cuts)} cut points and {len(self.edges) - 1} bins"),
+                    "ranges/cuts or bins/edges",
+                )
+            )
+        return True
+
     @property
     def grows(self) -> bool:
         """The exact histogram grows with the distinct scores; bin counts do not."""
         return self.edges is None
 
-    def empty(self) -> ScoreHistogram | BinnedScores:
+    def empty(self) -> ScoreHistogram | BinnedScores | ScoreRanges:
         """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
         if self.edges is not None:
             return BinnedScores.empty(self.edges)
+        if self.cuts is not None:
+            return ScoreRanges.empty()
         return ScoreHistogram.empty()
 
     def _pair_index(self, state: ScoreHistogram) -> int | None:
@@ -387,7 +414,7 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
         bits for AP.
         """
         kernel = type(self)._pair_kernel
-        if self.edges is not None or kernel is None:
+        if self.edges is not None or self.cuts is not None or kernel is None:
             return None
         s = as_scores(self.name, "y_score", y_score, ndim=(1, 2), float32=True)
         if s.ndim != 1:
@@ -405,12 +432,26 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores]):
 
     def summarize(
         self, y_true: Any, y_score: Any, sample_weight: Any = None
-    ) -> ScoreHistogram | BinnedScores:
-        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``."""
+    ) -> ScoreHistogram | BinnedScores | ScoreRanges:
+        """The exact histogram of one batch, or its bin counts with ``bins`` or ``edges``.
+
+        With ``ranges`` or ``cuts``, the exact histogram split at the cut points.
+        """
         if self.edges is not None:
             edges = np.asarray(self.edges, dtype=np.float64)
             return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
-        return self._histogram(y_true, y_score, sample_weight)
+        state = self._histogram(y_true, y_score, sample_weight)
+        if self.cuts is None:
+            return state
+        if state.task not in ("", "binary"):
+            raise InputError(
+                self._error(
+                    "score ranges take 1-D binary scores only",
+                    raw(f"a {state.task} score matrix"),
+                    "y_score of shape (n,), or the metric without ranges or cuts",
+                )
+            )
+        return split_ranges(state, self.cuts, metric=self.name)
 
     def _check_binned(self, state: BinnedScores) -> None:
         """Reject a binned state of other edges, without data, or of more than two classes.
