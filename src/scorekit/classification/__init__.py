@@ -77,6 +77,13 @@ from scorekit.classification._prf import (
     recall,
 )
 from scorekit.classification._proba import Brier, LogLoss, ProbaSums, brier, log_loss
+from scorekit.classification._ranges import (
+    ScoreRanges,
+    range_cuts,
+    split_ranges,
+    summarize_ranges,
+)
+from scorekit.classification._ranges_read import ranges_average_precision, ranges_roc_auc
 from scorekit.classification._rates import (
     FNR,
     FPR,
@@ -172,6 +179,7 @@ __all__ = [
     "Recall",
     "RocCurve",
     "ScoreHistogram",
+    "ScoreRanges",
     "SelectionRate",
     "Specificity",
     "TableTask",
@@ -220,11 +228,16 @@ __all__ = [
     "precision",
     "precision_recall_fscore_support",
     "quantile_edges",
+    "range_cuts",
+    "ranges_average_precision",
+    "ranges_roc_auc",
     "recall",
     "roc_auc",
     "roc_curve",
     "selection_rate",
     "specificity",
+    "split_ranges",
+    "summarize_ranges",
     "table_task",
     "task_arguments",
     "task_metric",
