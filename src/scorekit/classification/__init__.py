@@ -83,6 +83,7 @@ from scorekit.classification._ranges import (
     split_ranges,
     summarize_ranges,
 )
+from scorekit.classification._ranges_curves import ranges_pr_curve, ranges_roc_curve
 from scorekit.classification._ranges_read import ranges_average_precision, ranges_roc_auc
 from scorekit.classification._rates import (
     FNR,
@@ -230,7 +231,9 @@ __all__ = [
     "quantile_edges",
     "range_cuts",
     "ranges_average_precision",
+    "ranges_pr_curve",
     "ranges_roc_auc",
+    "ranges_roc_curve",
     "recall",
     "roc_auc",
     "roc_curve",

@@ -316,12 +316,21 @@ def _descend(parts: Parts, positive: Any, walk: _Walk) -> Iterator[tuple[Float, 
         yield thresholds, tps, fps
 
 
-def _corners(parts: Parts, positive: Any) -> Iterator[tuple[Float, Float, Float]]:
-    """The points ``drop_intermediate`` keeps: the first, the last and every corner.
+def roc_corners(tps: Float, fps: Float) -> NDArray[np.bool_]:
+    """Which interior points of a ROC curve ``drop_intermediate`` keeps: its corners."""
+    keep: NDArray[np.bool_] = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
+    return keep
 
-    A point is a corner when the second difference of ``fps`` or ``tps`` there
-    is not zero, which looks one point behind and one ahead, across ranges too:
-    the last two points of a range are held until the next range's first.
+
+def _corners(
+    parts: Parts, positive: Any, rule: Any = roc_corners
+) -> Iterator[tuple[Float, Float, Float]]:
+    """The points ``drop_intermediate`` keeps: the first, the last and those ``rule`` keeps.
+
+    ``rule(tps, fps)`` tells which interior points to keep by looking one
+    point behind and one ahead (for the ROC curve, where the second difference
+    of ``fps`` or ``tps`` is not zero), across ranges too: the last two points
+    of a range are held until the next range's first.
     """
     held: tuple[Float, ...] = ()
     pending = False  # whether the last held point waits for the point after it
@@ -332,7 +341,7 @@ def _corners(parts: Parts, positive: Any) -> Iterator[tuple[Float, Float, Float]
         n = thresholds.size
         keep = np.zeros(n, dtype=bool)
         if n > 2:
-            keep[1:-1] = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
+            keep[1:-1] = rule(tps, fps)
         # the points decided now: all but the last, from the first not yet decided
         lo = 0 if first else (held[0].size - 1 if pending else held[0].size)
         keep[0] |= first
