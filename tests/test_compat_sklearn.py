@@ -31,24 +31,30 @@ Batch = tuple[tuple[Any, ...], dict[str, Any]]
 # ----------------------------------------------------------------- comparison
 
 
-def _assert_same(ours: Any, theirs: Any, where: str = "") -> None:
-    """Equal values (1e-12 relative), equal types, shapes and dtypes."""
+RTOL = {"d2_tweedie_score": 1e-10}
+"""Wider tolerances, and why: scikit-learn's deviance of the targets around their mean
+subtracts numbers of the size of the targets and loses digits when they spread little
+(the state keeps them: see ``tests/test_regression_deviance.py``)."""
+
+
+def _assert_same(ours: Any, theirs: Any, where: str = "", rel: float = 1e-12) -> None:
+    """Equal values (``rel`` relative), equal types, shapes and dtypes."""
     if isinstance(theirs, tuple | list):
         assert type(ours) is type(theirs), (where, type(ours), type(theirs))
         assert len(ours) == len(theirs), where
         for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-            _assert_same(a, b, f"{where}[{i}]")
+            _assert_same(a, b, f"{where}[{i}]", rel)
     elif isinstance(theirs, dict):
         assert isinstance(ours, dict), where
         assert list(ours) == list(theirs), (where, list(ours), list(theirs))
         for key, value in theirs.items():
-            _assert_same(ours[key], value, f"{where}[{key!r}]")
+            _assert_same(ours[key], value, f"{where}[{key!r}]", rel)
     elif isinstance(theirs, np.ndarray):
         assert isinstance(ours, np.ndarray), (where, type(ours))
         assert ours.shape == theirs.shape, (where, ours.shape, theirs.shape)
         assert ours.dtype == theirs.dtype, (where, ours.dtype, theirs.dtype)
         if theirs.dtype.kind in "fc":
-            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14, err_msg=where)
+            np.testing.assert_allclose(ours, theirs, rtol=rel, atol=1e-14, err_msg=where)
         else:
             np.testing.assert_array_equal(ours, theirs, err_msg=where)
     elif theirs is None or isinstance(theirs, str):
@@ -58,7 +64,7 @@ def _assert_same(ours: Any, theirs: Any, where: str = "") -> None:
         if math.isnan(theirs):
             assert math.isnan(ours), (where, ours)
         else:
-            assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-14), (where, ours, theirs)
+            assert ours == pytest.approx(theirs, rel=rel, abs=1e-14), (where, ours, theirs)
 
 
 def _compare(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -72,7 +78,7 @@ def _compare(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
                 getattr(compat, name)(*args, **kwargs)
             return
         ours = getattr(compat, name)(*args, **kwargs)
-    _assert_same(ours, theirs, f"{name}(**{sorted(kwargs)})")
+    _assert_same(ours, theirs, f"{name}(**{sorted(kwargs)})", RTOL.get(name, 1e-12))
 
 
 # ------------------------------------------------------------------- batches

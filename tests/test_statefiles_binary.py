@@ -487,7 +487,7 @@ def test_merging_many_files_equals_merging_their_states_at_once(tmp_path: Path, 
 
 
 def test_the_merge_holds_one_file_at_a_time(tmp_path: Path, monkeypatch) -> None:
-    paths, _ = _shard_files(tmp_path, 20, "binary")
+    paths, _ = _shard_files(tmp_path, 6, "binary")
     read = merge_module.load_states
     loaded: list[weakref.ref[State]] = []
     alive_at_read: list[int] = []
@@ -501,10 +501,10 @@ def test_the_merge_holds_one_file_at_a_time(tmp_path: Path, monkeypatch) -> None
 
     monkeypatch.setattr(merge_module, "load_states", counting)
     _, states, _ = merge_states(paths)
-    assert len(alive_at_read) == 20
+    assert len(alive_at_read) == 6
     # when a file is read, at most the first file's states (the running ones) are alive
     assert max(alive_at_read) <= len(SPECS), alive_at_read
-    assert alive_at_read[2:] == [0] * 18, alive_at_read
+    assert alive_at_read[2:] == [0] * 4, alive_at_read
     del states
 
 
