@@ -262,6 +262,10 @@ def test_errors_of_the_readers() -> None:
         three = summarize_ranges([0, 1, 2], [0.1, 0.2, 0.3], [0.15])
         with pytest.raises(InputError, match="more than two classes"):
             reader(three.parts)
+    fine = summarize_ranges([0, 1], [0.1, 0.2], [0.15])
+    for bad in (0.0, -0.5, 1.5):
+        with pytest.raises(ConfigError, match="max_fpr out of range"):
+            ranges_roc_auc(fine.parts, max_fpr=bad)
     two = summarize_ranges(["a", "b"], [0.1, 0.2], [0.15])
     with pytest.raises(InputError, match="pos_label is not a label"):
         ranges_average_precision(two.parts)

@@ -35,7 +35,7 @@ from scorekit.classification._histogram import Float, ScoreHistogram, _find
 from scorekit.classification._pairs import _EXACT_INT
 from scorekit.classification._pairwise import PairwiseSum, carried_cumsum
 from scorekit.classification._scores import _warn
-from scorekit.errors import InputError, choices, message, raw
+from scorekit.errors import ConfigError, InputError, choices, message, raw
 
 __all__ = ["ranges_average_precision", "ranges_roc_auc"]
 
@@ -148,8 +148,16 @@ def _below(
     return below, ties, weight, running[-1]
 
 
+def _tied(un: Float, up: Float) -> int:
+    """How many of a range's positive scores equal one of its negative scores."""
+    if un.size == 0 or up.size == 0:
+        return 0
+    at = np.searchsorted(un, up, "right")
+    return int(np.count_nonzero(un.take(at - 1, mode="clip") == up))
+
+
 def _float_totals(
-    metric: str, parts: Parts, positive: Any, survey: _Survey, neg: Any
+    parts: Parts, positive: Any, survey: _Survey, neg: Any
 ) -> tuple[float, float, int]:
     """Negative and positive float totals as ``compute`` sums them, and the tied positives."""
     n_neg = PairwiseSum(survey.side(neg).rows)
@@ -161,9 +169,7 @@ def _float_totals(
         with np.errstate(over="ignore", invalid="ignore"):
             n_neg.add(cn)
             n_pos.add(cp)
-        if un.size and up.size:
-            at = np.searchsorted(un, up, "right")
-            tied += int(np.count_nonzero(un.take(at - 1, mode="clip") == up))
+        tied += _tied(un, up)
     return n_neg.result(), n_pos.result(), tied
 
 
@@ -181,8 +187,7 @@ def ranges_roc_auc(parts: Parts, *, max_fpr: float | None = None, metric: str = 
     ----------
     parts : sequence of ScoreHistogram
         The ranges' histograms in increasing score order; each is read on its
-        own, in several passes (two or three, by the counts' type and
-        ``max_fpr``).
+        own, in two to four passes (by the counts' type and ``max_fpr``).
     max_fpr : float in (0, 1], optional
         The McClish-standardised partial AUC over ``FPR <= max_fpr``.
     metric : str
@@ -201,6 +206,8 @@ def ranges_roc_auc(parts: Parts, *, max_fpr: float | None = None, metric: str = 
     >>> ranges_roc_auc(state.parts)
     0.75
     """
+    if max_fpr is not None and not 0 < max_fpr <= 1:
+        raise ConfigError(message(metric, "max_fpr out of range", max_fpr, "0 < max_fpr <= 1"))
     survey = _survey(metric, parts)
     labels = survey.labels
     if labels.size > 2:
@@ -231,7 +238,7 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
         n_pos: Any = survey.side(positive).total
         tied_rows = 0
     else:
-        n_neg, n_pos, tied_rows = _float_totals(metric, parts, positive, survey, neg)
+        n_neg, n_pos, tied_rows = _float_totals(parts, positive, survey, neg)
         if not math.isfinite(float(n_neg) + float(n_pos)):
             raise overflow_error(metric, "the sum of sample weights")
     exact = survey.ints and n_pos + n_neg < _EXACT_INT
@@ -244,7 +251,7 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
             twice += 2 * int(np.dot(cp, below)) + int(np.dot(cp[ties], weight))
         return twice / (2 * int(n_pos) * int(n_neg))
     if survey.ints:
-        tied_rows = _tied_rows(parts, positive)
+        tied_rows = sum(_tied(*_sides(parts[i], positive)[::2]) for i in range(len(parts)))
     e_pos, e_neg = _exponent(float(n_pos)), _exponent(float(n_neg))
     area = PairwiseSum(survey.side(positive).rows)
     tied = PairwiseSum(tied_rows)
@@ -258,16 +265,6 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
         tied.add(p[ties] * np.ldexp(weight.astype(np.float64), -e_neg))
     value = float(area.result()) + 0.5 * float(tied.result())
     return value / (math.ldexp(float(n_pos), -e_pos) * math.ldexp(float(n_neg), -e_neg))
-
-
-def _tied_rows(parts: Parts, positive: Any) -> int:
-    tied = 0
-    for i in range(len(parts)):
-        un, _, up, _ = _sides(parts[i], positive)
-        if un.size and up.size:
-            at = np.searchsorted(un, up, "right")
-            tied += int(np.count_nonzero(un.take(at - 1, mode="clip") == up))
-    return tied
 
 
 # the curve's points, walked down the scores ------------------------------------------------
@@ -404,7 +401,8 @@ def ranges_average_precision(
     Parameters
     ----------
     parts : sequence of ScoreHistogram
-        The ranges' histograms in increasing score order, each read on its own.
+        The ranges' histograms in increasing score order; each is read on its
+        own, in two or three passes (by the counts' type).
     pos_label : label, default 1
         The positive class.
     metric : str
@@ -458,10 +456,10 @@ def _pair_ap(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: Any
         n_neg = float(survey.side(neg).total)
         n_pos = float(positives.total)
         if not unit:
-            sums = _float_totals(metric, parts, positive, survey, neg)
+            sums = _float_totals(parts, positive, survey, neg)
             n_pos = sums[1]
     else:
-        n_neg, n_pos, _ = _float_totals(metric, parts, positive, survey, neg)
+        n_neg, n_pos, _ = _float_totals(parts, positive, survey, neg)
         if not math.isfinite(float(n_neg) + float(n_pos)):
             raise overflow_error(metric, "the sum of sample weights")
         n_neg = float(n_neg)
