@@ -3,14 +3,17 @@ definition (every row's tuple of values, groups in increasing order, rows in ord
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorekit.core._groups._columns import _split, group_codes
+from scorekit.core._groups._columns import _split, group_codes, group_columns, table_groups
+from scorekit.io._columns import group_arrays
 
 
 def _by_definition(
@@ -106,3 +109,59 @@ def test_nan_free_equal_strings_of_other_widths_are_one_group() -> None:
     keys, sizes, parts = _split([a])
     assert keys[0].tolist() == ["x", "xy"] and sizes.tolist() == [2, 1]
     assert [p.tolist() for p in parts] == [[0, 2], [1]]
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> tuple[pa.Table, list[str]]:
+    rows = draw(st.integers(1, 60))
+    width = draw(st.integers(1, 3))
+    chunks = draw(st.integers(1, 3))
+    columns = {}
+    for i in range(width):
+        kind = draw(st.sampled_from(["string", "large_string", "int8", "uint64", "int64", "bool"]))
+        picks = draw(st.lists(st.integers(0, 6), min_size=rows, max_size=rows))
+        if kind in ("string", "large_string"):
+            # a trailing NUL is stripped by numpy's strings: "a\x00" and "a" are one group
+            names = ["a", "a\x00", "ab", "b", "\u00e9t\u00e9", "Z", "zz"]
+            values: list[Any] = [names[p] for p in picks]
+        elif kind == "bool":
+            values = [p % 2 == 0 for p in picks]
+        elif kind == "uint64":
+            values = [2**64 - 1 - p if p % 2 else p for p in picks]
+        else:
+            values = [p - 3 for p in picks]
+        cut = sorted(draw(st.lists(st.integers(0, rows), min_size=chunks - 1, max_size=chunks - 1)))
+        bounds = [0, *cut, rows]
+        typ = getattr(pa, kind if kind != "bool" else "bool_")()
+        columns[f"c{i}"] = pa.chunked_array(
+            [pa.array(values[a:b], typ) for a, b in itertools.pairwise(bounds)], typ
+        )
+    return pa.table(columns), list(columns)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_tables())
+def test_groups_of_a_table_are_those_of_its_converted_columns(found: Any) -> None:
+    table, names = found
+    got = table_groups(table, names)
+    assert got is not None
+    want = _split(group_columns("m", tuple(names), tuple(group_arrays(table, names))))
+    for a, b in zip(got[0], want[0], strict=True):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    assert got[1].tolist() == want[1].tolist()
+    assert [p.tolist() for p in got[2]] == [p.tolist() for p in want[2]]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array(["a", None]),
+        pa.array(["a", ""]),
+        pa.array([1.5, 2.0]),
+        pa.array([None, None], pa.string()),
+        pa.array(["a", "b"]).dictionary_encode(),
+    ],
+)
+def test_columns_the_conversion_checks_are_left_to_it(column: Any) -> None:
+    assert table_groups(pa.table({"g": column}), ["g"]) is None
+    assert table_groups(pa.table({"g": column}).slice(0, 0), ["g"]) is None

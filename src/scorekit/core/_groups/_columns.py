@@ -173,16 +173,80 @@ def _split(
     >>> [k.tolist() for k in keys], sizes.tolist(), [p.tolist() for p in parts]
     ([['de', 'fr', 'fr'], [1, 1, 2]], [1, 1, 1], [[1], [0], [2]])
     """
-    rows = len(columns[0])
-    if rows == 0:
+    if len(columns[0]) == 0:
         return tuple(columns), np.zeros(0, dtype=np.int64), []
-    code, count = group_codes(columns)
+    coded = [_factorize(c) for c in columns]
+    return _split_codes([c for c, _ in coded], [d for _, d in coded])
+
+
+def table_groups(
+    table: Any, names: Sequence[str]
+) -> tuple[tuple[NDArray[Any], ...], NDArray[np.int64], list[NDArray[np.intp]]] | None:
+    """:func:`_split` of the group columns ``names`` of a pyarrow table, read through
+    each column's dictionary of distinct values.
+
+    The keys are the values the ``groups`` conversion gives (strings, int64 or
+    booleans), in the same order; only the distinct values are converted.
+    None for a table without rows or with a column this does not read (nulls,
+    an empty string, another type), which the conversion then reads and
+    checks, naming the problem.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> table = pa.table({"c": ["fr", "de", "fr"], "d": pa.array([1, 1, 2], pa.int8())})
+    >>> keys, sizes, parts = table_groups(table, ["c", "d"])
+    >>> keys, sizes.tolist(), [p.tolist() for p in parts]
+    ((array(['de', 'fr', 'fr'], dtype='<U2'), array([1, 1, 2])), [1, 1, 1], [[1], [0], [2]])
+    >>> table_groups(pa.table({"c": ["fr", None]}), ["c"]) is None
+    True
+    """
+    import pyarrow as pa
+
+    if table.num_rows == 0 or not names or any(n not in table.column_names for n in names):
+        return None
+    codes, distincts = [], []
+    for name in names:
+        column = table.column(name)
+        kind = column.type
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        if column.null_count or not (
+            text or pa.types.is_integer(kind) or pa.types.is_boolean(kind)
+        ):
+            return None
+        array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        encoded = array.dictionary_encode()
+        values = encoded.dictionary.to_numpy(zero_copy_only=False)
+        if text:
+            values = np.asarray(values, dtype=str)
+            if (values == "").any():
+                return None
+        elif pa.types.is_integer(kind):
+            values = values.astype(np.int64)
+        distinct = np.unique(values)
+        remap = np.searchsorted(distinct, values).astype(np.int64, copy=False)
+        codes.append(remap[encoded.indices.to_numpy()])
+        distincts.append(distinct)
+    return _split_codes(codes, distincts)
+
+
+def _factorize(column: NDArray[Any]) -> tuple[NDArray[np.int64], NDArray[Any]]:
+    """Each value's position among the sorted distinct values, and those values."""
+    distinct = np.unique(column)
+    return np.searchsorted(distinct, column).astype(np.int64, copy=False), distinct
+
+
+def _split_codes(
+    codes: Sequence[NDArray[np.int64]], distincts: Sequence[NDArray[Any]]
+) -> tuple[tuple[NDArray[Any], ...], NDArray[np.int64], list[NDArray[np.intp]]]:
+    """:func:`_split` of rows given as each column's codes into its sorted distinct values."""
+    code, count = _combine(codes, [len(d) for d in distincts])
     order = np.argsort(code.astype(_code_type(count), copy=False), kind="stable")
     sizes = np.bincount(code, minlength=count).astype(np.int64)
     stops = np.cumsum(sizes)
-    starts = stops - sizes
+    first = order[stops - sizes]
     parts = np.split(order, stops[:-1].tolist())
-    keys = tuple(c[order[starts]] for c in columns)
+    keys = tuple(d[c[first]] for c, d in zip(codes, distincts, strict=True))
     return keys, sizes, parts
 
 
@@ -202,20 +266,22 @@ def group_codes(columns: Sequence[NDArray[Any]]) -> tuple[NDArray[np.int64], int
     >>> group_codes([np.array([2, 2, 1]), np.array([True, False, False])])
     (array([2, 1, 0]), 3)
     """
-    rows = len(columns[0])
-    code: NDArray[np.int64] = np.zeros(rows, dtype=np.int64)
-    count = 1
-    for column in columns:
-        distinct = np.unique(column)
-        own = np.searchsorted(distinct, column).astype(np.int64, copy=False)
-        if count == 1:
-            code, count = own, len(distinct)
-            continue
-        code = code * len(distinct) + own
-        count *= len(distinct)
+    coded = [_factorize(c) for c in columns]
+    return _combine([c for c, _ in coded], [len(d) for _, d in coded])
+
+
+def _combine(
+    codes: Sequence[NDArray[np.int64]], counts: Sequence[int]
+) -> tuple[NDArray[np.int64], int]:
+    """One code per row from the codes of each column (see :func:`group_codes`)."""
+    code, count = codes[0], counts[0]
+    rows = len(code)
+    for own, distinct in zip(codes[1:], counts[1:], strict=True):
+        code = code * distinct + own
+        count *= distinct
         if count > max(rows, 1 << 16):
             code, count = _compact(code, count)
-    if len(columns) > 1:
+    if len(codes) > 1:
         code, count = _compact(code, count)
     return code, count
 

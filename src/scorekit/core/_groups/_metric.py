@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core._caught import caught, reraise
-from scorekit.core._groups._columns import GroupKey, _split, _take, group_columns
+from scorekit.core._groups._columns import GroupKey, _split, _take, group_columns, table_groups
 from scorekit.core._groups._values import ByGroup, GroupStates, _label
 from scorekit.core._inputs import input_kind
 from scorekit.core._metric import Metric
@@ -259,8 +259,10 @@ def summarize_hooked(
     is used unchanged, once per group for all the ``metrics`` (which share
     their group columns). ``chunk`` is a :class:`scorekit.io.Chunk` (its
     ``table`` holds the rows); ``mapping`` maps the group columns to the role
-    :attr:`Grouped.key_role`, read with the conversion
-    :attr:`Grouped.key_conversion`. Rows of one ranking query share their
+    :attr:`Grouped.key_role`, read through their dictionaries of distinct
+    values (:func:`table_groups`) or, for columns with nulls, empty strings or
+    other types, with the conversion :attr:`Grouped.key_conversion`, which
+    checks them. Rows of one ranking query share their
     group when the group is an attribute of the query, so each query is
     summarized whole.
 
@@ -278,11 +280,13 @@ def summarize_hooked(
     names = mapping.get(first.key_role)
     if names is None:
         raise InputError(message(where, "no group columns mapped", None, ", ".join(first.by)))
-    given = chunk.get(first.key_conversion, names)
-    columns = group_columns(where, first.by, tuple(given), chunk.table.num_rows)
+    split = table_groups(chunk.table, names) if len(names) == len(first.by) else None
+    if split is None:
+        given = chunk.get(first.key_conversion, names)
+        split = _split(group_columns(where, first.by, tuple(given), chunk.table.num_rows))
+    keys, sizes, parts = split
     plain = {role: cols for role, cols in mapping.items() if role != first.key_role}
     inners = [m.inner for m in metrics]
-    keys, sizes, parts = _split(columns)
     found: list[list[Any]]
     if _takes_parts(hook):
         found = hook(inners, chunk, plain, side, parts=parts)
