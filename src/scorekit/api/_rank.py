@@ -222,6 +222,9 @@ def _by_group(
     for i, name in enumerate(names):
         values = pa.array([groups[q][i] for q in queries]).take(encoded.indices)
         table = table.append_column(name, values)
+    if chunk_size is None and engine is None:
+        # the run is in memory already: it is joined with the qrels whole, as without by
+        chunk_size = max(table.num_rows, 1)
     return fold(
         table,
         ranking.ranking_metrics(list(metrics), options),
