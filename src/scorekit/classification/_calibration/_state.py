@@ -208,16 +208,81 @@ class CalibrationHistogram(State):
             edges = _percentiles(s, n, np.linspace(0, 1, n_bins + 1) * 100)
         else:
             edges = np.linspace(0.0, 1.0, n_bins + 1)
-        ids = np.searchsorted(edges[1:-1], s)
-        w = self.weight[lo:hi]
-        size = max(n_bins, int(ids.max()) + 1 if ids.size else 0)
-        return CalibrationBins(
-            edges,
-            np.bincount(ids, weights=n, minlength=size).astype(np.int64),
-            np.bincount(ids, weights=w, minlength=size).astype(np.float64),
-            np.bincount(ids, weights=self.hits[lo:hi], minlength=size).astype(np.float64),
-            np.bincount(ids, weights=s * w, minlength=size).astype(np.float64),
-        )
+        w, h = self.weight[lo:hi], self.hits[lo:hi]
+        inner = edges[1:-1]
+        if not np.all(inner[1:] >= inner[:-1]):
+            ids = np.searchsorted(inner, s)
+            return CalibrationBins(edges, *_bincounts(ids, n_bins, s, n, w, h))
+        cuts = np.empty(n_bins + 1, dtype=np.intp)
+        cuts[0], cuts[-1] = 0, s.size
+        cuts[1:-1] = np.searchsorted(s, inner, side="right")
+        return CalibrationBins(edges, *_sums(cuts, s, n, w, h))
+
+
+def _bincounts(
+    ids: NDArray[np.intp], n_bins: int, s: Float, n: NDArray[np.int64], w: Float, h: Float
+) -> tuple[NDArray[np.int64], Float, Float, Float]:
+    """The samples, weight, hits and weighted probabilities of each bin, rows in bin ``ids``."""
+    size = max(n_bins, int(ids.max()) + 1 if ids.size else 0)
+    return (
+        np.bincount(ids, weights=n, minlength=size).astype(np.int64),
+        np.bincount(ids, weights=w, minlength=size).astype(np.float64),
+        np.bincount(ids, weights=h, minlength=size).astype(np.float64),
+        np.bincount(ids, weights=s * w, minlength=size).astype(np.float64),
+    )
+
+
+_FEW_BINS = 256
+"""Up to this many non-empty bins, the sums of large histograms are taken bin by bin."""
+
+
+def _sums(
+    cuts: NDArray[np.intp], s: Float, n: NDArray[np.int64], w: Float, h: Float
+) -> tuple[NDArray[np.int64], Float, Float, Float]:
+    """As :func:`_bincounts` for sorted rows, bin ``b`` holding rows ``cuts[b]:cuts[b + 1]``.
+
+    The values are those of :func:`_bincounts`, to the bit: integer counts
+    are added in any order, floats one after the other from 0.0 in the
+    order of the rows, as ``numpy.bincount`` adds them (a block at a time
+    with ``numpy.cumsum``, so that no array of the rows' size is made).
+    Weights that are all 1 sum to the number of rows and leave the
+    probabilities as they are.
+    """
+    n_bins = cuts.size - 1
+    sizes = np.diff(cuts)
+    filled = np.flatnonzero(sizes)
+    if s.size < _BLOCK or filled.size > _FEW_BINS:
+        return _bincounts(np.repeat(np.arange(n_bins), sizes), n_bins, s, n, w, h)
+    samples = np.zeros(n_bins, dtype=np.int64)
+    if filled.size:
+        samples[filled] = np.add.reduceat(n, cuts[filled])
+    unit = bool(w.min() == 1.0 and w.max() == 1.0) if w.size else False
+    weight = sizes.astype(np.float64) if unit else _in_order(cuts, filled, w)
+    confidence = _in_order(cuts, filled, s, None if unit else w)
+    return samples, weight, _in_order(cuts, filled, h), confidence
+
+
+def _in_order(
+    cuts: NDArray[np.intp], filled: NDArray[np.intp], values: Float, times: Float | None = None
+) -> Float:
+    """The sum of ``values[cuts[b]:cuts[b + 1]]`` (times ``times``) for each bin, term by term."""
+    out = np.zeros(cuts.size - 1)
+    block = np.empty(min(_BLOCK, values.size))
+    for b in filled.tolist():
+        total = 0.0
+        end = int(cuts[b + 1])
+        for lo in range(int(cuts[b]), end, _BLOCK):
+            hi = min(lo + _BLOCK, end)
+            part = block[: hi - lo]
+            if times is None:
+                part[:] = values[lo:hi]
+            else:
+                np.multiply(values[lo:hi], times[lo:hi], out=part)
+            part[0] += total
+            np.cumsum(part, out=part)
+            total = float(part[-1])
+        out[b] = total
+    return out
 
 
 _SUMS = ("count", "weight", "hits")
@@ -265,25 +330,28 @@ def _reduce_counts(keys_of: int, score: Float, hit: NDArray[np.bool_]) -> tuple[
     """
     if keys_of == 1:
         distinct, count, found = _counts(score, hit)
+        weight = np.ones(count.size) if count.size == score.size else count.astype(np.float64)
         key = np.zeros(distinct.size, dtype=np.int64)
-        return key, distinct, [count, count.astype(np.float64), found]
+        return key, distinct, [count, weight, found]
     step = score.size // keys_of
     keys: list[NDArray[np.int64]] = []
     scores: list[Float] = []
     counts: list[NDArray[np.int64]] = []
+    weights: list[Float] = []
     hits: list[Float] = []
     for column in range(keys_of):
         lo, hi = column * step, (column + 1) * step
         distinct, count, found = _counts(score[lo:hi], hit[lo:hi])
+        weight = np.ones(count.size) if count.size == step else count.astype(np.float64)
         keys.append(np.full(distinct.size, column, dtype=np.int64))
         scores.append(distinct)
         counts.append(count)
+        weights.append(weight)
         hits.append(found)
-    count_all = np.concatenate(counts)
     return (
         np.concatenate(keys),
         np.concatenate(scores),
-        [count_all, count_all.astype(np.float64), np.concatenate(hits)],
+        [np.concatenate(counts), np.concatenate(weights), np.concatenate(hits)],
     )
 
 
@@ -300,9 +368,10 @@ def _counts(part: Float, hit: NDArray[np.bool_]) -> tuple[Float, NDArray[np.int6
     to ``i / _GRID`` for an integer ``i``, as for probabilities written with at
     most six decimals) are counted by their ``i``. Others are sorted once:
     the bits of a probability in [0, 1] order like its value and leave the
-    top bit free, so each is shifted up by one with the hit in the lowest bit,
-    and one sort of these integers (no argsort) yields the distinct values,
-    their counts and, in each run of equal values, the hits last.
+    top bit free, so each is shifted up by one (which also turns -0.0 into
+    0.0) with the hit in the lowest bit, and one sort of these integers (no
+    argsort) yields the distinct values, their counts and, in each run of
+    equal values, the hits last.
     """
     cells = _grid_cells(part, hit)
     if cells is not None:
@@ -311,8 +380,7 @@ def _counts(part: Float, hit: NDArray[np.bool_]) -> tuple[Float, NDArray[np.int6
         present = np.flatnonzero(count)
         grid_hits: Float = both[present, 1].astype(np.float64)
         return present / float(_GRID), count[present].astype(np.int64), grid_hits
-    packed = (part + 0.0).view(np.uint64)
-    packed <<= np.uint64(1)
+    packed = np.left_shift(part.view(np.uint64), np.uint64(1))
     packed |= hit
     packed.sort()
     bit = packed & np.uint64(1)
@@ -320,14 +388,19 @@ def _counts(part: Float, hit: NDArray[np.bool_]) -> tuple[Float, NDArray[np.int6
     new = np.empty(packed.size, dtype=bool)
     new[:1] = True
     np.not_equal(packed[1:], packed[:-1], out=new[1:])
+    if new.all():
+        bit *= _ONE_BITS
+        return packed.view(np.float64), np.ones(packed.size, np.int64), bit.view(np.float64)
     first = np.flatnonzero(new)
-    if first.size == packed.size:
-        return packed.view(np.float64), np.ones(packed.size, dtype=np.int64), bit.astype(np.float64)
     ones = np.cumsum(bit)
     upto = ones[np.append(first[1:], packed.size) - 1]
     found = np.diff(upto, prepend=np.uint64(0)).astype(np.float64)
     distinct: Float = packed[first].view(np.float64)
     return distinct, np.diff(first, append=packed.size).astype(np.int64), found
+
+
+_ONE_BITS = np.array(1.0).view(np.uint64)[()]
+"""The bits of the float 1.0: a hit bit times these is the hit as a float."""
 
 
 _BLOCK = 1 << 16
@@ -387,9 +460,12 @@ def _percentiles(s: Float, n: NDArray[np.int64], q: Float) -> Float:
     prev = np.floor(virtual)
     gamma = virtual - prev
     nxt = np.minimum(prev + 1, total - 1)
-    ends = np.cumsum(n)
-    a = s[np.searchsorted(ends, prev, side="right")]
-    b = s[np.searchsorted(ends, nxt, side="right")]
+    if total == s.size and (total == 0 or int(n.max()) == 1):
+        a, b = s[prev.astype(np.intp)], s[nxt.astype(np.intp)]
+    else:
+        ends = np.cumsum(n)
+        a = s[np.searchsorted(ends, prev.astype(np.int64), side="right")]
+        b = s[np.searchsorted(ends, nxt.astype(np.int64), side="right")]
     diff = b - a
     out: Float = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
     return out

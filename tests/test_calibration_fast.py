@@ -1,0 +1,191 @@
+"""The calibration bins drawn from sorted rows, against the bincount arithmetic and scikit-learn.
+
+:meth:`CalibrationHistogram.bins` cuts the sorted probabilities of a column at
+the bin edges and adds each bin's rows in order; its values must be those of
+one ``numpy.bincount`` per sum over the bin of every row
+(``searchsorted(edges[1:-1], p)``, scikit-learn's assignment), bit for bit:
+for probabilities on and next to the edges, at 0 and 1, with ties, weights,
+many bins, both strategies and every method, and in blocks of any size.
+"""
+
+from __future__ import annotations
+
+import itertools
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.calibration import calibration_curve as sk_curve
+
+from scorekit.classification import (
+    CalibrationCurveMetric,
+    CalibrationHistogram,
+    ExpectedCalibrationError,
+    MaxCalibrationError,
+    calibration_curve,
+)
+from scorekit.classification._calibration import _state
+from scorekit.classification._calibration._state import STRATEGIES
+
+
+def _bincount_bins(
+    state: CalibrationHistogram, n_bins: int, strategy: str, column: int, edges=None
+) -> tuple[np.ndarray, ...]:
+    """Every row put in its bin by searchsorted; each sum one bincount, in the order of the rows."""
+    rows = state.key == column
+    s, n = state.score[rows], state.count[rows]
+    w, h = state.weight[rows], state.hits[rows]
+    if edges is None:
+        if strategy == "quantile":
+            edges = np.percentile(np.repeat(s, n), np.linspace(0, 1, n_bins + 1) * 100)
+        else:
+            edges = np.linspace(0.0, 1.0, n_bins + 1)
+    ids = np.searchsorted(edges[1:-1], s)
+    return (
+        edges,
+        np.bincount(ids, weights=n, minlength=n_bins).astype(np.int64),
+        np.bincount(ids, weights=w, minlength=n_bins),
+        np.bincount(ids, weights=h, minlength=n_bins),
+        np.bincount(ids, weights=s * w, minlength=n_bins),
+    )
+
+
+def _assert_same_bits(got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> None:
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
+        assert a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+def _probabilities(rng: np.random.Generator, n: int, style: int, n_bins: int) -> np.ndarray:
+    """Full precision, six decimals, few values (ties), or the bin edges and their neighbours."""
+    if style == 0:
+        return rng.random(n)
+    if style == 1:
+        return np.round(rng.random(n), 6)
+    if style == 2:
+        return rng.choice(rng.random(5), n)
+    edges = np.arange(n_bins + 1) / n_bins
+    near = np.concatenate(
+        [edges, np.linspace(0.0, 1.0, n_bins + 1), np.nextafter(edges, 2), np.nextafter(edges, -1)]
+    )
+    near = np.concatenate([near, [0.0, -0.0, 1.0, 5e-324, np.nextafter(1.0, 0)]])
+    return np.clip(rng.choice(near, n), 0.0, 1.0)
+
+
+cases = st.tuples(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 300),
+    st.integers(0, 3),
+    st.integers(1, 40),
+    st.sampled_from([1, 2, 7, 64, 1 << 16]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases, st.sampled_from(STRATEGIES), st.booleans())
+def test_bins_equal_one_bincount_per_sum(case, strategy: str, weighted: bool) -> None:
+    seed, n, style, n_bins, block = case
+    rng = np.random.default_rng(seed)
+    p = _probabilities(rng, n, style, n_bins)
+    y = rng.integers(0, 2, n)
+    w = rng.random(n) * rng.choice([1e-300, 1.0, 1e300], n) if weighted else None
+    metric = CalibrationCurveMetric(n_bins=n_bins, strategy=strategy)
+    state = metric.summarize(y, p, sample_weight=w)
+    with mock.patch.object(_state, "_BLOCK", block):
+        got = state.bins(n_bins, strategy)
+    _assert_same_bits(tuple(got), _bincount_bins(state, n_bins, strategy, 0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 64), st.integers(1, 200))
+def test_edge_values_fall_in_the_bins_of_scikit_learn(seed: int, n_bins: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    p = _probabilities(rng, n, 3, n_bins)
+    y = rng.integers(0, 2, n)
+    state = CalibrationCurveMetric(n_bins=n_bins).summarize(y, p)
+    with mock.patch.object(_state, "_BLOCK", 1):
+        bins = state.bins(n_bins)
+    ids = np.searchsorted(np.linspace(0.0, 1.0, n_bins + 1)[1:-1], p)
+    np.testing.assert_array_equal(bins.samples, np.bincount(ids, minlength=n_bins))
+    np.testing.assert_array_equal(bins.hits, np.bincount(ids, weights=y, minlength=n_bins))
+    with mock.patch.object(_state, "_BLOCK", 1):
+        got = calibration_curve(y, p, n_bins=n_bins)
+    want = sk_curve(y, p, n_bins=n_bins)
+    np.testing.assert_array_equal(got.prob_true, want[0])
+    np.testing.assert_allclose(got.prob_pred, want[1], rtol=1e-12, atol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases, st.sampled_from(["top_label", "class_wise"]), st.sampled_from(STRATEGIES))
+def test_class_columns_equal_one_bincount_per_sum(case, method: str, strategy: str) -> None:
+    seed, n, style, n_bins, block = case
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 5))
+    proba = rng.dirichlet(np.ones(k), n)
+    if style == 1:
+        proba = np.round(proba, 6)
+    y = rng.integers(0, k, n)
+    for metric in (ExpectedCalibrationError, MaxCalibrationError):
+        m = metric(n_bins=n_bins, strategy=strategy, method=method)
+        state = m.summarize(y, proba)
+        for column in range(state.n_keys):
+            with mock.patch.object(_state, "_BLOCK", block):
+                got = state.bins(n_bins, strategy, column)
+            _assert_same_bits(tuple(got), _bincount_bins(state, n_bins, strategy, column))
+
+
+def test_many_bins_and_large_columns_take_both_ways_to_the_same_bits() -> None:
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 300_000)
+    p = np.clip(0.3 * y + 0.7 * rng.random(y.size), 0, 1)
+    p[:1000] = np.arange(1000) / 999
+    state = CalibrationCurveMetric().summarize(y, p)
+    weighted = CalibrationCurveMetric().summarize(y, p, sample_weight=rng.random(y.size))
+    for s in (state, weighted):
+        for n_bins, strategy in itertools.product((1, 5, 15, 256, 257, 1000), STRATEGIES):
+            got = s.bins(n_bins, strategy)
+            _assert_same_bits(tuple(got), _bincount_bins(s, n_bins, strategy, 0))
+        _assert_same_bits(tuple(s.bins(2**20)), _bincount_bins(s, 2**20, "uniform", 0))
+
+
+def test_unsorted_edges_are_binned_as_searchsorted_bins_them() -> None:
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 500)
+    state = CalibrationCurveMetric().summarize(y, rng.random(500))
+    edges = np.array([0.0, 0.7, 0.2, 0.5, 1.0])
+    with mock.patch.object(_state, "_percentiles", lambda s, n, q: edges):
+        got = state.bins(4, "quantile")
+    _assert_same_bits(tuple(got), _bincount_bins(state, 4, "quantile", 0, edges))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000])
+def test_percentiles_of_distinct_rows_equal_numpy(n: int) -> None:
+    rng = np.random.default_rng(n)
+    s = np.sort(rng.random(n))
+    for counts in (np.ones(n, dtype=np.int64), rng.integers(1, 4, n)):
+        q = np.linspace(0, 100, 11)
+        got = _state._percentiles(s, counts, q)
+        np.testing.assert_array_equal(got, np.percentile(np.repeat(s, counts), q))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases, st.booleans())
+def test_errors_equal_the_bincount_arithmetic(case, weighted: bool) -> None:
+    seed, n, style, n_bins, block = case
+    rng = np.random.default_rng(seed)
+    p = _probabilities(rng, n, style, n_bins)
+    y = rng.integers(0, 2, n)
+    w = rng.random(n) if weighted else None
+    for strategy in STRATEGIES:
+        ece = ExpectedCalibrationError(n_bins=n_bins, strategy=strategy)
+        mce = MaxCalibrationError(n_bins=n_bins, strategy=strategy)
+        state = ece.summarize(y, p, sample_weight=w)
+        _, _, weight, hits, conf = _bincount_bins(state, n_bins, strategy, 0)
+        keep = weight > 0
+        gaps = np.abs(hits[keep] / weight[keep] - conf[keep] / weight[keep])
+        with mock.patch.object(_state, "_BLOCK", block):
+            assert ece.compute(state) == float(np.sum(gaps * weight[keep]) / np.sum(weight[keep]))
+            assert mce.compute(state) == float(gaps.max())
