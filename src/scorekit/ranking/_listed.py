@@ -172,7 +172,7 @@ def judge_dicts(
     names = list(run)
     if not (judgments._string_keys and _all_strings(names)):
         return None
-    if not _all_strings(chain.from_iterable(inners)):
+    if not all(map(_all_strings, inners)):
         return None
     sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
     try:
@@ -196,23 +196,18 @@ def judge_dicts(
     starts = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
     nan = math.nan
-    found = [
-        list(map(inners[p].get, qrels[q], repeat(nan)))
-        for p, q in zip(picked.tolist(), queries.tolist(), strict=True)
-    ]
-    counts = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    wanted = [qrels[q] for q in queries.tolist()]
+    counts = np.fromiter(map(len, wanted), dtype=np.int64, count=len(wanted))
+    # each judged document's score in the run, NaN when the run lacks it
+    found = (
+        map(inners[p].get, docs, repeat(nan))
+        for p, docs in zip(picked.tolist(), wanted, strict=True)
+    )
     listed = np.fromiter(chain.from_iterable(found), dtype=np.float64, count=int(counts.sum()))
-    bounds = np.zeros(len(found) + 1, dtype=np.int64)
-    np.cumsum(counts, out=bounds[1:])
     grid = _sorted_rows(scores, starts[picked], sizes[picked])
     if grid is None:
         return None
-    ranks = np.zeros(len(listed), dtype=np.int64)
-    width = grid.shape[1]
-    for i, row in enumerate(grid):
-        lo, hi = int(bounds[i]), int(bounds[i + 1])
-        # the padding (-inf) is below every score: width - below counts the scores above
-        ranks[lo:hi] = width + 1 - np.searchsorted(row, listed[lo:hi], side="right")
+    ranks = _ranks_in_rows(grid, counts, listed)
     retrieved = ~np.isnan(listed)
     query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)[retrieved]
     index = _qrels_rows(judgments, queries, counts)[retrieved]
@@ -253,6 +248,38 @@ def _sorted_rows(
     if tied.any():
         return None
     return grid
+
+
+def _ranks_in_rows(
+    grid: NDArray[np.float64], counts: NDArray[np.int64], listed: NDArray[np.float64]
+) -> NDArray[np.int64]:
+    """The rank of each of ``listed`` among the scores of its row of ``grid`` (1 for the
+    highest); the first ``counts[0]`` values belong to row 0, and so on.
+
+    Each row is sorted ascending and padded in front with -inf, below every
+    score, so the rank is ``width + 1`` less the scores at or below the value.
+    Those are counted by one binary search for all the values at once (a
+    NaN value counts none).
+
+    Examples
+    --------
+    >>> grid = np.array([[-np.inf, 1.0, 3.0], [0.5, 2.0, 4.0]])
+    >>> _ranks_in_rows(grid, np.array([2, 1]), np.array([3.0, 1.0, 0.5])).tolist()
+    [1, 2, 3]
+    """
+    width = grid.shape[1]
+    flat = grid.ravel()
+    first = np.repeat(np.arange(len(counts), dtype=np.int64) * width, counts)
+    low = np.zeros(len(listed), dtype=np.int64)
+    high = np.full(len(listed), width, dtype=np.int64)
+    for _ in range(width.bit_length()):
+        middle = (low + high) >> 1
+        open_ = low < high
+        below = flat[first + np.minimum(middle, width - 1)] <= listed
+        low = np.where(open_ & below, middle + 1, low)
+        high = np.where(open_ & ~below, middle, high)
+    ranks: NDArray[np.int64] = width + 1 - low
+    return ranks
 
 
 def _qrels_rows(

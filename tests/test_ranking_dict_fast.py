@@ -1,0 +1,137 @@
+"""Runs given as ``{query: {doc: score}}`` dicts: the ranks of the judged documents found by
+one binary search for all of them give the same states as the general path (a built
+:class:`Run`), bit for bit, and pytrec_eval's values."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorekit import ranking
+from scorekit.compat import pytrec_eval as compat
+from scorekit.core import equal_values
+from scorekit.errors import InputError
+from scorekit.ranking import Qrels, Run
+from scorekit.ranking._listed import _ranks_in_rows, _sorted_rows, judge_dicts
+
+MEASURES = {"ndcg_cut.10": "ndcg@10", "map": "map", "recip_rank": "mrr", "P.5": "p@5"}
+LISTED = ["ndcg@10", "map", "mrr", "p@5", "recall@3", "r_precision", "dcg@4", "hit_rate@2"]
+
+
+@st.composite
+def _dicts(draw: st.DrawFn, extreme: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Queries of very different lengths, judged documents the run lacks, judged queries the
+    run lacks and run queries without judgments; scores on a grid (ties) or not, and with
+    ``extreme`` some near the ends of the float range (where pytrec_eval ranks otherwise)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    queries = draw(st.integers(1, 15))
+    longest = draw(st.sampled_from([1, 4, 30, 120]))
+    grid = draw(st.sampled_from([0, 0, 0, 5, 1000]))
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(queries):
+        docs = int(rng.integers(1, longest + 1))
+        names = [f"d{d}" for d in rng.permutation(docs + 3)]
+        if rng.random() < 0.9:
+            scores = rng.integers(0, grid, docs) if grid else rng.normal(0, 10, docs)
+            if extreme and rng.random() < 0.2:
+                scores = scores * 1e-300 if rng.random() < 0.5 else scores * 1e300
+            run[f"q{q}"] = {n: float(s) for n, s in zip(names[:docs], scores, strict=True)}
+        if rng.random() < 0.9:
+            judged = [n for n in names if rng.random() < 0.4] or names[:1]
+            grades = rng.integers(-1, 4, len(judged)).tolist()
+            qrels[f"q{q}"] = dict(zip(judged, grades, strict=True))
+    if draw(st.booleans()):
+        run[f"q{queries}"] = {}
+    return qrels, run
+
+
+def _same(got: Any, want: Any) -> None:
+    for f in dataclasses.fields(want):
+        a, b = getattr(got, f.name), getattr(want, f.name)
+        assert equal_values(a, b), (f.name, a, b)
+        if isinstance(b, np.ndarray) and b.dtype.kind == "f":
+            assert np.array_equal(a.view(np.int64), b.view(np.int64)), f.name
+
+
+@settings(max_examples=150, deadline=None)
+@given(_dicts())
+def test_dicts_give_the_states_of_built_runs(found: tuple[Any, Any]) -> None:
+    qrels, run = found
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = ranking.evaluate(Qrels.from_dict(qrels), Run.from_dict(run), LISTED)
+        except InputError:
+            return
+        got = ranking.evaluate(qrels, run, LISTED)
+    for name in LISTED:
+        _same(got.states[name], want.states[name])
+        assert (np.isnan(got[name]) and np.isnan(want[name])) or got[name] == want[name]
+
+
+@settings(max_examples=100, deadline=None)
+@given(_dicts())
+def test_ranks_by_binary_search_are_those_of_a_sorted_row(found: tuple[Any, Any]) -> None:
+    run = found[1]
+    rows = [np.array(sorted(docs.values())) for docs in run.values() if docs]
+    if not rows:
+        return
+    sizes = np.array([len(r) for r in rows])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    grid = _sorted_rows(np.concatenate(rows), starts, sizes)
+    if grid is None:  # tied scores, or rows too unequal to pad
+        return
+    rng = np.random.default_rng(len(rows))
+    counts = rng.integers(0, 5, len(rows))
+    listed = np.concatenate(
+        [rng.choice(np.append(r, np.nan), c) for r, c in zip(rows, counts, strict=True)]
+    )
+    got = _ranks_in_rows(grid, counts, listed)
+    at = np.repeat(np.arange(len(rows)), counts)
+    for rank, row, value in zip(got.tolist(), at.tolist(), listed.tolist(), strict=True):
+        if not np.isnan(value):
+            assert rank == 1 + int(np.count_nonzero(rows[row] > value))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_dicts(extreme=False))
+def test_dicts_equal_pytrec_eval(found: tuple[Any, Any]) -> None:
+    qrels, run = found
+    qrels = {q: d for q, d in qrels.items() if d}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES)).evaluate(run)
+    ours = compat.RelevanceEvaluator(qrels, set(MEASURES)).evaluate(run)
+    assert ours.keys() == ref.keys()
+    for q, row in ref.items():
+        for key, value in row.items():
+            assert ours[q][key] == pytest.approx(value, rel=1e-12, abs=1e-15), (q, key)
+
+
+def test_a_tie_takes_the_general_path() -> None:
+    qrels = {"q": {"a": 1, "b": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 2.0}}
+    assert judge_dicts(qrels, run, Qrels.from_dict(qrels)) is None
+    # trec_eval breaks the tie by doc id, descending: b before a
+    assert ranking.evaluate(qrels, run, ["mrr"])["mrr"] == 0.5
+
+
+def test_a_doc_id_that_is_not_a_string_takes_the_general_path() -> None:
+    qrels = {"q": {"5": 1}}
+    run = {"q": {5: 1.0, "d": 2.0}}
+    assert judge_dicts(qrels, run, Qrels.from_dict(qrels)) is None
+    assert ranking.evaluate(qrels, run, ["mrr"])["mrr"] == 0.5
+
+
+def test_one_document_per_query_and_a_wide_query() -> None:
+    run = {"a": {"x": 1.0}, "b": {f"d{i}": float(i) for i in range(1000)}}
+    qrels = {"a": {"x": 1}, "b": {"d999": 1, "d0": 1, "d500": 2}}
+    judged = judge_dicts(qrels, run, Qrels.from_dict(qrels))
+    assert judged is not None
+    assert judged.rank.tolist() == [1, 1, 500, 1000]
