@@ -150,7 +150,7 @@ def _ours_per_query(result: ranking.RankingResult) -> dict[str, dict[str, float]
 def _agree(ours: dict[str, dict[str, float]], ref: dict[str, dict[str, float]]) -> str:
     """Compare every query's value of every metric; ``ref`` is ``{metric: {query: value}}``."""
     worst = 0.0
-    for name in METRICS:
+    for name in ref:
         if set(ours[name]) != set(ref[name]):
             return f"NO ({name}: different query sets)"
         queries = sorted(ours[name])
@@ -450,6 +450,7 @@ def _dict_rows(pt: str, rx: str, queries: int = 2000, docs: int = 300) -> list[R
     )
     ref = {name: {q: v[m] for q, v in per_query.items()} for name, m in TREC_MEASURES.items()}
     rows = [Row(f"{metrics} from dicts", size, t_ours, pt, t_ref, _agree(ours_pq, ref))]
+    rows.append(_compat_row(qrels, run, size, METRICS, pt, t_ref, ref))
 
     ranx.evaluate(ranx.Qrels.from_dict(qrels), ranx.Run.from_dict(run), METRICS)  # compile
 
@@ -469,10 +470,54 @@ def _dict_rows(pt: str, rx: str, queries: int = 2000, docs: int = 300) -> list[R
             _agree(ours_pq, _ranx_per_query(ranx_run)),
         )
     )
-    return rows
+    return rows + _many_queries_rows(pt)
+
+
+def _compat_row(
+    qrels: Any,
+    run: Any,
+    size: str,
+    metrics: list[str],
+    pt: str,
+    t_ref: float,
+    ref: dict[str, dict[str, float]],
+) -> Row:
+    """``scorekit.compat.pytrec_eval`` on the dicts pytrec_eval was timed on (``t_ref``)."""
+    from scorekit.compat import pytrec_eval as compat
+
+    measures = {TREC_MEASURES[m].replace("_cut_", "_cut.") for m in metrics}
+    t_ours, found = best_of(lambda: compat.RelevanceEvaluator(qrels, measures).evaluate(run))
+    ours = {m: {q: v[TREC_MEASURES[m]] for q, v in found.items()} for m in metrics}
+    task = f"{', '.join(metrics)} from dicts, compat.pytrec_eval"
+    return Row(task, size, t_ours, pt, t_ref, _agree(ours, ref))
+
+
+def _many_queries_rows(pt: str, queries: int = 20_000, docs: int = 100) -> list[Row]:
+    """Many short rankings as dicts, nDCG@10 alone: ``ranking.evaluate`` and the compat
+    module against pytrec_eval."""
+    qrels, run = _dicts(queries, docs, docs // 3)
+    size = f"{queries:,} queries x {docs} docs, dicts"
+    t_ours, ours = best_of(lambda: ranking.evaluate(qrels, run, ["ndcg@10"]))
+    evaluator = pytrec_eval.RelevanceEvaluator
+    t_ref, per_query = best_of(lambda: evaluator(qrels, {"ndcg_cut.10"}).evaluate(run))
+    ref = {"ndcg@10": {q: v["ndcg_cut_10"] for q, v in per_query.items()}}
+    agree = _agree(_ours_per_query(ours), ref)
+    return [
+        Row("ndcg@10 from dicts", size, t_ours, pt, t_ref, agree),
+        _compat_row(qrels, run, size, ["ndcg@10"], pt, t_ref, ref),
+    ]
 
 
 if __name__ == "__main__":
+    import sys
+
     warnings.simplefilter("ignore")
-    for row in run():
+    if "--dicts" in sys.argv[1:]:
+        # the rows of runs given as dicts alone
+        found = _dict_rows(
+            f"pytrec_eval {version('pytrec-eval-terrier')}", f"ranx {version('ranx')}"
+        )
+    else:
+        found = run()
+    for row in found:
         print(row.markdown())

@@ -135,3 +135,33 @@ def test_one_document_per_query_and_a_wide_query() -> None:
     judged = judge_dicts(qrels, run, Qrels.from_dict(qrels))
     assert judged is not None
     assert judged.rank.tolist() == [1, 1, 500, 1000]
+
+
+class _Id(str):
+    """An id of a subclass of str (pytrec_eval takes it, as it takes numpy's strings)."""
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "text"),
+    [
+        ({"q": {"d": 1}}, {"q": {5: 1.0}}, "a document id of query 'q' in the run is not a string"),
+        ({"q": {7: 1}}, {"q": {"d": 1.0}}, "a document id of query 'q' in the qrels"),
+        ({"q": {"d": 1.5}}, {"q": {"d": 1.0}}, "the relevance of document 'd' of query 'q'"),
+        ({"q": {"d": 1}}, {"q": {"d": "high"}}, "the score of document 'd' of query 'q'"),
+        ({"q": {"d": 1}}, {3: {"d": 1.0}}, "a query id of the run is not a string"),
+        ({"q": {"d": 1}}, {"q": [("d", 1.0)]}, "query 'q' of the run is not a mapping"),
+    ],
+)
+def test_types_pytrec_eval_refuses_are_refused(qrels: Any, run: Any, text: str) -> None:
+    with pytest.raises(TypeError, match=text) as caught:
+        compat.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    assert isinstance(caught.value, InputError)
+
+
+def test_types_pytrec_eval_takes_are_taken() -> None:
+    from types import MappingProxyType
+
+    qrels = {_Id("q"): MappingProxyType({"a": np.int64(1), "b": True, "c": 0})}
+    run = {_Id("q"): {"a": np.float32(0.5), np.str_("b"): 2, "c": 1.0}}
+    found = compat.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    assert found == {"q": {"map": pytest.approx((1 / 1 + 2 / 3) / 2)}}

@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,8 @@ def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
     allowed, expected = (
         ((int, np.integer), "an integer") if value == "relevance" else (_NUMBERS, "a number")
     )
+    if _all_typed(pairs, allowed):
+        return
     for query, docs in pairs.items():
         if not isinstance(query, str):
             raise _TypeRefused(
@@ -89,7 +92,7 @@ def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
                     "{doc: " + value + "}",
                 )
             )
-        if set(map(type, docs)) - {str}:
+        if not all(issubclass(kind, str) for kind in set(map(type, docs))):
             doc = next(d for d in docs if not isinstance(d, str))
             where = f"a document id of query {query!r} in the {what} is not a string"
             raise _TypeRefused(message("pytrec_eval", where, doc, "a string"))
@@ -97,6 +100,19 @@ def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
             doc, number = next((d, v) for d, v in docs.items() if not isinstance(v, allowed))
             where = f"the {value} of document {doc!r} of query {query!r} is not {expected}"
             raise _TypeRefused(message("pytrec_eval", where, number, expected))
+
+
+def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...]) -> bool:
+    """Whether every query id and doc id of ``pairs`` is a string, every inner mapping a
+    dict and every value of an ``allowed`` type: the types of all of them are gathered
+    at once, whatever the number of queries."""
+    inners = list(pairs.values())
+    if not (set(map(type, pairs)) <= {str} and set(map(type, inners)) <= {dict}):
+        return False
+    if not set(map(type, chain.from_iterable(inners))) <= {str}:
+        return False
+    kinds = set(map(type, chain.from_iterable(map(dict.values, inners))))
+    return all(issubclass(kind, allowed) for kind in kinds)
 
 
 __all__ = [

@@ -258,8 +258,8 @@ def _ranks_in_rows(
 
     Each row is sorted ascending and padded in front with -inf, below every
     score, so the rank is ``width + 1`` less the scores at or below the value.
-    Those are counted by one binary search for all the values at once (a
-    NaN value counts none).
+    Those are counted by one binary search for all the values at once, in
+    steps of halving powers of two (a NaN value counts none).
 
     Examples
     --------
@@ -269,16 +269,23 @@ def _ranks_in_rows(
     """
     width = grid.shape[1]
     flat = grid.ravel()
-    first = np.repeat(np.arange(len(counts), dtype=np.int64) * width, counts)
-    low = np.zeros(len(listed), dtype=np.int64)
-    high = np.full(len(listed), width, dtype=np.int64)
-    for _ in range(width.bit_length()):
-        middle = (low + high) >> 1
-        open_ = low < high
-        below = flat[first + np.minimum(middle, width - 1)] <= listed
-        low = np.where(open_ & below, middle + 1, low)
-        high = np.where(open_ & ~below, middle, high)
-    ranks: NDArray[np.int64] = width + 1 - low
+    # the position before each value's row, in the flat grid
+    before = np.repeat(np.arange(len(counts), dtype=np.int64) * width - 1, counts)
+    at_or_below = np.zeros(len(listed), dtype=np.int64)
+    step = 1 << (width.bit_length() - 1) if width else 0
+    probe = np.empty(len(listed), dtype=np.int64)
+    take = np.empty(len(listed), dtype=bool)
+    while step:
+        # take the next ``step`` scores when they are all at or below the value
+        np.add(at_or_below, step, out=probe)
+        inside = probe <= width
+        np.minimum(probe, width, out=probe)
+        probe += before
+        np.less_equal(flat[probe], listed, out=take)
+        take &= inside
+        at_or_below += take * step
+        step >>= 1
+    ranks: NDArray[np.int64] = width + 1 - at_or_below
     return ranks
 
 
