@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -63,7 +63,7 @@ class ScoreRanges(State):
     """
 
     cuts: Float = state_field("custom", check="increasing", ndim=1)
-    parts: tuple[ScoreHistogram, ...] = state_field("custom")
+    parts: Sequence[ScoreHistogram] = state_field("custom")
     n_samples: int = state_field("custom", check="count", counts_rows=True)
 
     @classmethod
@@ -76,9 +76,38 @@ class ScoreRanges(State):
         """Whether the state summarizes any sample (else it is the merge identity)."""
         return self.n_samples > 0 or any(part.task for part in self.parts)
 
+    parted: ClassVar[bool] = True
+    """The ranges are independent parts: an engine merges each range on its own."""
+
+    def split_parts(self) -> tuple[ScoreRanges, Sequence[ScoreHistogram]]:
+        """The state with empty ranges (its cut points and sample count) and its ranges.
+
+        Examples
+        --------
+        >>> state = summarize_ranges([0, 1, 1], [0.2, 0.7, 0.5], cuts=[0.5])
+        >>> shell, parts = state.split_parts()
+        >>> [p.score.tolist() for p in parts], shell.n_samples, [p.task for p in shell.parts]
+        ([[0.2], [0.5, 0.7]], 3, ['', ''])
+        >>> ScoreRanges.from_parts(shell, parts).equals(state)
+        True
+        """
+        empty = ScoreHistogram.empty()
+        return dataclasses.replace(self, parts=(empty,) * len(self.parts)), self.parts
+
+    @classmethod
+    def from_parts(cls, shell: ScoreRanges, parts: Sequence[State]) -> ScoreRanges:
+        """The state of a shell and its ranges; ``parts`` may load each range when read."""
+        return dataclasses.replace(shell, parts=cast(Sequence[ScoreHistogram], parts))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, the ranges read one at a time when they are not in memory."""
+        if isinstance(self.parts, tuple):
+            return super().to_dict()
+        return dataclasses.replace(self, parts=tuple(self.parts)).to_dict()
+
     def _check(self) -> None:
         parts = self.parts
-        if not isinstance(parts, tuple) or not all(isinstance(p, ScoreHistogram) for p in parts):
+        if not isinstance(parts, Sequence) or isinstance(parts, str | bytes):
             raise self._invalid(
                 "parts", "not a tuple of score histograms", raw(type(parts).__name__), "a tuple"
             )
@@ -89,10 +118,23 @@ class ScoreRanges(State):
                 raw(f"{len(parts)} histograms for {self.cuts.size} cut points"),
                 f"{self.cuts.size + 1} histograms",
             )
-        tasks = {p.task for p in parts if p.task}
-        if len(tasks) > 1:
-            raise self._invalid("parts", "ranges of different tasks", sorted(tasks), "one task")
-        for i, part in enumerate(parts):
+        tasks: set[str] = set()
+        counted = 0
+        whole = True
+        # the ranges may be loaded one at a time: each is read once, held while checked
+        for i in range(len(parts)):
+            part = parts[i]
+            if not isinstance(part, ScoreHistogram):
+                raise self._invalid(
+                    "parts",
+                    "not a tuple of score histograms",
+                    raw(f"a {type(part).__name__} as range {i}"),
+                    "a tuple",
+                )
+            if part.task:
+                tasks.add(part.task)
+            if len(tasks) > 1:
+                raise self._invalid("parts", "ranges of different tasks", sorted(tasks), "one task")
             part.validate()
             if part.per_sample:
                 raise self._invalid(
@@ -108,15 +150,16 @@ class ScoreRanges(State):
                     value,
                     f"scores in [{lo!r}, {hi!r})",
                 )
-        if all(p.counts.dtype.kind in "iu" for p in parts):
-            counted = sum(p.n_samples for p in parts)
-            if counted > self.n_samples:
-                raise self._invalid(
-                    "n_samples",
-                    "fewer samples than the ranges count",
-                    self.n_samples,
-                    f"at least {counted}",
-                )
+            whole = whole and part.counts.dtype.kind in "iu"
+            counted += part.n_samples
+            del part
+        if whole and counted > self.n_samples:
+            raise self._invalid(
+                "n_samples",
+                "fewer samples than the ranges count",
+                self.n_samples,
+                f"at least {counted}",
+            )
 
     def _merge_custom(self, other: ScoreRanges) -> dict[str, Any]:
         if not other.has_data:

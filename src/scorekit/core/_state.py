@@ -171,6 +171,49 @@ class State:
         """Merge the fields declared ``custom``; return their new values by name."""
         raise TypeError(f"{type(self).__name__} declares custom fields but no _merge_custom")
 
+    # independent parts ----------------------------------------------------------
+
+    parted: ClassVar[bool] = False
+    """Whether states of this kind are made of independent parts (:meth:`split_parts`).
+
+    Part ``i`` of the merge of two such states is the merge of their parts ``i``,
+    so an engine may merge the parts one index at a time, each in a process of
+    its own, and never hold the whole state in one place.
+    """
+
+    def split_parts(self) -> tuple[State, Sequence[State]]:
+        """The state's shell and its independent parts (kinds that declare :attr:`parted`).
+
+        The shell is a state of this kind whose parts are all empty: shells merge
+        as whole states, and their merge refuses (with a
+        :class:`~scorekit.errors.StateMismatchError`) states whose parts do not
+        line up, unless one of them is the state of no data. For two states
+        ``a`` and ``b`` with as many parts, ``a.merge(b)`` equals
+        ``from_parts(shell_a.merge(shell_b), [pa[i].merge(pb[i]) for each i])``;
+        a state with another number of parts than the merged shell holds no data
+        and adds nothing to any part.
+
+        Returns
+        -------
+        tuple
+            ``(shell, parts)``: the shell and the sequence of part states.
+
+        Raises
+        ------
+        TypeError
+            The kind is not made of parts.
+        """
+        raise TypeError(f"{type(self).__name__} is not made of independent parts")
+
+    @classmethod
+    def from_parts(cls: type[S], shell: S, parts: Sequence[State]) -> S:
+        """The state of a merged shell and its merged parts, in order (see :meth:`split_parts`).
+
+        ``parts`` may be any sequence with ``len()`` and indexing, such as one
+        that loads each part from a file when it is read.
+        """
+        raise TypeError(f"{cls.__name__} is not made of independent parts")
+
     def equals(self, other: object) -> bool:
         """True when ``other`` is a state of the same kind with equal fields."""
         if type(other) is not type(self):

@@ -44,9 +44,12 @@ from scorekit.engines._dask_sources import (
 )
 from scorekit.engines._fold import (
     Notes,
+    StoredParts,
     check_cluster,
     group_role,
+    merge_parts,
     merge_states,
+    parted_metrics,
     positive_int,
     side_inputs,
     summarize_chunk,
@@ -205,11 +208,15 @@ def _states(
             keys = [name for role in sorted(r for r in groups if r) for name in mapping[role]]
             frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
-        total = _graph(frame, metrics, mapping, qrels, label, meta, offsets)
+        parted = parted_metrics(metrics)
+        total, pieces = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted)
         files = isinstance(source, str | os.PathLike | _io.Source)
         reading = _reading_errors(label) if files else contextlib.nullcontext()
         with reading, cluster_errors(scheduler):
-            states, rows, notes = client.compute(total).result()
+            if parted:
+                states, rows, notes = _with_parts(client, total, pieces, parted)
+            else:
+                states, rows, notes = client.compute(total).result()
     return list(states), int(rows), notes
 
 
@@ -647,8 +654,15 @@ def _graph(
     label: str,
     meta: dict[bytes, bytes],
     offsets: bool,
-) -> Any:
+    parted: Sequence[int] = (),
+) -> tuple[Any, list[Any]]:
     """One ``summarize`` task per partition and a tree of merge tasks over them.
+
+    For the metrics ``parted`` names (their states are made of independent
+    parts), the tree merges the states' shells, and each partition's parts are
+    one more task, which :func:`_with_parts` merges part by part; the delayed
+    parts of each partition are returned beside the tree's delayed result (none
+    without such metrics).
 
     The metrics, the mapping and the judgments are each one task of the graph,
     sent to a worker once and fetched from there by the others (and computed
@@ -670,9 +684,16 @@ def _graph(
     parts = frame.to_delayed(optimize_graph=True)
     layer: dict[Any, Any] = {}
     level: list[Any] = []
+    pieces: list[Any] = []
     for i, part in enumerate(parts):
         key = f"scorekit-summarize-{run}-{i}"
         layer[key] = (_summarize_partition, part.key, setup.key, judgments.key, i)
+        if parted:
+            # the parts are taken out of the states: the tree merges the shells
+            layer[f"scorekit-shells-{run}-{i}"] = (_shells_of, key, list(parted))
+            layer[f"scorekit-parts-{run}-{i}"] = (_parts_of, key, list(parted))
+            key = f"scorekit-shells-{run}-{i}"
+            pieces.append(f"scorekit-parts-{run}-{i}")
         level.append(key)
     depth = 0
     while len(level) > 1:
@@ -688,7 +709,9 @@ def _graph(
     graph = HighLevelGraph.from_collections(
         name, layer, dependencies=[*graphs.values(), setup, judgments]
     )
-    return Delayed(level[0], graph, layer=name)  # type: ignore[no-untyped-call]
+    total = Delayed(level[0], graph, layer=name)  # type: ignore[no-untyped-call]
+    delayed_pieces = [Delayed(key, graph, layer=name) for key in pieces]  # type: ignore[no-untyped-call]
+    return total, delayed_pieces
 
 
 def _partition_table(
@@ -734,3 +757,96 @@ def _merge_group(setup: Setup, parts: list[Part]) -> Part:
         rows += count
         notes.update(more)
     return states, rows, notes
+
+
+# states made of independent parts ------------------------------------------------------------
+
+
+Pieces = dict[int, Sequence[State] | None]
+"""The parts of one partition's states: metric index -> its parts (None: not made of parts)."""
+
+
+def _shells_of(part: Part, parted: list[int]) -> Part:
+    """A partition's states with each parted state's parts left empty (runs on a worker)."""
+    states, rows, notes = part
+    out = list(states)
+    for j in parted:
+        if type(out[j]).parted:
+            out[j] = out[j].split_parts()[0]
+    return out, rows, notes
+
+
+def _parts_of(part: Part, parted: list[int]) -> Pieces:
+    """The parts of a partition's parted states (runs on a worker)."""
+    states = part[0]
+    return {j: states[j].split_parts()[1] if type(states[j]).parted else None for j in parted}
+
+
+def _first_parts(metric: int, index: int, count: int, pieces: list[Pieces]) -> State | None:
+    """Part ``index`` of one metric's states of consecutive partitions, merged in order.
+
+    A state of another number of parts than the merged shell's holds no data
+    (their shells merged): it adds nothing (runs on a worker).
+    """
+    chosen: list[State | None] = []
+    for found in pieces:
+        parts = found[metric]
+        chosen.append(parts[index] if parts is not None and len(parts) == count else None)
+    return merge_parts(chosen)
+
+
+def _with_parts(
+    client: Any, total: Any, pieces: list[Any], parted: list[int]
+) -> tuple[list[State], int, Notes]:
+    """The merged states, the parted ones merged part by part, each part in a tree of its own.
+
+    The shells and the other metrics' states are merged by the graph's tree;
+    then, for each part of each parted metric, the partitions' parts are merged
+    in a tree of :data:`SPLIT_EVERY` at a time, in partition order (the tree
+    the whole states would have gone through, so the values are the same, bit
+    for bit). The merged parts come here one at a time, each written to a file
+    of a :class:`~scorekit.engines._fold.StoredParts` and let go before the
+    next: this process never holds a whole parted state.
+    """
+    futures = client.compute([total, *pieces])
+    head, held = futures[0], futures[1:]
+    del futures
+    states, rows, notes = head.result()
+    head.release()
+    trees: dict[int, list[Any]] = {}
+    for j in parted:
+        if not type(states[j]).parted:
+            continue
+        count = len(states[j].split_parts()[1])
+        trees[j] = [_part_tree(client, held, j, i, count) for i in range(count)]
+    for future in held:
+        future.release()
+    del held
+    out = list(states)
+    for j, finals in trees.items():
+        shell, empty = out[j].split_parts()
+        stored = StoredParts()
+        for i in range(len(finals)):
+            future = finals[i]
+            finals[i] = None
+            merged = future.result()
+            future.release()
+            del future
+            stored.append(empty[i] if merged is None else merged)
+            del merged
+        out[j] = type(shell).from_parts(shell, stored)
+    return out, int(rows), notes
+
+
+def _part_tree(client: Any, pieces: list[Any], metric: int, index: int, count: int) -> Any:
+    """The future of part ``index`` of one metric merged over the partitions, in a tree."""
+    level = [
+        client.submit(_first_parts, metric, index, count, pieces[i : i + SPLIT_EVERY], pure=False)
+        for i in range(0, len(pieces), SPLIT_EVERY)
+    ]
+    while len(level) > 1:
+        level = [
+            client.submit(merge_parts, level[i : i + SPLIT_EVERY], pure=False)
+            for i in range(0, len(level), SPLIT_EVERY)
+        ]
+    return level[0]

@@ -1,0 +1,180 @@
+"""The Dask engine merges states made of independent parts part by part.
+
+ROC AUC and average precision with ``ranges=N`` keep the exact histogram split by
+score ranges; on Dask each range is merged in a tree of its own and the merged
+ranges reach the client one at a time, into files. The values equal the stream
+engine's bit for bit (integer counts, and weights whose sums are exact), the
+client's state holds its ranges in files, and metrics of whole states in the same
+call are merged as before.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+from distributed import Client, LocalCluster
+
+from scorekit import evaluate, parse_metric
+from scorekit.classification import ScoreRanges
+from scorekit.core import State
+from scorekit.engines._columns import resolve
+from scorekit.engines._fold import StoredParts, parted_metrics
+from scorekit.engines.dask import dask_states
+from scorekit.engines.stream import fold
+from scorekit.errors import StateMismatchError
+
+NAMES = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc", "average_precision"]
+
+
+@pytest.fixture(scope="module")
+def client(dask_cluster: LocalCluster) -> Iterator[Client]:
+    with Client(dask_cluster) as made:
+        yield made
+
+
+def _table(seed: int, n: int, *, distinct: int, weights: str, float32: bool) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    # few distinct scores: ties within and across partitions and ranges; some on the cuts
+    score = rng.integers(0, distinct + 1, n) / distinct
+    score = score.astype(np.float32) if float32 else score
+    columns: dict[str, Any] = {"y_true": y, "y_score": score}
+    if weights == "dyadic":
+        columns["sample_weight"] = rng.integers(0, 9, n) / 8  # sums are exact, zeros too
+    elif weights == "any":
+        columns["sample_weight"] = rng.random(n) * 3
+    return pa.table(columns)
+
+
+def _stream(metrics: list[Any], table: pa.Table) -> list[State]:
+    mapping = resolve(metrics, None, table.column_names)
+    states, _ = fold(metrics, [table], mapping, {})
+    return states
+
+
+def _dask(metrics: list[Any], table: pa.Table, rows: int) -> tuple[list[State], int]:
+    mapping = resolve(metrics, None, table.column_names)
+    return dask_states(table, metrics, mapping, partition_hint=rows)
+
+
+def _bits(value: Any) -> bytes:
+    return np.asarray(value, dtype=np.float64).tobytes()
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 3000),
+    distinct=st.sampled_from([1, 4, 16, 1000, 10**6]),
+    weights=st.sampled_from(["none", "dyadic"]),
+    float32=st.booleans(),
+    rows=st.sampled_from([97, 400, 5000]),
+)
+def test_ranges_merged_part_by_part_equal_the_stream_engine(
+    client: Client, seed: int, n: int, distinct: int, weights: str, float32: bool, rows: int
+) -> None:
+    table = _table(seed, n, distinct=distinct, weights=weights, float32=float32)
+    metrics = [parse_metric(name) for name in NAMES]
+    states, count = _dask(metrics, table, rows)
+    expected = _stream(metrics, table)
+    assert count == n
+    for metric, got, want in zip(metrics, states, expected, strict=True):
+        assert got.equals(want), metric.name
+        assert _bits(metric.compute(got)) == _bits(metric.compute(want)), metric.name
+    for j in parted_metrics(metrics):
+        parts = states[j].parts
+        assert isinstance(parts, StoredParts) and len(parts) == 8
+    # with ranges, the AUC is the whole histogram's, bit for bit
+    assert _bits(metrics[0].compute(states[0])) == _bits(metrics[2].compute(states[2]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_any_weights_agree_with_the_stream_engine(client: Client, seed: int) -> None:
+    table = _table(seed, 4000, distinct=50, weights="any", float32=False)
+    metrics = [parse_metric(name) for name in NAMES]
+    states, _ = _dask(metrics, table, 300)
+    expected = _stream(metrics, table)
+    for metric, got, want in zip(metrics, states, expected, strict=True):
+        # weights of tied scores add in another order than the stream engine's
+        assert metric.compute(got) == pytest.approx(metric.compute(want), rel=1e-12, abs=0)
+    # the parts are merged in the tree the whole states go through: same bits
+    assert _bits(metrics[0].compute(states[0])) == _bits(metrics[2].compute(states[2]))
+
+
+def test_the_client_state_keeps_its_ranges_in_files(client: Client) -> None:
+    table = _table(3, 2000, distinct=300, weights="none", float32=True)
+    metric = parse_metric("roc_auc:ranges=8")
+    (state,), _ = _dask([metric], table, 250)
+    assert isinstance(state, ScoreRanges)
+    parts = state.parts
+    assert isinstance(parts, StoredParts)
+    files = sorted(parts._folder.iterdir())
+    assert len(files) == 8 and all(f.stat().st_size > 0 for f in files)
+    # each range is read from its file when indexed; the state checks as a decoded one
+    state.validate()
+    whole = metric.summarize(table["y_true"].to_numpy(), table["y_score"].to_numpy())
+    assert all(parts[i].equals(whole.parts[i]) for i in range(8))
+    # pickled and JSON forms hold the ranges themselves
+    back = pickle.loads(pickle.dumps(state))
+    assert isinstance(back.parts, tuple) and back.equals(whole)
+    assert State.from_json(state.to_json()).equals(whole)
+    folder = parts._folder
+    del state, parts, back
+    import gc
+
+    gc.collect()
+    assert not folder.exists()
+
+
+def test_partitions_without_rows_in_a_range_and_empty_partitions(client: Client) -> None:
+    # every score in one range, few rows over many partitions
+    table = pa.table({"y_true": [0, 1, 1], "y_score": [0.61, 0.62, 0.61]})
+    metrics = [parse_metric("roc_auc:ranges=8"), parse_metric("average_precision:ranges=8")]
+    states, rows = _dask(metrics, table, 1)
+    assert rows == 3
+    for metric, got, want in zip(metrics, states, _stream(metrics, table), strict=True):
+        assert got.equals(want)
+        assert _bits(metric.compute(got)) == _bits(metric.compute(want))
+    assert [states[0].parts[i].n_samples for i in range(8)] == [0, 0, 0, 0, 3, 0, 0, 0]
+
+
+def test_one_class_is_undefined_as_in_the_stream_engine(client: Client) -> None:
+    table = pa.table({"y_true": [1] * 40, "y_score": np.linspace(0, 1, 40)})
+    with pytest.warns(UserWarning, match="undefined"):
+        dask_value = evaluate(table, ["roc_auc:ranges=8"], engine="dask", chunk_size=7)
+    with pytest.warns(UserWarning, match="undefined"):
+        stream_value = evaluate(table, ["roc_auc:ranges=8"], chunk_size=7)
+    assert np.isnan(dask_value["roc_auc:ranges=8"]) and np.isnan(stream_value["roc_auc:ranges=8"])
+
+
+def test_evaluate_with_other_metrics_and_cut_points(client: Client) -> None:
+    table = _table(5, 3000, distinct=997, weights="dyadic", float32=False)
+    names = ["roc_auc:ranges=16", "average_precision:ranges=3", "roc_auc"]
+    got = evaluate(table, names, engine="dask", chunk_size=200)
+    want = evaluate(table, names, chunk_size=200)
+    assert [_bits(got[n]) for n in names] == [_bits(want[n]) for n in names]
+    metric = parse_metric("roc_auc", cuts=[0.1, 0.5, 0.52])
+    (state,), _ = _dask([metric], table, 300)
+    assert isinstance(state.parts, StoredParts) and len(state.parts) == 4
+    assert state.equals(_stream([metric], table)[0])
+
+
+def test_shells_of_different_cut_points_refuse_to_merge() -> None:
+    a = parse_metric("roc_auc", cuts=[0.5]).summarize([0, 1], [0.2, 0.7])
+    b = parse_metric("roc_auc", cuts=[0.4]).summarize([0, 1], [0.2, 0.7])
+    with pytest.raises(StateMismatchError, match="cut points"):
+        a.split_parts()[0].merge(b.split_parts()[0])
+    # the shell of no data merges with any
+    empty = parse_metric("roc_auc", cuts=[0.4]).empty()
+    assert empty.split_parts()[0].merge(a.split_parts()[0]).n_samples == 2
