@@ -189,3 +189,66 @@ def test_errors_equal_the_bincount_arithmetic(case, weighted: bool) -> None:
         with mock.patch.object(_state, "_BLOCK", block):
             assert ece.compute(state) == float(np.sum(gaps * weight[keep]) / np.sum(weight[keep]))
             assert mce.compute(state) == float(gaps.max())
+
+
+def _reduced(a: CalibrationHistogram, b: CalibrationHistogram) -> tuple[np.ndarray, ...]:
+    """The rows of ``a`` then ``b`` reduced by numpy.unique and one bincount per sum."""
+    key, score, sums = _state._reduce(
+        np.concatenate([a.key, b.key]),
+        np.concatenate([a.score, b.score]),
+        [np.concatenate([getattr(a, f), getattr(b, f)]) for f in ("count", "weight", "hits")],
+    )
+    return key, score, *sums
+
+
+def _rows(state: CalibrationHistogram) -> tuple[np.ndarray, ...]:
+    return state.key, state.score, state.count, state.weight, state.hits
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 3),
+    st.sampled_from(["binary", "top_label", "class_wise"]),
+    st.booleans(),
+)
+def test_merge_equals_reducing_all_rows(seed: int, style: int, method: str, weighted: bool) -> None:
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 5))
+    states = []
+    for _ in range(2):
+        n = int(rng.integers(1, 200))
+        first = _probabilities(rng, n, style, int(rng.integers(1, 20)))
+        if method == "binary":
+            y, proba = rng.integers(0, 2, n), first
+        else:
+            rest = rng.dirichlet(np.ones(k - 1), n) * (1 - first)[:, None]
+            y, proba = rng.integers(0, k, n), np.column_stack([first, rest])
+        w = rng.random(n) if weighted else None
+        metric = ExpectedCalibrationError(method=method)
+        states.append(metric.summarize(y, proba, sample_weight=w))
+    a, b = states
+    _assert_same_bits(_rows(a.merge(b)), _reduced(a, b))
+    _assert_same_bits(_rows(b.merge(a)), _reduced(b, a))
+    _assert_same_bits(_rows(a.merge(a)), _reduced(a, a))
+
+
+def test_merge_of_unsorted_rows_reduces_them() -> None:
+    unsorted = CalibrationHistogram(
+        method="binary",
+        n_columns=0,
+        n_samples=4,
+        labels=np.array([0, 1]),
+        key=np.zeros(3, dtype=np.int64),
+        score=np.array([0.5, 0.2, 0.5]),
+        count=np.array([1, 2, 1]),
+        weight=np.array([1.0, 2.0, 1.0]),
+        hits=np.array([1.0, 0.0, 0.0]),
+    )
+    other = CalibrationCurveMetric().summarize([0, 1, 1], [0.2, 0.9, 0.5])
+    assert not _state._sorted_rows(unsorted)
+    assert _state._sorted_rows(other)
+    merged = unsorted.merge(other)
+    _assert_same_bits(_rows(merged), _reduced(unsorted, other))
+    np.testing.assert_array_equal(merged.score, [0.2, 0.5, 0.9])
+    np.testing.assert_array_equal(merged.count, [3, 3, 1])

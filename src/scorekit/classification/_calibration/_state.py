@@ -178,10 +178,15 @@ class CalibrationHistogram(State):
                     f"{self.method} with {self.n_columns} columns",
                 )
             )
-        key, score, rest = _reduce(
-            np.concatenate([self.key, other.key]),
-            np.concatenate([self.score, other.score]),
-            [np.concatenate([getattr(s, f) for s in (self, other)]) for f in _SUMS],
+        merged = _merge_rows(self, other)
+        key, score, rest = (
+            merged
+            if merged is not None
+            else _reduce(
+                np.concatenate([self.key, other.key]),
+                np.concatenate([self.score, other.score]),
+                [np.concatenate([getattr(s, f) for s in (self, other)]) for f in _SUMS],
+            )
         )
         return {
             "method": self.method,
@@ -314,6 +319,66 @@ def _reduce(key: NDArray[Any], score: Float, sums: list[NDArray[Any]]) -> tuple[
             part = values[rows]
             total = np.bincount(inverse, weights=part, minlength=distinct.size)
             out.append(total.astype(part.dtype) if part.dtype.kind in "iu" else total)
+    return (
+        np.concatenate(keys),
+        np.concatenate(scores),
+        [np.concatenate(parts) for parts in added],
+    )
+
+
+def _sorted_rows(state: CalibrationHistogram) -> bool:
+    """Whether the rows are sorted by (key, score), distinct, with keys below ``n_keys``."""
+    key, score = state.key, state.score
+    if key.size == 0:
+        return True
+    if key[0] < 0 or key[-1] >= state.n_keys or not np.all(key[1:] >= key[:-1]):
+        return False
+    rising = score[1:] > score[:-1]
+    return bool(rising.all() or (rising | (key[1:] != key[:-1])).all())
+
+
+def _merge_rows(a: CalibrationHistogram, b: CalibrationHistogram) -> tuple[Any, Any, Any] | None:
+    """As :func:`_reduce` on the rows of ``a`` then ``b``, when each state's rows are sorted.
+
+    A key's rows of both states are put in order by one stable argsort (of
+    two sorted runs, merged in one pass) and a probability in both states
+    adds the sums of ``b`` to those of ``a``, from 0.0 as :func:`_reduce`
+    adds them. None if a state's rows are not sorted and distinct.
+    """
+    if not (_sorted_rows(a) and _sorted_rows(b)):
+        return None
+    keys: list[NDArray[np.int64]] = []
+    scores: list[Float] = []
+    added: list[list[NDArray[Any]]] = [[] for _ in _SUMS]
+    for column in range(a.n_keys):
+        la, ha = np.searchsorted(a.key, [column, column + 1])
+        lb, hb = np.searchsorted(b.key, [column, column + 1])
+        both = np.concatenate([a.score[la:ha], b.score[lb:hb]])
+        order = np.argsort(both, kind="stable")
+        merged = both[order]
+        same = np.flatnonzero(merged[1:] == merged[:-1])
+        first = None
+        if same.size:
+            keep = np.ones(merged.size, dtype=bool)
+            keep[same + 1] = False
+            first = np.flatnonzero(keep)
+            merged = merged[first]
+        for out, name in zip(added, _SUMS, strict=True):
+            values = np.concatenate([getattr(a, name)[la:ha], getattr(b, name)[lb:hb]])[order]
+            total = values if first is None else values[first]
+            if total.dtype.kind == "f":
+                total += 0.0
+            if same.size:
+                total[np.searchsorted(first, same)] += values[same + 1]
+            out.append(total)
+        keys.append(
+            np.full(merged.size, column, dtype=np.int64)
+            if column
+            else np.zeros(merged.size, dtype=np.int64)
+        )
+        scores.append(merged)
+    if len(keys) == 1:
+        return keys[0], scores[0], [parts[0] for parts in added]
     return (
         np.concatenate(keys),
         np.concatenate(scores),
