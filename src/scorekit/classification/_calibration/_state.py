@@ -368,7 +368,7 @@ def _merge_rows(a: CalibrationHistogram, b: CalibrationHistogram) -> tuple[Any, 
             total = values if first is None else values[first]
             if total.dtype.kind == "f":
                 total += 0.0
-            if same.size:
+            if first is not None:
                 total[np.searchsorted(first, same)] += values[same + 1]
             out.append(total)
         keys.append(
