@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -178,3 +179,27 @@ def test_shells_of_different_cut_points_refuse_to_merge() -> None:
     # the shell of no data merges with any
     empty = parse_metric("roc_auc", cuts=[0.4]).empty()
     assert empty.split_parts()[0].merge(a.split_parts()[0]).n_samples == 2
+
+
+@pytest.mark.parametrize("state_format", ["binary", "json"])
+def test_state_files_and_the_spark_codec_write_the_ranges(
+    client: Client, tmp_path: Any, state_format: str
+) -> None:
+    from scorekit.engines import _spark_codec as codec
+    from scorekit.statefiles import load_states, save_states
+    from scorekit.statefiles._format import BINARY_MAGIC
+
+    table = _table(7, 1500, distinct=200, weights="dyadic", float32=True)
+    names = ["roc_auc:ranges=8", "roc_auc"]
+    metrics = [parse_metric(name) for name in names]
+    states, rows = _dask(metrics, table, 200)
+    assert isinstance(states[0].parts, StoredParts)
+    whole = _stream(metrics, table)
+    entries = {n: (m, s) for n, m, s in zip(names, metrics, states, strict=True)}
+    path = save_states(tmp_path / "states.sk", entries, rows=rows, state_format=state_format)
+    _, loaded, _ = load_states(path)
+    binary = Path(path).read_bytes().startswith(BINARY_MAGIC)
+    assert binary == (state_format == "binary")
+    assert loaded["roc_auc:ranges=8"].equals(whole[0]) and loaded["roc_auc"].equals(whole[1])
+    back = codec.decode_state(codec.encode_state(0, states[0]))
+    assert isinstance(back.parts, tuple) and back.equals(whole[0])

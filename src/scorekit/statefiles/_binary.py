@@ -25,7 +25,7 @@ import dataclasses
 import math
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,7 +37,7 @@ from scorekit.errors import InputError, ScorekitError, message, raw
 from scorekit.io import max_file_size, require_regular
 from scorekit.statefiles._format import BINARY_MAGIC, binary_memory_limit
 
-__all__ = ["BlockWriter", "array_bytes", "encode_state", "read_binary"]
+__all__ = ["BlockWriter", "array_bytes", "encode_state", "read_binary", "stored_sequence"]
 
 _TRAILER = struct.Struct("<QI")
 _ALIGN = 64
@@ -60,14 +60,31 @@ def _allowed(array: NDArray[Any]) -> bool:
     return True
 
 
+def stored_sequence(value: Any) -> bool:
+    """Whether a state value is a sequence of parts read on access (written as a tuple).
+
+    Examples
+    --------
+    >>> stored_sequence((1, 2)), stored_sequence(range(3)), stored_sequence("ab")
+    (False, True, False)
+    """
+    return isinstance(value, Sequence) and not isinstance(value, tuple | list | str | bytes)
+
+
 def array_bytes(state: State) -> int:
-    """Bytes of the arrays of ``state`` (nested states and tuples included) that go to blocks."""
+    """Bytes of the arrays of ``state`` (nested states and tuples included) that go to blocks.
+
+    Parts read on access are read one at a time, each counted and let go.
+    """
     total = 0
     pending: list[Any] = [state]
     while pending:
         value = pending.pop()
         if isinstance(value, State):
             pending.extend(getattr(value, f.name) for f in dataclasses.fields(value))
+        elif stored_sequence(value):
+            for i in range(len(value)):
+                total += array_bytes(value[i])
         elif isinstance(value, tuple):
             pending.extend(value)
         elif isinstance(value, np.ndarray) and _allowed(value):
@@ -189,6 +206,9 @@ def encode_state(state: State, put: Callable[[NDArray[Any]], Any]) -> dict[str, 
             return put(value)
         if isinstance(value, tuple):
             return {"__tuple__": [encode(v) for v in value]}
+        if stored_sequence(value):
+            # parts read on access: each is read, its arrays written, and let go
+            return {"__tuple__": [encode(value[i]) for i in range(len(value))]}
         return encode_value(value)
 
     return {

@@ -240,7 +240,8 @@ def save_states(
         return ",\n".join(lines) + ("\n" if lines else "") + "]"
 
     if fmt == "json":
-        text = head + entry_lines(State.to_dict) + "}\n"
+        # each kind's own to_dict: one that reads its parts on access writes them in full
+        text = head + entry_lines(lambda state: state.to_dict()) + "}\n"
         data = text.encode("utf-8")
         if Path(path).name.lower().endswith(".gz"):
             data = gzip.compress(data, mtime=0)
