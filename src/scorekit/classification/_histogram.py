@@ -484,35 +484,60 @@ def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogra
 
 
 def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
-    """Unweighted binary rows: each label's scores sorted once, written straight into place.
+    """Unweighted binary rows: each label's scores gathered and sorted once.
 
-    When every label's scores are distinct (the usual case for classifier
-    outputs) a row is one sample and the counts are ones; otherwise equal scores
-    of a label are counted into one row.
+    float64 scores are gathered straight into their place in the state's score
+    array and sorted there. float32 scores are gathered and sorted as float32
+    and widened once they are known to be distinct. When every label's scores
+    are distinct (the usual case for classifier outputs) a row is one sample
+    and the counts are a view of ones; otherwise equal scores of a label are
+    counted into one row.
     """
+    sizes = [int(np.count_nonzero(mask)) for mask in masks]
+    rows = sum(sizes)
+    score = np.empty(rows, dtype=np.float64) if s.dtype == np.float64 else None
     sides = []
-    for mask in masks:
-        side = np.compress(mask, s)  # a copy, faster than s[mask] on random masks
-        side.sort()
-        sides.append(side)
-    counts: NDArray[np.int64] | None = None
-    if not all(x.size < 2 or bool((x[1:] != x[:-1]).all()) for x in sides):
-        tallies = []
-        for j, side in enumerate(sides):
-            starts = _starts(side)
-            tallies.append(np.diff(np.append(starts, side.size)))
-            sides[j] = side[starts]
-        counts = np.concatenate(tallies).astype(np.int64)[:, None]
-    rows = sum(x.size for x in sides)
-    key = np.empty(rows, dtype=label_key_dtype(len(sides)))
-    score = np.empty(rows, dtype=np.float64)
     at = 0
-    for j, side in enumerate(sides):
-        key[at : at + side.size] = j
-        # widening to float64 keeps every value; adding 0.0 turns -0.0 into 0.0
-        np.add(side, 0.0, out=score[at : at + side.size])
-        at += side.size
-    return key, score, unit_counts(rows) if counts is None else counts
+    for mask, size in zip(masks, sizes, strict=True):
+        if score is not None:
+            # take writes straight into place (compress with out= copies through a buffer)
+            side = np.take(s, np.flatnonzero(mask), out=score[at : at + size], mode="clip")
+        else:
+            side = np.compress(mask, s)
+        side.sort()
+        _positive_zero(side)
+        sides.append(side)
+        at += size
+    if all(x.size < 2 or bool((x[1:] != x[:-1]).all()) for x in sides):
+        if score is None:
+            # widening to float64 keeps every value
+            score = np.concatenate(sides, dtype=np.float64)
+        return _label_keys(sizes), score, unit_counts(rows)
+    # equal scores of a label: one row each, counted
+    tallies, values = [], []
+    for side in sides:
+        starts = _starts(side)
+        tallies.append(np.diff(np.append(starts, side.size)))
+        values.append(side[starts])
+    counts = np.concatenate(tallies).astype(np.int64)[:, None]
+    score = np.concatenate(values, dtype=np.float64)
+    return _label_keys([v.size for v in values]), score, counts
+
+
+def _label_keys(sizes: list[int]) -> NDArray[Any]:
+    """The keys of rows that are ``sizes[j]`` rows of label ``j`` after another."""
+    labels = np.arange(len(sizes), dtype=label_key_dtype(len(sizes)))
+    keys: NDArray[Any] = np.repeat(labels, sizes)
+    return keys
+
+
+def _positive_zero(sorted_values: NDArray[np.floating[Any]]) -> None:
+    """Turn every -0.0 of a sorted array into 0.0 in place (they sort together as equals)."""
+    zero = sorted_values.dtype.type(0)
+    lo = int(np.searchsorted(sorted_values, zero, "left"))
+    hi = int(np.searchsorted(sorted_values, zero, "right"))
+    if lo < hi:
+        sorted_values[lo:hi] = zero
 
 
 def _state(

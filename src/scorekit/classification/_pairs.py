@@ -16,9 +16,9 @@ scikit-learn's trapezoidal sum agrees to a few ulps.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,7 +37,8 @@ def split_binary(
     """``(un, cn, up, cp)`` of a two-label binary histogram, or None for other layouts."""
     if key.size == 0 or pos_idx not in (0, 1):
         return None
-    split = int(np.searchsorted(key, 1))
+    # the value in the key's own type: a Python int would convert the whole key array
+    split = int(np.searchsorted(key, key.dtype.type(1)))
     if split in (0, key.size) or int(key[-1]) != 1:
         return None
     c = counts[:, 0]
@@ -55,36 +56,58 @@ class _Plan:
     tied_neg: NDArray[np.intp]
 
 
-# positives merged with their negatives per block: bounded memory, and a merge of two
-# sorted runs is faster than one binary search per positive on large inputs
-_BLOCK = 1 << 20
+# the shorter side's scores are searched for in the longer side's one block at a time,
+# each block within the range of the longer side it spans: the searches stay in cache
+# and the memory of a search is bounded; _MERGE_FROM is the size of the shorter side
+# from which the searches go by block
+_BLOCK = 1 << 14
 _MERGE_FROM = 1 << 14
+
+
+def _searches(
+    short: NDArray[Any], long: NDArray[Any], side: Literal["left", "right"]
+) -> Iterator[tuple[int, NDArray[np.intp]]]:
+    """``(a, found)`` for consecutive blocks of ascending ``short``, where ``found`` is
+    ``np.searchsorted(long, short[a : a + found.size], side)`` for ascending ``long``."""
+    if short.size < _MERGE_FROM or short.size <= _BLOCK:
+        yield 0, np.searchsorted(long, short, side)
+        return
+    # where each block's last score falls: the next block's searches start there
+    ends = np.searchsorted(long, short[_BLOCK - 1 :: _BLOCK], side).tolist()
+    lo = 0
+    for i, a in enumerate(range(0, short.size, _BLOCK)):
+        hi = ends[i] if i < len(ends) else long.size
+        found = np.searchsorted(long[lo:hi], short[a : a + _BLOCK], side)
+        found += lo
+        yield a, found
+        lo = hi
 
 
 def _count_at_or_below(un: NDArray[Any], up: NDArray[Any]) -> NDArray[np.intp]:
     """For each score of ascending ``up``, how many of ascending ``un`` are <= it.
 
-    Equal to ``np.searchsorted(un, up, "right")``, which it is when ``up`` is
-    much shorter than ``un``. On large inputs of similar sizes each block of
-    positives is merged with the negatives in its range by a stable sort of the
-    two sorted runs (timsort merges them in one pass; on equal scores the
-    negatives, listed first, come first), and a positive's position in the merge
-    minus its index among the positives is the count.
+    Equal to ``np.searchsorted(un, up, "right")``: one binary search per score
+    of the shorter side. When ``un`` is the shorter, each of its scores is
+    placed among ``up`` (the number of ``up`` below it, ``left``) and the
+    counts follow: ``un[i] <= up[j]`` exactly when ``left[i] <= j``.
     """
-    # a binary search per positive costs about what merging 3 to 4 elements does
-    if up.size < _MERGE_FROM or un.size < _MERGE_FROM or 4 * up.size < un.size + up.size:
-        return np.searchsorted(un, up, "right")
-    at = np.empty(up.size, dtype=np.intp)
-    for a in range(0, up.size, _BLOCK):
-        block = up[a : a + _BLOCK]
-        lo = int(np.searchsorted(un, block[0], "right"))
-        hi = int(np.searchsorted(un, block[-1], "right"))
-        order = np.argsort(np.concatenate([un[lo:hi], block]), kind="stable")
-        position = np.flatnonzero(order >= hi - lo)
-        position -= np.arange(block.size)
-        position += lo
-        at[a : a + block.size] = position
-    return at
+    if up.size <= un.size:
+        return _joined(_searches(up, un, "right"), up.size)
+    left = _joined(_searches(un, up, "left"), un.size)
+    counts: NDArray[np.intp] = np.cumsum(np.bincount(left, minlength=up.size + 1)[: up.size])
+    return counts
+
+
+def _joined(blocks: Iterator[tuple[int, NDArray[np.intp]]], size: int) -> NDArray[np.intp]:
+    """The blocks of :func:`_searches` as one array."""
+    out: NDArray[np.intp] | None = None
+    for a, found in blocks:
+        if a == 0 and found.size == size:
+            return found
+        if out is None:
+            out = np.empty(size, dtype=np.intp)
+        out[a : a + found.size] = found
+    return np.empty(0, dtype=np.intp) if out is None else out
 
 
 def _plan(un: NDArray[Any], up: NDArray[Any]) -> _Plan:
@@ -99,8 +122,18 @@ def _plan(un: NDArray[Any], up: NDArray[Any]) -> _Plan:
 
 
 def _ones(counts: NDArray[Any]) -> bool:
-    """Whether integer ``counts`` are all one (each row one sample)."""
-    return counts.dtype.kind in "iu" and bool((counts == 1).all())
+    """Whether integer ``counts`` are all one (each row one sample).
+
+    A view of a single value (strides of zero, as the counts of a histogram of
+    distinct scores are) is read once, not once per row.
+    """
+    if counts.dtype.kind not in "iu":
+        return False
+    if counts.size and all(
+        s == 0 or n == 1 for s, n in zip(counts.strides, counts.shape, strict=True)
+    ):
+        return bool(counts.flat[0] == 1)
+    return bool((counts == 1).all())
 
 
 def _below(
@@ -159,6 +192,34 @@ def _exponent(total: float) -> int:
     return math.frexp(total)[1] if math.isfinite(total) else 0
 
 
+def _distinct_pairs(un: NDArray[Any], up: NDArray[Any]) -> tuple[int, int]:
+    """Pairs of a negative below a positive, and of a negative equal to one, when
+    each side's scores are distinct (one sample a row).
+
+    The same integers :func:`_below` and :func:`_auc` add up, with no array per
+    positive: the scores of the shorter side are searched for in the longer
+    one block by block, and each block's counts summed as they come.
+    """
+    below = tied = 0
+    if un.size == 0 or up.size == 0:
+        return 0, 0
+    if up.size <= un.size:
+        for a, at in _searches(up, un, "right"):
+            total = int(at.sum())
+            at -= 1  # the last negative at or below each positive; -1, clipped, is above it
+            ties = int(np.count_nonzero(un.take(at, mode="clip") == up[a : a + at.size]))
+            below += total - ties
+            tied += ties
+        return below, tied
+    # per negative: the positives below it (left), one more with a positive equal to it;
+    # the rest of the positives are above it
+    for a, left in _searches(un, up, "left"):
+        ties = int(np.count_nonzero(up.take(left, mode="clip") == un[a : a + left.size]))
+        below += up.size * left.size - int(left.sum()) - ties
+        tied += ties
+    return below, tied
+
+
 def _totals(metric: str, neg: NDArray[Any], pos: NDArray[Any]) -> tuple[Any, Any]:
     """The negative and positive weight in all. Float weights whose total passed float64
     (states merged from chunks that each fit) are refused, as a batch of them is: an
@@ -174,6 +235,10 @@ def _totals(metric: str, neg: NDArray[Any], pos: NDArray[Any]) -> tuple[Any, Any
 
 def pair_auc(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     """ROC AUC of the positives ``(up, cp)`` against the negatives ``(un, cn)``."""
+    if _ones(cn) and _ones(cp) and un.size + up.size < _EXACT_INT:
+        # one sample per row on each side: count the pairs block by block
+        lower, tied = _distinct_pairs(un, up)
+        return (2 * lower + tied) / (2 * up.size * un.size)
     n_neg, n_pos = _totals("roc_auc", cn, cp)
     below, ties, weight = _below(un, cn, up)
     return _auc(cp, below, cp[ties], weight, n_pos, n_neg)
