@@ -1,7 +1,10 @@
 """The benchmark results file (``benchmarks/results.json``) and the speed table made from it.
 
 ``make bench`` (``benchmarks/run.py``) writes the rows it measures into the file, each
-under the benchmark module that measured it, replacing that module's earlier rows. The
+under the benchmark module that measured it and with the machine it ran on, replacing
+that module's earlier rows; a row without a machine of its own ran on the file's
+``machine``. A table whose rows come from several machines names each, and marks the
+rows of every machine but the one of the most rows. The
 README's speed table (between the ``speed-table`` markers) holds the headline rows, those
 of the tasks named in :data:`HEADLINE`; the site's speed page holds every row. Both are
 rendered from the file, never typed. Usage::
@@ -52,12 +55,35 @@ chunks/request (req/s: ...)``).
 """
 
 
-def row_markdown(row: dict[str, Any]) -> str:
-    """One row of the table, as ``_timing.Row.markdown`` prints it."""
+MARKS = ("†", "‡", "§", "¶")
+"""The marks of the rows of machines other than the main one, in order of their first row."""
+
+
+def row_markdown(row: dict[str, Any], mark: str = "") -> str:
+    """One row of the table, as ``_timing.Row.markdown`` prints it (``mark`` after the task)."""
     return (
-        f"| {row['task']} | {row['size']} | {row['ours']:.3f} s | {row['reference_name']} "
+        f"| {row['task']}{mark} | {row['size']} | {row['ours']:.3f} s | {row['reference_name']} "
         f"{row['reference']:.3f} s | **{row['ratio']:.1f}x** | {row['agree']} |"
     )
+
+
+def machines(data: dict[str, Any], rows: list[dict[str, Any]]) -> tuple[str, dict[str, str]]:
+    """The machine of the most ``rows``, and a mark for each other machine among them.
+
+    Examples
+    --------
+    >>> data = {"machine": "A", "rows": []}
+    >>> machines(data, [{"task": "x"}, {"task": "y", "machine": "B"}, {"task": "z"}])
+    ('A', {'B': '†'})
+    """
+    found = [row.get("machine", data["machine"]) for row in rows]
+    if not found:
+        return data["machine"], {}
+    main = max(dict.fromkeys(found), key=found.count)
+    others = [m for m in dict.fromkeys(found) if m != main]
+    if len(others) > len(MARKS):
+        raise ValueError(f"benchmarks/results.py: rows from {len(others) + 1} machines")
+    return main, dict(zip(others, MARKS, strict=False))
 
 
 def is_headline(task: str, names: tuple[str, ...] = HEADLINE) -> bool:
@@ -83,8 +109,11 @@ def render(data: dict[str, Any], *, full: bool = False) -> str:
     With ``full``, the site's table: the machine line and every row, in the file's order.
     """
     rows = data["rows"] if full else headline_rows(data)
-    lines = [f"Machine: {data['machine']}.", "", HEADER]
-    lines += [row_markdown(row) for row in rows]
+    main, marks = machines(data, rows)
+    lines = [f"Machine: {main}."]
+    lines += [f"{mark} measured on: {other}." for other, mark in marks.items()]
+    lines += ["", HEADER]
+    lines += [row_markdown(row, marks.get(row.get("machine", data["machine"]), "")) for row in rows]
     if not full:
         lines += [
             "",
@@ -100,13 +129,19 @@ def load(path: Path = RESULTS) -> dict[str, Any]:
     return data
 
 
-def update(data: dict[str, Any], module: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The results with ``module``'s rows replaced by ``rows`` (at the place of the old ones)."""
+def update(
+    data: dict[str, Any], module: str, rows: list[dict[str, Any]], machine: str | None = None
+) -> dict[str, Any]:
+    """The results with ``module``'s rows replaced by ``rows`` (at the place of the old ones).
+
+    ``machine``, when given, is recorded in each new row.
+    """
     old = data.get("rows", [])
     at = next((i for i, r in enumerate(old) if r["module"] == module), len(old))
     kept = [r for r in old if r["module"] != module]
     at = min(at, len(kept))
-    new_rows = [{"module": module, **r} for r in rows]
+    where = {} if machine is None else {"machine": machine}
+    new_rows = [{"module": module, **r, **where} for r in rows]
     return {**data, "rows": kept[:at] + new_rows + kept[at:]}
 
 

@@ -4,7 +4,8 @@ Usage: ``python benchmarks/run.py [--small] [bench_x ...]``. Without module name
 benchmark runs; with them, only those. The rows of a run replace the rows the same
 modules wrote before in ``benchmarks/results.json`` (with the machine line), and the
 README's speed table is rendered again from that file (``benchmarks/results.py``).
-``--small`` uses 1/10 of the data for a quick look and records nothing.
+Each row records the machine it ran on; a run of every benchmark also sets the file's
+machine line. ``--small`` uses 1/10 of the data for a quick look and records nothing.
 """
 
 from __future__ import annotations
@@ -72,8 +73,10 @@ def main() -> None:
         raise SystemExit(f"run.py: unknown benchmark {unknown[0]!r}; one of {', '.join(known)}")
     chosen = [known[n] for n in names] if names else list(MODULES)
     data = results.load() if results.RESULTS.exists() else {"rows": []}
-    data["machine"] = machine()
-    print(f"Machine: {data['machine']}\n")
+    here = machine()
+    if not names or "machine" not in data:
+        data["machine"] = here
+    print(f"Machine: {here}\n")
     print(HEADER)
     for module in chosen:
         rows = []
@@ -81,7 +84,7 @@ def main() -> None:
             print(row.markdown(), flush=True)
             rows.append(row.record())
         if not small:
-            data = results.update(data, module.__name__, rows)
+            data = results.update(data, module.__name__, rows, machine=here)
             results.RESULTS.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     if not small:
         text = results.README.read_text(encoding="utf-8")

@@ -329,3 +329,17 @@ def test_results_update_replaces_one_modules_rows() -> None:
     line = results.row_markdown(row)
     assert line == "| t | 10 rows | 0.500 s | lib 1.0 1.250 s | **2.5x** | yes |"
     assert results.parse_rows([line], "bench_x") == [{"module": "bench_x", **row}]
+
+
+def test_rows_of_another_machine_are_marked_and_named() -> None:
+    row = {"size": "1", "ours": 1.0, "reference_name": "lib", "reference": 2.0}
+    row |= {"ratio": 2.0, "agree": "yes"}
+    data = {"machine": "old box", "rows": [{"module": "bench_a", "task": "a", **row}]}
+    data = results.update(data, "bench_b", [{"task": "b", **row}], machine="new box")
+    assert data["rows"][-1]["machine"] == "new box"
+    table = results.render(data, full=True)
+    # one row each: the file's machine is the main one, its rows are not marked
+    assert table.startswith("Machine: old box.\n† measured on: new box.\n")
+    assert "| a | 1 |" in table and "| b† | 1 |" in table
+    data = results.update(data, "bench_a", [{"task": "a", **row}], machine="new box")
+    assert results.render(data, full=True).startswith("Machine: new box.\n\n")
