@@ -109,8 +109,9 @@ class _Judged:
                 message(what, "not a mapping", type(data).__name__, "{query: {doc: value}}")
             )
         inners = list(data.values())
+        # dicts are mappings: the other types are looked at one by one
         for q, inner in zip(data, inners, strict=True):
-            if not isinstance(inner, Mapping):
+            if type(inner) is not dict and not isinstance(inner, Mapping):
                 raise InputError(
                     message(
                         what,

@@ -62,7 +62,8 @@ def judge_listed(qrels: Qrels, run: Run) -> Judged:
     hit, index = _matches(qrels, run, queries)
     rank = _ranks(run, hit)
     query = _shared_codes(run, queries, hit)
-    return _assemble(qrels, judged_codes, qrels_queries, queries, run_queries, query, rank, index)
+    absent = np.setdiff1d(qrels_queries, run_queries)
+    return _assemble(qrels, judged_codes, qrels_queries, queries, absent, query, rank, index)
 
 
 def _assemble(
@@ -70,12 +71,13 @@ def _assemble(
     judged_codes: NDArray[np.int64],
     qrels_queries: NDArray[np.str_],
     queries: NDArray[np.str_],
-    run_queries: NDArray[np.str_],
+    absent: NDArray[np.str_],
     query: NDArray[np.int64],
     rank: NDArray[np.int64],
     index: NDArray[np.int64],
 ) -> Judged:
-    """The Judged of listed rows: ``query`` (into ``queries``), ``rank`` and qrels row ``index``."""
+    """The Judged of listed rows: ``query`` (into ``queries``), ``rank`` and qrels row
+    ``index``; ``absent`` are the qrels queries the run lacks."""
     order = np.argsort(query * (int(rank.max(initial=0)) + 1) + rank, kind="stable")
     grade = qrels.values[index[order]]
     grade[grade < 0] = np.nan
@@ -87,7 +89,7 @@ def _assemble(
         grade=grade,
         judged_query=judged_query,
         judged_grade=qrels.values[judged],
-        absent=np.setdiff1d(qrels_queries, run_queries),
+        absent=absent,
         listed=np.ones(len(order), dtype=bool),
         complete=False,
     )
@@ -167,7 +169,7 @@ def judge_dicts(
     if not isinstance(run, Mapping):
         return None
     inners = list(run.values())
-    if not all(isinstance(inner, Mapping) for inner in inners):
+    if not (set(map(type, inners)) <= {dict} or all(isinstance(i, Mapping) for i in inners)):
         return None
     names = list(run)
     if not (judgments._string_keys and _all_strings(names)):
@@ -188,7 +190,7 @@ def judge_dicts(
     judged_codes, qrels_queries, _ = judgments._query_index()
     kept = [name for name, size in zip(names, sizes.tolist(), strict=True) if size]
     run_queries = np.asarray(sorted(kept), dtype=str)
-    queries = np.intersect1d(run_queries, qrels_queries)
+    queries, absent = _shared(run_queries, qrels_queries)
     position = dict(zip(names, range(len(names)), strict=True))
     picked = np.fromiter(
         (position[q] for q in queries.tolist()), dtype=np.int64, count=len(queries)
@@ -212,8 +214,40 @@ def judge_dicts(
     query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)[retrieved]
     index = _qrels_rows(judgments, queries, counts)[retrieved]
     return _assemble(
-        judgments, judged_codes, qrels_queries, queries, run_queries, query, ranks[retrieved], index
+        judgments, judged_codes, qrels_queries, queries, absent, query, ranks[retrieved], index
     )
+
+
+def _shared(
+    run_queries: NDArray[np.str_], qrels_queries: NDArray[np.str_]
+) -> tuple[NDArray[np.str_], NDArray[np.str_]]:
+    """The queries of both (sorted), and the qrels queries the run lacks.
+
+    Both arrays are sorted; when each is strictly increasing (distinct ids),
+    the run's queries are looked up among the qrels' by binary search instead
+    of sorting the two together, with the results of ``np.intersect1d`` and
+    ``np.setdiff1d``.
+
+    Examples
+    --------
+    >>> both, absent = _shared(np.array(["a", "c", "d"]), np.array(["b", "c", "dd"]))
+    >>> both.tolist(), absent.tolist()
+    (['c'], ['b', 'dd'])
+    """
+    if not (_increasing(run_queries) and _increasing(qrels_queries)):
+        both = np.intersect1d(run_queries, qrels_queries)
+        return both, np.setdiff1d(qrels_queries, run_queries)
+    at = np.searchsorted(qrels_queries, run_queries)
+    inside = at < len(qrels_queries)
+    inside[inside] = qrels_queries[at[inside]] == run_queries[inside]
+    judged = np.zeros(len(qrels_queries), dtype=bool)
+    judged[at[inside]] = True
+    both = run_queries[inside].astype(np.result_type(run_queries, qrels_queries))
+    return both, qrels_queries[~judged]
+
+
+def _increasing(ids: NDArray[np.str_]) -> bool:
+    return bool(np.all(ids[1:] > ids[:-1]))
 
 
 def _all_strings(ids: Any) -> bool:
