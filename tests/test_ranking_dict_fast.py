@@ -19,7 +19,7 @@ from scorekit.compat import pytrec_eval as compat
 from scorekit.core import equal_values
 from scorekit.errors import InputError
 from scorekit.ranking import Qrels, Run
-from scorekit.ranking._listed import _ranks_in_rows, _sorted_rows, judge_dicts
+from scorekit.ranking._listed import _ranks_in_rows, _sorted_rows, _sorting, judge_dicts
 
 MEASURES = {"ndcg_cut.10": "ndcg@10", "map": "map", "recip_rank": "mrr", "P.5": "p@5"}
 LISTED = ["ndcg@10", "map", "mrr", "p@5", "recall@3", "r_precision", "dcg@4", "hit_rate@2"]
@@ -165,3 +165,14 @@ def test_types_pytrec_eval_takes_are_taken() -> None:
     run = {_Id("q"): {"a": np.float32(0.5), np.str_("b"): 2, "c": 1.0}}
     found = compat.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     assert found == {"q": {"map": pytest.approx((1 / 1 + 2 / 3) / 2)}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 5000), max_size=300),
+    st.booleans(),
+)
+def test_sorting_distinct_keys_by_value_is_a_stable_sort(keys: list[int], distinct: bool) -> None:
+    key = np.array(list(dict.fromkeys(keys)) if distinct else keys, dtype=np.int64)
+    got = _sorting(key)
+    assert got.tolist() == np.argsort(key, kind="stable").tolist()
