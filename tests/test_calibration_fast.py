@@ -11,6 +11,7 @@ many bins, both strategies and every method, and in blocks of any size.
 from __future__ import annotations
 
 import itertools
+import pickle
 from unittest import mock
 
 import numpy as np
@@ -252,3 +253,48 @@ def test_merge_of_unsorted_rows_reduces_them() -> None:
     _assert_same_bits(_rows(merged), _reduced(unsorted, other))
     np.testing.assert_array_equal(merged.score, [0.2, 0.5, 0.9])
     np.testing.assert_array_equal(merged.count, [3, 3, 1])
+
+
+def test_unsorted_rows_are_binned_as_searchsorted_bins_them() -> None:
+    rng = np.random.default_rng(4)
+    s = rng.random(300)
+    state = CalibrationHistogram(
+        method="binary",
+        n_columns=0,
+        n_samples=300,
+        labels=np.array([0, 1]),
+        key=np.zeros(300, dtype=np.int64),
+        score=s,
+        count=np.ones(300, dtype=np.int64),
+        weight=rng.random(300),
+        hits=rng.random(300) * 0.5,
+    )
+    for strategy in STRATEGIES:
+        with mock.patch.object(_state, "_BLOCK", 16):
+            got = state.bins(7, strategy)
+        want = _bincount_bins(state, 7, strategy, 0, got.edges)
+        _assert_same_bits(tuple(got), want)
+
+
+def test_a_state_of_distinct_unweighted_probabilities_holds_its_ones_as_views() -> None:
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 2, 2000)
+    p = rng.random(2000)
+    state = CalibrationCurveMetric().summarize(y, p)
+    assert state.count.strides == (0,) and state.weight.strides == (0,)
+    assert not state.count.flags.writeable
+    np.testing.assert_array_equal(state.count, np.ones(2000, dtype=np.int64))
+    assert state.weight.dtype == np.float64 and np.all(state.weight == 1.0)
+    state.validate()
+    for copy in (
+        pickle.loads(pickle.dumps(state)),
+        CalibrationHistogram.from_json(state.to_json()),
+    ):
+        assert copy.equals(state)
+        _assert_same_bits(_rows(copy), _rows(state))
+    twice = state.merge(state)
+    np.testing.assert_array_equal(twice.count, np.full(2000, 2))
+    halves = [CalibrationCurveMetric().summarize(y[i::2], p[i::2]) for i in range(2)]
+    _assert_same_bits(_rows(halves[0].merge(halves[1])), _rows(state))
+    merged = CalibrationCurveMetric().compute(halves[1].merge(halves[0]))
+    _assert_same_bits(tuple(merged), tuple(calibration_curve(y, p)))

@@ -89,7 +89,9 @@ class CalibrationHistogram(State):
     values seen, ``n_columns`` the columns of 2-D probabilities (0 for 1-D)
     and ``n_samples`` the samples (each counted once per key). The state grows
     with the number of distinct probabilities, not with the rows: rounding the
-    probabilities bounds it.
+    probabilities bounds it. When every probability was seen once, with no
+    sample weights, ``count`` and ``weight`` are read-only views of a single
+    1, which take no memory.
     """
 
     method: str = state_field("custom", check="text", allowed=("", *METHODS))
@@ -215,7 +217,7 @@ class CalibrationHistogram(State):
             edges = np.linspace(0.0, 1.0, n_bins + 1)
         w, h = self.weight[lo:hi], self.hits[lo:hi]
         inner = edges[1:-1]
-        if not np.all(inner[1:] >= inner[:-1]):
+        if not (np.all(inner[1:] >= inner[:-1]) and np.all(s[1:] >= s[:-1])):
             ids = np.searchsorted(inner, s)
             return CalibrationBins(edges, *_bincounts(ids, n_bins, s, n, w, h))
         cuts = np.empty(n_bins + 1, dtype=np.intp)
@@ -395,7 +397,9 @@ def _reduce_counts(keys_of: int, score: Float, hit: NDArray[np.bool_]) -> tuple[
     """
     if keys_of == 1:
         distinct, count, found = _counts(score, hit)
-        weight = np.ones(count.size) if count.size == score.size else count.astype(np.float64)
+        weight = (
+            _ones(count.size, np.float64) if count.size == score.size else count.astype(np.float64)
+        )
         key = np.zeros(distinct.size, dtype=np.int64)
         return key, distinct, [count, weight, found]
     step = score.size // keys_of
@@ -407,7 +411,7 @@ def _reduce_counts(keys_of: int, score: Float, hit: NDArray[np.bool_]) -> tuple[
     for column in range(keys_of):
         lo, hi = column * step, (column + 1) * step
         distinct, count, found = _counts(score[lo:hi], hit[lo:hi])
-        weight = np.ones(count.size) if count.size == step else count.astype(np.float64)
+        weight = _ones(count.size, np.float64) if count.size == step else count.astype(np.float64)
         keys.append(np.full(distinct.size, column, dtype=np.int64))
         scores.append(distinct)
         counts.append(count)
@@ -455,7 +459,7 @@ def _counts(part: Float, hit: NDArray[np.bool_]) -> tuple[Float, NDArray[np.int6
     np.not_equal(packed[1:], packed[:-1], out=new[1:])
     if new.all():
         bit *= _ONE_BITS
-        return packed.view(np.float64), np.ones(packed.size, np.int64), bit.view(np.float64)
+        return packed.view(np.float64), _ones(packed.size, np.int64), bit.view(np.float64)
     first = np.flatnonzero(new)
     ones = np.cumsum(bit)
     upto = ones[np.append(first[1:], packed.size) - 1]
@@ -466,6 +470,17 @@ def _counts(part: Float, hit: NDArray[np.bool_]) -> tuple[Float, NDArray[np.int6
 
 _ONE_BITS = np.array(1.0).view(np.uint64)[()]
 """The bits of the float 1.0: a hit bit times these is the hit as a float."""
+
+
+def _ones(size: int, dtype: type[np.generic]) -> NDArray[Any]:
+    """``size`` ones as a read-only view of one value, which takes no memory.
+
+    The counts and weights of distinct probabilities seen once each are
+    these; a state holds them like any array (merges, files and pickles copy
+    them into arrays of their own).
+    """
+    ones: NDArray[Any] = np.broadcast_to(np.ones(1, dtype=dtype), (size,))
+    return ones
 
 
 _BLOCK = 1 << 16
