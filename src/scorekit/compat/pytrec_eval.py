@@ -109,10 +109,19 @@ def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...]) -> bool:
     inners = list(pairs.values())
     if not (set(map(type, pairs)) <= {str} and set(map(type, inners)) <= {dict}):
         return False
-    if not set(map(type, chain.from_iterable(inners))) <= {str}:
+    if not all(map(_strings, inners)):
         return False
     kinds = set(map(type, chain.from_iterable(map(dict.values, inners))))
     return all(issubclass(kind, allowed) for kind in kinds)
+
+
+def _strings(ids: Any) -> bool:
+    """Whether every id is a string (``str.join`` stops at the first that is not)."""
+    try:
+        "".join(ids)
+    except TypeError:
+        return False
+    return True
 
 
 __all__ = [
@@ -376,7 +385,7 @@ class RelevanceEvaluator:
         _check_types(query_relevance, "qrels", "relevance")
         self._keys = _expand(measures)
         self._qrels = {q: dict(docs) for q, docs in query_relevance.items() if len(docs) > 0}
-        self._options = {
+        self._options: dict[str, Any] = {
             "relevance_level": relevance_level,
             "judged_only": bool(judged_docs_only_flag),
             "missing": "zero",
@@ -416,24 +425,20 @@ class RelevanceEvaluator:
             return {q: dict.fromkeys(self._keys, 0.0) for q in queries}
         # pytrec_eval gives 0 for a query without a relevant document and does not warn
         result = _ranking_evaluate(
-            {q: self._qrels[q] for q in queries},
-            run,
-            metrics,
-            per_query=True,
-            warn=False,
-            **self._options,
+            {q: self._qrels[q] for q in queries}, run, metrics, warn=False, **self._options
         )
-        table = result.per_query or {}
-        out: dict[str, dict[str, float]] = {}
-        for q in queries:
-            values = table[q]
-            row: dict[str, float] = {}
-            for key, metric in self._keys.items():
-                if not metric:
-                    row[key] = 0.0
-                elif key in ("gm_map", "gm_bpref"):
-                    row[key] = math.log(max(values[metric], _GM_FLOOR))
-                else:
-                    row[key] = values[metric]
-            out[q] = row
-        return out
+        # one column of values per key, in the order of the queries, then one row per query
+        columns: list[list[float]] = []
+        for key, metric in self._keys.items():
+            if not metric:
+                columns.append([0.0] * len(queries))
+                continue
+            ids, values = result.states[metric].table()
+            by_query = dict(zip(ids.tolist(), values.tolist(), strict=True))
+            column = [by_query[q] for q in queries]
+            if key in ("gm_map", "gm_bpref"):
+                column = [math.log(max(v, _GM_FLOOR)) for v in column]
+            columns.append(column)
+        keys = list(self._keys)
+        rows = zip(*columns, strict=True)
+        return {q: dict(zip(keys, row, strict=True)) for q, row in zip(queries, rows, strict=True)}
