@@ -217,13 +217,13 @@ class CalibrationHistogram(State):
             edges = np.linspace(0.0, 1.0, n_bins + 1)
         w, h = self.weight[lo:hi], self.hits[lo:hi]
         inner = edges[1:-1]
-        if not (np.all(inner[1:] >= inner[:-1]) and np.all(s[1:] >= s[:-1])):
-            ids = np.searchsorted(inner, s)
-            return CalibrationBins(edges, *_bincounts(ids, n_bins, s, n, w, h))
-        cuts = np.empty(n_bins + 1, dtype=np.intp)
-        cuts[0], cuts[-1] = 0, s.size
-        cuts[1:-1] = np.searchsorted(s, inner, side="right")
-        return CalibrationBins(edges, *_sums(cuts, s, n, w, h))
+        if s.size >= _BLOCK and np.all(inner[1:] >= inner[:-1]) and np.all(s[1:] >= s[:-1]):
+            cuts = np.empty(n_bins + 1, dtype=np.intp)
+            cuts[0], cuts[-1] = 0, s.size
+            cuts[1:-1] = np.searchsorted(s, inner, side="right")
+            return CalibrationBins(edges, *_sums(cuts, s, n, w, h))
+        ids = np.searchsorted(inner, s)
+        return CalibrationBins(edges, *_bincounts(ids, n_bins, s, n, w, h))
 
 
 def _bincounts(
@@ -258,7 +258,7 @@ def _sums(
     n_bins = cuts.size - 1
     sizes = np.diff(cuts)
     filled = np.flatnonzero(sizes)
-    if s.size < _BLOCK or filled.size > _FEW_BINS:
+    if filled.size > _FEW_BINS:
         return _bincounts(np.repeat(np.arange(n_bins), sizes), n_bins, s, n, w, h)
     samples = np.zeros(n_bins, dtype=np.int64)
     if filled.size:
@@ -484,7 +484,8 @@ def _ones(size: int, dtype: type[np.generic]) -> NDArray[Any]:
 
 
 _BLOCK = 1 << 16
-"""Probabilities per block of :func:`_grid_cells` (its temporaries stay in the caches)."""
+"""Probabilities per block of :func:`_grid_cells` and of :func:`_in_order` (their
+temporaries stay in the caches); columns of fewer rows are binned by ``numpy.bincount``."""
 
 
 def _grid_cells(part: Float, hit: NDArray[np.bool_]) -> NDArray[np.intp] | None:
