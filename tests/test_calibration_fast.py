@@ -298,3 +298,19 @@ def test_a_state_of_distinct_unweighted_probabilities_holds_its_ones_as_views() 
     _assert_same_bits(_rows(halves[0].merge(halves[1])), _rows(state))
     merged = CalibrationCurveMetric().compute(halves[1].merge(halves[0]))
     _assert_same_bits(tuple(merged), tuple(calibration_curve(y, p)))
+
+
+def test_strided_and_fortran_probabilities_give_the_same_bits() -> None:
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 3, 70_000)
+    wide = rng.random(140_000)
+    p = wide[::2]
+    assert not p.flags.c_contiguous
+    binary = y % 2
+    _assert_same_bits(
+        tuple(calibration_curve(binary, p)), tuple(calibration_curve(binary, p.copy()))
+    )
+    proba = np.asfortranarray(rng.dirichlet(np.ones(3), y.size))
+    for method in ("top_label", "class_wise"):
+        ece = ExpectedCalibrationError(method=method, strategy="quantile")
+        assert ece.score(y, proba) == ece.score(y, np.ascontiguousarray(proba))
