@@ -364,10 +364,18 @@ class StoredParts(Sequence[State]):
 
     def append(self, part: State) -> None:
         """Write the next part to its file."""
+        self.put(self._count, part)
+
+    def put(self, index: int, part: State) -> None:
+        """Write part ``index`` to its file (parts may come in any order; see :meth:`missing`)."""
         from scorekit.engines._spark_codec import encode_state
 
-        self._file(self._count).write_bytes(encode_state(0, part))
-        self._count += 1
+        self._file(index).write_bytes(encode_state(0, part))
+        self._count = max(self._count, index + 1)
+
+    def missing(self, count: int) -> list[int]:
+        """The indices below ``count`` of the parts not written yet."""
+        return [i for i in range(count) if not self._file(i).exists()]
 
     def _file(self, index: int) -> Path:
         return self._folder / f"{index}.part"

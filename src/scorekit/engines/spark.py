@@ -58,9 +58,11 @@ from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     Notes,
+    StoredParts,
     check_cluster,
     group_role,
     merge_states,
+    parted_metrics,
     positive_int,
     side_inputs,
 )
@@ -72,7 +74,9 @@ __all__ = ["run", "spark_states"]
 WHERE = "the Spark engine (--engine spark)"
 _INSTALL = 'pip install "scorekit[spark]", and Java 17 or later'
 _UNITS = "kind string, path string, fmt string, groups array<int>, start long, data binary"
-_OUT = "key int, part int, piece int, value binary"
+_OUT = "key int, sub int, part int, piece int, value binary"
+WHOLE = -1
+"""The ``sub`` of a whole value (a state, a shell, the rows and warnings); parts have theirs."""
 PIECE = 4 * 2**20
 """The bytes of a value in one row: a large state travels as rows of at most this many."""
 SPLIT_EVERY = 8
@@ -253,7 +257,11 @@ def spark_states(
                     count = max(1, min(len(units), partitions or context.defaultParallelism))
                     parts = spark.createDataFrame(context.parallelize(units, count), _UNITS)
                     task = _unit_task(setup)
-                found = _reduce(parts.mapInArrow(task, _OUT), setup, len(metrics), context)
+                reduced = parts.mapInArrow(task, _OUT)
+                parted = parted_metrics(metrics)
+                if parted:
+                    return _with_parts(reduced, setup, metrics, context)
+                found = _reduce(reduced, setup, len(metrics), context)
         finally:
             with contextlib.suppress(Exception):
                 setup.destroy()
@@ -634,59 +642,82 @@ def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
     try:
         (states, rows), found = caught(work)
     except ScorekitError as exc:
-        pairs = [(count, codec.encode_error(exc))]
+        pairs = [(count, WHOLE, codec.encode_error(exc))]
     else:
         notes = Notes()
         notes.record(found)
-        pairs = [(count, codec.encode_meta(rows, notes))]
+        pairs = [(count, WHOLE, codec.encode_meta(rows, notes))]
         if rows:
-            pairs.extend((i, codec.encode_state(i, s)) for i, s in enumerate(states))
+            pairs.extend(_state_values(states))
     context = TaskContext.get()
     return _rows(pairs, context.partitionId() if context is not None else 0)
 
 
-def _rows(pairs: list[tuple[int, bytes]], part: int) -> Any:
-    """Values as rows of ``key, part, piece, value``, each value cut into :data:`PIECE` bytes.
+def _state_values(states: list[State]) -> Iterator[tuple[int, int, bytes]]:
+    """Each state as a whole value; a state made of parts as its shell and one value per part.
+
+    Parts are merged key by key, part by part, so no task holds a whole parted
+    state; a state of fewer parts than the merged shell holds no data, and its
+    parts add nothing to the others.
+    """
+    for i, state in enumerate(states):
+        if type(state).parted:
+            shell, parts = state.split_parts()
+            yield i, WHOLE, codec.encode_state(i, shell)
+            for index in range(len(parts)):
+                yield i, index, codec.encode_state(i, parts[index])
+        else:
+            yield i, WHOLE, codec.encode_state(i, state)
+
+
+def _rows(pairs: list[tuple[int, int, bytes]], part: int) -> Any:
+    """Values as rows of ``key, sub, part, piece, value``, each value cut into :data:`PIECE`
+    bytes (``sub`` is the index of a state's part, :data:`WHOLE` for a whole value).
 
     Examples
     --------
-    >>> _rows([(0, b"ab"), (1, b"")], 3).to_pylist()[1]
-    {'key': 1, 'part': 3, 'piece': 0, 'value': b''}
+    >>> _rows([(0, WHOLE, b"ab"), (1, 2, b"")], 3).to_pylist()[1]
+    {'key': 1, 'sub': 2, 'part': 3, 'piece': 0, 'value': b''}
     """
     import pyarrow as pa
 
     keys: list[int] = []
+    subs: list[int] = []
     pieces: list[int] = []
     values: list[bytes] = []
-    for key, value in pairs:
+    for key, sub, value in pairs:
         for number, start in enumerate(range(0, max(len(value), 1), PIECE)):
             keys.append(key)
+            subs.append(sub)
             pieces.append(number)
             values.append(value[start : start + PIECE])
     return pa.RecordBatch.from_arrays(
         [
             pa.array(keys, pa.int32()),
+            pa.array(subs, pa.int32()),
             pa.array([part] * len(keys), pa.int32()),
             pa.array(pieces, pa.int32()),
             pa.array(values, pa.binary()),
         ],
-        names=["key", "part", "piece", "value"],
+        names=["key", "sub", "part", "piece", "value"],
     )
 
 
-def _values(table: Any) -> dict[tuple[int, int], bytes]:
-    """The values of rows made by :func:`_rows`, put together: (key, part) -> bytes."""
-    found: dict[tuple[int, int], list[tuple[int, bytes]]] = {}
-    columns = [table.column(name).to_pylist() for name in ("key", "part", "piece", "value")]
-    for key, part, piece, value in zip(*columns, strict=True):
-        found.setdefault((key, part), []).append((piece, value))
+def _values(table: Any) -> dict[tuple[int, int, int], bytes]:
+    """The values of rows made by :func:`_rows`, put together: (key, sub, part) -> bytes."""
+    found: dict[tuple[int, int, int], list[tuple[int, bytes]]] = {}
+    names = ("key", "sub", "part", "piece", "value")
+    columns = [table.column(name).to_pylist() for name in names]
+    for key, sub, part, piece, value in zip(*columns, strict=True):
+        found.setdefault((key, sub, part), []).append((piece, value))
     return {where: b"".join(v for _, v in sorted(pieces)) for where, pieces in found.items()}
 
 
-def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
-    """Merge two values of one key, the earlier partition's first (runs on the executors)."""
+def _combiner(setup: Any) -> Callable[[bytes, bytes, int], bytes]:
+    """Merge two values of one key (and part), the earlier partition's first (runs on the
+    executors)."""
 
-    def combine(a: bytes, b: bytes) -> bytes:
+    def combine(a: bytes, b: bytes, sub: int) -> bytes:
         first, second = codec.tag(a), codec.tag(b)
         if first == codec.ERROR:
             return a
@@ -700,7 +731,11 @@ def _combiner(setup: Any) -> Callable[[bytes, bytes], bytes]:
         metrics = setup.value[0]
         index = codec.state_index(a)
         try:
-            merged = metrics[index].merge(codec.decode_state(a), codec.decode_state(b))
+            first_state, second_state = codec.decode_state(a), codec.decode_state(b)
+            if sub == WHOLE:
+                merged = metrics[index].merge(first_state, second_state)
+            else:
+                merged = first_state.merge(second_state)
         except ScorekitError as exc:
             return codec.encode_error(exc)
         return codec.encode_state(index, merged)
@@ -715,11 +750,11 @@ def _merger(setup: Any) -> Callable[[Any], Any]:
     def merge(table: Any) -> Any:
         values = _values(table)
         order = sorted(values)
+        key, sub, part = order[0]
         out = values[order[0]]
         for where in order[1:]:
-            out = combine(out, values[where])
-        key, part = order[0]
-        return _table_of(_rows([(key, out)], part // SPLIT_EVERY))
+            out = combine(out, values[where], sub)
+        return _table_of(_rows([(key, sub, out)], part // SPLIT_EVERY))
 
     return merge
 
@@ -741,21 +776,88 @@ def _reduce(frame: Any, setup: Any, count: int, context: Any) -> dict[int, bytes
     level after level, until one value per key is left; only those reach the
     driver. Values travel as Arrow rows of at most :data:`PIECE` bytes.
     """
-    from pyspark.sql import functions as F
-
     try:
-        width = frame.rdd.getNumPartitions()
-        merge = _merger(setup)
-        while width > 1:
-            width = -(-width // SPLIT_EVERY)
-            group = F.floor(F.col("part") / SPLIT_EVERY).alias("group")
-            frame = frame.groupBy("key", group).applyInArrow(merge, _OUT)
-        found = _values(frame.toArrow())
+        found = _values(_merged(frame, setup).toArrow())
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
         raise _job_error(exc) from None
-    return {key: value for (key, _), value in found.items()}
+    return {key: value for (key, _, _), value in found.items()}
+
+
+def _merged(frame: Any, setup: Any) -> Any:
+    """The frame of the tasks' values merged to one value per key and part, in a tree."""
+    from pyspark.sql import functions as F
+
+    width = frame.rdd.getNumPartitions()
+    merge = _merger(setup)
+    while width > 1:
+        width = -(-width // SPLIT_EVERY)
+        group = F.floor(F.col("part") / SPLIT_EVERY).alias("group")
+        frame = frame.groupBy("key", "sub", group).applyInArrow(merge, _OUT)
+    return frame
+
+
+def _with_parts(
+    frame: Any, setup: Any, metrics: list[Metric[Any]], context: Any
+) -> tuple[list[State], int, Notes]:
+    """The merged states when some are made of parts: the parts reach the driver one at a time.
+
+    Every value is merged on the executors as :func:`_reduce` merges them, a
+    state's parts each under a key of their own; the merged values are kept by
+    Spark while the whole values are collected, then the parts come here in
+    order, one Spark partition at a time, each written to a file of a
+    :class:`~scorekit.engines._fold.StoredParts` and let go before the next.
+    """
+    from pyspark.sql import functions as F
+
+    merged = None
+    try:
+        merged = _merged(frame, setup).persist()
+        found = _values(merged.filter(F.col("sub") == WHOLE).toArrow())
+        wholes = {key: value for (key, _, _), value in found.items()}
+        states, rows, notes = _results(metrics, wholes)
+        shells = {j: states[j].split_parts() for j in range(len(states)) if type(states[j]).parted}
+        stored = {j: StoredParts() for j in shells}
+        # one merge task wrote all the pieces of a value, in order: they are in one partition
+        rows_of_parts = merged.filter(F.col("sub") != WHOLE).toLocalIterator()
+        for key, sub, value in _joined(rows_of_parts):
+            if codec.tag(value) == codec.ERROR:
+                raise codec.decode_error(value)
+            if key not in shells or sub >= len(shells[key][1]):
+                continue  # the parts of a state of no data beyond the merged shell's
+            stored[key].put(sub, codec.decode_state(value))
+            del value
+    except ScorekitError:
+        raise
+    except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
+        raise _job_error(exc) from None
+    finally:
+        if merged is not None:
+            with contextlib.suppress(Exception):
+                merged.unpersist()
+    out = list(states)
+    for j, (shell, empty) in shells.items():
+        # a part no partition gave is the shell's empty one
+        for index in stored[j].missing(len(empty)):
+            stored[j].put(index, empty[index])
+        out[j] = type(shell).from_parts(shell, stored[j])
+    return out, rows, notes
+
+
+def _joined(rows: Iterator[Any]) -> Iterator[tuple[int, int, bytes]]:
+    """The values of rows whose pieces come together and in order, each put together."""
+    current: tuple[int, int] | None = None
+    pieces: list[bytes] = []
+    for row in rows:
+        where = (int(row["key"]), int(row["sub"]))
+        if where != current:
+            if current is not None:
+                yield current[0], current[1], b"".join(pieces)
+            current, pieces = where, []
+        pieces.append(bytes(row["value"]))
+    if current is not None:
+        yield current[0], current[1], b"".join(pieces)
 
 
 def _results(metrics: list[Metric[Any]], found: dict[int, bytes]) -> tuple[list[State], int, Notes]:
