@@ -541,7 +541,7 @@ def _percentiles(s: Float, n: NDArray[np.int64], q: Float) -> Float:
     prev = np.floor(virtual)
     gamma = virtual - prev
     nxt = np.minimum(prev + 1, total - 1)
-    if total == s.size and (total == 0 or int(n.max()) == 1):
+    if total == s.size and int(n.max()) == 1:
         a, b = s[prev.astype(np.intp)], s[nxt.astype(np.intp)]
     else:
         ends = np.cumsum(n)
