@@ -261,12 +261,23 @@ def _sums(
     if filled.size > _FEW_BINS:
         return _bincounts(np.repeat(np.arange(n_bins), sizes), n_bins, s, n, w, h)
     samples = np.zeros(n_bins, dtype=np.int64)
-    if filled.size:
+    if _all_ones(n):
+        samples[:] = sizes
+    elif filled.size:
         samples[filled] = np.add.reduceat(n, cuts[filled])
-    unit = bool(w.min() == 1.0 and w.max() == 1.0) if w.size else False
+    unit = _all_ones(w)
     weight = sizes.astype(np.float64) if unit else _in_order(cuts, filled, w)
     confidence = _in_order(cuts, filled, s, None if unit else w)
     return samples, weight, _in_order(cuts, filled, h), confidence
+
+
+def _all_ones(values: NDArray[Any]) -> bool:
+    """Whether there are values and all are 1 (one look at a view of one value)."""
+    if values.size == 0:
+        return False
+    if values.strides == (0,):
+        return bool(values[0] == 1)
+    return bool(values.min() == 1 and values.max() == 1)
 
 
 def _in_order(
