@@ -6,7 +6,11 @@ streaming engine; the per-partition states (plain dataclasses of numpy arrays)
 travel between workers by pickle and are merged in a tree, ``split_every`` at a
 time, keeping partition order. Ranking metrics first shuffle the rows by query so
 that all rows of a query meet in one partition; merging two states that hold the
-same query is an error, which checks that the query sets are disjoint.
+same query is an error, which checks that the query sets are disjoint. A state
+made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC AUC and
+AP with ``ranges=N``) is merged part by part: its shell goes through the tree with
+the other states, each part through a tree of its own, and the merged parts come
+to the client one at a time, into files, so that no process holds the whole state.
 
 The engine holds no metric code. A lost worker costs nothing but time: Dask
 recomputes the tasks whose results died with it, and the relevance judgments

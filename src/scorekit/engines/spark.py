@@ -31,6 +31,12 @@ repartitioned by the query column and sorted by it within each partition; files
 are read whole, one task per file (a query's rows in one file, grouped, as the
 stream engine wants them in its input); a table is cut between queries.
 
+A state made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC
+AUC and AP with ``ranges=N``) travels as its shell and one value per part, each
+merged under a key of its own; the merged parts reach the driver one at a time
+(``toLocalIterator``), each written to a file, so that no process holds the whole
+state.
+
 Merging two states that hold the same query is an error, as is merging states of
 different settings: the engine cannot give a wrong number from badly partitioned
 input. pyspark is imported inside the functions: ``import scorekit.engines``
