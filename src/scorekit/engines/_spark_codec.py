@@ -95,6 +95,8 @@ def encode_state(index: int, state: State) -> bytes:
     out.write(STATE + _INDEX.pack(index) + _HEAD.pack(len(head)) + head)
     for block in blocks:
         np.lib.format.write_array(out, np.ascontiguousarray(block), allow_pickle=False)
+    # the walk's function refers to itself and to the list: let the arrays go now
+    blocks.clear()
     return out.getvalue()
 
 
@@ -129,7 +131,13 @@ def decode_state(data: bytes) -> State:
         return value
 
     # blocks are numbered in the order they were written, which is the order of the walk
-    return State.from_dict(restore(document))
+    try:
+        return State.from_dict(restore(document))
+    finally:
+        # restore refers to itself: without this the arrays and the bytes would wait for
+        # the cycle collector
+        cache.clear()
+        stream.close()
 
 
 def encode_meta(rows: int, notes: Notes) -> bytes:
