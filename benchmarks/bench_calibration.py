@@ -26,7 +26,7 @@ from _timing import Row
 
 N = 10_000_000
 RTOL = 1e-12
-RUNS = 5
+RUNS = 7
 
 
 def _in_turns(
