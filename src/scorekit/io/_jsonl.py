@@ -72,8 +72,11 @@ def jsonl_batches(
         table = _io.read_table(path, columns=wanted)
         yield table, path.stat().st_size
         return
-    block = block_size(head(path), chunk_size)
-    first = first_block(path, block)
+    sample = head(path)
+    block = block_size(sample, chunk_size)
+    # the types come from the smallest block, as the file's columns do: a later value
+    # they do not hold widens them (Widen)
+    first = first_block(path, block_size(sample, 1))
     _io.check_columns(path, list(first), wanted)
     for column in wanted:
         types.setdefault(column, first[column])
