@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scorekit.classification as C
+import scorekit.classification._histogram as histogram
 import scorekit.classification._pairs as pairs
 from scorekit.classification import ROCAUC
 from scorekit.classification._histogram import (
@@ -149,12 +150,24 @@ def test_the_shorter_side_is_searched_either_way() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 200), style=st.integers(0, 5))
-def test_the_fast_summary_equals_the_general_ones(seed: int, n: int, style: int) -> None:
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 200),
+    style=st.integers(0, 5),
+    gather=st.sampled_from([1, 2, 7, 1 << 20]),
+)
+def test_the_fast_summary_equals_the_general_ones(
+    seed: int, n: int, style: int, gather: int
+) -> None:
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     s = _scores(rng, n, style)
-    fast = _binary_summary(y, s, None)
+    original = histogram._GATHER
+    histogram._GATHER = gather  # scores gathered a few rows at a time
+    try:
+        fast = _binary_summary(y, s, None)
+    finally:
+        histogram._GATHER = original
     # every score row as the general path for many labels builds it
     codes = np.searchsorted(fast.labels, y).astype(np.int64)
     key, score, counts = _reduce_rows(

@@ -499,11 +499,8 @@ def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
     sides = []
     at = 0
     for mask, size in zip(masks, sizes, strict=True):
-        if score is not None:
-            # take writes straight into place (compress with out= copies through a buffer)
-            side = np.take(s, np.flatnonzero(mask), out=score[at : at + size], mode="clip")
-        else:
-            side = np.compress(mask, s)
+        place = None if score is None else score[at : at + size]
+        side = np.compress(mask, s) if place is None else _gather(s, mask, place)
         side.sort()
         _positive_zero(side)
         sides.append(side)
@@ -522,6 +519,24 @@ def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
     counts = np.concatenate(tallies).astype(np.int64)[:, None]
     score = np.concatenate(values, dtype=np.float64)
     return _label_keys([v.size for v in values]), score, counts
+
+
+# rows of the scores gathered at a time: the indices of one block stay small
+_GATHER = 1 << 20
+
+
+def _gather(s: Float, mask: NDArray[np.bool_], out: Float) -> Float:
+    """``s[mask]`` written into ``out``, a block of rows at a time.
+
+    ``take`` writes straight into ``out`` (``compress`` with ``out=`` copies
+    through a buffer), and the indices of one block are all it makes.
+    """
+    at = 0
+    for a in range(0, s.size, _GATHER):
+        rows = np.flatnonzero(mask[a : a + _GATHER])
+        np.take(s[a : a + _GATHER], rows, out=out[at : at + rows.size], mode="clip")
+        at += rows.size
+    return out
 
 
 def _label_keys(sizes: list[int]) -> NDArray[Any]:

@@ -2,11 +2,13 @@
 
 A binary :class:`ScoreHistogram` of two labels holds the distinct negative
 scores ``un`` (counts ``cn``) and the distinct positive scores ``up`` (counts
-``cp``), each ascending. For every distinct positive score, one binary search
-among the negative scores gives the negative weight at or below it and the
-weight tied with it; both metrics are sums over the positive scores of those
-numbers. No merged curve is built, so the cost is one pass over the positives
-plus ``len(up)`` binary searches.
+``cp``), each ascending. For every distinct positive score, the negative
+weight at or below it and the weight tied with it come from binary searches of
+the shorter side's scores in the longer side's; both metrics are sums over the
+positive scores of those numbers. No merged curve is built, so the cost is one
+pass over the positives plus ``min(len(un), len(up))`` binary searches. When
+every row is one sample, ROC AUC adds the counts block by block and makes no
+array per score.
 
 With integer counts, ROC AUC is ``(2 * below + tied) / (2 * P * N)`` with an
 exact integer numerator (the area is exact up to the one final division);
