@@ -11,9 +11,15 @@ evaluates ``accuracy`` and ``f1`` over the folder:
   before the clock), against the stream engine in this process; the values
   must be the same.
 
+With ``--memory ROWS`` it measures instead the peak memory (RSS) of the client
+process evaluating exact ROC AUC and AP over ROWS rows of distinct scores in Parquet
+files read on the workers, with ``ranges=16`` (each range merged on the cluster and
+brought to the client one at a time, into files) and without (the whole histogram
+merged into the client); the values must be the same, bit for bit.
+
 Usage::
 
-    python benchmarks/bench_dask.py [--files N]
+    python benchmarks/bench_dask.py [--files N] [--memory ROWS [--ranges N]]
 
 ``run(n)`` gives ``benchmarks/run.py`` the rows for ``n`` files.
 """
@@ -117,10 +123,92 @@ def run(n: int) -> Iterator[Row]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def write_scores(folder: Path, rows: int, files: int = 10) -> None:
+    """``rows`` rows of binary labels and distinct float64 scores in ``files`` Parquet files."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    per = -(-rows // files)
+    for i in range(files):
+        n = min(per, rows - i * per)
+        if n <= 0:
+            break
+        score = rng.random(n)
+        y = (rng.random(n) < score).astype(np.int8)
+        pq.write_table(pa.table({"y_true": y, "y_score": score}), folder / f"s-{i:03d}.parquet")
+
+
+def _client_peak(folder: str, metrics: list[str], out: Any) -> None:
+    """In a fresh process: the client's RSS before and at the peak of one Dask evaluation."""
+    import resource
+
+    from distributed import Client, LocalCluster
+
+    import scorekit
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        Client(cluster),
+    ):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        result = scorekit.evaluate(folder, metrics, engine="dask", progress=False)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        values = [float(result.values[m]) for m in metrics]
+    out.put((before * 1024, peak * 1024, values))
+
+
+def client_memory(rows: int, ranges: int = 16) -> str:
+    """A markdown row: the client's peak RSS growth with ``ranges`` and with the whole state."""
+    import multiprocessing
+
+    folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-rss-"))
+    try:
+        write_scores(folder, rows)
+        found = {}
+        for label, names in (
+            ("ranges", [f"roc_auc:ranges={ranges}", f"average_precision:ranges={ranges}"]),
+            ("whole", ["roc_auc", "average_precision"]),
+        ):
+            context = multiprocessing.get_context("spawn")
+            queue = context.Queue()
+            child = context.Process(target=_client_peak, args=(str(folder), names, queue))
+            child.start()
+            found[label] = queue.get()
+            child.join()
+        same = [np.float64(a).tobytes() for a in found["ranges"][2]] == [
+            np.float64(b).tobytes() for b in found["whole"][2]
+        ]
+        mib = 2.0**20
+
+        def grown(label: str) -> str:
+            before, peak, _ = found[label]
+            return f"{(peak - before) / mib:,.0f} MiB (peak {peak / mib:,.0f} MiB)"
+
+        return (
+            f"| dask client peak RSS growth, ROC AUC + AP | {rows:,} distinct scores | "
+            f"ranges={ranges}: {grown('ranges')} | whole histogram: {grown('whole')} | "
+            f"{'same bits' if same else 'DIFFERENT'} |"
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=N, help=f"files (default {N:,})")
+    parser.add_argument(
+        "--memory", type=int, default=None, metavar="ROWS", help="measure the client's memory"
+    )
+    parser.add_argument(
+        "--ranges", type=int, default=16, help="score ranges with --memory (default 16)"
+    )
     args = parser.parse_args()
+    if args.memory is not None:
+        print(client_memory(args.memory, args.ranges), flush=True)
+        return
     for row in run(args.files):
         print(row.markdown(), flush=True)
         print(f"  {row.ours / args.files * 1000:.2f} ms a file", file=sys.stderr)
