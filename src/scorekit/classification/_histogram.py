@@ -516,7 +516,7 @@ def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
         starts = _starts(side)
         tallies.append(np.diff(np.append(starts, side.size)))
         values.append(side[starts])
-    counts = np.concatenate(tallies).astype(np.int64)[:, None]
+    counts = np.concatenate(tallies, dtype=np.int64)[:, None]
     score = np.concatenate(values, dtype=np.float64)
     return _label_keys([v.size for v in values]), score, counts
 
