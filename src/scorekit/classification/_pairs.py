@@ -253,21 +253,36 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     ``tp(t) / (tp(t) + fp(t))`` over the samples scoring at least ``t``, and it
     weighs the recall ``cp / P`` that ``t`` adds.
     """
+    if _ones(cn) and _ones(cp) and 0 < up.size <= un.size:
+        # one sample per row on each side, fewer positives: the negatives at or above
+        # each positive (all but those strictly below it) written block by block
+        fp1 = np.empty(up.size, dtype=np.float64)
+        for a, at in _searches(up, un, "right"):
+            at -= un.take(at - 1, mode="clip") == up[a : a + at.size]
+            np.subtract(float(un.size), at, out=fp1[a : a + at.size])
+        return _ones_ap(fp1)
     n_neg = float(_totals("average_precision", cn, cp)[0])
     below, _, _ = _below(un, cn, up)
     if _ones(cp):
-        # one positive per row: the positives at or above the i-th are P - i
-        tp1 = np.arange(cp.size, 0, -1, dtype=np.float64)
-        fp1 = n_neg - below.astype(np.float64)
-        fp1 += tp1
-        np.divide(tp1, fp1, out=fp1)
-        return float(fp1.sum()) / cp.size
+        return _ones_ap(n_neg - below.astype(np.float64))
     cpf = cp.astype(np.float64)
     n_pos = float(cpf.sum())
     # positives and negatives scoring >= t: all of them minus those strictly below t
     tp = n_pos - (np.cumsum(cpf) - cpf)
     fp = n_neg - below.astype(np.float64)
     return float(np.dot(cpf, tp / (tp + fp))) / n_pos
+
+
+def _ones_ap(fp1: Float) -> float:
+    """Step-wise AP of one positive per row, from the negatives at or above each positive.
+
+    ``fp1`` (overwritten) holds those negatives; the positives at or above the
+    ``i``-th of ``P`` are ``P - i``.
+    """
+    tp1 = np.arange(fp1.size, 0, -1, dtype=np.float64)
+    fp1 += tp1
+    np.divide(tp1, fp1, out=fp1)
+    return float(fp1.sum()) / fp1.size
 
 
 def rows_auc(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
