@@ -185,7 +185,9 @@ def _auc(
     e_pos, e_neg = _exponent(float(n_pos)), _exponent(float(n_neg))
     p, pt = (np.ldexp(a.astype(np.float64, copy=False), -e_pos) for a in (pos, pos_tied))
     lo, eq = (np.ldexp(a.astype(np.float64, copy=False), -e_neg) for a in (lower, tied))
-    area = float(np.dot(p, lo)) + 0.5 * float(np.dot(pt, eq))
+    # numpy's pairwise sums, not BLAS dot products, whose rounding changes with the
+    # number of threads: the value is the same in every process and engine
+    area = float(np.add.reduce(p * lo)) + 0.5 * float(np.add.reduce(pt * eq))
     return area / (math.ldexp(float(n_pos), -e_pos) * math.ldexp(float(n_neg), -e_neg))
 
 
@@ -270,7 +272,7 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
     # positives and negatives scoring >= t: all of them minus those strictly below t
     tp = n_pos - (np.cumsum(cpf) - cpf)
     fp = n_neg - below.astype(np.float64)
-    return float(np.dot(cpf, tp / (tp + fp))) / n_pos
+    return float(np.add.reduce(cpf * (tp / (tp + fp)))) / n_pos
 
 
 def _ones_ap(fp1: Float) -> float:
@@ -310,7 +312,7 @@ def rows_ap(neg: NDArray[Any], pos: NDArray[Any]) -> tuple[float, bool]:
     tp = np.cumsum(posf[::-1])[::-1]
     selected = tp + np.cumsum(neg[::-1].astype(np.float64))[::-1]
     hit = posf > 0
-    return float(np.dot(posf[hit], tp[hit] / selected[hit])) / n_pos, False
+    return float(np.add.reduce(posf[hit] * (tp[hit] / selected[hit]))) / n_pos, False
 
 
 # many replicates of one batch at once -------------------------------------------------------
