@@ -176,8 +176,13 @@ def client_memory(rows: int, ranges: int = 16) -> str:
             queue = context.Queue()
             child = context.Process(target=_client_peak, args=(str(folder), names, queue))
             child.start()
-            found[label] = queue.get()
-            child.join()
+            try:
+                # a child that fails (a cluster that does not start, memory) puts nothing
+                found[label] = queue.get(timeout=3600)
+            finally:
+                child.join(timeout=60)
+            if child.exitcode:
+                raise SystemExit(f"bench_dask: the {label} client ended with {child.exitcode}")
         same = [np.float64(a).tobytes() for a in found["ranges"][2]] == [
             np.float64(b).tobytes() for b in found["whole"][2]
         ]

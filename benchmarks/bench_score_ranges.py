@@ -51,11 +51,12 @@ import numpy as np
 from scorekit.classification import ROCAUC, AveragePrecision, ScoreHistogram
 
 def load(path):
-    data = np.load(path)
-    key, score = data["key"], data["score"]
-    counts = data["counts"] if "counts" in data else np.ones((key.size, 1), dtype=np.int64)
+    with np.load(path) as data:
+        key, score, labels = data["key"], data["score"], data["labels"]
+        counts = data["counts"] if "counts" in data else np.ones((key.size, 1), dtype=np.int64)
+        n_samples = int(data["n_samples"])
     return ScoreHistogram(
-        task="binary", labels=data["labels"], n_columns=0, n_samples=int(data["n_samples"]),
+        task="binary", labels=labels, n_columns=0, n_samples=n_samples,
         key=key, score=score, counts=counts, per_sample="",
         sample_values=np.empty(0), sample_weights=np.empty(0),
     )
@@ -94,7 +95,7 @@ done(start, [ROCAUC().compute(whole), AveragePrecision().compute(whole)])
 RANGES = (
     COMMON
     + """
-from scorekit.classification._ranges_read import ranges_average_precision, ranges_roc_auc
+from scorekit.classification import ranges_average_precision, ranges_roc_auc
 for i in range(ranges):
     parts = [load(folder / f"chunk{j}_range{i}.npz") for j in range(chunks)]
     merged = ScoreHistogram.merge_all(parts)
@@ -124,8 +125,7 @@ done(start, [])
 
 def prepare(folder: Path, rows: int, ranges: int, seed: int = 0) -> int:
     """Summarize the rows chunk by chunk; save each chunk's histogram and its ranges."""
-    from scorekit.classification import ROCAUC
-    from scorekit.classification._ranges import range_cuts, split_ranges
+    from scorekit.classification import ROCAUC, range_cuts, split_ranges
 
     rng = np.random.default_rng(seed)
     metric = ROCAUC()

@@ -30,7 +30,7 @@ from scorekit import evaluate, parse_metric
 from scorekit.classification import ScoreRanges
 from scorekit.core import State
 from scorekit.engines._columns import resolve
-from scorekit.engines._fold import StoredParts, parted_metrics
+from scorekit.engines._parts import StoredParts, parted_metrics
 from scorekit.engines.dask import dask_states
 from scorekit.engines.stream import fold
 from scorekit.errors import StateMismatchError

@@ -100,7 +100,7 @@ class ScoreRanges(State):
         return dataclasses.replace(shell, parts=cast(Sequence[ScoreHistogram], parts))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict, the ranges read one at a time when they are not in memory."""
+        """A JSON-ready dict, with every range in memory (binary state files take one at a time)."""
         if isinstance(self.parts, tuple):
             return super().to_dict()
         return dataclasses.replace(self, parts=tuple(self.parts)).to_dict()
@@ -265,6 +265,13 @@ expected strictly increasing cut points.
     return out
 
 
+def _check_ranges(metric: str, ranges: Any) -> None:
+    if isinstance(ranges, bool) or not isinstance(ranges, int | np.integer) or ranges < 1:
+        raise ConfigError(message(metric, "ranges must be a positive integer", ranges, ">= 1"))
+    if ranges > MAX_RANGES:
+        raise ConfigError(message(metric, "too many ranges", ranges, f"at most {MAX_RANGES}"))
+
+
 def resolve_cuts(metric: str, ranges: Any, cuts: Any) -> tuple[float, ...] | None:
     """The cut points a metric's ``ranges`` / ``cuts`` options describe, or None.
 
@@ -287,10 +294,7 @@ def resolve_cuts(metric: str, ranges: Any, cuts: Any) -> tuple[float, ...] | Non
         )
     if cuts is not None:
         return tuple(float(c) for c in check_cuts(metric, cuts))
-    if isinstance(ranges, bool) or not isinstance(ranges, int | np.integer) or ranges < 1:
-        raise ConfigError(message(metric, "ranges must be a positive integer", ranges, ">= 1"))
-    if ranges > MAX_RANGES:
-        raise ConfigError(message(metric, "too many ranges", ranges, f"at most {MAX_RANGES}"))
+    _check_ranges(metric, ranges)
     return tuple(float(c) for c in np.linspace(0.0, 1.0, int(ranges) + 1)[1:-1])
 
 
@@ -309,10 +313,7 @@ def range_cuts(scores: Any, ranges: int, *, metric: str = _NAME) -> Float:
     >>> range_cuts([1.0, 1.0], 8).tolist()
     []
     """
-    if isinstance(ranges, bool) or not isinstance(ranges, int | np.integer) or ranges < 1:
-        raise ConfigError(message(metric, "ranges must be a positive integer", ranges, ">= 1"))
-    if ranges > MAX_RANGES:
-        raise ConfigError(message(metric, "too many ranges", ranges, f"at most {MAX_RANGES}"))
+    _check_ranges(metric, ranges)
     values = as_scores(metric, "scores", scores, ndim=(1, 2))
     distinct = np.unique(values.reshape(-1) + 0.0)
     positions = np.arange(1, int(ranges), dtype=np.int64) * distinct.size // int(ranges)

@@ -9,15 +9,10 @@ time, carrying running totals between ranges. They repeat the arithmetic of
 operation by operation: cumulative sums are continued across ranges
 (:func:`carried_cumsum`) and numpy's pairwise sums are streamed
 (:class:`PairwiseSum`), whose lengths a first pass over the ranges gives. The
-values are those of ``compute`` on the joined histogram, bit for bit, where
-that arithmetic has a fixed order of operations: ROC AUC of integer counts
-(an exact integer area), partial ROC AUC (``max_fpr``), AP of distinct
-positive scores without weights, and the one-class values. Where ``compute``
-takes a BLAS dot product (ROC AUC with sample weights; AP with tied positive
-scores or weights), whose order of additions depends on the BLAS build and
-its number of threads, the readers add the products by numpy's pairwise sum
-instead: the value is ``compute``'s with those dot products taken as
-``np.add.reduce(x * y)``, and agrees with it to rounding.
+values are those of ``compute`` on the joined histogram, bit for bit: ROC AUC
+of integer counts is an exact integer area, and every sum of floats, in
+``compute`` as here, is numpy's pairwise sum, whose order of additions the
+lengths fix.
 """
 
 from __future__ import annotations
@@ -32,7 +27,7 @@ from numpy.typing import NDArray
 
 from scorekit._check import overflow_error, union_labels
 from scorekit.classification._histogram import Float, ScoreHistogram, _find
-from scorekit.classification._pairs import _EXACT_INT
+from scorekit.classification._pairs import _EXACT_INT, _exponent
 from scorekit.classification._pairwise import PairwiseSum, carried_cumsum
 from scorekit.classification._scores import _warn
 from scorekit.errors import ConfigError, InputError, choices, message, raw
@@ -171,10 +166,6 @@ def _float_totals(
             n_pos.add(cp)
         tied += _tied(un, up)
     return n_neg.result(), n_pos.result(), tied
-
-
-def _exponent(total: float) -> int:
-    return math.frexp(total)[1] if math.isfinite(total) else 0
 
 
 # ROC AUC ------------------------------------------------------------------------------------

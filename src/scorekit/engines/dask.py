@@ -48,16 +48,14 @@ from scorekit.engines._dask_sources import (
 )
 from scorekit.engines._fold import (
     Notes,
-    StoredParts,
     check_cluster,
     group_role,
-    merge_parts,
     merge_states,
-    parted_metrics,
     positive_int,
     side_inputs,
     summarize_chunk,
 )
+from scorekit.engines._parts import StoredParts, merge_parts, parted_metrics
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 
 __all__ = ["dask_states"]
@@ -809,7 +807,7 @@ def _with_parts(
     in a tree of :data:`SPLIT_EVERY` at a time, in partition order (the tree
     the whole states would have gone through, so the values are the same, bit
     for bit). The merged parts come here one at a time, each written to a file
-    of a :class:`~scorekit.engines._fold.StoredParts` and let go before the
+    of a :class:`~scorekit.engines._parts.StoredParts` and let go before the
     next: this process never holds a whole parted state.
     """
     futures = client.compute([total, *pieces])

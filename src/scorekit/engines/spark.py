@@ -64,14 +64,13 @@ from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
     Notes,
-    StoredParts,
     check_cluster,
     group_role,
     merge_states,
-    parted_metrics,
     positive_int,
     side_inputs,
 )
+from scorekit.engines._parts import StoredParts, parted_metrics
 from scorekit.engines.stream import fold, read_chunks
 from scorekit.errors import ConfigError, ScorekitError, message, raw
 
@@ -813,7 +812,7 @@ def _with_parts(
     state's parts each under a key of their own; the merged values are kept by
     Spark while the whole values are collected, then the parts come here in
     order, one Spark partition at a time, each written to a file of a
-    :class:`~scorekit.engines._fold.StoredParts` and let go before the next.
+    :class:`~scorekit.engines._parts.StoredParts` and let go before the next.
     """
     from pyspark.sql import functions as F
 

@@ -251,7 +251,8 @@ def _sums(
     The values are those of :func:`_bincounts`, to the bit: integer counts
     are added in any order, floats one after the other from 0.0 in the
     order of the rows, as ``numpy.bincount`` adds them (a block at a time
-    with ``numpy.cumsum``, so that no array of the rows' size is made).
+    with ``numpy.cumsum``, so that no float array of the rows' size is made;
+    with more than a few filled bins, the bin of each row is one int64 array).
     Weights that are all 1 sum to the number of rows and leave the
     probabilities as they are.
     """
