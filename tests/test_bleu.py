@@ -67,7 +67,7 @@ def _check(ours: Any, theirs: Any, add_k: float = 0.0) -> None:
 
 @pytest.mark.parametrize("name", TOKENIZERS)
 @given(line=st.one_of(_sentences, st.text(_chars, max_size=30)), lowercase=st.booleans())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_tokenizers_match_sacrebleu(name: str, line: str, lowercase: bool) -> None:
     expected_line = line.lower() if lowercase else line
     expected = _get_tokenizer(name)()(expected_line.rstrip()).split()
@@ -137,7 +137,7 @@ def _corpora(draw: st.DrawFn) -> tuple[list[Any], list[str]]:
     max_order=st.integers(1, 6),
     effective=st.booleans(),
 )
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_corpus_bleu_matches_sacrebleu(
     data: tuple[list[Any], list[str]],
     tok: str,
@@ -183,7 +183,7 @@ def test_corpus_bleu_matches_sacrebleu(
     smooth=st.sampled_from(SMOOTHING),
     effective=st.booleans(),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_sentence_bleu_matches_sacrebleu(
     refs: Any, pred: str, tok: str, smooth: str, effective: bool
 ) -> None:

@@ -42,7 +42,7 @@ from test_properties import CONFIGS, _summarize
 
 RTOL = 1e-12
 VALUE_RTOL = 1e-9
-EXAMPLES = int(os.environ.get("SCOREKIT_ENGINE_EXAMPLES", "4"))
+EXAMPLES = int(os.environ.get("SCOREKIT_ENGINE_EXAMPLES", "2"))
 
 
 def _quiet() -> Any:

@@ -63,7 +63,7 @@ def _check(columns: list[np.ndarray]) -> None:
         assert key.dtype == column.dtype
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_columns())
 def test_groups_are_the_distinct_rows_in_order(columns: list[np.ndarray]) -> None:
     _check(columns)

@@ -163,7 +163,7 @@ def _state_pairs(draw: st.DrawFn) -> tuple[QueryValues, QueryValues]:
     return states[0], states[1]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_state_pairs())
 def test_query_values_merge_as_a_sort_of_both(pair: tuple[QueryValues, QueryValues]) -> None:
     a, b = pair

@@ -87,7 +87,7 @@ def _same(first: tuple[str, Any], second: tuple[str, Any]) -> bool:
 
 
 # every registered metric runs these laws, so each gets fewer examples than the default
-LAW_EXAMPLES = int(os.environ.get("SCOREKIT_LAW_EXAMPLES", "25"))
+LAW_EXAMPLES = int(os.environ.get("SCOREKIT_LAW_EXAMPLES", "12"))
 
 
 @pytest.mark.parametrize("metric", CONFIGS)
@@ -160,7 +160,7 @@ def test_states_of_the_library_validate_and_survive_a_state_file(
 ) -> None:
     folder = tmp_path_factory.mktemp("states")
 
-    @settings(max_examples=15)
+    @settings(max_examples=LAW_EXAMPLES // 2)
     @given(batches(metric.inputs))
     def check(data: dict[str, Any]) -> None:
         args, weights = data["args"], data["weights"]

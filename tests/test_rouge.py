@@ -282,7 +282,7 @@ def test_porter_stemmer_examples(word: str, expected: str) -> None:
 # LCS kernels ------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     a=st.lists(st.sampled_from("abcd"), max_size=80),
     b=st.lists(st.sampled_from("abcde"), max_size=80),
