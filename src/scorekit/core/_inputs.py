@@ -54,7 +54,9 @@ class InputKind:
         ``summarize(metrics, chunk, mapping, side_inputs) -> states``: the
         states of all the kind's metrics on one chunk, sharing work between
         them. By default each metric's ``summarize`` is called with the
-        converted roles.
+        converted roles. A hook that also takes the keyword ``parts`` (the row
+        indices of each group of a per-group evaluation) is called once per chunk
+        for all the groups and returns their states, a list per group.
     group_hint : str
         How a user groups the rows, named in the error about rows out of group
         (``"sort the run by query"``).
