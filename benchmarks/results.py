@@ -103,6 +103,12 @@ def headline_rows(data: dict[str, Any], names: tuple[str, ...] = HEADLINE) -> li
     return rows
 
 
+def row_lines(data: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """The lines of ``rows`` in a table of them, marked by machine as :func:`render` marks them."""
+    _, marks = machines(data, rows)
+    return [row_markdown(row, marks.get(row.get("machine", data["machine"]), "")) for row in rows]
+
+
 def render(data: dict[str, Any], *, full: bool = False) -> str:
     """The README's table: the machine line, the headline rows and a line counting them.
 
@@ -112,8 +118,7 @@ def render(data: dict[str, Any], *, full: bool = False) -> str:
     main, marks = machines(data, rows)
     lines = [f"Machine: {main}."]
     lines += [f"{mark} measured on: {other}." for other, mark in marks.items()]
-    lines += ["", HEADER]
-    lines += [row_markdown(row, marks.get(row.get("machine", data["machine"]), "")) for row in rows]
+    lines += ["", HEADER, *row_lines(data, rows)]
     if not full:
         lines += [
             "",
