@@ -17,6 +17,7 @@ second read of the file:
 
 from __future__ import annotations
 
+import abc
 import atexit
 import time
 import weakref
@@ -63,7 +64,7 @@ def _bytes(buf: Any) -> NDArray[np.uint8]:
     return np.frombuffer(buf, dtype=np.uint8) if len(memoryview(buf)) else np.empty(0, np.uint8)
 
 
-class StreamCheck:
+class StreamCheck(abc.ABC):
     """A transform of the blocks pyarrow reads, run by pyarrow's reading threads.
 
     :meth:`wrap` gives the stream to hand to pyarrow's reader. pyarrow reads ahead
@@ -87,8 +88,9 @@ class StreamCheck:
             return b""
         return self._transform(buf)
 
-    def _transform(self, buf: Any) -> Any:  # pragma: no cover - every subclass has its own
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _transform(self, buf: Any) -> Any:
+        """The block pyarrow gets for the block ``buf`` read from the file."""
 
     def wrap(self, stream: Any) -> Any:
         """``stream`` as a :class:`pyarrow.TransformInputStream` through this transform."""
