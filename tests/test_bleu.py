@@ -96,7 +96,7 @@ def test_tokenizer_examples(name: str, line: str, expected: str) -> None:
 
 @pytest.mark.parametrize("name", TOKENIZERS)
 @given(lines=st.lists(_sentences, min_size=1, max_size=12))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 def test_corpus_tokenization_equals_line_by_line(name: str, lines: list[str]) -> None:
     ids, lengths = encode_lines(lines, name, False)
     per_line = [tokenize(line, name) for line in lines]
@@ -137,7 +137,7 @@ def _corpora(draw: st.DrawFn) -> tuple[list[Any], list[str]]:
     max_order=st.integers(1, 6),
     effective=st.booleans(),
 )
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_corpus_bleu_matches_sacrebleu(
     data: tuple[list[Any], list[str]],
     tok: str,

@@ -87,7 +87,7 @@ def _same(first: tuple[str, Any], second: tuple[str, Any]) -> bool:
 
 
 # every registered metric runs these laws, so each gets fewer examples than the default
-LAW_EXAMPLES = int(os.environ.get("SCOREKIT_LAW_EXAMPLES", "12"))
+LAW_EXAMPLES = int(os.environ.get("SCOREKIT_LAW_EXAMPLES", "8"))
 
 
 @pytest.mark.parametrize("metric", CONFIGS)

@@ -29,7 +29,7 @@ from tables import to_table
 from test_engine_properties import _check, _quiet, _streamed
 from test_properties import CONFIGS, _takes_weight
 
-EXAMPLES = int(os.environ.get("SCOREKIT_STATS_EXAMPLES", "2"))
+EXAMPLES = int(os.environ.get("SCOREKIT_STATS_EXAMPLES", "1"))
 KEY = "unit_id"
 
 

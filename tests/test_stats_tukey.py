@@ -158,7 +158,7 @@ def _check_against_scipy(samples, equal_var=True):
     return got, want
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(groups())
 def test_tukey_hsd_matches_scipy(samples):
     _check_against_scipy(samples)
