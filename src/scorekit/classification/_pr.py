@@ -37,6 +37,7 @@ from scorekit.classification._scores import (
     _BinnedScoreMetric,
     _HistogramMetric,
     _inputs,
+    _many_classes,
     _multi_task_checks,
     _positive_index,
     _samples_mean,
@@ -301,13 +302,7 @@ class AveragePrecision(_BinnedScoreMetric):
         if state.task == "binary":
             labels = state.labels
             if labels.size > 2:
-                raise InputError(
-                    self._error(
-                        "y_true has more than two classes but y_score is 1-D",
-                        raw(f"{labels.size} classes"),
-                        "2-D y_score (n, n_classes)",
-                    )
-                )
+                raise _many_classes(self.name, labels.size, "2-D y_score (n, n_classes)")
             pos = _find(labels, self.pos_label)
             if labels.size == 2 and pos < 0:
                 raise InputError(

@@ -29,7 +29,7 @@ from scorekit._check import overflow_error, union_labels
 from scorekit.classification._histogram import Float, ScoreHistogram, _find
 from scorekit.classification._pairs import _EXACT_INT, _exponent
 from scorekit.classification._pairwise import PairwiseSum, carried_cumsum
-from scorekit.classification._scores import _warn
+from scorekit.classification._scores import _OVR_SCORES, _many_classes, _warn
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 
 __all__ = ["ranges_average_precision", "ranges_roc_auc"]
@@ -202,14 +202,7 @@ def ranges_roc_auc(parts: Parts, *, max_fpr: float | None = None, metric: str = 
     survey = _survey(metric, parts)
     labels = survey.labels
     if labels.size > 2:
-        raise InputError(
-            message(
-                metric,
-                "y_true has more than two classes but y_score is 1-D",
-                raw(f"{labels.size} classes"),
-                "2-D y_score (n, n_classes) with multi_class='ovr'",
-            )
-        )
+        raise _many_classes(metric, labels.size, _OVR_SCORES)
     if labels.size < 2:
         _warn(metric, "only one class is present in y_true; ROC AUC is undefined")
         return math.nan
@@ -415,14 +408,7 @@ def ranges_average_precision(
     survey = _survey(metric, parts)
     labels = survey.labels
     if labels.size > 2:
-        raise InputError(
-            message(
-                metric,
-                "y_true has more than two classes but y_score is 1-D",
-                raw(f"{labels.size} classes"),
-                "2-D y_score (n, n_classes)",
-            )
-        )
+        raise _many_classes(metric, labels.size, "2-D y_score (n, n_classes)")
     pos = _find(labels, pos_label)
     if labels.size == 2 and pos < 0:
         raise InputError(

@@ -28,6 +28,7 @@ from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, sp
 from scorekit.classification._ranges import ScoreRanges
 from scorekit.classification._ranges_read import ranges_roc_auc
 from scorekit.classification._scores import (
+    _OVR_SCORES,
     _VARIANTS,
     AVERAGES,
     Average,
@@ -36,6 +37,7 @@ from scorekit.classification._scores import (
     _BinnedScoreMetric,
     _HistogramMetric,
     _inputs,
+    _many_classes,
     _multi_task_checks,
     _positive_index,
     _samples_mean,
@@ -387,13 +389,7 @@ class ROCAUC(_BinnedScoreMetric):
 
         if state.task == "binary":
             if state.labels.size > 2:
-                raise InputError(
-                    self._error(
-                        "y_true has more than two classes but y_score is 1-D",
-                        raw(f"{state.labels.size} classes"),
-                        "2-D y_score (n, n_classes) with multi_class='ovr'",
-                    )
-                )
+                raise _many_classes(name, state.labels.size, _OVR_SCORES)
             if state.labels.size < 2:
                 _warn(name, "only one class is present in y_true; ROC AUC is undefined")
                 return math.nan

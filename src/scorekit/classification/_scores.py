@@ -58,6 +58,22 @@ AVERAGES: tuple[str | None, ...] = ("micro", "macro", "weighted", "samples", Non
 _VARIANTS = ("micro", "macro", "weighted", "samples")
 
 
+_OVR_SCORES = "2-D y_score (n, n_classes) with multi_class='ovr'"
+"""What ROC AUC expects of scores when ``y_true`` has more than two classes."""
+
+
+def _many_classes(metric: str, count: int, expected: str) -> InputError:
+    """The error of 1-D scores given with more than two classes in ``y_true``."""
+    return InputError(
+        message(
+            metric,
+            "y_true has more than two classes but y_score is 1-D",
+            raw(f"{count} classes"),
+            expected,
+        )
+    )
+
+
 def _warn(metric: str, text: str) -> None:
     warnings.warn(f"{metric}: {text}.", UndefinedMetricWarning, stacklevel=4)
 
@@ -469,13 +485,7 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRange
         warn_outside(self.name, state, stacklevel=4)
         require_binned(self.name, state)
         if state.labels.size > 2:
-            raise InputError(
-                self._error(
-                    "y_true has more than two classes but y_score is 1-D",
-                    raw(f"{state.labels.size} classes"),
-                    "two classes",
-                )
-            )
+            raise _many_classes(self.name, state.labels.size, "two classes")
 
 
 def _inputs(average: Average) -> str:
