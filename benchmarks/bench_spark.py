@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from _timing import Row
+from bench_chunked_auc import _write
 
 N = 10_000_000
 
@@ -79,20 +78,6 @@ def _measure(code: str, *args: str) -> dict[str, Any]:
         raise RuntimeError(f"benchmark child failed with status {done.returncode}:\n{done.stderr}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
-
-
-def _write(path: Path, n: int) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    rng = np.random.default_rng(0)
-    # distinct float32 scores in [1/128, 1): float32 bit patterns in that range
-    # order as their values do, so n distinct patterns are n distinct scores
-    low, high = np.float32(1 / 128).view(np.int32), np.float32(1.0).view(np.int32)
-    bits = rng.choice(int(high - low), size=n, replace=False).astype(np.int32) + low
-    s = bits.view(np.float32)
-    y = (rng.random(n) < s**0.5 * 0.8).astype(np.int8)
-    pq.write_table(pa.table({"y": y, "s": s}), path)
 
 
 def run(n: int = N) -> list[Row]:
