@@ -59,6 +59,7 @@ from scorekit.core._state import (
     encode_value,
     equal_values,
     state_field,
+    stored_sequence,
 )
 from scorekit.core._statecheck import totals_agree
 
@@ -113,6 +114,7 @@ __all__ = [
     "row_replicates",
     "sentences",
     "state_field",
+    "stored_sequence",
     "summarize_hooked",
     "totals_agree",
 ]

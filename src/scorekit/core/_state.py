@@ -33,6 +33,7 @@ __all__ = [
     "encode_value",
     "equal_values",
     "state_field",
+    "stored_sequence",
 ]
 
 STATE_FORMAT = 1
@@ -563,3 +564,14 @@ def decode_value(value: Any) -> Any:
     scorekit.errors.InputError: value: array dtype not allowed; got '<M8[ns]', expected ...
     """
     return decode(value, "value", objects=True, state=State.from_dict)
+
+
+def stored_sequence(value: Any) -> bool:
+    """Whether a state value is a sequence of parts read on access (written as a tuple).
+
+    Examples
+    --------
+    >>> stored_sequence((1, 2)), stored_sequence(range(3)), stored_sequence("ab")
+    (False, True, False)
+    """
+    return isinstance(value, Sequence) and not isinstance(value, tuple | list | str | bytes)

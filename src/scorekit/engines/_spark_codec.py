@@ -23,13 +23,12 @@ import importlib
 import io
 import json
 import struct
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from scorekit import errors
-from scorekit.core import STATE_FORMAT, State, encode_value
+from scorekit.core import STATE_FORMAT, State, encode_value, stored_sequence
 from scorekit.engines._fold import Notes
 from scorekit.errors import InputError, ScorekitError, message, raw
 
@@ -53,11 +52,6 @@ def _array_block(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
 
 
-def _stored(value: Any) -> bool:
-    """Whether a value is a sequence of parts read on access (it travels as a tuple)."""
-    return isinstance(value, Sequence) and not isinstance(value, tuple | list | str | bytes)
-
-
 def _document(state: State, blocks: list[np.ndarray]) -> dict[str, Any]:
     """``state.to_dict()`` with each numeric array replaced by a reference to ``blocks``."""
 
@@ -67,7 +61,7 @@ def _document(state: State, blocks: list[np.ndarray]) -> dict[str, Any]:
         if _array_block(value):
             blocks.append(value)
             return {_BLOCK: len(blocks) - 1}
-        if isinstance(value, tuple) or _stored(value):
+        if isinstance(value, tuple) or stored_sequence(value):
             return {"__tuple__": [encode(value[i]) for i in range(len(value))]}
         return encode_value(value)
 

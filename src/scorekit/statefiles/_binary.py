@@ -25,19 +25,19 @@ import dataclasses
 import math
 import struct
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import STATE_FORMAT, State, decode_value, encode_value
+from scorekit.core import STATE_FORMAT, State, decode_value, encode_value, stored_sequence
 from scorekit.errors import InputError, ScorekitError, message, raw
 from scorekit.io import max_file_size, require_regular
 from scorekit.statefiles._format import BINARY_MAGIC, binary_memory_limit
 
-__all__ = ["BlockWriter", "array_bytes", "encode_state", "read_binary", "stored_sequence"]
+__all__ = ["BlockWriter", "array_bytes", "encode_state", "read_binary"]
 
 _TRAILER = struct.Struct("<QI")
 _ALIGN = 64
@@ -58,17 +58,6 @@ def _allowed(array: NDArray[Any]) -> bool:
     except ScorekitError:
         return False
     return True
-
-
-def stored_sequence(value: Any) -> bool:
-    """Whether a state value is a sequence of parts read on access (written as a tuple).
-
-    Examples
-    --------
-    >>> stored_sequence((1, 2)), stored_sequence(range(3)), stored_sequence("ab")
-    (False, True, False)
-    """
-    return isinstance(value, Sequence) and not isinstance(value, tuple | list | str | bytes)
 
 
 def array_bytes(state: State) -> int:
