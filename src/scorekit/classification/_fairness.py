@@ -36,8 +36,10 @@ from scorekit.core import (
     GroupStates,
     Metric,
     OneOf,
+    caught,
     group_columns,
     register,
+    reraise,
 )
 from scorekit.errors import (
     ConfigError,
@@ -301,14 +303,15 @@ class _Disparity(Metric[GroupStates]):
 
     def _spread(self, values: ByGroup, rate: str) -> float:
         """The difference or ratio of the groups' ``rate`` values, warning when undefined."""
-        with warnings.catch_warnings():
-            # the summary's own warnings name it below
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            found = (
+        found, raised = caught(
+            lambda: (
                 values.difference(method=self.method)
                 if self.kind == "difference"
                 else values.ratio(method=self.method)
             )
+        )
+        # the summary's own undefined-value warnings are worded once, below, with its name
+        reraise([w for w in raised if not issubclass(w.category, UndefinedMetricWarning)])
         if math.isnan(found) or math.isinf(found):
             warnings.warn(
                 f"{self.name}: the {rate} {self.kind} across the groups is {found} "
