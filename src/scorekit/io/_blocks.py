@@ -27,6 +27,7 @@ __all__ = [
     "open_file",
     "open_text",
     "read_batches",
+    "read_small",
     "skip",
     "straddles",
 ]
@@ -34,6 +35,8 @@ __all__ = [
 _MIN_BLOCK = 1 << 20
 _MAX_BLOCK = 1 << 26
 _HEAD = 1 << 16
+_SMALL = 64
+"""A file of at most this many of the smallest blocks (64 MiB) may be read in one call."""
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark some tools write at the start of text files."""
 
@@ -71,6 +74,35 @@ def open_text(path: Path) -> Any:
     if path.name.lower().endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return path.open(encoding="utf-8", errors="replace")
+
+
+def read_small(path: Path) -> Any | None:
+    """The bytes of an uncompressed file of at most 64 smallest blocks, in one pyarrow buffer.
+
+    None for a larger or compressed file, which is read block by block. The
+    buffer is pyarrow's memory, not a Python object, so pyarrow's reading
+    threads never need Python's lock to let it go.
+    """
+    path = Path(local_path(path))
+    if path.name.lower().endswith(".gz"):
+        return None
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size > _SMALL * _MIN_BLOCK:
+        return None
+    handle, _ = open_file(path)
+    try:
+        data = handle.read_buffer()
+    except OSError as exc:
+        raise InputError(
+            message(str(path), "cannot read", raw(str(exc)), "a readable file")
+        ) from None
+    finally:
+        handle.close()
+    # a file that grew since its size was taken is read block by block
+    return data if data.size <= _SMALL * _MIN_BLOCK else None
 
 
 def head(path: Path) -> bytes:

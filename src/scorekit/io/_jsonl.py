@@ -8,12 +8,19 @@ again with them (:class:`~scorekit.io._blocks.Widen`); values that no type
 holds (a string below numbers) are errors naming the line, as
 :func:`scorekit.io._tables.read_table` reports them. pyarrow before version 19 has no
 streaming JSON reader: there each file is read whole.
+
+An uncompressed file of at most 64 MiB (:func:`~scorekit.io._blocks.read_small`)
+is read into memory, checked whole by a :class:`~scorekit.io._scan.DepthGuard`
+called directly, and parsed by :func:`pyarrow.json.read_json` in one
+multithreaded call, with the types of the first block as above (taken by the
+same streaming reader on the checked bytes). No Python transform is handed to
+pyarrow on that path.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +33,7 @@ from scorekit.io._blocks import (
     open_file,
     open_text,
     read_batches,
+    read_small,
     straddles,
 )
 from scorekit.io._scan import DepthGuard
@@ -74,24 +82,35 @@ def jsonl_batches(
         return
     sample = head(path)
     block = block_size(sample, chunk_size)
+    data = read_small(path)
     # the types come from the smallest block, as the file's columns do: a later value
     # they do not hold widens them (Widen)
-    first = first_block(path, block_size(sample, 1))
+    if data is None:
+        first = first_block(path, block_size(sample, 1))
+    else:
+        if not sample.strip():
+            raise empty(path, "one JSON object per line")
+        guard = DepthGuard(path)
+        # every line, the last one without its line end too, before pyarrow parses any
+        guard(data)
+        guard(b"")
+        first = _first_types(path, data, block_size(sample, 1))
     _io.check_columns(path, list(first), wanted)
     for column in wanted:
         types.setdefault(column, first[column])
 
+    def options() -> Any:
+        schema = pa.schema([(c, types[c]) for c in wanted])
+        return pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+
     guards: list[DepthGuard] = []
 
     def open_reader(stream: Any, block: int) -> Any:
-        schema = pa.schema([(c, types[c]) for c in wanted])
         guards.append(DepthGuard(path))
         return pajson.open_json(
             guards[-1].wrap(stream),
             read_options=pajson.ReadOptions(block_size=block),
-            parse_options=pajson.ParseOptions(
-                explicit_schema=schema, unexpected_field_behavior="ignore"
-            ),
+            parse_options=options(),
         )
 
     def failure(exc: Exception, block: int) -> Exception:
@@ -103,6 +122,9 @@ def jsonl_batches(
             return Widen(path, column, kind)
         return _io.json_error(path, exc)
 
+    if data is not None:
+        yield _read_whole(data, block_size(sample, 1), options(), failure), data.size
+        return
     batches = read_batches(path, block, open_reader, failure)
     try:
         yield from batches
@@ -112,6 +134,52 @@ def jsonl_batches(
         batches.close()
         for guard in guards:
             guard.release()
+
+
+def _first_types(path: Path, data: Any, block: int) -> dict[str, Any]:
+    """The column types of the first block of ``data``, the checked bytes of the whole file.
+
+    The streaming reader that :func:`first_block` opens on the file is opened on
+    the bytes in memory (where reading ahead calls no Python code), so the types
+    are the same.
+    """
+    import pyarrow as pa
+    from pyarrow import json as pajson
+
+    reader: Any = None
+    try:
+        reader = pajson.open_json(
+            pa.BufferReader(data), read_options=pajson.ReadOptions(block_size=block)
+        )
+        return {f.name: f.type for f in reader.schema}
+    except (pa.ArrowException, OSError) as exc:
+        if straddles(exc) and block < (1 << 31):
+            return _first_types(path, data, block * 4)
+        raise _io.json_error(path, exc) from None
+    finally:
+        if reader is not None:
+            reader.close()
+
+
+def _read_whole(
+    data: Any, block: int, options: Any, failure: Callable[[Exception, int], Exception]
+) -> Any:
+    """The table of the checked bytes ``data`` of a whole file, parsed in one call."""
+    import pyarrow as pa
+    from pyarrow import json as pajson
+
+    while True:
+        try:
+            return pajson.read_json(
+                pa.BufferReader(data),
+                read_options=pajson.ReadOptions(block_size=block),
+                parse_options=options,
+            )
+        except (pa.ArrowException, OSError) as exc:
+            if straddles(exc) and block < (1 << 31):
+                block *= 4
+                continue
+            raise failure(exc, block) from None
 
 
 def _json_kind(value: Any) -> Any:
