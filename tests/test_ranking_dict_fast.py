@@ -117,7 +117,7 @@ def test_dicts_equal_pytrec_eval(found: tuple[Any, Any]) -> None:
 def test_a_tie_takes_the_general_path() -> None:
     qrels = {"q": {"a": 1, "b": 1}}
     run = {"q": {"a": 1.0, "b": 1.0, "c": 2.0}}
-    assert judge_dicts(qrels, run, Qrels.from_dict(qrels)) is None
+    assert judge_dicts(run, Qrels.from_dict(qrels)) is None
     # trec_eval breaks the tie by doc id, descending: b before a
     assert ranking.evaluate(qrels, run, ["mrr"])["mrr"] == 0.5
 
@@ -125,14 +125,14 @@ def test_a_tie_takes_the_general_path() -> None:
 def test_a_doc_id_that_is_not_a_string_takes_the_general_path() -> None:
     qrels = {"q": {"5": 1}}
     run = {"q": {5: 1.0, "d": 2.0}}
-    assert judge_dicts(qrels, run, Qrels.from_dict(qrels)) is None
+    assert judge_dicts(run, Qrels.from_dict(qrels)) is None
     assert ranking.evaluate(qrels, run, ["mrr"])["mrr"] == 0.5
 
 
 def test_one_document_per_query_and_a_wide_query() -> None:
     run = {"a": {"x": 1.0}, "b": {f"d{i}": float(i) for i in range(1000)}}
     qrels = {"a": {"x": 1}, "b": {"d999": 1, "d0": 1, "d500": 2}}
-    judged = judge_dicts(qrels, run, Qrels.from_dict(qrels))
+    judged = judge_dicts(run, Qrels.from_dict(qrels))
     assert judged is not None
     assert judged.rank.tolist() == [1, 1, 500, 1000]
 
@@ -176,3 +176,81 @@ def test_sorting_distinct_keys_by_value_is_a_stable_sort(keys: list[int], distin
     key = np.array(list(dict.fromkeys(keys)) if distinct else keys, dtype=np.int64)
     got = _sorting(key)
     assert got.tolist() == np.argsort(key, kind="stable").tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=9), min_size=1, max_size=12),
+    st.integers(0, 2**32 - 1),
+)
+def test_sorted_rows_pad_each_query_in_front_and_refuse_ties(
+    rows: list[list[int]], seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    values = [np.asarray(r, dtype=np.float64) * 1.5 for r in rows]
+    order = rng.permutation(len(values))
+    scores = np.concatenate([values[i] for i in order])
+    sizes = np.array([len(v) for v in values])
+    starts = np.zeros(len(values), dtype=np.int64)
+    starts[order] = np.concatenate([[0], np.cumsum(sizes[order])[:-1]])
+    got = _sorted_rows(scores, starts, sizes)
+    width = int(sizes.max())
+    if len(sizes) * width > 2 * int(sizes.sum()) + 1024:
+        assert got is None
+        return
+    tied = any(len(set(v.tolist())) < len(v) for v in values)
+    if tied:
+        assert got is None
+        return
+    assert got is not None
+    want = np.array(
+        [np.concatenate([np.full(width - len(v), -np.inf), np.sort(v)]) for v in values]
+    )
+    assert np.array_equal(got, want)
+
+
+def test_ranks_of_more_values_than_one_search_block() -> None:
+    rng = np.random.default_rng(5)
+    rows = [np.sort(rng.normal(size=int(rng.integers(1, 40)))) for _ in range(3000)]
+    width = max(len(r) for r in rows)
+    grid = np.array([np.concatenate([np.full(width - len(r), -np.inf), r]) for r in rows])
+    counts = rng.integers(0, 30, len(rows))
+    listed = np.concatenate(
+        [rng.choice(np.append(r, np.nan), c) for r, c in zip(rows, counts, strict=True)]
+    )
+    assert len(listed) > 1 << 15
+    got = _ranks_in_rows(grid, counts, listed)
+    at = np.repeat(np.arange(len(rows)), counts)
+    want = [
+        1 + int(np.count_nonzero(rows[r] > v)) if not np.isnan(v) else width + 1
+        for r, v in zip(at.tolist(), listed.tolist(), strict=True)
+    ]
+    assert got.tolist() == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(_dicts())
+def test_ids_checked_by_the_caller_give_the_same_states(found: tuple[Any, Any]) -> None:
+    qrels, run = found
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = ranking.evaluate(qrels, run, LISTED, missing="zero")
+        except InputError:
+            return
+        got = ranking.evaluate(qrels, run, LISTED, missing="zero", check_ids=False)
+    for name in LISTED:
+        _same(got.states[name], want.states[name])
+
+
+def test_qrels_from_dicts_build_their_doc_column_when_read() -> None:
+    qrels = {"q2": {"b": 1, "a": 0}, "q1": {"c": 2}, "q3": {}}
+    for check_ids in (True, False):
+        built = Qrels.from_dict(qrels, check_ids=check_ids)
+        assert built.doc.to_pylist() == ["b", "a", "c"]
+        assert built.query.to_pylist() == ["q2", "q2", "q1"]
+        assert built.to_dict() == {"q2": {"b": 1.0, "a": 0.0}, "q1": {"c": 2.0}}
+    # ids that are not all strings are converted and checked as before
+    assert Qrels.from_dict({"q": {5: 1, "a": 0}}).doc.to_pylist() == ["5", "a"]
+    with pytest.raises(InputError, match="duplicate document"):
+        Qrels.from_dict({"q": {5: 1, "5": 0}})

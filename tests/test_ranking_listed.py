@@ -101,14 +101,14 @@ def test_listed_rows_equal_the_full_ranking(seed: int, queries: int, docs: int, 
 def test_dicts_with_ties_or_unusual_ids_take_the_general_path() -> None:
     qrels = {"q": {"a": 1, "b": 0}}
     judgments = Qrels.from_dict(qrels)
-    assert judge_dicts(qrels, {"q": {"a": 1.0, "b": 1.0}}, judgments) is None
-    assert judge_dicts(qrels, {"q": {"a": 1.0, 7: 2.0}}, judgments) is None
-    assert judge_dicts(qrels, {"q": {"a": float("nan")}}, judgments) is None
-    assert judge_dicts(qrels, {"q": {"a": "high"}}, judgments) is None
-    assert judge_dicts(qrels, {"q": [1.0]}, judgments) is None
-    assert judge_dicts({"q": {5: 1}}, {"q": {"5": 1.0}}, Qrels.from_dict({"q": {5: 1}})) is None
-    assert judge_dicts(qrels, {"q": {}}, judgments) is not None
-    judged = judge_dicts(qrels, {"q": {"x": 3.0, "b": 2.0, "a": 1.0}}, judgments)
+    assert judge_dicts({"q": {"a": 1.0, "b": 1.0}}, judgments) is None
+    assert judge_dicts({"q": {"a": 1.0, 7: 2.0}}, judgments) is None
+    assert judge_dicts({"q": {"a": float("nan")}}, judgments) is None
+    assert judge_dicts({"q": {"a": "high"}}, judgments) is None
+    assert judge_dicts({"q": [1.0]}, judgments) is None
+    assert judge_dicts({"q": {"5": 1.0}}, Qrels.from_dict({"q": {5: 1}})) is None
+    assert judge_dicts({"q": {}}, judgments) is not None
+    judged = judge_dicts({"q": {"x": 3.0, "b": 2.0, "a": 1.0}}, judgments)
     assert judged is not None
     assert judged.rank.tolist() == [2, 3]
     assert judged.grade.tolist() == [0.0, 1.0]

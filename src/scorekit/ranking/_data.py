@@ -53,22 +53,30 @@ class _Judged:
         self._start(query, doc, values, source)
         self._check_unique()
 
-    def _start(self, query: Any, doc: Any, values: Any, source: str) -> None:
-        """Convert and check the columns (all but the uniqueness of the pairs)."""
+    def _start(
+        self, query: Any, doc: Any, values: Any, source: str, docs: list[str] | None = None
+    ) -> None:
+        """Convert and check the columns (all but the uniqueness of the pairs).
+
+        ``docs``, given instead of ``doc``, are the doc ids as a list of strings;
+        the column is then built from them on first use (:attr:`doc`).
+        """
         import pyarrow as pa
 
         what = type(self).__name__
         self.query = as_ids(what, "query", query)
-        self.doc = as_ids(what, "doc", doc)
+        self._doc: pa.Array | None = None if docs is not None else as_ids(what, "doc", doc)
+        self._docs = docs
         self.values = np.asarray(values, dtype=np.float64)
         self.source = source
         n = len(self.query)
-        if len(self.doc) != n or self.values.shape != (n,):
+        docs_given = len(docs) if docs is not None else len(self.doc)
+        if docs_given != n or self.values.shape != (n,):
             raise InputError(
                 message(
                     what,
                     "query, doc and value columns differ in length",
-                    raw(f"{n}, {len(self.doc)} and {self.values.shape}"),
+                    raw(f"{n}, {docs_given} and {self.values.shape}"),
                     "equal lengths",
                 )
             )
@@ -89,17 +97,33 @@ class _Judged:
         self._string_keys = False
         """Built from a dict whose query and doc ids were all strings already."""
 
+    @property
+    def doc(self) -> Any:
+        """The doc ids, one per row (a pyarrow string array)."""
+        if self._doc is None:
+            import pyarrow as pa
+
+            self._doc = pa.array(self._docs, type=pa.string())
+        return self._doc
+
+    def _doc_list(self) -> list[str] | None:
+        """The doc ids as the list of strings they were given in, when built from a dict
+        whose ids were all strings; None otherwise."""
+        return self._docs
+
     # construction ------------------------------------------------------------------
 
     @classmethod
-    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]]) -> Any:
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], *, check_ids: bool = True) -> Any:
         """Build from ``{query: {doc: value}}`` (pytrec_eval's form).
 
         The keys and values are gathered in one pass and converted once. When
         the query ids are distinct strings and every doc id is a string (the
         usual case), the pairs are distinct by construction and the rows of each
         query are together, so neither a duplicate check nor a hash of the query
-        ids is needed.
+        ids is needed. ``check_ids=False`` says the caller has made sure that
+        every doc id is a string (as :mod:`scorekit.compat.pytrec_eval` does), so
+        they are not looked at again.
         """
         import pyarrow as pa
 
@@ -109,17 +133,18 @@ class _Judged:
                 message(what, "not a mapping", type(data).__name__, "{query: {doc: value}}")
             )
         inners = list(data.values())
-        # dicts are mappings: the other types are looked at one by one
-        for q, inner in zip(data, inners, strict=True):
-            if type(inner) is not dict and not isinstance(inner, Mapping):
-                raise InputError(
-                    message(
-                        what,
-                        f"query {q!r} does not map docs to values",
-                        type(inner).__name__,
-                        "{query: {doc: value}}",
+        if not set(map(type, inners)) <= {dict}:
+            # dicts are mappings: the other types are looked at one by one
+            for q, inner in zip(data, inners, strict=True):
+                if not isinstance(inner, Mapping):
+                    raise InputError(
+                        message(
+                            what,
+                            f"query {q!r} does not map docs to values",
+                            type(inner).__name__,
+                            "{query: {doc: value}}",
+                        )
                     )
-                )
         names = [str(q) for q in data]
         sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
         total = int(sizes.sum())
@@ -128,12 +153,12 @@ class _Judged:
         rows = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
         ids = pa.array(names, type=pa.string())
         queries = ids.take(pa.array(rows))
-        doc_ids, as_given = _doc_ids(docs)
+        as_given = not check_ids or _all_strings(inners)
         if not as_given or len(set(names)) != len(names):
             # ids made equal by ``str`` may repeat a pair: build with the checks
-            return cls(queries, doc_ids, arr, source="dict")
+            return cls(queries, _doc_ids(docs), arr, source="dict")
         out = cls.__new__(cls)
-        out._start(queries, doc_ids, arr, "dict")
+        out._start(queries, None, arr, "dict", docs=docs)
         out._string_keys = all(isinstance(q, str) for q in data)
         # queries with no document have no row, so they are not in the index
         present = np.flatnonzero(sizes)
@@ -349,8 +374,10 @@ class Run(_Judged):
     def __init__(self, query: Any, doc: Any, score: Any, *, source: str = "table") -> None:
         super().__init__(query, doc, score, source=source)
 
-    def _start(self, query: Any, doc: Any, values: Any, source: str) -> None:
-        super()._start(query, doc, values, source)
+    def _start(
+        self, query: Any, doc: Any, values: Any, source: str, docs: list[str] | None = None
+    ) -> None:
+        super()._start(query, doc, values, source, docs)
         self._order: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.str_]] | None = None
 
     @property
@@ -423,11 +450,19 @@ def _dict_values(
         return as_values(what, name, list(chain.from_iterable(i.values() for i in inners)))
 
 
-def _doc_ids(docs: list[Any]) -> tuple[Any, bool]:
-    """Doc ids as a pyarrow string array: strings as they are, anything else through ``str``.
+def _all_strings(inners: list[Mapping[Any, Any]]) -> bool:
+    """Whether every key of every mapping is a string (``str.join`` stops at the first that
+    is not)."""
+    try:
+        for inner in inners:
+            "".join(inner)
+    except TypeError:
+        return False
+    return True
 
-    Also says whether every id was a string already.
-    """
+
+def _doc_ids(docs: list[Any]) -> Any:
+    """Doc ids as a pyarrow string array: strings as they are, anything else through ``str``."""
     import pyarrow as pa
 
     try:
@@ -435,8 +470,8 @@ def _doc_ids(docs: list[Any]) -> tuple[Any, bool]:
     except (pa.ArrowException, TypeError, ValueError):
         column = None
     if column is not None and pa.types.is_string(column.type):
-        return column, True
-    return pa.array([str(d) for d in docs], type=pa.string()), False
+        return column
+    return pa.array([str(d) for d in docs], type=pa.string())
 
 
 def _coerce(what: str, obj: Any, cls: type[Any], reader: Any) -> Any:

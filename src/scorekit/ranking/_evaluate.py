@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from scorekit.core import Metric, parse_metric
 from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message, raw
-from scorekit.ranking._data import as_qrels, as_run
+from scorekit.ranking._data import Qrels, as_qrels, as_run
 from scorekit.ranking._listed import judge_dicts, judge_for
 from scorekit.ranking._names import trec_measures
 from scorekit.ranking._state import QueryValues, RankingMetric
@@ -180,6 +180,7 @@ def evaluate(
     *,
     per_query: bool = False,
     warn: bool = True,
+    check_ids: bool = True,
     **options: Any,
 ) -> RankingResult:
     """Evaluate a run against qrels with several ranking metrics in one pass.
@@ -200,6 +201,11 @@ def evaluate(
         for each distinct message (``map`` and ``map@5`` share theirs). False
         leaves them to the caller: the pytrec_eval and ranx compatibility
         modules do not warn, as those libraries do not.
+    check_ids : bool, default True
+        False says the caller has made sure that every query and document id
+        of ``{query: {doc: value}}`` dicts is a string (the pytrec_eval
+        compatibility module refuses any other id), so they are not looked at
+        again; ids of another type must then not be given.
     **options
         Options applied to every metric named by a string that has them
         (metric objects are used as configured): ``relevance_level``,
@@ -227,11 +233,14 @@ def evaluate(
     {'map': 0.5, 'mrr': 0.5, 'p@2': 0.5}
     """
     chosen = ranking_metrics(metrics, options)
-    judgments = as_qrels(qrels)
+    if isinstance(qrels, Mapping):
+        judgments = Qrels.from_dict(qrels, check_ids=check_ids)
+    else:
+        judgments = as_qrels(qrels)
     judged = None
     listed = all(metric.reads_listed_rows() for metric in chosen.values())
-    if listed and isinstance(qrels, Mapping) and isinstance(run, Mapping):
-        judged = judge_dicts(qrels, run, judgments)
+    if listed and isinstance(run, Mapping):
+        judged = judge_dicts(run, judgments, check_ids=check_ids)
     if judged is None:
         judged = judge_for(chosen.values(), judgments, as_run(run))
     states = {

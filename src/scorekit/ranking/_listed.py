@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,8 @@ __all__ = ["judge_dicts", "judge_for", "judge_listed"]
 
 _TIED_ROWS = 1024
 """Above this many listed rows tied with a neighbour, the whole run is ranked instead."""
+_SEARCH_BLOCK = 1 << 15
+"""The values searched together in :func:`_ranks_in_rows`."""
 
 
 def judge_for(metrics: Iterable[Any], qrels: Qrels, run: Run) -> Judged:
@@ -110,11 +113,14 @@ def _sorting(key: NDArray[np.int64]) -> NDArray[np.intp]:
     span = int(key.max(initial=-1)) + 1
     if span > 4 * len(key) + 1024:
         return np.argsort(key, kind="stable")
-    slot = np.full(span, -1, dtype=np.intp)
-    slot[key] = np.arange(len(key))
-    order = slot[slot >= 0]
-    if len(order) != len(key):  # a key repeats
+    seen = np.zeros(span, dtype=bool)
+    seen[key] = True
+    slots = np.flatnonzero(seen)
+    if len(slots) != len(key):  # a key repeats
         return np.argsort(key, kind="stable")
+    slot = np.empty(span, dtype=np.intp)
+    slot[key] = np.arange(len(key))
+    order: NDArray[np.intp] = slot[slots]
     return order
 
 
@@ -177,35 +183,33 @@ def _ranks_in_blocks(run: Run, rows: NDArray[np.int64]) -> NDArray[np.int64] | N
 
 
 def judge_dicts(
-    qrels: Mapping[Any, Mapping[Any, Any]], run: Mapping[Any, Mapping[Any, Any]], judgments: Qrels
+    run: Mapping[Any, Mapping[Any, Any]], judgments: Qrels, *, check_ids: bool = True
 ) -> Judged | None:
-    """The listed rows of two ``{query: {doc: value}}`` dicts, or None to take the general path.
+    """The listed rows of a ``{query: {doc: score}}`` run, or None to take the general path.
 
-    ``judgments`` is ``qrels`` as built by :meth:`Qrels.from_dict`, which notes
-    whether its ids were all strings. The run is
-    read without building a :class:`Run`: each shared query's scores are
-    sorted once and each judged document's rank is found among them. None
-    (the caller builds the Run, which checks and reports) when an id is not a
-    string, a run query id repeats as a string, a run value is not a finite
-    number, or some query ties scores.
+    ``judgments`` is built by :meth:`Qrels.from_dict`, which keeps the doc
+    ids of each query as given and notes whether its ids were all strings.
+    The run is read without building a :class:`Run`: each shared query's
+    scores are sorted once and each judged document's rank is found among
+    them. None (the caller builds the Run, which checks and reports) when the
+    qrels were not built so, an id is not a string, a run query id repeats as
+    a string, a run value is not a finite number, or some query ties scores.
+    ``check_ids=False`` says the caller has made sure that every id of the run
+    is a string, so they are not looked at again.
     """
-    if not isinstance(run, Mapping):
+    qrels_docs = judgments._doc_list()
+    if not isinstance(run, Mapping) or qrels_docs is None or not judgments._string_keys:
         return None
     inners = list(run.values())
     if not (set(map(type, inners)) <= {dict} or all(isinstance(i, Mapping) for i in inners)):
         return None
     names = list(run)
-    if not (judgments._string_keys and _all_strings(names)):
-        return None
-    if not all(map(_all_strings, inners)):
+    if check_ids and not (_all_strings(names) and all(map(_all_strings, inners))):
         return None
     sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
+    values = [inner.values() for inner in inners]
     try:
-        scores = np.fromiter(
-            chain.from_iterable(inner.values() for inner in inners),
-            dtype=np.float64,
-            count=int(sizes.sum()),
-        )
+        scores = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=int(sizes.sum()))
     except (TypeError, ValueError):
         return None
     if not np.isfinite(scores).all():
@@ -216,29 +220,46 @@ def judge_dicts(
     queries, absent = _shared(run_queries, qrels_queries)
     position = dict(zip(names, range(len(names)), strict=True))
     picked = np.fromiter(
-        (position[q] for q in queries.tolist()), dtype=np.int64, count=len(queries)
+        map(position.__getitem__, queries.tolist()), dtype=np.int64, count=len(queries)
     )
     starts = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
-    nan = math.nan
-    wanted = [qrels[q] for q in queries.tolist()]
-    counts = np.fromiter(map(len, wanted), dtype=np.int64, count=len(wanted))
+    first, counts = _qrels_blocks(judgments, queries)
+    ends = first + counts
+    wanted = map(qrels_docs.__getitem__, map(slice, first.tolist(), ends.tolist()))
     # each judged document's score in the run, NaN when the run lacks it
-    found = (
-        map(inners[p].get, docs, repeat(nan))
-        for p, docs in zip(picked.tolist(), wanted, strict=True)
-    )
+    found = map(_scores_of, map(inners.__getitem__, picked.tolist()), wanted)
     listed = np.fromiter(chain.from_iterable(found), dtype=np.float64, count=int(counts.sum()))
     grid = _sorted_rows(scores, starts[picked], sizes[picked])
     if grid is None:
         return None
     ranks = _ranks_in_rows(grid, counts, listed)
+    query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)
+    # the qrels row of each listed document: its query's first row and its place after it
+    index = np.arange(len(listed), dtype=np.int64)
+    index += np.repeat(first - (np.cumsum(counts) - counts), counts)
     retrieved = ~np.isnan(listed)
-    query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)[retrieved]
-    index = _qrels_rows(judgments, queries, counts)[retrieved]
-    return _assemble(
-        judgments, judged_codes, qrels_queries, queries, absent, query, ranks[retrieved], index
-    )
+    if not retrieved.all():
+        query, index, ranks = query[retrieved], index[retrieved], ranks[retrieved]
+    return _assemble(judgments, judged_codes, qrels_queries, queries, absent, query, ranks, index)
+
+
+def _scores_of(scores: Mapping[Any, Any], docs: list[str]) -> tuple[float, ...]:
+    """The score of each of ``docs`` in one query's ``scores``, NaN for a doc it lacks.
+
+    Examples
+    --------
+    >>> _scores_of({"a": 0.5, "b": 0.25}, ["b", "c"])
+    (0.25, nan)
+    """
+    if len(docs) > 1:
+        try:
+            found: tuple[float, ...] = itemgetter(*docs)(scores)
+        except KeyError:
+            pass
+        else:
+            return found
+    return tuple(map(scores.get, docs, repeat(math.nan)))
 
 
 def _shared(
@@ -290,19 +311,29 @@ def _sorted_rows(
     None when some query ties two scores (its documents are then ordered by
     doc id, which the general path does), or when the queries differ so much in
     length that the padding would outweigh the scores.
+
+    Examples
+    --------
+    >>> _sorted_rows(np.array([3.0, 1.0, 2.0, 5.0]), np.array([0, 3]), np.array([3, 1]))
+    array([[  1.,   2.,   3.],
+           [-inf, -inf,   5.]])
+    >>> _sorted_rows(np.array([1.0, 2.0, 1.0]), np.array([0]), np.array([3])) is None
+    True
     """
     width = int(sizes.max(initial=0))
     total = int(sizes.sum())
     if len(sizes) * width > 2 * total + 1024:
         return None
-    column = np.arange(width, dtype=np.int64)
-    filled = column >= width - sizes[:, None]
-    grid = np.full((len(sizes), width), -np.inf)
-    grid[filled] = scores[(starts[:, None] + column - (width - sizes[:, None]))[filled]]
+    pad = width - sizes
+    # row r reads the scores ending where its query's end, its first pad[r] cells then -inf
+    at = (starts + sizes - width)[:, None] + np.arange(width, dtype=np.int64)
+    grid = np.take(scores, at, mode="clip")
+    padded = int(pad.sum())
+    if padded:
+        np.copyto(grid, -np.inf, where=np.arange(width) < pad[:, None])
     grid.sort(axis=1)
-    tied = grid[:, 1:] == grid[:, :-1]
-    tied &= filled[:, 1:]
-    if tied.any():
+    # scores are finite: the only equal neighbours allowed are the -inf pads of a row
+    if np.count_nonzero(grid[:, 1:] == grid[:, :-1]) > padded - np.count_nonzero(pad):
         return None
     return grid
 
@@ -315,8 +346,12 @@ def _ranks_in_rows(
 
     Each row is sorted ascending and padded in front with -inf, below every
     score, so the rank is ``width + 1`` less the scores at or below the value.
-    Those are counted by one binary search for all the values at once, in
-    steps of halving powers of two (a NaN value counts none).
+    Those are counted by a binary search for many values at once: a first
+    step decides whether the last ``top`` scores of the row (``top`` the
+    largest power of two up to the width) hold the value's place, then steps
+    of halving powers of two follow (a NaN value counts none). The values are
+    searched a block at a time, so that the rows a block reads stay in the
+    cache through its steps.
 
     Examples
     --------
@@ -324,42 +359,48 @@ def _ranks_in_rows(
     >>> _ranks_in_rows(grid, np.array([2, 1]), np.array([3.0, 1.0, 0.5])).tolist()
     [1, 2, 3]
     """
-    width = grid.shape[1]
+    rows, width = grid.shape
+    if width == 0:
+        return np.ones(len(listed), dtype=np.int64)
     flat = grid.ravel()
-    # the position before each value's row, in the flat grid
-    before = np.repeat(np.arange(len(counts), dtype=np.int64) * width - 1, counts)
-    at_or_below = np.zeros(len(listed), dtype=np.int64)
-    step = 1 << (width.bit_length() - 1) if width else 0
-    probe = np.empty(len(listed), dtype=np.int64)
-    take = np.empty(len(listed), dtype=bool)
-    while step:
-        # take the next ``step`` scores when they are all at or below the value
-        np.add(at_or_below, step, out=probe)
-        inside = probe <= width
-        np.minimum(probe, width, out=probe)
-        probe += before
-        np.less_equal(flat[probe], listed, out=take)
-        take &= inside
-        at_or_below += take * step
-        step >>= 1
-    ranks: NDArray[np.int64] = width + 1 - at_or_below
-    return ranks
+    base = np.repeat(np.arange(rows, dtype=np.int64) * width, counts)
+    top = 1 << (width.bit_length() - 1)
+    # ``at``: the flat position of the last score at or below the value (base - 1 if none)
+    at = base - 1
+    for lo in range(0, len(listed), _SEARCH_BLOCK):
+        end = lo + _SEARCH_BLOCK
+        block, value = at[lo:end], listed[lo:end]
+        block += (flat[base[lo:end] + (width - top)] <= value) * (width - top + 1)
+        step = top >> 1
+        while step:
+            block += (flat[block + step] <= value) * step
+            step >>= 1
+    base += width
+    base -= at
+    return base
 
 
-def _qrels_rows(
-    judgments: Qrels, queries: NDArray[np.str_], lengths: NDArray[np.int64]
-) -> NDArray[np.int64]:
-    """The row of ``judgments`` of each (query, doc), for the ``lengths`` docs of each query
-    in the dict's order.
+def _qrels_blocks(
+    judgments: Qrels, queries: NDArray[np.str_]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The first row of each of ``queries`` in ``judgments`` and its number of rows.
 
     :meth:`Qrels.from_dict` keeps the dict's order: each query's rows form one
     block, its docs in the order given.
+
+    Examples
+    --------
+    >>> judgments = Qrels.from_dict({"b": {"x": 1, "y": 0}, "a": {"z": 2}})
+    >>> [block.tolist() for block in _qrels_blocks(judgments, np.array(["a", "b"]))]
+    [[2, 0], [1, 2]]
     """
     codes, names, _ = judgments._query_index()
-    first = np.full(len(names), -1, dtype=np.int64)
-    heads = np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]]))
+    heads = (
+        np.flatnonzero(np.concatenate([[True], codes[1:] != codes[:-1]])) if len(codes) else codes
+    )
+    first = np.zeros(len(names), dtype=np.int64)
     first[codes[heads]] = heads
-    at = first[np.searchsorted(names, queries)]
-    rows: NDArray[np.int64] = np.repeat(at - (np.cumsum(lengths) - lengths), lengths)
-    rows += np.arange(int(lengths.sum()), dtype=np.int64)
-    return rows
+    count = np.zeros(len(names), dtype=np.int64)
+    count[codes[heads]] = np.diff(np.append(heads, len(codes)))
+    at = np.searchsorted(names, queries)
+    return first[at], count[at]
