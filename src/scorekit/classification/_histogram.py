@@ -195,8 +195,10 @@ class ScoreHistogram(State):
     def merge_all(cls, states: list[ScoreHistogram]) -> ScoreHistogram:
         """The merge of many states, in order, with one stable sort per key.
 
-        Equal to merging them pairwise; the sorted runs of all the states are
-        merged together, which costs far less than a tree of pairwise merges.
+        Equal to merging them pairwise in order, bit for bit (sums of weights
+        too: equal scores add up first state first); the sorted runs of all the
+        states are merged together, which costs far less than a chain or tree
+        of pairwise merges.
         """
         parts = [s for s in states if s.task]
         if len(parts) <= 1:
@@ -328,7 +330,8 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
 
     A stable sort finds the sorted runs and merges them (linear for two runs,
     where sorting the concatenation afresh would not be); equal scores of a
-    key, one row from each of several sets, are added. Integer counts of mostly
+    key, one row from each of several sets, are added in the order of the sets,
+    as merging them pairwise in order adds them. Integer counts of mostly
     single samples are merged as plain score values, with no order to gather
     the counts by (and, for more than three runs, with numpy's default sort).
     """
@@ -352,6 +355,7 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
     merged = out_s[:0]
     for i, key in enumerate(keys.tolist()):
         c = None
+        zero = None
         if by_value:
             runs = [
                 s if bool((n == 1).all()) else np.repeat(s, n[:, 0])
@@ -365,6 +369,7 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             # plain values: timsort merges two or three runs in a pass or two,
             # numpy's default sort is faster on more
             merged.sort(kind="stable" if len(runs) <= 3 else "quicksort")
+            zero = _first_zero(runs)
             del runs
             m = merged.size
         else:
@@ -385,15 +390,22 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             starts = _starts(merged)
             rows = starts.size
             out_s[at : at + rows] = merged[starts]
+            if zero is not None:
+                # equal scores of different sign: the first run's zero, as pairwise merges keep
+                out_s[at : at + rows][out_s[at : at + rows] == 0] = zero
             if out_c is None:
-                out_c = np.ones((total, width), dtype=dtype)
+                # the rows before this key hold one sample each
+                out_c = np.empty((total, width), dtype=dtype)
+                out_c[:at] = 1
             if c is None:
                 out_c[at : at + rows, 0] = np.diff(np.append(starts, m))
             else:
-                out_c[at : at + rows] = np.add.reduceat(c, starts, axis=0)
+                out_c[at : at + rows] = _added_in_order(c, starts)
             m = rows
         elif c is not None and out_c is not None:  # merged by order: the counts follow
             out_c[at : at + m] = c
+        elif out_c is not None:  # merged by value, no equal scores: one sample a row
+            out_c[at : at + m] = 1
         out_k[at : at + m] = key
         at += m
     del merged
@@ -402,6 +414,39 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
         if array is not None and array.shape[0] > at:
             array.resize((at, *array.shape[1:]), refcheck=False)
     return out_k, out_s, unit_counts(at, width) if out_c is None else out_c
+
+
+def _added_in_order(counts: NDArray[Any], starts: NDArray[np.intp]) -> NDArray[Any]:
+    """The counts of each run of equal rows added up, first row first.
+
+    The rows of a run come one from each merged set, in the sets' order, so
+    the sums are those of merging the sets pairwise in order. Integer counts
+    add up the same in any order; float sums of weights are added one row at
+    a time (``np.add.reduceat`` adds runs of three or more rows in another
+    order, pairwise).
+    """
+    if counts.dtype.kind in "biu":
+        added: NDArray[Any] = np.add.reduceat(counts, starts, axis=0)
+        return added
+    lengths = np.diff(np.append(starts, counts.shape[0]))
+    total = counts[starts]
+    for j in range(1, int(lengths.max()) if lengths.size else 0):
+        longer = np.flatnonzero(lengths > j)
+        total[longer] += counts[starts[longer] + j]
+    return total
+
+
+def _first_zero(runs: list[Float]) -> float | None:
+    """The zero score of the first sorted run that holds one (``0.0`` or ``-0.0``), if any.
+
+    ``-0.0`` and ``0.0`` are equal scores; merged in order, the first run that
+    holds one gives the merged row its bits (states hold ``0.0``; a file may not).
+    """
+    for run in runs:
+        j = int(np.searchsorted(run, 0.0))
+        if j < run.size and run[j] == 0:
+            return float(run[j])
+    return None
 
 
 def _run_keys(key: NDArray[np.int64]) -> NDArray[np.int64]:
