@@ -37,11 +37,13 @@ def take_records(records: Records, index: NDArray[np.intp]) -> Records:
     array([0.25, 0.4 , 0.5 , 0.25])
     """
     index = np.asarray(index, dtype=np.intp)
-    per = np.maximum(records.chunks - 1, 0)
-    first = np.cumsum(per) - per
-    count = per[index]
-    at = np.repeat(first[index] - (np.cumsum(count) - count), count)
-    gaps = records.gaps[at + np.arange(at.size)]
+    gaps = records.gaps
+    if gaps.size:
+        per = np.maximum(records.chunks - 1, 0)
+        first = np.cumsum(per) - per
+        count = per[index]
+        at = np.repeat(first[index] - (np.cumsum(count) - count), count)
+        gaps = gaps[at + np.arange(at.size)]
     return Records(
         prompt=records.prompt[index],
         output=records.output[index],
