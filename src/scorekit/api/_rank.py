@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import numpy as np
 
 from scorekit.api._ci import CI
 from scorekit.core import EvaluationResult
@@ -34,13 +36,16 @@ def evaluate_run(
 ) -> EvaluationResult:
     """Evaluate a TREC run file against qrels with ranking metrics, overall or per group.
 
-    Without ``chunk_size`` or ``engine`` the run is evaluated whole by
-    :func:`scorekit.ranking.evaluate`; ``rows`` are the run's rows (0 for a
-    run given as a dict). ``engine="stream"`` or a ``chunk_size`` reads
-    the run in chunks of whole queries (the run must list each query's rows
-    together); ``engine="dask"`` reads the run here and summarizes its
-    partitions, grouped by query, on a Dask cluster. ``options`` are the
-    metrics' options (``missing``, ``gain``, ``relevance_level``).
+    Every route is one fold of the metrics by a registered engine. Without
+    ``chunk_size`` or ``engine`` the run (a TREC file, a dict or a
+    :class:`~scorekit.ranking.Run`) is read whole and joined with the qrels in
+    one chunk, whatever the order of its rows; ``rows`` are the run's rows.
+    ``engine="stream"`` or a ``chunk_size`` reads the run file in chunks of
+    whole queries (the run must list each query's rows together);
+    ``engine="dask"`` summarizes its partitions, grouped by query, on a Dask
+    cluster. ``options`` are the metrics' options (``missing``, ``gain``,
+    ``relevance_level``). ``per_query`` adds each query's values (not with
+    ``ci`` or ``by``).
 
     With ``ci`` (a :class:`CI` without a key: a query is a unit, keyed by its
     id) every mean also gets a bootstrap interval over the queries, made from
@@ -70,112 +75,38 @@ def evaluate_run(
     1.0
     """
     from scorekit import ranking
-
-    scale: dict[str, Any] = {"chunk_size": chunk_size, "engine": engine}
-    scale.update(scheduler=scheduler, workers=workers, progress=progress)
-    if by:
-        return _by_group(qrels, run, metrics, by, attributes, ci=ci, **scale, **options)
-    rows = 0
-    if chunk_size is None and engine is None:
-        if isinstance(run, str | os.PathLike):
-            run = ranking.read_run(run)
-        rows = len(run) if isinstance(run, ranking.Run) else 0
-        result = ranking.evaluate(qrels, run, metrics, per_query=per_query, **options)
-        chosen = ranking.ranking_metrics(metrics, options)
-    else:
-        chosen = ranking.ranking_metrics(metrics, options)
-        states, rows = _run_states(qrels, run, chosen, **scale)
-        means = {key: metric.compute(states[key]) for key, metric in chosen.items()}
-        per = ranking.per_query_values(states) if per_query else None
-        result = ranking.RankingResult(means, states, per)
-    if ci is None:
-        return EvaluationResult(
-            dict(result), dict(result.states), dict(chosen), rows, per_query=result.per_query
-        )
-    boots = {key: ci.wrap(metric) for key, metric in chosen.items()}
-    states = {key: boot.wrap(result.states[key]) for key, boot in boots.items()}
-    intervals = {key: ci.interval(boots[key], state) for key, state in states.items()}
-    return EvaluationResult(intervals, states, dict(boots), rows, settings=ci)
-
-
-def _run_states(
-    qrels: Any,
-    run_path: str,
-    chosen: dict[str, Any],
-    **scale: Any,
-) -> tuple[dict[str, Any], int]:
-    """States of ranking metrics over a TREC run file, folded by a registered engine.
-
-    ``scale`` are the options of :func:`~scorekit.api._by.run_metrics` that say where
-    (``chunk_size``, ``engine``, ``scheduler``, ``workers``, ``progress``).
-
-    The stream engine reads the run in chunks of ``chunk_size`` rows; the run
-    must list the rows of each query together (sorted by query, as search
-    systems write runs): the engine brings the rows of a query together across
-    chunks and judges them once for all metrics, whatever the run file's name
-    ends in.
-    """
-    from scorekit import io
-    from scorekit.api._by import run_metrics
-    from scorekit.ranking import as_qrels
-
-    path = Path(io.local_path(run_path))
-    if not path.is_file():
-        raise InputError(message(run_path, "no such file", None, "an existing run file"))
-    found = run_metrics(
-        io.FileSource([path], run_path, fmt="trec"),
-        chosen,
-        columns={role: role for role in _QUERY_DOC_SCORE},
-        side={"qrels": as_qrels(qrels)},
-        compute=False,
-        **scale,
-    )
-    return dict(found.states), found.rows
-
-
-def query_groups(path: str, by: Sequence[str]) -> dict[str, tuple[Any, ...]]:
-    """The group values of each query, from a file of query attributes.
-
-    The file (CSV, TSV, Parquet or JSON Lines) has a ``query`` column and the
-    columns ``by``; each query is on one row. A missing column, a column all
-    null, an empty cell (naming its line) and a query on two rows are errors.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "topics.csv")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write("query,kind\\nq1,short\\nq2,long\\n")
-    >>> query_groups(path, ["kind"])
-    {'q1': ('short',), 'q2': ('long',)}
-    """
-    from scorekit.api._by import attribute_rows
-
-    return attribute_rows(path, "query", by, "query")
-
-
-def _by_group(
-    qrels: Any,
-    run: str,
-    metrics: Sequence[str],
-    by: Sequence[str],
-    attributes: str | None,
-    *,
-    chunk_size: int | None = None,
-    engine: str | None = None,
-    scheduler: str | None = None,
-    workers: int | None = None,
-    progress: bool | None = None,
-    ci: CI | None = None,
-    **options: Any,
-) -> EvaluationResult:
-    """Ranking metrics of a TREC run overall and per group of queries (``evaluate_run(by=)``)."""
-    import pyarrow as pa
-
-    from scorekit import ranking
     from scorekit.api._by import fold
 
-    names = list(by)
+    names = list(by or ())
+    if names:
+        _check_by(names, attributes, options)
+    whole = chunk_size is None and engine is None
+    source = _whole_run(run, names, attributes) if whole or names else _run_file(run)
+    if whole:
+        # the run is in memory: it is joined with the qrels in one chunk
+        chunk_size = max(source.num_rows, 1)
+    found = fold(
+        source,
+        ranking.ranking_metrics(list(metrics), options),
+        ci=ci,
+        by=names,
+        columns={role: role for role in _QUERY_DOC_SCORE},
+        side={"qrels": ranking.as_qrels(qrels)},
+        chunk_size=chunk_size,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+    )
+    if per_query and ci is None and not names:
+        per = ranking.per_query_values(cast(Mapping[str, Any], found.states))
+        found = dataclasses.replace(found, per_query=per)
+    return found
+
+
+def _check_by(names: Sequence[str], attributes: str | None, options: Mapping[str, Any]) -> None:
+    """Refuse what ``by`` cannot do: no attributes file, a clash with the run's columns,
+    ``missing="zero"``."""
     if attributes is None:
         raise ConfigError(
             message(
@@ -204,37 +135,80 @@ def _by_group(
                 "--missing skip with --by",
             )
         )
-    groups = query_groups(attributes, names)
-    cols = ranking.read_run_file(run)
-    encoded = cols.query.dictionary_encode()
+
+
+def _whole_run(run: Any, names: Sequence[str], attributes: str | None) -> Any:
+    """The run read whole as a table of ``query``, ``doc``, ``score`` (and the group
+    columns ``names``), each query's rows together.
+
+    A run file is read and checked as :func:`scorekit.ranking.read_run` does, so
+    its errors name the file and line; a dict or a :class:`~scorekit.ranking.Run`
+    is taken as it is. Rows of a query apart from each other are brought
+    together (stably: a query's rows keep their order), as a whole read allows.
+    """
+    import pyarrow as pa
+
+    from scorekit import ranking
+
+    judged = ranking.as_run(run)
+    encoded = judged.query.dictionary_encode()
+    codes = np.asarray(encoded.indices)
+    table = pa.table({"query": judged.query, "doc": judged.doc, "score": judged.values})
+    if len(codes) > 1 and np.count_nonzero(codes[1:] != codes[:-1]) + 1 > len(encoded.dictionary):
+        order = np.argsort(codes, kind="stable")
+        table, codes = table.take(pa.array(order)), codes[order]
+    if not names:
+        return table
+    groups = query_groups(str(attributes), names)
     queries = encoded.dictionary.to_pylist()
     unknown = [q for q in queries if q not in groups]
     if unknown:
         raise InputError(
             message(
-                attributes,
+                str(attributes),
                 "a query of the run has no attributes",
                 unknown[0],
                 f"a row for each of the run's {len(queries)} queries",
             )
         )
-    table = pa.table({"query": cols.query, "doc": cols.doc, "score": cols.values})
+    take = pa.array(codes)
     for i, name in enumerate(names):
-        values = pa.array([groups[q][i] for q in queries]).take(encoded.indices)
-        table = table.append_column(name, values)
-    if chunk_size is None and engine is None:
-        # the run is in memory already: it is joined with the qrels whole, as without by
-        chunk_size = max(table.num_rows, 1)
-    return fold(
-        table,
-        ranking.ranking_metrics(list(metrics), options),
-        ci=ci,
-        by=names,
-        columns={role: role for role in _QUERY_DOC_SCORE},
-        side={"qrels": ranking.as_qrels(qrels)},
-        chunk_size=chunk_size,
-        engine=engine,
-        scheduler=scheduler,
-        workers=workers,
-        progress=progress,
-    )
+        table = table.append_column(name, pa.array([groups[q][i] for q in queries]).take(take))
+    return table
+
+
+def _run_file(run_path: Any) -> Any:
+    """A TREC run file as a source the engines read in chunks of whole queries.
+
+    The run must list the rows of each query together (sorted by query, as
+    search systems write runs): the engine brings the rows of a query together
+    across chunks and judges them once for all metrics, whatever the run file's
+    name ends in.
+    """
+    from scorekit import io
+
+    path = Path(io.local_path(run_path))
+    if not path.is_file():
+        raise InputError(message(run_path, "no such file", None, "an existing run file"))
+    return io.FileSource([path], run_path, fmt="trec")
+
+
+def query_groups(path: str, by: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """The group values of each query, from a file of query attributes.
+
+    The file (CSV, TSV, Parquet or JSON Lines) has a ``query`` column and the
+    columns ``by``; each query is on one row. A missing column, a column all
+    null, an empty cell (naming its line) and a query on two rows are errors.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "topics.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("query,kind\\nq1,short\\nq2,long\\n")
+    >>> query_groups(path, ["kind"])
+    {'q1': ('short',), 'q2': ('long',)}
+    """
+    from scorekit.api._by import attribute_rows
+
+    return attribute_rows(path, "query", by, "query")
