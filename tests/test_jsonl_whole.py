@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import scorekit
 from scorekit.errors import InputError
-from scorekit.io import _blocks
+from scorekit.io import _blocks, _jsonl
 from scorekit.io._blocks import Widen, read_small
 from scorekit.io._jsonl import _first_types, first_block, jsonl_batches
 
@@ -51,6 +51,8 @@ def _read(path: Path, wanted: list[str], chunk_size: int = 64) -> tuple[Any, dic
 
 
 def _outcome(path: Path, wanted: list[str], whole: bool, block: int) -> tuple[str, Any]:
+    # each way of reading finds the first block's types itself
+    _jsonl._FIRST.clear()
     with _reading(whole, block):
         try:
             table, types = _read(path, wanted)
@@ -160,6 +162,24 @@ def test_small_files_only_are_read_whole(tmp_path: Path) -> None:
             assert read_small(path) is not None
         finally:
             patch.undo()
+
+
+def test_the_first_block_is_found_again_for_a_changed_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"a": 1}\n')
+    assert first_block(path, 1024) == {"a": pa.int64()}
+    assert first_block(path, 1024) == {"a": pa.int64()}
+    path.write_text('{"a": 1.5}\n')
+    assert first_block(path, 1024) == {"a": pa.float64()}
+    # the same size, a later time of change
+    path.write_text('{"a": "x"}\n')
+    assert first_block(path, 1024) == {"a": pa.string()}
+    other = tmp_path / "u.jsonl"
+    other.write_text('{"b": true}\n')
+    for i in range(3 * _jsonl._KEPT):
+        assert first_block(other, 1024 + i) == {"b": pa.bool_()}
+        assert first_block(path, 1024 + i) == {"a": pa.string()}
+    assert len(_jsonl._FIRST) == _jsonl._KEPT
 
 
 # errors ---------------------------------------------------------------------------------

@@ -41,8 +41,50 @@ from scorekit.io._scan import DepthGuard
 __all__ = ["first_block", "jsonl_batches"]
 
 
+_KEPT = 8
+_FIRST: dict[tuple[Any, ...], dict[str, Any]] = {}
+"""The first-block types of the files read last, by file (its identity, size and times of
+change, as Python's import system tells a changed source file) and block size: a file's
+columns and then its batches take them once."""
+
+
+def _file_key(path: Path, block: int) -> tuple[Any, ...] | None:
+    try:
+        status = Path(path).stat()
+    except OSError:
+        return None
+    return (
+        str(path),
+        block,
+        status.st_dev,
+        status.st_ino,
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+    )
+
+
+def _remembered(
+    path: Path, block: int, find: Callable[[Path, int], dict[str, Any]]
+) -> dict[str, Any]:
+    """``find(path, block)``, the first-block types, found once for an unchanged file."""
+    key = _file_key(path, block)
+    if key is not None and key in _FIRST:
+        return dict(_FIRST[key])
+    types = find(path, block)
+    if key is not None:
+        while len(_FIRST) >= _KEPT:
+            del _FIRST[next(iter(_FIRST))]
+        _FIRST[key] = dict(types)
+    return types
+
+
 def first_block(path: Path, block: int) -> dict[str, Any]:
     """The column types pyarrow infers from the first block of a JSON Lines file."""
+    return _remembered(path, block, _first_block)
+
+
+def _first_block(path: Path, block: int) -> dict[str, Any]:
     import pyarrow as pa
     from pyarrow import json as pajson
 
@@ -58,7 +100,7 @@ def first_block(path: Path, block: int) -> dict[str, Any]:
         return {f.name: f.type for f in reader.schema}
     except (pa.ArrowException, OSError) as exc:
         if straddles(exc) and block < (1 << 31):
-            return first_block(path, block * 4)
+            return _first_block(path, block * 4)
         raise _io.json_error(path, exc) from None
     finally:
         # the reader reads ahead of its first block: it stops here
@@ -82,11 +124,12 @@ def jsonl_batches(
         return
     sample = head(path)
     block = block_size(sample, chunk_size)
+    smallest = block_size(sample, 1)
     data = read_small(path)
     # the types come from the smallest block, as the file's columns do: a later value
     # they do not hold widens them (Widen)
     if data is None:
-        first = first_block(path, block_size(sample, 1))
+        first = first_block(path, smallest)
     else:
         if not sample.strip():
             raise empty(path, "one JSON object per line")
@@ -94,7 +137,7 @@ def jsonl_batches(
         # every line, the last one without its line end too, before pyarrow parses any
         guard(data)
         guard(b"")
-        first = _first_types(path, data, block_size(sample, 1))
+        first = _remembered(path, smallest, lambda _, size: _first_types(path, data, size))
     _io.check_columns(path, list(first), wanted)
     for column in wanted:
         types.setdefault(column, first[column])
@@ -123,7 +166,7 @@ def jsonl_batches(
         return _io.json_error(path, exc)
 
     if data is not None:
-        yield _read_whole(data, block_size(sample, 1), options(), failure), data.size
+        yield _read_whole(data, smallest, options(), failure), data.size
         return
     batches = read_batches(path, block, open_reader, failure)
     try:
