@@ -254,3 +254,20 @@ def test_qrels_from_dicts_build_their_doc_column_when_read() -> None:
     assert Qrels.from_dict({"q": {5: 1, "a": 0}}).doc.to_pylist() == ["5", "a"]
     with pytest.raises(InputError, match="duplicate document"):
         Qrels.from_dict({"q": {5: 1, "5": 0}})
+
+
+def test_one_evaluator_gives_each_run_what_a_new_one_gives() -> None:
+    qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 0}, "q4": {}}
+    runs = [
+        {"q1": {"a": 0.5, "b": 0.25, "x": 1.0}, "q2": {}, "q5": {"c": 1.0}},
+        {"q3": {"d": 1.0}, "q2": {"c": 2.0, "e": 3.0}, "q4": {"a": 1.0}},
+        {"q1": {"a": 1.0, "b": 1.0}},  # a tie: the general path
+    ]
+    measures = {"ndcg_cut.10", "map", "num_rel", "num_q"}
+    evaluator = compat.RelevanceEvaluator(qrels, measures)
+    qrels["q1"]["z"] = 3  # changes after the evaluator was made are not its judgments
+    fresh = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 0}, "q4": {}}
+    for run in runs:
+        want = pytrec_eval.RelevanceEvaluator(fresh, measures).evaluate(run)
+        assert evaluator.evaluate(run) == want
+        assert compat.RelevanceEvaluator(fresh, measures).evaluate(run) == want

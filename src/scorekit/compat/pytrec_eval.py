@@ -48,13 +48,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 
 from scorekit.errors import ConfigError, InputError, choices, message
-from scorekit.ranking import TREC_DEFAULTS, TREC_NICKNAMES, translate
+from scorekit.ranking import TREC_DEFAULTS, TREC_NICKNAMES, Qrels, translate
 from scorekit.ranking import evaluate as _ranking_evaluate
 
 _NUMBERS = (int, float, np.integer, np.floating)
@@ -384,7 +384,10 @@ class RelevanceEvaluator:
             )
         _check_types(query_relevance, "qrels", "relevance")
         self._keys = _expand(measures)
-        self._qrels = {q: dict(docs) for q, docs in query_relevance.items() if len(docs) > 0}
+        # the ids are strings (checked above): the judgments are built once, without a
+        # second look at them
+        self._qrels = Qrels.from_dict(query_relevance, check_ids=False)
+        self._judged = frozenset(q for q, docs in query_relevance.items() if len(docs) > 0)
         self._options: dict[str, Any] = {
             "relevance_level": relevance_level,
             "judged_only": bool(judged_docs_only_flag),
@@ -415,7 +418,7 @@ class RelevanceEvaluator:
                 )
             )
         _check_types(scores, "run", "score")
-        queries = [q for q in scores if q in self._qrels]
+        queries = [q for q in scores if q in self._judged]
         if not queries or not self._keys:
             # no measure asked: every judged query of the run, with no value (as pytrec_eval)
             return {q: {} for q in queries}
@@ -423,9 +426,10 @@ class RelevanceEvaluator:
         metrics = list(dict.fromkeys(m for m in self._keys.values() if m))
         if not metrics:
             return {q: dict.fromkeys(self._keys, 0.0) for q in queries}
-        # pytrec_eval gives 0 for a query without a relevant document and does not warn
+        # pytrec_eval gives 0 for a query without a relevant document and does not warn; the
+        # ids are strings (checked above); only the values of ``queries`` are read below
         result = _ranking_evaluate(
-            {q: self._qrels[q] for q in queries}, run, metrics, warn=False, **self._options
+            self._qrels, run, metrics, warn=False, check_ids=False, **self._options
         )
         # one column of values per key, in the order of the queries, then one row per query
         columns: list[list[float]] = []
@@ -440,5 +444,8 @@ class RelevanceEvaluator:
                 column = [math.log(max(v, _GM_FLOOR)) for v in column]
             columns.append(column)
         keys = list(self._keys)
-        rows = zip(*columns, strict=True)
-        return {q: dict(zip(keys, row, strict=True)) for q, row in zip(queries, rows, strict=True)}
+        if len(keys) == 1:
+            (key,) = keys
+            return {q: {key: v} for q, v in zip(queries, columns[0], strict=True)}
+        rows = map(dict, map(zip, repeat(keys), zip(*columns, strict=True)))
+        return dict(zip(queries, rows, strict=True))

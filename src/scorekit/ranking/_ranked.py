@@ -92,8 +92,19 @@ class Judged:
         keep = gains > 0
         q = self.judged_query[keep]
         g = gains[keep]
-        order = np.lexsort((-g, q))
-        q, g = q[order], g[order]
+        top = float(g.max(initial=0.0))
+        few = top >= 1 and top * self.n_queries <= 4 * len(g) + 1024
+        levels = g.astype(np.int64) if few else None
+        if levels is not None and np.array_equal(levels, g):
+            # a few whole gains: counted per query and gain, then laid out in that order
+            width = int(top)
+            cells = np.arange(width * self.n_queries, dtype=np.int64)
+            counts = np.bincount(q * width + (width - levels), minlength=len(cells))
+            q = np.repeat(cells // width, counts)
+            g = np.repeat((width - cells % width).astype(np.float64), counts)
+        else:
+            order = np.lexsort((-g, q))
+            q, g = q[order], g[order]
         starts = np.searchsorted(q, np.arange(self.n_queries))
         rank = np.arange(len(q)) - starts[q] + 1
         return q, g, rank.astype(np.int64)

@@ -163,7 +163,7 @@ class QueryValues(State):
     def table(self) -> tuple[NDArray[np.str_], NDArray[np.float64]]:
         """Every query that counts and its value, in sorted query order."""
         queries, values = self.queries, self.values
-        if self.missing == "zero":
+        if self.missing == "zero" and (len(self.absent) or not _increasing(queries)):
             extra = np.setdiff1d(self.absent, queries)
             queries = np.concatenate([queries, extra])
             values = np.concatenate([values, np.zeros(len(extra))])
