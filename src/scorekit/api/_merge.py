@@ -23,10 +23,13 @@ def merge_files(
     state-file and state format this scorekit reads; files written by other
     scorekit versions of the same formats merge.
 
-    The files are read one at a time, each merged into the running states and
-    dropped before the next is read: memory holds the merged states and one
-    file's, however many files there are, and the states are those of merging
-    the files' states pairwise in order.
+    The files are read one at a time (see
+    :func:`~scorekit.statefiles.merge_states`): most states are merged into
+    the running states before the next file is read; exact ROC AUC and AP
+    histograms are merged together once all files are read; states split by
+    score ranges (``roc_auc:ranges=N``) merge one range of every file at a
+    time, so their memory is that of one range. The states are those of
+    merging the files' states pairwise in order, bit for bit.
 
     Parameters
     ----------

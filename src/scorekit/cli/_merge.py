@@ -37,8 +37,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "states",
         nargs="+",
         metavar="STATE",
-        help="state files (JSON, gzip JSON or binary), read and merged one at a time; a "
-        "binary file is limited by the memory its arrays take once read (8G, or --max-file-size)",
+        help="state files (JSON, gzip JSON or binary), read one at a time; a binary file is "
+        "limited by the memory its arrays take once read (8G, or --max-file-size); exact "
+        "roc_auc:ranges=N states merge one range at a time, in bounded memory",
     )
     format_flag(mg, "table", "json", "csv")
     report_flag(mg)

@@ -40,9 +40,16 @@ the states are validated as those of a JSON file (see
 bytes that are never UTF-8 text; an exact ROC AUC state takes 6 bytes per
 distinct (label, score) pair of float32 scores, against about 45 in JSON.
 
-:func:`merge_states` reads one file at a time and merges it into the running
-states before it reads the next, so merging many files holds the merged
-states and one file's, never all of them.
+:func:`merge_states` reads one file at a time. The states of most metrics
+are merged into the running states before the next file is read. Exact
+score histograms (``roc_auc``, ``average_precision``) are gathered and merged
+together once (one sort of their runs, not one merge per file); states split
+by score ranges (``roc_auc:ranges=N``) of binary files are merged range by
+range, one range of every file at a time, into a temporary file that the
+metrics read one range at a time, so their merge holds one range, never the
+whole histogram. Equal states of two metrics of one binary file (``roc_auc``
+and ``average_precision`` of the same data) are read and merged once. The
+states are those of merging the files pairwise in order, bit for bit.
 
 Compatibility: files merge when their ``scorekit_states`` and ``state_format``
 versions are the ones this scorekit reads; the scorekit package version that

@@ -22,6 +22,7 @@ JSON file, by :meth:`State.from_dict`.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import struct
 import zlib
@@ -37,7 +38,7 @@ from scorekit.errors import InputError, ScorekitError, message, raw
 from scorekit.io import max_file_size, require_regular
 from scorekit.statefiles._format import BINARY_MAGIC, binary_memory_limit
 
-__all__ = ["BlockWriter", "array_bytes", "encode_state", "read_binary"]
+__all__ = ["BlockWriter", "Blocks", "array_bytes", "encode_state", "part_fields", "read_binary"]
 
 _TRAILER = struct.Struct("<QI")
 _ALIGN = 64
@@ -264,30 +265,61 @@ def _blocks(path: Path, data: dict[str, Any], head_start: int) -> list[tuple[int
     return [(b[0], b[1], b[2]) for b in blocks]
 
 
-def _references(data: dict[str, Any]) -> list[tuple[Any, Any, Any]]:
-    """Every ``__block__`` reference in the states: ``(container, key or index, reference)``.
-
-    The walk goes through the states' fields, tuples and nested states, in
-    the order of the file, and not into the data of arrays written inline.
-    """
-    found: list[tuple[Any, Any, Any]] = []
+def _states(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The state documents of the metric entries, in file order."""
     entries = data.get("metrics")
-    pending: list[Any] = [
+    return [
         e["state"]
         for e in (entries if isinstance(entries, list) else [])
         if isinstance(e, dict) and isinstance(e.get("state"), dict)
     ]
+
+
+def _references(roots: list[Any], skip: frozenset[int] = frozenset()) -> list[tuple[Any, Any, Any]]:
+    """Every ``__block__`` reference in ``roots``: ``(container, key or index, reference)``.
+
+    The walk goes through the states' fields, tuples and nested states, in
+    the order of the file, and not into the data of arrays written inline nor
+    into the containers whose ``id`` is in ``skip``.
+    """
+    found: list[tuple[Any, Any, Any]] = []
+    pending: list[Any] = [r for r in roots if isinstance(r, dict | list)]
     pending.reverse()
     while pending:
         value = pending.pop()
         items = list(value.items() if isinstance(value, dict) else enumerate(value))
         inner = []
         for key, item in items:
+            if id(item) in skip:
+                continue
             if isinstance(item, dict) and "__block__" in item:
                 found.append((value, key, item))
             elif isinstance(item, list) or (isinstance(item, dict) and "__ndarray__" not in item):
                 inner.append(item)
         pending.extend(reversed(inner))
+    return found
+
+
+def part_fields(state: Any) -> list[str]:
+    """The fields of a state document that hold a tuple of states (the parts of a parted kind).
+
+    Examples
+    --------
+    >>> part_fields({"fields": {"cuts": [], "parts": {"__tuple__": [{"__state__": {}}]}}})
+    ['parts']
+    """
+    fields = state.get("fields") if isinstance(state, dict) else None
+    if not isinstance(fields, dict):
+        return []
+    found = []
+    for name, value in fields.items():
+        items = value.get("__tuple__") if isinstance(value, dict) else None
+        if (
+            isinstance(items, list)
+            and items
+            and all(isinstance(i, dict) and set(i) == {"__state__"} for i in items)
+        ):
+            found.append(name)
     return found
 
 
@@ -394,12 +426,123 @@ def _read_block(
     return array
 
 
-def read_binary(path: Path, parse: Callable[[Path, str], dict[str, Any]]) -> dict[str, Any]:
+def _same_bytes(handle: IO[bytes], a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Whether two blocks hold the same bytes: same length and checksum, then compared."""
+    if a[1:] != b[1:]:
+        return False
+    for at in range(0, a[1], _CHUNK):
+        size = min(_CHUNK, a[1] - at)
+        handle.seek(a[0] + at)
+        left = handle.read(size)
+        handle.seek(b[0] + at)
+        if left != handle.read(size):
+            return False
+    return True
+
+
+def _roots(
+    handle: IO[bytes], blocks: list[tuple[int, int, int]], used: list[int]
+) -> dict[int, int]:
+    """For each block of ``used``, the first block of the same bytes (itself when none before).
+
+    Two metrics of the same data (``roc_auc`` and ``average_precision``) write
+    equal arrays: read once, they share one array, and their states are known
+    to be equal without comparing them.
+    """
+    first: dict[tuple[int, int], list[int]] = {}
+    root: dict[int, int] = {}
+    for index in sorted(set(used)):
+        same = first.setdefault(blocks[index][1:], [])
+        root[index] = next(
+            (r for r in same if _same_bytes(handle, blocks[r], blocks[index])), index
+        )
+        if root[index] == index:
+            same.append(index)
+    return root
+
+
+class Blocks:
+    """The blocks of one binary state file, read into arrays when asked.
+
+    Each :meth:`fill` opens the file, reads the blocks its references name
+    (each block of the same bytes and type once, as one shared array) and
+    checks them as :func:`read_binary` does.
+    """
+
+    def __init__(self, path: Path, blocks: list[tuple[int, int, int]], roots: dict[int, int]):
+        self.path = path
+        self.blocks = blocks
+        self.roots = roots
+
+    def fill(self, roots: list[Any], skip: frozenset[int] = frozenset()) -> None:
+        """Replace every ``__block__`` reference in ``roots`` (not under ``skip``) by its array."""
+        path = self.path
+        refs = _references(roots, skip)
+        if not refs:
+            return
+        targets = [_target(path, ref, len(self.blocks)) for _, _, ref in refs]
+        memory = sum(math.prod(shape) * dtype.itemsize for _, dtype, shape in targets)
+        limit = binary_memory_limit()
+        if memory > limit:
+            raise _error(
+                path,
+                f"state file too large (its arrays take {memory} bytes once read, "
+                f"more than {limit})",
+                None,
+                "arrays within the limit; raise it with --max-file-size or SCOREKIT_MAX_FILE_SIZE",
+            )
+        read: dict[tuple[int, str, tuple[int, ...]], NDArray[Any]] = {}
+        try:
+            with path.open("rb") as handle:
+                # in the order of the blocks in the file
+                for i in sorted(range(len(refs)), key=lambda i: targets[i][0]):
+                    container, key, _ = refs[i]
+                    index, dtype, shape = targets[i]
+                    root = self.roots.get(index, index)
+                    seen = (root, dtype.str, tuple(shape))
+                    if seen not in read:
+                        read[seen] = _read_block(
+                            path, handle, index, self.blocks[root], dtype, shape
+                        )
+                    container[key] = read[seen]
+        except OSError as exc:
+            raise _error(path, "cannot read", raw(str(exc)), "a readable state file") from None
+
+    def fingerprint(self, state: Any) -> str:
+        """A text equal for two state documents exactly when their states are equal.
+
+        The fields and the bytes of the blocks, told by the first block of the
+        same bytes, are compared; another layout of the same values differs.
+        """
+
+        def show(value: Any) -> Any:
+            if isinstance(value, dict) and "__block__" in value:
+                index = value["__block__"]
+                same = self.roots.get(index, index) if isinstance(index, int) else index
+                return {**value, "__block__": same}
+            if isinstance(value, dict):
+                return {k: show(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [show(v) for v in value]
+            return value
+
+        return json.dumps(show(state), sort_keys=True, allow_nan=True)
+
+
+def read_binary(
+    path: Path,
+    parse: Callable[[Path, str], dict[str, Any]],
+    lazy: Callable[[dict[str, Any]], bool] | None = None,
+) -> tuple[dict[str, Any], Blocks, list[str]]:
     """The JSON document of a binary state file, with its blocks read into arrays.
 
     ``parse`` turns the header text into the document (as for a JSON file);
     each ``{"__block__": ...}`` becomes the array it refers to, so the states
-    decode and validate as those of a JSON file.
+    decode and validate as those of a JSON file. The parts of the states of
+    the metric entries for which ``lazy(entry)`` holds (the fields
+    :func:`part_fields` names) are left unread, for the returned
+    :class:`Blocks` to read one at a time. Also returned: the
+    :meth:`Blocks.fingerprint` of each metric entry's state (``""`` for an entry without one).
     """
     size = require_regular(path, "a state file").st_size
     try:
@@ -412,28 +555,36 @@ def read_binary(path: Path, parse: Callable[[Path, str], dict[str, Any]]) -> dic
                 raise _error(path, "corrupt state file (its header is not UTF-8)", None) from None
             data = parse(path, text)
             blocks = _blocks(path, data, head_start)
-            refs = _references(data)
+            states = _states(data)
+            refs = _references(states)
             targets = [_target(path, ref, len(blocks)) for _, _, ref in refs]
             used = [t[0] for t in targets]
             if len(set(used)) != len(used):
                 raise _error(path, "malformed state file: a block referred to twice", None)
-            memory = sum(math.prod(shape) * dtype.itemsize for _, dtype, shape in targets)
-            limit = binary_memory_limit()
-            if memory > limit:
-                raise _error(
-                    path,
-                    f"state file too large (its arrays take {memory} bytes once read, "
-                    f"more than {limit})",
-                    None,
-                    "arrays within the limit; raise it with --max-file-size or "
-                    "SCOREKIT_MAX_FILE_SIZE",
-                )
-            # in the order of the blocks in the file
-            order = sorted(range(len(refs)), key=lambda i: targets[i][0])
-            for i in order:
-                container, key, _ = refs[i]
-                index, dtype, shape = targets[i]
-                container[key] = _read_block(path, handle, index, blocks[index], dtype, shape)
+            reader = Blocks(path, blocks, _roots(handle, blocks, used))
     except OSError as exc:
         raise _error(path, "cannot read", raw(str(exc)), "a readable state file") from None
-    return data
+    # every array of the file counts against the limit, even those read later, part by part
+    memory = sum(math.prod(shape) * dtype.itemsize for _, dtype, shape in targets)
+    limit = binary_memory_limit()
+    entries = data.get("metrics")
+    skip: set[int] = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if lazy is not None and isinstance(entry, dict) and lazy(entry):
+            fields = entry["state"]["fields"]
+            skip.update(id(fields[name]) for name in part_fields(entry["state"]))
+    if memory > limit and not skip:
+        raise _error(
+            path,
+            f"state file too large (its arrays take {memory} bytes once read, more than {limit})",
+            None,
+            "arrays within the limit; raise it with --max-file-size or SCOREKIT_MAX_FILE_SIZE",
+        )
+    prints = [
+        reader.fingerprint(e["state"])
+        if isinstance(e, dict) and isinstance(e.get("state"), dict)
+        else ""
+        for e in (entries if isinstance(entries, list) else [])
+    ]
+    reader.fill(states, frozenset(skip))
+    return data, reader, prints

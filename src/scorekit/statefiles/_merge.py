@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from scorekit.core import equal_values
+from scorekit.core import Metric, State, equal_values
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -20,7 +21,8 @@ from scorekit.errors import (
 )
 from scorekit.io import local_path, require_regular
 from scorekit.statefiles._format import HEADER, StateFile
-from scorekit.statefiles._read import load_states, malformed
+from scorekit.statefiles._parts import PartError, PartFile
+from scorekit.statefiles._read import malformed, read_states
 
 __all__ = ["merge_states"]
 
@@ -238,11 +240,20 @@ def merge_states(
     records keep the run's settings (``options["run"]``); files of different
     settings are refused unless ``allow_different_runs``.
 
-    The files are read one at a time, in order: each is checked against the
-    first, merged into the running states and dropped before the next is
-    read, so memory holds the merged states and one file's states, whatever
-    the number of files. The states are those of merging the files' states
-    pairwise in order. The size limit applies to each file (see
+    The files are read one at a time, in order, and each is checked against
+    the first. Most states are merged into the running states before the
+    next file is read. The states of metrics that merge many states at once
+    (exact ``roc_auc`` and ``average_precision`` histograms) are kept and
+    merged together once all files are read: one sort of their sorted runs
+    instead of a merge per file, holding every file's histogram and their
+    merge. States split by score ranges (``roc_auc:ranges=N``) of binary
+    files are merged range by range: each range of every file is read, merged
+    and written to a temporary file before the next, and the merged state
+    reads its ranges from there when the metric asks for them, so memory
+    holds one range of every file, never a whole histogram. Two metrics
+    whose states are equal in every binary file are merged once and share
+    the merged state. The states are those of merging the files' states
+    pairwise in order, bit for bit. The size limit applies to each file (see
     :func:`~scorekit.statefiles.load_states`).
 
     Examples
@@ -262,31 +273,152 @@ def merge_states(
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
     paths = [local_path(p) for p in paths]
     _refuse_duplicates(paths, allow_duplicates)
-    file = load_states(paths[0])
-    first = _first_of(file)
-    states = dict(file.states)
+    first: _First | None = None
+    states: dict[str, Any] = {}
+    # the states merged together at the end, with the file each came from
+    gathered: dict[str, list[tuple[str, State]]] = {}
+    equal: dict[str, str] = {}
     rows = 0
     tallies: dict[str, dict[str, int]] = {}
     for number, path in enumerate(paths):
-        if number:
-            # one file at a time: read it, merge it into the running states, drop it
-            file = load_states(path)
+        # one file at a time: read it, check it, merge or gather its states, drop it
+        file, prints = read_states(Path(path), lazy=True)
+        if first is None:
+            first = _first_of(file)
+            equal = _equal_states(file, prints)
+        else:
             _check_same_metrics(first, file)
             _check_same_header(first, file, allow_different_runs)
-            for key in first.metrics:
+            here = _equal_states(file, prints)
+            equal = {key: twin for key, twin in equal.items() if here.get(key) == twin}
+        for key, metric in first.metrics.items():
+            state = file.states[key]
+            if number:
                 _check_same_config(key, first, file)
                 _check_same_settings(key, first, file)
-                try:
-                    states[key] = first.metrics[key].merge(states[key], file.states[key])
-                except ScorekitError as exc:
-                    raise StateMismatchError(
-                        f"{key}: the state in {file.path} does not merge with the states "
-                        f"before it (from {first.path}): {exc}"
-                    ) from None
+            if _gathers(metric, state):
+                gathered.setdefault(key, []).append((file.path, state))
+            elif not number:
+                states[key] = state
+            else:
+                states[key] = _merge_pair(key, metric, states[key], file.path, state, first)
         rows += int(file.meta.get("rows", 0))
         _add_tallies(tallies, file)
-        del file
+        del file, state
+    assert first is not None
+    for key, metric in first.metrics.items():
+        if key not in gathered:
+            continue
+        twin = equal.get(key, key)
+        if twin != key and twin in gathered and _alike(metric, first.metrics[twin]):
+            # the same states in every file, merged the same way: the same merged state
+            states[key] = states[twin]
+        else:
+            states[key] = _merge_gathered(key, metric, gathered[key], first)
+        gathered[key] = []
     header = {k: v for k, v in first.meta.items() if k != "path"}
     header["rows"] = rows
     header["tallies"] = tallies
     return dict(first.metrics), states, header
+
+
+def _equal_states(file: StateFile, prints: dict[str, str]) -> dict[str, str]:
+    """Each metric whose state equals that of an earlier metric of the file: the earlier one."""
+    earlier: dict[tuple[type, str], str] = {}
+    equal: dict[str, str] = {}
+    for key, state in file.states.items():
+        found = prints.get(key)
+        if not found:
+            continue
+        twin = earlier.setdefault((type(state), found), key)
+        if twin != key:
+            equal[key] = twin
+    return equal
+
+
+def _alike(a: Metric[Any], b: Metric[Any]) -> bool:
+    """Whether two metrics merge states by the same code (the merged states are then equal)."""
+    return (
+        type(a).merge is type(b).merge
+        and type(a).merge_many is type(b).merge_many
+        and getattr(a, "defers_merges", False) == getattr(b, "defers_merges", False)
+    )
+
+
+def _gathers(metric: Metric[Any], state: State) -> bool:
+    """Whether the states of a metric are merged together once all files are read.
+
+    States of independent parts (score ranges) merge part by part, one part
+    of every file at a time; the states of metrics that merge many states at
+    once better than pairwise (exact score histograms, one sort of their runs
+    instead of a merge per file) are merged by ``merge_many``.
+    """
+    return bool(type(state).parted) or bool(getattr(metric, "defers_merges", False))
+
+
+def _merge_pair(
+    key: str, metric: Metric[Any], merged: State, path: str, state: State, first: _First
+) -> State:
+    try:
+        out: State = metric.merge(merged, state)
+        return out
+    except PartError:
+        raise  # a part of a file read as it merges: the error names the file
+    except ScorekitError as exc:
+        raise StateMismatchError(
+            f"{key}: the state in {path} does not merge with the states "
+            f"before it (from {first.path}): {exc}"
+        ) from None
+
+
+def _merge_gathered(
+    key: str, metric: Metric[Any], found: list[tuple[str, State]], first: _First
+) -> State:
+    """The states of one metric from every file, merged in file order.
+
+    The result is that of merging them pairwise in order, bit for bit; an
+    error names the first file whose state does not merge with those before.
+    """
+    try:
+        if all(type(state).parted for _, state in found):
+            return _merge_by_parts([state for _, state in found])
+        merged: State = metric.merge_many([state for _, state in found])
+        return merged
+    except PartError:
+        raise
+    except ScorekitError:
+        # find the file at fault, merging pairwise
+        merged = found[0][1]
+        for path, state in found[1:]:
+            merged = _merge_pair(key, metric, merged, path, state, first)
+        raise
+
+
+def _merge_by_parts(states: list[State]) -> State:
+    """Parted states merged part by part: the parts of index ``i`` of every state at a time.
+
+    The shells merge as whole states; each merged part is written to a
+    temporary file (:class:`PartFile`) and read again when asked for, so the
+    merge holds one part of each state and their merge, never the whole.
+    """
+    split = [state.split_parts() for state in states]
+    shell = split[0][0]
+    for other, _ in split[1:]:
+        shell = shell.merge(other)
+    count = len(shell.split_parts()[1])
+    merged = PartFile()
+    for i in range(count):
+        parts = [part[i] for _, part in split if len(part) == count]
+        merged.append(_merge_in_order(parts))
+        del parts
+    return type(shell).from_parts(shell, merged)
+
+
+def _merge_in_order(states: list[State]) -> State:
+    """States merged in order: by the kind's ``merge_all`` when it has one, else pairwise."""
+    kind = type(states[0])
+    merge_all = getattr(kind, "merge_all", None)
+    if callable(merge_all) and len(states) > 1 and all(type(s) is kind for s in states):
+        merged: State = merge_all(states)
+        return merged
+    return functools.reduce(lambda a, b: a.merge(b), states)

@@ -21,11 +21,12 @@ from scorekit.core import (
 )
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import local_path, read_limited, require_regular
-from scorekit.statefiles._binary import read_binary
+from scorekit.statefiles._binary import Blocks, part_fields, read_binary
 from scorekit.statefiles._format import BINARY_MAGIC, FILE_FORMAT, MAGIC, StateFile, rebuild
+from scorekit.statefiles._parts import FileParts
 from scorekit.stats import Bootstrap, Replicates
 
-__all__ = ["load_states", "malformed"]
+__all__ = ["load_states", "malformed", "read_states"]
 
 
 def _read_text(path: Path) -> str:
@@ -47,11 +48,33 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
-def _parse(path: Path) -> dict[str, Any]:
-    """The document of a state file: JSON text, or the header and blocks of a binary file."""
+def _parse(
+    path: Path, lazy: bool = False
+) -> tuple[dict[str, Any], Blocks | None, list[str] | None]:
+    """The document of a state file: JSON text, or the header and blocks of a binary file.
+
+    With ``lazy``, the parts of the parted states of a binary file are left
+    unread for the returned :class:`Blocks`; the fingerprints of the entries'
+    states come with a binary file (see :func:`read_binary`).
+    """
     if _is_binary(path):
-        return read_binary(path, _parse_text)
-    return _parse_text(path, _read_text(path))
+        return read_binary(path, _parse_text, _parted if lazy else None)
+    return _parse_text(path, _read_text(path)), None, None
+
+
+def _parted(entry: dict[str, Any]) -> bool:
+    """Whether a plain metric entry holds a state of independent parts, in one field of parts."""
+    if entry.get("bootstrap") is not None or entry.get("by") is not None:
+        return False
+    name, config, state = entry.get("metric"), entry.get("config"), entry.get("state")
+    if not isinstance(name, str) or not isinstance(config, dict) or len(part_fields(state)) != 1:
+        return False
+    try:
+        metric = rebuild(get(name).cls, config)
+        return bool(type(metric.empty()).parted)
+    except (ScorekitError, TypeError, ValueError, KeyError, AttributeError):
+        # the entry is read in full, and its errors are reported as it is
+        return False
 
 
 def _is_binary(path: Path) -> bool:
@@ -171,8 +194,18 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
         A file of another state-file or state format version, or a metric or
         option this scorekit does not know.
     """
-    where = Path(local_path(path))
-    data = _parse(where)
+    return read_states(Path(local_path(path)))[0]
+
+
+def read_states(where: Path, lazy: bool = False) -> tuple[StateFile, dict[str, str]]:
+    """:func:`load_states`, and the fingerprint of each state that has one.
+
+    Two states of one file with the same fingerprint are equal (binary files
+    only: see :meth:`Blocks.fingerprint`). With ``lazy``, a state of
+    independent parts (``roc_auc:ranges=N``) of a binary file reads each part
+    from the file when the part is asked for, checked then.
+    """
+    data, blocks, prints = _parse(where, lazy)
     _check_versions(where, data)
     entries = data.get("metrics")
     if not isinstance(entries, list):
@@ -186,12 +219,15 @@ def load_states(path: str | os.PathLike[str]) -> StateFile:
         raise malformed(where, "rows is negative", rows, "the number of rows summarized, >= 0")
     metrics: dict[str, Metric[Any]] = {}
     states: dict[str, State] = {}
+    same: dict[str, str] = {}
     for number, entry in enumerate(entries, start=1):
-        key, metric, state = _load_entry(where, number, entry, data)
+        key, metric, state = _load_entry(where, number, entry, data, blocks)
         if key in metrics:
             raise malformed(where, "a metric appears twice", key, "each metric once")
         metrics[key], states[key] = metric, state
-    return StateFile(metrics, states, meta)
+        if prints is not None:
+            same[key] = prints[number - 1]
+    return StateFile(metrics, states, meta), same
 
 
 _BOOTSTRAP_FIELDS = {"n_resamples", "seed", "key", "groups"}
@@ -199,7 +235,7 @@ _BOOTSTRAP_FIELDS = {"n_resamples", "seed", "key", "groups"}
 
 
 def _load_entry(
-    path: Path, number: int, entry: Any, data: Mapping[str, Any]
+    path: Path, number: int, entry: Any, data: Mapping[str, Any], blocks: Blocks | None = None
 ) -> tuple[str, Metric[Any], State]:
     if not isinstance(entry, dict) or not {"key", "metric", "config", "state"} <= set(entry):
         raise malformed(
@@ -255,7 +291,11 @@ def _load_entry(
             metric = Bootstrap.of(metric, **boot)
         if by is not None:
             metric = Grouped(metric, by=tuple(by))
-        state = State.from_dict(entry["state"])
+        unread = blocks is not None and _parted(entry) and _has_blocks(entry["state"])
+        if unread and blocks is not None:
+            state = _with_file_parts(f"{path}, metric {key!r}", metric, entry["state"], blocks)
+        else:
+            state = State.from_dict(entry["state"])
     except StateMismatchError as exc:
         raise StateMismatchError(f"{path}, metric {key!r}: {exc}") from None
     except ScorekitError as exc:
@@ -283,6 +323,26 @@ def _load_entry(
         )
     _check_settings(path, key, metric, state)
     return key, metric, state
+
+
+def _has_blocks(value: Any) -> bool:
+    """Whether a document still holds a ``__block__`` reference (parts left unread)."""
+    if isinstance(value, dict):
+        return "__block__" in value or any(_has_blocks(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_blocks(v) for v in value)
+    return False
+
+
+def _with_file_parts(where: str, metric: Metric[Any], doc: dict[str, Any], blocks: Blocks) -> State:
+    """The state of ``doc`` with its parts read from the file one at a time, when asked for."""
+    (name,) = part_fields(doc)
+    stored = doc["fields"][name]["__tuple__"]
+    blank = {"__state__": metric.empty().split_parts()[1][0].to_dict()}
+    shell = State.from_dict(
+        {**doc, "fields": {**doc["fields"], name: {"__tuple__": [blank] * len(stored)}}}
+    )
+    return type(shell).from_parts(shell, FileParts(where, blocks, stored, shell))
 
 
 def _check_settings(path: Path, key: str, metric: Metric[Any], state: State) -> None:

@@ -1,0 +1,192 @@
+"""Merging state files of exact ROC AUC and AP: the states of the pairwise merges, faster.
+
+``merge_states`` gathers the exact histograms of every file and merges them
+together once; files of score ranges (``ranges=N``) merge range by range, one
+range of every file at a time, into merged ranges kept in a temporary file;
+equal states of two metrics of one file (``roc_auc`` and ``average_precision``
+of the same data) are merged once. Each must give the states and the values
+of merging the files' states pairwise in order, bit for bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import gc
+import weakref
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import scorekit.statefiles._parts as parts_module
+from scorekit import parse_metric
+from scorekit.core import State
+from scorekit.errors import InputError, StateMismatchError
+from scorekit.statefiles import load_states, merge_states, save_states
+
+
+def _data(rng: np.random.Generator, n: int, style: int) -> tuple[Any, Any, Any]:
+    y = rng.integers(0, 2, n)
+    if style == 0:
+        s: Any = rng.random(n).astype(np.float32)  # float32 scores, ties across shards
+    elif style == 1:
+        s = np.round(rng.random(n), 2)  # many ties
+    else:
+        s = rng.random(n)
+    w = None if rng.random() < 0.5 else rng.random(n) * 10.0 ** rng.integers(-4, 4, n)
+    return y, s, w
+
+
+def _shards(
+    folder: Path, rng: np.random.Generator, specs: list[str], count: int, fmt: str = "binary"
+) -> tuple[list[Path], list[dict[str, State]]]:
+    style = int(rng.integers(0, 3))
+    paths, states = [], []
+    for i in range(count):
+        y, s, w = _data(rng, int(rng.integers(1, 300)), style)
+        entry = {
+            k: (parse_metric(k), parse_metric(k).summarize(y, s, sample_weight=w)) for k in specs
+        }
+        states.append({k: v[1] for k, v in entry.items()})
+        form = fmt if fmt != "mixed" else ("json" if i % 2 else "binary")
+        paths.append(save_states(folder / f"s{i}.st", entry, rows=len(y), state_format=form))
+    return paths, states
+
+
+def _fold(key: str, states: list[dict[str, State]]) -> State:
+    metric = parse_metric(key)
+    return functools.reduce(metric.merge, [s[key] for s in states])
+
+
+def _check(merged: dict[str, State], states: list[dict[str, State]], specs: list[str]) -> None:
+    for key in specs:
+        whole = _fold(key, states)
+        assert merged[key].equals(whole), key
+        metric = parse_metric(key)
+        a, b = metric.compute(merged[key]), metric.compute(whole)
+        assert np.array_equal(a, b, equal_nan=True), key
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 9))
+def test_exact_histograms_merge_as_pairwise_merges(
+    tmp_path_factory: Any, seed: int, count: int
+) -> None:
+    folder = tmp_path_factory.mktemp("whole")
+    specs = ["roc_auc", "average_precision", "accuracy"]
+    rng = np.random.default_rng(seed)
+    paths, states = _shards(folder, rng, ["roc_auc", "average_precision"], count)
+    _, merged, _ = merge_states(paths)
+    _check(merged, states, specs[:2])
+    # equal states of the two metrics in every file: merged once, one state
+    assert merged["roc_auc"] is merged["average_precision"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    count=st.integers(1, 9),
+    fmt=st.sampled_from(["binary", "mixed"]),
+)
+def test_score_ranges_merge_range_by_range_as_pairwise_merges(
+    tmp_path_factory: Any, seed: int, count: int, fmt: str
+) -> None:
+    folder = tmp_path_factory.mktemp("ranges")
+    specs = ["roc_auc:ranges=4", "average_precision:ranges=4"]
+    paths, states = _shards(folder, np.random.default_rng(seed), specs, count, fmt)
+    _, merged, _ = merge_states(paths)
+    _check(merged, states, specs)
+    state = merged[specs[0]]
+    assert not isinstance(state.parts, tuple)  # the merged ranges are read when asked for
+    # equal states of binary files are merged once (JSON files are not compared)
+    assert (state is merged[specs[1]]) == (fmt == "binary" or count == 1)
+
+
+def test_states_that_differ_in_one_file_merge_apart(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    specs = ["roc_auc", "average_precision"]
+    paths, states = _shards(tmp_path, rng, specs, 3)
+    y, s, _ = _data(rng, 50, 2)
+    other = {k: parse_metric(k).summarize(y, s if k == "roc_auc" else s / 2) for k in specs}
+    states.append(other)
+    entry = {k: (parse_metric(k), other[k]) for k in specs}
+    paths.append(save_states(tmp_path / "other.st", entry, rows=50, state_format="binary"))
+    _, merged, _ = merge_states(paths)
+    assert merged["roc_auc"] is not merged["average_precision"]
+    _check(merged, states, specs)
+
+
+def test_the_merge_of_ranges_holds_one_range_of_each_file(tmp_path: Path, monkeypatch) -> None:
+    specs = ["roc_auc:ranges=8"]
+    paths, states = _shards(tmp_path, np.random.default_rng(2), specs, 5)
+    read = parts_module.FileParts._read
+    alive: list[weakref.ref[State]] = []
+    held: list[int] = []
+
+    def counting(self: Any, index: int) -> State:
+        gc.collect()
+        held.append(sum(ref() is not None for ref in alive))
+        part = read(self, index)
+        alive.append(weakref.ref(part))
+        return part
+
+    monkeypatch.setattr(parts_module.FileParts, "_read", counting)
+    _, merged, _ = merge_states(paths)
+    assert len(held) == 8 * 5
+    # when a range of a file is read, only the same range of the files before it is held
+    assert max(held) < 5, held
+    _check(merged, states, specs)
+
+
+def test_a_corrupt_range_names_the_file(tmp_path: Path) -> None:
+    specs = ["roc_auc:ranges=4"]
+    paths, _ = _shards(tmp_path, np.random.default_rng(3), specs, 3)
+    data = bytearray(paths[1].read_bytes())
+    data[200] ^= 0xFF  # inside the first blocks
+    paths[1].write_bytes(bytes(data))
+    with pytest.raises(InputError, match=str(paths[1])):
+        merge_states(paths)
+
+
+def test_a_range_holding_scores_of_another_range_is_refused(tmp_path: Path) -> None:
+    metric = parse_metric("roc_auc:ranges=2")
+    good = metric.summarize([0, 1, 0, 1], [0.1, 0.2, 0.7, 0.9])
+    swapped = dataclasses.replace(good, parts=(good.parts[1], good.parts[0]))
+    a = save_states(tmp_path / "a.st", {"r": (metric, good)}, state_format="binary")
+    b = save_states(tmp_path / "b.st", {"r": (metric, swapped)}, state_format="binary")
+    with pytest.raises(InputError, match="outside its range") as info:
+        merge_states([a, b])
+    assert str(b) in str(info.value)
+
+
+def test_ranges_of_other_cut_points_do_not_merge(tmp_path: Path) -> None:
+    four = parse_metric("roc_auc:ranges=4")
+    state = four.summarize([0, 1], [0.1, 0.8])
+    a = save_states(tmp_path / "a.st", {"r": (four, state)}, state_format="binary")
+    other = dataclasses.replace(four, cuts=(0.2, 0.5, 0.9))
+    b = save_states(
+        tmp_path / "b.st",
+        {"r": (four, other.summarize([0, 1], [0.1, 0.8]))},
+        state_format="binary",
+    )
+    with pytest.raises(StateMismatchError):
+        merge_states([a, b])
+
+
+def test_merged_ranges_save_and_load_as_the_pairwise_merge(tmp_path: Path) -> None:
+    specs = ["roc_auc:ranges=4", "average_precision:ranges=4"]
+    paths, states = _shards(tmp_path, np.random.default_rng(4), specs, 4)
+    metrics, merged, header = merge_states(paths)
+    out = save_states(
+        tmp_path / "whole.st",
+        {k: (metrics[k], merged[k]) for k in specs},
+        rows=header["rows"],
+        state_format="binary",
+    )
+    again = load_states(out)
+    _check(again.states, states, specs)
+    assert again.states[specs[0]].parts == merged[specs[0]].parts
