@@ -70,9 +70,11 @@ def _survey(metric: str, parts: Parts) -> _Survey:
     labels: NDArray[Any] = np.empty(0, dtype=np.int64)
     sides: dict[Any, _Side] = {}
     ints, seen, rows = True, False, 0
+    # one range at a time: each is let go before the next is read
     for i in range(len(parts)):
         part = parts[i]
         if not part.task:
+            del part
             continue
         seen = True
         if part.task != "binary":
@@ -100,6 +102,7 @@ def _survey(metric: str, parts: Parts) -> _Survey:
                 side.ones = side.ones and bool((run == 1).all())
             else:
                 side.ones = False
+        del part, c
     if not seen:
         raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
     if rows == 0:
@@ -165,6 +168,7 @@ def _float_totals(
             n_neg.add(cn)
             n_pos.add(cp)
         tied += _tied(un, up)
+        del un, cn, up, cp
     return n_neg.result(), n_pos.result(), tied
 
 
@@ -233,6 +237,7 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
             below, ties, weight, carry = _below(un, cn.astype(np.int64), up, carry)
             cp = cp.astype(np.int64)
             twice += 2 * int(np.dot(cp, below)) + int(np.dot(cp[ties], weight))
+            del un, cn, up, cp
         return twice / (2 * int(n_pos) * int(n_neg))
     if survey.ints:
         tied_rows = sum(_tied(*_sides(parts[i], positive)[::2]) for i in range(len(parts)))
@@ -247,6 +252,7 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
         p = np.ldexp(cp.astype(np.float64), -e_pos)
         area.add(p * np.ldexp(below.astype(np.float64), -e_neg))
         tied.add(p[ties] * np.ldexp(weight.astype(np.float64), -e_neg))
+        del un, cn, up, cp
     value = float(area.result()) + 0.5 * float(tied.result())
     return value / (math.ldexp(float(n_pos), -e_pos) * math.ldexp(float(n_neg), -e_neg))
 
@@ -463,6 +469,7 @@ def _pair_ap(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: Any
             fp = n_neg - below.astype(np.float64)
             total.add(cpf * (tp / (tp + fp)))
         done += up.size
+        del un, cn, up, cp
     if unit:
         return float(total.result()) / positives.rows
     return float(total.result()) / n_pos

@@ -2,22 +2,46 @@
 
 A state kind that declares ``parted`` splits into a shell and parts (score
 ranges); the cluster engines merge each part in a tree of its own and bring the
-merged parts to this process one at a time, into a :class:`StoredParts`.
+merged parts to this process one at a time, into a :class:`StoredParts`. The
+stream engine folds such a state with a :class:`PartedFold`: past a size, each
+chunk's parts go unmerged to a :class:`SpilledParts` file, and each part is
+merged on its own at the end, in the tree the whole states would have gone
+through, so that no more than one part is held in memory.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, BinaryIO, overload
 
-from scorekit.core import Metric, State, equal_values
+import numpy as np
+
+from scorekit.core import MergeTree, Metric, State, equal_values
+from scorekit.engines._fold import state_nbytes
 from scorekit.engines._spark_codec import decode_state, encode_state
+from scorekit.io import parse_size
 
-__all__ = ["StoredParts", "merge_parts", "parted_metrics"]
+__all__ = [
+    "DEFAULT_SPILL_SIZE",
+    "SPILL_SIZE_VARIABLE",
+    "PartedFold",
+    "SpilledParts",
+    "StoredParts",
+    "merge_parts",
+    "parted_metrics",
+    "spill_size",
+]
+
+DEFAULT_SPILL_SIZE = 256 << 20
+"""Bytes the parted states of one fold may hold in memory before their parts go to disk."""
+
+SPILL_SIZE_VARIABLE = "SCOREKIT_SPILL_SIZE"
+"""The environment variable that sets :data:`DEFAULT_SPILL_SIZE` for a run."""
 
 
 def parted_metrics(metrics: Sequence[Metric[Any]]) -> list[int]:
@@ -126,3 +150,207 @@ class StoredParts(Sequence[State]):
 
     def __repr__(self) -> str:
         return f"StoredParts({self._count} parts in {str(self._folder)!r})"
+
+
+# the stream engine's fold of parted states ----------------------------------------------------
+
+
+def spill_size() -> int:
+    """Bytes the parted states of a fold may hold before they spill (``SCOREKIT_SPILL_SIZE``).
+
+    Examples
+    --------
+    >>> spill_size() >= 1 << 20
+    True
+    """
+    text = os.environ.get(SPILL_SIZE_VARIABLE)
+    if not text:
+        return DEFAULT_SPILL_SIZE
+    return parse_size(text, SPILL_SIZE_VARIABLE)
+
+
+class SpilledParts:
+    """The parts of many states, appended unmerged to one file, read back one part at a time.
+
+    :meth:`add` writes the parts of one state (each as :class:`StoredParts`
+    writes a part) and returns its record number; :meth:`load` reads part
+    ``index`` of a record. The file lives in a temporary directory (under
+    ``TMPDIR``), removed by :meth:`close`, or when the object is no longer used.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("roc_auc:ranges=2")
+    >>> spill = SpilledParts()
+    >>> record = spill.add(metric.summarize([0, 1, 1], [0.2, 0.7, 0.9]).split_parts()[1])
+    >>> spill.load(record, 1).score.tolist()
+    [0.7, 0.9]
+    >>> spill.close()
+    """
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="scorekit-spill-"))
+        path = self.folder / "parts.bin"
+        self._file: BinaryIO = path.open("w+b")
+        self._records: list[np.ndarray | None] = []
+        self._end = 0
+        self._cleanup = weakref.finalize(self, _remove, self._file, str(self.folder))
+
+    def add(self, parts: Sequence[State] | None) -> int:
+        """Append the parts of one state (None: a state of no data); its record number."""
+        if parts is None:
+            self._records.append(None)
+            return len(self._records) - 1
+        offsets = np.empty(len(parts) + 1, dtype=np.int64)
+        offsets[0] = self._end
+        self._file.seek(self._end)
+        for i in range(len(parts)):
+            self._end += self._file.write(encode_state(0, parts[i]))
+            offsets[i + 1] = self._end
+        self._records.append(offsets)
+        return len(self._records) - 1
+
+    def count(self, record: int) -> int:
+        """The number of parts of a record (0 for a state of no data)."""
+        offsets = self._records[record]
+        return 0 if offsets is None else offsets.size - 1
+
+    def load(self, record: int, index: int) -> State | None:
+        """Part ``index`` of a record, read from the file (None for a state of no data)."""
+        offsets = self._records[record]
+        if offsets is None:
+            return None
+        start, stop = int(offsets[index]), int(offsets[index + 1])
+        self._file.seek(start)
+        return decode_state(self._file.read(stop - start))
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes written to the file."""
+        return self._end
+
+    def close(self) -> None:
+        """Remove the file and its directory."""
+        self._cleanup()
+
+
+def _remove(handle: BinaryIO, folder: str) -> None:
+    handle.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+class PartedFold:
+    """One parted metric's states of consecutive chunks, merged as :class:`MergeTree` merges them.
+
+    States are merged whole in memory until :meth:`spill` is called; from then
+    on the tree merges the states' shells, and their parts go unmerged to a
+    :class:`SpilledParts` file (the parts the tree held so far too, in its
+    shape). :meth:`result` then merges each part on its own, in the same tree
+    (same order, same groups of states for ``merge_many``), so its values are
+    those of the whole states, bit for bit; each merged part goes to a
+    :class:`StoredParts` before the next is read. A metric's ``merge_many``
+    must merge a list of parts as it merges each part of a list of states.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("roc_auc:ranges=2")
+    >>> fold = PartedFold(metric)
+    >>> fold.add(metric.summarize([0, 1], [0.2, 0.7]))
+    >>> fold.spill()
+    >>> fold.add(metric.summarize([1, 0], [0.9, 0.6]))
+    >>> state = fold.result()
+    >>> metric.compute(state), type(state.parts).__name__
+    (1.0, 'StoredParts')
+    """
+
+    def __init__(self, metric: Metric[Any]) -> None:
+        self.metric = metric
+        self.tree = MergeTree([metric])
+        self.spilled: SpilledParts | None = None
+        # per entry of the tree when it spilled: level, records, whether a list of states
+        self._start: list[tuple[int, list[int], bool]] = []
+        self._records: list[int] = []
+
+    def add(self, state: State) -> None:
+        """Add the state of the next chunk of the data."""
+        if self.spilled is None:
+            self.tree.add([state])
+            return
+        shell, record = self._split(state)
+        self._records.append(record)
+        self.tree.add([shell])
+
+    def held_bytes(self) -> int:
+        """The bytes of the states held in memory (shells only, once spilled)."""
+        return sum(state_nbytes(s) for s in self.tree.partial_states()[0])
+
+    def spill(self) -> None:
+        """Move the parts held so far to a file, and the parts of every later state."""
+        if self.spilled is not None:
+            return
+        self.spilled = SpilledParts()
+        stack: list[tuple[int, list[Any]]] = []
+        for level, entry in self.tree.stack:
+            held: Any = entry[0]
+            listed = isinstance(held, list)
+            split = [self._split(s) for s in (held if listed else [held])]
+            shells = [shell for shell, _ in split]
+            self._start.append((level, [record for _, record in split], listed))
+            stack.append((level, [shells if listed else shells[0]]))
+            del split, shells
+        self.tree.stack = stack
+
+    def _split(self, state: State) -> tuple[State, int]:
+        assert self.spilled is not None
+        if not type(state).parted:
+            return state, self.spilled.add(None)
+        shell, parts = state.split_parts()
+        return shell, self.spilled.add(parts)
+
+    def result(self) -> State:
+        """The merged state; once spilled, its parts are in a :class:`StoredParts`."""
+        if self.spilled is None:
+            (merged,) = self.tree.result()
+            return merged
+        try:
+            (merged,) = self.tree.result()
+            shell, empty = merged.split_parts()
+            stored = StoredParts()
+            for i in range(len(empty)):
+                part = self._merged_part(i, len(empty), empty[i])
+                stored.append(part)
+                del part
+            return type(shell).from_parts(shell, stored)
+        finally:
+            self.close()
+
+    def _merged_part(self, index: int, count: int, empty: State) -> State:
+        """Part ``index`` of every state added, merged in the tree of the whole states.
+
+        A state of no data, or of another number of parts than the merged shell,
+        adds its part ``empty``: nothing.
+        """
+        spilled = self.spilled
+        assert spilled is not None
+
+        def load(record: int) -> State:
+            if spilled.count(record) != count:
+                return empty
+            found = spilled.load(record, index)
+            return empty if found is None else found
+
+        tree = MergeTree([self.metric])
+        for level, records, listed in self._start:
+            loaded = [load(r) for r in records]
+            entry: Any = loaded if listed else loaded[0]
+            tree.stack.append((level, [entry]))
+        for record in self._records:
+            tree.add([load(record)])
+        (merged,) = tree.result()
+        return merged
+
+    def close(self) -> None:
+        """Remove the spilled parts' file (the state :meth:`result` gave keeps its own)."""
+        if self.spilled is not None:
+            self.spilled.close()

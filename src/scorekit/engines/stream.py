@@ -9,6 +9,16 @@ fixed-size states (confusion counts, regression sums, BLEU statistics,
 perplexity) it does not grow with the data; metrics whose exact state grows
 (``scorekit list`` marks them) keep what their state keeps.
 
+An exact state made of independent parts (:attr:`~scorekit.core.State.parted`:
+ROC AUC and average precision with ``ranges=N``) is merged whole while the parted
+states of a fold hold less than ``SCOREKIT_SPILL_SIZE`` bytes (256 MiB by
+default); past that, each chunk's parts are written unmerged to a file of a
+temporary directory (under ``TMPDIR``), and at the end each part is merged on its
+own and kept in a file of its own (:class:`~scorekit.engines._parts.PartedFold`),
+so memory holds one chunk and one part, and the values are the same, bit for bit.
+The files are removed when the state is no longer used, and those of a fold that
+fails or is interrupted at once.
+
 Metrics whose input kind groups rows (ranking's ``query``) need the rows of one
 group in one state: their input must be grouped (sorted, typically). The rows of
 the last group of a chunk are carried into the next chunk, and a group that
@@ -33,6 +43,7 @@ from scorekit.engines._fold import (
     summarize_chunk,
 )
 from scorekit.engines._grouping import Groups
+from scorekit.engines._parts import PartedFold, spill_size
 from scorekit.errors import ConfigError, message, raw
 from scorekit.io import (
     Progress,
@@ -73,6 +84,8 @@ def fold(
     chunks: Iterable[Any],
     mapping: Mapping[str, tuple[str, ...]],
     side: Mapping[str, Any] | None = None,
+    *,
+    spill: int | None = None,
 ) -> tuple[list[State], int]:
     """Merge the states of every chunk: one merged state per metric, and the rows read.
 
@@ -87,6 +100,9 @@ def fold(
     side
         Inputs given beside the table (ranking's ``qrels``), prepared once by the
         metrics' input kinds.
+    spill
+        Bytes the states made of parts may hold in memory before their parts
+        go to disk (None: :func:`~scorekit.engines._parts.spill_size`).
 
     Returns
     -------
@@ -96,7 +112,11 @@ def fold(
     Notes
     -----
     Metrics whose input kind groups rows (ranking's ``query``) are fed chunks
-    regrouped so that a group's rows meet in one chunk.
+    regrouped so that a group's rows meet in one chunk. States made of parts
+    (:attr:`~scorekit.core.State.parted`) are merged by a
+    :class:`~scorekit.engines._parts.PartedFold` each, which moves their parts to
+    disk once they hold more than ``spill`` bytes; they are left out of the
+    warning about states that grow.
 
     Examples
     --------
@@ -116,33 +136,48 @@ def fold(
     for i, metric in enumerate(metrics):
         if group_role(metric) is not None:
             grouped.setdefault(metric.inputs, []).append(i)
-    plain_tree = MergeTree([metrics[i] for i in plain])
+    plain_metrics = [metrics[i] for i in plain]
+    parted = {k: PartedFold(m) for k, m in enumerate(plain_metrics) if type(m.empty()).parted}
+    whole = [k for k in range(len(plain)) if k not in parted]
+    plain_tree = MergeTree([plain_metrics[k] for k in whole])
     parts = [
         (index, MergeTree([metrics[i] for i in index]), Groups(input_kind(kind), mapping))
         for kind, index in grouped.items()
     ]
     log = Notes()
     watch = SizeWatch(plain_tree.metrics, state_warning_size())
+    limit = spill_size() if spill is None else spill
     rows = 0
     large = False
     chunk: Any = None
-    for chunk in chunks:
-        large = release_read_buffers(chunk) or large
-        first_row = rows
-        rows += chunk.num_rows
-        if plain and chunk.num_rows:
-            plain_tree.add(_summarize(plain_tree.metrics, chunk, mapping, side, log, first_row))
-            watch.check(plain_tree, log)
-        for _, tree, groups in parts:
-            ready = groups.push(chunk)
-            if ready is not None:
-                tree.add(_summarize(tree.metrics, ready, groups.mapping, side, log))
-    if large:
-        chunk = None  # the last chunk's buffers go back too, before the states merge
-        release_read_buffers()
-    out: list[Any] = [None] * len(metrics)
-    for i, state in zip(plain, plain_tree.result(), strict=True):
-        out[i] = state
+    try:
+        for chunk in chunks:
+            large = release_read_buffers(chunk) or large
+            first_row = rows
+            rows += chunk.num_rows
+            if plain and chunk.num_rows:
+                states = _summarize(plain_metrics, chunk, mapping, side, log, first_row)
+                for k, folded in parted.items():
+                    folded.add(states[k])
+                plain_tree.add([states[k] for k in whole])
+                del states
+                watch.check(plain_tree, log)
+                _spill_past(parted, limit)
+            for _, tree, groups in parts:
+                ready = groups.push(chunk)
+                if ready is not None:
+                    tree.add(_summarize(tree.metrics, ready, groups.mapping, side, log))
+        if large:
+            chunk = None  # the last chunk's buffers go back too, before the states merge
+            release_read_buffers()
+        out: list[Any] = [None] * len(metrics)
+        for k, state in zip(whole, plain_tree.result(), strict=True):
+            out[plain[k]] = state
+        for k, folded in parted.items():
+            out[plain[k]] = folded.result()
+    finally:
+        for folded in parted.values():
+            folded.close()
     for index, tree, groups in parts:
         last = groups.flush()
         if last is not None:
@@ -151,6 +186,14 @@ def fold(
             out[i] = state
     log.emit(stacklevel=3)
     return out, rows
+
+
+def _spill_past(parted: Mapping[int, PartedFold], limit: int) -> None:
+    """Move the parts of every parted state to disk once those held exceed ``limit`` bytes."""
+    held = [f for f in parted.values() if f.spilled is None]
+    if held and sum(f.held_bytes() for f in held) > limit:
+        for folded in held:
+            folded.spill()
 
 
 # evaluate ---------------------------------------------------------------------------------
