@@ -1,29 +1,29 @@
-"""State files of exact ROC AUC states: size, write and read time, and the merge of shards.
+"""State files of exact ROC AUC and AP: bytes per pair, and ``scorekit merge`` of 8 shards.
 
-For N rows of binary labels and float32 scores cut into shards, each shard's
-exact ``roc_auc`` state (a histogram of distinct (label, score) pairs) is
-written to a binary state file (:func:`scorekit.statefiles.save_states`); the
-files are read back, then merged (:func:`scorekit.statefiles.merge_states`,
-``scorekit merge``) in a fresh Python process whose peak memory (``VmHWM``,
-the high-water mark of its own resident memory) and run time are printed, with the merged
-state written to one whole-run binary file and read again in a fresh process.
-The data are generated in memory a shard at a time, so generating them is
-bounded by one shard. Printed: bytes per distinct pair (goal <= 13), write and
-read time per shard, merge time and peak memory (goal at 100,000,000 rows in 8
-shards: <= 30 s and <= 2 GB), and the AUC of the merge against the in-memory
-fold of the shards' states (the same number, bit for bit).
+The issue's measurement: N rows of binary labels and float32 scores (a
+classifier's probabilities, mostly distinct) cut into 8 shards; each shard's
+exact ``roc_auc`` and ``average_precision`` states are saved to one binary
+state file, as ``scorekit eval --save-state`` writes them, split by score
+ranges (``roc_auc:ranges=16``, the form whose merge holds one range at a time)
+and, for comparison, as whole histograms. ``scorekit merge`` of the 8 files
+runs in a fresh Python process, timed from its start to its exit (the import
+of scorekit included); the process prints its own peak memory (``VmHWM``, the
+high-water mark of its resident memory). Printed: bytes of the files per
+distinct (label, score) pair of the shards (goal <= 13), the median time and
+peak memory of the merges (goal at 100,000,000 rows: <= 30 s and <= 2 GB),
+the load of the machine, and whether the values of the two forms are the same
+bits.
 
 Usage::
 
-    python benchmarks/bench_state_files.py [--rows N] [--shards K] [--json] [--keep]
+    python benchmarks/bench_state_files.py [--rows N] [--shards K] [--ranges R] [--runs 3]
+                                           [--no-whole] [--keep]
 
-The default, 8 shards of 2,000,000 rows, runs in well under a minute;
-``--rows 100000000`` is the large measurement. ``--json`` also writes and reads
-the first shard as a JSON state file, the format of before, for comparison
-(slow: about 3 s per million rows each way). Files go to
+The default is the issue's 100,000,000 rows in 8 shards (about 2 GB of files
+and a few minutes); ``--rows 16000000`` is a quick look. Files go to
 ``$SCOREKIT_BENCH_DIR`` (or a temporary directory) and are deleted afterwards
-unless ``--keep`` is given. ``run(n)`` gives ``benchmarks/run.py`` the rows of
-one shard of ``n // 8`` rows, binary against JSON.
+unless ``--keep`` is given. ``run(n)`` gives ``benchmarks/run.py`` one row: the
+merge of the ranged files against the merge of the whole histograms.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,185 +44,178 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import Row, best_of
+from _timing import Row
 
-N = 16_000_000
-"""Rows of the default run (8 shards of 2,000,000)."""
+N = 100_000_000
+"""Rows of the issue's measurement (8 shards of 12,500,000)."""
 
-PEAK = """
-def peak_mib():
-    # the high-water mark of this process's own memory (VmHWM): the ru_maxrss of a
-    # child also counts the memory its parent had when it was started
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource, sys
-    scale = 1 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+SHARDS = 8
+RANGES = 16
+METRICS = ("roc_auc", "average_precision")
+
+MERGE = """
+import contextlib, io, json, sys
+from scorekit.cli import main
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    status = main(["merge", "--format", "json", *sys.argv[1:]])
+if status:
+    sys.exit(err.getvalue())
+peak = 0.0
+with open("/proc/self/status") as lines:
+    for line in lines:
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) * 1024
+print(json.dumps({"values": {k: float(v).hex() for k, v in json.loads(out.getvalue()).items()},
+                  "peak": peak}))
 """
 
-MERGE = (
-    PEAK
-    + """
-import json, sys, time
-from scorekit.statefiles import merge_states, save_states
-out, paths = sys.argv[1], sys.argv[2:]
-start, cpu = time.perf_counter(), time.process_time()
-metrics, states, header = merge_states(paths)
-seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-metric, state = metrics["roc_auc"], states["roc_auc"]
-peak = peak_mib()
-start = time.perf_counter()
-save_states(out, {"roc_auc": (metric, state)}, rows=header["rows"], state_format="binary")
-written = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "cpu": cpu, "write": written, "peak_mib": peak,
-                  "auc": float(metric.compute(state)), "pairs": int(state.key.size)}))
-"""
-)
 
-READ = (
-    PEAK
-    + """
-import json, sys, time
-from scorekit.statefiles import load_states
-start, cpu = time.perf_counter(), time.process_time()
-file = load_states(sys.argv[1])
-seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-metric, state = file.metrics["roc_auc"], file.states["roc_auc"]
-print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak_mib(),
-                  "auc": float(metric.compute(state))}))
-"""
-)
-
-
-def shard_state(rows: int, seed: int) -> tuple[Any, Any]:
-    """The ``roc_auc`` metric and the state of one shard of labels and float32 scores."""
+def shard_states(rows: int, seed: int, ranges: int) -> tuple[dict[str, Any], dict[str, Any], int]:
+    """One shard's entries of whole histograms and of score ranges, and its distinct pairs."""
     from scorekit import parse_metric
 
     rng = np.random.default_rng(seed)
-    metric = parse_metric("roc_auc")
     y = rng.integers(0, 2, rows, dtype=np.int8)
     # a classifier's probabilities: the logistic of a margin that depends on the label
     margin = rng.normal(size=rows) + 1.5 * y
     score = (1 / (1 + np.exp(-margin))).astype(np.float32)
-    return metric, metric.summarize(y, score)
+    del margin
+    whole: dict[str, Any] = {}
+    ranged: dict[str, Any] = {}
+    pairs = 0
+    for name in METRICS:
+        metric = parse_metric(name)
+        whole[name] = (metric, metric.summarize(y, score))
+        pairs = int(whole[name][1].key.size)
+        if ranges:
+            metric = parse_metric(f"{name}:ranges={ranges}")
+            ranged[metric_key(name, ranges)] = (metric, metric.summarize(y, score))
+    return whole, ranged, pairs
 
 
-def measure(code: str, *args: str) -> dict[str, Any]:
-    """Run ``code`` in a fresh interpreter; what it prints (JSON, with its own peak memory)."""
+def metric_key(name: str, ranges: int) -> str:
+    return f"{name}:ranges={ranges}" if ranges else name
+
+
+def merge(paths: list[str]) -> dict[str, Any]:
+    """``scorekit merge`` of ``paths`` in a fresh process: wall seconds, its peak, its values."""
+    start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, check=False
+        [sys.executable, "-c", MERGE, *paths], stdout=subprocess.PIPE, text=True, check=False
     )
+    seconds = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"child failed with exit code {done.returncode}")
+        raise SystemExit(f"scorekit merge failed with exit code {done.returncode}")
     result: dict[str, Any] = json.loads(done.stdout)
+    result["seconds"] = seconds
     return result
 
 
-def run(n: int) -> Iterator[Row]:
-    """Rows for ``benchmarks/run.py``: one shard of ``n // 8`` rows, binary against JSON."""
-    from scorekit.statefiles import load_states, save_states
+def measure(
+    rows: int, shards: int, ranges: int, runs: int, whole: bool, folder: Path
+) -> dict[str, Any]:
+    """Write the shards' files and merge them ``runs`` times; the numbers of the measurement."""
+    from scorekit.statefiles import save_states
 
-    rows = max(1, n // 8)
-    metric, state = shard_state(rows, 0)
-    folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-"))
+    per = rows // shards
+    forms = ([("ranges", ranges)] if ranges else []) + ([("whole", 0)] if whole else [])
+    paths: dict[str, list[str]] = {form: [] for form, _ in forms}
+    size = dict.fromkeys(paths, 0)
+    pairs = 0
+    for i in range(shards):
+        entries, ranged, count = shard_states(per, i, ranges)
+        pairs += count
+        for form, _ in forms:
+            path = folder / f"{form}{i}.st"
+            chosen = ranged if form == "ranges" else entries
+            save_states(
+                path, chosen, command="eval", input="binary", rows=per, state_format="binary"
+            )
+            paths[form].append(str(path))
+            size[form] += path.stat().st_size
+        del entries, ranged
+    out: dict[str, Any] = {"rows": per * shards, "shards": shards, "pairs": pairs}
+    for form, _ in forms:
+        found = [merge(paths[form]) for _ in range(runs)]
+        out[form] = {
+            "seconds": statistics.median(r["seconds"] for r in found),
+            "all_seconds": [r["seconds"] for r in found],
+            "peak": statistics.median(r["peak"] for r in found),
+            "values": found[0]["values"],
+            "bytes_per_pair": size[form] / pairs,
+            "load": os.getloadavg()[0],
+        }
+    if ranges and whole:
+        a = [out["ranges"]["values"][metric_key(m, ranges)] for m in METRICS]
+        b = [out["whole"]["values"][m] for m in METRICS]
+        out["same"] = a == b
+    if not os.environ.get("SCOREKIT_BENCH_KEEP"):
+        for form in paths:
+            for p in paths[form]:
+                Path(p).unlink(missing_ok=True)
+    return out
+
+
+def run(n: int) -> list[Row]:
+    """The row for ``benchmarks/run.py``: the merge of ranged files against whole histograms."""
+    given = os.environ.get("SCOREKIT_BENCH_DIR")
+    folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-", dir=given))
     try:
-        entry = {"roc_auc": (metric, state)}
-        binary, json_file = folder / "s.st", folder / "s.json"
-        ours, _ = best_of(lambda: save_states(binary, entry, state_format="binary"), 3)
-        theirs, _ = best_of(lambda: save_states(json_file, entry, state_format="json"), 1)
-        size = f"{rows:,} rows"
-        ratio = json_file.stat().st_size / binary.stat().st_size
-        yield Row("state file write, roc_auc", size, ours, "JSON", theirs, f"{ratio:.1f}x smaller")
-        ours, a = best_of(lambda: load_states(binary).states["roc_auc"], 3)
-        theirs, b = best_of(lambda: load_states(json_file).states["roc_auc"], 1)
-        yield Row("state file read, roc_auc", size, ours, "JSON", theirs, _agree(a, b, state))
+        found = measure(n, SHARDS, RANGES, 3, True, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _agree(a: Any, b: Any, state: Any) -> str:
-    return "yes" if a.equals(state) and b.equals(state) else "NO"
+    ranged, whole = found["ranges"], found["whole"]
+    note = (
+        f"{'yes' if found['same'] else 'NO'} (peak {ranged['peak'] / 1e9:.2f} GB against "
+        f"{whole['peak'] / 1e9:.2f} GB; files {ranged['bytes_per_pair']:.1f} bytes per pair)"
+    )
+    return [
+        Row(
+            f"scorekit merge of {SHARDS} state files, exact roc_auc + AP, ranges={RANGES}",
+            f"{found['rows']:,} rows",
+            ranged["seconds"],
+            "whole histograms",
+            whole["seconds"],
+            note,
+        )
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=N, help="rows in all (default 16,000,000)")
-    parser.add_argument("--shards", type=int, default=8)
-    parser.add_argument("--json", action="store_true", help="also time the first shard as JSON")
+    parser.add_argument("--rows", type=int, default=N, help="rows in all (default 100,000,000)")
+    parser.add_argument("--shards", type=int, default=SHARDS)
+    parser.add_argument("--ranges", type=int, default=RANGES, help="score ranges (0: none)")
+    parser.add_argument("--runs", type=int, default=3, help="merges of each form (median)")
+    parser.add_argument("--no-whole", action="store_true", help="skip the whole histograms")
     parser.add_argument("--keep", action="store_true", help="keep the files")
     args = parser.parse_args()
-    from scorekit.statefiles import load_states, save_states
-
     given = os.environ.get("SCOREKIT_BENCH_DIR")
-    folder = Path(given or tempfile.mkdtemp(prefix="scorekit-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    per = args.rows // args.shards
-    print(f"{args.rows:,} rows in {args.shards} shards of {per:,}; files in {folder}")
-    paths, pairs, write, read, read_cpu, size = [], 0, 0.0, 0.0, 0.0, 0
-    folded = None
-    for i in range(args.shards):
-        metric, state = shard_state(per, i)
-        path = folder / f"shard{i}.st"
-        start = time.perf_counter()
-        save_states(path, {"roc_auc": (metric, state)}, rows=per, state_format="binary")
-        write += time.perf_counter() - start
-        start, cpu = time.perf_counter(), time.process_time()
-        loaded = load_states(path).states["roc_auc"]
-        read += time.perf_counter() - start
-        read_cpu += time.process_time() - cpu
-        assert loaded.equals(state)
-        if args.json and i == 0:
-            json_path = folder / "shard0.json"
-            start = time.perf_counter()
-            save_states(json_path, {"roc_auc": (metric, state)}, rows=per, state_format="json")
-            json_write = time.perf_counter() - start
-            start = time.perf_counter()
-            assert load_states(json_path).states["roc_auc"].equals(state)
-            json_read = time.perf_counter() - start
-            print(
-                f"JSON shard 0: {json_path.stat().st_size:,} bytes "
-                f"({json_path.stat().st_size / state.key.size:.1f} per pair), "
-                f"write {json_write:.2f} s, read {json_read:.2f} s"
-            )
-            json_path.unlink()
-        pairs += state.key.size
-        size += path.stat().st_size
-        paths.append(str(path))
-        # the merge of today: the shards' states folded in order, in memory
-        folded = state if folded is None else metric.merge(folded, state)
-        del state, loaded
-    print(
-        f"shard files: {size:,} bytes for {pairs:,} distinct pairs = {size / pairs:.2f} bytes "
-        f"per pair (goal <= 13); write {write / args.shards:.3f} s, "
-        f"read {read / args.shards:.3f} s ({read_cpu / args.shards:.3f} s CPU) per shard"
-    )
-    expected = float(metric.compute(folded))
-    del folded
-    whole = folder / "whole.st"
-    merged = measure(MERGE, str(whole), *paths)
-    same = "same" if merged["auc"] == expected else f"DIFFERS from {expected!r}"
-    print(
-        f"merge of {args.shards} files: {merged['seconds']:.2f} s ({merged['cpu']:.2f} s CPU), "
-        f"peak {merged['peak_mib']:.0f} MiB (goal at 100M rows: <= 30 s, <= 2048 MiB); "
-        f"AUC {merged['auc']!r}, {same} as the in-memory fold"
-    )
-    again = measure(READ, str(whole))
-    print(
-        f"whole-run file: {whole.stat().st_size:,} bytes, {merged['pairs']:,} pairs "
-        f"({whole.stat().st_size / merged['pairs']:.2f} per pair); written in "
-        f"{merged['write']:.2f} s, read in {again['seconds']:.2f} s ({again['cpu']:.2f} s CPU), "
-        f"peak {again['peak_mib']:.0f} MiB"
-    )
-    if not args.keep and not given:
-        shutil.rmtree(folder, ignore_errors=True)
-    elif not args.keep:
-        for p in [*paths, str(whole)]:
-            Path(p).unlink(missing_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-", dir=given))
+    if args.keep:
+        os.environ["SCOREKIT_BENCH_KEEP"] = "1"
+    print(f"{args.rows:,} rows in {args.shards} shards; files in {folder}; load {os.getloadavg()}")
+    try:
+        found = measure(args.rows, args.shards, args.ranges, args.runs, not args.no_whole, folder)
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"{found['pairs']:,} distinct (label, score) pairs in the shards")
+    for form in ("ranges", "whole"):
+        if form not in found:
+            continue
+        r = found[form]
+        label = f"ranges={args.ranges}" if form == "ranges" else "whole histograms"
+        times = ", ".join(f"{t:.1f}" for t in r["all_seconds"])
+        print(
+            f"{label}: files {r['bytes_per_pair']:.2f} bytes per pair (goal <= 13); "
+            f"scorekit merge median {r['seconds']:.1f} s ({times}), peak "
+            f"{r['peak'] / 2**20:,.0f} MiB (goal at 100M rows: <= 30 s, <= 2 GB); "
+            f"load {r['load']:.1f}"
+        )
+    if "same" in found:
+        print(f"values of the two forms the same bits: {found['same']}")
 
 
 if __name__ == "__main__":
