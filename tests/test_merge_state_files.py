@@ -190,3 +190,20 @@ def test_merged_ranges_save_and_load_as_the_pairwise_merge(tmp_path: Path) -> No
     again = load_states(out)
     _check(again.states, states, specs)
     assert again.states[specs[0]].parts == merged[specs[0]].parts
+
+
+def test_equal_states_of_one_binary_file_are_read_once(tmp_path: Path) -> None:
+    y, s = [0, 1, 1, 0, 1], np.array([0.1, 0.4, 0.4, 0.35, 0.8], dtype=np.float32)
+    metrics = {k: parse_metric(k) for k in ("roc_auc", "average_precision")}
+    entry = {k: (m, m.summarize(y, s)) for k, m in metrics.items()}
+    loaded = load_states(save_states(tmp_path / "a.st", entry, state_format="binary")).states
+    assert loaded["roc_auc"].score is loaded["average_precision"].score
+    assert loaded["roc_auc"].equals(entry["roc_auc"][1])
+    assert loaded["average_precision"].equals(entry["average_precision"][1])
+    entry["average_precision"] = (
+        metrics["average_precision"],
+        metrics["average_precision"].summarize(y, s / 2),
+    )
+    loaded = load_states(save_states(tmp_path / "b.st", entry, state_format="binary")).states
+    assert loaded["roc_auc"].score is not loaded["average_precision"].score
+    assert loaded["average_precision"].equals(entry["average_precision"][1])

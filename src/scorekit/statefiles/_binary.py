@@ -449,15 +449,13 @@ def _roots(
     equal arrays: read once, they share one array, and their states are known
     to be equal without comparing them.
     """
-    first: dict[tuple[int, int], list[int]] = {}
+    first: dict[tuple[int, int], int] = {}
     root: dict[int, int] = {}
     for index in sorted(set(used)):
-        same = first.setdefault(blocks[index][1:], [])
-        root[index] = next(
-            (r for r in same if _same_bytes(handle, blocks[r], blocks[index])), index
-        )
-        if root[index] == index:
-            same.append(index)
+        # each block is compared with one block at most: the first of its length and checksum
+        earlier = first.setdefault(blocks[index][1:], index)
+        same = earlier != index and _same_bytes(handle, blocks[earlier], blocks[index])
+        root[index] = earlier if same else index
     return root
 
 
