@@ -9,6 +9,7 @@ the same column types, the same values and the same errors.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -162,6 +163,12 @@ def test_small_files_only_are_read_whole(tmp_path: Path) -> None:
             assert read_small(path) is not None
         finally:
             patch.undo()
+
+
+def test_a_fifo_is_not_read_whole(tmp_path: Path) -> None:
+    fifo = tmp_path / "f.jsonl"
+    os.mkfifo(fifo)
+    assert read_small(fifo) is None
 
 
 def test_the_first_block_is_found_again_for_a_changed_file(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ input again.
 from __future__ import annotations
 
 import gzip
+import stat
 import zlib
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -79,7 +80,8 @@ def open_text(path: Path) -> Any:
 def read_small(path: Path) -> Any | None:
     """The bytes of an uncompressed file of at most 64 smallest blocks, in one pyarrow buffer.
 
-    None for a larger or compressed file, which is read block by block. The
+    None for a larger or compressed file, or one that is not a regular file,
+    which is read block by block. The
     buffer is pyarrow's memory, not a Python object, so pyarrow's reading
     threads never need Python's lock to let it go.
     """
@@ -87,10 +89,11 @@ def read_small(path: Path) -> Any | None:
     if path.name.lower().endswith(".gz"):
         return None
     try:
-        size = path.stat().st_size
+        status = path.stat()
     except OSError:
         return None
-    if size > _SMALL * _MIN_BLOCK:
+    # a FIFO or a device is read as a stream, as before
+    if not stat.S_ISREG(status.st_mode) or status.st_size > _SMALL * _MIN_BLOCK:
         return None
     handle, _ = open_file(path)
     try:

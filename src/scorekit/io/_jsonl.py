@@ -166,7 +166,10 @@ def jsonl_batches(
         return _io.json_error(path, exc)
 
     if data is not None:
-        yield _read_whole(data, smallest, options(), failure), data.size
+        table, size = _read_whole(data, smallest, options(), failure), data.size
+        # the file's bytes are let go while the table is used
+        data = None
+        yield table, size
         return
     batches = read_batches(path, block, open_reader, failure)
     try:
