@@ -16,7 +16,11 @@ float32 values as float32, integers in the smallest integer type holding them);
 end marker, the checksums, each block's npy header (no object dtype, the shape
 the header names, data within the block) and the memory the arrays will take
 before reading one; the states are then decoded and validated as those of a
-JSON file, by :meth:`State.from_dict`.
+JSON file, by :meth:`State.from_dict`. Blocks of the same bytes (the equal
+states of ``roc_auc`` and ``average_precision`` of the same data) are read once
+into one array that their states share. :func:`read_binary` may leave the parts
+of a parted state (score ranges) unread, for :class:`Blocks` to read one part
+at a time.
 """
 
 from __future__ import annotations
@@ -562,7 +566,8 @@ def read_binary(
             reader = Blocks(path, blocks, _roots(handle, blocks, used))
     except OSError as exc:
         raise _error(path, "cannot read", raw(str(exc)), "a readable state file") from None
-    # every array of the file counts against the limit, even those read later, part by part
+    # the limit bounds the arrays read at a time: all of them, or with parts left
+    # unread, the other arrays now and each part when it is read
     memory = sum(math.prod(shape) * dtype.itemsize for _, dtype, shape in targets)
     limit = binary_memory_limit()
     entries = data.get("metrics")
