@@ -418,11 +418,12 @@ class RelevanceEvaluator:
                 )
             )
         _check_types(scores, "run", "score")
-        queries = [q for q in scores if q in self._judged]
+        queries = list(filter(self._judged.__contains__, scores))
         if not queries or not self._keys:
             # no measure asked: every judged query of the run, with no value (as pytrec_eval)
             return {q: {} for q in queries}
-        run = {q: scores[q] for q in queries if len(scores[q]) > 0}
+        # the judged queries of the run alone (an empty ranking is a query the run lacks)
+        run = scores if len(queries) == len(scores) else {q: scores[q] for q in queries}
         metrics = list(dict.fromkeys(m for m in self._keys.values() if m))
         if not metrics:
             return {q: dict.fromkeys(self._keys, 0.0) for q in queries}
@@ -439,7 +440,7 @@ class RelevanceEvaluator:
                 continue
             ids, values = result.states[metric].table()
             by_query = dict(zip(ids.tolist(), values.tolist(), strict=True))
-            column = [by_query[q] for q in queries]
+            column = list(map(by_query.__getitem__, queries))
             if key in ("gm_map", "gm_bpref"):
                 column = [math.log(max(v, _GM_FLOOR)) for v in column]
             columns.append(column)

@@ -145,7 +145,9 @@ class _Judged:
                             "{query: {doc: value}}",
                         )
                     )
-        names = [str(q) for q in data]
+        # the keys of a dict are distinct: as strings already, they stay so
+        plain = set(map(type, data)) <= {str}
+        names = list(data) if plain else [str(q) for q in data]
         sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
         total = int(sizes.sum())
         docs = list(chain.from_iterable(inners))
@@ -154,15 +156,16 @@ class _Judged:
         ids = pa.array(names, type=pa.string())
         queries = ids.take(pa.array(rows))
         as_given = not check_ids or _all_strings(inners)
-        if not as_given or len(set(names)) != len(names):
+        if not as_given or not (plain or len(set(names)) == len(names)):
             # ids made equal by ``str`` may repeat a pair: build with the checks
             return cls(queries, _doc_ids(docs), arr, source="dict")
         out = cls.__new__(cls)
         out._start(queries, None, arr, "dict", docs=docs)
-        out._string_keys = all(isinstance(q, str) for q in data)
+        out._string_keys = plain or all(isinstance(q, str) for q in data)
         # queries with no document have no row, so they are not in the index
         present = np.flatnonzero(sizes)
-        listed = np.asarray([names[i] for i in present.tolist()], dtype=str)
+        some = names if len(present) == len(names) else [names[i] for i in present.tolist()]
+        listed = np.asarray(some, dtype=str)
         order = np.argsort(listed, kind="stable")
         by_name = present[order]
         rank_of = np.zeros(len(names), dtype=np.int64)
@@ -443,7 +446,7 @@ def _dict_values(
     what: str, name: str, inners: list[Mapping[Any, Any]], total: int
 ) -> NDArray[np.float64]:
     """The values of every inner mapping, in order, as floats (as :func:`as_values` reads them)."""
-    values = chain.from_iterable(inner.values() for inner in inners)
+    values = chain.from_iterable([inner.values() for inner in inners])
     try:
         return np.fromiter(values, dtype=np.float64, count=total)
     except (TypeError, ValueError):
