@@ -10,7 +10,9 @@ tables) holding only the wanted columns, and reads the file with bounded memory:
   64 kB of the file so that a block holds about ``chunk_size`` rows (at least
   1 MiB).
 - JSON Lines through pyarrow's streaming JSON reader (pyarrow >= 19; older
-  versions read the whole file at once).
+  versions read the whole file at once); an uncompressed file of at most 64 MiB
+  is read into memory and parsed in one multithreaded call
+  (:func:`scorekit.io._jsonl.jsonl_batches`).
 
 A streaming reader fixes each column's type from the first block. When a later
 value does not fit (a ``1.5`` below a block of integers, ``cat`` below a block of
