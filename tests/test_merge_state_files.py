@@ -66,6 +66,10 @@ def _check(merged: dict[str, State], states: list[dict[str, State]], specs: list
     for key in specs:
         whole = _fold(key, states)
         assert merged[key].equals(whole), key
+        for f in dataclasses.fields(whole):
+            value = getattr(whole, f.name)
+            if isinstance(value, np.ndarray):  # the same types too
+                assert getattr(merged[key], f.name).dtype == value.dtype, (key, f.name)
         metric = parse_metric(key)
         a, b = metric.compute(merged[key]), metric.compute(whole)
         assert np.array_equal(a, b, equal_nan=True), key
@@ -207,3 +211,18 @@ def test_equal_states_of_one_binary_file_are_read_once(tmp_path: Path) -> None:
     loaded = load_states(save_states(tmp_path / "b.st", entry, state_format="binary")).states
     assert loaded["roc_auc"].score is not loaded["average_precision"].score
     assert loaded["average_precision"].equals(entry["average_precision"][1])
+
+
+def test_counts_held_in_small_types_add_up_past_them(tmp_path: Path) -> None:
+    # each file's counts fit uint8 (as the file stores them); their sums do not
+    specs = ["roc_auc", "average_precision"]
+    rng = np.random.default_rng(6)
+    paths, states = [], []
+    for i in range(4):
+        y, s = rng.integers(0, 2, 400), rng.choice([0.25, 0.5], 400).astype(np.float32)
+        entry = {k: (parse_metric(k), parse_metric(k).summarize(y, s)) for k in specs}
+        states.append({k: v[1] for k, v in entry.items()})
+        paths.append(save_states(tmp_path / f"s{i}.st", entry, state_format="binary"))
+    _, merged, _ = merge_states(paths)
+    _check(merged, states, specs)
+    assert int(merged["roc_auc"].counts.max()) > 255

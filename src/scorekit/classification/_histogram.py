@@ -328,6 +328,9 @@ Rows = tuple[NDArray[np.int64], Float, NDArray[Any]]
 def _merge_many_rows(parts: list[Rows]) -> Rows:
     """Merge row sets each sorted by (key, score), in order: one sort per key.
 
+    Scores may be float32 and integer counts any integer type (as a state file
+    stores them): the merged rows hold float64 scores and int64 counts.
+
     A stable sort finds the sorted runs and merges them (linear for two runs,
     where sorting the concatenation afresh would not be); equal scores of a
     key, one row from each of several sets, are added in the order of the sets,
@@ -336,6 +339,9 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
     the counts by (and, for more than three runs, with numpy's default sort).
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
+    if dtype.kind in "biu":
+        # counts held in a smaller type (as a state file stores them) add up as int64
+        dtype = np.dtype(np.int64)
     width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
     present = [_run_keys(k) for k, _, _ in parts if k.size]
     keys = np.unique(np.concatenate(present)) if present else np.empty(0, dtype=np.int64)
@@ -373,7 +379,10 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             del runs
             m = merged.size
         else:
-            s = np.concatenate([p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)])
+            s = np.concatenate(
+                [p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)],
+                dtype=np.float64,
+            )
             m = s.size
             order = np.argsort(s, kind="stable")
             merged = np.take(s, order, out=out_s[at : at + m])

@@ -10,6 +10,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
+
+from scorekit.classification import ScoreHistogram
 from scorekit.core import Metric, State, equal_values
 from scorekit.errors import (
     ConfigError,
@@ -20,6 +23,7 @@ from scorekit.errors import (
     raw,
 )
 from scorekit.io import local_path, require_regular
+from scorekit.statefiles._binary import narrowed
 from scorekit.statefiles._format import HEADER, StateFile
 from scorekit.statefiles._parts import PartError, PartFile
 from scorekit.statefiles._read import malformed, read_states
@@ -283,6 +287,7 @@ def merge_states(
     for number, path in enumerate(paths):
         # one file at a time: read it, check it, merge or gather its states, drop it
         file, prints = read_states(Path(path), lazy=True)
+        narrow: dict[int, Any] = {}
         if first is None:
             first = _first_of(file)
             equal = _equal_states(file, prints)
@@ -297,14 +302,14 @@ def merge_states(
                 _check_same_config(key, first, file)
                 _check_same_settings(key, first, file)
             if _gathers(metric, state):
-                gathered.setdefault(key, []).append((file.path, state))
+                gathered.setdefault(key, []).append((file.path, _held(state, narrow)))
             elif not number:
                 states[key] = state
             else:
                 states[key] = _merge_pair(key, metric, states[key], file.path, state, first)
         rows += int(file.meta.get("rows", 0))
         _add_tallies(tallies, file)
-        del file, state
+        del file, state, narrow
     assert first is not None
     for key, metric in first.metrics.items():
         if key not in gathered:
@@ -314,7 +319,7 @@ def merge_states(
             # the same states in every file, merged the same way: the same merged state
             states[key] = states[twin]
         else:
-            states[key] = _merge_gathered(key, metric, gathered[key], first)
+            states[key] = _widened(_merge_gathered(key, metric, gathered[key], first))
         gathered[key] = []
     header = {k: v for k, v in first.meta.items() if k != "path"}
     header["rows"] = rows
@@ -354,6 +359,40 @@ def _gathers(metric: Metric[Any], state: State) -> bool:
     instead of a merge per file) are merged by ``merge_many``.
     """
     return bool(type(state).parted) or bool(getattr(metric, "defers_merges", False))
+
+
+def _held(state: State, narrow: dict[int, Any]) -> State:
+    """A gathered exact histogram with its scores and integer counts in their smallest exact types.
+
+    While it waits for the merge, a histogram of float32 scores and counts of
+    a few samples takes the bytes its file takes (6 a row, not 17); the merge
+    gives float64 scores and int64 counts again. ``narrow`` holds the arrays
+    narrowed so far (by ``id``), so arrays two states share stay shared.
+    """
+    if not isinstance(state, ScoreHistogram) or not state.task:
+        return state
+
+    def small(array: Any) -> Any:
+        if array.size == 0 or not all(array.strides):  # a view of one value: no memory
+            return array
+        if id(array) not in narrow:
+            narrow[id(array)] = (array, narrowed(array))
+        return narrow[id(array)][1]
+
+    counts = state.counts if state.counts.dtype.kind == "f" else small(state.counts)
+    return dataclasses.replace(state, score=small(state.score), counts=counts)
+
+
+def _widened(state: State) -> State:
+    """A merged histogram in the types of the states: float64 scores, int64 counts."""
+    if not isinstance(state, ScoreHistogram):
+        return state
+    changes: dict[str, Any] = {}
+    if state.score.dtype != np.float64:
+        changes["score"] = state.score.astype(np.float64)
+    if state.counts.dtype.kind in "biu" and state.counts.dtype != np.int64:
+        changes["counts"] = state.counts.astype(np.int64)
+    return dataclasses.replace(state, **changes) if changes else state
 
 
 def _merge_pair(
