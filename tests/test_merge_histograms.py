@@ -8,6 +8,7 @@ those of a plain reference that adds each state's rows one after the other.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -143,3 +144,27 @@ def test_distinct_scores_merged_by_value_keep_counts_of_one_as_a_view() -> None:
     assert together.counts.strides[0] == 0 and together.counts.shape == (1000, 1)
     whole = ROCAUC().summarize(y, s)
     assert _same(together.score, whole.score) and _same(together.key, whole.key)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(2, 9))
+def test_states_held_in_smaller_types_merge_to_the_same_rows(seed: int, count: int) -> None:
+    # float32 scores and uint8 counts (as a state file stores them) give float64 and int64
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(count):
+        n = int(rng.integers(1, 300))
+        s = rng.choice(rng.random(8), n).astype(np.float32)
+        states.append(ROCAUC()._histogram(rng.integers(0, 2, n), s, None))
+    small = [
+        dataclasses.replace(
+            x,
+            score=x.score.astype(np.float32),
+            counts=x.counts.astype(np.uint8) if x.counts.strides[0] else x.counts,
+        )
+        for x in states
+    ]
+    together = ScoreHistogram.merge_all(small)
+    expected = ScoreHistogram.merge_all(states)
+    for name in FIELDS:
+        assert _same(getattr(together, name), getattr(expected, name)), name
