@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,22 @@ def test_the_first_block_is_found_again_for_a_changed_file(tmp_path: Path) -> No
         assert first_block(other, 1024 + i) == {"b": pa.bool_()}
         assert first_block(path, 1024 + i) == {"a": pa.string()}
     assert len(_jsonl._FIRST) == _jsonl._KEPT
+
+
+def test_the_first_blocks_of_files_read_in_threads(tmp_path: Path) -> None:
+    kinds = {"i": ("1", pa.int64()), "f": ("1.5", pa.float64()), "s": ('"x"', pa.string())}
+    files = {}
+    for name, (value, kind) in kinds.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(f'{{"{name}": {value}}}\n' * 50)
+        files[path] = {name: kind}
+
+    def read(i: int) -> bool:
+        path = list(files)[i % len(files)]
+        return first_block(path, 1024 + i % 13) == files[path]
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(read, range(400)))
 
 
 # errors ---------------------------------------------------------------------------------

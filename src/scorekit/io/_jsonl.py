@@ -20,6 +20,7 @@ pyarrow on that path.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ _FIRST: dict[tuple[Any, ...], dict[str, Any]] = {}
 """The first-block types of the files read last, by file (its identity, size and times of
 change, as Python's import system tells a changed source file) and block size: a file's
 columns and then its batches take them once."""
+_LOCK = threading.Lock()
 
 
 def _file_key(path: Path, block: int) -> tuple[Any, ...] | None:
@@ -69,13 +71,16 @@ def _remembered(
 ) -> dict[str, Any]:
     """``find(path, block)``, the first-block types, found once for an unchanged file."""
     key = _file_key(path, block)
-    if key is not None and key in _FIRST:
-        return dict(_FIRST[key])
+    with _LOCK:
+        known = None if key is None else _FIRST.get(key)
+    if known is not None:
+        return dict(known)
     types = find(path, block)
     if key is not None:
-        while len(_FIRST) >= _KEPT:
-            del _FIRST[next(iter(_FIRST))]
-        _FIRST[key] = dict(types)
+        with _LOCK:
+            while len(_FIRST) >= _KEPT:
+                del _FIRST[next(iter(_FIRST))]
+            _FIRST[key] = dict(types)
     return types
 
 
