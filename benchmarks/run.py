@@ -35,6 +35,7 @@ import bench_rouge
 import bench_spark
 import bench_state_files
 import bench_stats
+import bench_stream_ranges
 import bench_text_errors
 import results
 from _timing import HEADER, machine
@@ -43,6 +44,7 @@ MODULES = (
     bench_classification,
     bench_bounded,
     bench_chunked_auc,
+    bench_stream_ranges,
     bench_dask,
     bench_calibration,
     bench_regression,

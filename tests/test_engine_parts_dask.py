@@ -58,14 +58,20 @@ def _table(seed: int, n: int, *, distinct: int, weights: str, float32: bool) -> 
     return pa.table(columns)
 
 
+def _mapping(metrics: list[Any], table: pa.Table) -> dict[str, tuple[str, ...]]:
+    weighted = "sample_weight" in table.column_names
+    columns = {"sample_weight": "sample_weight"} if weighted else None
+    return resolve(metrics, columns, table.column_names)
+
+
 def _stream(metrics: list[Any], table: pa.Table) -> list[State]:
-    mapping = resolve(metrics, None, table.column_names)
+    mapping = _mapping(metrics, table)
     states, _ = fold(metrics, [table], mapping, {})
     return states
 
 
 def _dask(metrics: list[Any], table: pa.Table, rows: int) -> tuple[list[State], int]:
-    mapping = resolve(metrics, None, table.column_names)
+    mapping = _mapping(metrics, table)
     return dask_states(table, metrics, mapping, partition_hint=rows)
 
 

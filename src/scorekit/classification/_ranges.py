@@ -47,11 +47,12 @@ class ScoreRanges(State):
     satisfies ``cuts[i - 1] <= s < cuts[i]`` (the first range has no lower
     end, the last no upper end), with the whole histogram's task and labels
     even when it holds no row. A part counts the samples of its rows as its
-    ``n_samples`` (its rows, for weighted counts); ``n_samples`` counts every
-    sample summarized. States merge range by range when their cut points are
-    the same (a :class:`~scorekit.errors.StateMismatchError` names both cut
-    lists otherwise); the state of no data (:meth:`empty`, no cut point and no
-    task) merges with any.
+    ``n_samples`` (for weighted counts, the samples summarized in its range:
+    see :func:`split_ranges`); ``n_samples`` counts every sample summarized.
+    States merge range by range when their cut points are the same (a
+    :class:`~scorekit.errors.StateMismatchError` names both cut lists
+    otherwise); the state of no data (:meth:`empty`, no cut point and no task)
+    merges with any.
 
     Examples
     --------
@@ -321,11 +322,16 @@ def range_cuts(scores: Any, ranges: int, *, metric: str = _NAME) -> Float:
     return cuts
 
 
-def split_ranges(state: ScoreHistogram, cuts: Any, *, metric: str = _NAME) -> ScoreRanges:
+def split_ranges(
+    state: ScoreHistogram, cuts: Any, *, metric: str = _NAME, scores: Any = None
+) -> ScoreRanges:
     """Split a histogram at the cut points: the rows of each score range, one state per range.
 
     Each key's rows are sorted by score, so each range takes one slice of
-    them; :meth:`ScoreRanges.join` gives ``state`` back.
+    them; :meth:`ScoreRanges.join` gives ``state`` back. A part of weighted
+    counts takes as its ``n_samples`` the samples of ``scores`` (the batch
+    ``state`` summarizes) in its range, so that states summarized in any
+    chunks merge to the same parts; without ``scores``, its rows.
 
     Examples
     --------
@@ -362,14 +368,20 @@ def split_ranges(state: ScoreHistogram, cuts: Any, *, metric: str = _NAME) -> Sc
         at[j, 0], at[j, -1] = a, b
         at[j, 1:-1] = a + np.searchsorted(score[a:b], c, side="left")
     unit = counts.ndim == 2 and counts.strides[0] == 0
+    in_range = None
+    if counts.dtype.kind not in "iu" and scores is not None:
+        where = np.searchsorted(c, np.asarray(scores).reshape(-1), side="right")
+        in_range = np.bincount(where, minlength=c.size + 1)
     parts = []
     for i in range(c.size + 1):
         spans = [np.arange(a, b) for a, b in zip(at[:, i], at[:, i + 1], strict=True)]
         rows = np.concatenate(spans).astype(np.intp) if spans else np.empty(0, dtype=np.intp)
         part_counts = unit_counts(rows.size, counts.shape[1]) if unit else counts[rows]
         # weighted counts: the part counts its rows
-        whole = part_counts.dtype.kind in "iu"
-        part_samples = int(part_counts.sum()) if whole else int(rows.size)
+        if part_counts.dtype.kind in "iu":
+            part_samples = int(part_counts.sum())
+        else:
+            part_samples = int(rows.size if in_range is None else in_range[i])
         parts.append(
             dataclasses.replace(
                 state,
@@ -399,4 +411,4 @@ def summarize_ranges(
     n = check_same_length(metric, y_true=t, y_score=s)
     w = as_weights(metric, sample_weight, n)
     whole = ScoreHistogram.empty() if n == 0 else _binary_summary(t, s, w)
-    return split_ranges(whole, c, metric=metric)
+    return split_ranges(whole, c, metric=metric, scores=s)

@@ -467,7 +467,7 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRange
                     "y_score of shape (n,), or the metric without ranges or cuts",
                 )
             )
-        return split_ranges(state, self.cuts, metric=self.name)
+        return split_ranges(state, self.cuts, metric=self.name, scores=y_score)
 
     def _check_binned(self, state: BinnedScores) -> None:
         """Reject a binned state of other edges, without data, or of more than two classes.
