@@ -81,9 +81,8 @@ def read_small(path: Path) -> Any | None:
     """The bytes of an uncompressed file of at most 64 smallest blocks, in one pyarrow buffer.
 
     None for a larger or compressed file, or one that is not a regular file,
-    which is read block by block. The
-    buffer is pyarrow's memory, not a Python object, so pyarrow's reading
-    threads never need Python's lock to let it go.
+    which is read block by block. The buffer is pyarrow's memory, not a Python
+    object, so pyarrow's reading threads never need Python's lock to let it go.
     """
     path = Path(local_path(path))
     if path.name.lower().endswith(".gz"):
