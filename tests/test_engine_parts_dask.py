@@ -31,7 +31,7 @@ from scorekit.classification import ScoreRanges
 from scorekit.core import State
 from scorekit.engines._columns import resolve
 from scorekit.engines._parts import StoredParts, parted_metrics
-from scorekit.engines.dask import dask_states
+from scorekit.engines.dask import PART_TREES, dask_states
 from scorekit.engines.stream import fold
 from scorekit.errors import StateMismatchError
 
@@ -175,6 +175,16 @@ def test_evaluate_with_other_metrics_and_cut_points(client: Client) -> None:
     (state,), _ = _dask([metric], table, 300)
     assert isinstance(state.parts, StoredParts) and len(state.parts) == 4
     assert state.equals(_stream([metric], table)[0])
+
+
+@pytest.mark.parametrize("ranges", [PART_TREES - 1, PART_TREES + 1, 3 * PART_TREES + 5])
+def test_parts_merged_in_batches_equal_the_stream_engine(client: Client, ranges: int) -> None:
+    table = _table(11, 2500, distinct=1000, weights="dyadic", float32=False)
+    metrics = [parse_metric(f"roc_auc:ranges={ranges}"), parse_metric("roc_auc")]
+    states, _ = _dask(metrics, table, 150)
+    assert isinstance(states[0].parts, StoredParts) and len(states[0].parts) == ranges
+    assert states[0].equals(_stream(metrics[:1], table)[0])
+    assert _bits(metrics[0].compute(states[0])) == _bits(metrics[1].compute(states[1]))
 
 
 def test_shells_of_different_cut_points_refuse_to_merge() -> None:

@@ -1,8 +1,9 @@
 """States made of independent parts: which metrics have them, their merge, and their files.
 
 A state kind that declares ``parted`` splits into a shell and parts (score
-ranges); the cluster engines merge each part in a tree of its own and bring the
-merged parts to this process one at a time, into a :class:`StoredParts`. The
+ranges); the cluster engines merge the parts in trees of their own (Dask: one per
+batch of consecutive parts) and bring the merged parts to this process a part or
+a batch at a time, into a :class:`StoredParts`. The
 stream engine folds such a state with a :class:`PartedFold`: past a size, each
 chunk's parts go unmerged to a :class:`SpilledParts` file, and each part is
 merged on its own at the end, in the tree the whole states would have gone

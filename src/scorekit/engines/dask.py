@@ -9,8 +9,9 @@ that all rows of a query meet in one partition; merging two states that hold the
 same query is an error, which checks that the query sets are disjoint. A state
 made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC AUC and
 AP with ``ranges=N``) is merged part by part: its shell goes through the tree with
-the other states, each part through a tree of its own, and the merged parts come
-to the client one at a time, into files, so that no process holds the whole state.
+the other states, and batches of consecutive parts, taken out of each partition's
+state where it lies, through trees of their own; the merged batches come to the
+client one at a time, into files, so that no process holds the whole state.
 
 The engine holds no metric code. A lost worker costs nothing but time: Dask
 recomputes the tasks whose results died with it, and the relevance judgments
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import math
 import os
 import sys
@@ -784,43 +786,56 @@ def _parts_of(part: Part, parted: list[int]) -> Pieces:
     return {j: states[j].split_parts()[1] if type(states[j]).parted else None for j in parted}
 
 
-def _first_parts(metric: int, index: int, count: int, pieces: list[Pieces]) -> State | None:
-    """Part ``index`` of one metric's states of consecutive partitions, merged in order.
+PART_TREES = 16
+"""At most this many trees merge the parts of a parted state, each a batch of consecutive parts."""
+
+
+def _batch_of(pieces: Pieces, metric: int, start: int, stop: int, count: int) -> list[State | None]:
+    """Parts ``start`` to ``stop`` of one metric's state in one partition (runs on a worker).
 
     A state of another number of parts than the merged shell's holds no data
-    (their shells merged): it adds nothing (runs on a worker).
+    (their shells merged): it adds nothing.
     """
-    chosen: list[State | None] = []
-    for found in pieces:
-        parts = found[metric]
-        chosen.append(parts[index] if parts is not None and len(parts) == count else None)
-    return merge_parts(chosen)
+    parts = pieces[metric]
+    if parts is None or len(parts) != count:
+        return [None] * (stop - start)
+    return list(parts[start:stop])
+
+
+def _merge_batches(batches: list[list[State | None]]) -> list[State | None]:
+    """The same batch of parts of consecutive partitions, merged part by part, in order."""
+    return [merge_parts(column) for column in zip(*batches, strict=True)]
 
 
 def _with_parts(
     client: Any, total: Any, pieces: list[Any], parted: list[int]
 ) -> tuple[list[State], int, Notes]:
-    """The merged states, the parted ones merged part by part, each part in a tree of its own.
+    """The merged states, the parted ones merged part by part, in trees of batches of parts.
 
     The shells and the other metrics' states are merged by the graph's tree;
-    then, for each part of each parted metric, the partitions' parts are merged
-    in a tree of :data:`SPLIT_EVERY` at a time, in partition order (the tree
-    the whole states would have gone through, so the values are the same, bit
-    for bit). The merged parts come here one at a time, each written to a file
-    of a :class:`~scorekit.engines._parts.StoredParts` and let go before the
-    next: this process never holds a whole parted state.
+    then the parts of each parted metric, in at most :data:`PART_TREES` batches
+    of consecutive parts, are merged in a tree per batch, part by part,
+    :data:`SPLIT_EVERY` partitions at a time, in partition order (the tree the
+    whole states would have gone through, so the values are the same, bit for
+    bit). The merged batches come here one at a time, each part written to a
+    file of a :class:`~scorekit.engines._parts.StoredParts` and let go before
+    the next: this process holds one batch of a parted state at most.
     """
     futures = client.compute([total, *pieces])
     head, held = futures[0], futures[1:]
     del futures
     states, rows, notes = head.result()
     head.release()
-    trees: dict[int, list[Any]] = {}
+    trees: dict[int, list[tuple[int, Any]]] = {}
     for j in parted:
         if not type(states[j]).parted:
             continue
         count = len(states[j].split_parts()[1])
-        trees[j] = [_part_tree(client, held, j, i, count) for i in range(count)]
+        bounds = [count * k // min(count, PART_TREES) for k in range(min(count, PART_TREES) + 1)]
+        trees[j] = [
+            (start, _batch_tree(client, held, j, start, stop, count))
+            for start, stop in itertools.pairwise(bounds)
+        ]
     for future in held:
         future.release()
     del held
@@ -828,27 +843,35 @@ def _with_parts(
     for j, finals in trees.items():
         shell, empty = out[j].split_parts()
         stored = StoredParts()
-        for i in range(len(finals)):
-            future = finals[i]
-            finals[i] = None
-            merged = future.result()
+        for k in range(len(finals)):
+            start, future = finals[k]
+            finals[k] = (start, None)
+            batch = future.result()
             future.release()
             del future
-            stored.append(empty[i] if merged is None else merged)
-            del merged
+            for i in range(len(batch)):
+                merged, batch[i] = batch[i], None
+                stored.append(empty[start + i] if merged is None else merged)
+                del merged
         out[j] = type(shell).from_parts(shell, stored)
     return out, int(rows), notes
 
 
-def _part_tree(client: Any, pieces: list[Any], metric: int, index: int, count: int) -> Any:
-    """The future of part ``index`` of one metric merged over the partitions, in a tree."""
+def _batch_tree(
+    client: Any, pieces: list[Any], metric: int, start: int, stop: int, count: int
+) -> Any:
+    """The future of parts ``start`` to ``stop`` of one metric merged over the partitions.
+
+    Each partition's batch is taken out where the partition's parts are, so a
+    merge fetches only its batch; the batches are merged in a tree of
+    :data:`SPLIT_EVERY` at a time, in partition order.
+    """
     level = [
-        client.submit(_first_parts, metric, index, count, pieces[i : i + SPLIT_EVERY], pure=False)
-        for i in range(0, len(pieces), SPLIT_EVERY)
+        client.submit(_batch_of, piece, metric, start, stop, count, pure=False) for piece in pieces
     ]
     while len(level) > 1:
         level = [
-            client.submit(merge_parts, level[i : i + SPLIT_EVERY], pure=False)
+            client.submit(_merge_batches, level[i : i + SPLIT_EVERY], pure=False)
             for i in range(0, len(level), SPLIT_EVERY)
         ]
     return level[0]
