@@ -49,6 +49,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain, repeat
+from operator import countOf
 from typing import Any
 
 import numpy as np
@@ -71,10 +72,12 @@ def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
     of a query's ids and values are gathered at C speed; the offending item is
     looked for only when one is wrong.
     """
-    allowed, expected = (
-        ((int, np.integer), "an integer") if value == "relevance" else (_NUMBERS, "a number")
+    allowed, usual, expected = (
+        ((int, np.integer), int, "an integer")
+        if value == "relevance"
+        else (_NUMBERS, float, "a number")
     )
-    if _all_typed(pairs, allowed):
+    if _all_typed(pairs, allowed, usual):
         return
     for query, docs in pairs.items():
         if not isinstance(query, str):
@@ -102,15 +105,19 @@ def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
             raise _TypeRefused(message("pytrec_eval", where, number, expected))
 
 
-def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...]) -> bool:
+def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...], usual: type) -> bool:
     """Whether every query id and doc id of ``pairs`` is a string, every inner mapping a
     dict and every value of an ``allowed`` type: the types of all of them are gathered
-    at once, whatever the number of queries."""
+    at once, whatever the number of queries (counting the values of the ``usual`` type
+    first, which is all of them as a rule)."""
     inners = list(pairs.values())
     if not (set(map(type, pairs)) <= {str} and set(map(type, inners)) <= {dict}):
         return False
     if not all(map(_strings, inners)):
         return False
+    values = chain.from_iterable(map(dict.values, inners))
+    if countOf(map(type, values), usual) == sum(map(len, inners)):
+        return True
     kinds = set(map(type, chain.from_iterable(map(dict.values, inners))))
     return all(issubclass(kind, allowed) for kind in kinds)
 
