@@ -271,3 +271,16 @@ def test_one_evaluator_gives_each_run_what_a_new_one_gives() -> None:
         want = pytrec_eval.RelevanceEvaluator(fresh, measures).evaluate(run)
         assert evaluator.evaluate(run) == want
         assert compat.RelevanceEvaluator(fresh, measures).evaluate(run) == want
+
+
+def test_a_run_of_defaultdicts_is_read_without_adding_to_it() -> None:
+    from collections import defaultdict
+
+    qrels = {"q": {"a": 1, "b": 1, "c": 0}}
+    inner: defaultdict[str, float] = defaultdict(float, {"a": 2.0, "x": 3.0, "y": 1.0})
+    run = {"q": inner}
+    judged = judge_dicts(run, Qrels.from_dict(qrels))
+    assert judged is not None
+    assert judged.rank.tolist() == [2]
+    assert dict(inner) == {"a": 2.0, "x": 3.0, "y": 1.0}
+    assert ranking.evaluate(qrels, run, ["mrr"])["mrr"] == 0.5

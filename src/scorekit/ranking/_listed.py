@@ -247,12 +247,15 @@ def judge_dicts(
 def _scores_of(scores: Mapping[Any, Any], docs: list[str]) -> tuple[float, ...]:
     """The score of each of ``docs`` in one query's ``scores``, NaN for a doc it lacks.
 
+    The docs of a plain dict are looked up together; another mapping is read
+    with ``get`` alone (a ``defaultdict`` would add the docs it lacks).
+
     Examples
     --------
     >>> _scores_of({"a": 0.5, "b": 0.25}, ["b", "c"])
     (0.25, nan)
     """
-    if len(docs) > 1:
+    if len(docs) > 1 and type(scores) is dict:
         try:
             found: tuple[float, ...] = itemgetter(*docs)(scores)
         except KeyError:
