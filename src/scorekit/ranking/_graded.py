@@ -69,11 +69,14 @@ class _GainMetric(RankingMetric):
         return np.ones(len(rank))
 
     def _dcg(self, judged: Judged, discount: bool = True) -> NDArray[np.float64]:
+        # the gains and discounts of the rows within the cutoff alone
         cut = self._cut(judged)
-        gains = self._gains(judged.grade)
+        gains = self._gains(judged.grade[cut])
         if discount:
-            gains = gains / self._discount(judged.rank)
-        return judged.per_query(cut, gains)
+            gains = gains / self._discount(judged.rank[cut])
+        return np.bincount(judged.row_query[cut], weights=gains, minlength=judged.n_queries).astype(
+            np.float64
+        )
 
 
 @dataclass(frozen=True)
@@ -250,10 +253,12 @@ class NDCG(_DiscountMetric):
             q, gains, rank = judged.ideal_gains(self._gains(judged.judged_grade))
         else:
             q, gains, rank = ordered
-        keep = rank <= self.k if self.k is not None else np.ones(len(rank), dtype=bool)
-        weights = (gains / self._discount(rank))[keep]
+        if self.k is not None:
+            keep = rank <= self.k
+            q, gains, rank = q[keep], gains[keep], rank[keep]
+        weights = gains / self._discount(rank)
         ideal: NDArray[np.float64] = np.bincount(
-            q[keep], weights=weights, minlength=judged.n_queries
+            q, weights=weights, minlength=judged.n_queries
         ).astype(np.float64)
         return ideal
 
