@@ -284,3 +284,25 @@ def test_a_run_of_defaultdicts_is_read_without_adding_to_it() -> None:
     assert judged.rank.tolist() == [2]
     assert dict(inner) == {"a": 2.0, "x": 3.0, "y": 1.0}
     assert ranking.evaluate(qrels, run, ["mrr"])["mrr"] == 0.5
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_queries_of_one_length_all_judged_read_the_scores_as_the_grid(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    docs = int(rng.integers(1, 40))
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for q in rng.permutation(60).tolist():
+        names = [f"d{d}" for d in rng.permutation(docs + 5)]
+        scores = rng.integers(0, 4 * docs, docs) if seed % 2 else rng.normal(size=docs)
+        run[f"q{q}"] = dict(zip(names[:docs], scores.astype(float).tolist(), strict=True))
+        judged = [n for n in names if rng.random() < 0.5] or names[:1]
+        qrels[f"q{q}"] = dict(zip(judged, rng.integers(0, 3, len(judged)).tolist(), strict=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = ranking.evaluate(Qrels.from_dict(qrels), Run.from_dict(run), LISTED)
+        got = ranking.evaluate(qrels, run, LISTED)
+    for name in LISTED:
+        _same(got.states[name], want.states[name])
+    tied = any(len(set(r.values())) < len(r) for r in run.values())
+    assert (judge_dicts(run, Qrels.from_dict(qrels)) is None) == tied

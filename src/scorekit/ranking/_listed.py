@@ -230,10 +230,17 @@ def judge_dicts(
     # each judged document's score in the run, NaN when the run lacks it
     found = map(_scores_of, map(inners.__getitem__, picked.tolist()), wanted)
     listed = np.fromiter(chain.from_iterable(found), dtype=np.float64, count=int(counts.sum()))
-    grid = _sorted_rows(scores, starts[picked], sizes[picked])
+    if len(picked) == len(sizes) and len(scores) == len(sizes) * int(sizes.max(initial=0)):
+        # every query of the run is judged and has as many documents: the scores are the
+        # grid already, one row per query in the run's order
+        grid = _sorted(scores.reshape(len(sizes), int(sizes.max(initial=0))), 0)
+        rows = picked
+    else:
+        grid = _sorted_rows(scores, starts[picked], sizes[picked])
+        rows = np.arange(len(picked), dtype=np.int64)
     if grid is None:
         return None
-    ranks = _ranks_in_rows(grid, counts, listed)
+    ranks = _ranks_in_rows(grid, counts, listed, rows)
     query = np.repeat(np.arange(len(queries), dtype=np.int64), counts)
     # the qrels row of each listed document: its query's first row and its place after it
     index = np.arange(len(listed), dtype=np.int64)
@@ -334,18 +341,30 @@ def _sorted_rows(
     padded = int(pad.sum())
     if padded:
         np.copyto(grid, -np.inf, where=np.arange(width) < pad[:, None])
+    return _sorted(grid, padded - int(np.count_nonzero(pad)))
+
+
+def _sorted(grid: NDArray[np.float64], pads: int) -> NDArray[np.float64] | None:
+    """``grid`` with each row sorted in place, or None when a row ties two scores.
+
+    The scores are finite: the only equal neighbours allowed are the ``pads``
+    pairs of -inf that pad the rows.
+    """
     grid.sort(axis=1)
-    # scores are finite: the only equal neighbours allowed are the -inf pads of a row
-    if np.count_nonzero(grid[:, 1:] == grid[:, :-1]) > padded - np.count_nonzero(pad):
+    if np.count_nonzero(grid[:, 1:] == grid[:, :-1]) > pads:
         return None
     return grid
 
 
 def _ranks_in_rows(
-    grid: NDArray[np.float64], counts: NDArray[np.int64], listed: NDArray[np.float64]
+    grid: NDArray[np.float64],
+    counts: NDArray[np.int64],
+    listed: NDArray[np.float64],
+    rows: NDArray[np.int64] | None = None,
 ) -> NDArray[np.int64]:
     """The rank of each of ``listed`` among the scores of its row of ``grid`` (1 for the
-    highest); the first ``counts[0]`` values belong to row 0, and so on.
+    highest); the first ``counts[0]`` values belong to row ``rows[0]`` (row 0 without
+    ``rows``), and so on.
 
     Each row is sorted ascending and padded in front with -inf, below every
     score, so the rank is ``width + 1`` less the scores at or below the value.
@@ -362,11 +381,13 @@ def _ranks_in_rows(
     >>> _ranks_in_rows(grid, np.array([2, 1]), np.array([3.0, 1.0, 0.5])).tolist()
     [1, 2, 3]
     """
-    rows, width = grid.shape
+    width = grid.shape[1]
     if width == 0:
         return np.ones(len(listed), dtype=np.int64)
     flat = grid.ravel()
-    base = np.repeat(np.arange(rows, dtype=np.int64) * width, counts)
+    if rows is None:
+        rows = np.arange(len(grid), dtype=np.int64)
+    base = np.repeat(rows * width, counts)
     top = 1 << (width.bit_length() - 1)
     # ``at``: the flat position of the last score at or below the value (base - 1 if none)
     at = base - 1
