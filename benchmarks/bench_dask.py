@@ -20,7 +20,7 @@ the client); the values must be the same, bit for bit.
 
 Usage::
 
-    python benchmarks/bench_dask.py [--files N] [--memory ROWS [--ranges N]]
+    python benchmarks/bench_dask.py [--files N] [--memory ROWS [--ranges N] [--worker-memory L]]
 
 ``run(n)`` gives ``benchmarks/run.py`` the rows for ``n`` files.
 """
@@ -140,8 +140,11 @@ def write_scores(folder: Path, rows: int, files: int = 10) -> None:
         pq.write_table(pa.table({"y_true": y, "y_score": score}), folder / f"s-{i:03d}.parquet")
 
 
-def _client_peak(folder: str, metrics: list[str], out: Any) -> None:
-    """In a fresh process: the client's RSS before and at the peak of one Dask evaluation."""
+def _client_peak(folder: str, metrics: list[str], out: Any, limit: str | None = None) -> None:
+    """In a fresh process: the client's RSS before and at the peak of one Dask evaluation.
+
+    ``limit`` is each worker's ``memory_limit`` (Dask's default: a share of the machine's).
+    """
     import resource
 
     from distributed import Client, LocalCluster
@@ -150,7 +153,11 @@ def _client_peak(folder: str, metrics: list[str], out: Any) -> None:
 
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            host="127.0.0.1",
+            dashboard_address=None,
+            memory_limit=limit or "auto",
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -169,13 +176,17 @@ def _own_peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def client_memory(rows: int, ranges: int = 16) -> str:
-    """A markdown row: the client's peak RSS growth with ``ranges`` and with the whole state."""
+def client_memory(rows: int, ranges: int = 16, limit: str | None = None, files: int = 10) -> str:
+    """A markdown row: the client's peak RSS growth with ``ranges`` and with the whole state.
+
+    ``limit`` is the workers' memory limit of the run with ranges (the whole state's
+    run keeps Dask's default).
+    """
     import multiprocessing
 
     folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-rss-"))
     try:
-        write_scores(folder, rows)
+        write_scores(folder, rows, files)
         found = {}
         for label, names in (
             ("ranges", [f"roc_auc:ranges={ranges}", f"average_precision:ranges={ranges}"]),
@@ -183,7 +194,8 @@ def client_memory(rows: int, ranges: int = 16) -> str:
         ):
             context = multiprocessing.get_context("spawn")
             queue = context.Queue()
-            child = context.Process(target=_client_peak, args=(str(folder), names, queue))
+            given = limit if label == "ranges" else None
+            child = context.Process(target=_client_peak, args=(str(folder), names, queue, given))
             child.start()
             try:
                 # a child that fails (a cluster that does not start, memory) puts nothing
@@ -204,8 +216,10 @@ def client_memory(rows: int, ranges: int = 16) -> str:
                 f"largest worker peak {worker / mib:,.0f} MiB)"
             )
 
+        limited = f", workers limited to {limit}" if limit else ""
         return (
-            f"| dask client peak RSS growth, ROC AUC + AP | {rows:,} distinct scores | "
+            f"| dask client peak RSS growth, ROC AUC + AP{limited} | {rows:,} distinct scores "
+            f"in {files} files | "
             f"ranges={ranges}: {grown('ranges')} | whole histogram: {grown('whole')} | "
             f"{'same bits' if same else 'DIFFERENT'} |"
         )
@@ -222,9 +236,24 @@ def main() -> None:
     parser.add_argument(
         "--ranges", type=int, default=16, help="score ranges with --memory (default 16)"
     )
+    parser.add_argument(
+        "--worker-memory",
+        default=None,
+        metavar="LIMIT",
+        help="each worker's memory limit with --memory and ranges (e.g. 1.5GB; Dask spills "
+        "to disk past a share of it)",
+    )
+    parser.add_argument(
+        "--memory-files",
+        type=int,
+        default=10,
+        metavar="N",
+        help="Parquet files the --memory rows are written to (default 10)",
+    )
     args = parser.parse_args()
     if args.memory is not None:
-        print(client_memory(args.memory, args.ranges), flush=True)
+        found = client_memory(args.memory, args.ranges, args.worker_memory, args.memory_files)
+        print(found, flush=True)
         return
     for row in run(args.files):
         print(row.markdown(), flush=True)
