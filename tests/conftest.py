@@ -1,5 +1,6 @@
 """Test configuration: Hypothesis profiles and shared fixtures."""
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,3 +62,19 @@ def dask_cluster() -> Iterator[Any]:
         with distributed.Client(local, set_as_default=False) as client:
             client.run(exec, "import scorekit\nscorekit.available()")
         yield local
+
+
+@pytest.fixture
+def quick_gc() -> Iterator[None]:
+    """``gc.collect()`` in the test looks only at the objects made since it began.
+
+    The objects of the tests run before in the same process are frozen out of the
+    collector, so a test that collects garbage before each of its checks (to see which
+    states are still alive) costs the same alone and late in a long run.
+    """
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

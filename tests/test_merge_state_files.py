@@ -124,6 +124,7 @@ def test_states_that_differ_in_one_file_merge_apart(tmp_path: Path) -> None:
     _check(merged, states, specs)
 
 
+@pytest.mark.usefixtures("quick_gc")
 def test_the_merge_of_ranges_holds_one_range_of_each_file(tmp_path: Path, monkeypatch) -> None:
     specs = ["roc_auc:ranges=8"]
     paths, states = _shards(tmp_path, np.random.default_rng(2), specs, 5)

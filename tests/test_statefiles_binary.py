@@ -486,6 +486,7 @@ def test_merging_many_files_equals_merging_their_states_at_once(tmp_path: Path, 
         assert metrics[key].compute(merged[key]) == metric.compute(whole)
 
 
+@pytest.mark.usefixtures("quick_gc")
 def test_the_merge_holds_one_file_at_a_time(tmp_path: Path, monkeypatch) -> None:
     paths, _ = _shard_files(tmp_path, 6, "binary")
     read = merge_module.read_states
