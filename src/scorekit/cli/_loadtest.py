@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import contextlib
 import dataclasses
@@ -9,6 +10,7 @@ import json
 import math
 import os
 import signal
+import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -366,6 +368,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     before the run, or while the report is made) ends the command at once with one line
     and status 130.
     """
+    previous = sys.unraisablehook
+    sys.unraisablehook = _interrupting(previous)
     try:
         return _run(args, out, err)
     except KeyboardInterrupt:
@@ -375,6 +379,24 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         kept = f"; the records of the requests that ended are in {args.out}" if args.out else ""
         err.write(f"scorekit: interrupted; stopped at once{kept}\n")
         return 128 + signal.SIGINT
+    finally:
+        sys.unraisablehook = previous
+
+
+def _interrupting(previous: Callable[[Any], Any]) -> Callable[[Any], None]:
+    """An unraisable-exception hook under which a Ctrl-C that lands in a finalizer
+    (Python would print it and go on) interrupts the command as any other does."""
+
+    def hook(unraisable: Any) -> None:
+        kind = unraisable.exc_type
+        if kind is not None and issubclass(kind, KeyboardInterrupt):
+            # asked from a thread of its own, not waited for: the interrupt reaches the
+            # main thread once the finalizer is over
+            _thread.start_new_thread(_thread.interrupt_main, ())
+            return
+        previous(unraisable)
+
+    return hook
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
