@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -85,19 +86,25 @@ def evaluate_run(
     if whole:
         # the run is in memory: it is joined with the qrels in one chunk
         chunk_size = max(source.num_rows, 1)
-    found = fold(
-        source,
-        ranking.ranking_metrics(list(metrics), options),
-        ci=ci,
-        by=names,
-        columns={role: role for role in _QUERY_DOC_SCORE},
-        side={"qrels": ranking.as_qrels(qrels)},
-        chunk_size=chunk_size,
-        engine=engine,
-        scheduler=scheduler,
-        workers=workers,
-        progress=progress,
-    )
+    try:
+        found = fold(
+            source,
+            ranking.ranking_metrics(list(metrics), options),
+            ci=ci,
+            by=names,
+            columns={role: role for role in _QUERY_DOC_SCORE},
+            side={"qrels": ranking.as_qrels(qrels)},
+            chunk_size=chunk_size,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            progress=progress,
+        )
+    except InputError:
+        if isinstance(run, str | os.PathLike) and (whole or names):
+            # a problem of the run's rows (a duplicate document) again, named by file and line
+            ranking.read_run(run)
+        raise
     if per_query and ci is None and not names:
         per = ranking.per_query_values(cast(Mapping[str, Any], found.states))
         found = dataclasses.replace(found, per_query=per)
@@ -141,19 +148,25 @@ def _whole_run(run: Any, names: Sequence[str], attributes: str | None) -> Any:
     """The run read whole as a table of ``query``, ``doc``, ``score`` (and the group
     columns ``names``), each query's rows together.
 
-    A run file is read and checked as :func:`scorekit.ranking.read_run` does, so
-    its errors name the file and line; a dict or a :class:`~scorekit.ranking.Run`
-    is taken as it is. Rows of a query apart from each other are brought
-    together (stably: a query's rows keep their order), as a whole read allows.
+    A run file is read as :func:`scorekit.ranking.read_run_file` reads it (a
+    problem of its rows found later is named by file and line: see
+    :func:`evaluate_run`); a dict or a :class:`~scorekit.ranking.Run` is taken as
+    it is. Rows of a query apart from each other are brought together (stably: a
+    query's rows keep their order), as a whole read allows.
     """
     import pyarrow as pa
 
     from scorekit import ranking
 
-    judged = ranking.as_run(run)
-    encoded = judged.query.dictionary_encode()
+    if isinstance(run, str | os.PathLike):
+        cols = ranking.read_run_file(os.fspath(run))
+        query, doc, score = cols.query, cols.doc, cols.values
+    else:
+        judged = ranking.as_run(run)
+        query, doc, score = judged.query, judged.doc, judged.values
+    encoded = query.dictionary_encode()
     codes = np.asarray(encoded.indices)
-    table = pa.table({"query": judged.query, "doc": judged.doc, "score": judged.values})
+    table = pa.table({"query": query, "doc": doc, "score": score})
     if len(codes) > 1 and np.count_nonzero(codes[1:] != codes[:-1]) + 1 > len(encoded.dictionary):
         order = np.argsort(codes, kind="stable")
         table, codes = table.take(pa.array(order)), codes[order]
