@@ -162,3 +162,23 @@ def write(table: pa.Table, path: Path, **options: Any) -> Path:
         data = "".join(json.dumps(row) + "\n" for row in rows).encode()
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     return path
+
+
+def binary_scores(seed: int, n: int, *, distinct: int, weights: str, float32: bool) -> pa.Table:
+    """Binary labels and scores of ``distinct + 1`` values in [0, 1], for score ranges.
+
+    Few distinct scores tie within and across chunks, partitions and ranges, some on
+    the cut points. ``weights``: ``"none"``; ``"dyadic"`` (eighths, zeros too: their
+    sums are exact in any order); ``"any"`` (sums that round, so the merge order
+    shows in the last bits).
+    """
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    score = rng.integers(0, distinct + 1, n) / distinct
+    score = score.astype(np.float32) if float32 else score
+    columns: dict[str, Any] = {"y_true": y, "y_score": score}
+    if weights == "dyadic":
+        columns["sample_weight"] = rng.integers(0, 9, n) / 8
+    elif weights == "any":
+        columns["sample_weight"] = rng.random(n) * 3 + 1e-3
+    return pa.table(columns)

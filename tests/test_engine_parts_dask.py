@@ -34,6 +34,7 @@ from scorekit.engines._parts import StoredParts, parted_metrics
 from scorekit.engines.dask import PART_TREES, dask_states
 from scorekit.engines.stream import fold
 from scorekit.errors import StateMismatchError
+from tables import binary_scores
 
 NAMES = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc", "average_precision"]
 
@@ -42,20 +43,6 @@ NAMES = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc", "average_p
 def client(dask_cluster: LocalCluster) -> Iterator[Client]:
     with Client(dask_cluster) as made:
         yield made
-
-
-def _table(seed: int, n: int, *, distinct: int, weights: str, float32: bool) -> pa.Table:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    # few distinct scores: ties within and across partitions and ranges; some on the cuts
-    score = rng.integers(0, distinct + 1, n) / distinct
-    score = score.astype(np.float32) if float32 else score
-    columns: dict[str, Any] = {"y_true": y, "y_score": score}
-    if weights == "dyadic":
-        columns["sample_weight"] = rng.integers(0, 9, n) / 8  # sums are exact, zeros too
-    elif weights == "any":
-        columns["sample_weight"] = rng.random(n) * 3
-    return pa.table(columns)
 
 
 def _mapping(metrics: list[Any], table: pa.Table) -> dict[str, tuple[str, ...]]:
@@ -91,7 +78,7 @@ def _bits(value: Any) -> bytes:
 def test_ranges_merged_part_by_part_equal_the_stream_engine(
     client: Client, seed: int, n: int, distinct: int, weights: str, float32: bool, rows: int
 ) -> None:
-    table = _table(seed, n, distinct=distinct, weights=weights, float32=float32)
+    table = binary_scores(seed, n, distinct=distinct, weights=weights, float32=float32)
     metrics = [parse_metric(name) for name in NAMES]
     states, count = _dask(metrics, table, rows)
     expected = _stream(metrics, table)
@@ -108,7 +95,7 @@ def test_ranges_merged_part_by_part_equal_the_stream_engine(
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_any_weights_agree_with_the_stream_engine(client: Client, seed: int) -> None:
-    table = _table(seed, 4000, distinct=50, weights="any", float32=False)
+    table = binary_scores(seed, 4000, distinct=50, weights="any", float32=False)
     metrics = [parse_metric(name) for name in NAMES]
     states, _ = _dask(metrics, table, 300)
     expected = _stream(metrics, table)
@@ -120,7 +107,7 @@ def test_any_weights_agree_with_the_stream_engine(client: Client, seed: int) -> 
 
 
 def test_the_client_state_keeps_its_ranges_in_files(client: Client) -> None:
-    table = _table(3, 2000, distinct=300, weights="none", float32=True)
+    table = binary_scores(3, 2000, distinct=300, weights="none", float32=True)
     metric = parse_metric("roc_auc:ranges=8")
     (state,), _ = _dask([metric], table, 250)
     assert isinstance(state, ScoreRanges)
@@ -166,7 +153,7 @@ def test_one_class_is_undefined_as_in_the_stream_engine(client: Client) -> None:
 
 
 def test_evaluate_with_other_metrics_and_cut_points(client: Client) -> None:
-    table = _table(5, 3000, distinct=997, weights="dyadic", float32=False)
+    table = binary_scores(5, 3000, distinct=997, weights="dyadic", float32=False)
     names = ["roc_auc:ranges=16", "average_precision:ranges=3", "roc_auc"]
     got = evaluate(table, names, engine="dask", chunk_size=200)
     want = evaluate(table, names, chunk_size=200)
@@ -179,7 +166,7 @@ def test_evaluate_with_other_metrics_and_cut_points(client: Client) -> None:
 
 @pytest.mark.parametrize("ranges", [PART_TREES - 1, PART_TREES + 1, 3 * PART_TREES + 5])
 def test_parts_merged_in_batches_equal_the_stream_engine(client: Client, ranges: int) -> None:
-    table = _table(11, 2500, distinct=1000, weights="dyadic", float32=False)
+    table = binary_scores(11, 2500, distinct=1000, weights="dyadic", float32=False)
     metrics = [parse_metric(f"roc_auc:ranges={ranges}"), parse_metric("roc_auc")]
     states, _ = _dask(metrics, table, 150)
     assert isinstance(states[0].parts, StoredParts) and len(states[0].parts) == ranges
@@ -205,7 +192,7 @@ def test_state_files_and_the_spark_codec_write_the_ranges(
     from scorekit.statefiles import load_states, save_states
     from scorekit.statefiles._format import BINARY_MAGIC
 
-    table = _table(7, 1500, distinct=200, weights="dyadic", float32=True)
+    table = binary_scores(7, 1500, distinct=200, weights="dyadic", float32=True)
     names = ["roc_auc:ranges=8", "roc_auc"]
     metrics = [parse_metric(name) for name in names]
     states, rows = _dask(metrics, table, 200)

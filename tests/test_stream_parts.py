@@ -35,6 +35,7 @@ from scorekit.engines._columns import resolve
 from scorekit.engines._parts import PartedFold, SpilledParts, StoredParts, spill_size
 from scorekit.engines.stream import fold
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError
+from tables import binary_scores
 
 NAMES = [
     "roc_auc:ranges=8",
@@ -58,21 +59,6 @@ def temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _left(folder: Path) -> list[Path]:
     gc.collect()
     return sorted(folder.iterdir())
-
-
-def _table(seed: int, n: int, *, distinct: int, weights: str, float32: bool) -> pa.Table:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    # few distinct scores: ties within and across chunks and ranges; some on the cuts
-    score = rng.integers(0, distinct + 1, n) / distinct
-    score = score.astype(np.float32) if float32 else score
-    columns: dict[str, Any] = {"y_true": y, "y_score": score}
-    if weights == "dyadic":
-        columns["sample_weight"] = rng.integers(0, 9, n) / 8
-    elif weights == "any":
-        # sums that round: the merge order shows in the last bits
-        columns["sample_weight"] = rng.random(n) * 3 + 1e-3
-    return pa.table(columns)
 
 
 def _chunks(table: pa.Table, size: int) -> list[pa.Table]:
@@ -129,7 +115,7 @@ RANGED = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc:ranges=3,ma
 def test_spilled_states_equal_the_whole_ones_bit_for_bit(
     seed: int, n: int, distinct: int, weights: str, float32: bool, size: int, spill: int
 ) -> None:
-    table = _table(seed, n, distinct=distinct, weights=weights, float32=float32)
+    table = binary_scores(seed, n, distinct=distinct, weights=weights, float32=float32)
     whole = _fold(RANGED, table, size, spill=1 << 60)
     spilled = _fold(RANGED, table, size, spill=spill)
     _same(RANGED, spilled, whole)
@@ -143,7 +129,7 @@ def test_many_chunks_merge_in_the_tree_of_the_whole_states() -> None:
     # before, between and after its merges
     names = ["roc_auc:ranges=4", "average_precision:ranges=4"]
     # float weights of scores tied across many chunks: a sum grouped otherwise shows
-    table = _table(3, 1400, distinct=16, weights="any", float32=True)
+    table = binary_scores(3, 1400, distinct=16, weights="any", float32=True)
     whole = _fold(names, table, 20, spill=1 << 60)
     for spill in (0, 10_000, 45_000):
         _same(names, _fold(names, table, 20, spill=spill), whole)
@@ -152,7 +138,7 @@ def test_many_chunks_merge_in_the_tree_of_the_whole_states() -> None:
 def test_values_equal_the_whole_histogram_and_scikit_learn() -> None:
     from sklearn.metrics import average_precision_score, roc_auc_score
 
-    table = _table(11, 8000, distinct=10**6, weights="none", float32=True)
+    table = binary_scores(11, 8000, distinct=10**6, weights="none", float32=True)
     names = ["roc_auc:ranges=16", AveragePrecision(cuts=(0.1, 0.5, 0.9)), "roc_auc"]
     metrics = [parse_metric(n) if isinstance(n, str) else n for n in names]
     states = _fold(metrics, table, 800, spill=0)
@@ -214,7 +200,7 @@ def test_zero_weights_and_one_class(labels: str) -> None:
 
 
 def test_evaluate_and_the_variable_spill(monkeypatch: pytest.MonkeyPatch) -> None:
-    table = _table(5, 5000, distinct=10**6, weights="none", float32=False)
+    table = binary_scores(5, 5000, distinct=10**6, weights="none", float32=False)
     names = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc"]
     whole = scorekit.evaluate(table, names, chunk_size=700)
     assert isinstance(whole.states["roc_auc:ranges=8"].parts, tuple)
@@ -275,7 +261,7 @@ def test_eval_of_parquet_files_in_chunks(
 
 
 def test_files_are_removed_when_the_state_goes(temporary: Path) -> None:
-    table = _table(1, 3000, distinct=10**6, weights="none", float32=True)
+    table = binary_scores(1, 3000, distinct=10**6, weights="none", float32=True)
     states = _fold(NAMES, table, 500, spill=0)
     # the spilled pieces are gone; each parted state keeps one folder of merged ranges
     kept = _left(temporary)
@@ -298,7 +284,7 @@ def _failing(table: pa.Table, error: BaseException) -> Iterator[pa.Table]:
 
 @pytest.mark.parametrize("error", [InputError("file.csv: bad row"), KeyboardInterrupt()])
 def test_files_are_removed_after_an_error(temporary: Path, error: BaseException) -> None:
-    table = _table(4, 3000, distinct=10**6, weights="any", float32=False)
+    table = binary_scores(4, 3000, distinct=10**6, weights="any", float32=False)
     metrics = [parse_metric(n) for n in NAMES]
     mapping = _mapping(metrics, table)
     written: list[Path] = []
@@ -319,7 +305,7 @@ def test_files_are_removed_after_an_error(temporary: Path, error: BaseException)
 def test_files_are_removed_when_the_merge_fails(
     temporary: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = _table(6, 2000, distinct=10**6, weights="none", float32=True)
+    table = binary_scores(6, 2000, distinct=10**6, weights="none", float32=True)
     calls = {"n": 0}
     load = SpilledParts.load
 
@@ -379,7 +365,7 @@ def test_one_range_in_memory_at_a_time(monkeypatch: pytest.MonkeyPatch, weights:
     monkeypatch.setattr(SpilledParts, "load", counted)
     monkeypatch.setattr(StoredParts, "__getitem__", read)
     monkeypatch.setattr(StoredParts, "append", kept)
-    table = _table(9, 4000, distinct=10**6, weights=weights, float32=True)
+    table = binary_scores(9, 4000, distinct=10**6, weights=weights, float32=True)
     names = ["roc_auc:ranges=6", "average_precision:ranges=6", "roc_auc:ranges=6,max_fpr=0.3"]
     states = _fold(names, table, 200, spill=0)
     assert order == sorted(order[:120]) + sorted(order[120:240]) + sorted(order[240:])
@@ -403,7 +389,7 @@ def test_only_shells_are_held_once_spilled(monkeypatch: pytest.MonkeyPatch) -> N
                 held.append(sum(p.score.size for p in partial.parts))
 
     monkeypatch.setattr(PartedFold, "add", watched)
-    table = _table(10, 3000, distinct=10**6, weights="none", float32=True)
+    table = binary_scores(10, 3000, distinct=10**6, weights="none", float32=True)
     _fold(["roc_auc:ranges=4"], table, 100, spill=0)
     assert len(held) >= 29 and set(held) == {0}
 
