@@ -227,3 +227,10 @@ def test_counts_held_in_small_types_add_up_past_them(tmp_path: Path) -> None:
     _, merged, _ = merge_states(paths)
     _check(merged, states, specs)
     assert int(merged["roc_auc"].counts.max()) > 255
+
+
+def test_files_of_no_metric_merge_to_no_state(tmp_path: Path) -> None:
+    a = save_states(tmp_path / "a.json", {}, rows=1)
+    b = save_states(tmp_path / "b.json", {}, rows=2)
+    metrics, merged, header = merge_states([a, b])
+    assert metrics == {} and merged == {} and header["rows"] == 3

@@ -296,6 +296,7 @@ def merge_states(
             _check_same_header(first, file, allow_different_runs)
             here = _equal_states(file, prints)
             equal = {key: twin for key, twin in equal.items() if here.get(key) == twin}
+        state: Any = None
         for key, metric in first.metrics.items():
             state = file.states[key]
             if number:
@@ -425,12 +426,13 @@ def _merge_gathered(
         return merged
     except PartError:
         raise
-    except ScorekitError:
+    except ScorekitError as exc:
         # find the file at fault, merging pairwise
         merged = found[0][1]
         for path, state in found[1:]:
             merged = _merge_pair(key, metric, merged, path, state, first)
-        raise
+        files = ", ".join(str(path) for path, _ in found)
+        raise StateMismatchError(f"{key}: the states in {files} do not merge: {exc}") from None
 
 
 def _merge_by_parts(states: list[State]) -> State:
