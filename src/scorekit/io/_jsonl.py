@@ -67,16 +67,25 @@ def _file_key(path: Path, block: int) -> tuple[Any, ...] | None:
 
 
 def _remembered(
-    path: Path, block: int, find: Callable[[Path, int], dict[str, Any]]
+    path: Path,
+    block: int,
+    find: Callable[[Path, int], dict[str, Any]],
+    key: tuple[Any, ...] | None = None,
 ) -> dict[str, Any]:
-    """``find(path, block)``, the first-block types, found once for an unchanged file."""
-    key = _file_key(path, block)
+    """``find(path, block)``, the first-block types, found once for an unchanged file.
+
+    ``key`` is the file's key taken before its bytes were read, when they were
+    read before this call; the types are kept only if the file still has that
+    key once they are found, so types found in bytes of another version of the
+    file are never kept under this one's key.
+    """
+    key = _file_key(path, block) if key is None else key
     with _LOCK:
         known = None if key is None else _FIRST.get(key)
     if known is not None:
         return dict(known)
     types = find(path, block)
-    if key is not None:
+    if key is not None and _file_key(path, block) == key:
         with _LOCK:
             while len(_FIRST) >= _KEPT:
                 del _FIRST[next(iter(_FIRST))]
@@ -130,6 +139,7 @@ def jsonl_batches(
     sample = head(path)
     block = block_size(sample, chunk_size)
     smallest = block_size(sample, 1)
+    before = _file_key(path, smallest)
     data = read_small(path)
     # the types come from the smallest block, as the file's columns do: a later value
     # they do not hold widens them (Widen)
@@ -142,7 +152,7 @@ def jsonl_batches(
         # every line, the last one without its line end too, before pyarrow parses any
         guard(data)
         guard(b"")
-        first = _remembered(path, smallest, lambda _, size: _first_types(path, data, size))
+        first = _remembered(path, smallest, lambda _, size: _first_types(path, data, size), before)
     _io.check_columns(path, list(first), wanted)
     for column in wanted:
         types.setdefault(column, first[column])
