@@ -369,9 +369,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     and status 130.
     """
     previous = sys.unraisablehook
-    sys.unraisablehook = _interrupting(previous)
+    caught: list[bool] = []
+    sys.unraisablehook = _interrupting(previous, caught)
     try:
-        return _run(args, out, err)
+        status = _run(args, out, err)
+        if caught:
+            # a Ctrl-C caught in a finalizer whose interrupt has not arrived yet
+            raise KeyboardInterrupt
+        return status
     except KeyboardInterrupt:
         # one line and status 130: a Ctrl-C still pending, or pressed again, ends nothing more
         with contextlib.suppress(ValueError):
@@ -383,13 +388,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         sys.unraisablehook = previous
 
 
-def _interrupting(previous: Callable[[Any], Any]) -> Callable[[Any], None]:
+def _interrupting(
+    previous: Callable[[Any], Any], caught: list[bool] | None = None
+) -> Callable[[Any], None]:
     """An unraisable-exception hook under which a Ctrl-C that lands in a finalizer
-    (Python would print it and go on) interrupts the command as any other does."""
+    (Python would print it and go on) interrupts the command as any other does;
+    ``caught`` is told of each such Ctrl-C."""
 
     def hook(unraisable: Any) -> None:
         kind = unraisable.exc_type
         if kind is not None and issubclass(kind, KeyboardInterrupt):
+            if caught is not None:
+                caught.append(True)
             # asked from a thread of its own, not waited for: the interrupt reaches the
             # main thread once the finalizer is over
             _thread.start_new_thread(_thread.interrupt_main, ())
