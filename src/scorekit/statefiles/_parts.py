@@ -9,6 +9,7 @@ holds none of their large arrays in memory.
 
 from __future__ import annotations
 
+import abc
 import copy
 import dataclasses
 import shutil
@@ -34,11 +35,13 @@ class PartError(InputError):
 class _Parts(Sequence[State]):
     """A sequence of parts read on access: ``len``, indexing, equality, pickled as a tuple."""
 
+    @abc.abstractmethod
     def __len__(self) -> int:
-        raise NotImplementedError
+        """The number of parts."""
 
+    @abc.abstractmethod
     def _read(self, index: int) -> State:
-        raise NotImplementedError
+        """Part ``index`` (in range), read from where it is kept."""
 
     @overload
     def __getitem__(self, index: int) -> State: ...
