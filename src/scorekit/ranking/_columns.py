@@ -18,6 +18,7 @@ from scorekit.errors import InputError, message, raw
 
 __all__ = [
     "GROUPED_QUERIES",
+    "all_strings",
     "as_ids",
     "as_values",
     "block_repeats",
@@ -138,6 +139,21 @@ _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], 
 
 _BLOCK = 1 << 15
 """Strings hashed at a time: the scratch arrays of a block stay in the CPU's cache."""
+
+
+def all_strings(ids: Any) -> bool:
+    """Whether every id of ``ids`` is a string (``str.join`` stops at the first that is not).
+
+    Examples
+    --------
+    >>> all_strings(["q1", "q2"]), all_strings(["q1", 2])
+    (True, False)
+    """
+    try:
+        "".join(ids)
+    except TypeError:
+        return False
+    return True
 
 
 def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:

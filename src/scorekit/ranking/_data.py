@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from scorekit.errors import InputError, message, raw
 from scorekit.ranking._columns import (
     GROUPED_QUERIES,
+    all_strings,
     as_ids,
     as_values,
     block_repeats,
@@ -155,7 +156,7 @@ class _Judged:
         rows = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
         ids = pa.array(names, type=pa.string())
         queries = ids.take(pa.array(rows))
-        as_given = not check_ids or _all_strings(inners)
+        as_given = not check_ids or all(map(all_strings, inners))
         if not as_given or not (plain or len(set(names)) == len(names)):
             # ids made equal by ``str`` may repeat a pair: build with the checks
             return cls(queries, _doc_ids(docs), arr, source="dict")
@@ -451,17 +452,6 @@ def _dict_values(
         return np.fromiter(values, dtype=np.float64, count=total)
     except (TypeError, ValueError):
         return as_values(what, name, list(chain.from_iterable(i.values() for i in inners)))
-
-
-def _all_strings(inners: list[Mapping[Any, Any]]) -> bool:
-    """Whether every key of every mapping is a string (``str.join`` stops at the first that
-    is not)."""
-    try:
-        for inner in inners:
-            "".join(inner)
-    except TypeError:
-        return False
-    return True
 
 
 def _doc_ids(docs: list[Any]) -> Any:

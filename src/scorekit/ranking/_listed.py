@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit.ranking._columns import all_strings
 from scorekit.ranking._data import Qrels, Run
 from scorekit.ranking._ranked import Judged, _matches, _shared_codes, judge, judged_in
 
@@ -204,7 +205,7 @@ def judge_dicts(
     if not (set(map(type, inners)) <= {dict} or all(isinstance(i, Mapping) for i in inners)):
         return None
     names = list(run)
-    if check_ids and not (_all_strings(names) and all(map(_all_strings, inners))):
+    if check_ids and not (all_strings(names) and all(map(all_strings, inners))):
         return None
     sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
     values = [inner.values() for inner in inners]
@@ -302,15 +303,6 @@ def _shared(
 
 def _increasing(ids: NDArray[np.str_]) -> bool:
     return bool(np.all(ids[1:] > ids[:-1]))
-
-
-def _all_strings(ids: Any) -> bool:
-    """Whether every id is a string (``str.join`` stops at the first that is not)."""
-    try:
-        "".join(ids)
-    except TypeError:
-        return False
-    return True
 
 
 def _sorted_rows(
