@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -950,3 +951,35 @@ def test_pos_label_applies_to_every_score_metric(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)["roc_auc"]
     y = np.array(["yes", "no", "yes", "no", "no"]) == "no"
     assert got == pytest.approx(skm.roc_auc_score(y, [0.9, 0.2, 0.6, 0.7, 0.1]), rel=1e-12)
+
+
+_PROCESS = (
+    "import atexit, sys, threading, time\n"
+    "from scorekit.cli import run\n"
+    "def late():\n"
+    "    time.sleep(0.2)\n"
+    "    sys.stdout.write('thread joined;')\n"
+    "threading.Thread(target=late).start()\n"
+    "atexit.register(lambda: sys.stdout.write('handler ran;'))\n"
+    "sys.argv = ['scorekit', *sys.argv[1:]]\n"
+    "run()\n"
+)
+"""A child that starts a thread and an exit handler, then runs the ``scorekit`` process."""
+
+
+@pytest.mark.parametrize(("args", "status"), [(("--version",), 0), (("eval", "missing.csv"), 2)])
+def test_the_process_ends_with_the_status_of_main_after_its_threads_and_exit_handlers(
+    tmp_path: Path, args: tuple[str, ...], status: int
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROCESS, *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, SCOREKIT_NO_PLUGINS="1"),
+        check=False,
+    )
+    assert proc.returncode == status, proc.stderr
+    # written without a newline to a pipe, so only the flush before the end shows them
+    assert proc.stdout.endswith("thread joined;handler ran;")
+    assert ("scorekit: " in proc.stderr) == (status == 2)

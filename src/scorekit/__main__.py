@@ -1,6 +1,6 @@
 """Run the ``scorekit`` command as ``python -m scorekit``."""
 
-from scorekit.cli import main
+from scorekit.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -57,13 +57,16 @@ every file a command writes before it runs.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import importlib
 import io
+import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scorekit.cli._commands import (
     build_parser,
@@ -87,6 +90,7 @@ __all__ = [
     "evaluate_table",
     "main",
     "register_command",
+    "run",
 ]
 
 _API_NAMES = ("TASKS", "EvaluationResult", "default_metrics", "evaluate_table")
@@ -186,3 +190,28 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     out.write(buffer.getvalue())
     return status
+
+
+def run() -> NoReturn:
+    """Run the ``scorekit`` command as its own process and end it with :func:`main`'s status.
+
+    The ``scorekit`` executable and ``python -m scorekit`` call this. The process
+    ends without the interpreter's own shutdown: pyarrow reads files ahead in
+    threads of its own which call back into Python, and Python ends a thread that
+    does so while it shuts down in the middle of pyarrow's code, which aborts the
+    process (``terminate called without an active exception``) after the command
+    has printed its result. What that shutdown does that a command relies on is
+    done first, in its order: the threads that are not daemons are joined, the
+    exit handlers run (temporary files are removed, clusters closed), and the
+    standard streams are flushed.
+    """
+    status = main()
+    # Python's own first step of its shutdown: every non-daemon thread is joined
+    # (an idle pool of ``concurrent.futures`` is told to end first)
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        # a reader that has gone (``scorekit ... | head``) is not an error of the command
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
