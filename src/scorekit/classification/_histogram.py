@@ -9,8 +9,9 @@ readers that turn it into cumulative true/false positive counts by threshold.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 Float = NDArray[np.float64]
+Scores = NDArray[np.floating[Any]]
+"""Scores of a histogram: float64, or float32 when every score summarized was float32."""
 _MANY_LABELS = 16
 _TASKS = ("", "binary", "multiclass", "multilabel", "ovo")
 
@@ -58,6 +61,13 @@ class ScoreHistogram(State):
     weight add no row. ``sample_values`` keeps per-sample values (with their
     weights) when ``average='samples'`` asked for them (``per_sample`` names
     the metric).
+
+    ``score`` is float64, or float32 when 1-D scores were given as float32
+    (half the memory; every float32 value and tie is kept). Merges keep
+    float32 scores float32; a float32 state merged with a float64 one has
+    float64 scores, which hold every value. The readers widen the thresholds
+    they return to float64, so every value is that of the same scores given
+    as float64.
     """
 
     task: str = state_field("custom", check="text", allowed=_TASKS)
@@ -65,7 +75,7 @@ class ScoreHistogram(State):
     n_columns: int = state_field("custom", check="count")
     n_samples: int = state_field("custom", check="count", counts_rows=True)
     key: NDArray[np.int64] = state_field("custom", check="count", ndim=1)
-    score: Float = state_field("custom", check="finite", ndim=1)
+    score: Scores = state_field("custom", check="finite", ndim=1)
     counts: NDArray[Any] = state_field("custom", check="weight", ndim=2)
     per_sample: str = state_field("custom", check="text")
     sample_values: Float = state_field("custom", check="unit", ndim=1)
@@ -192,36 +202,45 @@ class ScoreHistogram(State):
         }
 
     @classmethod
-    def merge_all(cls, states: list[ScoreHistogram]) -> ScoreHistogram:
-        """The merge of many states, in order, with one stable sort per key.
+    def merge_all(cls, states: list[ScoreHistogram], *, release: bool = False) -> ScoreHistogram:
+        """The merge of many states, in order, with one sort per key.
 
         Equal to merging them pairwise in order, bit for bit (sums of weights
         too: equal scores add up first state first); the sorted runs of all the
         states are merged together, which costs far less than a chain or tree
         of pairwise merges.
+
+        With ``release``, ``states`` is a list given away: it is emptied, and
+        each state's rows are let go once they are copied into the merged
+        arrays, before those are sorted. States held nowhere else are then
+        freed as the merge goes, so it holds little more than the merged rows.
         """
         parts = [s for s in states if s.task]
+        alone = parts[0] if parts else (states[0] if states else cls.empty())
+        if release:
+            states.clear()
         if len(parts) <= 1:
-            return parts[0] if parts else (states[0] if states else cls.empty())
+            return alone
+        del alone
         first = parts[0]
         labels = first.labels
         for other in parts[1:]:
             labels = first._aligned(other, labels)
-        key, score, counts = _merge_many_rows(
-            [(_keys_in(labels, p), p.score, p.counts) for p in parts]
-        )
-        return cls(
-            task=first.task,
-            labels=labels,
-            n_columns=first.n_columns,
-            n_samples=sum(p.n_samples for p in parts),
-            key=key,
-            score=score,
-            counts=counts,
-            per_sample=first.per_sample,
-            sample_values=np.concatenate([p.sample_values for p in parts]),
-            sample_weights=np.concatenate([p.sample_weights for p in parts]),
-        )
+        fields: dict[str, Any] = {
+            "task": first.task,
+            "labels": labels,
+            "n_columns": first.n_columns,
+            "n_samples": sum(p.n_samples for p in parts),
+            "per_sample": first.per_sample,
+            "sample_values": np.concatenate([p.sample_values for p in parts]),
+            "sample_weights": np.concatenate([p.sample_weights for p in parts]),
+        }
+        rows = [(_keys_in(labels, p), p.score, p.counts) for p in parts]
+        if release:
+            del first, other
+            parts.clear()
+        key, score, counts = _merge_many_rows(rows, release=release)
+        return cls(key=key, score=score, counts=counts, **fields)
 
     def _aligned(self, other: ScoreHistogram, labels: NDArray[Any] | None = None) -> NDArray[Any]:
         """Check that ``other`` merges with this state; the merged labels.
@@ -309,8 +328,8 @@ def _starts(sorted_values: NDArray[Any]) -> NDArray[np.intp]:
 
 
 def _reduce_rows(
-    key: NDArray[np.int64], score: Float, counts: NDArray[Any]
-) -> tuple[NDArray[np.int64], Float, NDArray[Any]]:
+    key: NDArray[np.int64], score: Scores, counts: NDArray[Any]
+) -> tuple[NDArray[np.int64], Scores, NDArray[Any]]:
     """Sort rows by (key, score) and add the counts of equal rows."""
     if key.size == 0:
         return key.astype(np.int64), score, counts
@@ -322,21 +341,27 @@ def _reduce_rows(
     return key[starts].astype(np.int64), score[starts], np.add.reduceat(counts, starts, axis=0)
 
 
-Rows = tuple[NDArray[np.int64], Float, NDArray[Any]]
+Rows = tuple[NDArray[Any], Scores, NDArray[Any]]
 
 
-def _merge_many_rows(parts: list[Rows]) -> Rows:
+def _merge_many_rows(parts: list[Rows], *, release: bool = False) -> Rows:
     """Merge row sets each sorted by (key, score), in order: one sort per key.
 
-    Scores may be float32 and integer counts any integer type (as a state file
-    stores them): the merged rows hold float64 scores and int64 counts.
+    Scores may be float32 or float64 (the merged scores take the wider type,
+    which holds every value) and integer counts any integer type (as a state
+    file stores them): the merged counts are int64.
 
-    A stable sort finds the sorted runs and merges them (linear for two runs,
-    where sorting the concatenation afresh would not be); equal scores of a
-    key, one row from each of several sets, are added in the order of the sets,
-    as merging them pairwise in order adds them. Integer counts of mostly
-    single samples are merged as plain score values, with no order to gather
-    the counts by (and, for more than three runs, with numpy's default sort).
+    Each set's rows are copied key by key into the merged arrays, where each
+    key has a section holding its runs of every set, in the order of the sets;
+    with ``release`` the set is then let go (``parts`` is a list given away:
+    its entries are dropped as they are copied). Each key's section is then
+    sorted in place. A stable sort finds the sorted runs and merges them
+    (linear for two runs, where sorting afresh would not be); equal scores of
+    a key, one row from each of several sets, are added in the order of the
+    sets, as merging them pairwise in order adds them. Integer counts of
+    mostly single samples are merged as plain score values, with no order to
+    gather the counts by (and, for more than three runs, with numpy's default
+    sort).
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
     if dtype.kind in "biu":
@@ -345,60 +370,66 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
     width = parts[0][2].shape[1] if parts[0][2].ndim == 2 else 1
     present = [_run_keys(k) for k, _, _ in parts if k.size]
     keys = np.unique(np.concatenate(present)) if present else np.empty(0, dtype=np.int64)
+    del present
     edges = np.append(keys, keys[-1] + 1) if keys.size else keys
-    bounds = [np.searchsorted(k, edges) for k, _, _ in parts]
+    bounds = [np.searchsorted(k, edges).tolist() for k, _, _ in parts]
     total = sum(int(k.size) for k, _, _ in parts)
+    runs = len(parts)
     # integer counts of mostly single samples: merge the samples' scores as plain
     # values (each row repeated by its count), then count equal scores again
-    samples = sum(int(c.sum()) for _, _, c in parts) if dtype.kind in "iu" else 0
+    samples = sum(_samples(c) for _, _, c in parts) if dtype.kind in "iu" else 0
     by_value = width == 1 and dtype.kind in "iu" and samples <= total + total // 4
     out_k = np.empty(total, dtype=np.result_type(*(k.dtype for k, _, _ in parts)))
-    # merged by value, each key's samples are gathered and sorted in place in out_s,
-    # and the counts are all one until equal scores meet
-    out_s = np.empty(samples if by_value else total, dtype=np.float64)
+    # each key's section holds its runs of every set, in order: merged by value, the
+    # samples' scores (the counts are all one until equal scores meet); else the rows
+    sizes = np.zeros(keys.size, dtype=np.int64)
+    for (_, _, set_c), b in zip(parts, bounds, strict=True):
+        for i in range(keys.size):
+            sizes[i] += _samples(set_c[b[i] : b[i + 1]]) if by_value else b[i + 1] - b[i]
+    offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(sizes)]).tolist()
+    out_s = np.empty(offsets[-1], dtype=np.result_type(*(s.dtype for _, s, _ in parts)))
     out_c = None if by_value else np.empty((total, width), dtype)
+    fill = offsets[:-1]
+    zeros: list[float | None] = [None] * keys.size
+    for j in range(runs):
+        set_s, set_c = parts[j][1:]
+        if release:
+            parts[j] = _NO_ROWS
+        for i, (lo, hi) in enumerate(itertools.pairwise(bounds[j])):
+            if lo == hi:
+                continue
+            at = fill[i]
+            if out_c is not None:
+                out_s[at : at + hi - lo] = set_s[lo:hi]
+                out_c[at : at + hi - lo] = set_c[lo:hi].reshape(hi - lo, width)
+                fill[i] += hi - lo
+                continue
+            n = set_c[lo:hi]
+            run = set_s[lo:hi] if _all_ones(n) else np.repeat(set_s[lo:hi], n[:, 0])
+            out_s[at : at + run.size] = run
+            fill[i] += run.size
+            if zeros[i] is None:
+                zeros[i] = _zero_of(set_s[lo:hi])
+            del n, run
+        del set_s, set_c
     at = 0
-    merged = out_s[:0]
     for i, key in enumerate(keys.tolist()):
-        c = None
-        zero = None
-        if by_value:
-            runs = [
-                s if bool((n == 1).all()) else np.repeat(s, n[:, 0])
-                for s, n in (
-                    (p[1][b[i] : b[i + 1]], p[2][b[i] : b[i + 1]])
-                    for p, b in zip(parts, bounds, strict=True)
-                )
-            ]
-            size = sum(r.size for r in runs)
-            merged = np.concatenate(runs, out=out_s[at : at + size])
-            # plain values: timsort merges two or three runs in a pass or two,
-            # numpy's default sort is faster on more
-            merged.sort(kind="stable" if len(runs) <= 3 else "quicksort")
-            zero = _first_zero(runs)
-            del runs
-            m = merged.size
+        off, m = offsets[i], offsets[i + 1] - offsets[i]
+        section = out_s[off : off + m]
+        order = _sort_section(section, runs, by_value)
+        c: NDArray[Any] | None = None
+        if order is None or out_c is None:
+            merged = section
         else:
-            s = np.concatenate(
-                [p[1][b[i] : b[i + 1]] for p, b in zip(parts, bounds, strict=True)],
-                dtype=np.float64,
-            )
-            m = s.size
-            order = np.argsort(s, kind="stable")
-            merged = np.take(s, order, out=out_s[at : at + m])
-            del s
-            c = np.concatenate(
-                [
-                    p[2][b[i] : b[i + 1]].astype(dtype, copy=False)
-                    for p, b in zip(parts, bounds, strict=True)
-                ]
-            ).reshape(m, width)
-            c = np.take(c, order, axis=0)
-            del order
+            # merged by order: the section's rows and their counts gathered in that order
+            merged = section[order]
+            c = out_c[off : off + m][order]
+        del order
         if bool((merged[1:] == merged[:-1]).any()):
             starts = _starts(merged)
             rows = starts.size
             out_s[at : at + rows] = merged[starts]
+            zero = zeros[i]
             if zero is not None:
                 # equal scores of different sign: the first run's zero, as pairwise merges keep
                 out_s[at : at + rows][out_s[at : at + rows] == 0] = zero
@@ -411,18 +442,61 @@ def _merge_many_rows(parts: list[Rows]) -> Rows:
             else:
                 out_c[at : at + rows] = _added_in_order(c, starts)
             m = rows
-        elif c is not None and out_c is not None:  # merged by order: the counts follow
-            out_c[at : at + m] = c
-        elif out_c is not None:  # merged by value, no equal scores: one sample a row
-            out_c[at : at + m] = 1
+        else:
+            if c is not None:
+                out_s[at : at + m] = merged
+            elif at < off:
+                _move_down(out_s, off, at, m)
+            if out_c is not None:
+                # merged by order the counts follow; by value a row is one sample
+                out_c[at : at + m] = 1 if c is None else c
+        del merged, section, c
         out_k[at : at + m] = key
         at += m
-    del merged
     # the arrays are this function's own: shrink them in place rather than copy
     for array in (out_k, out_s, out_c):
         if array is not None and array.shape[0] > at:
             array.resize((at, *array.shape[1:]), refcheck=False)
     return out_k, out_s, unit_counts(at, width) if out_c is None else out_c
+
+
+_NO_ROWS: Rows = (np.empty(0, dtype=np.int64), np.empty(0), np.empty((0, 1), dtype=np.int64))
+"""What takes the place of a row set let go during a merge."""
+
+
+def _samples(counts: NDArray[Any]) -> int:
+    """The samples integer counts hold (their rows, for counts that are a view of ones)."""
+    if _all_ones(counts):
+        return int(counts.shape[0])
+    return int(counts.sum())
+
+
+def _all_ones(counts: NDArray[Any]) -> bool:
+    """Whether every row of integer counts is one sample (a view of ones answers at once)."""
+    if counts.ndim == 2 and counts.shape[0] and counts.strides[0] == 0:
+        return bool((counts[0] == 1).all())
+    return bool((counts == 1).all())
+
+
+def _sort_section(values: Scores, runs: int, by_value: bool) -> NDArray[np.intp] | None:
+    """Sort one key's section of merged scores: in place (None) by value, else its order.
+
+    By value the scores are plain values: timsort merges two or three runs in a
+    pass or two, numpy's default sort is faster on more. By order, the stable
+    order that gathers the counts.
+    """
+    if by_value:
+        values.sort(kind="stable" if runs <= 3 else "quicksort")
+        return None
+    order: NDArray[np.intp] = np.argsort(values, kind="stable")
+    return order
+
+
+def _move_down(array: NDArray[Any], src: int, dst: int, size: int) -> None:
+    """Copy ``array[src : src + size]`` to ``array[dst : dst + size]`` (``dst < src``), by block."""
+    for a in range(0, size, _GATHER):
+        b = min(a + _GATHER, size)
+        array[dst + a : dst + b] = array[src + a : src + b]
 
 
 def _added_in_order(counts: NDArray[Any], starts: NDArray[np.intp]) -> NDArray[Any]:
@@ -445,16 +519,15 @@ def _added_in_order(counts: NDArray[Any], starts: NDArray[np.intp]) -> NDArray[A
     return total
 
 
-def _first_zero(runs: list[Float]) -> float | None:
-    """The zero score of the first sorted run that holds one (``0.0`` or ``-0.0``), if any.
+def _zero_of(run: Scores) -> float | None:
+    """The zero score of a sorted run (``0.0`` or ``-0.0``), if it holds one.
 
     ``-0.0`` and ``0.0`` are equal scores; merged in order, the first run that
     holds one gives the merged row its bits (states hold ``0.0``; a file may not).
     """
-    for run in runs:
-        j = int(np.searchsorted(run, 0.0))
-        if j < run.size and run[j] == 0:
-            return float(run[j])
+    j = int(np.searchsorted(run, 0.0))
+    if j < run.size and run[j] == 0:
+        return float(run[j])
     return None
 
 
@@ -465,13 +538,10 @@ def _run_keys(key: NDArray[np.int64]) -> NDArray[np.int64]:
     return distinct
 
 
-def _hist(
-    s: NDArray[np.floating[Any]], w: Float | None, owned: bool = False
-) -> tuple[Float, NDArray[Any]]:
-    """Distinct values of ``s`` (ascending, as float64) and their counts or summed weights.
+def _hist(s: Scores, w: Float | None, owned: bool = False) -> tuple[Scores, NDArray[Any]]:
+    """Distinct values of ``s`` (ascending, in its type) and their counts or summed weights.
 
-    ``owned`` says ``s`` is a copy that may be sorted in place. float32 scores are
-    sorted as float32 and widened afterwards, which keeps every value and tie.
+    ``owned`` says ``s`` is a copy that may be sorted in place.
     """
     if w is None:
         if owned:
@@ -481,9 +551,8 @@ def _hist(
             ss = np.sort(s)
         if ss.size < 2 or bool((ss[1:] != ss[:-1]).all()):
             # distinct scores: one row each; adding 0.0 turns -0.0 into 0.0
-            out = ss.astype(np.float64, copy=ss.dtype != np.float64)
-            out += 0.0
-            return out, np.ones(out.size, dtype=np.int64)
+            ss += 0.0
+            return ss, np.ones(ss.size, dtype=np.int64)
         starts = _starts(ss)
         counts: NDArray[Any] = np.diff(np.append(starts, ss.size)).astype(np.int64)
     else:
@@ -492,7 +561,7 @@ def _hist(
         starts = _starts(ss)
         counts = np.add.reduceat(w[order], starts) if starts.size else np.empty(0, dtype=np.float64)
     # adding 0.0 turns -0.0 into 0.0, so equal scores have one representation
-    return ss[starts].astype(np.float64) + 0.0, counts
+    return ss[starts] + 0.0, counts
 
 
 def _split_labels(y: NDArray[Any]) -> tuple[NDArray[Any], list[NDArray[np.bool_]] | None]:
@@ -510,7 +579,7 @@ def _split_labels(y: NDArray[Any]) -> tuple[NDArray[Any], list[NDArray[np.bool_]
     return values, [y == v for v in values]
 
 
-def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogram:
+def _binary_summary(y: NDArray[Any], s: Scores, w: Float | None) -> ScoreHistogram:
     n = int(y.size)
     values, masks = _split_labels(y)
     if w is not None:
@@ -522,7 +591,7 @@ def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogra
     if masks is None:
         codes = np.searchsorted(values, y).astype(np.int64)
         cnt = np.ones((y.size, width), dtype=np.int64) if w is None else w[:, None]
-        key, score, counts = _reduce_rows(codes, s.astype(np.float64) + 0.0, cnt)
+        key, score, counts = _reduce_rows(codes, s + 0.0, cnt)
     elif w is None:
         key, score, counts = _label_runs(s, masks)
     else:
@@ -537,32 +606,27 @@ def _binary_summary(y: NDArray[Any], s: Float, w: Float | None) -> ScoreHistogra
     return _state("binary", values, 0, n, key, score, counts)
 
 
-def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
+def _label_runs(s: Scores, masks: list[NDArray[np.bool_]]) -> Rows:
     """Unweighted binary rows: each label's scores gathered and sorted once.
 
-    float64 scores are gathered straight into their place in the state's score
-    array and sorted there. float32 scores are gathered and sorted as float32
-    and widened once they are known to be distinct. When every label's scores
-    are distinct (the usual case for classifier outputs) a row is one sample
-    and the counts are a view of ones; otherwise equal scores of a label are
-    counted into one row.
+    The scores (float32 or float64, kept in their type) are gathered straight
+    into their place in the state's score array and sorted there. When every
+    label's scores are distinct (the usual case for classifier outputs) a row
+    is one sample and the counts are a view of ones; otherwise equal scores of
+    a label are counted into one row.
     """
     sizes = [int(np.count_nonzero(mask)) for mask in masks]
     rows = sum(sizes)
-    score = np.empty(rows, dtype=np.float64) if s.dtype == np.float64 else None
+    score = np.empty(rows, dtype=s.dtype)
     sides = []
     at = 0
     for mask, size in zip(masks, sizes, strict=True):
-        place = None if score is None else score[at : at + size]
-        side = np.compress(mask, s) if place is None else _gather(s, mask, place)
+        side = _gather(s, mask, score[at : at + size])
         side.sort()
         _positive_zero(side)
         sides.append(side)
         at += size
     if all(x.size < 2 or bool((x[1:] != x[:-1]).all()) for x in sides):
-        if score is None:
-            # widening to float64 keeps every value
-            score = np.concatenate(sides, dtype=np.float64)
         return _label_keys(sizes), score, unit_counts(rows)
     # equal scores of a label: one row each, counted
     tallies, values = [], []
@@ -571,15 +635,14 @@ def _label_runs(s: NDArray[Any], masks: list[NDArray[np.bool_]]) -> Rows:
         tallies.append(np.diff(np.append(starts, side.size)))
         values.append(side[starts])
     counts = np.concatenate(tallies, dtype=np.int64)[:, None]
-    score = np.concatenate(values, dtype=np.float64)
-    return _label_keys([v.size for v in values]), score, counts
+    return _label_keys([v.size for v in values]), np.concatenate(values), counts
 
 
 # rows of the scores gathered at a time: the indices of one block stay small
 _GATHER = 1 << 20
 
 
-def _gather(s: Float, mask: NDArray[np.bool_], out: Float) -> Float:
+def _gather(s: Scores, mask: NDArray[np.bool_], out: Scores) -> Scores:
     """``s[mask]`` written into ``out``, a block of rows at a time.
 
     ``take`` writes straight into ``out`` (``compress`` with ``out=`` copies
@@ -615,7 +678,7 @@ def _state(
     n_columns: int,
     n_samples: int,
     key: NDArray[np.int64],
-    score: Float,
+    score: Scores,
     counts: NDArray[Any],
     per_sample: str = "",
     sample_values: Float | None = None,
@@ -636,7 +699,7 @@ def _state(
 
 
 def _union2(
-    un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any], score: Float, counts: NDArray[Any]
+    un: Scores, cn: NDArray[Any], up: Scores, cp: NDArray[Any], score: Float, counts: NDArray[Any]
 ) -> int:
     """Align a negative and a positive histogram on the union of their scores.
 
@@ -805,9 +868,9 @@ def _find(labels: NDArray[Any], value: Any) -> int:
     return int(hits[0]) if hits.size else -1
 
 
-def _cumulative(score: Float, pos: NDArray[Any], neg: NDArray[Any]) -> tuple[Float, Float, Float]:
-    """Thresholds (descending) with the true- and false-positive totals at each."""
-    thresholds = score[::-1]
+def _cumulative(score: Scores, pos: NDArray[Any], neg: NDArray[Any]) -> tuple[Float, Float, Float]:
+    """Thresholds (descending, as float64) with the true- and false-positive totals at each."""
+    thresholds: Float = score[::-1].astype(np.float64, copy=False)
     tps = np.cumsum(pos[::-1], dtype=np.float64)
     fps = np.cumsum(neg[::-1], dtype=np.float64)
     return thresholds, tps, fps
@@ -867,6 +930,8 @@ def _column_arrays(state: ScoreHistogram, column: int | None) -> tuple[Float, Fl
 def _pooled_pair(state: ScoreHistogram) -> tuple[Float, NDArray[Any], Float, NDArray[Any]] | None:
     """``(un, cn, up, cp)`` of all columns pooled, when every row is at most one sample a side.
 
+    The scores keep the state's type (the pair kernels only compare them).
+
     Each side's scores are sorted as plain values (no stable argsort over the
     columns' runs) and equal scores counted. None for weighted counts or rows
     of several samples, where :func:`_column_rows` pools them.
@@ -884,7 +949,7 @@ def _pooled_pair(state: ScoreHistogram) -> tuple[Float, NDArray[Any], Float, NDA
             starts = _starts(values)
             sides.append((values[starts], np.diff(np.append(starts, values.size))))
     (un, cn), (up, cp) = sides
-    return un, cn, up, cp
+    return cast(Float, un), cn, cast(Float, up), cp
 
 
 def _column_rows(state: ScoreHistogram, column: int | None) -> tuple[NDArray[Any], NDArray[Any]]:

@@ -142,7 +142,8 @@ class ScoreRanges(State):
                     "parts", "a range with per-sample values", part.per_sample, "none"
                 )
             lo, hi = _bounds(self.cuts, i)
-            outside = (part.score < lo) | (part.score >= hi)
+            # float64 bounds: float32 scores are compared as the float64 values they hold
+            outside = (part.score < np.float64(lo)) | (part.score >= np.float64(hi))
             if outside.any():
                 value = float(part.score[np.flatnonzero(outside)[0]])
                 raise self._invalid(

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import overflow_error, union_labels
-from scorekit.classification._histogram import Float, ScoreHistogram, _find
+from scorekit.classification._histogram import Float, ScoreHistogram, Scores, _find
 from scorekit.classification._pairs import _EXACT_INT, _exponent
 from scorekit.classification._pairwise import PairwiseSum, carried_cumsum
 from scorekit.classification._scores import _OVR_SCORES, _many_classes, _warn
@@ -112,8 +112,13 @@ def _survey(metric: str, parts: Parts) -> _Survey:
     return _Survey(labels, sides, ints)
 
 
-def _sides(part: ScoreHistogram, positive: Any) -> tuple[Float, NDArray[Any], Float, NDArray[Any]]:
-    """``(un, cn, up, cp)``: a range's negative and positive scores and counts, ascending."""
+def _sides(
+    part: ScoreHistogram, positive: Any
+) -> tuple[Scores, NDArray[Any], Scores, NDArray[Any]]:
+    """``(un, cn, up, cp)``: a range's negative and positive scores and counts, ascending.
+
+    The scores keep the range's type (float32 or float64).
+    """
     if not part.task or part.key.size == 0:
         nothing = np.empty(0, dtype=np.float64)
         counts = np.empty(0, dtype=part.counts.dtype)
@@ -128,7 +133,7 @@ def _sides(part: ScoreHistogram, positive: Any) -> tuple[Float, NDArray[Any], Fl
 
 
 def _below(
-    un: Float, cn: NDArray[Any], up: Float, carry: Any
+    un: Scores, cn: NDArray[Any], up: Scores, carry: Any
 ) -> tuple[NDArray[Any], NDArray[np.intp], NDArray[Any], Any]:
     """Negative weight strictly below each positive score of a range, given the weight
     ``carry`` of the ranges below; the positives tied with a negative, that negative
@@ -146,7 +151,7 @@ def _below(
     return below, ties, weight, running[-1]
 
 
-def _tied(un: Float, up: Float) -> int:
+def _tied(un: Scores, up: Scores) -> int:
     """How many of a range's positive scores equal one of its negative scores."""
     if un.size == 0 or up.size == 0:
         return 0
@@ -261,7 +266,8 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
 
 
 def _points(part: ScoreHistogram, positive: Any) -> tuple[Float, Float, Float]:
-    """A range's distinct scores, descending, with the positive and negative weight at each."""
+    """A range's distinct scores, descending (as float64), with the positive and negative weight
+    at each."""
     un, cn, up, cp = _sides(part, positive)
     s = np.concatenate([un, up])
     if s.size == 0:
@@ -279,7 +285,7 @@ def _points(part: ScoreHistogram, positive: Any) -> tuple[Float, Float, Float]:
     if starts.size < s.size:
         pos, neg = np.add.reduceat(pos, starts), np.add.reduceat(neg, starts)
         s = s[starts]
-    return s[::-1], pos[::-1], neg[::-1]
+    return s[::-1].astype(np.float64, copy=False), pos[::-1], neg[::-1]
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, NamedTuple
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple, cast
 
 import numpy as np
 
@@ -396,7 +396,9 @@ class ROCAUC(_BinnedScoreMetric):
             pair = None
             index = self._pair_index(state)
             if index is not None:
-                pair = split_binary(state.key, state.score, state.counts, index)
+                # float32 scores pair up as float64 ones do: the kernels only compare them
+                scores = cast(Float, state.score)
+                pair = split_binary(state.key, scores, state.counts, index)
             if pair is not None:
                 return pair_auc(*pair)
             auc, undefined = value(_binary_arrays(state, 1))

@@ -243,6 +243,20 @@ class _ScoreMetric(Metric[S]):
             return cast(S, ranged)
         return super().merge_many(states)
 
+    def merge_taken(self, states: list[S]) -> S:
+        """:meth:`merge_many` of a list given away, which the merge may empty.
+
+        Exact histograms empty it and let go of each state once its rows are
+        copied into the merged arrays, before those are sorted, so states held
+        nowhere else are freed as the merge goes. :class:`~scorekit.core.MergeTree`
+        hands over the states it gathered this way.
+        """
+        if len(states) > 1 and all(isinstance(s, ScoreHistogram) for s in states):
+            taken = cast(list[ScoreHistogram], states)
+            merged: Any = ScoreHistogram.merge_all(taken, release=True)
+            return cast(S, merged)
+        return self.merge_many(states)
+
     def _class_labels(self) -> tuple[Any, ...] | None:
         return None
 

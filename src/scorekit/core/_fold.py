@@ -32,7 +32,10 @@ class MergeTree:
 
     A metric that sets ``defers_merges`` (its state is sorted runs that merge
     best many at a time) gets up to :data:`FAN_IN` states at once in one
-    ``merge_many`` call instead of pairwise merges.
+    ``merge_many`` call instead of pairwise merges. The tree keeps no hold on
+    the states it gathers for one: a metric with a ``merge_taken`` method
+    (``merge_many`` of a list given away, which it may empty) gets the list
+    itself, so it can let go of each state as it merges it.
     """
 
     def __init__(self, metrics: Sequence[Metric[Any]]) -> None:
@@ -52,22 +55,30 @@ class MergeTree:
         out: list[Any] = []
         for metric, a, b in zip(self.metrics, left, right, strict=True):
             if getattr(metric, "defers_merges", False):
-                # gather the states and merge them together, FAN_IN at a time
-                pending = (a if isinstance(a, list) else [a]) + (b if isinstance(b, list) else [b])
-                out.append(metric.merge_many(pending) if len(pending) >= FAN_IN else pending)
+                # gather the states and merge them together, FAN_IN at a time; the
+                # gathered lists are the tree's own, so the left one takes the right's
+                pending = a if isinstance(a, list) else [a]
+                pending.extend(b if isinstance(b, list) else [b])
+                out.append(_merge_gathered(metric, pending) if len(pending) >= FAN_IN else pending)
             else:
                 out.append(metric.merge(a, b))
         return out
 
     def result(self) -> list[State]:
-        """The states of all the parts added, merged in order (the empty states if none)."""
+        """The states of all the parts added, merged in order (the empty states if none).
+
+        The tree hands its states over to the merge and is empty afterwards.
+        """
         if not self.stack:
             return [m.empty() for m in self.metrics]
-        states = self.stack[-1][1]
-        for _, older in reversed(self.stack[:-1]):
+        stack, self.stack = self.stack, []
+        _, states = stack.pop()
+        while stack:
+            _, older = stack.pop()
             states = self._merge(older, states)
+            del older
         return [
-            metric.merge_many(s) if isinstance(s, list) else s
+            _merge_gathered(metric, s) if isinstance(s, list) else s
             for metric, s in zip(self.metrics, states, strict=True)
         ]
 
@@ -78,3 +89,9 @@ class MergeTree:
             for i, s in enumerate(states):
                 held[i].extend(s if isinstance(s, list) else [s])
         return held
+
+
+def _merge_gathered(metric: Metric[Any], states: list[Any]) -> Any:
+    """The merge of states the tree gathered and gives away (by ``merge_taken`` if any)."""
+    taken = getattr(metric, "merge_taken", None)
+    return metric.merge_many(states) if taken is None else taken(states)

@@ -33,7 +33,7 @@ def _column(state: ScoreHistogram, column: int) -> tuple[Float, Float, Float]:
     lo, hi = np.searchsorted(state.key, [column, column + 1])
     counts = state.counts[lo:hi]
     return (
-        state.score[lo:hi][::-1],
+        state.score[lo:hi][::-1].astype(np.float64, copy=False),
         np.cumsum(counts[::-1, 1], dtype=np.float64),
         np.cumsum(counts[::-1, 0], dtype=np.float64),
     )
@@ -190,7 +190,8 @@ def _as_calibration(where: str, state: ScoreHistogram, pos_label: Any) -> Calibr
         n_samples=state.n_samples,
         labels=state.labels,
         key=key,
-        score=state.score,
+        # float32 scores widened: the calibration's percentiles are taken in float64
+        score=state.score.astype(np.float64, copy=False),
         count=count,
         weight=weight,
         hits=hits,
