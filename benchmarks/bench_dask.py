@@ -13,7 +13,7 @@ evaluates ``accuracy`` and ``f1`` over the folder:
 
 With ``--memory ROWS`` it measures instead the peak memory (RSS) of the client
 process, and the largest peak of the two worker processes, evaluating exact ROC
-AUC and AP over ROWS rows of distinct scores in Parquet files read on the
+AUC and AP over ROWS rows of float32 scores in Parquet files read on the
 workers, with ``ranges=16`` (each range merged on the cluster and brought to the
 client one at a time, into files) and without (the whole histogram merged into
 the client); the values must be the same, bit for bit.
@@ -125,7 +125,7 @@ def run(n: int) -> Iterator[Row]:
 
 
 def write_scores(folder: Path, rows: int, files: int = 10) -> None:
-    """``rows`` rows of binary labels and distinct float64 scores in ``files`` Parquet files."""
+    """``rows`` rows of int8 binary labels and float32 scores in ``files`` Parquet files."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -135,8 +135,8 @@ def write_scores(folder: Path, rows: int, files: int = 10) -> None:
         n = min(per, rows - i * per)
         if n <= 0:
             break
-        score = rng.random(n)
-        y = (rng.random(n) < score).astype(np.int8)
+        score = rng.random(n, dtype=np.float32)
+        y = (rng.random(n, dtype=np.float32) < score).astype(np.int8)
         pq.write_table(pa.table({"y_true": y, "y_score": score}), folder / f"s-{i:03d}.parquet")
 
 
@@ -218,7 +218,7 @@ def client_memory(rows: int, ranges: int = 16, limit: str | None = None, files: 
 
         limited = f", workers limited to {limit}" if limit else ""
         return (
-            f"| dask client peak RSS growth, ROC AUC + AP{limited} | {rows:,} distinct scores "
+            f"| dask client peak RSS growth, ROC AUC + AP{limited} | {rows:,} float32 scores "
             f"in {files} files | "
             f"ranges={ranges}: {grown('ranges')} | whole histogram: {grown('whole')} | "
             f"{'same bits' if same else 'DIFFERENT'} |"

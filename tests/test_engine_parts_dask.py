@@ -31,7 +31,7 @@ from scorekit.classification import ScoreRanges
 from scorekit.core import State
 from scorekit.engines._columns import resolve
 from scorekit.engines._parts import StoredParts, parted_metrics
-from scorekit.engines.dask import PART_TREES, dask_states
+from scorekit.engines.dask import PART_TREES, _batch_of, _merge_batches, dask_states
 from scorekit.engines.stream import fold
 from scorekit.errors import StateMismatchError
 from tables import binary_scores
@@ -172,6 +172,21 @@ def test_parts_merged_in_batches_equal_the_stream_engine(client: Client, ranges:
     assert isinstance(states[0].parts, StoredParts) and len(states[0].parts) == ranges
     assert states[0].equals(_stream(metrics[:1], table)[0])
     assert _bits(metrics[0].compute(states[0])) == _bits(metrics[1].compute(states[1]))
+
+
+def test_a_state_of_no_data_with_another_number_of_parts_is_batched_apart() -> None:
+    """The merged state's number of parts is not known when the batches are taken out:
+    a partition's state of no data (one range) is batched and merged apart from the
+    partitions' of four ranges, and those give the same parts as their whole merge."""
+    metric = parse_metric("roc_auc:ranges=4")
+    a = metric.summarize([0, 1, 1, 0], [0.1, 0.6, 0.9, 0.3])
+    b = metric.summarize([1, 0, 1], [0.35, 0.8, 0.05])
+    pieces = [{0: s.split_parts()[1]} for s in (a, metric.empty(), b)]
+    merged = [_merge_batches([_batch_of(p, 0, k) for p in pieces]) for k in range(PART_TREES)]
+    assert [sorted(m) for m in merged] == [[1, 4], [4], [4], [4]] + [[]] * (PART_TREES - 4)
+    parts = [part for m in merged[:4] for part in m[4]]
+    assert ScoreRanges.from_parts(a.merge(b).split_parts()[0], parts).equals(a.merge(b))
+    assert len(merged[0][1]) == 1 and merged[0][1][0].score.size == 0
 
 
 def test_shells_of_different_cut_points_refuse_to_merge() -> None:

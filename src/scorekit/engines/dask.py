@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import itertools
 import math
 import os
 import sys
@@ -213,12 +212,12 @@ def _states(
             frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
         parted = parted_metrics(metrics)
-        total, pieces = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted)
+        total, batches = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted)
         files = isinstance(source, str | os.PathLike | _io.Source)
         reading = _reading_errors(label) if files else contextlib.nullcontext()
         with reading, cluster_errors(scheduler):
             if parted:
-                states, rows, notes = _with_parts(client, total, pieces, parted)
+                states, rows, notes = _with_parts(client, total, batches)
             else:
                 states, rows, notes = client.compute(total).result()
     return list(states), int(rows), notes
@@ -659,14 +658,18 @@ def _graph(
     meta: dict[bytes, bytes],
     offsets: bool,
     parted: Sequence[int] = (),
-) -> tuple[Any, list[Any]]:
+) -> tuple[Any, dict[tuple[int, int], Any]]:
     """One ``summarize`` task per partition and a tree of merge tasks over them.
 
     For the metrics ``parted`` names (their states are made of independent
     parts), the tree merges the states' shells, and each partition's parts are
-    one more task, which :func:`_with_parts` merges part by part; the delayed
-    parts of each partition are returned beside the tree's delayed result (none
-    without such metrics).
+    one more task; each of :data:`PART_TREES` batches of consecutive parts is
+    merged over the partitions in a tree of its own (:func:`_part_trees`). The
+    delayed merged batches are returned beside the tree's delayed result, by
+    metric and batch (none without such metrics), for :func:`_with_parts`. Being
+    in the same graph as the summaries, a partition's parts are merged as soon as
+    its neighbours' are there, instead of every partition's being held until the
+    last is summarized.
 
     The metrics, the mapping and the judgments are each one task of the graph,
     sent to a worker once and fetched from there by the others (and computed
@@ -708,14 +711,50 @@ def _graph(
             layer[key] = (_merge_group, setup.key, list(level[i : i + SPLIT_EVERY]))
             merged.append(key)
         level = merged
+    finals = _part_trees(layer, run, pieces, parted)
     name = f"scorekit-{run}"
     graphs = {id(p.dask): p for p in parts}
     graph = HighLevelGraph.from_collections(
         name, layer, dependencies=[*graphs.values(), setup, judgments]
     )
     total = Delayed(level[0], graph, layer=name)  # type: ignore[no-untyped-call]
-    delayed_pieces = [Delayed(key, graph, layer=name) for key in pieces]  # type: ignore[no-untyped-call]
-    return total, delayed_pieces
+    batches = {
+        at: Delayed(key, graph, layer=name)  # type: ignore[no-untyped-call]
+        for at, key in finals.items()
+    }
+    return total, batches
+
+
+def _part_trees(
+    layer: dict[Any, Any], run: str, pieces: list[str], parted: Sequence[int]
+) -> dict[tuple[int, int], str]:
+    """Add to ``layer`` a tree per parted metric and batch of parts; the key of each root.
+
+    The tree of batch ``k`` takes that batch out of each partition's parts
+    (:func:`_batch_of`) and merges the batches :data:`SPLIT_EVERY` partitions at
+    a time, in partition order, as the whole states' tree does.
+    """
+    finals: dict[tuple[int, int], str] = {}
+    if not pieces:
+        return finals
+    for j in parted:
+        for k in range(PART_TREES):
+            level = []
+            for i, piece in enumerate(pieces):
+                key = f"scorekit-batch-{run}-{j}-{k}-{i}"
+                layer[key] = (_batch_of, piece, j, k)
+                level.append(key)
+            depth = 0
+            while len(level) > 1:
+                depth += 1
+                merged = []
+                for i in range(0, len(level), SPLIT_EVERY):
+                    key = f"scorekit-batches-{run}-{j}-{k}-{depth}-{i}"
+                    layer[key] = (_merge_batches, list(level[i : i + SPLIT_EVERY]))
+                    merged.append(key)
+                level = merged
+            finals[(j, k)] = level[0]
+    return finals
 
 
 def _partition_table(
@@ -790,88 +829,89 @@ PART_TREES = 16
 """At most this many trees merge the parts of a parted state, each a batch of consecutive parts."""
 
 
-def _batch_of(pieces: Pieces, metric: int, start: int, stop: int, count: int) -> list[State | None]:
-    """Parts ``start`` to ``stop`` of one metric's state in one partition (runs on a worker).
+Batch = dict[int, list[State | None]]
+"""A batch of parts, by the number of parts of the states they were taken from."""
 
-    A state of another number of parts than the merged shell's holds no data
-    (their shells merged): it adds nothing.
+
+def _bounds(count: int, k: int) -> tuple[int, int] | None:
+    """The parts of batch ``k`` of a state of ``count`` parts (None: no such batch)."""
+    trees = min(count, PART_TREES)
+    if k >= trees:
+        return None
+    return count * k // trees, count * (k + 1) // trees
+
+
+def _batch_of(pieces: Pieces, metric: int, k: int) -> Batch:
+    """Batch ``k`` of one metric's parts in one partition (runs on a worker).
+
+    The batch is filed under the number of parts of the partition's state: the
+    merged state's number is not known yet, and a state of another number of parts
+    than the merged one holds no data (its shell merged into the others).
     """
     parts = pieces[metric]
-    if parts is None or len(parts) != count:
-        return [None] * (stop - start)
-    return list(parts[start:stop])
+    if parts is None:
+        return {}
+    count = len(parts)
+    bounds = _bounds(count, k)
+    if bounds is None:
+        return {}
+    return {count: list(parts[bounds[0] : bounds[1]])}
 
 
-def _merge_batches(batches: list[list[State | None]]) -> list[State | None]:
-    """The same batch of parts of consecutive partitions, merged part by part, in order."""
-    return [merge_parts(column) for column in zip(*batches, strict=True)]
+def _merge_batches(batches: list[Batch]) -> Batch:
+    """The same batch of parts of consecutive partitions, merged part by part, in order.
+
+    Batches of states of different numbers of parts are merged apart.
+    """
+    out: Batch = {}
+    for count in dict.fromkeys(c for batch in batches for c in batch):
+        columns = [batch[count] for batch in batches if count in batch]
+        out[count] = [merge_parts(column) for column in zip(*columns, strict=True)]
+    return out
 
 
 def _with_parts(
-    client: Any, total: Any, pieces: list[Any], parted: list[int]
+    client: Any, total: Any, batches: dict[tuple[int, int], Any]
 ) -> tuple[list[State], int, Notes]:
-    """The merged states, the parted ones merged part by part, in trees of batches of parts.
+    """The merged states, the parted ones made of their merged batches of parts.
 
-    The shells and the other metrics' states are merged by the graph's tree;
-    then the parts of each parted metric, in at most :data:`PART_TREES` batches
-    of consecutive parts, are merged in a tree per batch, part by part,
-    :data:`SPLIT_EVERY` partitions at a time, in partition order (the tree the
-    whole states would have gone through, so the values are the same, bit for
-    bit). The merged batches come here one at a time, each part written to a
-    file of a :class:`~scorekit.engines._parts.StoredParts` and let go before
-    the next: this process holds one batch of a parted state at most.
+    The shells and the other metrics' states are merged by the graph's tree,
+    and the parts of each parted metric, batch by batch, by a tree per batch
+    (:func:`_graph`): the tree the whole states would have gone through, so the
+    values are the same, bit for bit. The merged batches come here one at a
+    time, each part written to a file of a
+    :class:`~scorekit.engines._parts.StoredParts` and let go before the next:
+    this process holds one batch of a parted state at most.
     """
-    futures = client.compute([total, *pieces])
-    head, held = futures[0], futures[1:]
+    keys = list(batches)
+    futures = client.compute([total, *(batches[at] for at in keys)])
+    head, held = futures[0], dict(zip(keys, futures[1:], strict=True))
     del futures
     states, rows, notes = head.result()
     head.release()
-    trees: dict[int, list[tuple[int, Any]]] = {}
-    for j in parted:
-        if not type(states[j]).parted:
-            continue
-        count = len(states[j].split_parts()[1])
-        bounds = [count * k // min(count, PART_TREES) for k in range(min(count, PART_TREES) + 1)]
-        trees[j] = [
-            (start, _batch_tree(client, held, j, start, stop, count))
-            for start, stop in itertools.pairwise(bounds)
-        ]
-    for future in held:
-        future.release()
-    del held
     out = list(states)
-    for j, finals in trees.items():
+    for j in dict.fromkeys(j for j, _ in keys):
+        if not type(out[j]).parted:
+            continue
         shell, empty = out[j].split_parts()
+        count = len(empty)
         stored = StoredParts()
-        for k in range(len(finals)):
-            start, future = finals[k]
-            finals[k] = (start, None)
-            batch = future.result()
+        for k in range(PART_TREES):
+            future = held.pop((j, k))
+            bounds = _bounds(count, k)
+            batch = None if bounds is None else future.result().get(count)
             future.release()
             del future
+            if bounds is None:
+                continue
+            if batch is None:
+                batch = [None] * (bounds[1] - bounds[0])
             for i in range(len(batch)):
                 merged, batch[i] = batch[i], None
-                stored.append(empty[start + i] if merged is None else merged)
+                stored.append(empty[bounds[0] + i] if merged is None else merged)
                 del merged
+            del batch
         out[j] = type(shell).from_parts(shell, stored)
+    for future in held.values():
+        future.release()
     return out, int(rows), notes
-
-
-def _batch_tree(
-    client: Any, pieces: list[Any], metric: int, start: int, stop: int, count: int
-) -> Any:
-    """The future of parts ``start`` to ``stop`` of one metric merged over the partitions.
-
-    Each partition's batch is taken out where the partition's parts are, so a
-    merge fetches only its batch; the batches are merged in a tree of
-    :data:`SPLIT_EVERY` at a time, in partition order.
-    """
-    level = [
-        client.submit(_batch_of, piece, metric, start, stop, count, pure=False) for piece in pieces
-    ]
-    while len(level) > 1:
-        level = [
-            client.submit(_merge_batches, level[i : i + SPLIT_EVERY], pure=False)
-            for i in range(0, len(level), SPLIT_EVERY)
-        ]
-    return level[0]
