@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from itertools import chain
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -443,11 +444,19 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     return run
 
 
+_VALUES = methodcaller("values")
+
+
 def _dict_values(
     what: str, name: str, inners: list[Mapping[Any, Any]], total: int
 ) -> NDArray[np.float64]:
-    """The values of every inner mapping, in order, as floats (as :func:`as_values` reads them)."""
-    values = chain.from_iterable([inner.values() for inner in inners])
+    """The values of every inner mapping, in order, as floats (as :func:`as_values` reads them).
+
+    Each mapping's view of its values lives only while it is read: a list of
+    them all would make the garbage collector run over and over, walking the
+    large lists of ids built just before.
+    """
+    values = chain.from_iterable(map(_VALUES, inners))
     try:
         return np.fromiter(values, dtype=np.float64, count=total)
     except (TypeError, ValueError):
