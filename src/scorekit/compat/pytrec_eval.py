@@ -47,8 +47,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from operator import countOf
 from typing import Any
 
@@ -113,22 +114,16 @@ def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...], usual: type)
     inners = list(pairs.values())
     if not (set(map(type, pairs)) <= {str} and set(map(type, inners)) <= {dict}):
         return False
-    if not all(map(_strings, inners)):
+    try:
+        # ``str.join`` refuses the first id that is not a string; the joined ids are dropped
+        deque(map("".join, inners), 0)
+    except TypeError:
         return False
     values = chain.from_iterable(map(dict.values, inners))
     if countOf(map(type, values), usual) == sum(map(len, inners)):
         return True
     kinds = set(map(type, chain.from_iterable(map(dict.values, inners))))
     return all(issubclass(kind, allowed) for kind in kinds)
-
-
-def _strings(ids: Any) -> bool:
-    """Whether every id is a string (``str.join`` stops at the first that is not)."""
-    try:
-        "".join(ids)
-    except TypeError:
-        return False
-    return True
 
 
 __all__ = [
@@ -394,7 +389,7 @@ class RelevanceEvaluator:
         # the ids are strings (checked above): the judgments are built once, without a
         # second look at them
         self._qrels = Qrels.from_dict(query_relevance, check_ids=False)
-        self._judged = frozenset(q for q, docs in query_relevance.items() if len(docs) > 0)
+        self._judged = frozenset(compress(query_relevance, map(len, query_relevance.values())))
         self._options: dict[str, Any] = {
             "relevance_level": relevance_level,
             "judged_only": bool(judged_docs_only_flag),
