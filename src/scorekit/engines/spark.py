@@ -5,15 +5,17 @@ in Arrow batches regrouped into chunks of ``chunk_size`` rows, go through
 :func:`scorekit.engines.stream.fold` (the stream engine's per-chunk work and merge),
 and the partition yields one row per metric holding its state, encoded by
 :mod:`scorekit.engines._spark_codec` (the JSON document of
-:meth:`~scorekit.core.State.to_dict` with its arrays in npy blocks, never
-pickle), plus one row with the rows it read and the warnings its metrics raised.
-The states are then merged on the executors in a tree, :data:`SPLIT_EVERY`
-consecutive partitions per task and in partition order (``groupBy`` of the
-metric's index and the group of partitions, then ``applyInArrow``, level after
-level, as the Dask engine merges), so the driver receives one state per metric,
-and states that keep per-row values keep them in the order of the input. A
-value travels as Arrow rows of at most :data:`PIECE` bytes, never through
-Spark's row pickler.
+:meth:`~scorekit.core.State.to_dict` with its arrays as raw blocks in the smallest
+type that keeps every bit, never pickle; a state equal to an earlier metric's,
+as ``average_precision``'s histogram is ``roc_auc``'s, as an alias of it), plus
+one row with the rows it read and the warnings its metrics raised. While there
+are more than :data:`SPLIT_EVERY` partitions, their states are merged on the
+executors in a tree, :data:`SPLIT_EVERY` consecutive partitions per task and in
+partition order (``groupBy`` of the group of partitions, then ``applyInArrow``,
+level after level, as the Dask engine merges); the driver receives the states
+of at most :data:`SPLIT_EVERY` partitions and merges them in order, so states
+that keep per-row values keep them in the order of the input. A value travels
+as Arrow rows of at most :data:`PIECE` bytes, never through Spark's row pickler.
 
 The input is one of:
 
@@ -58,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import Metric, State, caught
+from scorekit.core import MergeTree, Metric, State, caught
 from scorekit.engines import _spark_codec as codec
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
@@ -84,8 +86,11 @@ WHOLE = -1
 """The ``sub`` of a whole value (a state, a shell, the rows and warnings); parts have theirs."""
 PIECE = 4 * 2**20
 """The bytes of a value in one row: a large state travels as rows of at most this many."""
+BATCH = 64 * PIECE
+"""The bytes of values in one Arrow batch (far below the 2 GiB of Arrow's binary offsets)."""
 SPLIT_EVERY = 8
-"""How many partitions' states one merge task combines, in partition order."""
+"""How many partitions' states one merge task (or the driver, at the end) combines, in
+partition order."""
 _LOCAL = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -263,14 +268,12 @@ def spark_states(
                     parts = spark.createDataFrame(context.parallelize(units, count), _UNITS)
                     task = _unit_task(setup)
                 reduced = parts.mapInArrow(task, _OUT)
-                parted = parted_metrics(metrics)
-                if parted:
+                if parted_metrics(metrics):
                     return _with_parts(reduced, setup, metrics, context)
-                found = _reduce(reduced, setup, len(metrics), context)
+                return _reduce(reduced, setup, metrics)
         finally:
             with contextlib.suppress(Exception):
                 setup.destroy()
-    return _results(metrics, found)
 
 
 @contextlib.contextmanager
@@ -544,7 +547,7 @@ def _frame_task(setup: Any, label: str) -> Callable[[Iterator[Any]], Iterator[An
         metrics, mapping, side, _, size = setup.value
         context = TaskContext.get()
         name = f"{label}, partition {context.partitionId() if context is not None else 0}"
-        yield _outcome(
+        yield from _outcome(
             len(metrics), lambda: fold(metrics, _rechunk(batches, size, name), mapping, side)
         )
 
@@ -590,7 +593,7 @@ def _unit_task(setup: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
                     states = found if states is None else merge_states(metrics, states, found)
             return (states or [m.empty() for m in metrics]), total
 
-        yield _outcome(len(metrics), work)
+        yield from _outcome(len(metrics), work)
 
     return task
 
@@ -640,14 +643,14 @@ def _parquet_rows(
         raise _io.pyarrow_error(path, "Parquet", exc) from None
 
 
-def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
-    """One Arrow batch of the task's values: its states and rows, or the error it raised."""
+def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> list[Any]:
+    """The Arrow batches of the task's values: its states and rows, or the error it raised."""
     from pyspark import TaskContext
 
     try:
         (states, rows), found = caught(work)
     except ScorekitError as exc:
-        pairs = [(count, WHOLE, codec.encode_error(exc))]
+        pairs: list[tuple[int, int, Any]] = [(count, WHOLE, codec.encode_error(exc))]
     else:
         notes = Notes()
         notes.record(found)
@@ -658,148 +661,353 @@ def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> Any:
     return _rows(pairs, context.partitionId() if context is not None else 0)
 
 
-def _state_values(states: list[State]) -> Iterator[tuple[int, int, bytes]]:
+def _state_values(states: list[State]) -> Iterator[tuple[int, int, Any]]:
     """Each state as a whole value; a state made of parts as its shell and one value per part.
 
-    Parts are merged key by key, part by part, so no task holds a whole parted
-    state; a state of fewer parts than the merged shell holds no data, and its
-    parts add nothing to the others.
-    """
-    for i, state in enumerate(states):
-        if type(state).parted:
-            shell, parts = state.split_parts()
-            yield i, WHOLE, codec.encode_state(i, shell)
-            for index in range(len(parts)):
-                yield i, index, codec.encode_state(i, parts[index])
-        else:
-            yield i, WHOLE, codec.encode_state(i, state)
-
-
-def _rows(pairs: list[tuple[int, int, bytes]], part: int) -> Any:
-    """Values as rows of ``key, sub, part, piece, value``, each value cut into :data:`PIECE`
-    bytes (``sub`` is the index of a state's part, :data:`WHOLE` for a whole value).
+    A whole state equal, bit for bit, to an earlier metric's (``roc_auc`` and
+    ``average_precision`` keep the same histogram) travels as an alias of that
+    metric's value. Parts are merged key by key, part by part, so no task
+    holds a whole parted state; a state of fewer parts than the merged shell
+    holds no data, and its parts add nothing to the others.
 
     Examples
     --------
-    >>> _rows([(0, WHOLE, b"ab"), (1, 2, b"")], 3).to_pylist()[1]
-    {'key': 1, 'sub': 2, 'part': 3, 'piece': 0, 'value': b''}
+    >>> from scorekit import parse_metric
+    >>> states = [parse_metric(m).summarize([0, 1, 1], [0.1, 0.4, 0.3]) for m in ("roc_auc", "ap")]
+    >>> [(key, sub, codec.tag(b"".join(value))) for key, sub, value in _state_values(states)]
+    [(0, -1, b'S'), (1, -1, b'A')]
     """
-    import pyarrow as pa
+    sent: list[tuple[int, list[Any]]] = []
+    for i, state in enumerate(states):
+        if type(state).parted:
+            shell, parts = state.split_parts()
+            yield i, WHOLE, codec.state_buffers(i, shell)
+            for index in range(len(parts)):
+                yield i, index, codec.state_buffers(i, parts[index])
+            continue
+        buffers = codec.state_buffers(i, state)
+        twin = next((j for j, other in sent if _same_value(buffers, other)), None)
+        if twin is None:
+            sent.append((i, buffers))
+            yield i, WHOLE, buffers
+        else:
+            yield i, WHOLE, [codec.encode_alias(i, twin)]
 
-    keys: list[int] = []
-    subs: list[int] = []
-    pieces: list[int] = []
-    values: list[bytes] = []
-    for key, sub, value in pairs:
-        for number, start in enumerate(range(0, max(len(value), 1), PIECE)):
-            keys.append(key)
-            subs.append(sub)
-            pieces.append(number)
-            values.append(value[start : start + PIECE])
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array(keys, pa.int32()),
-            pa.array(subs, pa.int32()),
-            pa.array([part] * len(keys), pa.int32()),
-            pa.array(pieces, pa.int32()),
-            pa.array(values, pa.binary()),
-        ],
-        names=["key", "sub", "part", "piece", "value"],
+
+def _same_value(a: list[Any], b: list[Any]) -> bool:
+    """Whether two states' buffers hold the same bytes, but for the metric's index."""
+    import numpy as np
+
+    if len(a) != len(b) or any(len(x) != len(y) for x, y in zip(a, b, strict=True)):
+        return False
+    index = slice(1, 1 + codec.INDEX_BYTES)
+    if a[0][: index.start] != b[0][: index.start] or a[0][index.stop :] != b[0][index.stop :]:
+        return False
+    return all(
+        np.array_equal(np.frombuffer(x, np.uint8), np.frombuffer(y, np.uint8))
+        for x, y in zip(a[1:], b[1:], strict=True)
     )
 
 
-def _values(table: Any) -> dict[tuple[int, int, int], bytes]:
-    """The values of rows made by :func:`_rows`, put together: (key, sub, part) -> bytes."""
-    found: dict[tuple[int, int, int], list[tuple[int, bytes]]] = {}
-    names = ("key", "sub", "part", "piece", "value")
-    columns = [table.column(name).to_pylist() for name in names]
-    for key, sub, part, piece, value in zip(*columns, strict=True):
-        found.setdefault((key, sub, part), []).append((piece, value))
-    return {where: b"".join(v for _, v in sorted(pieces)) for where, pieces in found.items()}
+def _pieces(value: Any) -> Iterator[list[memoryview]]:
+    """A value (bytes, or a list of buffers to join) as pieces of at most :data:`PIECE` bytes,
+    each a list of slices of its buffers; a value of no bytes is one empty piece.
+
+    Examples
+    --------
+    >>> [[bytes(v) for v in piece] for piece in _pieces([b"ab", b"c"])]
+    [[b'ab', b'c']]
+    >>> list(_pieces(b""))
+    [[]]
+    """
+    current: list[memoryview] = []
+    room = PIECE
+    given = False
+    for buffer in value if isinstance(value, list) else [value]:
+        view = memoryview(buffer).cast("B")
+        while len(view):
+            taken = view[:room]
+            current.append(taken)
+            room -= len(taken)
+            view = view[len(taken) :]
+            if not room:
+                yield current
+                given = True
+                current, room = [], PIECE
+    if current or not given:
+        yield current
 
 
-def _combiner(setup: Any) -> Callable[[bytes, bytes, int], bytes]:
-    """Merge two values of one key (and part), the earlier partition's first (runs on the
-    executors)."""
+def _rows(pairs: list[tuple[int, int, Any]], part: int) -> list[Any]:
+    """Values as Arrow batches of rows ``key, sub, part, piece, value``, each value cut into
+    :data:`PIECE` bytes (``sub`` is the index of a state's part, :data:`WHOLE` for a whole
+    value), at most :data:`BATCH` bytes of values a batch.
 
-    def combine(a: bytes, b: bytes, sub: int) -> bytes:
-        first, second = codec.tag(a), codec.tag(b)
-        if first == codec.ERROR:
-            return a
-        if second == codec.ERROR:
-            return b
-        if first == codec.META:
-            rows, notes = codec.decode_meta(a)
-            more, others = codec.decode_meta(b)
+    The bytes of a batch are copied once, into one buffer, and the rows point into it.
+
+    Examples
+    --------
+    >>> _rows([(0, WHOLE, b"ab"), (1, 2, [b"", b"c"])], 3)[0].to_pylist()[1]
+    {'key': 1, 'sub': 2, 'part': 3, 'piece': 0, 'value': b'c'}
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    batches: list[Any] = []
+    heads: list[tuple[int, int, int]] = []
+    lengths: list[int] = []
+    slices: list[memoryview] = []
+    held = 0
+
+    def flush() -> None:
+        data = pa.py_buffer(b"".join(slices))
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        keys, subs, pieces = zip(*heads, strict=True)
+        values = pa.Array.from_buffers(
+            pa.binary(), len(lengths), [None, pa.py_buffer(offsets), data]
+        )
+        batches.append(
+            pa.RecordBatch.from_arrays(
+                [
+                    pa.array(keys, pa.int32()),
+                    pa.array(subs, pa.int32()),
+                    pa.array([part] * len(heads), pa.int32()),
+                    pa.array(pieces, pa.int32()),
+                    values,
+                ],
+                names=["key", "sub", "part", "piece", "value"],
+            )
+        )
+
+    for key, sub, value in pairs:
+        for number, piece in enumerate(_pieces(value)):
+            size = sum(len(s) for s in piece)
+            if heads and held + size > BATCH:
+                flush()
+                heads, lengths, slices, held = [], [], [], 0
+            heads.append((key, sub, number))
+            lengths.append(size)
+            slices.extend(piece)
+            held += size
+    if heads:
+        flush()
+    return batches
+
+
+def _values(table: Any) -> dict[tuple[int, int, int], Any]:
+    """The values of rows made by :func:`_rows`, put together: (key, sub, part) -> bytes.
+
+    A value of one row is a view of the table's buffer, not a copy.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> table = pa.Table.from_batches(_rows([(0, WHOLE, b"ab"), (1, 2, b"c")], 3))
+    >>> {where: bytes(value) for where, value in _values(table).items()}
+    {(0, -1, 3): b'ab', (1, 2, 3): b'c'}
+    """
+    found: dict[tuple[int, int, int], list[tuple[int, Any]]] = {}
+    names = ("key", "sub", "part", "piece")
+    for batch in table.to_batches():
+        heads = zip(*(batch.column(name).to_pylist() for name in names), strict=True)
+        column = batch.column("value")
+        for (key, sub, part, piece), value in zip(heads, _views(column), strict=True):
+            found.setdefault((key, sub, part), []).append((piece, value))
+    out: dict[tuple[int, int, int], Any] = {}
+    for where, pieces in found.items():
+        pieces.sort(key=lambda item: item[0])
+        out[where] = pieces[0][1] if len(pieces) == 1 else b"".join(v for _, v in pieces)
+    return out
+
+
+def _views(column: Any) -> list[memoryview]:
+    """The values of an Arrow binary array as views of its data buffer."""
+    import numpy as np
+
+    _, offsets, data = column.buffers()
+    where = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+    view = memoryview(data) if data is not None else memoryview(b"")
+    bounds = where.tolist()
+    return [view[lo:hi] for lo, hi in itertools.pairwise(bounds)]
+
+
+def _first_error(values: Mapping[tuple[int, int, int], Any], count: int) -> Any:
+    """The first error among values: a task's before a merge's, then by metric and partition."""
+    for where in sorted(values, key=lambda w: (w[0] != count, w)):
+        if codec.tag(values[where]) == codec.ERROR:
+            return where, values[where]
+    return None
+
+
+def _alike(a: Metric[Any], b: Metric[Any]) -> bool:
+    """Whether two metrics merge states by the same code (equal states then merge equal)."""
+    return (
+        type(a).merge is type(b).merge
+        and type(a).merge_many is type(b).merge_many
+        and getattr(a, "defers_merges", False) == getattr(b, "defers_merges", False)
+    )
+
+
+def _merged_states(
+    metrics: list[Metric[Any]], values: Mapping[tuple[int, int, int], Any]
+) -> tuple[dict[int, State], dict[int, int]]:
+    """The whole states of a group of partitions merged in partition order, metric by metric.
+
+    Each value is decoded once, an alias as the state it names. A metric whose
+    values all name one earlier metric's, and which merges as that metric
+    does, is merged once: it is returned as the earlier metric's index.
+
+    Returns
+    -------
+    tuple
+        The merged state of each metric with values, and metric -> the earlier
+        metric whose merged state it has.
+    """
+    parts = sorted({part for _, _, part in values})
+    cache: dict[tuple[int, int], State] = {}
+
+    def root(key: int, part: int) -> int:
+        value = values[key, WHOLE, part]
+        while codec.tag(value) == codec.ALIAS:
+            key = codec.alias_of(value)
+            value = values[key, WHOLE, part]
+        return key
+
+    def state(key: int, part: int) -> State:
+        if (key, part) not in cache:
+            cache[key, part] = codec.decode_state(values[key, WHOLE, part])
+        return cache[key, part]
+
+    merged: dict[int, State] = {}
+    same: dict[int, int] = {}
+    for key, metric in enumerate(metrics):
+        found = [part for part in parts if (key, WHOLE, part) in values]
+        if not found:
+            continue
+        roots = [root(key, part) for part in found]
+        first = roots[0]
+        if (
+            first != key
+            and first in merged
+            and all(r == first for r in roots)
+            and [part for part in parts if (first, WHOLE, part) in values] == found
+            and _alike(metrics[first], metric)
+        ):
+            same[key] = first
+            continue
+        tree = MergeTree([metric])
+        for part, where in zip(found, roots, strict=True):
+            tree.add([state(where, part)])
+        merged[key] = tree.result()[0]
+    cache.clear()
+    return merged, same
+
+
+def _metas(values: Mapping[tuple[int, int, int], Any], count: int) -> tuple[int, Notes]:
+    """The rows and the warnings of all the values of the rows read, added up."""
+    rows, notes = 0, Notes()
+    for where in sorted(values):
+        if where[0] == count:
+            more, others = codec.decode_meta(values[where])
+            rows += more
             notes.update(others)
-            return codec.encode_meta(rows + more, notes)
-        metrics = setup.value[0]
-        index = codec.state_index(a)
-        try:
-            first_state, second_state = codec.decode_state(a), codec.decode_state(b)
-            if sub == WHOLE:
-                merged = metrics[index].merge(first_state, second_state)
-            else:
-                merged = first_state.merge(second_state)
-        except ScorekitError as exc:
-            return codec.encode_error(exc)
-        return codec.encode_state(index, merged)
+    return rows, notes
 
-    return combine
+
+def _combined(
+    metrics: list[Metric[Any]], values: Mapping[tuple[int, int, int], Any]
+) -> list[tuple[int, int, Any]]:
+    """The values of a group of partitions merged: one per metric (or part), one of the rows.
+
+    The first error of the group is its only value, as is the error of a merge
+    that fails.
+    """
+    count = len(metrics)
+    error = _first_error(values, count)
+    if error is not None:
+        (key, sub, _), value = error
+        return [(key, sub, value)]
+    subs = {(key, sub) for key, sub, _ in values if sub != WHOLE}
+    try:
+        if subs:
+            # a group of the values of one part of one metric's state
+            (key, sub), *_ = subs
+            order = [values[where] for where in sorted(values)]
+            part = codec.decode_state(order[0])
+            for value in order[1:]:
+                part = part.merge(codec.decode_state(value))
+            return [(key, sub, codec.state_buffers(key, part))]
+        merged, same = _merged_states(metrics, values)
+    except ScorekitError as exc:
+        return [(min(k for k, _, _ in values), WHOLE, codec.encode_error(exc))]
+    out: list[tuple[int, int, Any]] = [(count, WHOLE, codec.encode_meta(*_metas(values, count)))]
+    for key in range(count):
+        if key in merged:
+            out.append((key, WHOLE, codec.state_buffers(key, merged[key])))
+        elif key in same:
+            out.append((key, WHOLE, codec.encode_alias(key, same[key])))
+    return out
 
 
 def _merger(setup: Any) -> Callable[[Any], Any]:
     """The ``applyInArrow`` function merging the values of a group of partitions, in order."""
-    combine = _combiner(setup)
 
     def merge(table: Any) -> Any:
+        import pyarrow as pa
+
+        metrics = setup.value[0]
         values = _values(table)
-        order = sorted(values)
-        key, sub, part = order[0]
-        out = values[order[0]]
-        for where in order[1:]:
-            out = combine(out, values[where], sub)
-        return _table_of(_rows([(key, sub, out)], part // SPLIT_EVERY))
+        group = min(part for _, _, part in values) // SPLIT_EVERY
+        return pa.Table.from_batches(_rows(_combined(metrics, values), group), schema=_schema())
 
     return merge
 
 
-def _table_of(batch: Any) -> Any:
+def _schema() -> Any:
     import pyarrow as pa
 
-    return pa.Table.from_batches([batch])
+    return pa.schema(
+        [(name, pa.int32()) for name in ("key", "sub", "part", "piece")] + [("value", pa.binary())]
+    )
 
 
 # the driver ------------------------------------------------------------------------------
 
 
-def _reduce(frame: Any, setup: Any, count: int, context: Any) -> dict[int, bytes]:
-    """The one value of each key, merged on the executors in partition order, then collected.
+def _reduce(frame: Any, setup: Any, metrics: list[Metric[Any]]) -> tuple[list[State], int, Notes]:
+    """The merged states: merged on the executors in partition order, the last step here.
 
-    The values of :data:`SPLIT_EVERY` consecutive partitions are merged by one
-    task (``groupBy`` of the key and the group of partitions, ``applyInArrow``),
-    level after level, until one value per key is left; only those reach the
-    driver. Values travel as Arrow rows of at most :data:`PIECE` bytes.
+    While there are more than :data:`SPLIT_EVERY` partitions, the values of
+    :data:`SPLIT_EVERY` consecutive partitions are merged by one task
+    (``groupBy`` of the group of partitions, ``applyInArrow``), level after
+    level; the driver then receives the values of at most :data:`SPLIT_EVERY`
+    partitions and merges them, in order. Values travel as Arrow rows of at
+    most :data:`PIECE` bytes.
     """
     try:
-        found = _values(_merged(frame, setup).toArrow())
+        table = _merged(frame, setup, SPLIT_EVERY).toArrow()
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
         raise _job_error(exc) from None
-    return {key: value for (key, _, _), value in found.items()}
+    return _gathered(metrics, _values(table))
 
 
-def _merged(frame: Any, setup: Any) -> Any:
-    """The frame of the tasks' values merged to one value per key and part, in a tree."""
+def _merged(frame: Any, setup: Any, last: int) -> Any:
+    """The frame of the tasks' values merged in a tree, to the values of ``last`` partitions
+    or fewer: the whole values of a group of partitions in one task, each part of a
+    state made of parts in one of its own."""
     from pyspark.sql import functions as F
 
     width = frame.rdd.getNumPartitions()
     merge = _merger(setup)
-    while width > 1:
+    whole = F.col("sub") == WHOLE
+    while width > last:
         width = -(-width // SPLIT_EVERY)
+        slot = F.when(whole, F.lit(-1)).otherwise(F.col("key")).alias("slot")
         group = F.floor(F.col("part") / SPLIT_EVERY).alias("group")
-        frame = frame.groupBy("key", "sub", group).applyInArrow(merge, _OUT)
+        frame = frame.groupBy(slot, "sub", group).applyInArrow(merge, _OUT)
     return frame
 
 
@@ -808,20 +1016,20 @@ def _with_parts(
 ) -> tuple[list[State], int, Notes]:
     """The merged states when some are made of parts: the parts reach the driver one at a time.
 
-    Every value is merged on the executors as :func:`_reduce` merges them, a
-    state's parts each under a key of their own; the merged values are kept by
-    Spark while the whole values are collected, then the parts come here in
-    order, one Spark partition at a time, each written to a file of a
-    :class:`~scorekit.engines._parts.StoredParts` and let go before the next.
+    Every value is merged on the executors as :func:`_reduce` merges them, to
+    one partition, a state's parts each under a key of their own; the merged
+    values are kept by Spark while the whole values are collected, then the
+    parts come here in order, one Spark partition at a time, each written to a
+    file of a :class:`~scorekit.engines._parts.StoredParts` and let go before
+    the next.
     """
     from pyspark.sql import functions as F
 
     merged = None
     try:
-        merged = _merged(frame, setup).persist()
+        merged = _merged(frame, setup, 1).persist()
         found = _values(merged.filter(F.col("sub") == WHOLE).toArrow())
-        wholes = {key: value for (key, _, _), value in found.items()}
-        states, rows, notes = _results(metrics, wholes)
+        states, rows, notes = _gathered(metrics, found)
         shells = {j: states[j].split_parts() for j in range(len(states)) if type(states[j]).parted}
         stored = {j: StoredParts() for j in shells}
         # one merge task wrote all the pieces of a value, in order: they are in one partition
@@ -865,16 +1073,20 @@ def _joined(rows: Iterator[Any]) -> Iterator[tuple[int, int, bytes]]:
         yield current[0], current[1], b"".join(pieces)
 
 
-def _results(metrics: list[Metric[Any]], found: dict[int, bytes]) -> tuple[list[State], int, Notes]:
+def _gathered(
+    metrics: list[Metric[Any]], values: Mapping[tuple[int, int, int], Any]
+) -> tuple[list[State], int, Notes]:
+    """The states, rows and warnings of the whole values of a few partitions, merged in order
+    (a metric of no value gets its empty state); the first error they hold is raised."""
     count = len(metrics)
-    meta = found.get(count)
-    for key in [count, *range(count)]:
-        value = found.get(key)
-        if value is not None and codec.tag(value) == codec.ERROR:
-            raise codec.decode_error(value)
-    rows, notes = codec.decode_meta(meta) if meta is not None else (0, Notes())
+    wholes = {where: value for where, value in values.items() if where[1] == WHOLE}
+    error = _first_error(wholes, count)
+    if error is not None:
+        raise codec.decode_error(error[1])
+    rows, notes = _metas(wholes, count)
+    merged, same = _merged_states(metrics, wholes)
     states = [
-        codec.decode_state(found[i]) if i in found else metric.empty()
+        merged[i] if i in merged else merged[same[i]] if i in same else metric.empty()
         for i, metric in enumerate(metrics)
     ]
     return states, rows, notes
