@@ -31,9 +31,11 @@ from scorekit.classification import ScoreRanges
 from scorekit.core import State
 from scorekit.engines._columns import resolve
 from scorekit.engines._parts import StoredParts, parted_metrics
+from scorekit.engines import dask as dask_engine
+from scorekit.engines._fold import side_inputs
 from scorekit.engines.dask import PART_TREES, _batch_of, _merge_batches, dask_states
 from scorekit.engines.stream import fold
-from scorekit.errors import StateMismatchError
+from scorekit.errors import InputError, StateMismatchError
 from tables import binary_scores
 
 NAMES = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc", "average_precision"]
@@ -187,6 +189,34 @@ def test_a_state_of_no_data_with_another_number_of_parts_is_batched_apart() -> N
     parts = [part for m in merged[:4] for part in m[4]]
     assert ScoreRanges.from_parts(a.merge(b).split_parts()[0], parts).equals(a.merge(b))
     assert len(merged[0][1]) == 1 and merged[0][1][0].score.size == 0
+
+
+@pytest.mark.parametrize("offsets", [False, True])
+def test_a_large_partition_is_summarized_in_slices_of_the_same_states(
+    monkeypatch: pytest.MonkeyPatch, offsets: bool
+) -> None:
+    table = binary_scores(5, 2500, distinct=1000, weights="dyadic", float32=True)
+    metrics = [parse_metric(name) for name in NAMES]
+    mapping = _mapping(metrics, table)
+    frame = table.to_pandas()
+    frame.index += 40
+    setup = (metrics, mapping, "scores.parquet", {}, offsets)
+    qrels = side_inputs(metrics, {})
+    whole, rows, _ = dask_engine._summarize_partition(frame, setup, qrels, 3)
+    monkeypatch.setattr(dask_engine, "SUMMARY_ROWS", 300)
+    sliced, sliced_rows, _ = dask_engine._summarize_partition(frame, setup, qrels, 3)
+    assert sliced_rows == rows == 2500
+    assert all(a.equals(b) for a, b in zip(sliced, whole, strict=True))
+    # a bad score in a later slice is named at its row in the partition, as unsliced
+    frame.loc[frame.index[2222], "y_score"] = np.nan
+    with pytest.raises(InputError) as found:
+        dask_engine._summarize_partition(frame, setup, qrels, 3)
+    place = "row 2263" if offsets else "partition 3, row 2223"
+    assert place in str(found.value)
+    monkeypatch.setattr(dask_engine, "SUMMARY_ROWS", 10**6)
+    with pytest.raises(InputError) as unsliced:
+        dask_engine._summarize_partition(frame, setup, qrels, 3)
+    assert str(unsliced.value) == str(found.value)
 
 
 def test_shells_of_different_cut_points_refuse_to_merge() -> None:

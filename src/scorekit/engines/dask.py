@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import Metric, State
+from scorekit.core import MergeTree, Metric, State
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
 from scorekit.engines._dask_sources import (
@@ -54,6 +54,7 @@ from scorekit.engines._fold import (
     merge_states,
     positive_int,
     side_inputs,
+    state_nbytes,
     summarize_chunk,
 )
 from scorekit.engines._parts import StoredParts, merge_parts, parted_metrics
@@ -66,6 +67,23 @@ SPLIT_EVERY = 8
 
 _ROWS_PER_PARTITION = 1_000_000
 _BLOCKSIZE = 64 * 2**20
+
+
+def _register_sizes() -> None:
+    """Give Dask the bytes a state holds (its arrays), so that a worker near its memory
+    limit moves states to disk instead of counting them as a few bytes."""
+    try:
+        from dask.sizeof import sizeof
+    except ImportError:
+        return
+    sizeof.register(State)(_state_size)  # type: ignore[no-untyped-call]
+
+
+def _state_size(state: State) -> int:
+    return sys.getsizeof(state) + state_nbytes(state)
+
+
+_register_sizes()
 
 
 def _require() -> None:
@@ -781,12 +799,39 @@ Setup = tuple[list[Metric[Any]], dict[str, tuple[str, ...]], str, dict[bytes, by
 """What every task needs: metrics, mapping, source label, schema metadata, offsets or not."""
 
 
+SUMMARY_ROWS = 1_000_000
+"""The most rows summarized at once on a worker: a larger partition is summarized in slices."""
+
+
 def _summarize_partition(frame: Any, setup: Setup, qrels: Any, index: int) -> Part:
-    """The states of one partition, its row count and its warnings (runs on a worker)."""
+    """The states of one partition, its row count and its warnings (runs on a worker).
+
+    A partition of more than :data:`SUMMARY_ROWS` rows (a file read whole, a large
+    block) is summarized a slice of that many rows at a time, the slices' states
+    merged in order as the stream engine merges its chunks', so that the
+    temporaries of a summary are those of one slice; not when a metric needs the
+    rows of a group in one chunk (the partitions then hold whole groups).
+    """
     metrics, mapping, label, meta, offsets = setup
     table = _partition_table(frame, label, index, meta, offsets)
-    states, notes = summarize_chunk(metrics, table, mapping, qrels)
-    return states, table.num_rows, notes
+    rows = table.num_rows
+    if rows <= SUMMARY_ROWS or any(group_role(m) for m in metrics):
+        states, notes = summarize_chunk(metrics, table, mapping, qrels)
+        return states, rows, notes
+    info = dict(table.schema.metadata or {})
+    first = int(info.get(_io.OFFSET_KEY, b"0").decode())
+    tree = MergeTree(metrics)
+    notes = Notes()
+    for start in range(0, rows, SUMMARY_ROWS):
+        # each slice names its rows from the partition's first row, as the whole would
+        info[_io.OFFSET_KEY] = str(first + start).encode()
+        piece = table.slice(start, SUMMARY_ROWS).replace_schema_metadata(info)
+        states, more = summarize_chunk(metrics, piece, mapping, qrels)
+        del piece
+        notes.update(more)
+        tree.add(states)
+        del states
+    return tree.result(), rows, notes
 
 
 def _merge_group(setup: Setup, parts: list[Part]) -> Part:
