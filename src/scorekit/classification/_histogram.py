@@ -382,36 +382,41 @@ def _merge_many_rows(parts: list[Rows], *, release: bool = False) -> Rows:
     out_k = np.empty(total, dtype=np.result_type(*(k.dtype for k, _, _ in parts)))
     # each key's section holds its runs of every set, in order: merged by value, the
     # samples' scores (the counts are all one until equal scores meet); else the rows
-    sizes = np.zeros(keys.size, dtype=np.int64)
-    for (_, _, set_c), b in zip(parts, bounds, strict=True):
+    sizes = np.zeros((runs, keys.size), dtype=np.int64)
+    for j, b in enumerate(bounds):
+        set_c = parts[j][2]
         for i in range(keys.size):
-            sizes[i] += _samples(set_c[b[i] : b[i + 1]]) if by_value else b[i + 1] - b[i]
-    offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(sizes)]).tolist()
-    out_s = np.empty(offsets[-1], dtype=np.result_type(*(s.dtype for _, s, _ in parts)))
+            sizes[j, i] = _samples(set_c[b[i] : b[i + 1]]) if by_value else b[i + 1] - b[i]
+        del set_c
+    offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(sizes.sum(axis=0))])
+    # where each set's run of each key goes
+    places = (offsets[:-1] + np.cumsum(sizes, axis=0) - sizes).tolist()
+    out_s = np.empty(int(offsets[-1]), dtype=np.result_type(*(s.dtype for _, s, _ in parts)))
     out_c = None if by_value else np.empty((total, width), dtype)
-    fill = offsets[:-1]
     zeros: list[float | None] = [None] * keys.size
-    for j in range(runs):
+    # the last sets first: the memory of the states made last is handed back first,
+    # which lets the allocator give the top of its heap back as the merge goes
+    for j in reversed(range(runs)):
         set_s, set_c = parts[j][1:]
         if release:
             parts[j] = _NO_ROWS
         for i, (lo, hi) in enumerate(itertools.pairwise(bounds[j])):
             if lo == hi:
                 continue
-            at = fill[i]
+            at = places[j][i]
             if out_c is not None:
                 out_s[at : at + hi - lo] = set_s[lo:hi]
                 out_c[at : at + hi - lo] = set_c[lo:hi].reshape(hi - lo, width)
-                fill[i] += hi - lo
                 continue
             n = set_c[lo:hi]
             run = set_s[lo:hi] if _all_ones(n) else np.repeat(set_s[lo:hi], n[:, 0])
             out_s[at : at + run.size] = run
-            fill[i] += run.size
-            if zeros[i] is None:
-                zeros[i] = _zero_of(set_s[lo:hi])
+            zero = _zero_of(set_s[lo:hi])
+            if zero is not None:  # the first set's zero is the last one found
+                zeros[i] = zero
             del n, run
         del set_s, set_c
+    offsets = offsets.tolist()
     at = 0
     for i, key in enumerate(keys.tolist()):
         off, m = offsets[i], offsets[i + 1] - offsets[i]

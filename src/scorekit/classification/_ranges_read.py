@@ -100,6 +100,7 @@ def _survey(metric: str, parts: Parts) -> _Survey:
                 run = c[lo:hi]
                 side.total += int(run.sum())
                 side.ones = side.ones and bool((run == 1).all())
+                del run  # a view of the range's counts: let go with the range
             else:
                 side.ones = False
         del part, c
