@@ -19,6 +19,7 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +41,15 @@ import pyarrow.parquet as pq
 from conftest import ROOT
 from scorekit import engines, evaluate, parse_metric
 from scorekit.cli import main
-from scorekit.core import State
+from scorekit.core import State, state_field
 from scorekit.engines import _spark_codec as codec
+from scorekit.engines import spark as spark_engine
 from scorekit.engines._columns import resolve
 from scorekit.engines._parts import StoredParts
 from scorekit.engines.spark import spark_states
 from scorekit.engines.stream import fold
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
+from tables import binary_scores
 from test_dask import CONFIGS, _check, _kind_table
 from test_engine_registry import CASES, _groups
 
@@ -126,7 +129,10 @@ def test_every_metric_equals_the_stream_engine(spark: Any, tmp_path: Path, kind:
         if index % 3 == 2:
             source = tmp_path / "part.parquet"
             pq.write_table(table, source, row_group_size=7)
-        got, count = _spark(source, metrics, columns, qrels, partitions=3, chunk_size=4)
+        # a table in more partitions than a merge takes (a merge on the executors, then
+        # the driver's), a file in fewer (the driver's merge only)
+        wide = 11 if index % 3 == 1 else 3
+        got, count = _spark(source, metrics, columns, qrels, partitions=wide, chunk_size=4)
     assert count == table.num_rows
     _check(metrics, got, expected)
 
@@ -153,6 +159,190 @@ def test_states_travel_exactly_on_random_batches(kind: str, seed: int) -> None:
     states, _ = _stream(table, metrics, columns, qrels, 1 + seed)
     back = [codec.decode_state(codec.encode_state(i, s)) for i, s in enumerate(states)]
     _check(metrics, back, states)
+
+
+@dataclass(frozen=True, eq=False)
+class _Blocks(State):
+    """A state of any arrays, to send every dtype, shape and bit pattern through the codec."""
+
+    first: np.ndarray = state_field("same")
+    more: tuple[np.ndarray, ...] = state_field("same")
+
+
+_DTYPES = ["<i1", "<i2", "<i4", "<i8", "<u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8", ">i8"]
+_DTYPES += [">f8", "?"]
+
+
+@st.composite
+def _arrays(draw: Any) -> np.ndarray:
+    """Arrays of any bits, of values a smaller type holds, of one value, or views."""
+    dtype = np.dtype(draw(st.sampled_from(_DTYPES)))
+    n = draw(st.integers(0, 300))
+    columns = draw(st.sampled_from([None, 1, 3]))
+    size = n * (columns or 1)
+    form = draw(st.sampled_from(["bits", "narrow", "single", "one", "broadcast", "strided"]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    if form == "narrow" and dtype.kind in "iuf":
+        if dtype.kind == "f":
+            data = rng.integers(-(2**31), 2**31, size, dtype=np.int64).astype(np.uint32)
+            with np.errstate(all="ignore"):  # float32 values, NaNs with payloads
+                values = data.view(np.float32).astype(dtype)
+        else:
+            info = np.iinfo(dtype)
+            low = max(int(info.min), -(2**15))
+            values = rng.integers(low, min(int(info.max), 2**15) + 1, size).astype(dtype)
+    elif form == "single" and dtype.kind in "iuf":
+        values = np.full(size, rng.integers(0, 100), dtype=dtype)
+    else:
+        values = np.frombuffer(rng.bytes(size * dtype.itemsize), dtype=dtype).copy()
+        if dtype.kind == "b":
+            values = values.view(np.uint8) % 2 == 1
+        elif dtype.kind == "f" and form == "one":
+            values[: n // 2] = -0.0
+    shaped = values.reshape((n, columns) if columns else (n,))
+    if form == "broadcast" and size:
+        return np.broadcast_to(shaped[:1], shaped.shape)
+    if form == "strided" and shaped.ndim == 2 and columns and columns > 1:
+        return shaped[:, ::2]
+    return shaped
+
+
+def _bits(array: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
+    return array.dtype.str, array.shape, np.ascontiguousarray(array).tobytes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=_arrays(), more=st.lists(_arrays(), max_size=3))
+def test_arrays_travel_bit_for_bit(first: np.ndarray, more: list[np.ndarray]) -> None:
+    state = _Blocks(first=first, more=tuple(more))
+    data = codec.encode_state(5, state)
+    back = codec.decode_state(memoryview(data))
+    assert isinstance(back, _Blocks) and codec.state_index(data) == 5
+    for a, b in zip([first, *more], [back.first, *back.more], strict=True):
+        assert _bits(b) == _bits(a)
+        # a new array, not a view of the bytes received
+        assert b.flags.writeable and b.flags.c_contiguous
+        assert b.base is None or b.base.base is None
+    # the blocks take the bytes of their smallest exact types, each aligned to 8 bytes
+    head = int.from_bytes(data[5:13], "little")
+    blocks = sum(codec._narrowest(a)[0].nbytes + 7 for a in [first, *more])
+    assert len(data) <= 13 + head + 7 + blocks
+
+
+@settings(max_examples=100, deadline=None)
+@given(array=_arrays())
+def test_arrays_travel_in_their_smallest_exact_type(array: np.ndarray) -> None:
+    stored, single = codec._narrowest(array)
+    if single:
+        assert stored.size == 1 and np.all(
+            np.ascontiguousarray(array).view(np.uint8).reshape(array.size, -1)
+            == stored.view(np.uint8)
+        )
+        return
+    assert stored.dtype.itemsize <= array.dtype.itemsize and stored.shape == array.shape
+    assert _bits(stored.astype(array.dtype)) == _bits(array)
+    if array.size >= 64 and array.dtype.isnative and array.dtype.kind in "iu":
+        low, high = int(array.min()), int(array.max())
+        if low >= -(2**15) and high < 2**15 and array.dtype.itemsize > 2:
+            assert stored.dtype.itemsize <= 2
+        if array.dtype.itemsize > 1:
+            assert low != high
+
+
+def test_arrays_of_some_values_are_narrowed() -> None:
+    ints = np.arange(1000, dtype=np.int64) * 60
+    assert codec._narrowest(ints)[0].dtype == np.dtype("<u2")
+    assert codec._narrowest(ints - 30000)[0].dtype == np.dtype("<i2")
+    assert codec._narrowest(-ints)[0].dtype == np.dtype("<i4")
+    assert codec._narrowest(ints << 30)[0].dtype == np.dtype("<i8")
+    floats = np.linspace(0, 1, 1000, dtype=np.float32).astype(np.float64)
+    assert codec._narrowest(floats)[0].dtype == np.dtype("<f4")
+    floats[3] = np.nextafter(floats[3], 2.0)  # one value that float32 rounds
+    assert codec._narrowest(floats)[0].dtype == np.dtype("<f8")
+    huge = np.full(100, 1e300)
+    huge[0] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # float32 overflows, and says nothing
+        assert codec._narrowest(huge)[0].dtype == np.dtype("<f8")
+    assert codec._narrowest(np.arange(10, dtype=np.int64))[0].dtype == np.dtype("<i8")  # few
+
+
+def test_an_alias_names_an_earlier_equal_state() -> None:
+    metrics = [parse_metric(n) for n in ("roc_auc", "accuracy", "average_precision", "roc_auc")]
+    y, s = [0, 1, 1, 0], [0.2, 0.9, 0.4, 0.4]
+    states = [m.summarize(y, [round(v) for v in s] if i == 1 else s) for i, m in enumerate(metrics)]
+    values = list(spark_engine._state_values(states))
+    kinds = [codec.tag(b"".join(v)) for _, _, v in values]
+    assert kinds == [codec.STATE, codec.STATE, codec.ALIAS, codec.ALIAS]
+    assert [codec.alias_of(v[0]) for _, _, v in values[2:]] == [0, 0]
+    # an equal state of other settings (two labels where the first state has one) is no alias
+    other = metrics[0].summarize([1, 1, 1, 1], s)
+    one = metrics[0].summarize([1, 1, 1, 1], s)
+    assert not other.equals(states[0])
+    assert [codec.tag(b"".join(v)) for *_, v in spark_engine._state_values([states[0], one])] == [
+        codec.STATE,
+        codec.STATE,
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 40), min_size=1, max_size=6),
+    piece=st.integers(1, 9),
+    batch=st.integers(1, 30),
+    split=st.booleans(),
+)
+def test_values_travel_in_pieces_and_batches(
+    sizes: list[int], piece: int, batch: int, split: bool
+) -> None:
+    values = [bytes(range(i, i + n)) for i, n in enumerate(sizes)]
+    pairs = [(i, -1 if i % 2 else i, [v[:3], v[3:]] if split else v) for i, v in enumerate(values)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spark_engine, "PIECE", piece)
+        patch.setattr(spark_engine, "BATCH", batch)
+        batches = spark_engine._rows(pairs, 7)
+    for one in batches:
+        lengths = [len(v) for v in one.column("value").to_pylist()]
+        assert max(lengths) <= piece
+        assert one.num_rows == 1 or sum(lengths) <= batch
+    back = spark_engine._values(pa.Table.from_batches(batches))
+    assert {where: bytes(v) for where, v in back.items()} == {
+        (i, -1 if i % 2 else i, 7): v for i, v in enumerate(values)
+    }
+
+
+SHARED = ["roc_auc", "average_precision", "roc_auc:max_fpr=0.5", "accuracy", "brier"]
+
+
+@settings(max_examples=3, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 600),
+    partitions=st.sampled_from([3, 9]),
+    every=st.sampled_from([2, 8]),
+    alike=st.booleans(),
+)
+def test_equal_states_travel_once_and_merge_as_the_stream_engine(
+    spark: Any, seed: int, n: int, partitions: int, every: int, alike: bool
+) -> None:
+    """Spark's states are the stream engine's, merged by the driver alone, or by trees of
+    one or more levels (9 partitions, 2 a merge: 9, 5, 3, then 2 for the driver)."""
+    table = binary_scores(seed, n, distinct=50, weights="dyadic", float32=True)
+    y = table.column("y_true").to_numpy()
+    table = table.append_column("y_pred", pa.array(y ^ (np.arange(n) % 3 == 0)))
+    metrics = [parse_metric(name) for name in SHARED]
+    columns = {"y_pred": "y_pred", "y_proba": "y_score"}
+    expected, _ = _stream(table, metrics, columns, None, 7)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spark_engine, "SPLIT_EVERY", every)
+        if not alike:  # the driver's merge merges each metric's states, equal or not
+            patch.setattr(spark_engine, "_alike", lambda a, b: False)
+        got, rows = _spark(table, metrics, columns, None, partitions=partitions, chunk_size=20)
+    assert rows == n
+    _check(metrics, got, expected)
+    if alike:  # the states of the three exact ROC AUC and AP metrics are one, merged once
+        assert got[1] is got[0] and got[2] is got[0]
 
 
 def test_a_ranking_table_is_cut_between_queries(spark: Any) -> None:

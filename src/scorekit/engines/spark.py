@@ -950,15 +950,16 @@ def _combined(
     return out
 
 
-def _merger(setup: Any) -> Callable[[Any], Any]:
-    """The ``applyInArrow`` function merging the values of a group of partitions, in order."""
+def _merger(setup: Any, every: int) -> Callable[[Any], Any]:
+    """The ``applyInArrow`` function merging the values of a group of ``every`` partitions,
+    in order."""
 
     def merge(table: Any) -> Any:
         import pyarrow as pa
 
         metrics = setup.value[0]
         values = _values(table)
-        group = min(part for _, _, part in values) // SPLIT_EVERY
+        group = min(part for _, _, part in values) // every
         return pa.Table.from_batches(_rows(_combined(metrics, values), group), schema=_schema())
 
     return merge
@@ -1001,12 +1002,13 @@ def _merged(frame: Any, setup: Any, last: int) -> Any:
     from pyspark.sql import functions as F
 
     width = frame.rdd.getNumPartitions()
-    merge = _merger(setup)
+    every = SPLIT_EVERY
+    merge = _merger(setup, every)
     whole = F.col("sub") == WHOLE
     while width > last:
-        width = -(-width // SPLIT_EVERY)
+        width = -(-width // every)
         slot = F.when(whole, F.lit(-1)).otherwise(F.col("key")).alias("slot")
-        group = F.floor(F.col("part") / SPLIT_EVERY).alias("group")
+        group = F.floor(F.col("part") / every).alias("group")
         frame = frame.groupBy(slot, "sub", group).applyInArrow(merge, _OUT)
     return frame
 
