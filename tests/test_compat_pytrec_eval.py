@@ -192,3 +192,41 @@ def test_bad_inputs() -> None:
     assert evaluator.evaluate({}) == {}
     with pytest.raises(InputError, match="compute_aggregated_measure: no values"):
         compat.compute_aggregated_measure("map", [])
+
+
+_BAD = {
+    "doc id": "a document id of query {q!r} in the {what} is not a string",
+    "value": "the {value} of document {d!r} of query {q!r} is not",
+    "query id": "a query id of the {what} is not a string",
+}
+"""The message for each kind of wrong type, where the wrong id or value is."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 6), min_size=1, max_size=40),
+    st.sampled_from(sorted(_BAD)),
+    st.booleans(),
+    st.data(),
+)
+def test_a_wrong_type_anywhere_is_refused_and_named(
+    sizes: list[int], kind: str, in_run: bool, data: st.DataObject
+) -> None:
+    """One id or value of a wrong type, in any query at any place, among many right ones."""
+    qrels = {f"q{i}": {f"d{j}": j % 3 for j in range(n)} for i, n in enumerate(sizes)}
+    run = {f"q{i}": {f"d{j}": 1.0 / (j + 1) for j in range(n)} for i, n in enumerate(sizes)}
+    target, what, value = (run, "run", "score") if in_run else (qrels, "qrels", "relevance")
+    at = data.draw(st.integers(0, len(sizes) - 1))
+    q = f"q{at}"
+    d = f"d{data.draw(st.integers(0, sizes[at] - 1))}"
+    if kind == "doc id":
+        target[q] = {**target[q], 7: target[q][d]}
+    elif kind == "value":
+        target[q][d] = "1" if in_run else 1.0
+    else:
+        target[3] = target.pop(q)
+    text = _BAD[kind].format(q=q, d=d, what=what, value=value)
+    with pytest.raises(TypeError) as caught:
+        compat.RelevanceEvaluator(qrels, ["map"]).evaluate(run)
+    assert isinstance(caught.value, InputError)
+    assert text in str(caught.value)

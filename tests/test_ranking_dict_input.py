@@ -206,3 +206,32 @@ def test_qrels_queries_outside_the_run_sharing_its_docs_change_nothing() -> None
     metrics = ["ndcg@5", "map", "mrr"]
     expected = ranking.evaluate(qrels, run, metrics, per_query=True).per_query
     assert ranking.evaluate({**qrels, **extra}, run, metrics, per_query=True).per_query == expected
+
+
+@pytest.mark.filterwarnings("ignore::scorekit.errors.UndefinedMetricWarning")
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=8),
+    data=st.data(),
+)
+def test_a_doc_id_that_is_not_a_string_in_any_query_is_read_through_str(
+    seed: int, sizes: list[int], data: st.DataObject
+) -> None:
+    """One integer doc id, in any query, among string ids: the qrels and the values are those
+    of the same dicts with the id as a string."""
+    rng = np.random.default_rng(seed)
+    run = _dict(rng, sizes, 0)
+    qrels = {q: {d: float(i % 3) for i, d in enumerate(inner)} for q, inner in run.items()}
+    q = data.draw(st.sampled_from(sorted(qrels)))
+    d = data.draw(st.sampled_from(sorted(qrels[q])))
+    number = int(d[1:])
+    given_qrels = {**qrels, q: {(number if k == d else k): v for k, v in qrels[q].items()}}
+    as_text = {**qrels, q: {(str(number) if k == d else k): v for k, v in qrels[q].items()}}
+    got, want = Qrels.from_dict(given_qrels), Qrels.from_dict(as_text)
+    assert got.doc.to_pylist() == want.doc.to_pylist()
+    assert got.values.tolist() == want.values.tolist()
+    run_as_text = {**run, q: {(str(number) if k == d else k): v for k, v in run[q].items()}}
+    metrics = ["ndcg@5", "map", "mrr"]
+    found = ranking.evaluate(given_qrels, run_as_text, metrics, per_query=True).per_query
+    assert found == ranking.evaluate(as_text, run_as_text, metrics, per_query=True).per_query
