@@ -148,11 +148,10 @@ def fold(
     watch = SizeWatch(plain_tree.metrics, state_warning_size())
     limit = spill_size() if spill is None else spill
     rows = 0
-    large = False
     chunk: Any = None
     try:
         for chunk in chunks:
-            large = release_read_buffers(chunk) or large
+            release_read_buffers(chunk)
             first_row = rows
             rows += chunk.num_rows
             if plain and chunk.num_rows:
@@ -167,9 +166,10 @@ def fold(
                 ready = groups.push(chunk)
                 if ready is not None:
                     tree.add(_summarize(tree.metrics, ready, groups.mapping, side, log))
-        if large:
-            chunk = None  # the last chunk's buffers go back too, before the states merge
-            release_read_buffers()
+        # the buffers reading kept (the last chunk's too) go back before the states
+        # merge, when the merged states are made beside those of every chunk
+        chunk = None
+        release_read_buffers()
         out: list[Any] = [None] * len(metrics)
         for k, state in zip(whole, plain_tree.result(), strict=True):
             out[plain[k]] = state
