@@ -12,34 +12,32 @@ memory is the second row. Each child loads the modules the run needs (a
 three-row evaluation) before its clock starts, so the times are the metric's,
 not the import's.
 
-Memory, and what a peak of 3x the data would take. The data is 0.10 GB (int8
-labels and float32 scores); a child's peak after loading its modules, before
-any data, is 0.13 GB. The stream engine keeps the 20 chunk states until one
-``merge_many`` merges them, so the peak holds the chunk states and the merged
-state at once: with float64 scores (9 bytes a row with the int8 key) that is
-0.13 + 0.18 + 0.18 GB before any temporary (measured: 0.56 GB chunked, 5.6x
-the data, and 0.72 GB in memory, on 2026-11-29). Keeping float32 scores as
-float32 in :class:`~scorekit.classification.ScoreHistogram` (merging them
-with float64 scores widens, which keeps every value) makes a row 5 bytes;
-tried, it measured 0.39 GB chunked (3.9x) and 0.62 GB in memory, and it
-cannot reach 3x alone: 0.13 + 0.10 + 0.10 GB is 3.3x. Reaching 3x takes both:
+Memory. The data is 0.10 GB (int8 labels and float32 scores); a child's peak
+after loading its modules, before any data, is 0.13 to 0.14 GB. Measured on 2026-11-29
+(several runs on a shared machine): 0.28 to 0.31 GB chunked (2.8x to 3.1x the
+data) and 0.56 to 0.57 GB in memory, where the same code with float64 states
+and a merge that kept every chunk state measured 0.55 GB and 0.72 GB; the
+in-memory run also takes about a quarter less processor time. Two changes made
+the difference:
 
-1. The float32 score field: the summaries and merges of ``_histogram.py``
-   would keep the scores' type and ``_cumulative`` widen the thresholds it returns
-   (curves stay float64); outside the histogram,
-   ``plot/_classification.py`` must pass ``state.score.astype(np.float64,
-   copy=False)`` to its calibration state (its percentiles would otherwise
-   interpolate in float32) and the score-range readers
-   (``classification/_ranges*.py``) must widen their thresholds the same way.
-   State files need no change: JSON and binary files record the dtype, and a
-   float32 state round-trips through both exactly.
-2. A merge that lets go of each chunk state once its rows are copied: the
-   merge tree (``core/_fold.py``) and ``merge_many`` of the score metrics
-   would hand their list of states over instead of keeping it, and
-   ``ScoreHistogram.merge_all`` would copy each state's runs into the merged
-   arrays (per key, at their offsets), drop that state, and then sort each
-   key's rows in place. The peak is then about 0.13 + 0.10 GB and a chunk:
-   some 2.4x the data.
+1. :class:`~scorekit.classification.ScoreHistogram` keeps float32 scores as
+   float32 (5 bytes a row with the int8 key, not 9): summaries and merges keep
+   the type, a float32 state merged with a float64 one widens (every value
+   kept), and the readers widen the thresholds they return, so every value is
+   that of the same scores given as float64.
+2. The merge lets go of the chunk states as it goes: the merge tree hands the
+   states it gathered over (``merge_taken``), and ``ScoreHistogram.merge_all``
+   copies each state's rows into the merged arrays, the last state first (the
+   allocator can then give the top of its heap back as each is freed), drops
+   it, and sorts each key's rows in place. The stream fold also returns
+   pyarrow's read buffers before the merge.
+
+What remains: the chunked peak is now reached at the end of reading, not in the
+merge: 0.13 GB of modules, about 0.06 GB that reading the Parquet file in chunks
+keeps (pyarrow's buffers and thread heaps: reading alone, with no metric, peaks at
+0.20 GB) and the 20 chunk states (0.10 GB). Staying clearly below 3x would take a
+reader that keeps less, such as releasing pyarrow's memory pool every few chunks
+(reading alone then peaks at 0.18 GB).
 """
 
 from __future__ import annotations
