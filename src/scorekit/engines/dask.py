@@ -51,8 +51,9 @@ from scorekit.engines._fold import (
     Notes,
     check_cluster,
     group_role,
-    merge_states,
+    merge_shared,
     positive_int,
+    share_equal,
     side_inputs,
     state_nbytes,
     summarize_chunk,
@@ -69,21 +70,26 @@ _ROWS_PER_PARTITION = 1_000_000
 _BLOCKSIZE = 64 * 2**20
 
 
+_SIZED: list[bool] = []
+
+
 def _register_sizes() -> None:
     """Give Dask the bytes a state holds (its arrays), so that a worker near its memory
-    limit moves states to disk instead of counting them as a few bytes."""
-    try:
-        from dask.sizeof import sizeof
-    except ImportError:
+    limit moves states to disk instead of counting them as a few bytes.
+
+    Each task that makes or takes states calls it on its worker (once per process
+    does the work): importing this module imports no Dask.
+    """
+    if _SIZED:
         return
+    from dask.sizeof import sizeof
+
     sizeof.register(State)(_state_size)  # type: ignore[no-untyped-call]
+    _SIZED.append(True)
 
 
 def _state_size(state: State) -> int:
     return sys.getsizeof(state) + state_nbytes(state)
-
-
-_register_sizes()
 
 
 def _require() -> None:
@@ -812,12 +818,13 @@ def _summarize_partition(frame: Any, setup: Setup, qrels: Any, index: int) -> Pa
     temporaries of a summary are those of one slice; not when a metric needs the
     rows of a group in one chunk (the partitions then hold whole groups).
     """
+    _register_sizes()
     metrics, mapping, label, meta, offsets = setup
     table = _partition_table(frame, label, index, meta, offsets)
     rows = table.num_rows
     if rows <= SUMMARY_ROWS or any(group_role(m) for m in metrics):
         states, notes = summarize_chunk(metrics, table, mapping, qrels)
-        return states, rows, notes
+        return share_equal(metrics, states), rows, notes
     info = dict(table.schema.metadata or {})
     first = int(info.get(_io.OFFSET_KEY, b"0").decode())
     tree = MergeTree(metrics)
@@ -831,17 +838,18 @@ def _summarize_partition(frame: Any, setup: Setup, qrels: Any, index: int) -> Pa
         notes.update(more)
         tree.add(states)
         del states
-    return tree.result(), rows, notes
+    return share_equal(metrics, tree.result()), rows, notes
 
 
 def _merge_group(setup: Setup, parts: list[Part]) -> Part:
     """Merge the states of consecutive partitions, in order (runs on a worker)."""
+    _register_sizes()
     metrics = setup[0]
     states, rows, first = parts[0]
     notes = Notes()
     notes.update(first)
     for other, count, more in parts[1:]:
-        states = merge_states(metrics, states, other)
+        states = merge_shared(metrics, states, other)
         rows += count
         notes.update(more)
     return states, rows, notes
@@ -856,6 +864,7 @@ Pieces = dict[int, Sequence[State] | None]
 
 def _shells_of(part: Part, parted: list[int]) -> Part:
     """A partition's states with each parted state's parts left empty (runs on a worker)."""
+    _register_sizes()
     states, rows, notes = part
     out = list(states)
     for j in parted:
@@ -866,6 +875,7 @@ def _shells_of(part: Part, parted: list[int]) -> Part:
 
 def _parts_of(part: Part, parted: list[int]) -> Pieces:
     """The parts of a partition's parted states (runs on a worker)."""
+    _register_sizes()
     states = part[0]
     return {j: states[j].split_parts()[1] if type(states[j]).parted else None for j in parted}
 
@@ -893,6 +903,7 @@ def _batch_of(pieces: Pieces, metric: int, k: int) -> Batch:
     merged state's number is not known yet, and a state of another number of parts
     than the merged one holds no data (its shell merged into the others).
     """
+    _register_sizes()
     parts = pieces[metric]
     if parts is None:
         return {}
@@ -908,6 +919,7 @@ def _merge_batches(batches: list[Batch]) -> Batch:
 
     Batches of states of different numbers of parts are merged apart.
     """
+    _register_sizes()
     out: Batch = {}
     for count in dict.fromkeys(c for batch in batches for c in batch):
         columns = [batch[count] for batch in batches if count in batch]

@@ -1,0 +1,84 @@
+"""Metrics that summarize the same columns the same way share one state object on Dask.
+
+ROC AUC and average precision of one score column keep the same exact histogram
+(whole or in the same score ranges): each partition's states, and the merged
+ones, hold it once, and the values are those of states of their own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+
+from scorekit import parse_metric
+from scorekit.classification import ScoreHistogram
+from scorekit.engines._columns import resolve
+from scorekit.engines._fold import merge_shared, merge_states, share_equal
+from scorekit.engines.stream import fold
+from tables import binary_scores
+
+
+def _summaries(names: list[str], seed: int) -> tuple[list[Any], list[Any], list[Any]]:
+    metrics = [parse_metric(name) for name in names]
+    rng = np.random.default_rng(seed)
+    halves = []
+    for _ in range(2):
+        y, s = rng.integers(0, 2, 200), rng.integers(0, 20, 200) / 20
+        halves.append([m.summarize(y, s) for m in metrics])
+    return metrics, halves[0], halves[1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_equal_states_of_metrics_that_merge_alike_are_shared_and_merged_once(seed: int) -> None:
+    names = ["roc_auc", "average_precision", "roc_auc:ranges=4", "average_precision:ranges=4"]
+    metrics, left, right = _summaries(names, seed)
+    a, b = share_equal(metrics, left), share_equal(metrics, right)
+    assert a[0] is a[1] and a[2] is a[3] and a[0] is not a[2]
+    merged = merge_shared(metrics, a, b)
+    assert merged[0] is merged[1] and merged[2] is merged[3]
+    own = merge_states(metrics, left, right)
+    for metric, shared, alone in zip(metrics, merged, own, strict=True):
+        assert shared.equals(alone)
+        assert metric.compute(shared) == metric.compute(alone)
+
+
+def test_states_that_differ_or_merge_otherwise_are_not_shared() -> None:
+    metrics, left, _ = _summaries(["roc_auc", "roc_auc:ranges=4", "average_precision"], 3)
+    other = parse_metric("average_precision", pos_label=0).summarize([0, 1, 1], [0.1, 0.5, 0.7])
+    shared = share_equal(metrics, [left[0], left[1], other])
+    assert shared[1] is left[1] and shared[2] is other
+
+    class OwnMerge(type(metrics[2])):  # type: ignore[misc]
+        def merge(self, a: Any, b: Any) -> Any:
+            return super().merge(a, b)
+
+    fields = {f.name: getattr(metrics[2], f.name) for f in dataclasses.fields(metrics[2])}
+    own = OwnMerge(**fields)
+    shared = share_equal([metrics[0], own], [left[0], left[2]])
+    assert isinstance(left[0], ScoreHistogram) and left[0].equals(left[2])
+    assert shared[1] is left[2]
+    merged = merge_shared([metrics[0], own], [left[0], left[0]], [left[0], left[0]])
+    assert merged[0] is not merged[1] and merged[0].equals(merged[1])
+
+
+def test_dask_states_of_auc_and_ap_share_one_histogram(dask_cluster: Any) -> None:
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    from scorekit.engines.dask import dask_states
+
+    table = binary_scores(4, 3000, distinct=500, weights="dyadic", float32=True)
+    metrics = [parse_metric(n) for n in ("roc_auc", "average_precision", "roc_auc:bins=64")]
+    columns = {"sample_weight": "sample_weight"}
+    mapping = resolve(metrics, columns, table.column_names)
+    with Client(dask_cluster):
+        states, _ = dask_states(table, metrics, mapping, partition_hint=400)
+    assert states[0] is states[1]
+    expected, _ = fold(metrics, [table], mapping, {})
+    for metric, got, want in zip(metrics, states, expected, strict=True):
+        assert (
+            np.float64(metric.compute(got)).tobytes() == np.float64(metric.compute(want)).tobytes()
+        )
