@@ -351,14 +351,15 @@ def _merge_many_rows(parts: list[Rows], *, release: bool = False) -> Rows:
     which holds every value) and integer counts any integer type (as a state
     file stores them): the merged counts are int64.
 
-    Each set's rows are copied key by key into the merged arrays, where each
-    key has a section holding its runs of every set, in the order of the sets;
-    with ``release`` the set is then let go (``parts`` is a list given away:
-    its entries are dropped as they are copied). Each key's section is then
-    sorted in place. A stable sort finds the sorted runs and merges them
-    (linear for two runs, where sorting afresh would not be); equal scores of
-    a key, one row from each of several sets, are added in the order of the
-    sets, as merging them pairwise in order adds them. Integer counts of
+    Each set's rows are copied into the merged arrays, where each key has a
+    section holding its runs of every set in the order of the sets; the sets
+    are copied last first, and with ``release`` each is let go once copied
+    (``parts`` is a list given away: its entries are dropped as they are
+    copied). Each key's section is then sorted in place. A stable sort finds
+    the sorted runs and merges them (linear for two runs, where sorting afresh
+    would not be); equal scores of a key, one row from each of several sets,
+    are added in the order of the sets, as merging them pairwise in order adds
+    them. Integer counts of
     mostly single samples are merged as plain score values, with no order to
     gather the counts by (and, for more than three runs, with numpy's default
     sort).
