@@ -359,10 +359,9 @@ def _merge_many_rows(parts: list[Rows], *, release: bool = False) -> Rows:
     the sorted runs and merges them (linear for two runs, where sorting afresh
     would not be); equal scores of a key, one row from each of several sets,
     are added in the order of the sets, as merging them pairwise in order adds
-    them. Integer counts of
-    mostly single samples are merged as plain score values, with no order to
-    gather the counts by (and, for more than three runs, with numpy's default
-    sort).
+    them. Integer counts of mostly single samples are merged as plain score
+    values, with no order to gather the counts by (and, for more than three
+    runs, with numpy's default sort).
     """
     dtype = np.result_type(*(c.dtype for _, _, c in parts))
     if dtype.kind in "biu":
