@@ -250,6 +250,14 @@ class _ScoreMetric(Metric[S]):
         copied into the merged arrays, before those are sorted, so states held
         nowhere else are freed as the merge goes. :class:`~scorekit.core.MergeTree`
         hands over the states it gathered this way.
+
+        Examples
+        --------
+        >>> from scorekit.classification import ROCAUC
+        >>> metric = ROCAUC()
+        >>> states = [metric.summarize([0, 1], [0.2, 0.8]), metric.summarize([1, 0], [0.6, 0.4])]
+        >>> metric.compute(metric.merge_taken(states)), states
+        (1.0, [])
         """
         if len(states) > 1 and all(isinstance(s, ScoreHistogram) for s in states):
             taken = cast(list[ScoreHistogram], states)
