@@ -234,3 +234,89 @@ def test_files_of_no_metric_merge_to_no_state(tmp_path: Path) -> None:
     b = save_states(tmp_path / "b.json", {}, rows=2)
     metrics, merged, header = merge_states([a, b])
     assert metrics == {} and merged == {} and header["rows"] == 3
+
+
+# float32 scores: the merged scores are float64 only where a file's scores were float64
+
+_KINDS = ("float32", "float64", "float64 of float32 values")
+
+
+def _scores_of(kind: str, rng: np.random.Generator, n: int) -> Any:
+    s = rng.random(n) if rng.random() < 0.5 else np.round(rng.random(n), 2)  # ties or not
+    if kind == "float32":
+        return s.astype(np.float32)
+    if kind == "float64":
+        return s
+    return s.astype(np.float32).astype(np.float64)  # a binary file stores them as float32
+
+
+def _score_dtypes(state: State) -> list[np.dtype[Any]]:
+    """The score types of a merged histogram, or of each range of data of merged ranges."""
+    parts = getattr(state, "parts", None)
+    if parts is None:
+        return [state.score.dtype]
+    return [part.score.dtype for part in parts if part.task]
+
+
+def _typed_shards(
+    folder: Path, rng: np.random.Generator, kinds: list[str], specs: list[str], fmt: str
+) -> tuple[list[Path], list[dict[str, State]]]:
+    paths, states = [], []
+    for i, kind in enumerate(kinds):
+        n = int(rng.integers(1, 200))
+        y, s = rng.integers(0, 2, n), _scores_of(kind, rng, n)
+        w = None if rng.random() < 0.5 else rng.random(n)
+        entry = {
+            k: (parse_metric(k), parse_metric(k).summarize(y, s, sample_weight=w)) for k in specs
+        }
+        states.append({k: v[1] for k, v in entry.items()})
+        form = fmt if fmt != "mixed" else ("json" if i % 2 else "binary")
+        paths.append(save_states(folder / f"t{i}.st", entry, rows=n, state_format=form))
+    return paths, states
+
+
+@pytest.mark.parametrize("fmt", ["json", "binary"])
+@pytest.mark.parametrize("ranged", [False, True], ids=["histograms", "ranges"])
+@pytest.mark.parametrize(
+    ("kinds", "expected"),
+    [
+        (["float32", "float32"], np.float32),
+        (["float32", "float64"], np.float64),
+        (["float64", "float32"], np.float64),
+        (["float32", "float64 of float32 values", "float32"], np.float64),
+    ],
+)
+def test_merged_float32_scores_stay_float32_unless_a_file_had_float64(
+    tmp_path: Path, fmt: str, ranged: bool, kinds: list[str], expected: type
+) -> None:
+    specs = ["roc_auc:ranges=3", "average_precision:ranges=3"] if ranged else ["roc_auc"]
+    paths, states = _typed_shards(tmp_path, np.random.default_rng(7), kinds, specs, fmt)
+    _, merged, _ = merge_states(paths)
+    _check(merged, states, specs)
+    for key in specs:
+        in_memory = _score_dtypes(_fold(key, states))
+        assert in_memory and set(in_memory) == {np.dtype(expected)}, (key, in_memory)
+        assert _score_dtypes(merged[key]) == in_memory, key
+
+
+@pytest.mark.filterwarnings("ignore::scorekit.errors.UndefinedMetricWarning")  # one class
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kinds=st.lists(st.sampled_from(_KINDS), min_size=1, max_size=6),
+    fmt=st.sampled_from(["json", "binary", "mixed"]),
+    ranged=st.booleans(),
+)
+def test_merging_files_gives_the_score_types_of_merging_in_memory(
+    tmp_path_factory: Any, seed: int, kinds: list[str], fmt: str, ranged: bool
+) -> None:
+    folder = tmp_path_factory.mktemp("typed")
+    specs = ["roc_auc:ranges=3"] if ranged else ["roc_auc", "average_precision"]
+    paths, states = _typed_shards(folder, np.random.default_rng(seed), kinds, specs, fmt)
+    _, merged, _ = merge_states(paths)
+    _check(merged, states, specs)
+    wide = np.float64 if any(kind != "float32" for kind in kinds) else np.float32
+    for key in specs:
+        found = _score_dtypes(merged[key])
+        assert found and set(found) == {np.dtype(wide)}, (key, found)
+        assert found == _score_dtypes(_fold(key, states)), key

@@ -279,8 +279,10 @@ def merge_states(
     _refuse_duplicates(paths, allow_duplicates)
     first: _First | None = None
     states: dict[str, Any] = {}
-    # the states merged together at the end, with the file each came from
+    # the states merged together at the end, with the file each came from, and the
+    # metrics of which a gathered histogram had float64 scores (held narrowed or not)
     gathered: dict[str, list[tuple[str, State]]] = {}
+    wide: set[str] = set()
     equal: dict[str, str] = {}
     rows = 0
     tallies: dict[str, dict[str, int]] = {}
@@ -303,6 +305,8 @@ def merge_states(
                 _check_same_config(key, first, file)
                 _check_same_settings(key, first, file)
             if _gathers(metric, state):
+                if _wide_scores(state):
+                    wide.add(key)
                 gathered.setdefault(key, []).append((file.path, _held(state, narrow)))
             elif not number:
                 states[key] = state
@@ -320,7 +324,7 @@ def merge_states(
             # the same states in every file, merged the same way: the same merged state
             states[key] = states[twin]
         else:
-            states[key] = _widened(_merge_gathered(key, metric, gathered[key], first))
+            states[key] = _widened(_merge_gathered(key, metric, gathered[key], first), key in wide)
         gathered[key] = []
     header = {k: v for k, v in first.meta.items() if k != "path"}
     header["rows"] = rows
@@ -367,8 +371,10 @@ def _held(state: State, narrow: dict[int, Any]) -> State:
 
     While it waits for the merge, a histogram of float32 scores and counts of
     a few samples takes the bytes its file takes (6 a row, not 17); the merge
-    gives float64 scores and int64 counts again. ``narrow`` holds the arrays
-    narrowed so far (by ``id``), so arrays two states share stay shared.
+    gives int64 counts again, and float64 scores where a state read had
+    float64 scores (:func:`_wide_scores`, recorded before the narrowing).
+    ``narrow`` holds the arrays narrowed so far (by ``id``), so arrays two
+    states share stay shared.
     """
     if not isinstance(state, ScoreHistogram) or not state.task:
         return state
@@ -384,12 +390,20 @@ def _held(state: State, narrow: dict[int, Any]) -> State:
     return dataclasses.replace(state, score=small(state.score), counts=counts)
 
 
-def _widened(state: State) -> State:
-    """A merged histogram in the types of the states: float64 scores, int64 counts."""
+def _wide_scores(state: State) -> bool:
+    """Whether a state is a histogram of float64 scores (merged with it, scores are float64)."""
+    return (
+        isinstance(state, ScoreHistogram) and bool(state.task) and state.score.dtype == np.float64
+    )
+
+
+def _widened(state: State, wide: bool) -> State:
+    """A merged histogram in the types of merging the states read: int64 counts, and
+    float64 scores where a state had float64 scores (``wide``), else float32 ones."""
     if not isinstance(state, ScoreHistogram):
         return state
     changes: dict[str, Any] = {}
-    if state.score.dtype != np.float64:
+    if wide and state.score.dtype != np.float64:
         changes["score"] = state.score.astype(np.float64)
     if state.counts.dtype.kind in "biu" and state.counts.dtype != np.int64:
         changes["counts"] = state.counts.astype(np.int64)
