@@ -12,10 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorekit import parse_metric
 from scorekit.classification import ScoreHistogram
 from scorekit.engines._columns import resolve
+from scorekit.core import MergeTree
 from scorekit.engines._fold import merge_shared, merge_states, share_equal
 from scorekit.engines.stream import fold
 from tables import binary_scores
@@ -82,3 +85,36 @@ def test_dask_states_of_auc_and_ap_share_one_histogram(dask_cluster: Any) -> Non
         assert (
             np.float64(metric.compute(got)).tobytes() == np.float64(metric.compute(want)).tobytes()
         )
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    chunks=st.integers(1, 150),
+    shared=st.sampled_from(["all", "none", "some"]),
+)
+def test_a_merge_tree_of_states_shared_in_some_chunks_merges_as_one_of_its_own(
+    seed: int, chunks: int, shared: str
+) -> None:
+    """Chunk states shared by metrics in some chunks and not in others (past the
+    gathered merges of 64 states too) merge as the same states each metric's own."""
+    names = ["roc_auc", "average_precision", "roc_auc", "accuracy"]
+    metrics = [parse_metric(name) for name in names]
+    rng = np.random.default_rng(seed)
+    tree, alone = MergeTree(metrics), [MergeTree([m]) for m in metrics]
+    for _ in range(chunks):
+        n = int(rng.integers(1, 30))
+        y, s = rng.integers(0, 2, n), rng.integers(0, 10, n) / 10
+        states = [
+            m.summarize(y, (s > 0.5).astype(int)) if m.name == "accuracy" else m.summarize(y, s)
+            for m in metrics
+        ]
+        for own, state in zip(alone, states, strict=True):
+            own.add([state])
+        share = shared == "all" or (shared == "some" and rng.random() < 0.5)
+        tree.add(share_equal(metrics, states) if share else states)
+    merged = tree.result()
+    for own, state in zip(alone, merged, strict=True):
+        assert state.equals(own.result()[0])
+    if shared == "all":
+        assert merged[0] is merged[1] is merged[2] and merged[3] is not merged[0]

@@ -32,7 +32,7 @@ from scorekit.core._caught import caught, reraise
 from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fields import Check, Flag, OneOf, Range, check_fields
-from scorekit.core._fold import MergeTree, merge_states
+from scorekit.core._fold import MergeTree, merge_shared, merge_states, share_equal
 from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
 from scorekit.core._index import MetricEntry, catalog
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
@@ -100,6 +100,7 @@ __all__ = [
     "input_kinds",
     "iter_variants",
     "load_plugins",
+    "merge_shared",
     "merge_states",
     "option_choices",
     "option_names",
@@ -113,6 +114,7 @@ __all__ = [
     "reraise",
     "row_replicates",
     "sentences",
+    "share_equal",
     "state_field",
     "stored_sequence",
     "summarize_hooked",

@@ -8,7 +8,7 @@ from typing import Any
 from scorekit.core._metric import Metric
 from scorekit.core._state import State
 
-__all__ = ["MergeTree", "merge_states"]
+__all__ = ["MergeTree", "merge_shared", "merge_states", "share_equal"]
 
 
 def merge_states(
@@ -16,6 +16,66 @@ def merge_states(
 ) -> list[State]:
     """The states of two consecutive parts of the data merged, metric by metric, left first."""
     return [m.merge(a, b) for m, a, b in zip(metrics, left, right, strict=True)]
+
+
+_MERGING = ("merge", "merge_many", "merge_taken", "defers_merges")
+"""What decides how a metric merges its states."""
+
+
+def _merges_alike(a: Metric[Any], b: Metric[Any]) -> bool:
+    return all(getattr(type(a), name, None) is getattr(type(b), name, None) for name in _MERGING)
+
+
+def share_equal(metrics: Sequence[Metric[Any]], states: Sequence[State]) -> list[State]:
+    """The states, each equal to the state of an earlier metric that merges alike replaced by it.
+
+    Metrics that summarize the same columns the same way (ROC AUC and average
+    precision of one score column, exact or in the same ranges) then hold one
+    state object between them: an engine that keeps partitions' states until
+    they merge holds it once, and pickles it once. States are values that
+    nothing changes in place, so sharing changes no result.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metrics = [parse_metric("roc_auc"), parse_metric("average_precision")]
+    >>> a, b = share_equal(metrics, [m.summarize([0, 1], [0.2, 0.9]) for m in metrics])
+    >>> a is b
+    True
+    """
+    out = list(states)
+    for j in range(1, len(out)):
+        for i in range(j):
+            if out[i] is out[j]:
+                break
+            if (
+                type(out[i]) is type(out[j])
+                and _merges_alike(metrics[i], metrics[j])
+                and out[i].equals(out[j])
+            ):
+                out[j] = out[i]
+                break
+    return out
+
+
+def merge_shared(
+    metrics: Sequence[Metric[Any]], left: Sequence[State], right: Sequence[State]
+) -> list[State]:
+    """:func:`merge_states`, merging once the states metrics share (:func:`share_equal`).
+
+    A metric whose two states are both those of an earlier metric that merges alike
+    gets that metric's merged state, which is what its own merge would give.
+    """
+    out: list[State] = []
+    merged: dict[tuple[int, int], int] = {}
+    for j, (metric, a, b) in enumerate(zip(metrics, left, right, strict=True)):
+        k = merged.get((id(a), id(b)))
+        if k is not None and _merges_alike(metrics[k], metric):
+            out.append(out[k])
+            continue
+        out.append(metric.merge(a, b))
+        merged.setdefault((id(a), id(b)), j)
+    return out
 
 
 FAN_IN = 64
@@ -53,16 +113,35 @@ class MergeTree:
 
     def _merge(self, left: list[Any], right: list[Any]) -> list[Any]:
         out: list[Any] = []
-        for metric, a, b in zip(self.metrics, left, right, strict=True):
-            if getattr(metric, "defers_merges", False):
+        # a metric whose two operands are both an earlier metric's that merges alike
+        # (states shared by :func:`share_equal`) takes that metric's merge
+        owner: dict[tuple[int, int], int] = {}
+        # a gathered list that several merges take is copied by each, not extended
+        taken = [id(a) for j, a in enumerate(left) if self._owns(owner, j, a, right[j])]
+        owner.clear()
+        for j, (metric, a, b) in enumerate(zip(self.metrics, left, right, strict=True)):
+            if not self._owns(owner, j, a, b):
+                out.append(out[owner[(id(a), id(b))]])
+            elif getattr(metric, "defers_merges", False):
                 # gather the states and merge them together, FAN_IN at a time; the
                 # gathered lists are the tree's own, so the left one takes the right's
-                pending = a if isinstance(a, list) else [a]
+                if not isinstance(a, list):
+                    pending = [a]
+                else:
+                    pending = a if taken.count(id(a)) == 1 else list(a)
                 pending.extend(b if isinstance(b, list) else [b])
                 out.append(_merge_gathered(metric, pending) if len(pending) >= FAN_IN else pending)
             else:
                 out.append(metric.merge(a, b))
         return out
+
+    def _owns(self, owner: dict[tuple[int, int], int], j: int, a: Any, b: Any) -> bool:
+        """Whether metric ``j`` merges ``a`` and ``b`` itself (else an earlier one does)."""
+        k = owner.get((id(a), id(b)))
+        if k is not None and _merges_alike(self.metrics[k], self.metrics[j]):
+            return False
+        owner.setdefault((id(a), id(b)), j)
+        return True
 
     def result(self) -> list[State]:
         """The states of all the parts added, merged in order (the empty states if none).
@@ -77,10 +156,18 @@ class MergeTree:
             _, older = stack.pop()
             states = self._merge(older, states)
             del older
-        return [
-            _merge_gathered(metric, s) if isinstance(s, list) else s
-            for metric, s in zip(self.metrics, states, strict=True)
-        ]
+        out: list[State] = []
+        done: dict[int, int] = {}
+        for j, (metric, s) in enumerate(zip(self.metrics, states, strict=True)):
+            if not isinstance(s, list):
+                out.append(s)
+            elif id(s) in done:
+                # a list shared with an earlier metric that merges alike (``_merge``)
+                out.append(out[done[id(s)]])
+            else:
+                done[id(s)] = j
+                out.append(_merge_gathered(metric, s))
+        return out
 
     def partial_states(self) -> list[list[State]]:
         """Per metric, the states held now (merged or waiting to be merged)."""

@@ -23,7 +23,9 @@ from scorekit.core import (
     State,
     caught,
     input_kind,
+    merge_shared,
     merge_states,
+    share_equal,
 )
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message, raw
@@ -230,66 +232,6 @@ def summarize_chunk(
 
 
 # exact states that grow with the data ---------------------------------------------------------
-
-
-_MERGING = ("merge", "merge_many", "defers_merges")
-"""What decides how a metric merges its states."""
-
-
-def _merges_alike(a: Metric[Any], b: Metric[Any]) -> bool:
-    return all(getattr(type(a), name) is getattr(type(b), name) for name in _MERGING)
-
-
-def share_equal(metrics: Sequence[Metric[Any]], states: Sequence[State]) -> list[State]:
-    """The states, each equal to the state of an earlier metric that merges alike replaced by it.
-
-    Metrics that summarize the same columns the same way (ROC AUC and average
-    precision of one score column, exact or in the same ranges) then hold one
-    state object between them: an engine that keeps partitions' states until
-    they merge holds it once, and pickles it once. States are values that
-    nothing changes in place, so sharing changes no result.
-
-    Examples
-    --------
-    >>> from scorekit import parse_metric
-    >>> metrics = [parse_metric("roc_auc"), parse_metric("average_precision")]
-    >>> a, b = share_equal(metrics, [m.summarize([0, 1], [0.2, 0.9]) for m in metrics])
-    >>> a is b
-    True
-    """
-    out = list(states)
-    for j in range(1, len(out)):
-        for i in range(j):
-            if out[i] is out[j]:
-                break
-            if (
-                type(out[i]) is type(out[j])
-                and _merges_alike(metrics[i], metrics[j])
-                and out[i].equals(out[j])
-            ):
-                out[j] = out[i]
-                break
-    return out
-
-
-def merge_shared(
-    metrics: Sequence[Metric[Any]], left: Sequence[State], right: Sequence[State]
-) -> list[State]:
-    """:func:`merge_states`, merging once the states metrics share (:func:`share_equal`).
-
-    A metric whose two states are both those of an earlier metric that merges alike
-    gets that metric's merged state, which is what its own merge would give.
-    """
-    out: list[State] = []
-    merged: dict[tuple[int, int], int] = {}
-    for j, (metric, a, b) in enumerate(zip(metrics, left, right, strict=True)):
-        k = merged.get((id(a), id(b)))
-        if k is not None and _merges_alike(metrics[k], metric):
-            out.append(out[k])
-            continue
-        out.append(metric.merge(a, b))
-        merged.setdefault((id(a), id(b)), j)
-    return out
 
 
 def state_nbytes(state: State) -> int:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from scorekit.core import MergeTree, Metric, State, input_kind
+from scorekit.core import MergeTree, Metric, State, input_kind, share_equal
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
     DEFAULT_CHUNK_SIZE,
@@ -158,7 +158,8 @@ def fold(
                 states = _summarize(plain_metrics, chunk, mapping, side, log, first_row)
                 for k, folded in parted.items():
                     folded.add(states[k])
-                plain_tree.add([states[k] for k in whole])
+                # metrics of equal states (ROC AUC and AP of one column) hold and merge one
+                plain_tree.add(share_equal(plain_tree.metrics, [states[k] for k in whole]))
                 del states
                 watch.check(plain_tree, log)
                 _spill_past(parted, limit)
