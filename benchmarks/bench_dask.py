@@ -11,18 +11,24 @@ evaluates ``accuracy`` and ``f1`` over the folder:
   before the clock), against the stream engine in this process; the values
   must be the same.
 
-With ``--memory ROWS`` it measures instead the peak memory (RSS) of the client
-process, and the largest peak of the two worker processes, evaluating exact ROC
-AUC and AP over ROWS rows of float32 scores in Parquet files read on the
-workers, with ``ranges=16`` (each range merged on the cluster and brought to the
-client one at a time, into files) and without (the whole histogram merged into
-the client); the values must be the same, bit for bit.
+- the peak memory (RSS) of the client process and the largest peak of the two
+  worker processes, and the time, evaluating exact ROC AUC and AP over 100,000,000
+  rows (int8 labels, float32 scores) in 8 Parquet files read on the workers, with
+  ``ranges=16`` (each range merged on the cluster and brought to the client one at
+  a time, into files) against the whole histogram merged into the client; the
+  values must be the same, bit for bit. Both runs keep Dask's default memory limit
+  of the workers.
+
+With ``--memory ROWS`` it gives only the last row, for ROWS rows (in
+``--memory-files`` files, the workers of the ranged run limited to
+``--worker-memory``).
 
 Usage::
 
     python benchmarks/bench_dask.py [--files N] [--memory ROWS [--ranges N] [--worker-memory L]]
 
-``run(n)`` gives ``benchmarks/run.py`` the rows for ``n`` files.
+``run(n)`` gives ``benchmarks/run.py`` the rows for ``n`` files (and the memory row
+for ``100,000,000 * n / 2000`` rows).
 """
 
 from __future__ import annotations
@@ -122,6 +128,7 @@ def run(n: int) -> Iterator[Row]:
         )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    yield memory_row(MEMORY_ROWS * n // N)
 
 
 def write_scores(folder: Path, rows: int, files: int = 10) -> None:
@@ -161,12 +168,16 @@ def _client_peak(folder: str, metrics: list[str], out: Any, limit: str | None = 
         ) as cluster,
         Client(cluster) as client,
     ):
+        # the workers' modules loaded before the clock starts, as on a warm cluster
+        client.run(exec, "import scorekit\nscorekit.available()")
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        start = time.perf_counter()
         result = scorekit.evaluate(folder, metrics, engine="dask", progress=False)
+        seconds = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         values = [float(result.values[m]) for m in metrics]
         workers = client.run(_own_peak)
-    out.put((before * 1024, peak * 1024, values, max(workers.values())))
+    out.put((before * 1024, peak * 1024, values, max(workers.values()), seconds))
 
 
 def _own_peak() -> int:
@@ -176,18 +187,21 @@ def _own_peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def client_memory(rows: int, ranges: int = 16, limit: str | None = None, files: int = 10) -> str:
-    """A markdown row: the client's peak RSS growth with ``ranges`` and with the whole state.
+def client_memory(
+    rows: int, ranges: int = 16, limit: str | None = None, files: int = 10
+) -> dict[str, Any]:
+    """Peaks and times of one Dask evaluation with ``ranges`` and one with the whole state.
 
     ``limit`` is the workers' memory limit of the run with ranges (the whole state's
-    run keeps Dask's default).
+    run keeps Dask's default). Each run is a fresh process: its client's RSS before
+    the evaluation and at its peak, the largest peak of its workers, and its seconds.
     """
     import multiprocessing
 
     folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-rss-"))
     try:
         write_scores(folder, rows, files)
-        found = {}
+        found: dict[str, Any] = {}
         for label, names in (
             ("ranges", [f"roc_auc:ranges={ranges}", f"average_precision:ranges={ranges}"]),
             ("whole", ["roc_auc", "average_precision"]),
@@ -199,32 +213,49 @@ def client_memory(rows: int, ranges: int = 16, limit: str | None = None, files: 
             child.start()
             try:
                 # a child that fails (a cluster that does not start, memory) puts nothing
-                found[label] = queue.get(timeout=3600)
+                before, peak, values, worker, seconds = queue.get(timeout=3600)
             finally:
                 child.join(timeout=60)
             if child.exitcode:
                 raise SystemExit(f"bench_dask: the {label} client ended with {child.exitcode}")
-        same = [np.float64(a).tobytes() for a in found["ranges"][2]] == [
-            np.float64(b).tobytes() for b in found["whole"][2]
-        ]
-        mib = 2.0**20
-
-        def grown(label: str) -> str:
-            before, peak, _, worker = found[label]
-            return (
-                f"{(peak - before) / mib:,.0f} MiB (peak {peak / mib:,.0f} MiB; "
-                f"largest worker peak {worker / mib:,.0f} MiB)"
-            )
-
-        limited = f", workers limited to {limit}" if limit else ""
-        return (
-            f"| dask client peak RSS growth, ROC AUC + AP{limited} | {rows:,} float32 scores "
-            f"in {files} files | "
-            f"ranges={ranges}: {grown('ranges')} | whole histogram: {grown('whole')} | "
-            f"{'same bits' if same else 'DIFFERENT'} |"
-        )
+            found[label] = {
+                "client": peak,
+                "grown": peak - before,
+                "worker": worker,
+                "seconds": seconds,
+                "bits": [np.float64(v).tobytes() for v in values],
+            }
+        found["same"] = found["ranges"]["bits"] == found["whole"]["bits"]
+        return found
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+MEMORY_ROWS = 100_000_000
+"""Rows of the memory row of :func:`run` (scaled with the number of files)."""
+
+MEMORY_FILES = 8
+
+
+def memory_row(rows: int, ranges: int = 16, limit: str | None = None) -> Row:
+    """Exact ROC AUC + AP of ``rows`` rows on 2 workers: ``ranges`` against the whole state."""
+    found = client_memory(rows, ranges, limit, MEMORY_FILES)
+    gb = 1e9
+    ranged, whole = found["ranges"], found["whole"]
+    limited = f", workers limited to {limit}" if limit else ""
+    note = (
+        f"{'yes' if found['same'] else 'NO'} (peak: client {ranged['client'] / gb:.2f} GB, "
+        f"largest worker {ranged['worker'] / gb:.2f} GB; whole: client "
+        f"{whole['client'] / gb:.2f} GB, largest worker {whole['worker'] / gb:.2f} GB)"
+    )
+    return Row(
+        f"dask engine, 2 workers{limited}: exact roc_auc + AP, ranges={ranges}",
+        f"{rows:,} rows of float32 scores in {MEMORY_FILES} Parquet files",
+        ranged["seconds"],
+        "dask, whole histogram",
+        whole["seconds"],
+        note,
+    )
 
 
 def main() -> None:
@@ -252,8 +283,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.memory is not None:
-        found = client_memory(args.memory, args.ranges, args.worker_memory, args.memory_files)
-        print(found, flush=True)
+        global MEMORY_FILES
+        MEMORY_FILES = args.memory_files
+        print(memory_row(args.memory, args.ranges, args.worker_memory).markdown(), flush=True)
         return
     for row in run(args.files):
         print(row.markdown(), flush=True)
