@@ -173,7 +173,9 @@ def test_the_fast_summary_equals_the_general_ones(
     key, score, counts = _reduce_rows(
         codes, s.astype(np.float64) + 0.0, np.ones((n, 1), dtype=np.int64)
     )
-    assert np.array_equal(fast.key, key) and _same_bits(fast.score, score)
+    # scores kept in the input's type (float32 or float64), the values of the general path
+    assert fast.score.dtype == s.dtype
+    assert np.array_equal(fast.key, key) and _same_bits(fast.score.astype(np.float64), score)
     assert np.array_equal(fast.counts, counts) and fast.counts.dtype == np.int64
     assert not (np.signbit(fast.score) & (fast.score == 0)).any()  # no -0.0
     # weights of one: the weighted path's float counts, the same rows
@@ -204,12 +206,19 @@ def test_chunks_merge_into_the_whole(
     whole = metric.summarize(y, s)
     bounds = [0, *sorted(c % (n + 1) for c in cuts), n]
     parts = []
+    wide = s.dtype == np.float64
     for i, (lo, hi) in enumerate(itertools.pairwise(bounds)):
-        # float32 and float64 chunks of the same values merge to the same state
+        # float32 and float64 chunks of the same values merge to the same values
         chunk = s[lo:hi].astype(np.float64) if mixed and i % 2 else s[lo:hi]
+        wide |= chunk.dtype == np.float64 and hi > lo  # a chunk of no row has no scores
         parts.append(metric.summarize(y[lo:hi], chunk))
     merged = ScoreHistogram.merge_all(parts)
-    assert np.array_equal(merged.key, whole.key) and _same_bits(merged.score, whole.score)
+    # float32 scores stay float32 unless a chunk of rows had float64 scores
+    assert whole.score.dtype == s.dtype
+    assert merged.score.dtype == (np.float64 if wide else np.float32)
+    widened = merged.score.astype(np.float64)
+    assert np.array_equal(merged.key, whole.key)
+    assert _same_bits(widened, whole.score.astype(np.float64))
     assert np.array_equal(merged.counts, whole.counts)
     if whole.labels.size == 2:
         assert metric.compute(merged) == metric.compute(whole)

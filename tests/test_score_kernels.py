@@ -118,8 +118,11 @@ def test_float32_scores_keep_their_ties() -> None:
     s = np.array([0.1, 0.1, 0.30000001, 0.3, 0.7], dtype=np.float32)
     y = np.array([0, 1, 0, 1, 1])
     state = ROCAUC().summarize(y, s)
-    assert state.score.dtype == np.float64
-    assert np.array_equal(np.sort(np.unique(s.astype(np.float64))), np.unique(state.score))
+    assert state.score.dtype == np.float32  # kept as given: every float32 value and tie
+    assert np.array_equal(np.unique(s), np.unique(state.score))
+    assert np.unique(state.score).size == 3  # 0.30000001 and 0.3 are one float32 value
+    wide = ROCAUC().summarize(y, s.astype(np.float64))
+    assert np.array_equal(state.score.astype(np.float64), wide.score)
     assert C.roc_auc(y, s) == pytest.approx(skm.roc_auc_score(y, s), rel=RTOL)
 
 

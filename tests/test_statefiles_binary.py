@@ -171,8 +171,16 @@ def _refs(head: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in fields.items() if isinstance(v, dict) and "__block__" in v}
 
 
-def test_float32_scores_are_stored_as_float32_and_read_back_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("held", ["<f4", "<f8"])
+def test_float32_scores_are_stored_as_float32_and_read_back_exactly(
+    tmp_path: Path, held: str
+) -> None:
+    # float32 scores are held as float32; float32 values held as float64 are stored
+    # as float32 too and read back as float64
     metric, state = _histogram(50_000)
+    assert state.score.dtype == np.float32
+    if held == "<f8":
+        state = dataclasses.replace(state, score=state.score.astype(np.float64))
     path = save_states(tmp_path / "s.st", {"roc_auc": (metric, state)}, state_format="binary")
     head, blocks = _parts(path)
     refs = _refs(head)
@@ -180,12 +188,12 @@ def test_float32_scores_are_stored_as_float32_and_read_back_exactly(tmp_path: Pa
         name: np.lib.format.read_array(BytesIO(blocks[ref["__block__"]])).dtype
         for name, ref in refs.items()
     }
-    assert stored["score"] == np.float32 and refs["score"]["dtype"] == "<f8"
+    assert stored["score"] == np.float32 and refs["score"]["dtype"] == held
     assert stored["key"] == np.int8 and stored["counts"] == np.uint8
     pairs = state.key.size
     assert path.stat().st_size <= 13 * pairs + 4096
     loaded = load_states(path).states["roc_auc"]
-    assert loaded.equals(state) and loaded.score.dtype == state.score.dtype
+    assert loaded.equals(state) and loaded.score.dtype == np.dtype(held)
     assert metric.compute(loaded) == metric.compute(state)
 
 
