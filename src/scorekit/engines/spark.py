@@ -68,7 +68,6 @@ from scorekit.engines._fold import (
     Notes,
     check_cluster,
     group_role,
-    merge_states,
     positive_int,
     side_inputs,
 )
@@ -577,52 +576,69 @@ def _rechunk(batches: Iterator[Any], size: int, name: str) -> Iterator[Any]:
 
 
 def _unit_task(setup: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function of the units of files and tables."""
+    """The ``mapInArrow`` function of the units of files and tables.
+
+    Consecutive row groups and table chunks are folded together, as the stream
+    engine folds the chunks of its input (one merge tree, its exact histograms
+    merged many at a time); a file read whole is folded alone. The states of
+    these folds are merged in a tree too.
+    """
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         metrics, mapping, side, optional, size = setup.value
         units = [row for batch in batches for row in batch.to_pylist()]
 
         def work() -> tuple[list[State], int]:
-            states: list[State] | None = None
+            tree = MergeTree(metrics)
             total = 0
-            for unit in units:
-                found, rows = _fold_unit(unit, metrics, mapping, side, optional, size)
-                total += rows
-                if rows:
-                    states = found if states is None else merge_states(metrics, states, found)
-            return (states or [m.empty() for m in metrics]), total
+            for whole, run in itertools.groupby(units, key=lambda u: u["kind"] == "file"):
+                for found, rows in _fold_units(
+                    list(run), whole, metrics, mapping, side, optional, size
+                ):
+                    total += rows
+                    if rows:
+                        tree.add(found)
+            return tree.result(), total
 
         yield from _outcome(len(metrics), work)
 
     return task
 
 
-def _fold_unit(
-    unit: Mapping[str, Any],
+def _fold_units(
+    units: list[Mapping[str, Any]],
+    whole: bool,
     metrics: list[Metric[Any]],
     mapping: dict[str, tuple[str, ...]],
     side: dict[str, Any],
     optional: set[str],
     size: int,
-) -> tuple[list[State], int]:
+) -> Iterator[tuple[list[State], int]]:
+    """The states and rows of files read whole (one fold each), or of row groups and table
+    chunks (one fold of them all)."""
     wanted = wanted_columns(mapping)
-    kind = unit["kind"]
-    if kind == "table":
-        table = _table(unit["data"])
-        return fold(metrics, [table], mapping, side)
-    if kind == "rows":
-        chunks = _parquet_rows(Path(unit["path"]), unit["groups"], unit["start"], wanted, size)
-        return fold(metrics, chunks, mapping, side)
-    source = _io.FileSource([Path(unit["path"])], unit["path"], unit["fmt"])
-    return read_chunks(
-        source,
-        wanted,
-        size,
-        lambda chunks: fold(metrics, chunks, mapping, side),
-        progress=False,
-        optional=optional,
-    )
+    if not whole:
+        chunks = itertools.chain.from_iterable(_unit_chunks(u, wanted, size) for u in units)
+        yield fold(metrics, chunks, mapping, side)
+        return
+    for unit in units:
+        source = _io.FileSource([Path(unit["path"])], unit["path"], unit["fmt"])
+        yield read_chunks(
+            source,
+            wanted,
+            size,
+            lambda chunks: fold(metrics, chunks, mapping, side),
+            progress=False,
+            optional=optional,
+        )
+
+
+def _unit_chunks(unit: Mapping[str, Any], wanted: list[str], size: int) -> Iterator[Any]:
+    """The chunks of a table's piece, or of a Parquet file's row groups."""
+    if unit["kind"] == "table":
+        yield _table(unit["data"])
+        return
+    yield from _parquet_rows(Path(unit["path"]), unit["groups"], unit["start"], wanted, size)
 
 
 def _parquet_rows(
