@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from scorekit.classification._table._task import LABEL_KINDS, TableTask, TaskArrays, task_arguments
@@ -87,6 +88,30 @@ class TaskMetric(Metric[Any]):
     def merge_many(self, states: Any) -> Any:
         """The folded metric's merge of several states."""
         return self.folded.merge_many(states)
+
+    @property
+    def merge_taken(self) -> Callable[[list[Any]], Any] | None:
+        """The folded metric's merge of a list of states given away, when it has one.
+
+        :class:`~scorekit.core.MergeTree` hands the states it gathered to a
+        metric's ``merge_taken`` when it has one (which may empty the list and
+        let go of each state as it merges it), else to ``merge_many``; a task's
+        metric has one exactly when the folded metric has.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> from scorekit.classification import table_task
+        >>> task = table_task("f.csv", "binary", ["y"], ["p"], None, None, None)
+        >>> auc = task_metric(parse_metric("roc_auc"), task, None)
+        >>> states = [auc.folded.summarize([0, 1], [0.2, 0.8]), auc.folded.summarize([1], [0.6])]
+        >>> auc.compute(auc.merge_taken(states)), states
+        (1.0, [])
+        >>> task_metric(parse_metric("accuracy"), task, None).merge_taken is None
+        True
+        """
+        taken: Callable[[list[Any]], Any] | None = getattr(self.folded, "merge_taken", None)
+        return taken
 
     def empty(self) -> Any:
         """The folded metric's empty state."""
