@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -208,7 +208,9 @@ def judge_dicts(
     if check_ids and not (all_strings(names) and all(map(all_strings, inners))):
         return None
     sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
-    values = [inner.values() for inner in inners]
+    # views made as they are read: a list of 20,000 of them would set off collections of
+    # the garbage collector, each walking every list of ids built so far
+    values = map(methodcaller("values"), inners)
     try:
         scores = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=int(sizes.sum()))
     except (TypeError, ValueError):
