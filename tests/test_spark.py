@@ -230,6 +230,21 @@ def test_arrays_travel_bit_for_bit(first: np.ndarray, more: list[np.ndarray]) ->
     assert len(data) <= 13 + head + 7 + blocks
 
 
+def test_a_state_of_a_class_not_loaded_is_rebuilt_from_its_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    metrics = CONFIGS["binary_scores"]
+    table, columns, qrels, _, _ = _kind_table("binary_scores", metrics, 3)
+    states, _ = _stream(table, metrics, columns, qrels, 5)
+    data = [codec.encode_state(i, s) for i, s in enumerate(states)]
+    direct = [codec.decode_state(d) for d in data]
+    monkeypatch.setattr(codec, "_state_class", lambda document: None)
+    checked = [codec.decode_state(d) for d in data]
+    for a, b, c in zip(states, direct, checked, strict=True):
+        assert type(b) is type(a) and type(c) is type(a)
+        assert a.to_json() == b.to_json() == c.to_json()
+
+
 @settings(max_examples=100, deadline=None)
 @given(array=_arrays())
 def test_arrays_travel_in_their_smallest_exact_type(array: np.ndarray) -> None:

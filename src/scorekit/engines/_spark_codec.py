@@ -6,9 +6,9 @@ bit for bit (integers in the smallest integer type of their range, float64 value
 that are float32 values as float32, an array of one repeated value as that
 value): exact (every dtype and bit kept), compact (an exact ROC AUC state of a
 million float32 scores takes 5 to 6 MB, its arrays written out 13 MB) and never
-pickle. It is rebuilt by :meth:`~scorekit.core.State.from_dict`,
-which checks it as it checks a state file; every array rebuilt is a new one, of
-the state's type.
+pickle. The head names the state's class, which rebuilds it without the checks of
+a state file: the bytes are the engine's own, from its tasks or its files. Every
+array rebuilt is a new one, of the state's type.
 
 Every value is one tagged ``bytes``:
 
@@ -28,12 +28,14 @@ import dataclasses
 import importlib
 import json
 import struct
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from scorekit import errors
-from scorekit.core import STATE_FORMAT, State, encode_value, stored_sequence
+from scorekit.core import STATE_FORMAT, State, decode_value, encode_value, stored_sequence
 from scorekit.engines._fold import Notes
 from scorekit.errors import InputError, ScorekitError, message, raw
 
@@ -64,7 +66,8 @@ def _array_block(value: Any) -> bool:
 
 
 def _document(state: State, blocks: list[np.ndarray]) -> dict[str, Any]:
-    """``state.to_dict()`` with each numeric array replaced by a reference to ``blocks``."""
+    """``state.to_dict()`` with each numeric array replaced by a reference to ``blocks``, and
+    the state's class (module and name) beside its kind."""
 
     def encode(value: Any) -> Any:
         if isinstance(value, State):
@@ -76,9 +79,11 @@ def _document(state: State, blocks: list[np.ndarray]) -> dict[str, Any]:
             return {"__tuple__": [encode(value[i]) for i in range(len(value))]}
         return encode_value(value)
 
+    cls = type(state)
     return {
         "scorekit_state": state.kind,
         "format": STATE_FORMAT,
+        "class": [cls.__module__, cls.__qualname__],
         "fields": {f.name: encode(getattr(state, f.name)) for f in dataclasses.fields(state)},
     }
 
@@ -178,10 +183,13 @@ def state_index(data: Any) -> int:
 
 
 def decode_state(data: Any) -> State:
-    """The state :func:`encode_state` wrote (from any bytes-like value), checked as
-    :meth:`State.from_dict` checks it.
+    """The state :func:`encode_state` wrote (from any bytes-like value).
 
-    Every array is a new, writable one in the type the state had.
+    The bytes come from the engine's own tasks or files, never from a user: the
+    state is rebuilt as the class it was written from, its fields as they were,
+    without the checks of a state file (:meth:`State.from_dict`, which rebuilds
+    a state whose class this process has not loaded). Every array is a new,
+    writable one in the type the state had.
     """
     start = 1 + _INDEX.size
     (size,) = _HEAD.unpack_from(data, start)
@@ -201,6 +209,12 @@ def decode_state(data: Any) -> State:
         )
         return out
 
+    return _rebuilt(found["document"], block)
+
+
+def _rebuilt(document: dict[str, Any], block: Callable[[int], np.ndarray]) -> State:
+    """A state from its document, its arrays read by ``block``."""
+
     def restore(value: Any) -> Any:
         if isinstance(value, dict):
             if set(value) == {_BLOCK}:
@@ -210,7 +224,32 @@ def decode_state(data: Any) -> State:
             return [restore(v) for v in value]
         return value
 
-    return State.from_dict(restore(found["document"]))
+    def field(value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {_BLOCK}:
+            return block(int(value[_BLOCK]))
+        if isinstance(value, dict) and set(value) == {"__state__"}:
+            return _rebuilt(value["__state__"], block)
+        if isinstance(value, dict) and set(value) == {"__tuple__"}:
+            return tuple(field(v) for v in value["__tuple__"])
+        return decode_value(value)
+
+    cls = _state_class(document)
+    if cls is None:
+        return State.from_dict(restore(document))
+    return cls(**{name: field(value) for name, value in document["fields"].items()})
+
+
+def _state_class(document: dict[str, Any]) -> type[State] | None:
+    """The class a state was written from, when this process has loaded its module."""
+    module, name = document.get("class") or ["", ""]
+    value: Any = sys.modules.get(module)
+    for part in name.split(".") if value is not None else []:
+        value = getattr(value, part, None)
+    if isinstance(value, type) and issubclass(value, State):
+        fields = {f.name for f in dataclasses.fields(value)}
+        if value.kind == document.get("scorekit_state") and fields == set(document["fields"]):
+            return value
+    return None
 
 
 def encode_alias(index: int, same: int) -> bytes:
