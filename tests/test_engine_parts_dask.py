@@ -29,10 +29,10 @@ from distributed import Client, LocalCluster
 from scorekit import evaluate, parse_metric
 from scorekit.classification import ScoreRanges
 from scorekit.core import State
-from scorekit.engines._columns import resolve
-from scorekit.engines._parts import StoredParts, parted_metrics
 from scorekit.engines import dask as dask_engine
+from scorekit.engines._columns import resolve
 from scorekit.engines._fold import side_inputs
+from scorekit.engines._parts import StoredParts, parted_metrics
 from scorekit.engines.dask import PART_TREES, _batch_of, _merge_batches, dask_states
 from scorekit.engines.stream import fold
 from scorekit.errors import InputError, StateMismatchError

@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekit import parse_metric
-from scorekit.classification import ScoreHistogram
-from scorekit.engines._columns import resolve
+from scorekit.classification import ScoreHistogram, table_task
+from scorekit.classification._table._wrapper import task_metric
 from scorekit.core import MergeTree
+from scorekit.engines._columns import resolve
 from scorekit.engines._fold import merge_shared, merge_states, share_equal
 from scorekit.engines.stream import fold
 from tables import binary_scores
@@ -65,6 +66,11 @@ def test_states_that_differ_or_merge_otherwise_are_not_shared() -> None:
     assert shared[1] is left[2]
     merged = merge_shared([metrics[0], own], [left[0], left[0]], [left[0], left[0]])
     assert merged[0] is not merged[1] and merged[0].equals(merged[1])
+    # wrapped by a task, the metrics they fold into decide
+    task = table_task("f.csv", "binary", ["y"], ["p"], None, None, None)
+    wrapped = [task_metric(m, task, None) for m in (metrics[0], own, metrics[2])]
+    shared = share_equal(wrapped, [left[0], left[2], left[2]])
+    assert shared[1] is left[2] and shared[2] is left[0]
 
 
 def test_dask_states_of_auc_and_ap_share_one_histogram(dask_cluster: Any) -> None:

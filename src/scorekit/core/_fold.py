@@ -22,8 +22,15 @@ _MERGING = ("merge", "merge_many", "merge_taken", "defers_merges")
 """What decides how a metric merges its states."""
 
 
-def _merges_alike(a: Metric[Any], b: Metric[Any]) -> bool:
-    return all(getattr(type(a), name, None) is getattr(type(b), name, None) for name in _MERGING)
+def _merges_alike(a: Any, b: Any) -> bool:
+    """Whether two metrics merge states the same way: the same merge methods, and so
+    for the metrics they fold into (``folded``) when they wrap one."""
+    while True:
+        if any(getattr(type(a), n, None) is not getattr(type(b), n, None) for n in _MERGING):
+            return False
+        a, b = getattr(a, "folded", None), getattr(b, "folded", None)
+        if a is None or b is None:
+            return a is b
 
 
 def share_equal(metrics: Sequence[Metric[Any]], states: Sequence[State]) -> list[State]:
