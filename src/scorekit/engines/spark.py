@@ -856,13 +856,27 @@ def _first_error(values: Mapping[tuple[int, int, int], Any], count: int) -> Any:
     return None
 
 
-def _alike(a: Metric[Any], b: Metric[Any]) -> bool:
-    """Whether two metrics merge states by the same code (equal states then merge equal)."""
-    return (
-        type(a).merge is type(b).merge
-        and type(a).merge_many is type(b).merge_many
-        and getattr(a, "defers_merges", False) == getattr(b, "defers_merges", False)
-    )
+_MERGING = ("merge", "merge_many", "merge_taken", "defers_merges")
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """Whether two metrics merge states by the same code (equal states then merge equal): the
+    same merge methods, and so for the metrics they fold into (``folded``) when they wrap one.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> _alike(parse_metric("roc_auc"), parse_metric("average_precision"))
+    True
+    >>> _alike(parse_metric("roc_auc"), parse_metric("accuracy"))
+    False
+    """
+    while True:
+        if any(getattr(type(a), n, None) is not getattr(type(b), n, None) for n in _MERGING):
+            return False
+        a, b = getattr(a, "folded", None), getattr(b, "folded", None)
+        if a is None or b is None:
+            return a is b
 
 
 def _merged_states(
