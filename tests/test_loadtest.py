@@ -269,6 +269,14 @@ def test_every_failure_is_recorded_with_its_reason(server):
         lingered = by_prompt["mode=linger"]
         assert lingered["error"] is None
         linger = lingered["end"] - lingered["token_times"][-1]
+        # a busy machine can hold a fault back past the 0.5 s timeout: measured again
+        late = [
+            p
+            for p, (reason, _) in FAULTS.items()
+            if reason != "timeout" and str(by_prompt[p]["error"]).startswith("timeout")
+        ]
+        if late:
+            return {f"the faults {late} came before the 0.5 s timeout": False}
         for prompt, (reason, chunks) in FAULTS.items():
             record = by_prompt[prompt]
             assert record["success"] is False, prompt
