@@ -983,3 +983,48 @@ def test_the_process_ends_with_the_status_of_main_after_its_threads_and_exit_han
     # written without a newline to a pipe, so only the flush before the end shows them
     assert proc.stdout.endswith("thread joined;handler ran;")
     assert ("scorekit: " in proc.stderr) == (status == 2)
+
+
+_ENDING = (
+    "import sys\n"
+    "import scorekit.cli as cli\n"
+    "def main():\n"
+    "    sys.stdout.write('out;')\n"
+    "    return eval(sys.argv[1])\n"
+    "cli.main = main\n"
+    "cli.run()\n"
+)
+"""A child whose command writes ``out;`` and then evaluates its argument."""
+
+
+@pytest.mark.parametrize(
+    ("ending", "status", "message"),
+    [
+        ("None", 0, ""),
+        ("3", 3, ""),
+        ("'a reason'", 1, "a reason\n"),
+        ("(_ for _ in ()).throw(KeyboardInterrupt())", 130, "scorekit: interrupted\n"),
+        ("(_ for _ in ()).throw(SystemExit(4))", 4, ""),
+        ("1 / 0", 1, "ZeroDivisionError: division by zero\n"),
+    ],
+)
+def test_the_process_ends_with_a_status_however_the_command_ends(
+    ending: str, status: int, message: str
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _ENDING, ending], capture_output=True, text=True, env=env
+    )
+    assert (proc.returncode, proc.stdout) == (status, "out;")
+    assert proc.stderr.endswith(message)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_output_that_cannot_be_written_is_status_120_with_a_message() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-c", _ENDING, "0"], stdout=full, stderr=subprocess.PIPE, env=env
+        )
+    assert proc.returncode == 120
+    assert proc.stderr.decode().startswith("scorekit: cannot write the output; got ")

@@ -64,6 +64,7 @@ import io
 import os
 import sys
 import threading
+import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -203,15 +204,48 @@ def run() -> NoReturn:
     has printed its result. What that shutdown does that a command relies on is
     done first, in its order: the threads that are not daemons are joined, the
     exit handlers run (temporary files are removed, clusters closed), and the
-    standard streams are flushed.
+    standard streams are flushed. So it is however the command ends: Ctrl-C is
+    ``scorekit: interrupted`` and status 130, an unexpected error its traceback
+    and status 1, output that cannot be written (a full disk) a message and
+    status 120, as Python's own shutdown gives; a reader that has gone
+    (``scorekit ... | head``) is not an error.
     """
-    status = main()
+    try:
+        status = _status(main())
+    except SystemExit as exc:
+        status = _status(exc.code)
+    except KeyboardInterrupt:
+        sys.stderr.write("scorekit: interrupted\n")
+        status = 130
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    _end(status)
+
+
+def _status(code: object) -> int:
+    """An exit status as ``SystemExit`` takes one: None is 0, another non-int is printed, 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def _end(status: int) -> NoReturn:
     # Python's own first step of its shutdown: every non-daemon thread is joined
     # (an idle pool of ``concurrent.futures`` is told to end first)
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        # a reader that has gone (``scorekit ... | head``) is not an error of the command
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except (OSError, ValueError) as exc:
         with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+            sys.stderr.write(f"scorekit: cannot write the output; got {exc}\n")
+        status = 120
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
     os._exit(status)
