@@ -643,3 +643,13 @@ def test_scores_in_one_range_and_evaluate(spark: Any) -> None:
     metric = parse_metric("roc_auc:ranges=8")
     (state,), _, _ = spark_states(table, [metric], chunk_size=1, partitions=4)
     assert [state.parts[i].n_samples for i in range(8)] == [0, 0, 0, 0, 3, 1, 0, 0]
+
+
+@pytest.mark.parametrize("kind", [pa.binary(), pa.large_binary()])
+def test_values_are_read_from_binary_and_large_binary_columns(kind: Any) -> None:
+    from scorekit.engines.spark import _views
+
+    values = [b"ab", b"", bytes(range(256)), b"f"]
+    column = pa.array(values, type=kind)
+    assert [bytes(v) for v in _views(column)] == values
+    assert [bytes(v) for v in _views(column.slice(1, 2))] == values[1:3]

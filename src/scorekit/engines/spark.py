@@ -838,11 +838,18 @@ def _values(table: Any) -> dict[tuple[int, int, int], Any]:
 
 
 def _views(column: Any) -> list[memoryview]:
-    """The values of an Arrow binary array as views of its data buffer."""
+    """The values of an Arrow binary array as views of its data buffer.
+
+    The offsets are 64-bit in a large binary array (a session that sets
+    ``spark.sql.execution.arrow.useLargeVarTypes``), 32-bit otherwise.
+    """
     import numpy as np
+    import pyarrow as pa
 
     _, offsets, data = column.buffers()
-    where = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+    wide = pa.types.is_large_binary(column.type)
+    kind = np.int64 if wide else np.int32
+    where = np.frombuffer(offsets, dtype=kind)[column.offset : column.offset + len(column) + 1]
     view = memoryview(data) if data is not None else memoryview(b"")
     bounds = where.tolist()
     return [view[lo:hi] for lo, hi in itertools.pairwise(bounds)]
