@@ -150,10 +150,19 @@ def all_strings(ids: Any) -> bool:
     (True, False)
     """
     try:
-        "".join(ids)
+        if isinstance(ids, list | tuple) and len(ids) > _JOINED:
+            # a batch at a time: the joined string of every id would be as large as them all
+            for start in range(0, len(ids), _JOINED):
+                "".join(ids[start : start + _JOINED])
+        else:
+            "".join(ids)
     except TypeError:
         return False
     return True
+
+
+_JOINED = 1 << 16
+"""Ids joined at a time by :func:`all_strings`."""
 
 
 def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
