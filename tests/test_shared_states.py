@@ -124,3 +124,13 @@ def test_a_merge_tree_of_states_shared_in_some_chunks_merges_as_one_of_its_own(
         assert state.equals(own.result()[0])
     if shared == "all":
         assert merged[0] is merged[1] is merged[2] and merged[3] is not merged[0]
+
+
+def test_equal_states_of_other_array_types_are_not_shared() -> None:
+    metrics = [parse_metric("roc_auc"), parse_metric("average_precision")]
+    y, s = [0, 1, 1, 0], np.float32([0.1, 0.7, 0.35, 0.8])
+    narrow, wide = metrics[0].summarize(y, s), metrics[1].summarize(y, s.astype(np.float64))
+    assert narrow.equals(wide) and narrow.score.dtype != wide.score.dtype
+    shared = share_equal(metrics, [narrow, wide])
+    assert shared[1] is wide
+    assert share_equal(metrics, [narrow, metrics[1].summarize(y, s)])[1] is narrow

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from scorekit.core._metric import Metric
 from scorekit.core._state import State
@@ -58,11 +61,26 @@ def share_equal(metrics: Sequence[Metric[Any]], states: Sequence[State]) -> list
             if (
                 type(out[i]) is type(out[j])
                 and _merges_alike(metrics[i], metrics[j])
+                and _same_types(out[i], out[j])
                 and out[i].equals(out[j])
             ):
                 out[j] = out[i]
                 break
     return out
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """Whether two equal states hold arrays of the same types (float32 scores are equal
+    to the same scores as float64, but a state of its own would keep its type)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+    if isinstance(a, State):
+        return type(a) is type(b) and all(
+            _same_types(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    if isinstance(a, tuple | list):
+        return isinstance(b, tuple | list) and len(a) == len(b) and all(map(_same_types, a, b))
+    return True
 
 
 def merge_shared(
