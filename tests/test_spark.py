@@ -352,7 +352,7 @@ def test_equal_states_travel_once_and_merge_as_the_stream_engine(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(spark_engine, "SPLIT_EVERY", every)
         if not alike:  # the driver's merge merges each metric's states, equal or not
-            patch.setattr(spark_engine, "_alike", lambda a, b: False)
+            patch.setattr(spark_engine, "merges_alike", lambda a, b: False)
         got, rows = _spark(table, metrics, columns, None, partitions=partitions, chunk_size=20)
     assert rows == n
     _check(metrics, got, expected)

@@ -32,7 +32,13 @@ from scorekit.core._caught import caught, reraise
 from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fields import Check, Flag, OneOf, Range, check_fields
-from scorekit.core._fold import MergeTree, merge_shared, merge_states, share_equal
+from scorekit.core._fold import (
+    MergeTree,
+    merge_shared,
+    merge_states,
+    merges_alike,
+    share_equal,
+)
 from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
 from scorekit.core._index import MetricEntry, catalog
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
@@ -102,6 +108,7 @@ __all__ = [
     "load_plugins",
     "merge_shared",
     "merge_states",
+    "merges_alike",
     "option_choices",
     "option_names",
     "parse_metric",

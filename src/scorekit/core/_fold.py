@@ -11,7 +11,7 @@ import numpy as np
 from scorekit.core._metric import Metric
 from scorekit.core._state import State
 
-__all__ = ["MergeTree", "merge_shared", "merge_states", "share_equal"]
+__all__ = ["MergeTree", "merge_shared", "merge_states", "merges_alike", "share_equal"]
 
 
 def merge_states(
@@ -25,9 +25,19 @@ _MERGING = ("merge", "merge_many", "merge_taken", "defers_merges")
 """What decides how a metric merges its states."""
 
 
-def _merges_alike(a: Any, b: Any) -> bool:
-    """Whether two metrics merge states the same way: the same merge methods, and so
-    for the metrics they fold into (``folded``) when they wrap one."""
+def merges_alike(a: Any, b: Any) -> bool:
+    """Whether two metrics merge states by the same code (equal states then merge equal):
+    the same merge methods, and so for the metrics they fold into (``folded``) when they
+    wrap one. A metric's merge depends on its states alone, not on its settings.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> merges_alike(parse_metric("roc_auc"), parse_metric("average_precision"))
+    True
+    >>> merges_alike(parse_metric("roc_auc"), parse_metric("accuracy"))
+    False
+    """
     while True:
         if any(getattr(type(a), n, None) is not getattr(type(b), n, None) for n in _MERGING):
             return False
@@ -60,7 +70,7 @@ def share_equal(metrics: Sequence[Metric[Any]], states: Sequence[State]) -> list
                 break
             if (
                 type(out[i]) is type(out[j])
-                and _merges_alike(metrics[i], metrics[j])
+                and merges_alike(metrics[i], metrics[j])
                 and _same_types(out[i], out[j])
                 and out[i].equals(out[j])
             ):
@@ -95,7 +105,7 @@ def merge_shared(
     merged: dict[tuple[int, int], int] = {}
     for j, (metric, a, b) in enumerate(zip(metrics, left, right, strict=True)):
         k = merged.get((id(a), id(b)))
-        if k is not None and _merges_alike(metrics[k], metric):
+        if k is not None and merges_alike(metrics[k], metric):
             out.append(out[k])
             continue
         out.append(metric.merge(a, b))
@@ -163,7 +173,7 @@ class MergeTree:
     def _owns(self, owner: dict[tuple[int, int], int], j: int, a: Any, b: Any) -> bool:
         """Whether metric ``j`` merges ``a`` and ``b`` itself (else an earlier one does)."""
         k = owner.get((id(a), id(b)))
-        if k is not None and _merges_alike(self.metrics[k], self.metrics[j]):
+        if k is not None and merges_alike(self.metrics[k], self.metrics[j]):
             return False
         owner.setdefault((id(a), id(b)), j)
         return True

@@ -33,7 +33,7 @@ import inspect
 import math
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -726,27 +726,38 @@ def _graph(
             key = f"scorekit-shells-{run}-{i}"
             pieces.append(f"scorekit-parts-{run}-{i}")
         level.append(key)
-    depth = 0
-    while len(level) > 1:
-        depth += 1
-        merged = []
-        for i in range(0, len(level), SPLIT_EVERY):
-            key = f"scorekit-merge-{run}-{depth}-{i}"
-            layer[key] = (_merge_group, setup.key, list(level[i : i + SPLIT_EVERY]))
-            merged.append(key)
-        level = merged
+    root = _tree(
+        layer, level, f"scorekit-merge-{run}", lambda keys: (_merge_group, setup.key, keys)
+    )
     finals = _part_trees(layer, run, pieces, parted)
     name = f"scorekit-{run}"
     graphs = {id(p.dask): p for p in parts}
     graph = HighLevelGraph.from_collections(
         name, layer, dependencies=[*graphs.values(), setup, judgments]
     )
-    total = Delayed(level[0], graph, layer=name)  # type: ignore[no-untyped-call]
+    total = Delayed(root, graph, layer=name)  # type: ignore[no-untyped-call]
     batches = {
         at: Delayed(key, graph, layer=name)  # type: ignore[no-untyped-call]
         for at, key in finals.items()
     }
     return total, batches
+
+
+def _tree(
+    layer: dict[Any, Any], level: list[str], prefix: str, task: Callable[[list[str]], Any]
+) -> str:
+    """Add to ``layer`` a tree merging the keys ``level``, :data:`SPLIT_EVERY` at a time,
+    in order (``task`` makes the task of a merge of keys); the key of its root."""
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        merged = []
+        for i in range(0, len(level), SPLIT_EVERY):
+            key = f"{prefix}-{depth}-{i}"
+            layer[key] = task(list(level[i : i + SPLIT_EVERY]))
+            merged.append(key)
+        level = merged
+    return level[0]
 
 
 def _part_trees(
@@ -768,16 +779,8 @@ def _part_trees(
                 key = f"scorekit-batch-{run}-{j}-{k}-{i}"
                 layer[key] = (_batch_of, piece, j, k)
                 level.append(key)
-            depth = 0
-            while len(level) > 1:
-                depth += 1
-                merged = []
-                for i in range(0, len(level), SPLIT_EVERY):
-                    key = f"scorekit-batches-{run}-{j}-{k}-{depth}-{i}"
-                    layer[key] = (_merge_batches, list(level[i : i + SPLIT_EVERY]))
-                    merged.append(key)
-                level = merged
-            finals[(j, k)] = level[0]
+            prefix = f"scorekit-batches-{run}-{j}-{k}"
+            finals[(j, k)] = _tree(layer, level, prefix, lambda keys: (_merge_batches, keys))
     return finals
 
 

@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import MergeTree, Metric, State, caught
+from scorekit.core import MergeTree, Metric, State, caught, merges_alike
 from scorekit.engines import _spark_codec as codec
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
@@ -863,29 +863,6 @@ def _first_error(values: Mapping[tuple[int, int, int], Any], count: int) -> Any:
     return None
 
 
-_MERGING = ("merge", "merge_many", "merge_taken", "defers_merges")
-
-
-def _alike(a: Any, b: Any) -> bool:
-    """Whether two metrics merge states by the same code (equal states then merge equal): the
-    same merge methods, and so for the metrics they fold into (``folded``) when they wrap one.
-
-    Examples
-    --------
-    >>> from scorekit import parse_metric
-    >>> _alike(parse_metric("roc_auc"), parse_metric("average_precision"))
-    True
-    >>> _alike(parse_metric("roc_auc"), parse_metric("accuracy"))
-    False
-    """
-    while True:
-        if any(getattr(type(a), n, None) is not getattr(type(b), n, None) for n in _MERGING):
-            return False
-        a, b = getattr(a, "folded", None), getattr(b, "folded", None)
-        if a is None or b is None:
-            return a is b
-
-
 def _merged_states(
     metrics: list[Metric[Any]], values: Mapping[tuple[int, int, int], Any]
 ) -> tuple[dict[int, State], dict[int, int]]:
@@ -929,7 +906,7 @@ def _merged_states(
             and first in merged
             and all(r == first for r in roots)
             and [part for part in parts if (first, WHOLE, part) in values] == found
-            and _alike(metrics[first], metric)
+            and merges_alike(metrics[first], metric)
         ):
             same[key] = first
             continue
