@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from scorekit.classification import ScoreHistogram
-from scorekit.core import Metric, State, equal_values
+from scorekit.core import Metric, State, equal_values, merges_alike
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -320,7 +320,7 @@ def merge_states(
         if key not in gathered:
             continue
         twin = equal.get(key, key)
-        if twin != key and twin in gathered and _alike(metric, first.metrics[twin]):
+        if twin != key and twin in gathered and merges_alike(metric, first.metrics[twin]):
             # the same states in every file, merged the same way: the same merged state
             states[key] = states[twin]
         else:
@@ -344,15 +344,6 @@ def _equal_states(file: StateFile, prints: dict[str, str]) -> dict[str, str]:
         if twin != key:
             equal[key] = twin
     return equal
-
-
-def _alike(a: Metric[Any], b: Metric[Any]) -> bool:
-    """Whether two metrics merge states by the same code (the merged states are then equal)."""
-    return (
-        type(a).merge is type(b).merge
-        and type(a).merge_many is type(b).merge_many
-        and getattr(a, "defers_merges", False) == getattr(b, "defers_merges", False)
-    )
 
 
 def _gathers(metric: Metric[Any], state: State) -> bool:
