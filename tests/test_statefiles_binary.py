@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import scorekit.statefiles._merge as merge_module
 from scorekit import parse_metric
 from scorekit.cli import main
-from scorekit.core import Metric, State, available, iter_variants
+from scorekit.core import Metric, State, available, iter_variants, narrowed
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -41,7 +41,6 @@ from scorekit.statefiles import (
     merge_states,
     save_states,
 )
-from scorekit.statefiles._binary import narrowed
 from scorekit.statefiles._format import BINARY_MAGIC
 from strategies import batches, take
 

@@ -64,6 +64,7 @@ from scorekit.core._state import (
     decode_value,
     encode_value,
     equal_values,
+    narrowed,
     state_field,
     stored_sequence,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "merge_shared",
     "merge_states",
     "merges_alike",
+    "narrowed",
     "option_choices",
     "option_names",
     "parse_metric",

@@ -32,6 +32,7 @@ __all__ = [
     "decode_value",
     "encode_value",
     "equal_values",
+    "narrowed",
     "state_field",
     "stored_sequence",
 ]
@@ -575,3 +576,50 @@ def stored_sequence(value: Any) -> bool:
     (False, True, False)
     """
     return isinstance(value, Sequence) and not isinstance(value, tuple | list | str | bytes)
+
+
+_NARROWED_CHUNK = 1 << 22
+"""Values compared at a time when checking that float64 values are float32 ones."""
+
+
+def _fits_float32(array: np.ndarray) -> bool:
+    """Whether every value of a native float64 array is a float32 value (bit for bit)."""
+    flat = array.reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, flat.size, _NARROWED_CHUNK):
+            part = flat[start : start + _NARROWED_CHUNK]
+            back = part.astype(np.float32).astype(np.float64)
+            if not np.array_equal(back.view(np.int64), part.view(np.int64)):
+                return False
+    return True
+
+
+def narrowed(array: np.ndarray) -> np.ndarray:
+    """The array in its smallest exact type, native byte order, C-contiguous.
+
+    Integers go to the smallest integer type holding their range, float64 values
+    that are all float32 values (bit for bit) to float32: what binary state files
+    and the Spark engine store, the state's own type restored on reading.
+
+    Examples
+    --------
+    >>> narrowed(np.array([0.5, 0.25])).dtype, narrowed(np.array([3, 70000])).dtype
+    (dtype('float32'), dtype('uint32'))
+    >>> narrowed(np.array([0.1])).dtype, narrowed(np.array([-1, 5])).dtype
+    (dtype('float64'), dtype('int8'))
+    """
+    native = array.dtype.newbyteorder("=")
+    if array.size and array.dtype.kind in "iu" and array.dtype.itemsize > 1:
+        # min and max read a broadcast view (counts of one sample each) without copying it
+        lo, hi = int(array.min()), int(array.max())
+        kinds = (np.uint8, np.uint16, np.uint32) if lo >= 0 else (np.int8, np.int16, np.int32)
+        for small in kinds:
+            info = np.iinfo(small)
+            if np.dtype(small).itemsize >= array.dtype.itemsize:
+                break
+            if info.min <= lo and hi <= info.max:
+                return array.astype(small, order="C")
+    out = np.ascontiguousarray(array, dtype=native)
+    if out.size and out.dtype == np.float64 and _fits_float32(out):
+        return out.astype(np.float32)
+    return out

@@ -35,7 +35,14 @@ from typing import Any
 import numpy as np
 
 from scorekit import errors
-from scorekit.core import STATE_FORMAT, State, decode_value, encode_value, stored_sequence
+from scorekit.core import (
+    STATE_FORMAT,
+    State,
+    decode_value,
+    encode_value,
+    narrowed,
+    stored_sequence,
+)
 from scorekit.engines._fold import Notes
 from scorekit.errors import InputError, ScorekitError, message, raw
 
@@ -58,7 +65,6 @@ _BLOCK = "__block__"
 _ALIGN = 8
 _SMALL = 64
 """Arrays of fewer items travel in their own type: narrowing them would save nothing."""
-_NARROW_INTS = [np.dtype(t) for t in ("<i1", "<u1", "<i2", "<u2", "<i4", "<u4")]
 
 
 def _array_block(value: Any) -> bool:
@@ -91,10 +97,10 @@ def _document(state: State, blocks: list[np.ndarray]) -> dict[str, Any]:
 def _narrowest(array: np.ndarray) -> tuple[np.ndarray, bool]:
     """The array in the smallest type that gives it back bit for bit, and whether it is one value.
 
-    Integers go to the smallest integer type that holds their range; float64
-    values that are float32 values (every bit, NaN payloads and signed zeros
-    included) go to float32; an array of one repeated value (a broadcast view,
-    or integers all equal) is that value alone.
+    The types of :func:`~scorekit.core.narrowed` (integers in the smallest integer
+    type of their range, float64 values that are float32 values, every bit, as
+    float32); an array of one repeated value (a broadcast view, or integers all
+    equal) is that value alone; arrays of few items stay as they are.
 
     Examples
     --------
@@ -109,26 +115,11 @@ def _narrowest(array: np.ndarray) -> tuple[np.ndarray, bool]:
     """
     if array.size and all(step == 0 for step in array.strides):
         return np.array([array[(0,) * array.ndim]], dtype=array.dtype), True
-    array = np.ascontiguousarray(array)
-    if array.size < _SMALL or not array.dtype.isnative:
-        return array, False
-    kind, size = array.dtype.kind, array.dtype.itemsize
-    if kind in "iu" and size > 1:
-        low, high = int(array.min()), int(array.max())
-        if low == high:
-            return array.reshape(-1)[:1], True
-        for dtype in _NARROW_INTS:
-            if dtype.itemsize >= size:
-                break
-            info = np.iinfo(dtype)
-            if info.min <= low and high <= info.max:
-                return array.astype(dtype), False
-    elif kind == "f" and size == 8:
-        with np.errstate(all="ignore"):
-            single = array.astype(np.float32)
-        if np.array_equal(single.astype(np.float64).view(np.uint64), array.view(np.uint64)):
-            return single, False
-    return array, False
+    if array.size < _SMALL:
+        return np.ascontiguousarray(array), False
+    if array.dtype.kind in "iu" and array.dtype.itemsize > 1 and array.min() == array.max():
+        return np.ascontiguousarray(array).reshape(-1)[:1], True
+    return narrowed(array), False
 
 
 def state_buffers(index: int, state: State) -> list[Any]:

@@ -37,7 +37,14 @@ from typing import IO, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.core import STATE_FORMAT, State, decode_value, encode_value, stored_sequence
+from scorekit.core import (
+    STATE_FORMAT,
+    State,
+    decode_value,
+    encode_value,
+    narrowed,
+    stored_sequence,
+)
 from scorekit.errors import InputError, ScorekitError, message, raw
 from scorekit.io import max_file_size, require_regular
 from scorekit.statefiles._format import BINARY_MAGIC, binary_memory_limit
@@ -84,45 +91,6 @@ def array_bytes(state: State) -> int:
         elif isinstance(value, np.ndarray) and _allowed(value):
             total += value.size * value.dtype.itemsize
     return total
-
-
-def _fits_float32(array: NDArray[Any]) -> bool:
-    """Whether every value of a native float64 array is a float32 value (bit for bit)."""
-    flat = array.reshape(-1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, flat.size, _CHUNK):
-            part = flat[start : start + _CHUNK]
-            back = part.astype(np.float32).astype(np.float64)
-            if not np.array_equal(back.view(np.int64), part.view(np.int64)):
-                return False
-    return True
-
-
-def narrowed(array: NDArray[Any]) -> NDArray[Any]:
-    """The array in its smallest exact type, native byte order, C-contiguous.
-
-    Examples
-    --------
-    >>> narrowed(np.array([0.5, 0.25])).dtype, narrowed(np.array([3, 70000])).dtype
-    (dtype('float32'), dtype('uint32'))
-    >>> narrowed(np.array([0.1])).dtype, narrowed(np.array([-1, 5])).dtype
-    (dtype('float64'), dtype('int8'))
-    """
-    native = array.dtype.newbyteorder("=")
-    if array.size and array.dtype.kind in "iu" and array.dtype.itemsize > 1:
-        # min and max read a broadcast view (counts of one sample each) without copying it
-        lo, hi = int(array.min()), int(array.max())
-        kinds = (np.uint8, np.uint16, np.uint32) if lo >= 0 else (np.int8, np.int16, np.int32)
-        for small in kinds:
-            info = np.iinfo(small)
-            if np.dtype(small).itemsize >= array.dtype.itemsize:
-                break
-            if info.min <= lo and hi <= info.max:
-                return array.astype(small, order="C")
-    out = np.ascontiguousarray(array, dtype=native)
-    if out.size and out.dtype == np.float64 and _fits_float32(out):
-        return out.astype(np.float32)
-    return out
 
 
 class _Counted:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from scorekit.classification import ScoreHistogram
-from scorekit.core import Metric, State, equal_values, merges_alike
+from scorekit.core import Metric, State, equal_values, merges_alike, narrowed
 from scorekit.errors import (
     ConfigError,
     InputError,
@@ -23,7 +23,6 @@ from scorekit.errors import (
     raw,
 )
 from scorekit.io import local_path, require_regular
-from scorekit.statefiles._binary import narrowed
 from scorekit.statefiles._format import HEADER, StateFile
 from scorekit.statefiles._parts import PartError, PartFile
 from scorekit.statefiles._read import malformed, read_states
