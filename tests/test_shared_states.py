@@ -18,9 +18,8 @@ from hypothesis import strategies as st
 from scorekit import parse_metric
 from scorekit.classification import ScoreHistogram, table_task
 from scorekit.classification._table._wrapper import task_metric
-from scorekit.core import MergeTree
+from scorekit.core import MergeTree, merge_shared, merge_states, share_equal
 from scorekit.engines._columns import resolve
-from scorekit.engines._fold import merge_shared, merge_states, share_equal
 from scorekit.engines.stream import fold
 from tables import binary_scores
 

@@ -102,14 +102,24 @@ def merge_shared(
     gets that metric's merged state, which is what its own merge would give.
     """
     out: list[State] = []
-    merged: dict[tuple[int, int], int] = {}
-    for j, (metric, a, b) in enumerate(zip(metrics, left, right, strict=True)):
-        k = merged.get((id(a), id(b)))
-        if k is not None and merges_alike(metrics[k], metric):
-            out.append(out[k])
-            continue
-        out.append(metric.merge(a, b))
-        merged.setdefault((id(a), id(b)), j)
+    for j, k in enumerate(_merged_by(metrics, left, right)):
+        out.append(out[k] if k < j else metrics[j].merge(left[j], right[j]))
+    return out
+
+
+def _merged_by(
+    metrics: Sequence[Metric[Any]], left: Sequence[Any], right: Sequence[Any]
+) -> list[int]:
+    """For each metric, the metric whose merge it takes: itself, or the first earlier one
+    that merges alike and whose two operands are the same objects as its own."""
+    first: dict[tuple[int, int], list[int]] = {}
+    out: list[int] = []
+    for j, (a, b) in enumerate(zip(left, right, strict=True)):
+        earlier = first.setdefault((id(a), id(b)), [])
+        k = next((k for k in earlier if merges_alike(metrics[k], metrics[j])), j)
+        if k == j:
+            earlier.append(j)
+        out.append(k)
     return out
 
 
@@ -150,13 +160,12 @@ class MergeTree:
         out: list[Any] = []
         # a metric whose two operands are both an earlier metric's that merges alike
         # (states shared by :func:`share_equal`) takes that metric's merge
-        owner: dict[tuple[int, int], int] = {}
+        by = _merged_by(self.metrics, left, right)
         # a gathered list that several merges take is copied by each, not extended
-        taken = [id(a) for j, a in enumerate(left) if self._owns(owner, j, a, right[j])]
-        owner.clear()
+        taken = [id(left[j]) for j, k in enumerate(by) if k == j]
         for j, (metric, a, b) in enumerate(zip(self.metrics, left, right, strict=True)):
-            if not self._owns(owner, j, a, b):
-                out.append(out[owner[(id(a), id(b))]])
+            if by[j] < j:
+                out.append(out[by[j]])
             elif getattr(metric, "defers_merges", False):
                 # gather the states and merge them together, FAN_IN at a time; the
                 # gathered lists are the tree's own, so the left one takes the right's
@@ -169,14 +178,6 @@ class MergeTree:
             else:
                 out.append(metric.merge(a, b))
         return out
-
-    def _owns(self, owner: dict[tuple[int, int], int], j: int, a: Any, b: Any) -> bool:
-        """Whether metric ``j`` merges ``a`` and ``b`` itself (else an earlier one does)."""
-        k = owner.get((id(a), id(b)))
-        if k is not None and merges_alike(self.metrics[k], self.metrics[j]):
-            return False
-        owner.setdefault((id(a), id(b)), j)
-        return True
 
     def result(self) -> list[State]:
         """The states of all the parts added, merged in order (the empty states if none).

@@ -23,9 +23,7 @@ from scorekit.core import (
     State,
     caught,
     input_kind,
-    merge_shared,
     merge_states,
-    share_equal,
 )
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message, raw
@@ -38,10 +36,8 @@ __all__ = [
     "SizeWatch",
     "check_cluster",
     "group_role",
-    "merge_shared",
     "merge_states",
     "positive_int",
-    "share_equal",
     "side_input_names",
     "side_inputs",
     "state_nbytes",

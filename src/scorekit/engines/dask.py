@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import MergeTree, Metric, State
+from scorekit.core import MergeTree, Metric, State, merge_shared, share_equal
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
 from scorekit.engines._dask_sources import (
@@ -51,9 +51,7 @@ from scorekit.engines._fold import (
     Notes,
     check_cluster,
     group_role,
-    merge_shared,
     positive_int,
-    share_equal,
     side_inputs,
     state_nbytes,
     summarize_chunk,
