@@ -240,6 +240,15 @@ def _remove(handle: BinaryIO, folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def _split(spilled: SpilledParts, state: State) -> tuple[State, int]:
+    """A state's shell, its parts written to ``spilled`` (a state not made of parts
+    whole, with a record of no parts); the shell and the record."""
+    if not type(state).parted:
+        return state, spilled.add(None)
+    shell, parts = state.split_parts()
+    return shell, spilled.add(parts)
+
+
 class PartedFold:
     """One parted metric's states of consecutive chunks, merged as :class:`MergeTree` merges them.
 
@@ -278,7 +287,7 @@ class PartedFold:
         if self.spilled is None:
             self.tree.add([state])
             return
-        shell, record = self._split(state)
+        shell, record = _split(self.spilled, state)
         self._records.append(record)
         self.tree.add([shell])
 
@@ -290,28 +299,22 @@ class PartedFold:
         """Move the parts held so far to a file, and the parts of every later state."""
         if self.spilled is not None:
             return
-        self.spilled = SpilledParts()
+        spilled = self.spilled = SpilledParts()
         stack: list[tuple[int, list[Any]]] = []
         for level, entry in self.tree.stack:
             held: Any = entry[0]
             listed = isinstance(held, list)
-            split = [self._split(s) for s in (held if listed else [held])]
+            split = [_split(spilled, s) for s in (held if listed else [held])]
             shells = [shell for shell, _ in split]
             self._start.append((level, [record for _, record in split], listed))
             stack.append((level, [shells if listed else shells[0]]))
             del split, shells
         self.tree.stack = stack
 
-    def _split(self, state: State) -> tuple[State, int]:
-        assert self.spilled is not None
-        if not type(state).parted:
-            return state, self.spilled.add(None)
-        shell, parts = state.split_parts()
-        return shell, self.spilled.add(parts)
-
     def result(self) -> State:
         """The merged state; once spilled, its parts are in a :class:`StoredParts`."""
-        if self.spilled is None:
+        spilled = self.spilled
+        if spilled is None:
             (merged,) = self.tree.result()
             return merged
         try:
@@ -319,21 +322,19 @@ class PartedFold:
             shell, empty = merged.split_parts()
             stored = StoredParts()
             for i in range(len(empty)):
-                part = self._merged_part(i, len(empty), empty[i])
+                part = self._merged_part(spilled, i, len(empty), empty[i])
                 stored.append(part)
                 del part
             return type(shell).from_parts(shell, stored)
         finally:
             self.close()
 
-    def _merged_part(self, index: int, count: int, empty: State) -> State:
+    def _merged_part(self, spilled: SpilledParts, index: int, count: int, empty: State) -> State:
         """Part ``index`` of every state added, merged in the tree of the whole states.
 
         A state of no data, or of another number of parts than the merged shell,
         adds its part ``empty``: nothing.
         """
-        spilled = self.spilled
-        assert spilled is not None
 
         def load(record: int) -> State:
             if spilled.count(record) != count:

@@ -272,8 +272,6 @@ def merge_states(
     >>> acc.compute(states["accuracy"]), header["rows"]
     (0.75, 0)
     """
-    if not paths:
-        raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
     paths = [local_path(p) for p in paths]
     _refuse_duplicates(paths, allow_duplicates)
     first: _First | None = None
@@ -314,7 +312,8 @@ def merge_states(
         rows += int(file.meta.get("rows", 0))
         _add_tallies(tallies, file)
         del file, state, narrow
-    assert first is not None
+    if first is None:
+        raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
     for key, metric in first.metrics.items():
         if key not in gathered:
             continue
