@@ -9,6 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels, as_scores, check_same_length
+from scorekit.classification import ScoreHistogram, ScoreRanges
+from scorekit.classification._ranges_delong import ranges_delong
+from scorekit.core import State
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._distributions import normal_quantile, normal_two_sided
 from scorekit.stats._intervals import check_confidence
@@ -133,7 +136,7 @@ def _placements(
     return auc, v10, v01
 
 
-def _binary_truth(where: str, y_true: Any, pos_label: Any, sample_weight: Any) -> NDArray[np.bool_]:
+def _unweighted(where: str, sample_weight: Any) -> None:
     if sample_weight is not None:
         raise ConfigError(
             message(
@@ -143,6 +146,10 @@ def _binary_truth(where: str, y_true: Any, pos_label: Any, sample_weight: Any) -
                 "sample_weight=None",
             )
         )
+
+
+def _binary_truth(where: str, y_true: Any, pos_label: Any, sample_weight: Any) -> NDArray[np.bool_]:
+    _unweighted(where, sample_weight)
     y = as_labels(where, "y_true", y_true)
     classes = np.unique(y)
     if len(classes) != 2:
@@ -282,13 +289,13 @@ def delong(
 
 def delong_interval(
     y_true: Any,
-    score: Any,
+    score: Any = None,
     confidence: float = 0.95,
     *,
     pos_label: Any = None,
     sample_weight: Any = None,
 ) -> Interval:
-    """DeLong's confidence interval for one ROC AUC.
+    """DeLong's confidence interval for one ROC AUC, from the scores or from their exact state.
 
     ``AUC ± z sqrt(Var)`` with ``Var = S10 / m + S01 / n`` from the
     placements (see :func:`delong`) and ``z`` the normal quantile at
@@ -296,17 +303,22 @@ def delong_interval(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_units,)
+    y_true : array-like of shape (n_units,), or ScoreHistogram or ScoreRanges
         Binary labels: two classes, the greater one positive unless
-        ``pos_label`` says otherwise.
+        ``pos_label`` says otherwise. Or the exact state of binary ROC AUC
+        (``ROCAUC().summarize(...)``, with ``ranges=`` or ``cuts=`` a
+        :class:`~scorekit.classification.ScoreRanges` read one range at a time),
+        merged over chunks or loaded from a state file; ``score`` is then left
+        out and ``confidence`` given by keyword.
     score : array-like of shape (n_units,)
-        Scores; higher means more likely positive.
+        Scores; higher means more likely positive. Required with arrays.
     confidence : float, default 0.95
         Nominal coverage, in (0, 1).
     pos_label : label, optional
         The positive class.
     sample_weight : None
-        Not supported (see :func:`delong`).
+        Not supported (see :func:`delong`); a state of weighted counts is
+        refused alike.
 
     Returns
     -------
@@ -316,10 +328,23 @@ def delong_interval(
     Raises
     ------
     InputError
-        As :func:`delong`.
+        As :func:`delong`; for a state: no data, 2-D scores, or fewer than 2
+        positive or 2 negative units.
     ConfigError
-        ``confidence`` outside (0, 1), ``sample_weight`` given, or an unknown
-        ``pos_label``.
+        ``confidence`` outside (0, 1), ``sample_weight`` given, an unknown
+        ``pos_label``, a state of weighted counts or of binned scores, or a
+        ``score`` given with a state.
+
+    Notes
+    -----
+    From a state, the value is the AUC :class:`~scorekit.classification.ROCAUC`
+    computes from it, and the placements are read from the histogram's
+    distinct scores with their counts, one range at a time. Each row's
+    deviation from the mean placement is then an exact integer multiple of
+    ``1 / (2 m n)`` (while ``2 m n < 2**63``), so the variance is the same
+    whatever the ranges and the chunks merged; it agrees with that of the
+    per-unit arrays, which round each placement and their mean before
+    subtracting, to about 1e-13 relative, not bit for bit.
 
     References
     ----------
@@ -330,13 +355,72 @@ def delong_interval(
     --------
     >>> delong_interval([0, 0, 0, 0, 1, 1, 1, 1], [0.1, 0.3, 0.2, 0.6, 0.7, 0.8, 0.4, 0.9])
     Interval(value=0.9375, low=0.76426..., high=1.0, confidence=0.95, method='delong')
+
+    The same from the exact state, summarized in two chunks and merged:
+
+    >>> from scorekit.classification import ROCAUC
+    >>> metric = ROCAUC(cuts=(0.5,))
+    >>> state = metric.merge_many(
+    ...     [
+    ...         metric.summarize([0, 0, 0, 0], [0.1, 0.3, 0.2, 0.6]),
+    ...         metric.summarize([1, 1, 1, 1], [0.7, 0.8, 0.4, 0.9]),
+    ...     ]
+    ... )
+    >>> delong_interval(state)
+    Interval(value=0.9375, low=0.76426..., high=1.0, confidence=0.95, method='delong')
     """
     where = "delong_interval"
     level = check_confidence(confidence, where)
+    if isinstance(y_true, State):
+        return _state_interval(where, y_true, score, level, pos_label, sample_weight)
+    if score is None:
+        raise ConfigError(
+            message(
+                where,
+                "score is missing",
+                raw("labels without scores"),
+                "delong_interval(y_true, score) or delong_interval(state)",
+            )
+        )
     auc, cov, _, _ = _components(where, y_true, {"score": score}, pos_label, sample_weight)
-    stderr = math.sqrt(max(float(cov[0, 0]), 0.0))
+    return _interval(float(auc[0]), float(cov[0, 0]), level)
+
+
+def _interval(value: float, variance: float, level: float) -> Interval:
+    """``value ± z sqrt(variance)``, clipped to [0, 1]."""
+    stderr = math.sqrt(max(variance, 0.0))
     half = -normal_quantile((1.0 - level) / 2.0) * stderr
-    value = float(auc[0])
     low = min(max(value - half, 0.0), 1.0)
     high = min(max(value + half, 0.0), 1.0)
     return Interval(value, low, high, level, "delong")
+
+
+def _state_interval(
+    where: str, state: State, score: Any, level: float, pos_label: Any, sample_weight: Any
+) -> Interval:
+    """DeLong's interval of the exact ROC AUC state ``state``."""
+    if score is not None:
+        raise ConfigError(
+            message(
+                where,
+                "a state holds the scores: no score is given with it",
+                raw(f"a {type(score).__name__} after the state"),
+                "delong_interval(state, confidence=...) with confidence by keyword",
+            )
+        )
+    _unweighted(where, sample_weight)
+    if isinstance(state, ScoreRanges):
+        parts = state.parts
+    elif isinstance(state, ScoreHistogram):
+        parts = (state,)
+    else:
+        raise ConfigError(
+            message(
+                where,
+                "DeLong's interval needs the exact score histogram of ROC AUC",
+                raw(f"a {type(state).__name__}"),
+                "the state of ROCAUC() without bins (a ScoreHistogram or ScoreRanges)",
+            )
+        )
+    found = ranges_delong(parts, pos_label=pos_label, metric=where)
+    return _interval(found.auc, found.variance, level)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from scorekit.core import Metric, parse_metric
+from scorekit.core import Metric, State, parse_metric
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats._analytic import delong_interval, wilson
 from scorekit.stats._intervals import check_confidence
@@ -35,12 +35,22 @@ def analytic_interval(
     AUC. Unweighted data only (the intervals are for counts). Any other metric:
     use :func:`bootstrap`.
 
+    ROC AUC's interval is also read from the metric's exact state, given
+    alone in place of the data (a ScoreHistogram, or the ScoreRanges of
+    ``roc_auc:ranges=N``, merged over chunks or loaded from a state file):
+    see :func:`delong_interval`.
+
     Examples
     --------
     >>> from scorekit import stats
     >>> ci = stats.analytic_interval("accuracy", [1, 0, 1, 1] * 10, [1, 1, 1, 0] * 10)
     >>> ci.method, ci.value, round(ci.low, 4), round(ci.high, 4)
     ('wilson', 0.5, 0.352, 0.648)
+    >>> from scorekit.classification import ROCAUC
+    >>> state = ROCAUC(ranges=4).summarize([0, 1, 0, 1, 0, 1], [0.2, 0.9, 0.4, 0.6, 0.7, 0.8])
+    >>> ci = stats.analytic_interval("roc_auc:ranges=4", state)
+    >>> ci.method, round(ci.value, 4), round(ci.low, 4), ci.high
+    ('delong', 0.8889, 0.5809, 1.0)
     """
     inner = parse_metric(metric) if isinstance(metric, str) else metric
     where = f"analytic interval of {inner.name}"
@@ -59,13 +69,26 @@ def analytic_interval(
         raise ConfigError(
             message(where, f"the {method} interval is for unweighted counts", "sample_weight")
         )
-    value = single_number(inner, inner.score(*data, **kwargs))
+    state = data[0] if len(data) == 1 and isinstance(data[0], State) else None
     if method == "delong":
         if getattr(inner, "max_fpr", None) not in (None, 1) or getattr(inner, "edges", None):
             raise ConfigError(
                 message(where, "DeLong's interval is for the exact, full ROC AUC", raw(repr(inner)))
             )
+        if state is not None:
+            return delong_interval(state, confidence=confidence)
+        single_number(inner, inner.score(*data, **kwargs))
         return delong_interval(data[0], data[1], confidence)
+    if state is not None:
+        raise ConfigError(
+            message(
+                where,
+                "the interval is read from a state for roc_auc only",
+                raw(f"a {type(state).__name__}"),
+                "the arrays y_true and y_pred",
+            )
+        )
+    value = single_number(inner, inner.score(*data, **kwargs))
     y_true, y_pred = np.asarray(data[0]), np.asarray(data[1])
     if inner.name == "accuracy":
         successes, n = int(np.sum(y_true == y_pred)), int(y_true.size)
