@@ -6,16 +6,20 @@ array: each range gives its points (cumulative totals carried down from the
 ranges above), the points ``drop_intermediate`` drops are dropped as the
 ranges come (a point's fate looks one point behind and one ahead, across
 ranges too), and the pieces are put together in order. The state is read one
-range at a time; the curve itself holds the points it returns.
+range at a time; the curve itself holds the points it returns. With more than
+two labels, :class:`OneVsRest` pools each range's labels other than the
+positive one before the walk, as the curves of the joined histogram do.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from scorekit.classification._histogram import Float
+from scorekit.classification._histogram import Float, ScoreHistogram, _find, _starts
 from scorekit.classification._pr import PrCurve, _pr_points
 from scorekit.classification._ranges_read import (
     Parts,
@@ -31,14 +35,75 @@ from scorekit.classification._scores import _positive_index
 __all__ = ["ranges_pr_curve", "ranges_roc_curve"]
 
 
-def _positive(metric: str, parts: Parts, pos_label: Any) -> Any:
-    """The positive label, as the curves choose it (a label absent from every range when
-    ``pos_label`` is not one of them)."""
+class OneVsRest(Sequence[ScoreHistogram]):
+    """Ranges whose labels other than ``positive`` are pooled into one negative label.
+
+    Range ``i``, read when asked, holds the positive rows of ``parts[i]`` and,
+    under the first other label, one row per distinct score of the others with
+    their counts summed as the curves of the joined histogram sum them, so the
+    walk over the ranges sees two labels.
+
+    Examples
+    --------
+    >>> from scorekit.classification import summarize_ranges
+    >>> state = summarize_ranges([0, 2, 1, 0], [0.1, 0.1, 0.7, 0.6], cuts=[0.5])
+    >>> part = OneVsRest(state.parts, 1)[0]
+    >>> part.labels.tolist(), part.score.tolist(), part.counts[:, 0].tolist()
+    ([1, 0], [0.1], [2])
+    """
+
+    def __init__(self, parts: Parts, positive: Any) -> None:
+        self.parts = parts
+        self.positive = positive
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def __getitem__(self, i: Any) -> Any:
+        part = self.parts[i]
+        if not part.task or part.key.size == 0:
+            return part
+        j = _find(part.labels, self.positive)
+        is_pos = part.key == j
+        c = part.counts[:, 0]
+        # the sums of the joined histogram's curves: each distinct score's rows in the
+        # order of the labels, a positive row counting 0 (numpy's sum of floats is not
+        # one addition after another, so the zeros stay)
+        order = np.argsort(part.score, kind="stable")
+        starts = _starts(part.score[order])
+        negative = np.where(is_pos, np.zeros_like(c), c)[order]
+        others = np.add.reduceat((~is_pos)[order].astype(np.intp), starts) > 0
+        un = part.score[order][starts][others]
+        cn = np.add.reduceat(negative, starts)[others]
+        up, cp = part.score[is_pos], c[is_pos]
+        # the positive label (key 0, if a label), then one label standing for the rest
+        rest = [k for k in range(part.labels.size) if k != j][:1]
+        labels = part.labels[([j] if j >= 0 else []) + rest]
+        key = np.concatenate([np.zeros(up.size, np.int64), np.full(un.size, int(j >= 0))])
+        return dataclasses.replace(
+            part,
+            labels=labels,
+            key=key,
+            score=np.concatenate([up, un]),
+            counts=np.concatenate([cp, cn])[:, None],
+        )
+
+
+def two_labels(parts: Parts, labels: Any, index: int, pos_label: Any) -> tuple[Any, Parts]:
+    """The positive label and ranges of two labels to walk, given the labels of every range.
+
+    ``index`` is the positive label's among ``labels`` (-1 when ``pos_label``
+    is none of them: the label is then absent from every range); ranges of more
+    than two labels come as :class:`OneVsRest`.
+    """
+    positive = labels[index] if index >= 0 else (1 if pos_label is None else pos_label)
+    return positive, (OneVsRest(parts, positive) if labels.size > 2 else parts)
+
+
+def _binary_parts(metric: str, parts: Parts, pos_label: Any) -> tuple[Any, Parts]:
+    """The positive label, as the curves choose it, and ranges of two labels to walk."""
     labels = _survey(metric, parts).labels
-    index = _positive_index(metric, labels, pos_label)
-    if index >= 0:
-        return labels[index]
-    return 1 if pos_label is None else pos_label
+    return two_labels(parts, labels, _positive_index(metric, labels, pos_label), pos_label)
 
 
 def _recall_steps(tps: Float, fps: Float) -> Any:
@@ -91,7 +156,7 @@ def ranges_roc_curve(
     >>> ranges_roc_curve(state.parts).tpr
     array([0. , 0.5, 0.5, 1. , 1. ])
     """
-    positive = _positive(metric, parts, pos_label)
+    positive, parts = _binary_parts(metric, parts, pos_label)
     arrays = _points(parts, positive, drop_intermediate, roc_corners)
     return _roc_points(metric, *arrays, False, True)
 
@@ -129,6 +194,6 @@ def ranges_pr_curve(
     >>> ranges_pr_curve(state.parts).recall
     array([1. , 1. , 0.5, 0.5, 0. ])
     """
-    positive = _positive(metric, parts, pos_label)
+    positive, parts = _binary_parts(metric, parts, pos_label)
     arrays = _points(parts, positive, drop_intermediate, _recall_steps)
     return _pr_points(metric, *arrays, False, True)

@@ -1,7 +1,9 @@
 """Shared plumbing of the score-based classification metrics (ROC and PR families).
 
-The metric base class over :class:`ScoreHistogram` (its ``summarize``), the
-class and label checks, and the averaging of per-column values.
+The metric base classes over :class:`ScoreHistogram` (its ``summarize``), with
+the ``ranges`` / ``cuts`` options that split it into :class:`ScoreRanges` and
+the ``bins`` / ``edges`` options of ROC AUC and AP, the class and label checks,
+and the averaging of per-column values.
 """
 
 from __future__ import annotations
@@ -379,7 +381,73 @@ class _HistogramMetric(_ScoreMetric[ScoreHistogram]):
         return self._histogram(y_true, y_score, sample_weight)
 
 
-class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRanges]):
+class _RangedMetric(_ScoreMetric[S]):
+    """Shared plumbing of an exact histogram metric that may be split by score ranges.
+
+    Subclasses are frozen dataclasses with the fields ``ranges`` and ``cuts``;
+    :meth:`_resolve_cuts` turns the first into the second in their
+    ``__post_init__`` (:class:`_RangedHistogramMetric` calls it in its own).
+    With cut points the state is the exact histogram split by score ranges,
+    :class:`ScoreRanges` (1-D binary scores only).
+    """
+
+    ranges: int | None
+    cuts: tuple[float, ...] | None
+
+    def _resolve_cuts(self) -> bool:
+        """Set ``cuts`` from ``ranges`` (then cleared); True if the state is split by ranges."""
+        cuts = resolve_cuts(self.name, self.ranges, self.cuts)
+        object.__setattr__(self, "cuts", cuts)
+        if cuts is None:
+            return False
+        object.__setattr__(self, "ranges", None)
+        return True
+
+    def _exact_empty(self) -> ScoreHistogram | ScoreRanges:
+        """The exact state of no data: :class:`ScoreRanges` with cut points."""
+        return ScoreRanges.empty() if self.cuts is not None else ScoreHistogram.empty()
+
+    def _exact_summary(
+        self, y_true: Any, y_score: Any, sample_weight: Any = None
+    ) -> ScoreHistogram | ScoreRanges:
+        """The exact histogram of one batch; with cut points, split at them."""
+        state = self._histogram(y_true, y_score, sample_weight)
+        if self.cuts is None:
+            return state
+        if state.task not in ("", "binary"):
+            raise InputError(
+                self._error(
+                    "score ranges take 1-D binary scores only",
+                    raw(f"a {state.task} score matrix"),
+                    "y_score of shape (n,), or the metric without ranges or cuts",
+                )
+            )
+        return split_ranges(state, self.cuts, metric=self.name, scores=y_score)
+
+
+class _RangedHistogramMetric(_RangedMetric[ScoreHistogram | ScoreRanges]):
+    """Shared plumbing of the exact histogram metrics with the ``ranges`` / ``cuts`` options.
+
+    The state is a :class:`ScoreHistogram`, or a :class:`ScoreRanges` with
+    ``ranges`` or ``cuts``.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._resolve_cuts()
+
+    def empty(self) -> ScoreHistogram | ScoreRanges:
+        """The state of no data (a :class:`ScoreRanges` with ``ranges`` or ``cuts``)."""
+        return self._exact_empty()
+
+    def summarize(
+        self, y_true: Any, y_score: Any, sample_weight: Any = None
+    ) -> ScoreHistogram | ScoreRanges:
+        """The exact histogram of one batch; with ``ranges`` or ``cuts``, split at the cuts."""
+        return self._exact_summary(y_true, y_score, sample_weight)
+
+
+class _BinnedScoreMetric(_RangedMetric[ScoreHistogram | BinnedScores | ScoreRanges]):
     """Shared plumbing of ROC AUC and AP: the exact histogram, or bin counts with bins or edges.
 
     Subclasses are frozen dataclasses with the fields ``bins``, ``edges`` and
@@ -392,8 +460,6 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRange
     bins: int | None
     edges: tuple[float, ...] | None
     score_range: tuple[float, float] | None
-    ranges: int | None
-    cuts: tuple[float, ...] | None
 
     def _resolve_edges(self) -> bool:
         """Set ``edges`` from ``bins`` and ``score_range`` (then cleared); True if binned."""
@@ -406,13 +472,11 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRange
         return True
 
     def _resolve_cuts(self) -> bool:
-        """Set ``cuts`` from ``ranges`` (then cleared); True if the state is split by ranges."""
-        cuts = resolve_cuts(self.name, self.ranges, self.cuts)
-        object.__setattr__(self, "cuts", cuts)
-        if cuts is None:
+        """Set ``cuts`` from ``ranges`` (then cleared); True if split by ranges; no bins then."""
+        if not super()._resolve_cuts():
             return False
-        object.__setattr__(self, "ranges", None)
         if self.edges is not None:
+            cuts = cast(tuple[float, ...], self.cuts)
             raise ConfigError(
                 self._error(
                     "score ranges are exact: they exclude bins and edges",
@@ -431,9 +495,7 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRange
         """The state of no data (a :class:`BinnedScores` with ``bins`` or ``edges``)."""
         if self.edges is not None:
             return BinnedScores.empty(self.edges)
-        if self.cuts is not None:
-            return ScoreRanges.empty()
-        return ScoreHistogram.empty()
+        return self._exact_empty()
 
     def _pair_index(self, state: ScoreHistogram) -> int | None:
         """The positive label's index when the value comes from the two sorted classes."""
@@ -478,18 +540,7 @@ class _BinnedScoreMetric(_ScoreMetric[ScoreHistogram | BinnedScores | ScoreRange
         if self.edges is not None:
             edges = np.asarray(self.edges, dtype=np.float64)
             return summarize_binned(self.name, edges, y_true, y_score, sample_weight)
-        state = self._histogram(y_true, y_score, sample_weight)
-        if self.cuts is None:
-            return state
-        if state.task not in ("", "binary"):
-            raise InputError(
-                self._error(
-                    "score ranges take 1-D binary scores only",
-                    raw(f"a {state.task} score matrix"),
-                    "y_score of shape (n,), or the metric without ranges or cuts",
-                )
-            )
-        return split_ranges(state, self.cuts, metric=self.name, scores=y_score)
+        return self._exact_summary(y_true, y_score, sample_weight)
 
     def _check_binned(self, state: BinnedScores) -> None:
         """Reject a binned state of other edges, without data, or of more than two classes.

@@ -8,9 +8,17 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scorekit.classification._histogram import Float, ScoreHistogram, _binary_arrays
-from scorekit.classification._scores import _binary_state, _HistogramMetric, _positive_index
+from scorekit.classification._ranges import ScoreRanges
+from scorekit.classification._ranges_curves import two_labels
+from scorekit.classification._ranges_threshold import ranges_best, ranges_labels, ranges_totals
+from scorekit.classification._scores import (
+    _binary_state,
+    _positive_index,
+    _RangedHistogramMetric,
+)
 from scorekit.core import SK, Explanation, OneOf, Range, register
 from scorekit.errors import InputError, UndefinedMetricWarning, choices, message, raw
 
@@ -43,6 +51,18 @@ def _ratio(num: Float, den: Float) -> Float:
     return out
 
 
+class _AtThresholds(NamedTuple):
+    """The objective and the metrics at each threshold of a piece of the curve."""
+
+    values: Float
+    recall: Float
+    f1: Float
+    tps: Float
+    fps: Float
+    fns: Float
+    tns: Float
+
+
 @register(
     "best_threshold",
     higher_is_better=None,
@@ -53,7 +73,7 @@ def _ratio(num: Float, den: Float) -> Float:
     grows=True,
 )
 @dataclass(frozen=True)
-class BestThreshold(_HistogramMetric):
+class BestThreshold(_RangedHistogramMetric):
     """The score threshold that optimises an objective, with the metrics at that threshold.
 
     Every distinct score ``t`` is a candidate; samples with ``score >= t`` are
@@ -74,6 +94,15 @@ class BestThreshold(_HistogramMetric):
     cost_fp, cost_fn : float, default 1.0
         The cost of a false positive and of a false negative (``'cost'``),
         finite and >= 0.
+    ranges : int, optional
+        Keep the exact histogram split into ``ranges`` score ranges of equal
+        width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
+        by one and the threshold is read one range at a time, equal to the
+        choice on the whole histogram. At most ``65536``.
+    cuts : array-like, optional
+        The same with these cut points (strictly increasing; range ``i`` holds
+        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
+        from a sample of scores. Excludes ``ranges``.
 
     Returns
     -------
@@ -88,7 +117,8 @@ class BestThreshold(_HistogramMetric):
     among the reported metrics (recall without positives, specificity without
     negatives) is 0 with an :class:`~scorekit.errors.UndefinedMetricWarning`;
     so is Youden's J then. The state is the exact score histogram of ROC AUC,
-    so chunks, shards and Dask give the in-memory choice.
+    so chunks, shards and Dask give the in-memory choice; with ``ranges`` or
+    ``cuts`` (1-D scores only) no process holds the whole histogram.
 
     References
     ----------
@@ -103,6 +133,15 @@ class BestThreshold(_HistogramMetric):
     (0.4, 0.8)
     >>> BestThreshold(objective="cost", cost_fn=5.0).score([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.4]).value
     0.25
+
+    Read from score ranges, the choice is the same:
+
+    >>> metric = BestThreshold(ranges=4)
+    >>> state = metric.summarize([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.4])
+    >>> [part.n_samples for part in state.parts]
+    [1, 2, 0, 1]
+    >>> metric.compute(state).threshold
+    0.4
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -120,62 +159,100 @@ class BestThreshold(_HistogramMetric):
     cost_fp: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
     cost_fn: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
 
-    def compute(self, state: ScoreHistogram) -> ThresholdChoice:
-        """The best threshold and the metrics there."""
+    ranges: int | None = None
+    cuts: tuple[float, ...] | None = None
+
+    def _positive(self, labels: NDArray[Any]) -> int:
+        """The positive label's index among ``labels`` (-1 if it is none of one label)."""
         name = self.name
-        state = _binary_state(name, state)
-        index = _positive_index(name, state.labels, self.pos_label)
-        if index < 0 and state.labels.size == 2:
+        index = _positive_index(name, labels, self.pos_label)
+        if index < 0 and labels.size == 2:
             raise InputError(
                 message(
                     name,
                     "pos_label is not a label of y_true",
                     self.pos_label,
-                    choices(state.labels.tolist()),
+                    choices(labels.tolist()),
                 )
             )
-        thresholds, tps, fps = _binary_arrays(state, index)
-        positives, negatives = float(tps[-1]), float(fps[-1])
+        return index
+
+    def _at(self, tps: Float, fps: Float, positives: float, negatives: float) -> _AtThresholds:
+        """The objective and the metrics at each threshold, from the cumulative counts there."""
         fns = positives - tps
         tns = negatives - fps
-        total = positives + negatives
-        if positives == 0 or negatives == 0:
-            missing = "positive" if positives == 0 else "negative"
-            warnings.warn(
-                f"{name}: y_true has no {missing} sample; rates over them count 0.",
-                UndefinedMetricWarning,
-                stacklevel=2,
-            )
         recall = _ratio(tps, np.full_like(tps, positives))
         fpr = _ratio(fps, np.full_like(fps, negatives))
         f1 = _ratio(2 * tps, 2 * tps + fps + fns)
         if self.objective == "f1":
             values = f1
-            best = int(np.argmax(values))
         elif self.objective == "youden":
             values = recall - fpr
-            best = int(np.argmax(values))
         else:
-            values = (self.cost_fp * fps + self.cost_fn * fns) / total
-            best = int(np.argmin(values))
-        tp, fp, fn, tn = (float(a[best]) for a in (tps, fps, fns, tns))
-        if not all(math.isfinite(v) for v in (tp, fp, fn, tn, total)):
-            raise InputError(
-                message(name, "weights overflow", raw("an infinite count"), "finite weight sums")
+            values = (self.cost_fp * fps + self.cost_fn * fns) / (positives + negatives)
+        return _AtThresholds(values, recall, f1, tps, fps, fns, tns)
+
+    def compute(self, state: ScoreHistogram | ScoreRanges) -> ThresholdChoice:
+        """The best threshold and the metrics there; score ranges are read one at a time."""
+        name = self.name
+        maximize = self.objective != "cost"
+        if isinstance(state, ScoreRanges):
+            labels = ranges_labels(name, state.parts)
+            positive, parts = two_labels(
+                state.parts, labels, self._positive(labels), self.pos_label
             )
-        return ThresholdChoice(
-            threshold=float(thresholds[best]),
-            value=float(values[best]),
-            precision=tp / (tp + fp) if tp + fp > 0 else 0.0,
-            recall=float(recall[best]),
-            f1=float(f1[best]),
-            specificity=tn / negatives if negatives > 0 else 0.0,
-            accuracy=(tp + tn) / total,
-            tp=tp,
-            fp=fp,
-            fn=fn,
-            tn=tn,
+            positives, negatives = ranges_totals(parts, positive)
+            _warn_missing(name, positives, negatives)
+
+            def values(tps: Float, fps: Float) -> Float:
+                return self._at(tps, fps, positives, negatives).values
+
+            point = ranges_best(parts, positive, values, maximize=maximize, metric=name)
+            thresholds, best = point.thresholds, 0
+            at = self._at(point.tps, point.fps, positives, negatives)
+        else:
+            state = _binary_state(name, state)
+            thresholds, tps, fps = _binary_arrays(state, self._positive(state.labels))
+            positives, negatives = float(tps[-1]), float(fps[-1])
+            _warn_missing(name, positives, negatives)
+            at = self._at(tps, fps, positives, negatives)
+            best = int(np.argmax(at.values) if maximize else np.argmin(at.values))
+        return _choice(name, float(thresholds[best]), at, best, positives, negatives)
+
+
+def _warn_missing(name: str, positives: float, negatives: float) -> None:
+    if positives == 0 or negatives == 0:
+        missing = "positive" if positives == 0 else "negative"
+        warnings.warn(
+            f"{name}: y_true has no {missing} sample; rates over them count 0.",
+            UndefinedMetricWarning,
+            stacklevel=4,
         )
+
+
+def _choice(
+    name: str, threshold: float, at: _AtThresholds, best: int, positives: float, negatives: float
+) -> ThresholdChoice:
+    """The choice at index ``best`` of the arrays ``at``; an error for infinite counts."""
+    total = positives + negatives
+    tp, fp, fn, tn = (float(a[best]) for a in (at.tps, at.fps, at.fns, at.tns))
+    if not all(math.isfinite(v) for v in (tp, fp, fn, tn, total)):
+        raise InputError(
+            message(name, "weights overflow", raw("an infinite count"), "finite weight sums")
+        )
+    return ThresholdChoice(
+        threshold=threshold,
+        value=float(at.values[best]),
+        precision=tp / (tp + fp) if tp + fp > 0 else 0.0,
+        recall=float(at.recall[best]),
+        f1=float(at.f1[best]),
+        specificity=tn / negatives if negatives > 0 else 0.0,
+        accuracy=(tp + tn) / total,
+        tp=tp,
+        fp=fp,
+        fn=fn,
+        tn=tn,
+    )
 
 
 def best_threshold(
@@ -187,6 +264,8 @@ def best_threshold(
     sample_weight: Any = None,
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
+    ranges: int | None = None,
+    cuts: Any = None,
 ) -> ThresholdChoice:
     """The best decision threshold, as :class:`BestThreshold`.
 
@@ -194,7 +273,16 @@ def best_threshold(
     --------
     >>> best_threshold([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.35], objective="youden").threshold
     0.4
+    >>> best_threshold([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.35], objective="youden", cuts=[0.38])[:2]
+    (0.4, 1.0)
     """
-    m = BestThreshold(objective=objective, pos_label=pos_label, cost_fp=cost_fp, cost_fn=cost_fn)
+    m = BestThreshold(
+        objective=objective,
+        pos_label=pos_label,
+        cost_fp=cost_fp,
+        cost_fn=cost_fn,
+        ranges=ranges,
+        cuts=cuts,
+    )
     result: ThresholdChoice = m.score(y_true, y_score, sample_weight=sample_weight)
     return result
