@@ -96,7 +96,9 @@ def ranges_delong(parts: Parts, *, pos_label: Any = None, metric: str = "delong"
     and the AUC, as the per-unit computation takes them. The AUC is the value
     :class:`~scorekit.classification.ROCAUC` computes from the joined
     histogram: the exact area rounded once while ``m + n`` is below two
-    billion, else the float64 area of ROCAUC.
+    billion, else the float64 area of ROCAUC. With the smaller label as
+    ``pos_label`` it is the exact area rounded once while ``2 m n < 2**63``,
+    else one minus ROCAUC's value.
 
     Examples
     --------
@@ -155,8 +157,8 @@ def ranges_delong(parts: Parts, *, pos_label: Any = None, metric: str = "delong"
         )
     scale = 2 * m * n
     area = _twice_area(parts, positive) if scale < _INT64_LIMIT else None
-    if area is not None and m + n < _EXACT_INT:
-        # ROCAUC's exact area, rounded once
+    if area is not None and (m + n < _EXACT_INT or index == 0):
+        # the exact area rounded once: ROCAUC's value (ROCAUC takes no other positive label)
         auc = area / scale
     elif index == 1:
         auc = ranges_roc_auc(parts, metric=metric)
