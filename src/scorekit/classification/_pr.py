@@ -40,6 +40,7 @@ from scorekit.classification._scores import (
     _many_classes,
     _multi_task_checks,
     _positive_index,
+    _RangedHistogramMetric,
     _samples_mean,
     _warn,
 )
@@ -460,7 +461,7 @@ class BreakEvenPoint(_HistogramMetric):
     grows=True,
 )
 @dataclass(frozen=True)
-class PRCurveMetric(_HistogramMetric):
+class PRCurveMetric(_RangedHistogramMetric):
     """Precision-recall curve at every distinct score as threshold.
 
     .. math:: P(\\theta) = \\frac{TP(s \\ge \\theta)}{TP(s \\ge \\theta) + FP(s \\ge \\theta)},
@@ -476,6 +477,15 @@ class PRCurveMetric(_HistogramMetric):
         The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
     drop_intermediate : bool, default False
         Keep only the first and last point of each run of equal recall.
+    ranges : int, optional
+        Keep the exact histogram split into ``ranges`` score ranges of equal
+        width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
+        by one and the curve is read one range at a time, equal array for
+        array to the curve of the whole histogram. At most ``65536``.
+    cuts : array-like, optional
+        The same with these cut points (strictly increasing; range ``i`` holds
+        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
+        from a sample of scores. Excludes ``ranges``.
 
     Notes
     -----
@@ -495,6 +505,12 @@ class PRCurveMetric(_HistogramMetric):
     array([0.5       , 0.66666667, 0.5       , 1.        , 1.        ])
     >>> recall
     array([1. , 1. , 0.5, 0.5, 0. ])
+
+    Read from score ranges, the curve is the same:
+
+    >>> metric = PRCurveMetric(ranges=4)
+    >>> metric.compute(metric.summarize([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])).recall
+    array([1. , 1. , 0.5, 0.5, 0. ])
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -506,10 +522,22 @@ class PRCurveMetric(_HistogramMetric):
 
     pos_label: Any = None
     drop_intermediate: bool = False
+    ranges: int | None = None
+    cuts: tuple[float, ...] | None = None
 
-    def compute(self, state: ScoreHistogram) -> PrCurve:
-        """The curve as ``PrCurve(precision, recall, thresholds)``."""
+    def compute(self, state: ScoreHistogram | ScoreRanges) -> PrCurve:
+        """The curve as ``PrCurve(precision, recall, thresholds)``, from score ranges too."""
         name = self.name
+        if isinstance(state, ScoreRanges):
+            # imported here: the readers of ranges build their curves with this module
+            from scorekit.classification._ranges_curves import ranges_pr_curve
+
+            return ranges_pr_curve(
+                state.parts,
+                pos_label=self.pos_label,
+                drop_intermediate=self.drop_intermediate,
+                metric=name,
+            )
         state = _binary_state(name, state)
         arrays = _binary_arrays(state, _positive_index(name, state.labels, self.pos_label))
         return _pr_points(name, *arrays, self.drop_intermediate, True)
@@ -525,6 +553,8 @@ def pr_curve(
     pos_label: Any = None,
     sample_weight: Any = None,
     drop_intermediate: bool = False,
+    ranges: int | None = None,
+    cuts: Any = None,
 ) -> PrCurve:
     """Precision-recall curve, as :class:`PRCurveMetric` (``precision_recall_curve``).
 
@@ -533,7 +563,9 @@ def pr_curve(
     >>> pr_curve(["n", "y", "y"], [0.2, 0.9, 0.5], pos_label="y").thresholds
     array([0.2, 0.5, 0.9])
     """
-    m = PRCurveMetric(pos_label=pos_label, drop_intermediate=drop_intermediate)
+    m = PRCurveMetric(
+        pos_label=pos_label, drop_intermediate=drop_intermediate, ranges=ranges, cuts=cuts
+    )
     curve: PrCurve = m.score(y_true, y_score, sample_weight=sample_weight)
     return curve
 

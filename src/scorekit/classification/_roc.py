@@ -35,11 +35,11 @@ from scorekit.classification._scores import (
     _average,
     _binary_state,
     _BinnedScoreMetric,
-    _HistogramMetric,
     _inputs,
     _many_classes,
     _multi_task_checks,
     _positive_index,
+    _RangedHistogramMetric,
     _samples_mean,
     _sorted_labels,
     _warn,
@@ -480,7 +480,7 @@ def _ovo_auc(name: str, state: ScoreHistogram, average: Any) -> float:
     grows=True,
 )
 @dataclass(frozen=True)
-class ROCCurveMetric(_HistogramMetric):
+class ROCCurveMetric(_RangedHistogramMetric):
     """ROC curve: false and true positive rates at every distinct score as threshold.
 
     .. math:: \\mathrm{FPR}(\\theta) = \\frac{FP(s \\ge \\theta)}{N},\\quad
@@ -499,6 +499,15 @@ class ROCCurveMetric(_HistogramMetric):
         Drop points collinear with their neighbours (scikit-learn's rule:
         where neither FP nor TP count has a non-zero second difference); the
         shape and area of the curve do not change.
+    ranges : int, optional
+        Keep the exact histogram split into ``ranges`` score ranges of equal
+        width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
+        by one and the curve is read one range at a time, equal array for
+        array to the curve of the whole histogram. At most ``65536``.
+    cuts : array-like, optional
+        The same with these cut points (strictly increasing; range ``i`` holds
+        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
+        from a sample of scores. Excludes ``ranges``.
 
     Notes
     -----
@@ -517,6 +526,12 @@ class ROCCurveMetric(_HistogramMetric):
     array([0. , 0. , 0.5, 0.5, 1. ])
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
+
+    Read from score ranges, the curve is the same:
+
+    >>> metric = ROCCurveMetric(cuts=(0.3, 0.5))
+    >>> metric.compute(metric.summarize([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])).fpr
+    array([0. , 0. , 0.5, 0.5, 1. ])
     """
 
     explanation: ClassVar[Explanation] = Explanation(
@@ -531,10 +546,22 @@ class ROCCurveMetric(_HistogramMetric):
 
     pos_label: Any = None
     drop_intermediate: bool = True
+    ranges: int | None = None
+    cuts: tuple[float, ...] | None = None
 
-    def compute(self, state: ScoreHistogram) -> RocCurve:
-        """The curve as ``RocCurve(fpr, tpr, thresholds)``."""
+    def compute(self, state: ScoreHistogram | ScoreRanges) -> RocCurve:
+        """The curve as ``RocCurve(fpr, tpr, thresholds)``; score ranges are read one at a time."""
         name = self.name
+        if isinstance(state, ScoreRanges):
+            # imported here: the readers of ranges build their curves with this module
+            from scorekit.classification._ranges_curves import ranges_roc_curve
+
+            return ranges_roc_curve(
+                state.parts,
+                pos_label=self.pos_label,
+                drop_intermediate=self.drop_intermediate,
+                metric=name,
+            )
         state = _binary_state(name, state)
         arrays = _binary_arrays(state, _positive_index(name, state.labels, self.pos_label))
         return _roc_points(name, *arrays, self.drop_intermediate, True)
@@ -550,6 +577,8 @@ def roc_curve(
     pos_label: Any = None,
     sample_weight: Any = None,
     drop_intermediate: bool = True,
+    ranges: int | None = None,
+    cuts: Any = None,
 ) -> RocCurve:
     """ROC curve, as :class:`ROCCurveMetric` (scikit-learn's ``roc_curve``).
 
@@ -559,7 +588,9 @@ def roc_curve(
     >>> curve.tpr
     array([0. , 0.5, 0.5, 1. , 1. ])
     """
-    m = ROCCurveMetric(pos_label=pos_label, drop_intermediate=drop_intermediate)
+    m = ROCCurveMetric(
+        pos_label=pos_label, drop_intermediate=drop_intermediate, ranges=ranges, cuts=cuts
+    )
     curve: RocCurve = m.score(y_true, y_score, sample_weight=sample_weight)
     return curve
 
