@@ -84,6 +84,7 @@ from scorekit.classification._ranges import (
     summarize_ranges,
 )
 from scorekit.classification._ranges_curves import ranges_pr_curve, ranges_roc_curve
+from scorekit.classification._ranges_delong import DeLongMoments, ranges_delong
 from scorekit.classification._ranges_read import ranges_average_precision, ranges_roc_auc
 from scorekit.classification._rates import (
     FNR,
@@ -160,6 +161,7 @@ __all__ = [
     "ConfusionMatrix",
     "CountsMetric",
     "DETCurveMetric",
+    "DeLongMoments",
     "DemographicParity",
     "DetCurve",
     "EqualizedOdds",
@@ -231,6 +233,7 @@ __all__ = [
     "quantile_edges",
     "range_cuts",
     "ranges_average_precision",
+    "ranges_delong",
     "ranges_pr_curve",
     "ranges_roc_auc",
     "ranges_roc_curve",

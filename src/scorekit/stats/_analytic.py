@@ -9,8 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit._check import as_labels, as_scores, check_same_length
-from scorekit.classification import ScoreHistogram, ScoreRanges
-from scorekit.classification._ranges_delong import ranges_delong
+from scorekit.classification import ScoreHistogram, ScoreRanges, ranges_delong
 from scorekit.core import State
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 from scorekit.stats._distributions import normal_quantile, normal_two_sided
