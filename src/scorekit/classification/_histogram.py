@@ -623,15 +623,13 @@ def _label_runs(s: Scores, masks: list[NDArray[np.bool_]]) -> Rows:
     sizes = [int(np.count_nonzero(mask)) for mask in masks]
     rows = sum(sizes)
     score = np.empty(rows, dtype=s.dtype)
-    sides = []
-    at = 0
-    for mask, size in zip(masks, sizes, strict=True):
-        side = _gather(s, mask, score[at : at + size])
+    ends = list(itertools.accumulate(sizes))
+    sides = [score[end - size : end] for size, end in zip(sizes, ends, strict=True)]
+    _gather(s, masks, sides)
+    for side in sides:
         side.sort()
         _positive_zero(side)
-        sides.append(side)
-        at += size
-    if all(x.size < 2 or bool((x[1:] != x[:-1]).all()) for x in sides):
+    if all(_distinct(side) for side in sides):
         return _label_keys(sizes), score, unit_counts(rows)
     # equal scores of a label: one row each, counted
     tallies, values = [], []
@@ -643,22 +641,36 @@ def _label_runs(s: Scores, masks: list[NDArray[np.bool_]]) -> Rows:
     return _label_keys([v.size for v in values]), np.concatenate(values), counts
 
 
-# rows of the scores gathered at a time: the indices of one block stay small
-_GATHER = 1 << 20
+# rows of the scores gathered at a time: the scores of a block stay in cache while
+# each label takes its rows from them, and the indices of a block are small
+_GATHER = 1 << 16
 
 
-def _gather(s: Scores, mask: NDArray[np.bool_], out: Scores) -> Scores:
-    """``s[mask]`` written into ``out``, a block of rows at a time.
+def _gather(s: Scores, masks: list[NDArray[np.bool_]], outs: list[Scores]) -> None:
+    """``s[mask]`` written into the matching ``out`` for every mask, a block of rows at a time.
 
     ``take`` writes straight into ``out`` (``compress`` with ``out=`` copies
-    through a buffer), and the indices of one block are all it makes.
+    through a buffer), and the indices of one block are all it makes. Every
+    mask takes its rows of a block in turn, so the scores are read from
+    memory once.
     """
-    at = 0
+    at = [0] * len(masks)
     for a in range(0, s.size, _GATHER):
-        rows = np.flatnonzero(mask[a : a + _GATHER])
-        np.take(s[a : a + _GATHER], rows, out=out[at : at + rows.size], mode="clip")
-        at += rows.size
-    return out
+        block = s[a : a + _GATHER]
+        for j, (mask, out) in enumerate(zip(masks, outs, strict=True)):
+            rows = np.flatnonzero(mask[a : a + _GATHER])
+            np.take(block, rows, out=out[at[j] : at[j] + rows.size], mode="clip")
+            at[j] += rows.size
+
+
+def _distinct(sorted_values: NDArray[Any]) -> bool:
+    """Whether a sorted array holds no value twice, compared a block at a time (in cache)."""
+    last = sorted_values.size - 1
+    for a in range(0, last, _GATHER):
+        b = min(a + _GATHER, last)
+        if (sorted_values[a + 1 : b + 1] == sorted_values[a:b]).any():
+            return False
+    return True
 
 
 def _label_keys(sizes: list[int]) -> NDArray[Any]:
