@@ -158,7 +158,6 @@ class BestThreshold(_RangedHistogramMetric):
     pos_label: Any = None
     cost_fp: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
     cost_fn: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
-
     ranges: int | None = None
     cuts: tuple[float, ...] | None = None
 
@@ -221,12 +220,13 @@ class BestThreshold(_RangedHistogramMetric):
 
 
 def _warn_missing(name: str, positives: float, negatives: float) -> None:
+    """Warn, for the caller of ``compute``, that the rates over a missing class count 0."""
     if positives == 0 or negatives == 0:
         missing = "positive" if positives == 0 else "negative"
         warnings.warn(
             f"{name}: y_true has no {missing} sample; rates over them count 0.",
             UndefinedMetricWarning,
-            stacklevel=4,
+            stacklevel=3,
         )
 
 
