@@ -66,19 +66,20 @@ class _TypeRefused(InputError, TypeError):
     """An input of a type pytrec_eval refuses: an InputError that is also its TypeError."""
 
 
-def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
+def _check_types(pairs: Mapping[Any, Any], what: str, value: str, *, values: bool = True) -> None:
     """Refuse what pytrec_eval refuses: non-string ids, and relevances or scores of other types.
 
-    ``value`` is ``"relevance"`` (integers) or ``"score"`` (numbers). The types
-    of a query's ids and values are gathered at C speed; the offending item is
-    looked for only when one is wrong.
+    ``value`` is ``"relevance"`` (integers) or ``"score"`` (numbers); with
+    ``values=False`` the ids alone are looked at (and the inner mappings). The
+    types of a query's ids and values are gathered at C speed; the offending
+    item is looked for only when one is wrong.
     """
     allowed, usual, expected = (
         ((int, np.integer), int, "an integer")
         if value == "relevance"
         else (_NUMBERS, float, "a number")
     )
-    if _all_typed(pairs, allowed, usual):
+    if _all_typed(pairs, allowed if values else None, usual):
         return
     for query, docs in pairs.items():
         if not isinstance(query, str):
@@ -100,17 +101,18 @@ def _check_types(pairs: Mapping[Any, Any], what: str, value: str) -> None:
             doc = next(d for d in docs if not isinstance(d, str))
             where = f"a document id of query {query!r} in the {what} is not a string"
             raise _TypeRefused(message("pytrec_eval", where, doc, "a string"))
-        if not all(issubclass(kind, allowed) for kind in set(map(type, docs.values()))):
+        if values and not all(issubclass(k, allowed) for k in set(map(type, docs.values()))):
             doc, number = next((d, v) for d, v in docs.items() if not isinstance(v, allowed))
             where = f"the {value} of document {doc!r} of query {query!r} is not {expected}"
             raise _TypeRefused(message("pytrec_eval", where, number, expected))
 
 
-def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...], usual: type) -> bool:
+def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...] | None, usual: type) -> bool:
     """Whether every query id and doc id of ``pairs`` is a string, every inner mapping a
-    dict and every value of an ``allowed`` type: the types of all of them are gathered
-    at once, whatever the number of queries (counting the values of the ``usual`` type
-    first, which is all of them as a rule)."""
+    dict and every value of an ``allowed`` type (the values are not looked at when
+    ``allowed`` is None): the types of all of them are gathered at once, whatever the
+    number of queries (counting the values of the ``usual`` type first, which is all of
+    them as a rule)."""
     inners = list(pairs.values())
     if not (set(map(type, pairs)) <= {str} and set(map(type, inners)) <= {dict}):
         return False
@@ -119,6 +121,8 @@ def _all_typed(pairs: Mapping[Any, Any], allowed: tuple[type, ...], usual: type)
         deque(map("".join, inners), 0)
     except TypeError:
         return False
+    if allowed is None:
+        return True
     values = chain.from_iterable(map(dict.values, inners))
     if countOf(map(type, values), usual) == sum(map(len, inners)):
         return True
@@ -419,21 +423,39 @@ class RelevanceEvaluator:
                     "{query: {doc: score}}",
                 )
             )
-        _check_types(scores, "run", "score")
+        # the ids here; the scores as ranking reads them (``strict``), but those of the
+        # queries it is not given
+        _check_types(scores, "run", "score", values=False)
         queries = list(filter(self._judged.__contains__, scores))
-        if not queries or not self._keys:
-            # no measure asked: every judged query of the run, with no value (as pytrec_eval)
-            return {q: {} for q in queries}
-        # the judged queries of the run alone (an empty ranking is a query the run lacks)
-        run = scores if len(queries) == len(scores) else {q: scores[q] for q in queries}
         metrics = list(dict.fromkeys(m for m in self._keys.values() if m))
-        if not metrics:
+        if not queries or not metrics:
+            _check_types(scores, "run", "score")
+            if not self._keys:
+                # no measure asked: every judged query of the run, with no value (as pytrec_eval)
+                return {q: {} for q in queries}
             return {q: dict.fromkeys(self._keys, 0.0) for q in queries}
-        # pytrec_eval gives 0 for a query without a relevant document and does not warn; the
-        # ids are strings (checked above); only the values of ``queries`` are read below
-        result = _ranking_evaluate(
-            self._qrels, run, metrics, warn=False, check_ids=False, **self._options
-        )
+        # the judged queries of the run alone (an empty ranking is a query the run lacks)
+        run = scores
+        if len(queries) < len(scores):
+            run = {q: scores[q] for q in queries}
+            judged = self._judged
+            _check_types({q: d for q, d in scores.items() if q not in judged}, "run", "score")
+        try:
+            # pytrec_eval gives 0 for a query without a relevant document and does not warn;
+            # the ids are strings (checked above)
+            result = _ranking_evaluate(
+                self._qrels,
+                run,
+                metrics,
+                warn=False,
+                check_ids=False,
+                strict=True,
+                **self._options,
+            )
+        except InputError:
+            # a score of a type pytrec_eval refuses: its TypeError, naming the score
+            _check_types(run, "run", "score")
+            raise
         # one column of values per key, in the order of the queries, then one row per query
         columns: list[list[float]] = []
         for key, metric in self._keys.items():

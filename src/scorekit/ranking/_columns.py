@@ -9,6 +9,9 @@ without comparing strings row by row).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from itertools import chain
+from operator import countOf, methodcaller
 from typing import Any
 
 import numpy as np
@@ -18,12 +21,15 @@ from scorekit.errors import InputError, message, raw
 
 __all__ = [
     "GROUPED_QUERIES",
+    "NUMBER_TYPES",
     "all_strings",
     "as_ids",
     "as_values",
     "block_repeats",
+    "first_non_number",
     "grouped_keys",
     "hash_strings",
+    "numbers",
     "query_codes",
     "repeats",
 ]
@@ -163,6 +169,72 @@ def all_strings(ids: Any) -> bool:
 
 _JOINED = 1 << 16
 """Ids joined at a time by :func:`all_strings`."""
+
+
+NUMBER_TYPES = (int, float, np.integer, np.floating)
+"""The types of the values :func:`numbers` takes: Python and numpy integers and floats (a
+bool is an int)."""
+
+
+def numbers(inners: list[Mapping[Any, Any]], total: int) -> NDArray[np.float64] | None:
+    """The values of the mappings ``inners`` (``total`` of them), in order, as floats, when
+    each is of a type of :data:`NUMBER_TYPES`; None when one is not.
+
+    pyarrow's conversion to doubles reads and checks the values in one pass: it
+    takes Python and numpy integers and floats alone (no string, Decimal,
+    Fraction or numpy bool) and refuses a ``None``, as null. A value it
+    refuses or may have misread is looked at again with the types of all of
+    them: an integer beyond 2**53 (it refuses those it cannot hold exactly),
+    and a negative whole number, which a numpy uint64 near 2**64 becomes
+    there.
+
+    Examples
+    --------
+    >>> numbers([{"a": 1.5, "b": 2}, {"c": True}], 3)
+    array([1.5, 2. , 1. ])
+    >>> numbers([{"a": 1.5}, {"b": "2"}], 2) is None
+    True
+    """
+    import pyarrow as pa
+
+    def values() -> Any:
+        # each view made as it is read: a list of them all would set off collections of the
+        # garbage collector
+        return chain.from_iterable(map(methodcaller("values"), inners))
+
+    try:
+        column = pa.array(values(), type=pa.float64(), size=total)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        column = None
+    if column is not None and column.null_count == 0 and len(column) == total:
+        found: NDArray[np.float64] = column.to_numpy()
+        below = found[found < 0]
+        if not (below == np.floor(below)).any():
+            return found
+    # floats, the usual type, are counted first; then the set of all the types is looked at
+    if countOf(map(type, values()), float) != total and not all(
+        issubclass(kind, NUMBER_TYPES) for kind in set(map(type, values()))
+    ):
+        return None
+    return np.fromiter(values(), dtype=np.float64, count=total)
+
+
+def first_non_number(pairs: Mapping[Any, Mapping[Any, Any]]) -> tuple[Any, Any, Any] | None:
+    """The query, doc and value of the first value of ``{query: {doc: value}}`` that is not
+    of a type of :data:`NUMBER_TYPES`, or None.
+
+    Examples
+    --------
+    >>> first_non_number({"q1": {"a": 1.0}, "q2": {"b": 2, "c": "3"}})
+    ('q2', 'c', '3')
+    >>> first_non_number({"q1": {"a": 1.0}}) is None
+    True
+    """
+    for query, docs in pairs.items():
+        for doc, value in docs.items():
+            if not isinstance(value, NUMBER_TYPES):
+                return query, doc, value
+    return None
 
 
 def hash_strings(column: Any, seed: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:

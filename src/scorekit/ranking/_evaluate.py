@@ -11,7 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.core import Metric, parse_metric
-from scorekit.errors import ConfigError, UndefinedMetricWarning, choices, message, raw
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message, raw
+from scorekit.ranking._columns import first_non_number, numbers
 from scorekit.ranking._data import Qrels, as_qrels, as_run
 from scorekit.ranking._listed import judge_dicts, judge_for
 from scorekit.ranking._names import trec_measures
@@ -181,6 +182,7 @@ def evaluate(
     per_query: bool = False,
     warn: bool = True,
     check_ids: bool = True,
+    strict: bool = False,
     **options: Any,
 ) -> RankingResult:
     """Evaluate a run against qrels with several ranking metrics in one pass.
@@ -206,6 +208,12 @@ def evaluate(
         of ``{query: {doc: value}}`` dicts is a string (the pytrec_eval
         compatibility module refuses any other id), so they are not looked at
         again; ids of another type must then not be given.
+    strict : bool, default False
+        True refuses a value of ``{query: {doc: value}}`` dicts that is not a
+        Python or numpy integer or float (a bool is an integer), as pytrec_eval
+        refuses them, with an :class:`~scorekit.errors.InputError` naming it;
+        by default numeric strings, Decimals, Fractions and numpy bools count
+        as the numbers they hold.
     **options
         Options applied to every metric named by a string that has them
         (metric objects are used as configured): ``relevance_level``,
@@ -233,6 +241,10 @@ def evaluate(
     {'map': 0.5, 'mrr': 0.5, 'p@2': 0.5}
     """
     chosen = ranking_metrics(metrics, options)
+    scores = None
+    if strict:
+        _numbers_of(qrels, "relevance")
+        scores = _numbers_of(run, "score")
     if isinstance(qrels, Mapping):
         judgments = Qrels.from_dict(qrels, check_ids=check_ids)
     else:
@@ -240,7 +252,7 @@ def evaluate(
     judged = None
     listed = all(metric.reads_listed_rows() for metric in chosen.values())
     if listed and isinstance(run, Mapping):
-        judged = judge_dicts(run, judgments, check_ids=check_ids)
+        judged = judge_dicts(run, judgments, check_ids=check_ids, scores=scores)
     if judged is None:
         judged = judge_for(chosen.values(), judgments, as_run(run))
     states = {
@@ -260,6 +272,32 @@ def evaluate(
                 warnings.warn(text, UndefinedMetricWarning, stacklevel=2)
     table = per_query_values(states) if per_query else None
     return RankingResult(means, states, table)
+
+
+def _numbers_of(data: Any, name: str) -> NDArray[np.float64] | None:
+    """The values of a ``{query: {doc: value}}`` dict as floats, in order, each checked to be
+    a number; None for data of another form, which its reader checks.
+
+    Raises
+    ------
+    InputError
+        A value that is not a Python or numpy integer or float, named with its
+        query and doc.
+    """
+    if not isinstance(data, Mapping):
+        return None
+    inners = list(data.values())
+    if not (set(map(type, inners)) <= {dict} or all(isinstance(i, Mapping) for i in inners)):
+        return None
+    values = numbers(inners, sum(map(len, inners)))
+    if values is None:
+        found = first_non_number(data)
+        if found is not None:
+            query, doc, value = found
+            where = f"the {name} of document {doc!r} of query {query!r} is not a number"
+            shown = value if value is not None else raw("None")
+            raise InputError(message("ranking.evaluate", where, shown, "an integer or a float"))
+    return values
 
 
 def per_query_values(states: Mapping[str, QueryValues]) -> dict[str, dict[str, float]]:

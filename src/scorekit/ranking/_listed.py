@@ -184,7 +184,11 @@ def _ranks_in_blocks(run: Run, rows: NDArray[np.int64]) -> NDArray[np.int64] | N
 
 
 def judge_dicts(
-    run: Mapping[Any, Mapping[Any, Any]], judgments: Qrels, *, check_ids: bool = True
+    run: Mapping[Any, Mapping[Any, Any]],
+    judgments: Qrels,
+    *,
+    check_ids: bool = True,
+    scores: NDArray[np.float64] | None = None,
 ) -> Judged | None:
     """The listed rows of a ``{query: {doc: score}}`` run, or None to take the general path.
 
@@ -196,7 +200,9 @@ def judge_dicts(
     qrels were not built so, an id is not a string, a run query id repeats as
     a string, a run value is not a finite number, or some query ties scores.
     ``check_ids=False`` says the caller has made sure that every id of the run
-    is a string, so they are not looked at again.
+    is a string, so they are not looked at again. ``scores``, when given, are the
+    values of the run's queries in order, as floats, read by the caller (and not
+    written to).
     """
     qrels_docs = judgments._doc_list()
     if not isinstance(run, Mapping) or qrels_docs is None or not judgments._string_keys:
@@ -208,13 +214,14 @@ def judge_dicts(
     if check_ids and not (all_strings(names) and all(map(all_strings, inners))):
         return None
     sizes = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
-    # views made as they are read: a list of 20,000 of them would set off collections of
-    # the garbage collector, each walking every list of ids built so far
-    values = map(methodcaller("values"), inners)
-    try:
-        scores = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=int(sizes.sum()))
-    except (TypeError, ValueError):
-        return None
+    if scores is None:
+        # views made as they are read: a list of 20,000 of them would set off collections of
+        # the garbage collector, each walking every list of ids built so far
+        values = chain.from_iterable(map(methodcaller("values"), inners))
+        try:
+            scores = np.fromiter(values, dtype=np.float64, count=int(sizes.sum()))
+        except (TypeError, ValueError):
+            return None
     if not np.isfinite(scores).all():
         return None
     judged_codes, qrels_queries, _ = judgments._query_index()
@@ -235,8 +242,10 @@ def judge_dicts(
     listed = np.fromiter(chain.from_iterable(found), dtype=np.float64, count=int(counts.sum()))
     if len(picked) == len(sizes) and len(scores) == len(sizes) * int(sizes.max(initial=0)):
         # every query of the run is judged and has as many documents: the scores are the
-        # grid already, one row per query in the run's order
-        grid = _sorted(scores.reshape(len(sizes), int(sizes.max(initial=0))), 0)
+        # grid already, one row per query in the run's order, sorted in place (a copy of
+        # them when they are the caller's, not to be written)
+        whole = scores.reshape(len(sizes), int(sizes.max(initial=0)))
+        grid = _sorted(whole if whole.flags.writeable else whole.copy(), 0)
         rows = picked
     else:
         grid = _sorted_rows(scores, starts[picked], sizes[picked])
