@@ -225,13 +225,16 @@ def judge_dicts(
     if not np.isfinite(scores).all():
         return None
     judged_codes, qrels_queries, _ = judgments._query_index()
-    kept = [name for name, size in zip(names, sizes.tolist(), strict=True) if size]
-    run_queries = np.asarray(sorted(kept), dtype=str)
-    queries, absent = _shared(run_queries, qrels_queries)
-    position = dict(zip(names, range(len(names)), strict=True))
-    picked = np.fromiter(
-        map(position.__getitem__, queries.tolist()), dtype=np.int64, count=len(queries)
-    )
+    # the run's queries that have documents, sorted as the qrels' are (by numpy), and where
+    # each is in the run
+    ids = np.asarray(names, dtype=str)
+    order = np.argsort(ids, kind="stable")
+    order = order[sizes[order] > 0]
+    run_queries = ids[order]
+    if not _increasing(run_queries):
+        return None
+    queries, absent, inside = _shared(run_queries, qrels_queries)
+    picked = order[inside]
     starts = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
     first, counts = _qrels_blocks(judgments, queries)
@@ -286,30 +289,33 @@ def _scores_of(scores: Mapping[Any, Any], docs: list[str]) -> tuple[float, ...]:
 
 def _shared(
     run_queries: NDArray[np.str_], qrels_queries: NDArray[np.str_]
-) -> tuple[NDArray[np.str_], NDArray[np.str_]]:
-    """The queries of both (sorted), and the qrels queries the run lacks.
+) -> tuple[NDArray[np.str_], NDArray[np.str_], NDArray[np.bool_]]:
+    """The queries of both (sorted), the qrels queries the run lacks, and which of
+    ``run_queries`` are among the qrels'.
 
-    Both arrays are sorted; when each is strictly increasing (distinct ids),
-    the run's queries are looked up among the qrels' by binary search instead
-    of sorting the two together, with the results of ``np.intersect1d`` and
-    ``np.setdiff1d``.
+    Both arrays are sorted, ``run_queries`` strictly increasing (distinct ids);
+    when ``qrels_queries`` are too, the run's queries are looked up among them
+    by binary search instead of sorting the two together, with the results of
+    ``np.intersect1d`` and ``np.setdiff1d``.
 
     Examples
     --------
-    >>> both, absent = _shared(np.array(["a", "c", "d"]), np.array(["b", "c", "dd"]))
-    >>> both.tolist(), absent.tolist()
-    (['c'], ['b', 'dd'])
+    >>> both, absent, inside = _shared(np.array(["a", "c", "d"]), np.array(["b", "c", "dd"]))
+    >>> both.tolist(), absent.tolist(), inside.tolist()
+    (['c'], ['b', 'dd'], [False, True, False])
     """
-    if not (_increasing(run_queries) and _increasing(qrels_queries)):
-        both = np.intersect1d(run_queries, qrels_queries)
-        return both, np.setdiff1d(qrels_queries, run_queries)
-    at = np.searchsorted(qrels_queries, run_queries)
-    inside = at < len(qrels_queries)
-    inside[inside] = qrels_queries[at[inside]] == run_queries[inside]
-    judged = np.zeros(len(qrels_queries), dtype=bool)
-    judged[at[inside]] = True
+    if _increasing(qrels_queries):
+        at = np.searchsorted(qrels_queries, run_queries)
+        inside = at < len(qrels_queries)
+        inside[inside] = qrels_queries[at[inside]] == run_queries[inside]
+        judged = np.zeros(len(qrels_queries), dtype=bool)
+        judged[at[inside]] = True
+        absent = qrels_queries[~judged]
+    else:
+        inside = np.isin(run_queries, qrels_queries)
+        absent = np.setdiff1d(qrels_queries, run_queries)
     both = run_queries[inside].astype(np.result_type(run_queries, qrels_queries))
-    return both, qrels_queries[~judged]
+    return both, absent, inside
 
 
 def _increasing(ids: NDArray[np.str_]) -> bool:
