@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from scorekit.api._ci import CI, value_of
-from scorekit.api._evaluate import computed_values
+from scorekit.api._evaluate import computed_values, settled
 from scorekit.core import EvaluationResult, Grouped, GroupStates, Metric
 from scorekit.errors import InputError, message
 from scorekit.stats import Bootstrap
@@ -56,9 +56,14 @@ def fold(
     from scorekit.core import parse_metric
 
     names = (by,) if isinstance(by, str) else tuple(by or ())
+    parsed = {k: parse_metric(m) if isinstance(m, str) else m for k, m in metrics.items()}
+
+    def first_pass(samplers: dict[str, Metric[Any]]) -> list[Any]:
+        listed = {k: adapt(k, m) for k, m in samplers.items()} if adapt else samplers
+        return list(run_metrics(source, listed, compute=False, **where).states.values())
+
     folded: dict[str, Metric[Any]] = {}
-    for key, metric in metrics.items():
-        wrapped = parse_metric(metric) if isinstance(metric, str) else metric
+    for key, wrapped in settled(parsed, first_pass).items():
         boot = ci.wrap(wrapped) if ci is not None else None
         if boot is not None and boot.wraps is None:
             # a state that keeps each unit's value is resampled once merged, below

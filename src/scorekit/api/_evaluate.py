@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit import engines
@@ -19,7 +19,7 @@ from scorekit.core import (
 from scorekit.engines import DEFAULT_CHUNK_SIZE, positive_int
 from scorekit.errors import ConfigError, message, raw
 
-__all__ = ["EvaluationResult", "configure", "evaluate"]
+__all__ = ["EvaluationResult", "configure", "evaluate", "settled"]
 
 
 def evaluate(
@@ -132,6 +132,21 @@ def evaluate(
     side = {k: options.pop(k) for k in engines.side_input_names(probe) if k in options}
     _check_other_engines(engine, options, probe)
     configured = configure(metrics, options)
+
+    def first_pass(samplers: dict[str, Metric[Any]]) -> list[Any]:
+        listed = list(samplers.values())
+        found, _ = run(
+            source,
+            listed,
+            columns=columns,
+            side=engines.side_inputs(listed, {}),
+            chunk_size=chunk_size,
+            progress=progress,
+            **engine_options,
+        )
+        return list(found)
+
+    configured = settled(configured, first_pass)
     if by is not None:
         configured = {key: Grouped(metric, by=by) for key, metric in configured.items()}
     metric_list = list(configured.values())
@@ -166,6 +181,38 @@ def computed_values(metrics: Mapping[str, Metric[Any]], states: Sequence[Any]) -
         key: metric.compute(state)
         for (key, metric), state in zip(metrics.items(), states, strict=True)
     }
+
+
+def settled(
+    metrics: Mapping[str, Metric[Any]],
+    fold: Callable[[dict[str, Metric[Any]]], Sequence[Any]],
+) -> dict[str, Metric[Any]]:
+    """The metrics with the settings chosen from the data, after one first pass if any asks.
+
+    ``fold(samplers)`` folds metrics keyed as ``metrics`` over the source and
+    returns their merged states in order; it is called once, with the
+    :attr:`~scorekit.core.Metric.sampler` of every metric that has one, and
+    each such metric becomes its :meth:`~scorekit.core.Metric.sampled` form.
+    Without a sampler the metrics are returned as they are and nothing is read.
+
+    Examples
+    --------
+    >>> table = {"y_true": [0, 1, 1, 0], "y_score": [-2.0, 3.5, 0.5, 1.0]}
+    >>> metric = parse_metric("roc_auc:ranges=2,cuts=sample")
+    >>> def fold(samplers):
+    ...     return [m.summarize(table["y_true"], table["y_score"]) for m in samplers.values()]
+    >>> settled({"auc": metric}, fold)["auc"].cuts
+    (1.0,)
+    """
+    samplers: dict[str, Metric[Any]] = {}
+    for key, metric in metrics.items():
+        sampler = metric.sampler
+        if sampler is not None:
+            samplers[key] = sampler
+    if not samplers:
+        return dict(metrics)
+    states = dict(zip(samplers, fold(samplers), strict=True))
+    return {key: m.sampled(states[key]) if key in states else m for key, m in metrics.items()}
 
 
 def _check_other_engines(

@@ -173,10 +173,13 @@ class AveragePrecision(_BinnedScoreMetric):
         ranges of equal width over ``[0, 1]`` (a :class:`ScoreRanges`): the
         ranges merge one by one and the AP is read one range at a time,
         equal to the AP of the whole histogram. At most ``65536``.
-    cuts : array-like, optional
+    cuts : array-like or 'sample', optional
         The same with these cut points (strictly increasing; range ``i`` holds
         the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``, ``bins`` and ``edges``.
+        from a sample of scores. Excludes ``ranges``, ``bins`` and ``edges``. ``"sample"``
+        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
+        from a sample of the distinct scores that the evaluation functions
+        gather in a first pass (``score`` cuts at its own scores).
 
     Notes
     -----
@@ -235,7 +238,7 @@ class AveragePrecision(_BinnedScoreMetric):
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
     ranges: int | None = None
-    cuts: tuple[float, ...] | None = None
+    cuts: tuple[float, ...] | str | None = None
 
     _pair_kernel = staticmethod(replicate_ap)
 
@@ -482,10 +485,13 @@ class PRCurveMetric(_RangedHistogramMetric):
         width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
         by one and the curve is read one range at a time, equal array for
         array to the curve of the whole histogram. At most ``65536``.
-    cuts : array-like, optional
+    cuts : array-like or 'sample', optional
         The same with these cut points (strictly increasing; range ``i`` holds
         the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``.
+        from a sample of scores. Excludes ``ranges``. ``"sample"``
+        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
+        from a sample of the distinct scores that the evaluation functions
+        gather in a first pass (``score`` cuts at its own scores).
 
     Notes
     -----
@@ -523,7 +529,7 @@ class PRCurveMetric(_RangedHistogramMetric):
     pos_label: Any = None
     drop_intermediate: bool = False
     ranges: int | None = None
-    cuts: tuple[float, ...] | None = None
+    cuts: tuple[float, ...] | str | None = None
 
     def compute(self, state: ScoreHistogram | ScoreRanges) -> PrCurve:
         """The curve as ``PrCurve(precision, recall, thresholds)``, from score ranges too."""

@@ -26,6 +26,7 @@ from scorekit.core import State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
 
 __all__ = [
+    "SAMPLE",
     "ScoreRanges",
     "check_cuts",
     "range_cuts",
@@ -274,12 +275,18 @@ def _check_ranges(metric: str, ranges: Any) -> None:
         raise ConfigError(message(metric, "too many ranges", ranges, f"at most {MAX_RANGES}"))
 
 
-def resolve_cuts(metric: str, ranges: Any, cuts: Any) -> tuple[float, ...] | None:
+SAMPLE = "sample"
+"""The ``cuts`` option that chooses the cut points from a sample of the data's scores."""
+
+
+def resolve_cuts(metric: str, ranges: Any, cuts: Any) -> tuple[float, ...] | str | None:
     """The cut points a metric's ``ranges`` / ``cuts`` options describe, or None.
 
-    ``ranges=N`` cuts ``[0, 1]`` into ``N`` ranges of equal width (scores of
-    another scale need ``cuts``, which :func:`range_cuts` chooses from a
-    sample); ``cuts`` gives the cut points themselves. They exclude each other.
+    ``ranges=N`` cuts ``[0, 1]`` into ``N`` ranges of equal width; ``cuts``
+    gives the cut points themselves (and excludes ``ranges``), or is
+    ``"sample"`` with ``ranges=N``: ``N`` ranges cut where the data's scores
+    fall, chosen before the fold from a sample of the distinct scores
+    (returned as ``"sample"``; see :mod:`scorekit.classification._ranges_sample`).
 
     Examples
     --------
@@ -287,9 +294,32 @@ def resolve_cuts(metric: str, ranges: Any, cuts: Any) -> tuple[float, ...] | Non
     (0.25, 0.5, 0.75)
     >>> resolve_cuts("roc_auc", None, [0.1, 0.7])
     (0.1, 0.7)
+    >>> resolve_cuts("roc_auc", 64, "sample")
+    'sample'
+    >>> resolve_cuts("roc_auc", None, "sample")
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.ConfigError: roc_auc: cuts='sample' needs the number of ranges; \
+expected ranges=N with cuts=sample, e.g. 'roc_auc:ranges=64,cuts=sample'.
     """
     if ranges is None and cuts is None:
         return None
+    if isinstance(cuts, str):
+        if cuts != SAMPLE:
+            raise ConfigError(
+                message(metric, "unknown cuts", cuts, "cut points, or 'sample' with ranges=N")
+            )
+        if ranges is None:
+            raise ConfigError(
+                message(
+                    metric,
+                    "cuts='sample' needs the number of ranges",
+                    None,
+                    f"ranges=N with cuts=sample, e.g. '{metric}:ranges=64,cuts=sample'",
+                )
+            )
+        _check_ranges(metric, ranges)
+        return SAMPLE
     if ranges is not None and cuts is not None:
         raise ConfigError(
             message(metric, "ranges and cuts exclude each other", ranges, "one of ranges or cuts")

@@ -179,10 +179,13 @@ class ROCAUC(_BinnedScoreMetric):
         ranges of equal width over ``[0, 1]`` (a :class:`ScoreRanges`): the
         ranges merge one by one and the AUC is read one range at a time,
         equal to the AUC of the whole histogram. At most ``65536``.
-    cuts : array-like, optional
+    cuts : array-like or 'sample', optional
         The same with these cut points (strictly increasing; range ``i`` holds
         the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``, ``bins`` and ``edges``.
+        from a sample of scores. Excludes ``ranges``, ``bins`` and ``edges``. ``"sample"``
+        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
+        from a sample of the distinct scores that the evaluation functions
+        gather in a first pass (``score`` cuts at its own scores).
 
     Notes
     -----
@@ -270,7 +273,7 @@ class ROCAUC(_BinnedScoreMetric):
     edges: tuple[float, ...] | None = None
     score_range: tuple[float, float] | None = None
     ranges: int | None = None
-    cuts: tuple[float, ...] | None = None
+    cuts: tuple[float, ...] | str | None = None
 
     def __post_init__(self) -> None:
         # one-vs-one refuses the other averages and any partial AUC, a max_fpr out of
@@ -504,10 +507,13 @@ class ROCCurveMetric(_RangedHistogramMetric):
         width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
         by one and the curve is read one range at a time, equal array for
         array to the curve of the whole histogram. At most ``65536``.
-    cuts : array-like, optional
+    cuts : array-like or 'sample', optional
         The same with these cut points (strictly increasing; range ``i`` holds
         the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``.
+        from a sample of scores. Excludes ``ranges``. ``"sample"``
+        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
+        from a sample of the distinct scores that the evaluation functions
+        gather in a first pass (``score`` cuts at its own scores).
 
     Notes
     -----
@@ -547,7 +553,7 @@ class ROCCurveMetric(_RangedHistogramMetric):
     pos_label: Any = None
     drop_intermediate: bool = True
     ranges: int | None = None
-    cuts: tuple[float, ...] | None = None
+    cuts: tuple[float, ...] | str | None = None
 
     def compute(self, state: ScoreHistogram | ScoreRanges) -> RocCurve:
         """The curve as ``RocCurve(fpr, tpr, thresholds)``; score ranges are read one at a time."""

@@ -8,6 +8,7 @@ and the averaging of per-column values.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import warnings
@@ -44,7 +45,14 @@ from scorekit.classification._histogram import (
     ovo_summary,
 )
 from scorekit.classification._pairs import replicate_pairs
-from scorekit.classification._ranges import ScoreRanges, resolve_cuts, split_ranges
+from scorekit.classification._ranges import (
+    SAMPLE,
+    ScoreRanges,
+    range_cuts,
+    resolve_cuts,
+    split_ranges,
+)
+from scorekit.classification._ranges_sample import ScoreSample, sample_size
 from scorekit.core import Metric, State, UnitWeights
 from scorekit.errors import (
     ConfigError,
@@ -392,16 +400,47 @@ class _RangedMetric(_ScoreMetric[S]):
     """
 
     ranges: int | None
-    cuts: tuple[float, ...] | None
+    cuts: tuple[float, ...] | str | None
 
     def _resolve_cuts(self) -> bool:
-        """Set ``cuts`` from ``ranges`` (then cleared); True if the state is split by ranges."""
+        """Set ``cuts`` from ``ranges`` (then cleared); True if the state is split by ranges.
+
+        With ``cuts="sample"`` the ranges stay: the cut points are chosen from
+        the data (:attr:`sampler`, :meth:`sampled`).
+        """
         cuts = resolve_cuts(self.name, self.ranges, self.cuts)
         object.__setattr__(self, "cuts", cuts)
         if cuts is None:
             return False
-        object.__setattr__(self, "ranges", None)
+        if cuts != SAMPLE:
+            object.__setattr__(self, "ranges", None)
         return True
+
+    @property
+    def sampler(self) -> Metric[Any] | None:
+        """With ``cuts="sample"``, the sample of distinct scores the cut points come from."""
+        if self.cuts != SAMPLE:
+            return None
+        return ScoreSample(size=sample_size(cast(int, self.ranges)))
+
+    def sampled(self, state: Any) -> Metric[Any]:
+        """With ``cuts="sample"``, this metric cut at the quantiles of the sampled scores.
+
+        Examples
+        --------
+        >>> from scorekit.classification import ROCAUC
+        >>> metric = ROCAUC(ranges=2, cuts="sample")
+        >>> sample = metric.sampler.summarize([0, 1, 1, 0], [-2.0, 3.5, 0.5, 1.0])
+        >>> metric.sampled(sample).cuts
+        (1.0,)
+        """
+        if self.cuts != SAMPLE:
+            return self
+        cuts = range_cuts(state.values, cast(int, self.ranges), metric=self.name)
+        settled: Metric[Any] = dataclasses.replace(
+            cast(Any, self), ranges=None, cuts=tuple(cuts.tolist())
+        )
+        return settled
 
     def _exact_empty(self) -> ScoreHistogram | ScoreRanges:
         """The exact state of no data: :class:`ScoreRanges` with cut points."""
@@ -410,7 +449,12 @@ class _RangedMetric(_ScoreMetric[S]):
     def _exact_summary(
         self, y_true: Any, y_score: Any, sample_weight: Any = None
     ) -> ScoreHistogram | ScoreRanges:
-        """The exact histogram of one batch; with cut points, split at them."""
+        """The exact histogram of one batch; with cut points, split at them.
+
+        Cut points still to be chosen from a sample (``cuts="sample"``) are
+        cut from this batch's scores: the evaluation functions choose them once
+        for all the data, so that the states of every batch merge.
+        """
         state = self._histogram(y_true, y_score, sample_weight)
         if self.cuts is None:
             return state
@@ -422,7 +466,12 @@ class _RangedMetric(_ScoreMetric[S]):
                     "y_score of shape (n,), or the metric without ranges or cuts",
                 )
             )
-        return split_ranges(state, self.cuts, metric=self.name, scores=y_score)
+        cuts: Any = self.cuts
+        if cuts == SAMPLE:
+            sample = ScoreSample(size=sample_size(cast(int, self.ranges)))
+            values = sample.summarize(y_true, y_score).values
+            cuts = range_cuts(values, cast(int, self.ranges), metric=self.name)
+        return split_ranges(state, cuts, metric=self.name, scores=y_score)
 
 
 class _RangedHistogramMetric(_RangedMetric[ScoreHistogram | ScoreRanges]):
@@ -476,11 +525,12 @@ class _BinnedScoreMetric(_RangedMetric[ScoreHistogram | BinnedScores | ScoreRang
         if not super()._resolve_cuts():
             return False
         if self.edges is not None:
-            cuts = cast(tuple[float, ...], self.cuts)
+            cuts = self.cuts
+            ranged = f"{self.ranges} ranges" if cuts == SAMPLE else f"{len(cuts or ())} cut points"
             raise ConfigError(
                 self._error(
                     "score ranges are exact: they exclude bins and edges",
-                    raw(f"{len(cuts)} cut points and {len(self.edges) - 1} bins"),
+                    raw(f"{ranged} and {len(self.edges) - 1} bins"),
                     "ranges/cuts or bins/edges",
                 )
             )

@@ -99,10 +99,13 @@ class BestThreshold(_RangedHistogramMetric):
         width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
         by one and the threshold is read one range at a time, equal to the
         choice on the whole histogram. At most ``65536``.
-    cuts : array-like, optional
+    cuts : array-like or 'sample', optional
         The same with these cut points (strictly increasing; range ``i`` holds
         the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``.
+        from a sample of scores. Excludes ``ranges``. ``"sample"``
+        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
+        from a sample of the distinct scores that the evaluation functions
+        gather in a first pass (``score`` cuts at its own scores).
 
     Returns
     -------
@@ -159,7 +162,7 @@ class BestThreshold(_RangedHistogramMetric):
     cost_fp: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
     cost_fn: Annotated[float, Range(0, expected="a finite number >= 0")] = 1.0
     ranges: int | None = None
-    cuts: tuple[float, ...] | None = None
+    cuts: tuple[float, ...] | str | None = None
 
     def _positive(self, labels: NDArray[Any]) -> int:
         """The positive label's index among ``labels`` (-1 if it is none of one label)."""

@@ -125,6 +125,24 @@ class Metric(abc.ABC, Generic[S]):
         """This metric's state from the state of the metric it :attr:`wraps`."""
         raise ConfigError(self._error("wraps no metric"))
 
+    # a first pass: settings chosen from the whole data before the fold ---------------
+
+    @property
+    def sampler(self) -> Metric[Any] | None:
+        """A metric to fold over the data first, whose state settles this one (None: none).
+
+        A configuration that chooses a setting from the data (score ranges
+        cut where the scores fall) gives the metric that gathers what it needs;
+        the evaluation functions fold it over the same source, on the same
+        engine, and then fold :meth:`sampled` of its merged state, so every
+        chunk, file and worker is summarized with the same setting.
+        """
+        return None
+
+    def sampled(self, state: Any) -> Metric[Any]:
+        """This metric with the setting its :attr:`sampler`'s merged ``state`` gives."""
+        return self
+
     key_role: ClassVar[str] = "unit_key"
     """The input that identifies units, read from the column :attr:`key_column` names."""
 
