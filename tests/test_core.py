@@ -67,6 +67,14 @@ def test_parse_metric_options_after_the_colon():
         parse_metric("fbeta:beta=1,beta=2")
     with pytest.raises(ConfigError, match="takes no :variant"):
         parse_metric("accuracy:macro")
+    # a bracketed list is one value, of the items' own types
+    assert parse_metric("roc_auc:cuts=[0.25, 0.5],max_fpr=1").cuts == (0.25, 0.5)
+    assert parse_metric("roc_auc:edges=[0,0.5,1]").edges == (0.0, 0.5, 1.0)
+    assert parse_metric("roc_curve:pos_label=1,cuts=[]").cuts == ()
+    with pytest.raises(ConfigError, match=r"unbalanced brackets in an option; got 'cuts=\[0.2'"):
+        parse_metric("roc_auc:cuts=[0.2")
+    with pytest.raises(ConfigError, match="unbalanced brackets"):
+        parse_metric("roc_auc:cuts=0.2],ranges=2")
     with pytest.raises(ConfigError, match="unknown average; got 'nope'"):
         parse_metric("f1:nope")
 

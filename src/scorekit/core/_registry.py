@@ -357,7 +357,7 @@ def _after_colon(info: MetricInfo, spec: str, text: str) -> dict[str, Any]:
         return {info.variant: text}
     out: dict[str, Any] = {}
     fields = _option_names(info.cls)
-    for item in text.split(","):
+    for item in _items(info, text):
         key, eq, value = (part.strip() for part in item.partition("="))
         if not eq:
             if info.variant is None:
@@ -392,7 +392,31 @@ def _option_names(cls: type[Any]) -> set[str]:
     return set(inspect.signature(cls).parameters)
 
 
+def _items(info: MetricInfo, text: str) -> list[str]:
+    """The comma-separated items of the text after the colon; a ``[...]`` list is one item."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth < 0:
+                break
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise ConfigError(
+            message(info.name, "unbalanced brackets in an option", text, "a list like [0.2,0.5]")
+        )
+    items.append(text[start:])
+    return items
+
+
 def _option_value(text: str) -> Any:
+    if text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        return tuple(_option_value(v.strip()) for v in inner.split(",")) if inner else ()
     lowered = text.lower()
     words = {"true": True, "false": False, "none": None}
     if lowered in words:
