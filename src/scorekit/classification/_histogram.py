@@ -323,8 +323,10 @@ def _starts(sorted_values: NDArray[Any]) -> NDArray[np.intp]:
     """Indices where a run of equal values starts in a sorted array."""
     if sorted_values.size == 0:
         return np.empty(0, dtype=np.intp)
-    change = np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1
-    return np.concatenate([np.zeros(1, dtype=np.intp), change])
+    new = np.empty(sorted_values.size, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    return np.flatnonzero(new)
 
 
 def _reduce_rows(
@@ -637,14 +639,20 @@ def _label_runs(s: Scores, masks: list[NDArray[np.bool_]]) -> Rows:
         _positive_zero(side)
     if all(_distinct(side) for side in sides):
         return _label_keys(sizes), score, unit_counts(rows)
-    # equal scores of a label: one row each, counted
-    tallies, values = [], []
-    for side in sides:
-        starts = _starts(side)
-        tallies.append(np.diff(np.append(starts, side.size)))
-        values.append(side[starts])
-    counts = np.concatenate(tallies, dtype=np.int64)[:, None]
-    return _label_keys([v.size for v in values]), np.concatenate(values), counts
+    # equal scores of a label: one row each, counted, written straight into the rows
+    firsts = [_starts(side) for side in sides]
+    sizes = [first.size for first in firsts]
+    values = np.empty(sum(sizes), dtype=s.dtype)
+    counts = np.empty((values.size, 1), dtype=np.int64)
+    at = 0
+    for side, first in zip(sides, firsts, strict=True):
+        if first.size:
+            np.take(side, first, out=values[at : at + first.size])
+            tally = counts[at : at + first.size, 0]
+            np.subtract(first[1:], first[:-1], out=tally[:-1])
+            tally[-1] = side.size - first[-1]
+        at += first.size
+    return _label_keys(sizes), values, counts
 
 
 # rows of the scores gathered at a time: the scores of a block stay in cache while
