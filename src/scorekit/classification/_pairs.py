@@ -144,7 +144,8 @@ def _ones(counts: NDArray[Any]) -> bool:
     """Whether integer ``counts`` are all one (each row one sample).
 
     A view of a single value (strides of zero, as the counts of a histogram of
-    distinct scores are) is read once, not once per row.
+    distinct scores are) is read once, not once per row; other counts a block
+    at a time, up to the first block holding another count.
     """
     if counts.dtype.kind not in "iu":
         return False
@@ -152,7 +153,13 @@ def _ones(counts: NDArray[Any]) -> bool:
         s == 0 or n == 1 for s, n in zip(counts.strides, counts.shape, strict=True)
     ):
         return bool(counts.flat[0] == 1)
-    return bool((counts == 1).all())
+    if counts.ndim != 1:
+        return bool((counts == 1).all())
+    # a block at a time: counts of repeated scores show a count above one early on
+    return all(bool((counts[a : a + _CHECK] == 1).all()) for a in range(0, counts.size, _CHECK))
+
+
+_CHECK = 1 << 16
 
 
 def _below(
