@@ -270,6 +270,40 @@ def test_merges_form_a_balanced_tree_in_order() -> None:
     assert max(a for a, _ in calls) == 8  # log-depth: no chain of 10 sequential merges
 
 
+def test_gathered_states_are_merged_once_their_bytes_pass_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scorekit.core import _fold, state_nbytes
+
+    metric = parse_metric("roc_auc:bins=4096")
+    rng = np.random.default_rng(3)
+    batches = [(rng.integers(0, 2, 300), rng.random(300)) for _ in range(40)]
+    states = [metric.summarize(t, s) for t, s in batches]
+    size = state_nbytes(states[0])
+    merges: list[int] = []
+    merge_many = type(metric).merge_many
+
+    def counted(self: Any, gathered: Any) -> Any:
+        merges.append(len(gathered))
+        return merge_many(self, gathered)
+
+    monkeypatch.setattr(type(metric), "merge_many", counted)
+    # three states' bytes: gathered lists are merged at 4 states, not at FAN_IN
+    monkeypatch.setattr(_fold, "GATHER_BYTES", 3 * size + 1)
+    tree = MergeTree([metric])
+    for state in states:
+        tree.add([state])
+        held = sum(state_nbytes(s) for s in tree.partial_states()[0])
+        assert held <= 12 * size
+    (merged,) = tree.result()
+    assert max(merges) <= 4 and len(merges) > 1
+    assert metric.compute(merged) == metric.compute(metric.merge_many(states))
+    whole = metric.score(
+        np.concatenate([t for t, _ in batches]), np.concatenate([s for _, s in batches])
+    )
+    assert metric.compute(merged) == whole
+
+
 def test_warnings_from_chunks_are_the_in_memory_ones() -> None:
     data = {"y_true": [0.0] * 6, "y_pred": [0.0] * 6}
 

@@ -38,6 +38,7 @@ from scorekit.core._fold import (
     merge_states,
     merges_alike,
     share_equal,
+    state_nbytes,
 )
 from scorekit.core._groups import ByGroup, Grouped, GroupStates, group_columns, summarize_hooked
 from scorekit.core._index import MetricEntry, catalog
@@ -125,6 +126,7 @@ __all__ = [
     "sentences",
     "share_equal",
     "state_field",
+    "state_nbytes",
     "stored_sequence",
     "summarize_hooked",
     "totals_agree",

@@ -11,7 +11,16 @@ import numpy as np
 from scorekit.core._metric import Metric
 from scorekit.core._state import State
 
-__all__ = ["MergeTree", "merge_shared", "merge_states", "merges_alike", "share_equal"]
+__all__ = [
+    "FAN_IN",
+    "GATHER_BYTES",
+    "MergeTree",
+    "merge_shared",
+    "merge_states",
+    "merges_alike",
+    "share_equal",
+    "state_nbytes",
+]
 
 
 def merge_states(
@@ -126,6 +135,36 @@ def _merged_by(
 FAN_IN = 64
 """States gathered for one ``merge_many`` by metrics that defer their merges."""
 
+GATHER_BYTES = 256 << 20
+"""Bytes of gathered states past which they are merged, however few (states of
+fixed size, such as fine bin counts, would otherwise be held 64 at a time)."""
+
+
+def state_nbytes(state: State) -> int:
+    """The bytes of the arrays a state holds (its fields, one level into tuples and lists,
+    and the states it holds)."""
+    total = 0
+    for field in dataclasses.fields(state):
+        value = getattr(state, field.name)
+        items = value if isinstance(value, tuple | list) else (value,)
+        for item in items:
+            if isinstance(item, State):
+                total += state_nbytes(item)
+            else:
+                total += _held_bytes(item)
+    return total
+
+
+def _held_bytes(value: Any) -> int:
+    """The bytes an array holds: a broadcast view (a stride of 0) holds one element per
+    position of its other dimensions, not one per element it shows."""
+    if not isinstance(value, np.ndarray):
+        return int(getattr(value, "nbytes", 0))
+    held = value.itemsize
+    for size, stride in zip(value.shape, value.strides, strict=True):
+        held *= size if stride else min(size, 1)
+    return int(held)
+
 
 class MergeTree:
     """Merges a sequence of state lists pairwise, like a binary counter.
@@ -174,7 +213,8 @@ class MergeTree:
                 else:
                     pending = a if taken.count(id(a)) == 1 else list(a)
                 pending.extend(b if isinstance(b, list) else [b])
-                out.append(_merge_gathered(metric, pending) if len(pending) >= FAN_IN else pending)
+                full = len(pending) >= FAN_IN or _gathered_bytes(pending) >= GATHER_BYTES
+                out.append(_merge_gathered(metric, pending) if full else pending)
             else:
                 out.append(metric.merge(a, b))
         return out
@@ -212,6 +252,17 @@ class MergeTree:
             for i, s in enumerate(states):
                 held[i].extend(s if isinstance(s, list) else [s])
         return held
+
+
+def _gathered_bytes(states: list[Any]) -> int:
+    """The bytes the arrays of gathered states hold (each state counted once)."""
+    seen: set[int] = set()
+    total = 0
+    for state in states:
+        if id(state) not in seen:
+            seen.add(id(state))
+            total += state_nbytes(state)
+    return total
 
 
 def _merge_gathered(metric: Metric[Any], states: list[Any]) -> Any:

@@ -10,12 +10,9 @@ queries ...``) come from the metrics' ``compute``, from counts their states hold
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from scorekit.core import (
     MergeTree,
@@ -24,6 +21,7 @@ from scorekit.core import (
     caught,
     input_kind,
     merge_states,
+    state_nbytes,
 )
 from scorekit.engines._columns import summarize_table
 from scorekit.errors import ConfigError, ScorekitError, message, raw
@@ -228,32 +226,6 @@ def summarize_chunk(
 
 
 # exact states that grow with the data ---------------------------------------------------------
-
-
-def state_nbytes(state: State) -> int:
-    """The bytes of the arrays a state holds (its fields, one level into tuples and lists,
-    and the states it holds)."""
-    total = 0
-    for field in dataclasses.fields(state):
-        value = getattr(state, field.name)
-        items = value if isinstance(value, tuple | list) else (value,)
-        for item in items:
-            if isinstance(item, State):
-                total += state_nbytes(item)
-            else:
-                total += _held_bytes(item)
-    return total
-
-
-def _held_bytes(value: Any) -> int:
-    """The bytes an array holds: a broadcast view (a stride of 0) holds one element per
-    position of its other dimensions, not one per element it shows."""
-    if not isinstance(value, np.ndarray):
-        return int(getattr(value, "nbytes", 0))
-    held = value.itemsize
-    for size, stride in zip(value.shape, value.strides, strict=True):
-        held *= size if stride else min(size, 1)
-    return int(held)
 
 
 class SizeWatch:
