@@ -207,7 +207,13 @@ def numbers(inners: list[Mapping[Any, Any]], total: int) -> NDArray[np.float64] 
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         column = None
     if column is not None and column.null_count == 0 and len(column) == total:
-        found: NDArray[np.float64] = column.to_numpy()
+        # the column's own buffer, which nothing else holds: writable when pyarrow made it so
+        data = column.buffers()[1]
+        found: NDArray[np.float64] = (
+            np.frombuffer(data, dtype=np.float64, count=total, offset=8 * column.offset)
+            if total
+            else np.zeros(0, dtype=np.float64)
+        )
         below = found[found < 0]
         if not (below == np.floor(below)).any():
             return found
