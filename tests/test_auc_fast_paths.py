@@ -185,7 +185,7 @@ def test_searches_of_ordered_integers_equal_those_of_the_floats(
     }[style].astype(dtype)
     short, long = (np.unique(rng.choice(pool, size)) for size in sizes)
     a, b = pairs._as_ordered_ints(short, long)
-    if short.size and long.size and short[0] >= 0 and long[0] >= 0:
+    if short.size and long.size and not (np.signbit(short[0]) or np.signbit(long[0])):
         assert a.dtype.kind == "i" and b.dtype.kind == "i"
     else:
         assert a is short and b is long
@@ -209,6 +209,11 @@ def test_negative_zero_and_mixed_types_are_searched_as_floats() -> None:
     assert mixed[0] is plain and mixed[1].dtype == np.float32
     empty = np.zeros(0)
     assert pairs._as_ordered_ints(empty, plain)[1] is plain
+    # zeros of both signs repeated on a side (as runs of equal values may hold them)
+    repeated = np.array([0.0, -0.0, 1.0])
+    assert pairs._as_ordered_ints(plain, repeated)[1] is repeated
+    want = np.searchsorted(plain, repeated, "right")
+    assert np.array_equal(pairs._count_at_or_below(plain, repeated), want)
     # -0.0 and 0.0 are one score: one tied pair
     assert pairs._distinct_pairs(neg_zero, plain) == (1, 1)
     assert pairs.pair_auc(neg_zero, np.ones(2, dtype=np.int64), plain, np.ones(2, dtype=np.int64))

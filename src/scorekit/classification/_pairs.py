@@ -88,18 +88,21 @@ def _searches(
 
 def _as_ordered_ints(a: NDArray[Any], b: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
     """Ascending float scores of one type viewed as signed integers of their width, when
-    every score is at least +0.0 (the first of each side has no sign bit); else as given.
+    every score is at least +0.0; else as given.
 
     The bits of such floats order and compare as their values do, and numpy
-    searches integers faster than floats (no NaN to allow for).
+    searches integers faster than floats (no NaN to allow for). Each side's
+    first score tells: one without a sign bit, and no second zero after a
+    zero (which might be a -0.0), leaves only scores above it.
     """
     if a.dtype != b.dtype or a.dtype.kind != "f" or a.size == 0 or b.size == 0:
         return a, b
     ints = np.dtype(f"i{a.dtype.itemsize}")
-    ia, ib = a.view(ints), b.view(ints)
-    if ia[0] < 0 or ib[0] < 0:
-        return a, b
-    return ia, ib
+    views = a.view(ints), b.view(ints)
+    for side, view in zip((a, b), views, strict=True):
+        if view[0] < 0 or (side[0] == 0 and side.size > 1 and side[1] == 0):
+            return a, b
+    return views
 
 
 def _count_at_or_below(un: NDArray[Any], up: NDArray[Any]) -> NDArray[np.intp]:
