@@ -242,7 +242,7 @@ def test_ranking_evaluate_strict_gives_the_same_values(metrics: list[str]) -> No
 
 
 def test_judge_dicts_reads_given_scores_without_writing_them() -> None:
-    """Scores read by the caller (pyarrow's, not writable) are sorted in a copy."""
+    """Scores read by the caller that are not writable are sorted in a copy."""
     qrels = Qrels.from_dict({"q1": {"a": 1, "b": 2}, "q2": {"c": 1}})
     run = {"q1": {"a": 0.5, "b": 0.25}, "q2": {"c": 2.0, "d": 3.0}}
     scores = np.array([0.5, 0.25, 2.0, 3.0])

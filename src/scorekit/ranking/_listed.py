@@ -201,8 +201,8 @@ def judge_dicts(
     a string, a run value is not a finite number, or some query ties scores.
     ``check_ids=False`` says the caller has made sure that every id of the run
     is a string, so they are not looked at again. ``scores``, when given, are the
-    values of the run's queries in order, as floats, read by the caller (and not
-    written to).
+    values of the run's queries in order, as floats, read by the caller for this
+    call alone: they may be sorted in place (a copy of them when not writable).
     """
     qrels_docs = judgments._doc_list()
     if not isinstance(run, Mapping) or qrels_docs is None or not judgments._string_keys:
@@ -246,7 +246,7 @@ def judge_dicts(
     if len(picked) == len(sizes) and len(scores) == len(sizes) * int(sizes.max(initial=0)):
         # every query of the run is judged and has as many documents: the scores are the
         # grid already, one row per query in the run's order, sorted in place (a copy of
-        # them when they are the caller's, not to be written)
+        # them when they are not writable)
         whole = scores.reshape(len(sizes), int(sizes.max(initial=0)))
         grid = _sorted(whole if whole.flags.writeable else whole.copy(), 0)
         rows = picked
