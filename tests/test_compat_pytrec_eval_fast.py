@@ -4,10 +4,12 @@ reads them (:func:`~scorekit.ranking._columns.numbers`) against numpy's."""
 
 from __future__ import annotations
 
+import collections
 import math
 import warnings
 from decimal import Decimal
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -252,3 +254,43 @@ def test_judge_dicts_reads_given_scores_without_writing_them() -> None:
     assert given_scores is not None and read is not None
     assert given_scores.rank.tolist() == read.rank.tolist() == [1, 2, 2]
     assert scores.tolist() == [0.5, 0.25, 2.0, 3.0]
+
+
+class _Short(dict):  # type: ignore[type-arg]
+    """A dict that says it holds one value more than it does."""
+
+    def __len__(self) -> int:
+        return super().__len__() + 1
+
+
+def test_numbers_of_mappings_that_hold_fewer_values_than_said() -> None:
+    assert numbers([_Short(a=1.0)], 2) is None
+    assert numbers([{"a": 1.0}], 1) is not None
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [collections.OrderedDict, lambda d: collections.defaultdict(float, d), MappingProxyType],
+)
+def test_other_mappings_as_a_run(kind: Any) -> None:
+    """A run of other mappings than dicts: the values of dicts, and refused scores named."""
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"a": 1}}
+    run = {"q1": {"a": 0.5, "b": 2.0, "c": -1.0}, "q2": {"a": 1.0, "b": 3.0}}
+    other = {q: kind(docs) for q, docs in run.items()}
+    _assert_same(
+        compat.RelevanceEvaluator(qrels, MEASURES).evaluate(other),
+        reference.RelevanceEvaluator(qrels, MEASURES).evaluate(run),
+    )
+    bad = {**other, "q2": kind({"a": 1.0, "b": Decimal(3)})}
+    with pytest.raises(TypeError, match="the score of document 'b' of query 'q2'"):
+        compat.RelevanceEvaluator(qrels, MEASURES).evaluate(bad)
+
+
+def test_a_refused_score_among_tied_ones_is_named() -> None:
+    """Ties send the run to the general path; the refused score is named all the same."""
+    qrels = {"q1": {"a": 1, "b": 0}}
+    run = {"q1": {"a": 1.0, "b": 1.0, "c": Fraction(1, 3)}}
+    with pytest.raises(TypeError, match="the score of document 'c' of query 'q1'"):
+        compat.RelevanceEvaluator(qrels, ["map", "bpref"]).evaluate(run)
+    with pytest.raises(InputError, match="the score of document 'c' of query 'q1'"):
+        ranking.evaluate(qrels, run, ["map", "bpref"], strict=True)

@@ -178,15 +178,16 @@ bool is an int)."""
 
 def numbers(inners: list[Mapping[Any, Any]], total: int) -> NDArray[np.float64] | None:
     """The values of the mappings ``inners`` (``total`` of them), in order, as floats, when
-    each is of a type of :data:`NUMBER_TYPES`; None when one is not.
+    each is of a type of :data:`NUMBER_TYPES`; None when one is not (or when the mappings
+    do not hold ``total`` values).
 
     pyarrow's conversion to doubles reads and checks the values in one pass: it
     takes Python and numpy integers and floats alone (no string, Decimal,
-    Fraction or numpy bool) and refuses a ``None``, as null. A value it
-    refuses or may have misread is looked at again with the types of all of
-    them: an integer beyond 2**53 (it refuses those it cannot hold exactly),
-    and a negative whole number, which a numpy uint64 near 2**64 becomes
-    there.
+    Fraction or numpy bool), and reads a ``None`` as a null, refused here.
+    When it refuses a value, or may have misread one, the types of all of
+    them are looked at: it refuses an integer beyond 2**53 (which it cannot
+    hold exactly), and reads a numpy uint64 near 2**64 as a negative whole
+    number.
 
     Examples
     --------
@@ -222,7 +223,10 @@ def numbers(inners: list[Mapping[Any, Any]], total: int) -> NDArray[np.float64] 
         issubclass(kind, NUMBER_TYPES) for kind in set(map(type, values()))
     ):
         return None
-    return np.fromiter(values(), dtype=np.float64, count=total)
+    try:
+        return np.fromiter(values(), dtype=np.float64, count=total)
+    except (TypeError, ValueError):
+        return None
 
 
 def first_non_number(pairs: Mapping[Any, Mapping[Any, Any]]) -> tuple[Any, Any, Any] | None:
