@@ -319,7 +319,7 @@ def test_analytic_interval_of_a_state() -> None:
         found = analytic_interval(name, metric.summarize(y, s), confidence=0.9)
         assert found == delong_interval(metric.summarize(y, s), confidence=0.9)
         _same_interval(found, analytic_interval(name, y, s, confidence=0.9))
-    with pytest.raises(ConfigError, match="read from a state for roc_auc only"):
+    with pytest.raises(ConfigError, match="not the state of the metric"):
         analytic_interval("accuracy", ROCAUC().summarize(y, s))
 
 

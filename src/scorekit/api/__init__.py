@@ -25,7 +25,7 @@ command.
 
 from __future__ import annotations
 
-from scorekit.api._ci import CI
+from scorekit.api._ci import CI, CI_METHODS
 from scorekit.api._compare import (
     Paired,
     compare_runs,
@@ -53,6 +53,7 @@ from scorekit.statefiles import FILE_FORMAT, StateFile, load_states, save_states
 
 __all__ = [
     "CI",
+    "CI_METHODS",
     "FILE_FORMAT",
     "ROUGE_TOKENIZERS",
     "TASKS",

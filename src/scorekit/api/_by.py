@@ -59,12 +59,19 @@ def fold(
     parsed = {k: parse_metric(m) if isinstance(m, str) else m for k, m in metrics.items()}
 
     def first_pass(samplers: dict[str, Metric[Any]]) -> list[Any]:
+        from scorekit.engines import column_roles
+
         listed = {k: adapt(k, m) for k, m in samplers.items()} if adapt else samplers
-        return list(run_metrics(source, listed, compute=False, **where).states.values())
+        # the columns of the inputs the samplers read (not the groups' or the units' keys)
+        roles = {role for m in listed.values() for role in column_roles(m)}
+        columns = where.get("columns")
+        read = {k: v for k, v in columns.items() if k in roles} if columns else columns
+        found = run_metrics(source, listed, compute=False, **{**where, "columns": read})
+        return list(found.states.values())
 
     folded: dict[str, Metric[Any]] = {}
     for key, wrapped in settled(parsed, first_pass).items():
-        boot = ci.wrap(wrapped) if ci is not None else None
+        boot = ci.wrap(wrapped) if ci is not None and ci.resamples else None
         if boot is not None and boot.wraps is None:
             # a state that keeps each unit's value is resampled once merged, below
             wrapped = boot
@@ -75,7 +82,7 @@ def fold(
     values: dict[str, Any] = {}
     for key, metric in folded.items() if compute else ():
         inner = metric.inner if isinstance(metric, Grouped) else metric
-        if ci is None or isinstance(inner, Bootstrap):
+        if ci is None or isinstance(inner, Bootstrap) or not ci.resamples:
             values[key] = value_of(ci, metric, states[key])
         elif isinstance(metric, Grouped):
             # a state that keeps each unit's value (a query's) is resampled once merged

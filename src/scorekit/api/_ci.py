@@ -9,24 +9,35 @@ memory, in chunks, on Dask), and its value is an :class:`scorekit.stats.Interval
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State
-from scorekit.errors import ConfigError, choices, message
+from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message
 from scorekit.io import Progress, progress_wanted
+from scorekit.stats import (
+    ANALYTIC as ANALYTIC_METHODS,
+)
 from scorekit.stats import (
     INTERVALS,
     Bootstrap,
     Interval,
     Replicates,
+    analytic_interval,
     check_draws,
     check_seed,
     interval,
     replicate_progress,
 )
 
-__all__ = ["CI", "DEFAULT_GROUPS", "check_resampling", "value_of"]
+__all__ = ["ANALYTIC", "CI", "CI_METHODS", "DEFAULT_GROUPS", "check_resampling", "value_of"]
+
+ANALYTIC = "analytic"
+"""The interval method that reads each metric's standard analytic interval from its state."""
+
+CI_METHODS: tuple[str, ...] = (*INTERVALS, ANALYTIC)
+"""The interval methods: the bootstrap's ways of reading bounds, and the analytic intervals."""
 
 DEFAULT_GROUPS = 100
 """Jackknife groups a bootstrap keeps for BCa intervals (other intervals keep none)."""
@@ -70,7 +81,12 @@ class CI:
         The seed of the replicates' unit weights (an integer in ``[0, 2**64)``,
         Python or numpy).
     method
-        ``"percentile"``, ``"basic"`` or ``"bca"`` (see :func:`scorekit.stats.interval`).
+        ``"percentile"``, ``"basic"`` or ``"bca"`` (see :func:`scorekit.stats.interval`),
+        or ``"analytic"``: no bootstrap, each metric's standard analytic interval
+        read from its merged state (:func:`scorekit.stats.analytic_interval`:
+        Wilson's for accuracy and binary precision and recall, DeLong's for
+        exact binary ROC AUC, with ``ranges=N`` too; unweighted data only), so
+        it costs the metric's own state at any scale.
     key
         The column whose values identify units, or ``None``: a unit is keyed by
         its row position (the same in memory and in chunks; a key is needed on
@@ -101,12 +117,42 @@ class CI:
         n_resamples, seed = check_resampling(self.confidence, self.n_resamples, self.seed)
         object.__setattr__(self, "n_resamples", n_resamples)
         object.__setattr__(self, "seed", seed)
-        if self.method not in INTERVALS:
+        if self.method not in CI_METHODS:
             raise ConfigError(
-                message("--ci-method", "unknown interval method", self.method, choices(INTERVALS))
+                message("--ci-method", "unknown interval method", self.method, choices(CI_METHODS))
             )
         if self.key is not None and (not isinstance(self.key, str) or not self.key):
             raise ConfigError(message("--key", "invalid key column", self.key, "a column name"))
+
+    @property
+    def resamples(self) -> bool:
+        """Whether the intervals come from a bootstrap (else from each metric's state)."""
+        return self.method != ANALYTIC
+
+    def analytic(self, metric: Metric[Any], state: State) -> Any:
+        """The analytic interval of a metric's merged state, per group for a grouped metric.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> acc = parse_metric("accuracy")
+        >>> found = CI(method="analytic").analytic(acc, acc.summarize([1, 0, 1, 1], [1, 1, 1, 1]))
+        >>> found.method, found.value, round(found.low, 4)
+        ('wilson', 0.75, 0.3006)
+        """
+        if isinstance(metric, Grouped):
+            inner = metric.inner
+            return metric.values_of(
+                cast(GroupStates, state), lambda part: self.analytic(inner, part)
+            )
+        try:
+            return analytic_interval(metric, state, confidence=self.confidence)
+        except InputError as exc:
+            # too few units of a class for the interval (a group's, say): undefined, as the
+            # metric's own value is then
+            warnings.warn(str(exc), UndefinedMetricWarning, stacklevel=2)
+            nan = float("nan")
+            return Interval(nan, nan, nan, self.confidence, ANALYTIC_METHODS.get(metric.name, ""))
 
     def wrap(self, metric: str | Metric[Any], *, key: str | None = None) -> Bootstrap:
         """The bootstrap of ``metric`` with these settings.
@@ -192,6 +238,11 @@ class CI:
         >>> CI(0.9, 200, 1, "bca", key="id").describe(["row", "row"])
         '90% bca intervals: Poisson bootstrap, 200 resamples, seed 1, unit: row (key id)'
         """
+        if not self.resamples:
+            return (
+                f"{100 * self.confidence:g}% analytic intervals: Wilson's score interval for "
+                "proportions, DeLong's for ROC AUC, from the merged counts"
+            )
         kinds = ", ".join(dict.fromkeys(units)) or "row"
         keyed = f" (key {self.key})" if self.key else " (by position)"
         if all(u in ("query", "question") for u in kinds.split(", ")):
@@ -216,6 +267,8 @@ def value_of(ci: CI | None, metric: Metric[Any], state: State) -> Any:
     >>> value_of(None, acc, acc.summarize([1, 0], [1, 1]))
     0.5
     """
+    if ci is not None and not ci.resamples:
+        return ci.analytic(metric, state)
     if ci is not None and isinstance(metric, Bootstrap):
         return ci.interval(metric, state)
     if ci is not None and isinstance(metric, Grouped) and isinstance(metric.inner, Bootstrap):

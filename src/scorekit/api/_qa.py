@@ -83,6 +83,15 @@ def evaluate_squad(
         "exact": qa.ExactMatch(version=version),  # type: ignore[arg-type]
         "f1": qa.QAF1(version=version),  # type: ignore[arg-type]
     }
+    if ci is not None and not ci.resamples:
+        raise ConfigError(
+            message(
+                "--ci-method",
+                "exact match and F1 have no standard analytic interval",
+                ci.method,
+                "percentile, basic or bca (a bootstrap over the questions)",
+            )
+        )
     if ci is not None:
         metrics = {key: ci.wrap(metric, key="id") for key, metric in metrics.items()}
         keys["unit_key"] = ids

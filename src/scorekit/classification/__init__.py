@@ -74,6 +74,7 @@ from scorekit.classification._prf import (
     fbeta,
     precision,
     precision_recall_fscore_support,
+    prf_counts,
     recall,
 )
 from scorekit.classification._proba import Brier, LogLoss, ProbaSums, brier, log_loss
@@ -230,6 +231,7 @@ __all__ = [
     "pr_curve",
     "precision",
     "precision_recall_fscore_support",
+    "prf_counts",
     "quantile_edges",
     "range_cuts",
     "ranges_average_precision",

@@ -56,7 +56,18 @@ def prf_counts(
     labels: tuple[Any, ...] | None,
     pos_label: Any,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[Any]]:
-    """Per-class ``(tp, pred_sum, true_sum)`` for the selected labels, and the labels."""
+    """Per-class ``(tp, pred_sum, true_sum)`` for the selected labels, and the labels.
+
+    Examples
+    --------
+    >>> from scorekit.classification import Precision
+    >>> state = Precision().summarize([0, 1, 1, 0, 1], [1, 1, 0, 0, 1])
+    >>> tp, predicted, true, labels = prf_counts(
+    ...     "precision", state, average="binary", labels=None, pos_label=1
+    ... )
+    >>> tp.tolist(), predicted.tolist(), true.tolist(), labels.tolist()
+    ([2.0], [3.0], [3.0], [1])
+    """
     _require_data(metric, state)
     if state.multilabel:
         if average == "binary":

@@ -392,7 +392,7 @@ def add_ci_flags(parser: argparse.ArgumentParser, *, unit: str = "row", key: boo
     """Add ``--ci``, ``--confidence``, ``--n-resamples``, ``--seed``, ``--ci-method`` and
     ``--key`` to a command's parser, in one argument group (``key=False``: no ``--key``,
     for commands whose units are identified by the data itself)."""
-    from scorekit.stats import INTERVALS
+    from scorekit.api import CI_METHODS
 
     group = parser.add_argument_group("confidence intervals")
     group.add_argument(
@@ -415,7 +415,11 @@ def add_ci_flags(parser: argparse.ArgumentParser, *, unit: str = "row", key: boo
     )
     group.add_argument("--seed", type=int, metavar="N", help="the replicates' seed (default 0)")
     group.add_argument(
-        "--ci-method", choices=INTERVALS, help="how bounds are read (default percentile)"
+        "--ci-method",
+        choices=CI_METHODS,
+        help="how the bootstrap's bounds are read (default percentile); analytic: no "
+        "bootstrap, Wilson's interval for accuracy, precision and recall and DeLong's for "
+        "roc_auc, read from the merged counts (unweighted data), at any scale",
     )
     if key:
         group.add_argument(
@@ -464,6 +468,17 @@ def ci_settings(args: argparse.Namespace, command: str) -> Any:
                 )
             )
         return None
+    if given["ci_method"] == "analytic":
+        extra = [_CI_FLAGS[k] for k in ("n_resamples", "seed", "key") if given[k] is not None]
+        if extra:
+            raise ConfigError(
+                message(
+                    f"scorekit {command}",
+                    f"{extra[0]} sets the bootstrap, which analytic intervals do not draw",
+                    raw(f"{extra[0]} with --ci-method analytic"),
+                    "--ci-method analytic alone, or a bootstrap method",
+                )
+            )
     settings = {
         "confidence": given["confidence"],
         "n_resamples": given["n_resamples"],

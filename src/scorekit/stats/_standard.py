@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from scorekit.classification import ConfusionCounts, prf_counts
 from scorekit.core import Metric, State, parse_metric
 from scorekit.errors import ConfigError, message, raw
 from scorekit.stats._analytic import delong_interval, wilson
@@ -22,6 +23,40 @@ ANALYTIC = {
     "roc_auc": "delong",
 }
 """The metrics with a standard analytic interval, and its method."""
+
+
+def _proportion(where: str, metric: Metric[Any], state: Any) -> tuple[int, int]:
+    """Successes and trials of accuracy, binary precision or recall, from its confusion counts."""
+    matrix = getattr(state, "matrix", None)
+    if not isinstance(state, ConfusionCounts) or matrix is None:
+        raise ConfigError(
+            message(where, "not the state of the metric", raw(type(state).__name__), "its counts")
+        )
+    if matrix.dtype.kind not in "iu":
+        raise ConfigError(
+            message(where, "Wilson's interval is for unweighted counts", raw("weighted counts"))
+        )
+    if metric.name == "accuracy":
+        if matrix.ndim != 2:
+            raise ConfigError(
+                message(where, "Wilson's interval is for single-label accuracy", raw("multi-label"))
+            )
+        return int(np.trace(matrix)), int(matrix.sum())
+    average = getattr(metric, "average", "binary")
+    if average != "binary":
+        raise ConfigError(
+            message(
+                where,
+                "Wilson's interval is for binary precision and recall",
+                average,
+                "average='binary'",
+            )
+        )
+    tp, predicted, true, _ = prf_counts(
+        metric.name, state, average="binary", labels=None, pos_label=getattr(metric, "pos_label", 1)
+    )
+    chosen = predicted if metric.name == "precision" else true
+    return int(tp[0]), int(chosen[0])
 
 
 def analytic_interval(
@@ -62,7 +97,7 @@ def analytic_interval(
                 where,
                 "no standard analytic interval",
                 inner.name,
-                "one of " + ", ".join(sorted(ANALYTIC)) + " (else use stats.bootstrap)",
+                "one of " + ", ".join(sorted(ANALYTIC)) + " (else a bootstrap interval)",
             )
         )
     if kwargs.get("sample_weight") is not None:
@@ -79,33 +114,10 @@ def analytic_interval(
             return delong_interval(state, confidence=confidence)
         single_number(inner, inner.score(*data, **kwargs))
         return delong_interval(data[0], data[1], confidence)
-    if state is not None:
-        raise ConfigError(
-            message(
-                where,
-                "the interval is read from a state for roc_auc only",
-                raw(f"a {type(state).__name__}"),
-                "the arrays y_true and y_pred",
-            )
-        )
-    value = single_number(inner, inner.score(*data, **kwargs))
-    y_true, y_pred = np.asarray(data[0]), np.asarray(data[1])
-    if inner.name == "accuracy":
-        successes, n = int(np.sum(y_true == y_pred)), int(y_true.size)
-    else:
-        if getattr(inner, "average", "binary") != "binary":
-            raise ConfigError(
-                message(
-                    where,
-                    "Wilson's interval is for binary precision and recall",
-                    getattr(inner, "average", None),
-                    "average='binary'",
-                )
-            )
-        positive = getattr(inner, "pos_label", 1)
-        hits = int(np.sum((y_pred == positive) & (y_true == positive)))
-        chosen = y_pred == positive if inner.name == "precision" else y_true == positive
-        successes, n = hits, int(np.sum(chosen))
+    if state is None:
+        state = inner.summarize(*data, **kwargs)
+    successes, n = _proportion(where, inner, state)
+    value = single_number(inner, inner.compute(state))
     if n == 0:
         return Interval(value, float("nan"), float("nan"), confidence, method)
     found = wilson(successes, n, confidence)
