@@ -328,3 +328,33 @@ def test_a_large_batch_equals_the_previous_kernels() -> None:
         assert C.average_precision(y, s) == pytest.approx(
             skm.average_precision_score(y, s.astype(np.float64)), rel=RTOL
         )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sizes=st.tuples(st.integers(1, 60), st.integers(1, 60)),
+    style=st.integers(0, 6),
+    weights=st.sampled_from(["int", "float"]),
+)
+def test_weighted_ap_equals_the_kernel_of_fresh_arrays_bit_for_bit(
+    seed: int, sizes: tuple[int, int], style: int, weights: str
+) -> None:
+    rng = np.random.default_rng(seed)
+    un, up = (np.unique(_scores(rng, size, style) + 0.0) for size in sizes)
+    if weights == "int":
+        cn, cp = rng.integers(1, 5, un.size), rng.integers(1, 5, up.size)
+        cp[0] = 2  # not one sample a row
+    else:
+        cn, cp = rng.random(un.size) + 0.1, rng.random(up.size) + 0.1
+    below, _, _ = pairs._below(un, cn, up)
+    cpf = cp.astype(np.float64)
+    n_pos, n_neg = float(cpf.sum()), float(cn.sum())
+    tp = n_pos - (np.cumsum(cpf) - cpf)
+    fp = n_neg - below.astype(np.float64)
+    want = float(np.add.reduce(cpf * (tp / (tp + fp)))) / n_pos
+    assert pairs.pair_ap(un, cn, up, cp) == want
+    y = np.concatenate([np.zeros(un.size), np.ones(up.size)])
+    s = np.concatenate([un, up]).astype(np.float64)
+    w = np.concatenate([cn, cp]).astype(np.float64)
+    assert want == pytest.approx(skm.average_precision_score(y, s, sample_weight=w), rel=RTOL)

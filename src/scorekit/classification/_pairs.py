@@ -302,10 +302,17 @@ def pair_ap(un: Float, cn: NDArray[Any], up: Float, cp: NDArray[Any]) -> float:
         return _ones_ap(n_neg - below.astype(np.float64))
     cpf = cp.astype(np.float64)
     n_pos = float(cpf.sum())
-    # positives and negatives scoring >= t: all of them minus those strictly below t
-    tp = n_pos - (np.cumsum(cpf) - cpf)
-    fp = n_neg - below.astype(np.float64)
-    return float(np.add.reduce(cpf * (tp / (tp + fp)))) / n_pos
+    # positives and negatives scoring >= t: all of them minus those strictly below t,
+    # worked out in place (the same operations as on fresh arrays, two arrays in all)
+    tp = np.cumsum(cpf)
+    tp -= cpf
+    np.subtract(n_pos, tp, out=tp)
+    precision = below.astype(np.float64)
+    np.subtract(n_neg, precision, out=precision)  # fp
+    precision += tp
+    np.divide(tp, precision, out=precision)
+    precision *= cpf
+    return float(np.add.reduce(precision)) / n_pos
 
 
 def _ones_ap(fp1: Float) -> float:
