@@ -7,6 +7,7 @@ on the engine that folds the metrics; the values are those of the exact metrics.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -152,3 +153,33 @@ def test_the_dask_engine_samples_on_the_workers(dask_cluster: Any, tmp_path: Pat
     streamed = scorekit.evaluate(str(tmp_path), names, chunk_size=1000)
     assert on_dask.values[names[0]] == streamed.values[names[0]] == streamed.values["roc_auc"]
     assert on_dask.metrics[names[0]].cuts == streamed.metrics[names[0]].cuts
+
+
+def test_a_first_pass_and_its_fold_share_one_dask_client(dask_cluster: Any) -> None:
+    from scorekit import engines
+    from scorekit.engines import dask as dask_engine
+
+    address = dask_cluster.scheduler_address
+    with dask_engine._client(address, None) as a, dask_engine._client(address, None) as b:
+        assert a is not b
+    with engines.session("dask", scheduler=address, workers=None):
+        with dask_engine._client(address, None) as a, dask_engine._client(address, None) as b:
+            assert a is b
+        # a run with other options has a client of its own
+        assert dask_engine._HELD.get()[0] == (address, None)  # type: ignore[index]
+    assert dask_engine._HELD.get() is None
+    table = _table(3000, seed=6)
+    names = ["roc_auc:ranges=4,cuts=sample", "roc_auc"]
+    opened: list[Any] = []
+    real = dask_engine._client.__wrapped__  # type: ignore[attr-defined]
+
+    def counting(scheduler: Any, workers: Any) -> Any:
+        opened.append((scheduler, workers))
+        return contextlib.contextmanager(real)(scheduler, workers)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dask_engine, "_client", counting)
+        found = scorekit.evaluate(table, names, engine="dask", scheduler=address)
+    assert found.values[names[0]] == found.values["roc_auc"]
+    # the session's client, then each run's (which is the session's)
+    assert len(opened) == 3

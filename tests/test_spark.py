@@ -645,6 +645,20 @@ def test_scores_in_one_range_and_evaluate(spark: Any) -> None:
     assert [state.parts[i].n_samples for i in range(8)] == [0, 0, 0, 0, 3, 1, 0, 0]
 
 
+def test_cut_points_from_a_sample_on_the_active_session(spark: Any) -> None:
+    table = _parts_table(7, 3000, 10**6, False, True)
+    names = ["roc_auc:ranges=6,cuts=sample", "best_threshold:ranges=6,cuts=sample", "roc_auc"]
+    frame = spark.createDataFrame(table.to_pandas()).repartition(3)
+    with engines.session("spark", workers=2):
+        # the active session, on the same master, is held as it is: runs in the block use it
+        got = evaluate(frame, names, engine="spark")
+    assert not spark.sparkContext._jsc.sc().isStopped()
+    want = evaluate(table, names, chunk_size=500)
+    assert got.metrics[names[0]].cuts == want.metrics[names[0]].cuts
+    assert got[names[0]] == want[names[0]] == want["roc_auc"]
+    assert got[names[1]] == want[names[1]]
+
+
 @pytest.mark.parametrize("kind", [pa.binary(), pa.large_binary()])
 def test_values_are_read_from_binary_and_large_binary_columns(kind: Any) -> None:
     from scorekit.engines.spark import _views

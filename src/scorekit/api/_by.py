@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from scorekit.api._ci import CI, value_of
-from scorekit.api._evaluate import computed_values, settled
+from scorekit.api._evaluate import columns_read, computed_values, held_session, settled
 from scorekit.core import EvaluationResult, Grouped, GroupStates, Metric
 from scorekit.errors import InputError, message
 from scorekit.stats import Bootstrap
@@ -59,25 +59,22 @@ def fold(
     parsed = {k: parse_metric(m) if isinstance(m, str) else m for k, m in metrics.items()}
 
     def first_pass(samplers: dict[str, Metric[Any]]) -> list[Any]:
-        from scorekit.engines import column_roles
-
         listed = {k: adapt(k, m) for k, m in samplers.items()} if adapt else samplers
-        # the columns of the inputs the samplers read (not the groups' or the units' keys)
-        roles = {role for m in listed.values() for role in column_roles(m)}
-        columns = where.get("columns")
-        read = {k: v for k, v in columns.items() if k in roles} if columns else columns
+        read = columns_read(list(listed.values()), where.get("columns"))
         found = run_metrics(source, listed, compute=False, **{**where, "columns": read})
         return list(found.states.values())
 
-    folded: dict[str, Metric[Any]] = {}
-    for key, wrapped in settled(parsed, first_pass).items():
-        boot = ci.wrap(wrapped) if ci is not None and ci.resamples else None
-        if boot is not None and boot.wraps is None:
-            # a state that keeps each unit's value is resampled once merged, below
-            wrapped = boot
-        folded[key] = Grouped(wrapped, by=names) if names else wrapped
-    engine_metrics = {k: adapt(k, m) for k, m in folded.items()} if adapt else folded
-    found = run_metrics(source, engine_metrics, compute=False, **where)
+    options = {k: where.get(k) for k in ("scheduler", "workers")}
+    with held_session(parsed.values(), where.get("engine") or "stream", options):
+        folded: dict[str, Metric[Any]] = {}
+        for key, wrapped in settled(parsed, first_pass).items():
+            boot = ci.wrap(wrapped) if ci is not None and ci.resamples else None
+            if boot is not None and boot.wraps is None:
+                # a state that keeps each unit's value is resampled once merged, below
+                wrapped = boot
+            folded[key] = Grouped(wrapped, by=names) if names else wrapped
+        engine_metrics = {k: adapt(k, m) for k, m in folded.items()} if adapt else folded
+        found = run_metrics(source, engine_metrics, compute=False, **where)
     states = dict(found.states)
     values: dict[str, Any] = {}
     for key, metric in folded.items() if compute else ():

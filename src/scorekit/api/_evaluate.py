@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from scorekit import engines
@@ -19,7 +20,14 @@ from scorekit.core import (
 from scorekit.engines import DEFAULT_CHUNK_SIZE, positive_int
 from scorekit.errors import ConfigError, message, raw
 
-__all__ = ["EvaluationResult", "configure", "evaluate", "settled"]
+__all__ = [
+    "EvaluationResult",
+    "columns_read",
+    "configure",
+    "evaluate",
+    "held_session",
+    "settled",
+]
 
 
 def evaluate(
@@ -138,7 +146,7 @@ def evaluate(
         found, _ = run(
             source,
             listed,
-            columns=columns,
+            columns=columns_read(listed, columns),
             side=engines.side_inputs(listed, {}),
             chunk_size=chunk_size,
             progress=progress,
@@ -146,20 +154,21 @@ def evaluate(
         )
         return list(found)
 
-    configured = settled(configured, first_pass)
-    if by is not None:
-        configured = {key: Grouped(metric, by=by) for key, metric in configured.items()}
-    metric_list = list(configured.values())
-    side = engines.side_inputs(metric_list, side)
-    states, rows = run(
-        source,
-        metric_list,
-        columns=columns,
-        side=side,
-        chunk_size=chunk_size,
-        progress=progress,
-        **engine_options,
-    )
+    with held_session(configured.values(), engine, engine_options):
+        configured = settled(configured, first_pass)
+        if by is not None:
+            configured = {key: Grouped(metric, by=by) for key, metric in configured.items()}
+        metric_list = list(configured.values())
+        side = engines.side_inputs(metric_list, side)
+        states, rows = run(
+            source,
+            metric_list,
+            columns=columns,
+            side=side,
+            chunk_size=chunk_size,
+            progress=progress,
+            **engine_options,
+        )
     return EvaluationResult(
         values=computed_values(configured, states),
         states=dict(zip(configured, states, strict=True)),
@@ -181,6 +190,27 @@ def computed_values(metrics: Mapping[str, Metric[Any]], states: Sequence[Any]) -
         key: metric.compute(state)
         for (key, metric), state in zip(metrics.items(), states, strict=True)
     }
+
+
+def held_session(
+    metrics: Iterable[Metric[Any]], engine: str, options: Mapping[str, Any]
+) -> contextlib.AbstractContextManager[None]:
+    """The engine's session kept for a first pass and the fold after it, when a metric
+    has a :attr:`~scorekit.core.Metric.sampler` (else nothing is held)."""
+    if any(m.sampler is not None for m in metrics):
+        return engines.session(engine, **options)
+    return contextlib.nullcontext()
+
+
+def columns_read(
+    metrics: Sequence[Metric[Any]], columns: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """The entries of ``columns`` for the inputs ``metrics`` read (a first pass's samplers
+    read fewer than the metrics they serve: no group or unit keys)."""
+    if not columns:
+        return None if columns is None else dict(columns)
+    roles = {role for m in metrics for role in engines.column_roles(m)}
+    return {k: v for k, v in columns.items() if k in roles}
 
 
 def settled(

@@ -13,9 +13,10 @@ They contain no metric code and know no metric family.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from scorekit.engines._columns import (
@@ -50,6 +51,7 @@ __all__ = [
     "positive_int",
     "register_engine",
     "resolve",
+    "session",
     "side_input_names",
     "side_inputs",
     "summarize_chunk",
@@ -95,6 +97,36 @@ def engine(name: str) -> Run:
 
 
 _COMMON = ("source", "metrics", "columns", "side", "chunk_size", "progress")
+
+
+@contextlib.contextmanager
+def session(name: str, **options: Any) -> Iterator[None]:
+    """Keep an engine's cluster or session for several runs with the same options.
+
+    An engine module may define ``session(**options)``, a context manager
+    within which its ``run`` with those options uses one cluster (Dask) or
+    session (Spark) instead of starting and stopping its own; an engine
+    without one (``stream``, engines registered as functions) needs nothing.
+    A first pass over the data (cut points from a sample) and the fold that
+    follows it then share one cluster.
+
+    Examples
+    --------
+    >>> with session("stream"):
+    ...     pass
+    """
+    target = _ENGINES.get(name) if isinstance(name, str) else None
+    opened = (
+        getattr(importlib.import_module(target), "session", None)
+        if isinstance(target, str)
+        else None
+    )
+    if opened is None:
+        yield
+        return
+    given = {k: v for k, v in options.items() if v is not None}
+    with opened(**given):
+        yield
 
 
 def engine_options(name: str) -> list[str]:

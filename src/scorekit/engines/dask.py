@@ -29,6 +29,7 @@ dask and distributed are imported inside the functions: ``import scorekit`` and
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import inspect
 import math
 import os
@@ -351,9 +352,34 @@ def _check_address(scheduler: str) -> None:
         ) from None
 
 
+_HELD: contextvars.ContextVar[tuple[tuple[Any, Any], Any] | None] = contextvars.ContextVar(
+    "scorekit_dask_session", default=None
+)
+
+
+@contextlib.contextmanager
+def session(scheduler: str | None = None, workers: int | None = None) -> Iterator[None]:
+    """One client for every run with these options within the block.
+
+    See :func:`scorekit.engines.session`: a local cluster started here serves
+    every run in the block and stops at its end.
+    """
+    with _client(scheduler, workers) as client:
+        token = _HELD.set(((scheduler, workers), client))
+        try:
+            yield
+        finally:
+            _HELD.reset(token)
+
+
 @contextlib.contextmanager
 def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     from distributed import Client, LocalCluster, get_client
+
+    held = _HELD.get()
+    if held is not None and held[0] == (scheduler, workers):
+        yield held[1]
+        return
 
     if scheduler is not None:
         _check_address(scheduler)

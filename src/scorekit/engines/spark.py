@@ -338,6 +338,21 @@ cannot go with a master; got scheduler='local[2]', workers=2, expected one of th
 
 
 @contextlib.contextmanager
+def session(
+    scheduler: str | None = None, workers: int | None = None, partitions: int | None = None
+) -> Iterator[None]:
+    """One Spark session for every run with these options within the block.
+
+    The session started here is the active one, which :func:`run` then uses
+    (:func:`scorekit.engines.session`); an active session is used as it is.
+    """
+    _require()
+    _check_cluster(scheduler, workers)
+    with _session(scheduler, workers):
+        yield
+
+
+@contextlib.contextmanager
 def _session(scheduler: str | None, workers: int | None) -> Iterator[Any]:
     """The active session, or one started for the call on ``scheduler`` or ``local[workers]``."""
     from pyspark.sql import SparkSession
