@@ -120,6 +120,13 @@ def run(n: int = N) -> list[Row]:
         )
         task = f"{name}, full-precision probabilities"
         rows.append(Row(task, size, t_ours, "numpy on sklearn bins", t_ref, _close(got, want)))
+        # the goal's reference: scikit-learn's calibration_curve of the same bins, which gives
+        # the bins' means but neither metric (the values agree with numpy on its bins)
+        t_ours, got, t_curve, _ = _in_turns(
+            lambda f=ours: f(y, full), lambda: sk_curve(y, full, n_bins=15)
+        )
+        task = f"{name}, full-precision probabilities, against calibration_curve"
+        rows.append(Row(task, size, t_ours, f"{sk} calibration_curve", t_curve, _close(got, want)))
     return rows
 
 
