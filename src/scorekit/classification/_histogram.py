@@ -576,7 +576,7 @@ def _split_labels(y: NDArray[Any]) -> tuple[NDArray[Any], list[NDArray[np.bool_]
     if y.dtype.kind in "biu" and y.size:
         if y.dtype.kind == "b" or int(y.view(f"u{y.dtype.itemsize}").max()) <= 1:
             # labels 0 and 1 (or False and True): one pass finds them, the mask is the other
-            upper = y if y.dtype.kind == "b" else y == 1
+            upper = np.ascontiguousarray(y) if y.dtype.kind == "b" else y == 1
             ones = int(np.count_nonzero(upper))
             if 0 < ones < y.size:
                 return np.asarray([0, 1], dtype=y.dtype), [~upper, upper]
