@@ -250,60 +250,63 @@ def _mark_fitting(
 ) -> None:
     """:func:`lcs_marks` of pairs whose second sequences have 1 to 63 tokens, all at once.
 
-    Pairs are ranked by decreasing first length, so the pairs still reading at
-    step ``i`` are a prefix, and the table cell of pair ``p`` after its token
-    ``i`` sits at ``base[i] + p``: each step reads and writes one slice.
+    Pairs are ranked by decreasing first length and their first sequences
+    aligned at their ends: pair ``p`` reads its token ``k`` at step
+    ``longest - m[p] + k``, so the pairs reading at a step are a prefix, the
+    table cell of pair ``p`` at step ``s`` sits at ``base[s] + p``, and the
+    walk back, which drops or takes one token of the first sequence per step,
+    reads one slice per step for every pair.
     """
     order = np.argsort(-m, kind="stable")
     start_a, m, start_b, n = start_a[order], m[order], start_b[order], n[order]
-    pairs = len(m)
     longest = int(m[0])
-    # active[i]: pairs with more than i tokens in the first sequence
-    active = pairs - np.searchsorted(m[::-1], np.arange(longest), side="right")
+    # active[s]: pairs with at least longest - s tokens in the first sequence
+    active = np.searchsorted(-m, np.arange(longest, dtype=np.int64) - longest, side="right")
     base = np.concatenate([[0], np.cumsum(active)])
     size = int(base[-1])
     step = np.repeat(np.arange(longest, dtype=np.int64), active)
     rank = np.arange(size, dtype=np.int64) - base[step]
-    tokens = ids[start_a[rank] + step]
+    tokens = ids[(start_a + m - longest)[rank] + step]
     second = start_b * (_WORD + 1) + n
     _, first_at, second_of = np.unique(second, return_index=True, return_inverse=True)
     eq = _position_masks(ids, start_b[first_at], n[first_at], second_of.reshape(-1)[rank], tokens)
-    # forward: row after token i of pair p at base[i] + p (Hyyrö's bit-parallel LCS)
-    full = (np.uint64(1) << n.astype(np.uint64)) - np.uint64(1)
+    # forward: the row of pair p after its token at step s at base[s] + p (Hyyrö's bit-parallel LCS)
+    one = np.uint64(1)
+    full = (one << n.astype(np.uint64)) - one
     rows = np.empty(size, dtype=np.uint64)
     v = full.copy()
-    for i in range(longest):
-        a, lo, hi = int(active[i]), int(base[i]), int(base[i + 1])
+    for s in range(longest):
+        a, lo, hi = int(active[s]), int(base[s]), int(base[s + 1])
         cur = v[:a]
         u = cur & eq[lo:hi]
         cur = ((cur + u) | (cur - u)) & full[:a]
         v[:a] = cur
         rows[lo:hi] = cur
-    # the walk back, one token of the first sequence per step for every pair
-    i = m.copy()
-    j = n.copy()
-    one = np.uint64(1)
+    # the walk back from the last step: j is each pair's column, the token read its last one
+    j = n.astype(np.uint64)
+    last = start_a + m - 1
     for t in range(longest):
-        live = np.flatnonzero(j[: int(active[t])] > 0)
-        if not len(live):
-            break
-        ii = i[live]
-        jj = j[live]
-        at_a = start_a[live] + ii - 1
-        same = ids[at_a] == ids[start_b[live] + jj - 1]
-        cell = base[ii - 1] + live
-        row = rows[cell]
-        prev = np.where(ii > 1, rows[base[np.maximum(ii - 2, 0)] + live], full[live])
-        low = (one << jj.astype(np.uint64)) - one
+        s = longest - 1 - t
+        a, lo, hi = int(active[s]), int(base[s]), int(base[s + 1])
+        row = rows[lo:hi]
+        before = int(base[s - 1]) if s else lo
+        prev = (
+            rows[before:lo]
+            if lo - before == a
+            else np.concatenate([rows[before:lo], full[lo - before : a]])
+        )
+        jj = j[:a]
+        low = (one << jj) - one
+        found = eq[lo:hi]
+        # the two tokens are equal when the token's mask has the column's bit
+        same = (found & (low ^ (low >> one))) != 0
         drop = ~same & (_popcount(prev & low) <= _popcount(row & low))
-        jump = np.flatnonzero(~same & ~drop)
+        jump = np.flatnonzero(~(same | drop))
         if len(jump):
-            jj[jump] = _bit_length(eq[cell[jump]] & (low[jump] >> one))
+            jj[jump] = _bit_length(found[jump] & (low[jump] >> one)).astype(np.uint64)
         take = ~drop
-        marks[at_a[take]] = True
-        jj[take] -= 1
-        i[live] = ii - 1
-        j[live] = jj
+        marks[last[:a][take] - t] = True
+        jj -= take.astype(np.uint64)
 
 
 def _position_masks(
@@ -316,22 +319,60 @@ def _position_masks(
     """Per query ``k``, the mask of the positions of ``tokens[k]`` in sequence ``which[k]``.
 
     The sequences are ``ids[starts[s]:starts[s] + lengths[s]]``, of at most 63
-    tokens; the masks of their (sequence, token) pairs are sorted by key and
-    searched per query.
+    tokens. Each (sequence, token) pair is a key; the keys of the sequences'
+    positions (low bits: the position) and of the queries (low bits: 64 plus
+    the query's index) are sorted together, so each key's positions come
+    just before its queries: the mask of a run of equal keys is the or of its
+    positions' bits, and each query of the run reads it.
     """
-    offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(
-        np.cumsum(lengths) - lengths, lengths
-    )
+    total = int(lengths.sum())
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     owner = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
     words = ids[np.repeat(starts, lengths) + offsets]
-    bits = np.left_shift(np.uint64(1), offsets.astype(np.uint64))
     vocab = int(ids.max()) + 1
-    keys = owner * vocab + words
-    sorter = np.argsort(keys)
-    keys = keys[sorter]
-    heads = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    masks_of = np.bitwise_or.reduceat(bits[sorter], heads)
-    keys = keys[heads]
-    wanted = which * vocab + tokens
-    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return np.where(keys[at] == wanted, masks_of[at], np.uint64(0))
+    queries = len(which)
+    shift = (_WORD + 1 + queries).bit_length()
+    if (len(starts) * vocab).bit_length() + shift > 62:
+        # keys too wide to carry the low bits: number them with a hash table
+        codes = _dense_codes(np.concatenate([owner * vocab + words, which * vocab + tokens]))
+        masks = np.zeros(int(codes.max()) + 1, dtype=np.uint64)
+        bits = np.left_shift(np.uint64(1), offsets.astype(np.uint64))
+        np.bitwise_or.at(masks, codes[:total], bits)
+        return masks[codes[total:]]
+    keyed = np.concatenate(
+        [
+            ((owner * vocab + words) << shift) | offsets,
+            ((which * vocab + tokens) << shift) | np.arange(_WORD + 1, _WORD + 1 + queries),
+        ]
+    )
+    keyed.sort()
+    low = keyed & ((1 << shift) - 1)
+    keys = keyed >> shift
+    run = np.empty(len(keys), dtype=np.int64)
+    run[0] = 0
+    np.cumsum(keys[1:] != keys[:-1], out=run[1:])
+    at = np.flatnonzero(low <= _WORD)
+    masks = np.zeros(int(run[-1]) + 1, dtype=np.uint64)
+    np.bitwise_or.at(masks, run[at], np.left_shift(np.uint64(1), low[at].astype(np.uint64)))
+    asked = np.flatnonzero(low > _WORD)
+    out = np.empty(queries, dtype=np.uint64)
+    out[low[asked] - (_WORD + 1)] = masks[run[asked]]
+    return out
+
+
+def _dense_codes(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Codes ``0..k-1`` of the keys, equal exactly for equal keys (a hash table, no sort).
+
+    Codes follow the order in which the keys first occur.
+
+    Examples
+    --------
+    >>> _dense_codes(np.array([7, 3, 7, 9]))
+    array([0, 1, 0, 2])
+    """
+    import pyarrow as pa
+
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    codes = pa.array(keys).dictionary_encode().indices
+    return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)

@@ -74,11 +74,11 @@ def _default_flat(texts: list[str]) -> tuple[list[bytes], dict[bytes, None]] | N
     return flat, vocab
 
 
-# a-z and 0-9 stay, a newline becomes 1 (a line end), NUL stays (a text end), other bytes 32
+# a-z and 0-9 stay, a newline becomes "!" (a line end), NUL '"' (a text end), other bytes 32
 _LINE_BYTES = bytes(
-    c if c == 0 or 48 <= c <= 57 or 97 <= c <= 122 else 1 if c == 10 else 32 for c in range(256)
+    c if 48 <= c <= 57 or 97 <= c <= 122 else 33 if c == 10 else 34 if c == 0 else 32
+    for c in range(256)
 )
-_PACKED = 8  # tokens of up to 8 bytes are told apart as one uint64 each
 
 
 def _default_lines(
@@ -86,49 +86,51 @@ def _default_lines(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], list[str]] | None:
     """The default tokens of every line of every text in one pass, as ids.
 
-    The batch is lowercased, mapped byte-wise as :func:`_default_flat` maps it
-    (newlines kept as line ends) and cut into tokens with numpy; tokens of up
-    to 8 bytes become ids from their bytes packed into one uint64, longer ones
-    from a dictionary. Lines without tokens are left out. Returns the token
-    ids, the number of tokens of each line, the number of lines of each text
-    and the token of each id; ``None`` when a text contains NUL.
+    The batch is lowercased and mapped byte-wise as :func:`_default_flat` maps
+    it, each line end and text end made a one-byte token of its own; numpy
+    finds where the tokens start and end, and one hash table (pyarrow's
+    dictionary encoding of the tokens' bytes) numbers them. Lines without
+    tokens are left out. Returns the token ids, the number of tokens of each
+    line, the number of lines of each text and the token of each id (the
+    line and text end marks among them); ``None`` when a text contains NUL.
     """
+    import pyarrow as pa
+
     joined = "\x00".join(texts)
     if joined.count("\x00") != max(len(texts) - 1, 0):
         return None
     mapped = joined.lower().encode("utf-8", "surrogatepass").translate(_LINE_BYTES)
+    mapped = mapped.replace(b"!", b" ! ").replace(b'"', b' " ')
     data = np.frombuffer(mapped, dtype=np.uint8)
-    inside = np.zeros(len(data) + 2, dtype=np.int8)
-    inside[1:-1] = data > 32
-    edges = np.flatnonzero(np.diff(inside))
-    starts, ends = edges[::2], edges[1::2]
-    breaks = np.flatnonzero(data <= 1)
-    line = np.searchsorted(breaks, starts)
+    inside = data > 32
+    # a token starts or ends where a byte differs from the one before
+    change = np.empty(len(data) + 1, dtype=bool)
+    change[0] = change[-1] = False
+    if len(data):
+        change[0], change[-1] = inside[0], inside[-1]
+    np.not_equal(inside[1:], inside[:-1], out=change[1:-1])
+    edges = np.flatnonzero(change)
+    starts = edges[::2]
+    offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(edges[1::2] - starts, out=offsets[1:])
+    tokens = pa.Array.from_buffers(
+        pa.large_string(),
+        len(starts),
+        [None, pa.py_buffer(offsets), pa.py_buffer(mapped.translate(None, b" "))],
+    ).dictionary_encode()
+    ids = np.asarray(tokens.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    vocabulary: list[str] = tokens.dictionary.to_pylist()
+    first = data[starts]
+    is_end = first < 48
+    words = np.flatnonzero(~is_end)
+    # the line of a word: the ends before it, its index among all tokens less its index among words
+    line = words - np.arange(len(words))
     heads = np.flatnonzero(np.diff(line, prepend=-1))
-    lengths = np.diff(heads, append=len(starts))
-    # the text of each line: the text ends (NUL) among the line ends before it
-    text_of_line = np.concatenate([[0], np.cumsum(data[breaks] == 0)])
+    lengths = np.diff(heads, append=len(words))
+    # the text of each line: the text ends among the line and text ends before it
+    text_of_line = np.concatenate([[0], np.cumsum(first[is_end] == 34)])
     per_text = np.bincount(text_of_line[line[heads]], minlength=len(texts))
-    size = ends - starts
-    short = size <= _PACKED
-    # the 8 bytes from each offset as one little-endian uint64, cut to the token's bytes
-    padded = np.concatenate([data, np.zeros(_PACKED, dtype=np.uint8)])
-    words = np.ndarray((len(data),), dtype="<u8", buffer=padded, strides=(1,))
-    low_bytes = np.array([(1 << (8 * k)) - 1 for k in range(_PACKED + 1)], dtype=np.uint64)
-    small = size[short]
-    packed = words[starts[short]] & low_bytes[small]
-    keys, short_ids = np.unique(packed, return_inverse=True)
-    vocabulary = [word.decode() for word in keys.astype("<u8").view(f"S{_PACKED}").tolist()]
-    ids = np.empty(len(starts), dtype=np.int64)
-    ids[short] = short_ids.reshape(-1)
-    if not short.all():
-        longer = np.flatnonzero(~short)
-        bounds = zip(starts[longer].tolist(), ends[longer].tolist(), strict=True)
-        tokens = [mapped[a:b] for a, b in bounds]
-        index = {w: len(keys) + k for k, w in enumerate(dict.fromkeys(tokens))}
-        ids[longer] = np.fromiter(map(index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-        vocabulary.extend(w.decode() for w in index)
-    return ids, lengths.astype(np.int64), per_text.astype(np.int64), vocabulary
+    return ids[words], lengths.astype(np.int64), per_text.astype(np.int64), vocabulary
 
 
 def _unicode_tokens(text: str) -> list[str]:
