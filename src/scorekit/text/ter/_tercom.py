@@ -113,18 +113,24 @@ def _trace_of(hyp: str, ref: str, cell: Callable[[int, int], int]) -> str:
     return "".join(reversed(path))
 
 
-def _full_rows(hyp: str, ref: str, peq: dict[str, int]) -> tuple[list[int], ...]:
-    """The whole edit-distance table of ``hyp`` (rows) and ``ref`` (columns), bit-parallel.
+def _rows_from(
+    hyp: str, first: int, last: int, n: int, peq: dict[str, int]
+) -> tuple[list[int], ...]:
+    """Rows ``first`` to ``last`` of the table of ``hyp`` against a reference, bit-parallel.
 
     Row ``i`` is kept as bit vectors of its steps (Myers 1999, Hyyrö 2001): bit
-    ``j - 1`` of ``across_up[i]`` / ``across_down[i]`` is set when cell ``(i, j)``
-    is one more / one less than cell ``(i, j - 1)``, and of ``down_up[i]`` /
-    ``down_down[i]`` when it is one more / one less than cell ``(i - 1, j)``.
-    Building it costs a few integer operations per prediction word.
+    ``j - 1`` of ``across_up[i - first]`` / ``across_down[i - first]`` is set
+    when cell ``(i, j)`` is one more / one less than cell ``(i, j - 1)``, and of
+    ``down_up[i - first]`` / ``down_down[i - first]`` when it is one more / one
+    less than cell ``(i - 1, j)``. The first ``first`` prediction words equal
+    the reference's, so row ``first`` is ``|first - j|`` (falling to column
+    ``first``, then rising) and needs no work; each further row costs a few
+    integer operations. ``peq`` maps a word to the bits of its reference
+    positions.
     """
-    n = len(ref)
     full = (1 << n) - 1
-    vp, vn = full, 0
+    vn = (1 << first) - 1
+    vp = full ^ vn
     across_up, across_down = [vp], [vn]
     down_up, down_down = [0], [0]
     add_au, add_ad, add_du, add_dd = (
@@ -134,7 +140,7 @@ def _full_rows(hyp: str, ref: str, peq: dict[str, int]) -> tuple[list[int], ...]
         down_down.append,
     )
     get = peq.get
-    for c in hyp:
+    for c in hyp[first:last]:
         eq = get(c, 0)
         xv = eq | vn
         xh = ((((eq & vp) + vp) & full) ^ vp) | eq
@@ -151,32 +157,37 @@ def _full_rows(hyp: str, ref: str, peq: dict[str, int]) -> tuple[list[int], ...]
     return across_up, across_down, down_up, down_down
 
 
-def _distance_of(rows: tuple[list[int], ...], m: int) -> int:
-    """The last cell of the table ``rows`` of ``m`` prediction words."""
-    return m + rows[0][m].bit_count() - rows[1][m].bit_count()
-
-
 def _aligned(
-    hyp: str, ref: str, rows: tuple[list[int], ...]
-) -> tuple[list[int], list[int], list[int]]:
+    hyp: str, ref: str, rows: tuple[list[int], ...], first: int, last_h: int, last_r: int
+) -> tuple[list[int], list[int], list[int], list[int]]:
     """The alignment of the trace :func:`_trace_of` reads from the whole table, read directly.
 
     Walking back from the last cell: equal words align; otherwise the first of
-    substitution, deletion and insertion that keeps the cell's cost, decided
-    from the step bits of two rows (:func:`_full_rows`). Returns, per reference
-    position, the prediction position aligned to it (the one before, for a
-    reference word with no prediction word); and, per prediction and reference
-    position, the first position from there on with an edit (the length when
-    there is none).
+    substitution, deletion and insertion that keeps the cell's cost. The last
+    words from ``last_h`` (prediction) and ``last_r`` (reference) on are
+    equal and align in order. Up to cells of row or column ``first`` the choice
+    comes from the step bits of two rows (:func:`_rows_from`); in the cells
+    beyond, whose cost is ``|i - j|`` since the first ``first`` words are
+    equal, a substitution never keeps the cost and a deletion keeps it only
+    below the diagonal.
+
+    Returns, per reference position, the prediction position aligned to it (the
+    one before, for a reference word with no prediction word); per prediction
+    and reference position, the first position from there on with an edit (the
+    length when there is none); and the prediction positions with an edit.
     """
     across_up, across_down, down_up, down_down = rows
     m, n = len(hyp), len(ref)
     align = [0] * n
     hyp_next = [m] * (m + 1)
     ref_next = [n] * (n + 1)
+    edits: list[int] = []
+    add_edit = edits.append
+    for k in range(m - last_h):
+        align[last_r + k] = last_h + k
     next_h, next_r = m, n
-    i, j = m, n
-    while i and j:
+    i, j = last_h, last_r
+    while i > first and j > first:
         i1 = i - 1
         j1 = j - 1
         if hyp[i1] == ref[j1]:
@@ -187,29 +198,51 @@ def _aligned(
             ref_next[j] = next_r
             continue
         bit = 1 << j1
+        row = i - first
         # cell (i, j) less cell (i - 1, j), and cell (i - 1, j) less cell (i - 1, j - 1)
-        down = (down_up[i] & bit != 0) - (down_down[i] & bit != 0)
-        if down + (across_up[i1] & bit != 0) - (across_down[i1] & bit != 0) == 1:
+        down = (down_up[row] & bit != 0) - (down_down[row] & bit != 0)
+        if down + (across_up[row - 1] & bit != 0) - (across_down[row - 1] & bit != 0) == 1:
             i = i1
             j = j1
             align[j] = i
             hyp_next[i] = next_h = i
             ref_next[j] = next_r = j
+            add_edit(i)
         elif down == 1:
             i = i1
             hyp_next[i] = next_h = i
+            add_edit(i)
         else:
             j = j1
             align[j] = i1
             ref_next[j] = next_r = j
+    while i and j:
+        i1 = i - 1
+        j1 = j - 1
+        if hyp[i1] == ref[j1]:
+            i = i1
+            j = j1
+            align[j] = i
+            hyp_next[i] = next_h
+            ref_next[j] = next_r
+        elif i < j:
+            j = j1
+            align[j] = i1
+            ref_next[j] = next_r = j
+        else:
+            i = i1
+            hyp_next[i] = next_h = i
+            add_edit(i)
     while j:
         j -= 1
         align[j] = -1
         ref_next[j] = next_r = j
     while i:
         i -= 1
-        hyp_next[i] = next_h = i
-    return align, hyp_next, ref_next
+        hyp_next[i] = i
+        add_edit(i)
+    edits.reverse()
+    return align, hyp_next, ref_next, edits
 
 
 def _alignment_of_trace(trace: str) -> tuple[list[int], list[int], list[int]]:
@@ -298,7 +331,15 @@ def _shifted(words: str, start: int, length: int, target: int) -> str:
 
 
 class _Segment:
-    """One prediction's shifts against one reference."""
+    """One prediction's shifts against one reference.
+
+    Parameters
+    ----------
+    ref : str
+        The reference's word ids.
+    m : int
+        The number of prediction words (shifts keep it).
+    """
 
     def __init__(self, ref: str, m: int) -> None:
         from rapidfuzz.distance import Levenshtein
@@ -307,27 +348,55 @@ class _Segment:
         self.bound = _exact_bound(m, len(ref))
         self.levenshtein = Levenshtein.distance
         self.cache: dict[str, int] = {}
-        self.peq: dict[str, int] = {}
-        self.where: dict[str, list[int]] = {}
+        where: dict[str, list[int]] = {}
+        peq: dict[str, int] = {}
         for k, word in enumerate(ref):
-            self.peq[word] = self.peq.get(word, 0) | (1 << k)
-            self.where.setdefault(word, []).append(k)
+            positions = where.get(word)
+            if positions is None:
+                where[word] = [k]
+                peq[word] = 1 << k
+            else:
+                positions.append(k)
+                peq[word] |= 1 << k
+        self.where = where
+        self.peq = peq
+
+    def alignment(self, hyp: str) -> tuple[int, list[int], list[int], list[int], list[int]]:
+        """sacrebleu's banded distance of ``hyp``, the alignment of its trace and its edits.
+
+        Within the exact bound no cheapest path leaves the band, so the band's
+        trace is the whole table's: the equal first and last words are set
+        aside, the table of the words between is built bit-parallel and the
+        alignment read from its step bits (:func:`_aligned`). Above the bound
+        the band is filled as sacrebleu fills it.
+        """
+        ref = self.ref
+        m, n = len(hyp), len(ref)
+        top = m if m < n else n
+        first = 0
+        while first < top and hyp[first] == ref[first]:
+            first += 1
+        last_h, last_r = m, n
+        while last_h > first and last_r > first and hyp[last_h - 1] == ref[last_r - 1]:
+            last_h -= 1
+            last_r -= 1
+        rows = _rows_from(hyp, first, last_h, n, self.peq)
+        mask = (1 << last_r) - 1
+        d = last_h + (rows[0][-1] & mask).bit_count() - (rows[1][-1] & mask).bit_count()
+        if d <= self.bound:
+            return d, *_aligned(hyp, ref, rows, first, last_h, last_r)
+        d, trace = _band_distance(hyp, ref, trace=True)
+        align, hyp_next, ref_next = _alignment_of_trace(trace.translate(_FLIP))
+        return d, align, hyp_next, ref_next, [i for i in range(m) if hyp_next[i] == i]
 
     def aligned(self, hyp: str) -> tuple[int, list[int], list[int], list[int]]:
         """sacrebleu's banded distance of ``hyp`` and the alignment of its trace.
 
-        Within the exact bound no cheapest path leaves the band, so the band's
-        trace is the whole table's, read from the bit-parallel table
-        (:func:`_aligned`); above it the band is filled as sacrebleu fills it.
+        The alignment is, per reference position, the prediction position
+        aligned to it, and per prediction and reference position the first
+        position from there on with an edit (see :meth:`alignment`).
         """
-        rows = _full_rows(hyp, self.ref, self.peq)
-        d = _distance_of(rows, len(hyp))
-        if d > self.bound:
-            d, trace = _band_distance(hyp, self.ref, trace=True)
-            align, hyp_next, ref_next = _alignment_of_trace(trace.translate(_FLIP))
-        else:
-            align, hyp_next, ref_next = _aligned(hyp, self.ref, rows)
-        return d, align, hyp_next, ref_next
+        return self.alignment(hyp)[:4]
 
     def distance(self, hyp: str) -> int:
         """sacrebleu's banded distance: rapidfuzz's when provably equal, else the band filled."""
@@ -341,73 +410,110 @@ class _Segment:
         return d
 
 
-def _best_shift(words: str, ref: str, seg: _Segment, checked: int) -> tuple[int, str, int]:
-    """The shift that lowers the distance most: (gain, shifted words, candidates checked).
+def _candidates(
+    words: str,
+    ref: str,
+    where: dict[str, list[int]],
+    alignment: tuple[int, list[int], list[int], list[int], list[int]],
+) -> list[tuple[int, int, int]]:
+    """sacrebleu's candidate shifts of ``words``: (block start, block length, target), repeats kept.
 
     sacrebleu tries, for every pair of a prediction and a reference position
     that start a run of equal words, each length of the run up to 10 whose
     words hold an edit on both sides and that does not cover the prediction
-    position aligned to the run's reference start. Here the lengths a pair
-    allows are an interval found from the positions of the next edits, so pairs
-    that allow none cost a few comparisons; the candidates are the same and
-    are counted in the same order.
+    position aligned to the run's reference start; each block goes before the
+    prediction position after the one aligned to each of its reference
+    positions, and to the start for a run at the reference's start (a target
+    equal to the one before is not tried again).
+
+    A block holds the first prediction edit from its start on, so the pairs
+    are found from the prediction edits whose word the reference holds: from
+    each such edit and reference position of its word, back along the run of
+    equal words through the positions that share that first edit and lie
+    within 10 words of it. The same candidates come out, in another order.
     """
-    pre, align, hyp_next, ref_next = seg.aligned(words)
-    best: tuple[int, int, int, int, str] | None = None
+    _, align, _, ref_next, edits = alignment
     m, n = len(words), len(ref)
-    where = seg.where
-    for start_h in range(m):
-        starts = where.get(words[start_h])
-        if starts is None:
+    found: list[tuple[int, int, int]] = []
+    add = found.append
+    floor = 0
+    for edit in edits:
+        positions = where.get(words[edit])
+        lowest = edit - _MAX_SHIFT_SIZE + 1
+        if lowest < floor:
+            lowest = floor
+        floor = edit + 1
+        if positions is None:
             continue
-        # the shortest block holding an edit of the prediction
-        low_h = hyp_next[start_h] - start_h + 1
-        if low_h > _MAX_SHIFT_SIZE:
-            continue
-        for start_r in starts:
-            target = align[start_r] - start_h
-            if target == 0 or abs(start_r - start_h) > _MAX_SHIFT_DIST:
+        for at_r in positions:
+            if abs(at_r - edit) > _MAX_SHIFT_DIST:
                 continue
-            high = _MAX_SHIFT_SIZE
-            if 0 < target < high:
-                # blocks from ``target + 1`` words on would hold the aligned position
-                high = target
-            low = ref_next[start_r] - start_r + 1
-            if low < low_h:
-                low = low_h
-            if (
-                low > high
-                or start_h + low > m
-                or start_r + low > n
-                or words[start_h : start_h + low] != ref[start_r : start_r + low]
+            # the run of equal words from the edit on
+            ahead = 1
+            while (
+                ahead < _MAX_SHIFT_SIZE
+                and edit + ahead < m
+                and at_r + ahead < n
+                and words[edit + ahead] == ref[at_r + ahead]
             ):
-                continue
-            length = low
+                ahead += 1
+            start_h, start_r = edit, at_r
             while True:
-                prev = -1
-                for offset in range(-1, length):
-                    idx = 0 if start_r + offset == -1 else align[start_r + offset] + 1
-                    if idx == prev:
-                        continue
-                    prev = idx
-                    shifted = _shifted(words, start_h, length, idx)
-                    candidate = (pre - seg.distance(shifted), length, -start_h, -idx, shifted)
-                    checked += 1
-                    if best is None or candidate > best:
-                        best = candidate
-                if checked >= _MAX_SHIFT_CANDIDATES:
-                    return (0, words, checked) if best is None else (best[0], best[4], checked)
-                if (
-                    length == high
-                    or start_h + length == m
-                    or start_r + length == n
-                    or words[start_h + length] != ref[start_r + length]
-                ):
+                target = align[start_r] - start_h
+                if target:
+                    high = target if 0 < target < _MAX_SHIFT_SIZE else _MAX_SHIFT_SIZE
+                    run = edit - start_h + ahead
+                    if run < high:
+                        high = run
+                    low = ref_next[start_r] - start_r + 1
+                    if low < edit - start_h + 1:
+                        low = edit - start_h + 1
+                    for length in range(low, high + 1):
+                        prev = -1
+                        for k in range(start_r - 1, start_r + length):
+                            idx = 0 if k == -1 else align[k] + 1
+                            if idx != prev:
+                                prev = idx
+                                add((start_h, length, idx))
+                if start_h == lowest or start_r == 0 or words[start_h - 1] != ref[start_r - 1]:
                     break
-                length += 1
-    if best is None:
-        return 0, words, checked
-    return best[0], best[4], checked
+                start_h -= 1
+                start_r -= 1
+    return found
+
+
+def _search(words: str, seg: _Segment, checked: int) -> tuple[int, int, str, int]:
+    """One step of the shift search: (distance, best gain, shifted words, candidates checked).
+
+    Every candidate of ``words`` (:func:`_candidates`) is scored by the
+    distance it leaves; the best has the largest gain, then the longest block,
+    the earliest start and the earliest target. The result does not depend on
+    the order candidates are tried in: when they bring the count to the limit
+    of 1,000, sacrebleu stops the search there and keeps the words as they
+    are, so they are counted without being scored.
+    """
+    alignment = seg.alignment(words)
+    pre = alignment[0]
+    found = _candidates(words, seg.ref, seg.where, alignment)
+    checked += len(found)
+    if not found or checked >= _MAX_SHIFT_CANDIDATES:
+        return pre, 0, words, checked
+    distance = seg.distance
+    best = max(
+        (pre - distance(shifted), length, -start, -idx, shifted)
+        for start, length, idx in found
+        for shifted in (_shifted(words, start, length, idx),)
+    )
+    return pre, best[0], best[4], checked
+
+
+def _best_shift(words: str, ref: str, seg: _Segment, checked: int) -> tuple[int, str, int]:
+    """The shift that lowers the distance of ``words`` to ``ref`` most: (gain, words, checked).
+
+    ``seg`` holds ``ref``; see :func:`_search`.
+    """
+    _, gain, shifted, checked = _search(words, seg, checked)
+    return gain, shifted, checked
 
 
 def edit_count(hyp: str, ref: str) -> int:
@@ -420,16 +526,17 @@ def edit_count(hyp: str, ref: str) -> int:
     >>> edit_count("ab", "")
     2
     """
-    if not ref:
-        return len(hyp)
+    if hyp == ref:
+        return 0
+    if not ref or not hyp:
+        return len(hyp) + len(ref)
     seg = _Segment(ref, len(hyp))
     shifts = 0
     checked = 0
     words = hyp
     while True:
-        gain, shifted, checked = _best_shift(words, ref, seg, checked)
+        pre, gain, shifted, checked = _search(words, seg, checked)
         if checked >= _MAX_SHIFT_CANDIDATES or gain <= 0:
-            break
+            return shifts + pre
         shifts += 1
         words = shifted
-    return shifts + seg.distance(words)
