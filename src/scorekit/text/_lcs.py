@@ -329,8 +329,8 @@ def _position_masks(
     offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     owner = np.repeat(np.arange(len(starts), dtype=np.int64), lengths)
     words = ids[np.repeat(starts, lengths) + offsets]
-    vocab = int(ids.max()) + 1
     queries = len(which)
+    vocab = int(max(ids.max(), tokens.max() if queries else 0)) + 1
     shift = (_WORD + 1 + queries).bit_length()
     if (len(starts) * vocab).bit_length() + shift > 62:
         # keys too wide to carry the low bits: number them with a hash table
