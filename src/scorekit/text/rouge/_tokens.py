@@ -116,21 +116,21 @@ def _default_lines(
     tokens = pa.Array.from_buffers(
         pa.large_string(),
         len(starts),
-        [None, pa.py_buffer(offsets), pa.py_buffer(mapped.translate(None, b" "))],
+        [None, pa.py_buffer(offsets), pa.py_buffer(np.compress(inside, data))],
     ).dictionary_encode()
     ids = np.asarray(tokens.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     vocabulary: list[str] = tokens.dictionary.to_pylist()
     first = data[starts]
     is_end = first < 48
-    words = np.flatnonzero(~is_end)
-    # the line of a word: the ends before it, its index among all tokens less its index among words
-    line = words - np.arange(len(words))
-    heads = np.flatnonzero(np.diff(line, prepend=-1))
-    lengths = np.diff(heads, append=len(words))
-    # the text of each line: the text ends among the line and text ends before it
-    text_of_line = np.concatenate([[0], np.cumsum(first[is_end] == 34)])
-    per_text = np.bincount(text_of_line[line[heads]], minlength=len(texts))
-    return ids[words], lengths.astype(np.int64), per_text.astype(np.int64), vocabulary
+    # the ends of the lines, a last one after the last token; a line's words lie between
+    ends = np.append(np.flatnonzero(is_end), len(starts))
+    words = np.diff(ends, prepend=-1) - 1
+    # a line's text: the text ends among the ends before it
+    text_of_line = np.zeros(len(ends), dtype=np.int64)
+    np.cumsum(first[ends[:-1]] == 34, out=text_of_line[1:])
+    kept = words > 0
+    per_text = np.bincount(text_of_line[kept], minlength=len(texts))
+    return ids[~is_end], words[kept].astype(np.int64), per_text.astype(np.int64), vocabulary
 
 
 def _unicode_tokens(text: str) -> list[str]:
