@@ -21,7 +21,7 @@ import scorekit
 from scorekit import stats
 from scorekit.api import CI
 from scorekit.cli import main
-from scorekit.errors import ConfigError
+from scorekit.errors import ConfigError, InputError
 
 DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
 
@@ -137,3 +137,48 @@ def test_what_analytic_intervals_refuse(
 def test_the_description_names_the_intervals() -> None:
     text = CI(confidence=0.9, method="analytic").describe(["row"])
     assert text.startswith("90% analytic intervals: Wilson's score interval")
+
+
+def test_states_saved_with_analytic_intervals_merge(capsys: Any, tmp_path: Path) -> None:
+    data = _data(600, seed=4)
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table(data), path)
+    argv = ["eval", str(path), "--task", "binary", "--true", "y", "--score", "s"]
+    argv += ["--metric", "roc_auc", "--ci", "--ci-method", "analytic", "--format", "json"]
+    assert main([*argv, "--save-state", str(tmp_path / "d.state")]) == 0
+    direct = json.loads(capsys.readouterr().out)
+    assert main(["merge", str(tmp_path / "d.state"), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["roc_auc"] == direct["roc_auc"]
+    assert "95% analytic intervals" in captured.err
+
+
+def test_a_small_group_keeps_its_value_and_the_differences() -> None:
+    table = {
+        "y_true": [1, 0, 0, 0, 1, 0, 1, 0],
+        "y_score": [0.9, 0.1, 0.5, 0.3, 0.8, 0.2, 0.4, 0.6],
+        "g": ["a"] * 4 + ["b"] * 4,
+    }
+    plain = scorekit.evaluate(table, "roc_auc", by="g")["roc_auc"]
+    metric = scorekit.core.Grouped(scorekit.parse_metric("roc_auc"), by="g")
+    state = metric.summarize(table["y_true"], table["y_score"], group=table["g"])
+    with pytest.warns(UserWarning, match="too few positive units"):
+        found = CI(method="analytic").analytic(metric, state)
+    assert found.by_group["a"].value == plain.by_group["a"] == 1.0
+    assert math.isnan(found.by_group["a"].low) and not math.isnan(found.by_group["b"].low)
+    assert found.difference() == plain.difference() == 0.25
+
+
+def test_task_and_option_refusals_stay_errors() -> None:
+    ci = CI(method="analytic")
+    table = {"y_true": [0, 1, 2, 1, 0, 2], "y_pred": [0, 1, 1, 1, 0, 2]}
+    precision = scorekit.parse_metric("precision")
+    with pytest.raises(InputError, match="average='binary'"):
+        ci.analytic(precision, precision.summarize(table["y_true"], table["y_pred"]))
+    auc = scorekit.parse_metric("roc_auc:multi_class=ovr")
+    scores = np.eye(3)[[0, 1, 2, 1, 0, 2]] * 0.7 + 0.1
+    with pytest.raises(InputError, match="1-D scores"):
+        ci.analytic(auc, auc.summarize(table["y_true"], scores))
+    counted = scorekit.parse_metric("accuracy:normalize=false")
+    with pytest.raises(ConfigError, match="of the proportion, not the count"):
+        ci.analytic(counted, counted.summarize([1, 0, 1], [1, 1, 1]))

@@ -23,7 +23,9 @@ import scorekit
 from scorekit.classification import ROCAUC, AveragePrecision, ScoreRanges
 from scorekit.classification._ranges_sample import DistinctSample, ScoreSample, _hashes
 from scorekit.cli import main
+from scorekit.core import Grouped
 from scorekit.errors import ConfigError, StateMismatchError
+from scorekit.stats import Bootstrap
 
 SCORES = st.lists(
     st.one_of(
@@ -183,3 +185,21 @@ def test_a_first_pass_and_its_fold_share_one_dask_client(dask_cluster: Any) -> N
     assert found.values[names[0]] == found.values["roc_auc"]
     # the session's client, then each run's (which is the session's)
     assert len(opened) == 3
+
+
+def test_wrappers_pass_the_first_pass_on() -> None:
+    table = _table(2000, seed=8)
+    table["g"] = np.where(np.arange(2000) % 4 == 0, "a", "b")
+    name = "roc_auc:ranges=4,cuts=sample"
+    for metric in (Grouped(name, by="g"), Bootstrap(name, n_resamples=50)):
+        (whole,) = scorekit.evaluate(table, metric).values.values()
+        chunked = scorekit.evaluate(table, metric, chunk_size=300)
+        (found,) = chunked.values.values()
+        if isinstance(metric, Grouped):
+            assert found.by_group == whole.by_group and found.overall == whole.overall
+        else:
+            assert found.value == whole.value
+            assert np.array_equal(found.replicates, whole.replicates)
+        (settled,) = chunked.metrics.values()
+        inner = settled.inner
+        assert isinstance(inner.cuts, tuple) and len(inner.cuts) == 3

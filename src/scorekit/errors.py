@@ -16,6 +16,7 @@ __all__ = [
     "PluginWarning",
     "ScorekitError",
     "StateMismatchError",
+    "TooFewUnitsError",
     "UndefinedMetricWarning",
     "message",
     "printable",
@@ -36,6 +37,14 @@ class ConfigError(ScorekitError):
 
 class StateMismatchError(ScorekitError):
     """Two states with different settings, kinds or versions were merged."""
+
+
+class TooFewUnitsError(InputError):
+    """The data hold too few units of a class for a statistic (a variance): it is undefined.
+
+    A caller that computes the statistic per group gives such a group no value
+    instead of stopping.
+    """
 
 
 class UndefinedMetricWarning(UserWarning):

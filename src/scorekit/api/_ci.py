@@ -14,7 +14,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from scorekit.core import ByGroup, Grouped, GroupStates, Metric, State
-from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning, choices, message
+from scorekit.errors import (
+    ConfigError,
+    TooFewUnitsError,
+    UndefinedMetricWarning,
+    choices,
+    message,
+)
 from scorekit.io import Progress, progress_wanted
 from scorekit.stats import (
     ANALYTIC as ANALYTIC_METHODS,
@@ -147,12 +153,13 @@ class CI:
             )
         try:
             return analytic_interval(metric, state, confidence=self.confidence)
-        except InputError as exc:
-            # too few units of a class for the interval (a group's, say): undefined, as the
-            # metric's own value is then
+        except TooFewUnitsError as exc:
+            # too few units of a class for the interval (a group's, say): the value without
+            # bounds
             warnings.warn(str(exc), UndefinedMetricWarning, stacklevel=2)
             nan = float("nan")
-            return Interval(nan, nan, nan, self.confidence, ANALYTIC_METHODS.get(metric.name, ""))
+            value = metric.compute(state)
+            return Interval(value, nan, nan, self.confidence, ANALYTIC_METHODS.get(metric.name, ""))
 
     def wrap(self, metric: str | Metric[Any], *, key: str | None = None) -> Bootstrap:
         """The bootstrap of ``metric`` with these settings.

@@ -23,7 +23,7 @@ from scorekit.classification._histogram import Scores, _find
 from scorekit.classification._pairs import _EXACT_INT
 from scorekit.classification._pairwise import PairwiseSum
 from scorekit.classification._ranges_read import Parts, _below, _sides, _survey, ranges_roc_auc
-from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.errors import ConfigError, InputError, TooFewUnitsError, choices, message, raw
 
 __all__ = ["DeLongMoments", "ranges_delong"]
 
@@ -121,7 +121,9 @@ def ranges_delong(parts: Parts, *, pos_label: Any = None, metric: str = "delong"
         )
     labels = survey.labels
     if labels.size != 2:
-        raise InputError(
+        # one class is too few units of the other; more than two is another task
+        error = TooFewUnitsError if labels.size < 2 else InputError
+        raise error(
             message(
                 metric,
                 "y_true must hold exactly two classes",
@@ -138,7 +140,7 @@ def ranges_delong(parts: Parts, *, pos_label: Any = None, metric: str = "delong"
     m, n = survey.side(positive).total, survey.side(negative).total
     for name, count in (("positive", m), ("negative", n)):
         if count < 2:
-            raise InputError(
+            raise TooFewUnitsError(
                 message(
                     metric,
                     f"too few {name} units for a variance",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from scorekit.api import merge_with_header, save_states
+from scorekit.api import CI, merge_with_header, save_states
 from scorekit.cli._commands import command_module
 from scorekit.cli._flags import (
     format_flag,
@@ -114,7 +114,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _interval_note(asked: dict[str, Any], boots: list[Any]) -> str:
-    """How the merged intervals were made, from the bootstraps' settings."""
+    """How the merged intervals were made, from the bootstraps' settings (analytic
+    intervals draw none)."""
+    if not boots:
+        confidence = float(asked.get("confidence", 0.95))
+        return CI(confidence=confidence, method=str(asked.get("method"))).describe([])
     first = boots[0]
     units = ", ".join(dict.fromkeys(b.unit for b in boots))
     keyed = f"key {first.key}" if first.key else "by id" if first.wraps else "by position"

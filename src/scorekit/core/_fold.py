@@ -208,12 +208,12 @@ class MergeTree:
             elif getattr(metric, "defers_merges", False):
                 # gather the states and merge them together, FAN_IN at a time; the
                 # gathered lists are the tree's own, so the left one takes the right's
-                if not isinstance(a, list):
-                    pending = [a]
+                if isinstance(a, _Gathered) and taken.count(id(a)) == 1:
+                    pending = a
                 else:
-                    pending = a if taken.count(id(a)) == 1 else list(a)
-                pending.extend(b if isinstance(b, list) else [b])
-                full = len(pending) >= FAN_IN or _gathered_bytes(pending) >= GATHER_BYTES
+                    pending = _Gathered(a if isinstance(a, list) else [a])
+                pending.add(b if isinstance(b, list) else [b])
+                full = len(pending) >= FAN_IN or pending.nbytes >= GATHER_BYTES
                 out.append(_merge_gathered(metric, pending) if full else pending)
             else:
                 out.append(metric.merge(a, b))
@@ -245,6 +245,14 @@ class MergeTree:
                 out.append(_merge_gathered(metric, s))
         return out
 
+    def held_bytes(self, index: int) -> int:
+        """The bytes of the states held now for metric ``index`` (:func:`state_nbytes`)."""
+        total = 0
+        for _, states in self.stack:
+            held = states[index]
+            total += _Gathered.bytes_of(held) if isinstance(held, list) else state_nbytes(held)
+        return total
+
     def partial_states(self) -> list[list[State]]:
         """Per metric, the states held now (merged or waiting to be merged)."""
         held: list[list[State]] = [[] for _ in self.metrics]
@@ -254,15 +262,24 @@ class MergeTree:
         return held
 
 
-def _gathered_bytes(states: list[Any]) -> int:
-    """The bytes the arrays of gathered states hold (each state counted once)."""
-    seen: set[int] = set()
-    total = 0
-    for state in states:
-        if id(state) not in seen:
-            seen.add(id(state))
-            total += state_nbytes(state)
-    return total
+class _Gathered(list[Any]):
+    """States gathered for one merge, with the bytes they hold counted as they come."""
+
+    def __init__(self, states: list[Any]) -> None:
+        super().__init__(states)
+        self.nbytes = self.bytes_of(states)
+
+    @staticmethod
+    def bytes_of(states: list[Any]) -> int:
+        """The bytes of gathered states: counted already, or counted now."""
+        if isinstance(states, _Gathered):
+            return states.nbytes
+        return sum(state_nbytes(s) for s in states)
+
+    def add(self, states: list[Any]) -> None:
+        """Gather more states."""
+        self.extend(states)
+        self.nbytes += self.bytes_of(states)
 
 
 def _merge_gathered(metric: Metric[Any], states: list[Any]) -> Any:

@@ -259,7 +259,7 @@ class SizeWatch:
     def check(self, tree: MergeTree, notes: Notes) -> None:
         """Note every watched metric whose partial states in ``tree`` exceed the size."""
         for i, (subject, growth, advice) in list(self.watched.items()):
-            size = sum(state_nbytes(s) for s in tree.partial_states()[i])
+            size = tree.held_bytes(i)
             if size > self.limit:
                 del self.watched[i]
                 notes.add(

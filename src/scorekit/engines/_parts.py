@@ -23,7 +23,6 @@ from typing import Any, BinaryIO, overload
 import numpy as np
 
 from scorekit.core import MergeTree, Metric, State, equal_values
-from scorekit.engines._fold import state_nbytes
 from scorekit.engines._spark_codec import decode_state, encode_state
 from scorekit.io import parse_size
 
@@ -293,7 +292,7 @@ class PartedFold:
 
     def held_bytes(self) -> int:
         """The bytes of the states held in memory (shells only, once spilled)."""
-        return sum(state_nbytes(s) for s in self.tree.partial_states()[0])
+        return self.tree.held_bytes(0)
 
     def spill(self) -> None:
         """Move the parts held so far to a file, and the parts of every later state."""

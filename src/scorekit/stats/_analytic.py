@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from scorekit._check import as_labels, as_scores, check_same_length
 from scorekit.classification import ScoreHistogram, ScoreRanges, ranges_delong
 from scorekit.core import State
-from scorekit.errors import ConfigError, InputError, choices, message, raw
+from scorekit.errors import ConfigError, InputError, TooFewUnitsError, choices, message, raw
 from scorekit.stats._distributions import normal_quantile, normal_two_sided
 from scorekit.stats._intervals import check_confidence
 from scorekit.stats._results import DeLongResult, Interval
@@ -152,7 +152,9 @@ def _binary_truth(where: str, y_true: Any, pos_label: Any, sample_weight: Any) -
     y = as_labels(where, "y_true", y_true)
     classes = np.unique(y)
     if len(classes) != 2:
-        raise InputError(
+        # one class is too few units of the other; more than two is another task
+        error = TooFewUnitsError if len(classes) < 2 else InputError
+        raise error(
             message(
                 where,
                 "y_true must hold exactly two classes",
@@ -170,7 +172,7 @@ def _binary_truth(where: str, y_true: Any, pos_label: Any, sample_weight: Any) -
         )
     for name, count in (("positive", int(positive.sum())), ("negative", int((~positive).sum()))):
         if count < 2:
-            raise InputError(
+            raise TooFewUnitsError(
                 message(
                     where,
                     f"too few {name} units for a variance",

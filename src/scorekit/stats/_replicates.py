@@ -643,6 +643,18 @@ class Bootstrap(Metric[Replicates]):
         return self.inner.reads
 
     @property
+    def sampler(self) -> Metric[Any] | None:
+        """The wrapped metric's first pass (cut points from a sample of all the rows)."""
+        return self.inner.sampler
+
+    def sampled(self, state: Any) -> Metric[Any]:
+        """The bootstrap of the wrapped metric as its first pass's ``state`` settles it."""
+        if self.inner.sampler is None:
+            return self
+        settled = cast(str, self.inner.sampled(state))
+        return dataclasses.replace(self, metric=settled, options="{}")
+
+    @property
     def wraps(self) -> Metric[Any] | None:
         """The wrapped metric, when its state alone makes the replicates (per-unit values)."""
         return self.inner if from_state(self.inner) else None

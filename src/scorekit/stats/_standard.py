@@ -34,9 +34,23 @@ def _proportion(where: str, metric: Metric[Any], state: Any) -> tuple[int, int]:
         )
     if matrix.dtype.kind not in "iu":
         raise ConfigError(
-            message(where, "Wilson's interval is for unweighted counts", raw("weighted counts"))
+            message(
+                where,
+                "Wilson's interval is for unweighted counts",
+                raw("weighted counts"),
+                "the counts of data without sample_weight",
+            )
         )
     if metric.name == "accuracy":
+        if not getattr(metric, "normalize", True):
+            raise ConfigError(
+                message(
+                    where,
+                    "Wilson's interval is of the proportion, not the count",
+                    raw("normalize=False"),
+                    "normalize=True",
+                )
+            )
         if matrix.ndim != 2:
             raise ConfigError(
                 message(where, "Wilson's interval is for single-label accuracy", raw("multi-label"))

@@ -212,6 +212,17 @@ class Grouped(Metric[GroupStates]):
         """The value overall and per group; a group's warnings name the group."""
         return self.values_of(state, self.inner.compute)
 
+    @property
+    def sampler(self) -> Metric[Any] | None:
+        """The grouped metric's first pass, over all the rows (one setting for every group)."""
+        return self.inner.sampler
+
+    def sampled(self, state: Any) -> Metric[Any]:
+        """The grouping of the metric as its first pass's ``state`` settles it."""
+        if self.inner.sampler is None:
+            return self
+        return type(self)(self.inner.sampled(state), by=self.by)
+
     def values_of(self, state: GroupStates, value: Callable[[Any], Any]) -> ByGroup:
         """``value`` of the overall state and of each group's (an interval, say), with the sizes.
 
