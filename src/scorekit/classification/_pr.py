@@ -480,18 +480,11 @@ class PRCurveMetric(_RangedHistogramMetric):
         The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
     drop_intermediate : bool, default False
         Keep only the first and last point of each run of equal recall.
-    ranges : int, optional
-        Keep the exact histogram split into ``ranges`` score ranges of equal
-        width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
-        by one and the curve is read one range at a time, equal array for
-        array to the curve of the whole histogram. At most ``65536``.
-    cuts : array-like or 'sample', optional
-        The same with these cut points (strictly increasing; range ``i`` holds
-        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``. ``"sample"``
-        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
-        from a sample of the distinct scores that the evaluation functions
-        gather in a first pass (``score`` cuts at its own scores).
+    ranges, cuts : optional
+        The exact histogram split by score ranges, as the ``ranges`` and
+        ``cuts`` of :class:`ROCAUC` take them (``cuts="sample"`` too): the
+        ranges merge one by one and the curve is read one range at a time,
+        equal array for array to the curve of the whole histogram.
 
     Notes
     -----

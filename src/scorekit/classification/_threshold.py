@@ -94,18 +94,11 @@ class BestThreshold(_RangedHistogramMetric):
     cost_fp, cost_fn : float, default 1.0
         The cost of a false positive and of a false negative (``'cost'``),
         finite and >= 0.
-    ranges : int, optional
-        Keep the exact histogram split into ``ranges`` score ranges of equal
-        width over ``[0, 1]`` (a :class:`ScoreRanges`): the ranges merge one
-        by one and the threshold is read one range at a time, equal to the
-        choice on the whole histogram. At most ``65536``.
-    cuts : array-like or 'sample', optional
-        The same with these cut points (strictly increasing; range ``i`` holds
-        the scores in ``[cuts[i - 1], cuts[i])``); ``range_cuts`` chooses them
-        from a sample of scores. Excludes ``ranges``. ``"sample"``
-        with ``ranges=N``: the ``N`` ranges are cut where the data's scores fall,
-        from a sample of the distinct scores that the evaluation functions
-        gather in a first pass (``score`` cuts at its own scores).
+    ranges, cuts : optional
+        The exact histogram split by score ranges, as the ``ranges`` and
+        ``cuts`` of :class:`ROCAUC` take them (``cuts="sample"`` too): the
+        ranges merge one by one and the threshold is read one range at a time,
+        equal to the choice on the whole histogram.
 
     Returns
     -------
