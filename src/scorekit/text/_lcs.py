@@ -257,7 +257,9 @@ def _mark_fitting(
     walk back, which drops or takes one token of the first sequence per step,
     reads one slice per step for every pair.
     """
-    order = np.argsort(-m, kind="stable")
+    # by decreasing length; a radix sort when the lengths fit 16 bits
+    short = np.uint16 if int(m.max()) < 1 << 16 else np.int64
+    order = np.argsort((m.max() - m).astype(short), kind="stable")
     start_a, m, start_b, n = start_a[order], m[order], start_b[order], n[order]
     longest = int(m[0])
     # active[s]: pairs with at least longest - s tokens in the first sequence
@@ -267,9 +269,11 @@ def _mark_fitting(
     step = np.repeat(np.arange(longest, dtype=np.int64), active)
     rank = np.arange(size, dtype=np.int64) - base[step]
     tokens = ids[(start_a + m - longest)[rank] + step]
-    second = start_b * (_WORD + 1) + n
-    _, first_at, second_of = np.unique(second, return_index=True, return_inverse=True)
-    eq = _position_masks(ids, start_b[first_at], n[first_at], second_of.reshape(-1)[rank], tokens)
+    # the distinct second sequences, each at the first pair that reads it
+    second_of = _dense_codes(start_b * (_WORD + 1) + n)
+    first_at = np.empty(int(second_of.max()) + 1, dtype=np.int64)
+    first_at[second_of[::-1]] = np.arange(len(second_of) - 1, -1, -1)
+    eq = _position_masks(ids, start_b[first_at], n[first_at], second_of[rank], tokens)
     # forward: the row of pair p after its token at step s at base[s] + p (Hyyrö's bit-parallel LCS)
     one = np.uint64(1)
     full = (one << n.astype(np.uint64)) - one
