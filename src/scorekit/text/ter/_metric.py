@@ -14,7 +14,7 @@ from scorekit.errors import InputError, message, raw
 from scorekit.text._pairs import text_pairs
 from scorekit.text._refs import check_ref_range, merge_ref_range, nrefs
 from scorekit.text._segments import SegmentSums
-from scorekit.text.ter._normalize import ter_normalize
+from scorekit.text.ter._normalize import ter_words
 from scorekit.text.ter._tercom import edit_count
 
 __all__ = ["TER", "TERResult", "TERStats", "sentence_ter", "ter"]
@@ -96,14 +96,36 @@ def _ratio(edits: Any, ref_length: Any) -> Any:
         )
 
 
-def _segment_ids(hyp: str, refs: list[str]) -> tuple[str, list[str]]:
-    """The words of one segment's texts as strings of word-id code points."""
-    index: dict[str, str] = {}
+# one more than the largest code point: word ids are characters below it
+_CODE_LIMIT = 0x110000
 
-    def ids(text: str) -> str:
-        return "".join([index.setdefault(w, chr(len(index))) for w in text.split()])
 
-    return ids(hyp), [ids(r) for r in refs]
+def _segment_ids(
+    hyp: list[str], refs: list[list[str]], codes: dict[str, str]
+) -> tuple[str, list[str]]:
+    """The words of one segment's texts as strings of word-id code points.
+
+    ``codes`` maps words to ids and is shared by the segments of a batch, so a
+    word already seen costs one lookup; when the ids of this segment's words
+    might run past the last code point, it starts again empty. Only equality of
+    ids matters, within a segment.
+
+    Examples
+    --------
+    >>> codes = {}
+    >>> _segment_ids(["b", "a"], [["a", "b", "b"], ["c"]], codes)
+    ('\\x00\\x01', ['\\x01\\x00\\x00', '\\x02'])
+    >>> _segment_ids(["c", "d"], [["d"]], codes)
+    ('\\x02\\x03', ['\\x03'])
+    """
+    if len(codes) + len(hyp) + sum(map(len, refs)) > _CODE_LIMIT:
+        codes.clear()
+    for words in (hyp, *refs):
+        for word in words:
+            if word not in codes:
+                codes[word] = chr(len(codes))
+    code = codes.__getitem__
+    return "".join(map(code, hyp)), ["".join(map(code, words)) for words in refs]
 
 
 @register(
@@ -200,14 +222,19 @@ class TER(SegmentSums[TERStats]):
         options = self._options()
         edits: list[int] = []
         lengths: list[float] = []
+        codes: dict[str, str] = {}
         at = 0
         for pred, k in zip(preds, counts.tolist(), strict=True):
-            hyp = ter_normalize(pred, *options)
-            mine = [ter_normalize(r, *options) for r in refs[at : at + k]]
+            hyp = ter_words(pred, *options)
+            mine = [ter_words(r, *options) for r in refs[at : at + k]]
             at += k
-            hyp_ids, ref_ids = _segment_ids(hyp, mine)
-            edits.append(min(edit_count(hyp_ids, r) for r in ref_ids))
-            lengths.append(sum(len(r) for r in ref_ids) / k)
+            hyp_ids, ref_ids = _segment_ids(hyp, mine, codes)
+            if k == 1:
+                edits.append(edit_count(hyp_ids, ref_ids[0]))
+                lengths.append(float(len(ref_ids[0])))
+            else:
+                edits.append(min(edit_count(hyp_ids, r) for r in ref_ids))
+                lengths.append(sum(len(r) for r in ref_ids) / k)
         return edits, lengths, counts
 
     def _segment_statistics(

@@ -6,7 +6,7 @@ ASCII punctuation and symbols set apart, ``'s`` split off, and periods and
 commas split from words but not inside numbers; with ``asian_support`` also
 CJK characters, kana runs and CJK punctuation set apart. ``no_punct`` removes
 ``.,?:;!"()`` (and with ``asian_support`` CJK and full-width punctuation).
-Whitespace runs become single spaces.
+Whitespace runs become single spaces. :func:`ter_words` gives the words.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["ter_normalize"]
+__all__ = ["ter_normalize", "ter_words"]
 
 _ASIAN_PUNCT = r"([\u3001\u3002\u3008-\u3011\u3014-\u301f\uff61-\uff65\u30fb])"
 _FULL_WIDTH_PUNCT = r"([\uff0e\uff0c\uff1f\uff1a\uff1b\uff01\uff02\uff08\uff09])"
@@ -83,3 +83,24 @@ def ter_normalize(
             for pattern in _ASIAN_PUNCT_RE:
                 text = pattern.sub("", text)
     return " ".join(text.split())
+
+
+def ter_words(
+    text: str, normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool
+) -> list[str]:
+    """The words of a segment as TER compares them: :func:`ter_normalize`'s, split.
+
+    Without ``normalized`` and ``no_punct`` the words are the lowercased (or,
+    case-sensitive, the unchanged) text's whitespace-separated words, found
+    without building the normalised string.
+
+    Examples
+    --------
+    >>> ter_words(" The  cat\tsat ", False, False, False, False)
+    ['the', 'cat', 'sat']
+    >>> ter_words("Hello, World!", True, False, False, True)
+    ['Hello', ',', 'World', '!']
+    """
+    if normalized or no_punct:
+        return ter_normalize(text, normalized, no_punct, asian_support, case_sensitive).split()
+    return (text if case_sensitive else text.lower()).split()
