@@ -13,9 +13,16 @@ whenever every path as cheap as that distance stays inside the band; that
 holds for any distance up to a bound fixed by the two lengths
 (:func:`_exact_bound`), and then the distance comes from rapidfuzz's compiled
 kernel, and the alignment of the trace from the whole table, built bit-parallel
-and read back from its step bits (:func:`_aligned`). Above the bound the band
-is filled here exactly as sacrebleu fills it. The shift search skips, in a few
-comparisons, the block starts that allow no candidate (:func:`_best_shift`).
+and read back from its step bits (:func:`_aligned`); the equal first and last
+words of the two sides need no rows of the table. Above the bound the band is
+filled here exactly as sacrebleu fills it.
+
+A candidate shift moves a block that holds an edit of the prediction, so the
+search starts from the prediction's edits whose word the reference holds
+(:func:`_candidates`); most segments have none and cost one alignment. Which
+shift wins does not depend on the order candidates are tried in, and a step
+whose candidates reach the limit of 1,000 ends the search unapplied, so such
+a step counts its candidates without scoring them (:func:`_search`).
 """
 
 from __future__ import annotations
@@ -499,9 +506,10 @@ def _search(words: str, seg: _Segment, checked: int) -> tuple[int, int, str, int
     if not found or checked >= _MAX_SHIFT_CANDIDATES:
         return pre, 0, words, checked
     distance = seg.distance
+    # a candidate found twice (from two reference positions) is scored once
     best = max(
         (pre - distance(shifted), length, -start, -idx, shifted)
-        for start, length, idx in found
+        for start, length, idx in set(found)
         for shifted in (_shifted(words, start, length, idx),)
     )
     return pre, best[0], best[4], checked
