@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekit.text import rouge
-from scorekit.text._lcs import _position_masks
+from scorekit.text._lcs import _position_masks, lcs_marks
 
 rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
 
@@ -123,7 +123,31 @@ def test_lsum_of_a_text_with_nul_equals_rouge_score() -> None:
     _assert_equal(_got(refs, preds, False), _expected(refs, preds, False))
 
 
-# the position masks of the batched walk back ------------------------------------------
+# the batched walk back and its position masks -----------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 2), min_size=1, max_size=20), min_size=2, max_size=12),
+    st.data(),
+)
+def test_lcs_marks_are_rouge_scores_positions(seqs: list[list[int]], data: Any) -> None:
+    """32 pairs or more of sequences over three tokens: the marked positions are the union
+    of the positions rouge-score's backtrack reads out, not only as many."""
+    index = st.integers(0, len(seqs) - 1)
+    pairs = data.draw(st.lists(st.tuples(index, index), min_size=32, max_size=70))
+    lengths = np.array([len(s) for s in seqs], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    ids = np.array([t for s in seqs for t in s], dtype=np.int64)
+    first = np.array([p[0] for p in pairs], dtype=np.int64)
+    second = np.array([p[1] for p in pairs], dtype=np.int64)
+    expected = np.zeros(len(ids), dtype=bool)
+    for a, b in pairs:
+        for i in rouge_scorer.lcs_ind(seqs[a], seqs[b]):
+            expected[starts[a] + i] = True
+    got = lcs_marks(ids, starts[first], ends[first], starts[second], ends[second])
+    assert got.tolist() == expected.tolist()
 
 
 @settings(max_examples=60, deadline=None)
