@@ -10,8 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorekit.classification import PRCurveMetric, ROCCurveMetric, range_cuts, split_ranges
-from scorekit.classification._ranges_curves import ranges_pr_curve, ranges_roc_curve
+from scorekit.classification import (
+    PRCurveMetric,
+    ROCCurveMetric,
+    range_cuts,
+    ranges_pr_curve,
+    ranges_roc_curve,
+    split_ranges,
+)
 from scorekit.errors import InputError, UndefinedMetricWarning
 
 

@@ -64,6 +64,7 @@ from scorekit.classification._pr import (
     average_precision,
     break_even_point,
     pr_curve,
+    ranges_pr_curve,
 )
 from scorekit.classification._prf import (
     F1,
@@ -84,7 +85,6 @@ from scorekit.classification._ranges import (
     split_ranges,
     summarize_ranges,
 )
-from scorekit.classification._ranges_curves import ranges_pr_curve, ranges_roc_curve
 from scorekit.classification._ranges_delong import DeLongMoments, ranges_delong
 from scorekit.classification._ranges_read import ranges_average_precision, ranges_roc_auc
 from scorekit.classification._rates import (
@@ -100,7 +100,14 @@ from scorekit.classification._rates import (
     specificity,
 )
 from scorekit.classification._report import classification_report
-from scorekit.classification._roc import ROCAUC, RocCurve, ROCCurveMetric, roc_auc, roc_curve
+from scorekit.classification._roc import (
+    ROCAUC,
+    RocCurve,
+    ROCCurveMetric,
+    ranges_roc_curve,
+    roc_auc,
+    roc_curve,
+)
 from scorekit.classification._roc_names import (
     ROCAUCOvO,
     ROCAUCOvOWeighted,

@@ -27,7 +27,8 @@ from scorekit.classification._histogram import (
 )
 from scorekit.classification._pairs import pair_ap, replicate_ap, rows_ap, split_binary
 from scorekit.classification._ranges import ScoreRanges
-from scorekit.classification._ranges_read import ranges_average_precision
+from scorekit.classification._ranges_curves import ranges_curve_points, recall_steps
+from scorekit.classification._ranges_read import Parts, ranges_average_precision
 from scorekit.classification._scores import (
     _VARIANTS,
     AVERAGES,
@@ -60,6 +61,7 @@ __all__ = [
     "average_precision",
     "break_even_point",
     "pr_curve",
+    "ranges_pr_curve",
 ]
 
 _INTERPOLATIONS = (None, "11point", "all")
@@ -528,9 +530,6 @@ class PRCurveMetric(_RangedHistogramMetric):
         """The curve as ``PrCurve(precision, recall, thresholds)``, from score ranges too."""
         name = self.name
         if isinstance(state, ScoreRanges):
-            # imported here: the readers of ranges build their curves with this module
-            from scorekit.classification._ranges_curves import ranges_pr_curve
-
             return ranges_pr_curve(
                 state.parts,
                 pos_label=self.pos_label,
@@ -624,3 +623,42 @@ def break_even_point(
     """
     m = BreakEvenPoint(pos_label=pos_label)
     return float(m.score(y_true, y_score, sample_weight=sample_weight))
+
+
+def ranges_pr_curve(
+    parts: Parts,
+    *,
+    pos_label: Any = None,
+    drop_intermediate: bool = False,
+    metric: str = "pr_curve",
+) -> PrCurve:
+    """The precision-recall curve of the ranges, as :class:`~scorekit.classification.PRCurveMetric`.
+
+    Parameters
+    ----------
+    parts : sequence of ScoreHistogram
+        The ranges' histograms in increasing score order, each read on its own.
+    pos_label : label, optional
+        The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
+    drop_intermediate : bool, default False
+        Keep only the first and last point of each run of equal recall.
+    metric : str
+        The name in errors and warnings.
+
+    Returns
+    -------
+    PrCurve
+        ``(precision, recall, thresholds)`` by increasing threshold, equal
+        array for array to the curve of the joined histogram.
+
+    Examples
+    --------
+    >>> from scorekit.classification import summarize_ranges
+    >>> state = summarize_ranges([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], cuts=[0.3, 0.5])
+    >>> ranges_pr_curve(state.parts).recall
+    array([1. , 1. , 0.5, 0.5, 0. ])
+    """
+    arrays = ranges_curve_points(
+        parts, recall_steps, pos_label=pos_label, drop_intermediate=drop_intermediate, metric=metric
+    )
+    return _pr_points(metric, *arrays, False, True)

@@ -14,13 +14,12 @@ positive one before the walk, as the curves of the joined histogram do.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from scorekit.classification._histogram import Float, ScoreHistogram, _find, _starts
-from scorekit.classification._pr import PrCurve, _pr_points
 from scorekit.classification._ranges_read import (
     Parts,
     _corners,
@@ -29,10 +28,9 @@ from scorekit.classification._ranges_read import (
     _Walk,
     roc_corners,
 )
-from scorekit.classification._roc import RocCurve, _roc_points
 from scorekit.classification._scores import _positive_index
 
-__all__ = ["ranges_pr_curve", "ranges_roc_curve"]
+__all__ = ["OneVsRest", "ranges_curve_points", "recall_steps", "roc_corners", "two_labels"]
 
 
 class OneVsRest(Sequence[ScoreHistogram]):
@@ -106,7 +104,7 @@ def _binary_parts(metric: str, parts: Parts, pos_label: Any) -> tuple[Any, Parts
     return two_labels(parts, labels, _positive_index(metric, labels, pos_label), pos_label)
 
 
-def _recall_steps(tps: Float, fps: Float) -> Any:
+def recall_steps(tps: Float, fps: Float) -> Any:
     """Which interior points of a PR curve ``drop_intermediate`` keeps: recall changes there."""
     return np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
 
@@ -123,77 +121,30 @@ def _points(
     return thresholds, tps, fps
 
 
-def ranges_roc_curve(
+def ranges_curve_points(
     parts: Parts,
+    rule: Callable[[Float, Float], Any],
     *,
-    pos_label: Any = None,
-    drop_intermediate: bool = True,
-    metric: str = "roc_curve",
-) -> RocCurve:
-    """The ROC curve of the ranges, as :class:`~scorekit.classification.ROCCurveMetric`.
+    pos_label: Any,
+    drop_intermediate: bool,
+    metric: str,
+) -> tuple[Float, Float, Float]:
+    """A curve's ``(thresholds, tps, fps)`` by decreasing threshold, read from the ranges.
 
-    Parameters
-    ----------
-    parts : sequence of ScoreHistogram
-        The ranges' histograms in increasing score order, each read on its own.
-    pos_label : label, optional
-        The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
-    drop_intermediate : bool, default True
-        Keep only the corners of the curve.
-    metric : str
-        The name in errors and warnings.
-
-    Returns
-    -------
-    RocCurve
-        ``(fpr, tpr, thresholds)`` by decreasing threshold, equal array for
-        array to the curve of the joined histogram.
+    ``rule(tps, fps)`` tells the interior points ``drop_intermediate`` keeps
+    (:func:`roc_corners`, :func:`recall_steps`); the curves of
+    :func:`~scorekit.classification.ranges_roc_curve` and
+    :func:`~scorekit.classification.ranges_pr_curve` are made of these points.
 
     Examples
     --------
     >>> from scorekit.classification import summarize_ranges
     >>> state = summarize_ranges([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], cuts=[0.3, 0.5])
-    >>> ranges_roc_curve(state.parts).tpr
-    array([0. , 0.5, 0.5, 1. , 1. ])
+    >>> thresholds, tps, fps = ranges_curve_points(
+    ...     state.parts, recall_steps, pos_label=None, drop_intermediate=False, metric="pr_curve"
+    ... )
+    >>> thresholds.tolist(), tps.tolist(), fps.tolist()
+    ([0.8, 0.4, 0.35, 0.1], [1.0, 1.0, 2.0, 2.0], [0.0, 1.0, 1.0, 2.0])
     """
     positive, parts = _binary_parts(metric, parts, pos_label)
-    arrays = _points(parts, positive, drop_intermediate, roc_corners)
-    return _roc_points(metric, *arrays, False, True)
-
-
-def ranges_pr_curve(
-    parts: Parts,
-    *,
-    pos_label: Any = None,
-    drop_intermediate: bool = False,
-    metric: str = "pr_curve",
-) -> PrCurve:
-    """The precision-recall curve of the ranges, as :class:`~scorekit.classification.PRCurveMetric`.
-
-    Parameters
-    ----------
-    parts : sequence of ScoreHistogram
-        The ranges' histograms in increasing score order, each read on its own.
-    pos_label : label, optional
-        The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
-    drop_intermediate : bool, default False
-        Keep only the first and last point of each run of equal recall.
-    metric : str
-        The name in errors and warnings.
-
-    Returns
-    -------
-    PrCurve
-        ``(precision, recall, thresholds)`` by increasing threshold, equal
-        array for array to the curve of the joined histogram.
-
-    Examples
-    --------
-    >>> from scorekit.classification import summarize_ranges
-    >>> state = summarize_ranges([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], cuts=[0.3, 0.5])
-    >>> ranges_pr_curve(state.parts).recall
-    array([1. , 1. , 0.5, 0.5, 0. ])
-    """
-    positive, parts = _binary_parts(metric, parts, pos_label)
-    arrays = _points(parts, positive, drop_intermediate, _recall_steps)
-    return _pr_points(metric, *arrays, False, True)
+    return _points(parts, positive, drop_intermediate, rule)

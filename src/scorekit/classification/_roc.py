@@ -26,7 +26,8 @@ from scorekit.classification._histogram import (
 )
 from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, split_binary
 from scorekit.classification._ranges import ScoreRanges
-from scorekit.classification._ranges_read import ranges_roc_auc
+from scorekit.classification._ranges_curves import ranges_curve_points
+from scorekit.classification._ranges_read import Parts, ranges_roc_auc, roc_corners
 from scorekit.classification._scores import (
     _OVR_SCORES,
     _VARIANTS,
@@ -56,6 +57,7 @@ __all__ = [
     "ROCAUC",
     "ROCCurveMetric",
     "RocCurve",
+    "ranges_roc_curve",
     "roc_auc",
     "roc_curve",
 ]
@@ -552,9 +554,6 @@ class ROCCurveMetric(_RangedHistogramMetric):
         """The curve as ``RocCurve(fpr, tpr, thresholds)``; score ranges are read one at a time."""
         name = self.name
         if isinstance(state, ScoreRanges):
-            # imported here: the readers of ranges build their curves with this module
-            from scorekit.classification._ranges_curves import ranges_roc_curve
-
             return ranges_roc_curve(
                 state.parts,
                 pos_label=self.pos_label,
@@ -636,3 +635,42 @@ def roc_auc(
         cuts=cuts,
     )
     return m.score(y_true, y_score, sample_weight=sample_weight)
+
+
+def ranges_roc_curve(
+    parts: Parts,
+    *,
+    pos_label: Any = None,
+    drop_intermediate: bool = True,
+    metric: str = "roc_curve",
+) -> RocCurve:
+    """The ROC curve of the ranges, as :class:`~scorekit.classification.ROCCurveMetric`.
+
+    Parameters
+    ----------
+    parts : sequence of ScoreHistogram
+        The ranges' histograms in increasing score order, each read on its own.
+    pos_label : label, optional
+        The positive class; by default 1 for labels in {0, 1} or {-1, 1}.
+    drop_intermediate : bool, default True
+        Keep only the corners of the curve.
+    metric : str
+        The name in errors and warnings.
+
+    Returns
+    -------
+    RocCurve
+        ``(fpr, tpr, thresholds)`` by decreasing threshold, equal array for
+        array to the curve of the joined histogram.
+
+    Examples
+    --------
+    >>> from scorekit.classification import summarize_ranges
+    >>> state = summarize_ranges([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], cuts=[0.3, 0.5])
+    >>> ranges_roc_curve(state.parts).tpr
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    """
+    arrays = ranges_curve_points(
+        parts, roc_corners, pos_label=pos_label, drop_intermediate=drop_intermediate, metric=metric
+    )
+    return _roc_points(metric, *arrays, False, True)
