@@ -180,8 +180,8 @@ _CHARS = [
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(_CHARS), max_size=14).map("".join), max_size=6))
 def test_default_lines_equal_the_tokens_of_each_line(texts: list[str]) -> None:
-    """Tokens of 8 bytes or fewer are told apart by their packed bytes, longer ones by a
-    dictionary; non-ASCII letters that lowercase to ASCII (İ, the Kelvin sign) count."""
+    """Tokens are numbered by one hash table over their bytes, short and long alike;
+    non-ASCII letters that lowercase to ASCII (İ, the Kelvin sign) count."""
     lines = _default_lines(texts)
     assert lines is not None
     ids, lengths, per_text, vocabulary = lines
