@@ -98,7 +98,7 @@ def _whole_array_ap(un: np.ndarray, up: np.ndarray) -> float:
     return pairs._ones_ap(float(un.size) - at.astype(np.float64))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 60),
@@ -128,7 +128,7 @@ def test_labels_out_of_zero_and_one_take_the_general_split() -> None:
         assert [m.tolist() for m in masks] == [(y == v).tolist() for v in values]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(0, 80),
@@ -150,7 +150,7 @@ def test_every_label_is_gathered_in_order(
         assert out.tobytes() == s[mask].tobytes()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     values=st.lists(st.integers(-5, 30), max_size=40),
     block=st.integers(1, 9),
@@ -162,7 +162,7 @@ def test_repeats_are_found_across_blocks(values: list[int], block: int) -> None:
         assert histogram._distinct(x.astype(np.float32)) == (np.unique(x).size == x.size)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     sizes=st.tuples(st.integers(0, 50), st.integers(0, 50)),
@@ -219,7 +219,7 @@ def test_negative_zero_and_mixed_types_are_searched_as_floats() -> None:
     assert pairs.pair_auc(neg_zero, np.ones(2, dtype=np.int64), plain, np.ones(2, dtype=np.int64))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     sizes=st.tuples(st.integers(1, 60), st.integers(1, 60)),
@@ -244,7 +244,7 @@ def test_blockwise_ap_equals_the_whole_array_kernel_bit_for_bit(
     assert want == pytest.approx(skm.average_precision_score(y, s), rel=RTOL)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(2, 90),
@@ -330,7 +330,7 @@ def test_a_large_batch_equals_the_previous_kernels() -> None:
         )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     sizes=st.tuples(st.integers(1, 60), st.integers(1, 60)),

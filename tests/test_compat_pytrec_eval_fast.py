@@ -193,7 +193,7 @@ _VALUES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.lists(_VALUES, max_size=6), max_size=5))
 def test_numbers_takes_the_number_types_alone_and_reads_them_as_numpy(
     values: list[list[Any]],

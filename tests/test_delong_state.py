@@ -115,7 +115,7 @@ def _chunked_state(
     return metric.merge_many(states)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(4, 150),

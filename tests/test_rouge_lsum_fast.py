@@ -68,7 +68,7 @@ def _assert_equal(got: np.ndarray, expected: np.ndarray) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.lists(st.tuples(_text, _text), min_size=32, max_size=48), st.booleans())
 def test_lsum_of_repeated_tokens_equals_rouge_score(
     pairs: list[tuple[str, str]], stemmer: bool
@@ -78,7 +78,7 @@ def test_lsum_of_repeated_tokens_equals_rouge_score(
     _assert_equal(_got(refs, preds, stemmer), _expected(refs, preds, stemmer))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.lists(st.tuples(_short_text, _short_text), min_size=40, max_size=80), st.booleans())
 def test_lsum_of_three_words_many_ties_equals_rouge_score(
     pairs: list[tuple[str, str]], stemmer: bool
@@ -126,7 +126,7 @@ def test_lsum_of_a_text_with_nul_equals_rouge_score() -> None:
 # the batched walk back and its position masks -----------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 2), min_size=1, max_size=20), min_size=2, max_size=12),
     st.data(),
@@ -150,7 +150,7 @@ def test_lcs_marks_are_rouge_scores_positions(seqs: list[list[int]], data: Any) 
     assert got.tolist() == expected.tolist()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=63), min_size=1, max_size=6),
     st.data(),

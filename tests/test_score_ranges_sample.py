@@ -36,7 +36,7 @@ SCORES = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(SCORES, st.integers(1, 12), st.lists(st.integers(0, 80), max_size=6), st.randoms())
 def test_the_sample_is_the_same_set_for_any_chunking(
     scores: list[float], size: int, bounds: list[int], rnd: Any

@@ -131,7 +131,7 @@ def _pos_labels(rng: np.random.Generator) -> list[Any]:
     return [None, 0, 1, int(rng.integers(2, 9))]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(1, 120),
     classes=st.sampled_from([1, 2, 2, 2, 3]),
@@ -155,7 +155,7 @@ def test_ranged_best_threshold_is_the_joined_and_the_exact_choice(
                 _check(ranged, exact, y, s, w, _plan(rng, n, chunks))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     n=st.integers(1, 120),
     classes=st.sampled_from([1, 2, 2, 3]),

@@ -98,13 +98,13 @@ def _check(refs: list[list[str]], preds: list[str], **options: Any) -> None:
     assert 100 * result.score == pytest.approx(corpus.score, rel=1e-12, abs=1e-12)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(_vocabulary_pairs(), min_size=1, max_size=5), _OPTIONS)
 def test_shifted_phrases_equal_sacrebleu(pairs: list[tuple[str, str]], options: Any) -> None:
     _check([[r] for _, r in pairs], [h for h, _ in pairs], **options)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     st.lists(
         st.tuples(_vocabulary_pairs(), st.lists(_vocabulary_pairs(), max_size=2)),
@@ -182,7 +182,7 @@ def _sacrebleu_candidates(hyp: list[str], ref: list[str]) -> list[tuple[int, int
     return sorted(found)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_vocabulary_pairs(max_size=30))
 def test_candidates_are_sacrebleus(pair: tuple[str, str]) -> None:
     """The candidate shifts, repeats included, are the ones sacrebleu's search tries."""
@@ -210,7 +210,7 @@ def test_word_ids_start_again_when_code_points_run_out(monkeypatch: pytest.Monke
     _check(refs, preds)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(_vocabulary_pairs(), st.sampled_from([0xD7F0, 0xDFF0, 0x10FFFF - 60]))
 def test_word_ids_anywhere_in_the_code_space(pair: tuple[str, str], first: int) -> None:
     """Ids among the surrogates or near the last code point, as a batch of many words gives."""
