@@ -467,10 +467,10 @@ class _RangedMetric(_ScoreMetric[S]):
                 )
             )
         cuts: Any = self.cuts
-        if cuts == SAMPLE:
-            sample = ScoreSample(size=sample_size(cast(int, self.ranges)))
-            values = sample.summarize(y_true, y_score).values
-            cuts = range_cuts(values, cast(int, self.ranges), metric=self.name)
+        sampler = self.sampler
+        if sampler is not None:
+            # the cut points this batch's own sample settles, as a first pass would
+            cuts = cast(Any, self.sampled(sampler.summarize(y_true, y_score))).cuts
         return split_ranges(state, cuts, metric=self.name, scores=y_score)
 
 
