@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from scorekit._check import (
     union_labels,
 )
+from scorekit.classification._grid import grid_rows
 from scorekit.core import State, state_field, totals_agree
 from scorekit.errors import (
     InputError,
@@ -622,12 +623,20 @@ def _binary_summary(y: NDArray[Any], s: Scores, w: Float | None) -> ScoreHistogr
 def _label_runs(s: Scores, masks: list[NDArray[np.bool_]]) -> Rows:
     """Unweighted binary rows: each label's scores gathered and sorted once.
 
-    The scores (float32 or float64, kept in their type) are gathered straight
-    into their place in the state's score array and sorted there. When every
+    Scores on a decimal grid (rounded, or whole numbers) are counted instead
+    (:func:`grid_rows`). Other scores (float32 or float64, kept in their type)
+    are gathered straight into their place in the state's score array and
+    sorted there. When every
     label's scores are distinct (the usual case for classifier outputs) a row
     is one sample and the counts are a view of ones; otherwise equal scores of
     a label are counted into one row.
     """
+    if len(masks) <= 2:
+        counted = grid_rows(s, masks[-1] if len(masks) == 2 else None)
+        if counted is not None:
+            distinct, tallies = counted
+            key = _label_keys([v.size for v in distinct])
+            return key, np.concatenate(distinct), np.concatenate(tallies)[:, None]
     sizes = [int(np.count_nonzero(mask)) for mask in masks]
     rows = sum(sizes)
     score = np.empty(rows, dtype=s.dtype)
