@@ -221,11 +221,11 @@ def test_an_invalid_spill_size_names_the_variable(monkeypatch: pytest.MonkeyPatc
 
 def test_cut_points_that_differ_are_refused_after_the_spill() -> None:
     metric = parse_metric("roc_auc:ranges=2")
-    folded = PartedFold(metric)
-    folded.add(metric.summarize([0, 1], [0.2, 0.7]))
+    folded = PartedFold([metric])
+    folded.add([metric.summarize([0, 1], [0.2, 0.7])])
     folded.spill()
     other = parse_metric("roc_auc:ranges=3").summarize([0, 1], [0.2, 0.7])
-    folded.add(other)
+    folded.add([other])
     with pytest.raises(StateMismatchError, match="cut points"):
         folded.result()
     assert not folded.spilled.folder.exists()
@@ -263,12 +263,14 @@ def test_eval_of_parquet_files_in_chunks(
 def test_files_are_removed_when_the_state_goes(temporary: Path) -> None:
     table = binary_scores(1, 3000, distinct=10**6, weights="none", float32=True)
     states = _fold(NAMES, table, 500, spill=0)
-    # the spilled pieces are gone; each parted state keeps one folder of merged ranges
+    # the spilled pieces are gone; each parted state keeps one folder of merged ranges,
+    # one for the states that metrics share
     kept = _left(temporary)
-    assert [p.name.startswith("scorekit-parts-") for p in kept] == [True] * 3
+    ranged = {id(s): s for s in states if isinstance(s, ScoreRanges)}
+    assert [p.name.startswith("scorekit-parts-") for p in kept] == [True] * len(ranged)
     files = sorted(len(list(p.iterdir())) for p in kept)
-    assert files == sorted(len(s.parts) for s in states if isinstance(s, ScoreRanges))
-    del states
+    assert files == sorted(len(s.parts) for s in ranged.values())
+    del states, ranged
     assert _left(temporary) == []
 
 
@@ -368,8 +370,9 @@ def test_one_range_in_memory_at_a_time(monkeypatch: pytest.MonkeyPatch, weights:
     table = binary_scores(9, 4000, distinct=10**6, weights=weights, float32=True)
     names = ["roc_auc:ranges=6", "average_precision:ranges=6", "roc_auc:ranges=6,max_fpr=0.3"]
     states = _fold(names, table, 200, spill=0)
-    assert order == sorted(order[:120]) + sorted(order[120:240]) + sorted(order[240:])
-    assert set(order) == set(range(6)) and len(order) == 3 * 6 * 20
+    # the three metrics share their states: the ranges are merged once, a range at a time
+    assert states[0] is states[1] is states[2]
+    assert order == sorted(order) and set(order) == set(range(6)) and len(order) == 6 * 20
     values = [parse_metric(n).compute(s) for n, s in zip(names, states, strict=True)]
     assert [i for i, _ in live if i < 0]  # the readers went through the stored ranges
     live.clear()
@@ -382,8 +385,8 @@ def test_only_shells_are_held_once_spilled(monkeypatch: pytest.MonkeyPatch) -> N
     held: list[int] = []
     add = PartedFold.add
 
-    def watched(self: PartedFold, state: State) -> None:
-        add(self, state)
+    def watched(self: PartedFold, states: list[State]) -> None:
+        add(self, states)
         if self.spilled is not None:
             for partial in self.tree.partial_states()[0]:
                 held.append(sum(p.score.size for p in partial.parts))
@@ -402,3 +405,68 @@ def test_the_temporary_directory_follows_tmpdir(temporary: Path) -> None:
     finally:
         spilled.close()
     assert not spilled.folder.exists()
+
+
+# states shared by metrics ------------------------------------------------------------------
+
+
+def _parted_values(metrics: list[Any], states: list[State]) -> list[bytes]:
+    return [_bits(m.compute(s)) for m, s in zip(metrics, states, strict=True)]
+
+
+@pytest.mark.parametrize("spill_at", [None, 0, 1, 3])
+def test_metrics_that_share_states_on_some_chunks_only(spill_at: int | None) -> None:
+    """Shared on some chunks, apart on others: each metric's value is that of a fold of
+    its own, and a state shared throughout is one merged state."""
+    rng = np.random.default_rng(4)
+    names = ["roc_auc:ranges=3", "average_precision:ranges=3", "roc_auc:ranges=3"]
+    metrics = [parse_metric(n) for n in names]
+    joint = PartedFold(metrics)
+    alone = [PartedFold([m]) for m in metrics]
+    for chunk in range(6):
+        y = rng.integers(0, 2, 50)
+        s = np.round(rng.random(50), 2)
+        one = metrics[0].summarize(y, s)
+        # the third metric shares the first's state on even chunks only
+        third = one if chunk % 2 == 0 else metrics[2].summarize(y[::-1], s)
+        if chunk == spill_at:
+            joint.spill()
+            for fold_ in alone:
+                fold_.spill()
+        joint.add([one, one, third])
+        for fold_, state in zip(alone, [one, one, third], strict=True):
+            fold_.add([state])
+    states = joint.result()
+    expected = [fold_.result()[0] for fold_ in alone]
+    assert states[0] is states[1] and states[2] is not states[0]
+    assert _parted_values(metrics, states) == _parted_values(metrics, expected)
+
+
+def test_shared_ranges_are_held_and_written_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[int] = []
+    add = SpilledParts.add
+
+    def counted(self: SpilledParts, parts: Any) -> int:
+        written.append(0 if parts is None else len(parts))
+        return add(self, parts)
+
+    monkeypatch.setattr(SpilledParts, "add", counted)
+    table = binary_scores(12, 4000, distinct=10**6, weights="none", float32=False)
+    names = ["roc_auc:ranges=8", "average_precision:ranges=8"]
+    spilled = _fold(names, table, 400, spill=0)
+    assert len(written) == 10  # one record per chunk, not one per metric and chunk
+    assert spilled[0] is spilled[1]
+    written.clear()
+    alone = [_fold([name], table, 400, spill=0)[0] for name in names]
+    assert len(written) == 20
+    for name, a, b in zip(names, spilled, alone, strict=True):
+        metric = parse_metric(name)
+        assert _bits(metric.compute(a)) == _bits(metric.compute(b))
+
+    metrics = [parse_metric(n) for n in names]
+    fold_ = PartedFold(metrics)
+    state = metrics[0].summarize(table["y_true"].to_numpy(), table["y_score"].to_numpy())
+    fold_.add([state, state])
+    single = PartedFold(metrics[:1])
+    single.add([state])
+    assert fold_.held_bytes() == single.held_bytes() > 0

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO, overload
 
 import numpy as np
 
-from scorekit.core import MergeTree, Metric, State, equal_values
+from scorekit.core import MergeTree, Metric, State, equal_values, state_nbytes
 from scorekit.engines._spark_codec import decode_state, encode_state
 from scorekit.io import parse_size
 
@@ -248,8 +248,18 @@ def _split(spilled: SpilledParts, state: State) -> tuple[State, int]:
     return shell, spilled.add(parts)
 
 
+def _split_each(spilled: SpilledParts, held: list[Any]) -> tuple[list[Any], list[int]]:
+    """The shells and records of states, each distinct state split once: states that
+    metrics share (:func:`~scorekit.core.share_equal`) keep one shell and one record."""
+    done: dict[int, tuple[Any, int]] = {}
+    for state in held:
+        if id(state) not in done:
+            done[id(state)] = _split(spilled, state)
+    return [done[id(s)][0] for s in held], [done[id(s)][1] for s in held]
+
+
 class PartedFold:
-    """One parted metric's states of consecutive chunks, merged as :class:`MergeTree` merges them.
+    """Parted metrics' states of consecutive chunks, merged as :class:`MergeTree` merges them.
 
     States are merged whole in memory until :meth:`spill` is called; from then
     on the tree merges the states' shells, and their parts go unmerged to a
@@ -260,39 +270,56 @@ class PartedFold:
     :class:`StoredParts` before the next is read. A metric's ``merge_many``
     must merge a list of parts as it merges each part of a list of states.
 
+    Metrics that share their states (ROC AUC and average precision of one
+    score column in the same ranges, :func:`~scorekit.core.share_equal`) hold,
+    write and merge them once, and get one merged state: the tree merges a
+    shared state once, a shared state is split into one shell and one record,
+    and a metric whose merged shell is an earlier metric's takes its result.
+
     Examples
     --------
     >>> from scorekit import parse_metric
     >>> metric = parse_metric("roc_auc:ranges=2")
-    >>> fold = PartedFold(metric)
-    >>> fold.add(metric.summarize([0, 1], [0.2, 0.7]))
+    >>> fold = PartedFold([metric])
+    >>> fold.add([metric.summarize([0, 1], [0.2, 0.7])])
     >>> fold.spill()
-    >>> fold.add(metric.summarize([1, 0], [0.9, 0.6]))
-    >>> state = fold.result()
+    >>> fold.add([metric.summarize([1, 0], [0.9, 0.6])])
+    >>> (state,) = fold.result()
     >>> metric.compute(state), type(state.parts).__name__
     (1.0, 'StoredParts')
     """
 
-    def __init__(self, metric: Metric[Any]) -> None:
-        self.metric = metric
-        self.tree = MergeTree([metric])
+    def __init__(self, metrics: Sequence[Metric[Any]]) -> None:
+        self.metrics = list(metrics)
+        self.tree = MergeTree(self.metrics)
         self.spilled: SpilledParts | None = None
-        # per entry of the tree when it spilled: level, records, whether a list of states
-        self._start: list[tuple[int, list[int], bool]] = []
-        self._records: list[int] = []
+        # per entry of the tree when it spilled: its level and, per metric, the records
+        # of what it held and whether that was a list of states
+        self._start: list[tuple[int, list[tuple[list[int], bool]]]] = []
+        # per chunk added after the spill: each metric's record
+        self._records: list[list[int]] = []
 
-    def add(self, state: State) -> None:
-        """Add the state of the next chunk of the data."""
+    def add(self, states: Sequence[State]) -> None:
+        """Add the states of the next chunk of the data, one per metric."""
         if self.spilled is None:
-            self.tree.add([state])
+            self.tree.add(list(states))
             return
-        shell, record = _split(self.spilled, state)
-        self._records.append(record)
-        self.tree.add([shell])
+        shells, records = _split_each(self.spilled, list(states))
+        self._records.append(records)
+        self.tree.add(shells)
 
     def held_bytes(self) -> int:
-        """The bytes of the states held in memory (shells only, once spilled)."""
-        return self.tree.held_bytes(0)
+        """The bytes of the states held in memory, a shared state once (shells only, once
+        spilled)."""
+        seen: set[int] = set()
+        total = 0
+        for _, entry in self.tree.stack:
+            for held in entry:
+                for state in held if isinstance(held, list) else [held]:
+                    if id(state) not in seen:
+                        seen.add(id(state))
+                        total += state_nbytes(state)
+        return total
 
     def spill(self) -> None:
         """Move the parts held so far to a file, and the parts of every later state."""
@@ -301,35 +328,62 @@ class PartedFold:
         spilled = self.spilled = SpilledParts()
         stack: list[tuple[int, list[Any]]] = []
         for level, entry in self.tree.stack:
-            held: Any = entry[0]
-            listed = isinstance(held, list)
-            split = [_split(spilled, s) for s in (held if listed else [held])]
-            shells = [shell for shell, _ in split]
-            self._start.append((level, [record for _, record in split], listed))
-            stack.append((level, [shells if listed else shells[0]]))
-            del split, shells
+            # a list of states gathered for several metrics is one list: split it once
+            lists: dict[int, tuple[list[Any], list[int]]] = {}
+            flat = [s for held in entry if isinstance(held, list) for s in held]
+            flat += [held for held in entry if not isinstance(held, list)]
+            shells, records = _split_each(spilled, flat)
+            shell_of = {id(s): (sh, r) for s, sh, r in zip(flat, shells, records, strict=True)}
+            kept: list[Any] = []
+            marks: list[tuple[list[int], bool]] = []
+            for held in entry:
+                if isinstance(held, list):
+                    if id(held) not in lists:
+                        lists[id(held)] = (
+                            [shell_of[id(s)][0] for s in held],
+                            [shell_of[id(s)][1] for s in held],
+                        )
+                    shell_list, recs = lists[id(held)]
+                    kept.append(shell_list)
+                    marks.append((recs, True))
+                else:
+                    shell, record = shell_of[id(held)]
+                    kept.append(shell)
+                    marks.append(([record], False))
+            self._start.append((level, marks))
+            stack.append((level, kept))
+            del flat, shells, shell_of, lists
         self.tree.stack = stack
 
-    def result(self) -> State:
-        """The merged state; once spilled, its parts are in a :class:`StoredParts`."""
+    def result(self) -> list[State]:
+        """The merged states; once spilled, their parts are in :class:`StoredParts`."""
         spilled = self.spilled
         if spilled is None:
-            (merged,) = self.tree.result()
-            return merged
+            return self.tree.result()
         try:
-            (merged,) = self.tree.result()
-            shell, empty = merged.split_parts()
-            stored = StoredParts()
-            for i in range(len(empty)):
-                part = self._merged_part(spilled, i, len(empty), empty[i])
-                stored.append(part)
-                del part
-            return type(shell).from_parts(shell, stored)
+            merged = self.tree.result()
+            out: list[State] = []
+            for j, state in enumerate(merged):
+                earlier = next((i for i in range(j) if merged[i] is state), None)
+                if earlier is not None:
+                    out.append(out[earlier])
+                    continue
+                shell, empty = state.split_parts()
+                stored = StoredParts()
+                for i in range(len(empty)):
+                    part = self._merged_part(spilled, j, i, len(empty), empty[i])
+                    stored.append(part)
+                    del part
+                out.append(type(shell).from_parts(shell, stored))
+            return out
         finally:
             self.close()
 
-    def _merged_part(self, spilled: SpilledParts, index: int, count: int, empty: State) -> State:
-        """Part ``index`` of every state added, merged in the tree of the whole states.
+    def _merged_part(
+        self, spilled: SpilledParts, metric: int, index: int, count: int, empty: State
+    ) -> State:
+        """Part ``index`` of every state of one metric added, merged in the tree of the whole
+        states.
 
         A state of no data, or of another number of parts than the merged shell,
         adds its part ``empty``: nothing.
@@ -341,17 +395,18 @@ class PartedFold:
             found = spilled.load(record, index)
             return empty if found is None else found
 
-        tree = MergeTree([self.metric])
-        for level, records, listed in self._start:
+        tree = MergeTree([self.metrics[metric]])
+        for level, marks in self._start:
+            records, listed = marks[metric]
             loaded = [load(r) for r in records]
             entry: Any = loaded if listed else loaded[0]
             tree.stack.append((level, [entry]))
-        for record in self._records:
-            tree.add([load(record)])
+        for records in self._records:
+            tree.add([load(records[metric])])
         (merged,) = tree.result()
         return merged
 
     def close(self) -> None:
-        """Remove the spilled parts' file (the state :meth:`result` gave keeps its own)."""
+        """Remove the spilled parts' file (the states :meth:`result` gave keep their own)."""
         if self.spilled is not None:
             self.spilled.close()

@@ -113,10 +113,12 @@ def fold(
     -----
     Metrics whose input kind groups rows (ranking's ``query``) are fed chunks
     regrouped so that a group's rows meet in one chunk. States made of parts
-    (:attr:`~scorekit.core.State.parted`) are merged by a
-    :class:`~scorekit.engines._parts.PartedFold` each, which moves their parts to
-    disk once they hold more than ``spill`` bytes; they are left out of the
-    warning about states that grow.
+    (:attr:`~scorekit.core.State.parted`) are merged by one
+    :class:`~scorekit.engines._parts.PartedFold`, which moves their parts to
+    disk once they hold more than ``spill`` bytes, and holds, writes and merges
+    once the states that metrics share (ROC AUC and average precision of one
+    score column in the same ranges); they are left out of the warning about
+    states that grow.
 
     Examples
     --------
@@ -137,8 +139,9 @@ def fold(
         if group_role(metric) is not None:
             grouped.setdefault(metric.inputs, []).append(i)
     plain_metrics = [metrics[i] for i in plain]
-    parted = {k: PartedFold(m) for k, m in enumerate(plain_metrics) if type(m.empty()).parted}
-    whole = [k for k in range(len(plain)) if k not in parted]
+    parted_keys = [k for k, m in enumerate(plain_metrics) if type(m.empty()).parted]
+    parted = PartedFold([plain_metrics[k] for k in parted_keys]) if parted_keys else None
+    whole = [k for k in range(len(plain)) if k not in parted_keys]
     plain_tree = MergeTree([plain_metrics[k] for k in whole])
     parts = [
         (index, MergeTree([metrics[i] for i in index]), Groups(input_kind(kind), mapping))
@@ -156,13 +159,14 @@ def fold(
             rows += chunk.num_rows
             if plain and chunk.num_rows:
                 states = _summarize(plain_metrics, chunk, mapping, side, log, first_row)
-                for k, folded in parted.items():
-                    folded.add(states[k])
                 # metrics of equal states (ROC AUC and AP of one column) hold and merge one
+                if parted is not None:
+                    parted.add(share_equal(parted.metrics, [states[k] for k in parted_keys]))
                 plain_tree.add(share_equal(plain_tree.metrics, [states[k] for k in whole]))
                 del states
                 watch.check(plain_tree, log)
-                _spill_past(parted, limit)
+                if parted is not None and parted.spilled is None and parted.held_bytes() > limit:
+                    parted.spill()
             for _, tree, groups in parts:
                 ready = groups.push(chunk)
                 if ready is not None:
@@ -174,11 +178,12 @@ def fold(
         out: list[Any] = [None] * len(metrics)
         for k, state in zip(whole, plain_tree.result(), strict=True):
             out[plain[k]] = state
-        for k, folded in parted.items():
-            out[plain[k]] = folded.result()
+        if parted is not None:
+            for k, state in zip(parted_keys, parted.result(), strict=True):
+                out[plain[k]] = state
     finally:
-        for folded in parted.values():
-            folded.close()
+        if parted is not None:
+            parted.close()
     for index, tree, groups in parts:
         last = groups.flush()
         if last is not None:
@@ -187,14 +192,6 @@ def fold(
             out[i] = state
     log.emit(stacklevel=3)
     return out, rows
-
-
-def _spill_past(parted: Mapping[int, PartedFold], limit: int) -> None:
-    """Move the parts of every parted state to disk once those held exceed ``limit`` bytes."""
-    held = [f for f in parted.values() if f.spilled is None]
-    if held and sum(f.held_bytes() for f in held) > limit:
-        for folded in held:
-            folded.spill()
 
 
 # evaluate ---------------------------------------------------------------------------------
