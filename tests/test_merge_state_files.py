@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import scorekit.statefiles._parts as parts_module
 from scorekit import parse_metric
 from scorekit.core import State
-from scorekit.errors import InputError, StateMismatchError
+from scorekit.errors import InputError
 from scorekit.statefiles import load_states, merge_states, save_states
 
 
@@ -168,18 +168,22 @@ def test_a_range_holding_scores_of_another_range_is_refused(tmp_path: Path) -> N
     assert str(b) in str(info.value)
 
 
-def test_ranges_of_other_cut_points_do_not_merge(tmp_path: Path) -> None:
+def test_ranges_of_other_cut_points_merge_cut_at_the_first_files(tmp_path: Path) -> None:
     four = parse_metric("roc_auc:ranges=4")
     state = four.summarize([0, 1], [0.1, 0.8])
     a = save_states(tmp_path / "a.st", {"r": (four, state)}, state_format="binary")
     other = dataclasses.replace(four, cuts=(0.2, 0.5, 0.9))
     b = save_states(
         tmp_path / "b.st",
-        {"r": (four, other.summarize([0, 1], [0.1, 0.8]))},
+        {"r": (other, other.summarize([1, 0, 1], [0.3, 0.55, 0.95]))},
         state_format="binary",
     )
-    with pytest.raises(StateMismatchError):
-        merge_states([a, b])
+    _, merged, _ = merge_states([a, b])
+    assert merged["r"].cuts.tolist() == list(state.cuts)
+    whole = four.summarize([0, 1, 1, 0, 1], [0.1, 0.8, 0.3, 0.55, 0.95])
+    assert [p.score.tolist() for p in merged["r"].parts] == [p.score.tolist() for p in whole.parts]
+    assert merged["r"].join().equals(whole.join())
+    assert four.compute(merged["r"]) == four.compute(whole)
 
 
 def test_merged_ranges_save_and_load_as_the_pairwise_merge(tmp_path: Path) -> None:

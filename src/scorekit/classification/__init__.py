@@ -82,6 +82,7 @@ from scorekit.classification._proba import Brier, LogLoss, ProbaSums, brier, log
 from scorekit.classification._ranges import (
     ScoreRanges,
     range_cuts,
+    recut,
     split_ranges,
     summarize_ranges,
 )
@@ -247,6 +248,7 @@ __all__ = [
     "ranges_roc_auc",
     "ranges_roc_curve",
     "recall",
+    "recut",
     "roc_auc",
     "roc_curve",
     "selection_rate",

@@ -14,9 +14,11 @@ sample of scores) and :func:`summarize_ranges` (a batch straight into ranges).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+import operator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, cast, overload
 
 import numpy as np
 
@@ -80,6 +82,27 @@ class ScoreRanges(State):
 
     parted: ClassVar[bool] = True
     """The ranges are independent parts: an engine merges each range on its own."""
+
+    @classmethod
+    def aligned(cls, states: Sequence[ScoreRanges]) -> list[ScoreRanges]:
+        """The states cut at the cut points of the first that holds data (:func:`recut`).
+
+        States of shards evaluated by separate runs with ``cuts=sample`` have
+        cut points of their own; cut alike, they merge range by range, to the
+        values of the whole data.
+
+        Examples
+        --------
+        >>> a = summarize_ranges([0, 1], [0.2, 0.7], cuts=[0.5])
+        >>> b = summarize_ranges([1, 0], [0.9, 0.1], cuts=[0.3, 0.6])
+        >>> x, y = ScoreRanges.aligned([a, b])
+        >>> y.cuts.tolist(), [part.score.tolist() for part in x.merge(y).parts]
+        ([0.5], [[0.1, 0.2], [0.7, 0.9]])
+        """
+        first = next((s for s in states if s.has_data), None)
+        if first is None:
+            return list(states)
+        return [recut(s, first.cuts) if s.has_data else s for s in states]
 
     def split_parts(self) -> tuple[ScoreRanges, Sequence[ScoreHistogram]]:
         """The state with empty ranges (its cut points and sample count) and its ranges.
@@ -211,7 +234,7 @@ def _same_cuts(mine: Float, theirs: Float) -> None:
                 _NAME,
                 "cannot merge states of different cut points",
                 theirs.tolist(),
-                f"{mine.tolist()} as in the other state",
+                f"{mine.tolist()} as in the other state (recut gives a state other cut points)",
             )
         )
 
@@ -423,6 +446,102 @@ def split_ranges(
             )
         )
     return ScoreRanges(cuts=c, parts=tuple(parts), n_samples=state.n_samples)
+
+
+def recut(state: ScoreRanges, cuts: Any, *, metric: str = _NAME) -> ScoreRanges:
+    """The same rows cut at other cut points; each new range is made when it is read.
+
+    A new range takes, from each old range it overlaps, the rows of its own
+    scores, read one old range at a time (:class:`RecutRanges`), so a state
+    whose ranges are read from a file or from disk stays there. The metrics
+    read from the state are unchanged, bit for bit: ranges are read as the
+    one histogram they join to, whatever the cut points. Each old range's
+    samples that no row stands for (rows of weight 0) are counted in the
+    first new range it overlaps.
+
+    Parameters
+    ----------
+    state
+        A state of score ranges.
+    cuts
+        The new cut points, strictly increasing.
+    metric
+        The metric named in errors.
+
+    Examples
+    --------
+    >>> state = summarize_ranges([0, 1, 1, 0], [0.1, 0.8, 0.4, 0.6], cuts=[0.5])
+    >>> cut = recut(state, [0.3, 0.7])
+    >>> [part.score.tolist() for part in cut.parts], cut.join().equals(state.join())
+    ([[0.1], [0.6, 0.4], [0.8]], True)
+    """
+    c = check_cuts(metric, cuts)
+    if np.array_equal(c, state.cuts):
+        return state
+    if not state.has_data:
+        nothing = tuple(ScoreHistogram.empty() for _ in range(c.size + 1))
+        return ScoreRanges(cuts=c, parts=nothing, n_samples=state.n_samples)
+    parts = RecutRanges(state.parts, state.cuts, c)
+    return ScoreRanges(cuts=c, parts=parts, n_samples=state.n_samples)
+
+
+class RecutRanges(Sequence[ScoreHistogram]):
+    """The ranges of new cut points, each made from the old ranges it overlaps when read.
+
+    Range ``i`` holds the scores ``s`` with ``cuts[i - 1] <= s < cuts[i]``;
+    the old ranges it overlaps are found from the old cut points, and each is
+    read (``old[j]``), its rows of the new range's scores kept, and let go
+    before the next. The pieces hold disjoint scores, so their merge adds no
+    count to another.
+    """
+
+    def __init__(self, old: Sequence[ScoreHistogram], old_cuts: Float, cuts: Float) -> None:
+        self.old, self.old_cuts, self.cuts = old, old_cuts, cuts
+
+    def __len__(self) -> int:
+        return int(self.cuts.size) + 1
+
+    @overload
+    def __getitem__(self, index: int) -> ScoreHistogram: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[ScoreHistogram, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> ScoreHistogram | tuple[ScoreHistogram, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        i = operator.index(index)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"range {index} of {len(self)}")
+        lo, hi = _bounds(self.cuts, i)
+        first = int(np.searchsorted(self.old_cuts, lo, side="right"))
+        last = int(np.searchsorted(self.old_cuts, hi, side="left"))
+        pieces: list[ScoreHistogram] = []
+        for j in range(first, last + 1):
+            old = self.old[j]
+            if not old.task:
+                continue
+            inner = [x for x in (lo, hi) if math.isfinite(x)]
+            piece = split_ranges(old, inner).parts[1 if math.isfinite(lo) else 0]
+            # samples of the old range no row stands for: in the first new range it overlaps
+            olo = _bounds(self.old_cuts, j)[0]
+            if int(np.searchsorted(self.cuts, olo, side="right")) == i:
+                counts = old.counts
+                shown = int(counts.sum()) if counts.dtype.kind in "iu" else int(old.key.size)
+                piece = dataclasses.replace(
+                    piece, n_samples=piece.n_samples + old.n_samples - shown
+                )
+            pieces.append(piece)
+            del old
+        if not pieces:
+            return ScoreHistogram.empty()
+        return pieces[0] if len(pieces) == 1 else ScoreHistogram.merge_all(pieces)
+
+    def __iter__(self) -> Iterator[ScoreHistogram]:
+        for i in range(len(self)):
+            yield self[i]
 
 
 def summarize_ranges(

@@ -402,6 +402,9 @@ class _RangedMetric(_ScoreMetric[S]):
     ranges: int | None
     cuts: tuple[float, ...] | str | None
 
+    # shards cut at their own samples merge: their ranges are cut alike (ScoreRanges.aligned)
+    shard_options: ClassVar[tuple[str, ...]] = ("cuts",)
+
     def _resolve_cuts(self) -> bool:
         """Set ``cuts`` from ``ranges`` (then cleared); True if the state is split by ranges.
 

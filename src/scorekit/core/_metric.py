@@ -100,6 +100,11 @@ class Metric(abc.ABC, Generic[S]):
     defers_merges: ClassVar[bool] = False
     """Whether :class:`MergeTree` should gather many states for one :meth:`merge_many`."""
 
+    shard_options: ClassVar[tuple[str, ...]] = ()
+    """Options that may differ between the state files of shards merged together: the
+    states make up for them (the cut points of score ranges that each run chose from
+    its own sample are cut alike). Every other option must agree."""
+
     def merge_many(self, states: Sequence[S]) -> S:
         """Merge several states, in order (the states of consecutive parts of the data)."""
         if not states:

@@ -146,7 +146,9 @@ def _check_same_values(
 
 def _check_same_config(key: str, first: _First, file: StateFile) -> None:
     a, b = first.metrics[key], file.metrics[key]
-    names = [f.name for f in dataclasses.fields(a) if f.init]
+    # options the states make up for may differ (cut points each shard chose)
+    free = getattr(type(a), "shard_options", ())
+    names = [f.name for f in dataclasses.fields(a) if f.init and f.name not in free]
     _check_same_values(key, first, file, a, b, names, "the files configure {!r} differently")
 
 
@@ -250,8 +252,10 @@ def merge_states(
     merged together once all files are read: one sort of their sorted runs
     instead of a merge per file, holding every file's histogram and their
     merge. States split by score ranges (``roc_auc:ranges=N``) of binary
-    files are merged range by range: each range of every file is read, merged
-    and written to a temporary file before the next, and the merged state
+    files are merged range by range (files of other cut points, such as
+    shards of separate runs with ``cuts=sample``, cut at the first file's):
+    each range of every file is read, merged and written to a temporary file
+    before the next, and the merged state
     reads its ranges from there when the metric asks for them, so memory
     holds one range of every file, never a whole histogram. Two metrics
     whose states are equal in every binary file are merged once and share
@@ -444,7 +448,14 @@ def _merge_by_parts(states: list[State]) -> State:
     The shells merge as whole states; each merged part is written to a
     temporary file (:class:`PartFile`) and read again when asked for, so the
     merge holds one part of each state and their merge, never the whole.
+    A kind with an ``aligned`` class method (score ranges) first gives its
+    states one layout of parts: ranges of other cut points are cut at the
+    first state's.
     """
+    # states cut at other points (shards of separate cuts=sample runs) are cut alike
+    aligned = getattr(type(states[0]), "aligned", None)
+    if callable(aligned):
+        states = list(aligned(states))
     split = [state.split_parts() for state in states]
     shell = split[0][0]
     for other, _ in split[1:]:
