@@ -130,9 +130,11 @@ def test_every_metric_equals_the_stream_engine(spark: Any, tmp_path: Path, kind:
             source = tmp_path / "part.parquet"
             pq.write_table(table, source, row_group_size=7)
         # a table in more partitions than a merge takes (a merge on the executors, then
-        # the driver's), a file in fewer (the driver's merge only)
-        wide = 11 if index % 3 == 1 else 3
-        got, count = _spark(source, metrics, columns, qrels, partitions=wide, chunk_size=4)
+        # the driver's: 3 partitions, 2 a merge), a file in fewer (the driver's merge only)
+        every = 2 if index % 3 == 1 else spark_engine.SPLIT_EVERY
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(spark_engine, "SPLIT_EVERY", every)
+            got, count = _spark(source, metrics, columns, qrels, partitions=3, chunk_size=4)
     assert count == table.num_rows
     _check(metrics, got, expected)
 
