@@ -4,7 +4,7 @@ A state cut again holds the same rows (its joined histogram is the same, field
 for field), each range the rows of its own scores, and the same number of
 samples; the metrics read from it are the same bits. Shards evaluated by
 separate runs with ``cuts=sample`` choose their own cut points; ``scorekit
-merge`` cuts them at the first file's and gives the values of the whole data.
+merge`` cuts them alike and gives the values of the whole data.
 """
 
 from __future__ import annotations
@@ -101,12 +101,17 @@ def test_shards_of_their_own_cuts_merge_to_the_whole(
         )
         at += size
     aligned = ScoreRanges.aligned(states)
-    assert all(np.array_equal(a.cuts, states[0].cuts) for a in aligned)
+    common = aligned[0].cuts
+    assert all(np.array_equal(a.cuts, common) for a in aligned)
+    every = np.unique(np.concatenate([st.cuts for st in states]))
+    assert set(common.tolist()) <= set(every.tolist())
+    assert common.size == min(every.size, max(st.cuts.size for st in states))
     merged = aligned[0]
     for other in aligned[1:]:
         merged = merged.merge(other)
-    whole = summarize_ranges(y, s, states[0].cuts, sample_weight=w)
+    whole = summarize_ranges(y, s, common, sample_weight=w)
     assert merged.join().equals(whole.join())
+    assert [p.score.tolist() for p in merged.parts] == [p.score.tolist() for p in whole.parts]
     assert merged.n_samples == whole.n_samples
     if len(np.unique(y)) == 2 and (w is None or w[y == 1].sum() > 0 < w[y == 0].sum()):
         got = parse_metric("roc_auc:ranges=2").compute(merged)

@@ -85,11 +85,14 @@ class ScoreRanges(State):
 
     @classmethod
     def aligned(cls, states: Sequence[ScoreRanges]) -> list[ScoreRanges]:
-        """The states cut at the cut points of the first that holds data (:func:`recut`).
+        """The states cut at common cut points (:func:`recut`), when theirs differ.
 
         States of shards evaluated by separate runs with ``cuts=sample`` have
-        cut points of their own; cut alike, they merge range by range, to the
-        values of the whole data.
+        cut points of their own, each the quantiles of its shard's scores. The
+        common cut points are the quantiles of all their cut points, as many
+        as the most ranges a state has, so the ranges follow every shard's
+        scores; cut alike, the states merge range by range, to the values of
+        the whole data.
 
         Examples
         --------
@@ -97,12 +100,15 @@ class ScoreRanges(State):
         >>> b = summarize_ranges([1, 0], [0.9, 0.1], cuts=[0.3, 0.6])
         >>> x, y = ScoreRanges.aligned([a, b])
         >>> y.cuts.tolist(), [part.score.tolist() for part in x.merge(y).parts]
-        ([0.5], [[0.1, 0.2], [0.7, 0.9]])
+        ([0.5, 0.6], [[0.1, 0.2], [], [0.7, 0.9]])
         """
-        first = next((s for s in states if s.has_data), None)
-        if first is None:
+        full = [s for s in states if s.has_data]
+        if not full or all(np.array_equal(s.cuts, full[0].cuts) for s in full[1:]):
             return list(states)
-        return [recut(s, first.cuts) if s.has_data else s for s in states]
+        every = np.unique(np.concatenate([s.cuts for s in full]))
+        ranges = max(s.cuts.size for s in full) + 1
+        cuts = every if every.size < ranges else range_cuts(every, ranges)
+        return [recut(s, cuts) if s.has_data else s for s in states]
 
     def split_parts(self) -> tuple[ScoreRanges, Sequence[ScoreHistogram]]:
         """The state with empty ranges (its cut points and sample count) and its ranges.

@@ -253,7 +253,7 @@ def merge_states(
     instead of a merge per file, holding every file's histogram and their
     merge. States split by score ranges (``roc_auc:ranges=N``) of binary
     files are merged range by range (files of other cut points, such as
-    shards of separate runs with ``cuts=sample``, cut at the first file's):
+    shards of separate runs with ``cuts=sample``, cut alike first):
     each range of every file is read, merged and written to a temporary file
     before the next, and the merged state
     reads its ranges from there when the metric asks for them, so memory
@@ -449,8 +449,8 @@ def _merge_by_parts(states: list[State]) -> State:
     temporary file (:class:`PartFile`) and read again when asked for, so the
     merge holds one part of each state and their merge, never the whole.
     A kind with an ``aligned`` class method (score ranges) first gives its
-    states one layout of parts: ranges of other cut points are cut at the
-    first state's.
+    states one layout of parts: ranges of other cut points are cut at common
+    ones.
     """
     # states cut at other points (shards of separate cuts=sample runs) are cut alike
     aligned = getattr(type(states[0]), "aligned", None)
