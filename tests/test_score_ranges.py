@@ -322,3 +322,41 @@ def test_range_cuts_are_sampled_quantiles(values: list[float], ranges: int) -> N
     if distinct.size >= ranges:
         assert per_range.size == ranges
         assert per_range.max() - per_range.min() <= 1
+
+
+@st.composite
+def _zero_weight_batches(draw: st.DrawFn) -> list[tuple[list[int], list[float], list[float]]]:
+    """Batches of scores on a grid of sixteenths (ties, scores on the cut points), at least
+    one of them of zero-weight rows only, the others of dyadic weights that may be 0."""
+    count = draw(st.integers(1, 5))
+    zero = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    zero[draw(st.integers(0, count - 1))] = True
+    batches = []
+    for only_zeros in zero:
+        rows = draw(st.integers(1, 8))
+        y = draw(st.lists(st.integers(0, 1), min_size=rows, max_size=rows))
+        s = [k / 16 for k in draw(st.lists(st.integers(0, 16), min_size=rows, max_size=rows))]
+        dyadic = st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0])
+        w = [0.0] * rows if only_zeros else draw(st.lists(dyadic, min_size=rows, max_size=rows))
+        batches.append((y, s, w))
+    return batches
+
+
+@settings(max_examples=150, deadline=None)
+@given(batches=_zero_weight_batches())
+def test_batches_of_zero_weight_rows_merge_to_the_whole_ranges(
+    batches: list[tuple[list[int], list[float], list[float]]],
+) -> None:
+    """A batch whose rows all weigh 0 keeps no row of the histogram; each of its ranges
+    still counts the samples of its scores, as the ranges of all the rows at once do."""
+    metric = ROCAUC(ranges=8)
+    states = [metric.summarize(y, s, sample_weight=w) for y, s, w in batches]
+    merged = states[0]
+    for state in states[1:]:
+        merged = merged.merge(state)
+    y, s, w = ([v for batch in batches for v in batch[i]] for i in range(3))
+    whole = metric.summarize(y, s, sample_weight=w)
+    cuts = np.arange(1, 8) / 8
+    counts = np.bincount(np.searchsorted(cuts, s, side="right"), minlength=8).tolist()
+    assert [part.n_samples for part in whole.parts] == counts
+    assert merged.equals(whole)

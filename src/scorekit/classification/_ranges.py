@@ -427,7 +427,8 @@ def split_ranges(
     for j, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         at[j, 0], at[j, -1] = a, b
         at[j, 1:-1] = a + np.searchsorted(score[a:b], c, side="left")
-    unit = counts.ndim == 2 and counts.strides[0] == 0
+    # a view of one count of one (not an empty array of weights, whose strides are 0 too)
+    unit = counts.ndim == 2 and counts.dtype.kind in "iu" and counts.strides[0] == 0
     in_range = None
     if counts.dtype.kind not in "iu" and scores is not None:
         where = np.searchsorted(c, np.asarray(scores).reshape(-1), side="right")
