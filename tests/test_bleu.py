@@ -299,7 +299,7 @@ def test_signature() -> None:
 
 
 @given(data=_corpora(), cut=st.integers(0, 8), tok=st.sampled_from(TOKENIZERS))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_merged_chunks_equal_in_memory(
     data: tuple[list[Any], list[str]], cut: int, tok: str
 ) -> None:
