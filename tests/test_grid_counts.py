@@ -8,6 +8,7 @@ fall back to sorting. The metrics read from counted rows equal scikit-learn's.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -141,3 +142,32 @@ def test_metrics_of_counted_scores_equal_scikit_learn(dtype: type, decimals: int
     assert C.average_precision(y, s) == pytest.approx(ref, rel=1e-12)
     yb = y.astype(bool)
     assert C.roc_auc(yb, s) == C.roc_auc(y, s)
+
+
+def test_huge_scores_are_sorted_without_a_warning() -> None:
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 70_000)
+    for big, dtype in ((1e305, np.float64), (3e37, np.float32)):
+        s = np.where(rng.random(y.size) < 0.5, 0.5, big).astype(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert grid.grid_rows(s, y == 1) is None
+            assert C.roc_auc(y, s) == pytest.approx(skm.roc_auc_score(y, s), rel=1e-12)
+
+
+def test_float32_spans_stop_at_the_exact_integers() -> None:
+    # integers from -2**24 to 1 in float32: one more than its exact whole numbers
+    s = np.zeros(1 << 16, dtype=np.float32)
+    s[0], s[1:3] = -(2.0**24), 1.0
+    with _grid(1 << 16, span=1 << 30):
+        saved = grid._ROWS_PER_BIN
+        grid._ROWS_PER_BIN = 1
+        try:
+            assert grid.grid_rows(s, None) is None
+            s[0] = -(2.0**24) + 2
+            counted = grid.grid_rows(s, None)
+        finally:
+            grid._ROWS_PER_BIN = saved
+    assert counted is not None
+    (values,), (counts,) = counted
+    assert values.tolist() == [-(2.0**24) + 2, 0.0, 1.0] and counts.tolist() == [1, s.size - 3, 2]

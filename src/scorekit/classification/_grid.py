@@ -40,7 +40,9 @@ def _scale(s: Scores) -> Any | None:
     ints = np.dtype(f"i{s.dtype.itemsize}")
     for d in _DECIMALS:
         scale = s.dtype.type(10**d)
-        k = np.rint(probe * scale)
+        # a huge score overflows to infinity, which then fails the comparison
+        with np.errstate(over="ignore"):
+            k = np.rint(probe * scale)
         back = k / scale
         if np.array_equal(back.view(ints), probe.view(ints)):
             return scale
@@ -55,16 +57,18 @@ def grid_rows(
     ``upper`` marks the rows of the second label (None: one label). None is
     returned, having read at most the first scores, when no power of ten up to
     ``10**6`` recovers them; otherwise when a later score is off that grid, is
-    NaN or infinite, or the integers span more than ``max(4096, rows / 64)``.
+    NaN or infinite, or the integers span more than ``max(4096, rows / 64)``
+    (or the exact integers of the score's type, 2**24 for float32).
     """
     if s.size < _FROM or s.dtype.kind != "f":
         return None
     scale = _scale(s)
     if scale is None:
         return None
-    limit = max(_SPAN, s.size // _ROWS_PER_BIN)
-    # whole numbers of the score's type stay exact up to its mantissa
+    # whole numbers of the score's type stay exact up to its mantissa; the bin of a
+    # score (k - lo) and its integer back (bin + lo) are computed in that type
     exact = float(2 ** (np.finfo(s.dtype).nmant + 1))
+    limit = min(max(_SPAN, s.size // _ROWS_PER_BIN), int(exact))
     labels = 1 if upper is None else 2
     k = np.empty(_BLOCK, dtype=s.dtype)
     back = np.empty(_BLOCK, dtype=s.dtype)
@@ -76,14 +80,15 @@ def grid_rows(
         block = s[a : a + _BLOCK]
         m = block.size
         kb, bb, cb = k[:m], back[:m], codes[:m]
-        np.multiply(block, scale, out=kb)
+        with np.errstate(over="ignore"):
+            np.multiply(block, scale, out=kb)
         np.rint(kb, out=kb)
         np.divide(kb, scale, out=bb)
         # compared as values: a NaN is unequal to itself, and -0.0 (k = 0) is 0.0
         if not np.equal(bb, block, out=same[:m]).all():
             return None
         bmin, bmax = float(kb.min()), float(kb.max())
-        # NaN fails both comparisons; an infinity fails the span
+        # an infinity (a score that is one, or overflows) is beyond the exact integers
         if not (-exact <= bmin and bmax <= exact):
             return None
         if acc is None:

@@ -621,12 +621,12 @@ def _binary_summary(y: NDArray[Any], s: Scores, w: Float | None) -> ScoreHistogr
 
 
 def _label_runs(s: Scores, masks: list[NDArray[np.bool_]]) -> Rows:
-    """Unweighted binary rows: each label's scores gathered and sorted once.
+    """Unweighted binary rows: each label's scores gathered and sorted once, or counted.
 
-    Scores on a decimal grid (rounded, or whole numbers) are counted instead
-    (:func:`grid_rows`). Other scores (float32 or float64, kept in their type)
-    are gathered straight into their place in the state's score array and
-    sorted there. When every
+    Scores on a decimal grid (rounded, or whole numbers; 65,536 rows or more, of
+    a short span of integers) are counted instead (:func:`grid_rows`). Other
+    scores (float32 or float64, kept in their type) are gathered straight into
+    their place in the state's score array and sorted there. When every
     label's scores are distinct (the usual case for classifier outputs) a row
     is one sample and the counts are a view of ones; otherwise equal scores of
     a label are counted into one row.

@@ -275,6 +275,8 @@ class PartedFold:
     write and merge them once, and get one merged state: the tree merges a
     shared state once, a shared state is split into one shell and one record,
     and a metric whose merged shell is an earlier metric's takes its result.
+    The metrics' parts share one spill file, removed once every metric's
+    merged parts are written.
 
     Examples
     --------
@@ -309,16 +311,21 @@ class PartedFold:
         self.tree.add(shells)
 
     def held_bytes(self) -> int:
-        """The bytes of the states held in memory, a shared state once (shells only, once
-        spilled)."""
+        """The bytes of the states held in memory, a shared list or state once (shells only,
+        once spilled)."""
         seen: set[int] = set()
         total = 0
         for _, entry in self.tree.stack:
             for held in entry:
-                for state in held if isinstance(held, list) else [held]:
-                    if id(state) not in seen:
-                        seen.add(id(state))
-                        total += state_nbytes(state)
+                if id(held) in seen:
+                    continue
+                seen.add(id(held))
+                if isinstance(held, list):
+                    # a list the tree gathers counted its bytes as it grew
+                    cached = getattr(held, "nbytes", None)
+                    total += cached if cached is not None else sum(map(state_nbytes, held))
+                else:
+                    total += state_nbytes(held)
         return total
 
     def spill(self) -> None:
