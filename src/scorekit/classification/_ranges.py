@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast, overload
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
 from scorekit._check import as_array, as_labels, as_scores, as_weights, check_same_length
 from scorekit.classification._histogram import Float, ScoreHistogram, _binary_summary, unit_counts
-from scorekit.core import State, state_field
+from scorekit.core import PartsOnRead, State, state_field
 from scorekit.errors import ConfigError, InputError, StateMismatchError, message, raw
 
 __all__ = [
@@ -492,7 +491,7 @@ def recut(state: ScoreRanges, cuts: Any, *, metric: str = _NAME) -> ScoreRanges:
     return ScoreRanges(cuts=c, parts=parts, n_samples=state.n_samples)
 
 
-class RecutRanges(Sequence[ScoreHistogram]):
+class RecutRanges(PartsOnRead[ScoreHistogram]):
     """The ranges of new cut points, each made from the old ranges it overlaps when read.
 
     Range ``i`` holds the scores ``s`` with ``cuts[i - 1] <= s < cuts[i]``;
@@ -508,20 +507,7 @@ class RecutRanges(Sequence[ScoreHistogram]):
     def __len__(self) -> int:
         return int(self.cuts.size) + 1
 
-    @overload
-    def __getitem__(self, index: int) -> ScoreHistogram: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[ScoreHistogram, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> ScoreHistogram | tuple[ScoreHistogram, ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        i = operator.index(index)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(f"range {index} of {len(self)}")
+    def _read(self, i: int) -> ScoreHistogram:
         lo, hi = _bounds(self.cuts, i)
         first = int(np.searchsorted(self.old_cuts, lo, side="right"))
         last = int(np.searchsorted(self.old_cuts, hi, side="left"))
@@ -545,10 +531,6 @@ class RecutRanges(Sequence[ScoreHistogram]):
         if not pieces:
             return ScoreHistogram.empty()
         return pieces[0] if len(pieces) == 1 else ScoreHistogram.merge_all(pieces)
-
-    def __iter__(self) -> Iterator[ScoreHistogram]:
-        for i in range(len(self)):
-            yield self[i]
 
 
 def summarize_ranges(

@@ -16,13 +16,13 @@ import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, overload
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from scorekit.core import MergeTree, Metric, State, equal_values, state_nbytes
+from scorekit.core import MergeTree, Metric, PartsOnRead, State, state_nbytes
 from scorekit.engines._spark_codec import decode_state, encode_state
 from scorekit.io import parse_size
 
@@ -69,7 +69,7 @@ def merge_parts(parts: Sequence[State | None]) -> State | None:
     return merged
 
 
-class StoredParts(Sequence[State]):
+class StoredParts(PartsOnRead[State]):
     """The parts of a state kept in files, one file per part, each loaded when it is read.
 
     :meth:`append` writes a part to a file of a temporary directory (the JSON
@@ -116,37 +116,8 @@ class StoredParts(Sequence[State]):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> State: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[State, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> State | tuple[State, ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(self._count)))
-        position = int(index)
-        if position < 0:
-            position += self._count
-        if not 0 <= position < self._count:
-            raise IndexError(f"part {index} of {self._count}")
-        return decode_state(self._file(position).read_bytes())
-
-    def __iter__(self) -> Iterator[State]:
-        for i in range(self._count):
-            yield self[i]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        if len(other) != self._count:
-            return False
-        return all(equal_values(self[i], other[i]) for i in range(self._count))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (tuple, (tuple(self),))
+    def _read(self, index: int) -> State:
+        return decode_state(self._file(index).read_bytes())
 
     def __repr__(self) -> str:
         return f"StoredParts({self._count} parts in {str(self._folder)!r})"

@@ -9,19 +9,18 @@ holds none of their large arrays in memory.
 
 from __future__ import annotations
 
-import abc
 import copy
 import dataclasses
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from scorekit.core import State, equal_values
+from scorekit.core import PartsOnRead, State
 from scorekit.errors import InputError, ScorekitError
 from scorekit.statefiles._binary import Blocks
 
@@ -30,51 +29,6 @@ __all__ = ["FileParts", "PartError", "PartFile"]
 
 class PartError(InputError):
     """A part of a state file that cannot be read or breaks its rules (names the file)."""
-
-
-class _Parts(Sequence[State]):
-    """A sequence of parts read on access: ``len``, indexing, equality, pickled as a tuple."""
-
-    @abc.abstractmethod
-    def __len__(self) -> int:
-        """The number of parts."""
-
-    @abc.abstractmethod
-    def _read(self, index: int) -> State:
-        """Part ``index`` (in range), read from where it is kept."""
-
-    @overload
-    def __getitem__(self, index: int) -> State: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[State, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> State | tuple[State, ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        position = int(index)
-        count = len(self)
-        if position < 0:
-            position += count
-        if not 0 <= position < count:
-            raise IndexError(f"part {index} of {count}")
-        return self._read(position)
-
-    def __iter__(self) -> Iterator[State]:
-        for i in range(len(self)):
-            yield self[i]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        if len(other) != len(self):
-            return False
-        return all(equal_values(self[i], other[i]) for i in range(len(self)))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (tuple, (tuple(self),))
 
 
 class _Alone(Sequence[State]):
@@ -90,7 +44,7 @@ class _Alone(Sequence[State]):
         return self._part if index == self._place else self._shell[index]
 
 
-class FileParts(_Parts):
+class FileParts(PartsOnRead[State]):
     """The parts of one state of a binary state file, each read and checked when asked for.
 
     A part is decoded and validated as a state of a JSON file, and checked
@@ -127,7 +81,7 @@ class FileParts(_Parts):
         return f"FileParts({self._count} parts of {self.where})"
 
 
-class PartFile(_Parts):
+class PartFile(PartsOnRead[State]):
     """Parts kept in one temporary file, their large arrays on disk, each read when asked for.
 
     :meth:`append` writes the bytes of a part's large arrays to the file and
