@@ -48,8 +48,9 @@ from test_properties import CONFIGS
 
 DOC = ROOT / "docs" / "extending.md"
 PACKAGE = "my_package"
-EXAMPLES = 5
-"""Hypothesis examples per metric configuration on the example engine."""
+EXAMPLES = 2
+"""Hypothesis examples per metric configuration on the example engine, as many as the
+stream engine's test of every metric (``test_engine_properties.py``) runs."""
 
 _BLOCK = re.compile(r'^```(\w+)(?: title="([^"]+)")?\n(.*?)^```$', re.S | re.M)
 
