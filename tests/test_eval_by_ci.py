@@ -142,7 +142,7 @@ def test_the_command_state_files_and_shards(capsys: Any, tmp_path: Path) -> None
 
 
 def test_on_dask_rows_keyed_by_position_are_refused_and_keyed_rows_agree(
-    tmp_path: Path,
+    tmp_path: Path, dask_cluster: Any
 ) -> None:
     path = _file(tmp_path, 60, 1)
     with pytest.raises(ConfigError, match=r"do not know the positions of their rows.*key=COL"):
@@ -160,7 +160,7 @@ def test_on_dask_rows_keyed_by_position_are_refused_and_keyed_rows_agree(
         ci=ci,
         by=["g"],
         engine="dask",
-        workers=1,
+        scheduler=dask_cluster.scheduler_address,
     )
     for name, found in whole.values.items():
         other = on_dask.values[name]
