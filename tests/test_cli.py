@@ -900,11 +900,49 @@ def test_bundled_files_have_the_manifest_columns() -> None:
 # the installed entry points --------------------------------------------------------------
 
 
-def test_console_script_runs_the_demo() -> None:
+BLOCKER = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "class Block:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in {'pandas', 'scipy', 'sklearn', 'hypothesis'}:\n"
+    "            raise ImportError('blocked: ' + name)\n"
+    "sys.meta_path.insert(0, Block())\n"
+    "Path(__file__).with_name('installed').touch()\n"
+)
+"""A ``sitecustomize`` that blocks the imports of the test extras, and says it was installed."""
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[bool, Path, Any]:
+    """``scorekit demo`` in a child where pandas, scipy, scikit-learn and Hypothesis cannot be
+    imported, run once for the tests of the installed entry point and of the demo's needs.
+
+    The child is the console script when it is installed (``python -c`` otherwise), with a
+    ``sitecustomize`` on its path blocking the imports before the script starts.
+    """
+    site = tmp_path_factory.mktemp("blocker")
+    (site / "sitecustomize.py").write_text(BLOCKER, encoding="utf-8")
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
     script = Path(sys.executable).parent / "scorekit"
+    command = [str(script), "demo"]
     if not script.exists():
+        code = "from scorekit.cli import main\nraise SystemExit(main(['demo']))\n"
+        command = [sys.executable, "-c", code]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    return script.exists(), site / "installed", done
+
+
+def test_console_script_runs_the_demo(demo_run: tuple[bool, Path, Any]) -> None:
+    installed, _, done = demo_run
+    if not installed:
         pytest.skip("the console script is not installed in this environment")
-    done = subprocess.run([str(script), "demo"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "Binary classification" in done.stdout
     # with the report extra installed, the demo writes its HTML report and says where
@@ -925,18 +963,9 @@ def test_python_dash_m_scorekit() -> None:
     assert done.stderr.startswith("scorekit: ") and "Traceback" not in done.stderr
 
 
-def test_demo_needs_only_numpy_and_pyarrow() -> None:
-    code = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in {'pandas', 'scipy', 'sklearn', 'hypothesis'}:\n"
-        "            raise ImportError('blocked: ' + name)\n"
-        "sys.meta_path.insert(0, Block())\n"
-        "from scorekit.cli import main\n"
-        "raise SystemExit(main(['demo']))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+def test_demo_needs_only_numpy_and_pyarrow(demo_run: tuple[bool, Path, Any]) -> None:
+    _, blocked, done = demo_run
+    assert blocked.is_file(), "the imports of pandas, scipy, sklearn and hypothesis were open"
     assert done.returncode == 0, done.stderr
     assert "Multi-label classification" in done.stdout
 
