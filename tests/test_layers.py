@@ -14,6 +14,7 @@ api <- cli) are import-linter contracts in ``pyproject.toml``.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,8 +44,16 @@ def _private(part: str) -> bool:
     return part.startswith("_") and not part.startswith("__")
 
 
-def _imports(module: str) -> Iterator[tuple[str, str | None]]:
-    """``(imported module, imported name or None)`` for every scorekit import of ``module``."""
+@functools.cache
+def _imports(module: str) -> tuple[tuple[str, str | None], ...]:
+    """``(imported module, imported name or None)`` for every scorekit import of ``module``.
+
+    Each module is parsed once per test process; both checks read its imports.
+    """
+    return tuple(_read_imports(module))
+
+
+def _read_imports(module: str) -> Iterator[tuple[str, str | None]]:
     path = MODULES[module]
     package = path.name == "__init__.py"
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
