@@ -214,7 +214,7 @@ def _bits(array: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
     return array.dtype.str, array.shape, np.ascontiguousarray(array).tobytes()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(first=_arrays(), more=st.lists(_arrays(), max_size=3))
 def test_arrays_travel_bit_for_bit(first: np.ndarray, more: list[np.ndarray]) -> None:
     state = _Blocks(first=first, more=tuple(more))
