@@ -112,7 +112,8 @@ def grid_rows(
             acc = counted
         else:
             acc += counted
-    assert acc is not None
+    if acc is None:  # no block: no rows (fewer than _FROM never come here)
+        return None
     table = acc.reshape(-1, labels)
     values, counts = [], []
     for j in range(labels):
