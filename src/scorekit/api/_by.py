@@ -64,8 +64,7 @@ def fold(
         found = run_metrics(source, listed, compute=False, **{**where, "columns": read})
         return list(found.states.values())
 
-    options = {k: where.get(k) for k in ("scheduler", "workers")}
-    with held_session(parsed.values(), where.get("engine") or "stream", options):
+    with held_session(parsed.values(), where.get("engine") or "stream", where):
         folded: dict[str, Metric[Any]] = {}
         for key, wrapped in settled(parsed, first_pass).items():
             boot = ci.wrap(wrapped) if ci is not None and ci.resamples else None

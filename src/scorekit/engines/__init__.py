@@ -107,6 +107,7 @@ def session(name: str, **options: Any) -> Iterator[None]:
     within which its ``run`` with those options uses one cluster (Dask) or
     session (Spark) instead of starting and stopping its own; an engine
     without one (``stream``, engines registered as functions) needs nothing.
+    ``options`` may be a run's: those the session does not take are left out.
     A first pass over the data (cut points from a sample) and the fold that
     follows it then share one cluster.
 
@@ -124,7 +125,9 @@ def session(name: str, **options: Any) -> Iterator[None]:
     if opened is None:
         yield
         return
-    given = {k: v for k, v in options.items() if v is not None}
+    # the options its session takes (a run's others, such as columns, are not the session's)
+    takes = inspect.signature(opened).parameters
+    given = {k: v for k, v in options.items() if v is not None and k in takes}
     with opened(**given):
         yield
 

@@ -338,9 +338,7 @@ cannot go with a master; got scheduler='local[2]', workers=2, expected one of th
 
 
 @contextlib.contextmanager
-def session(
-    scheduler: str | None = None, workers: int | None = None, partitions: int | None = None
-) -> Iterator[None]:
+def session(scheduler: str | None = None, workers: int | None = None) -> Iterator[None]:
     """One Spark session for every run with these options within the block.
 
     The session started here is the active one, which :func:`run` then uses
