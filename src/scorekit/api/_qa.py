@@ -77,12 +77,6 @@ def evaluate_squad(
     )
     if ci is None and not by:
         return EvaluationResult(official, rows=int(official["total"]))
-    ids, references, answers = qa.squad_questions(dataset, predictions, na_probs, na_prob_thresh)
-    keys: dict[str, Any] = {}
-    metrics: dict[str, Metric[Any]] = {
-        "exact": qa.ExactMatch(version=version),  # type: ignore[arg-type]
-        "f1": qa.QAF1(version=version),  # type: ignore[arg-type]
-    }
     if ci is not None and not ci.resamples:
         raise ConfigError(
             message(
@@ -92,6 +86,12 @@ def evaluate_squad(
                 "percentile, basic or bca (a bootstrap over the questions)",
             )
         )
+    ids, references, answers = qa.squad_questions(dataset, predictions, na_probs, na_prob_thresh)
+    keys: dict[str, Any] = {}
+    metrics: dict[str, Metric[Any]] = {
+        "exact": qa.ExactMatch(version=version),  # type: ignore[arg-type]
+        "f1": qa.QAF1(version=version),  # type: ignore[arg-type]
+    }
     if ci is not None:
         metrics = {key: ci.wrap(metric, key="id") for key, metric in metrics.items()}
         keys["unit_key"] = ids

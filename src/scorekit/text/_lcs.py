@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["lcs_lengths", "lcs_marks", "lcs_positions", "position_masks"]
+__all__ = ["dense_codes", "lcs_lengths", "lcs_marks", "lcs_positions", "position_masks"]
 
 _SURROGATES = 0xD800
 _SURROGATE_SPAN = 0x800
@@ -270,7 +270,7 @@ def _mark_fitting(
     rank = np.arange(size, dtype=np.int64) - base[step]
     tokens = ids[(start_a + m - longest)[rank] + step]
     # the distinct second sequences, each at the first pair that reads it
-    second_of = _dense_codes(start_b * (_WORD + 1) + n)
+    second_of = dense_codes(start_b * (_WORD + 1) + n)
     first_at = np.empty(int(second_of.max()) + 1, dtype=np.int64)
     first_at[second_of[::-1]] = np.arange(len(second_of) - 1, -1, -1)
     eq = _position_masks(ids, start_b[first_at], n[first_at], second_of[rank], tokens)
@@ -338,7 +338,7 @@ def _position_masks(
     shift = (_WORD + 1 + queries).bit_length()
     if (len(starts) * vocab).bit_length() + shift > 62:
         # keys too wide to carry the low bits: number them with a hash table
-        codes = _dense_codes(np.concatenate([owner * vocab + words, which * vocab + tokens]))
+        codes = dense_codes(np.concatenate([owner * vocab + words, which * vocab + tokens]))
         masks = np.zeros(int(codes.max()) + 1, dtype=np.uint64)
         bits = np.left_shift(np.uint64(1), offsets.astype(np.uint64))
         np.bitwise_or.at(masks, codes[:total], bits)
@@ -364,19 +364,17 @@ def _position_masks(
     return out
 
 
-def _dense_codes(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+def dense_codes(keys: NDArray[np.int64]) -> NDArray[np.int64]:
     """Codes ``0..k-1`` of the keys, equal exactly for equal keys (a hash table, no sort).
 
     Codes follow the order in which the keys first occur.
 
     Examples
     --------
-    >>> _dense_codes(np.array([7, 3, 7, 9]))
+    >>> dense_codes(np.array([7, 3, 7, 9]))
     array([0, 1, 0, 2])
     """
     import pyarrow as pa
 
-    if len(keys) == 0:
-        return np.zeros(0, dtype=np.int64)
     codes = pa.array(keys).dictionary_encode().indices
     return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)

@@ -10,13 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-
-def _dense(keys: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Codes 0..k-1 with equal codes exactly for equal keys (a hash table, no sort)."""
-    import pyarrow as pa
-
-    codes = pa.array(keys).dictionary_encode().indices
-    return np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+from scorekit.text._lcs import dense_codes
 
 
 def _count(
@@ -98,7 +92,7 @@ def _matches(
     width = int(ids.max()) + 1
 
     pos = np.arange(len(ids))
-    code = _dense(line_item[token_line] * width + ids)  # (segment, token)
+    code = dense_codes(line_item[token_line] * width + ids)  # (segment, token)
     alive = np.ones(0, dtype=bool)  # prefixes in both the prediction and a reference
     for order in range(1, max_order + 1):
         if order > 1:
@@ -109,7 +103,7 @@ def _matches(
             if len(pos) == 0:
                 break
             # (segment, n-gram) = ((segment, (n-1)-gram prefix), last token)
-            code = _dense(code[keep] * width + ids[pos + order - 1])
+            code = dense_codes(code[keep] * width + ids[pos + order - 1])
         k = int(code.max()) + 1
         n_hyp = int(np.searchsorted(pos, hyp_tokens))
         hyp_count = np.bincount(code[:n_hyp], minlength=k)

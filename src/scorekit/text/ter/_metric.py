@@ -229,12 +229,8 @@ class TER(SegmentSums[TERStats]):
             mine = [ter_words(r, *options) for r in refs[at : at + k]]
             at += k
             hyp_ids, ref_ids = _segment_ids(hyp, mine, codes)
-            if k == 1:
-                edits.append(edit_count(hyp_ids, ref_ids[0]))
-                lengths.append(float(len(ref_ids[0])))
-            else:
-                edits.append(min(edit_count(hyp_ids, r) for r in ref_ids))
-                lengths.append(sum(len(r) for r in ref_ids) / k)
+            edits.append(min(edit_count(hyp_ids, r) for r in ref_ids))
+            lengths.append(sum(len(r) for r in ref_ids) / k)
         return edits, lengths, counts
 
     def _segment_statistics(
