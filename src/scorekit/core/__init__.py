@@ -18,7 +18,7 @@ format, engine or command.
 - :class:`InputKind`, :func:`register_input_kind`, :func:`input_kind`: what a metric
   reads (roles, side inputs, grouping).
 - :class:`MergeTree`: the one fold of many states; :class:`PartsOnRead`: the parts of a
-  state read when asked for.
+  state read when asked for, and :func:`scan`, reading them in order with a carry.
 - :class:`Grouped`, :class:`GroupStates`, :class:`ByGroup`: any metric per group of rows.
 - :class:`Estimate`, :class:`QuantileSketch`: bounded results and states.
 - :func:`load_plugins`: installed plug-ins (the ``scorekit.plugins`` entry points).
@@ -46,7 +46,7 @@ from scorekit.core._index import MetricEntry, catalog
 from scorekit.core._inputs import InputKind, input_kind, input_kinds, register_input_kind
 from scorekit.core._metric import Metric, MetricInfo, UnitWeights
 from scorekit.core._options import option_choices, option_names, parse_metrics
-from scorekit.core._parts import PartsOnRead
+from scorekit.core._parts import PartsOnRead, scan
 from scorekit.core._plugins import load_plugins
 from scorekit.core._providers import add_provider
 from scorekit.core._registry import (
@@ -126,6 +126,7 @@ __all__ = [
     "repeated_row_replicates",
     "reraise",
     "row_replicates",
+    "scan",
     "sentences",
     "share_equal",
     "state_field",

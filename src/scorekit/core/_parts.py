@@ -3,14 +3,53 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, overload
 
 from scorekit.core._state import State, equal_values
 
-__all__ = ["PartsOnRead"]
+__all__ = ["PartsOnRead", "scan"]
 
 P = TypeVar("P", bound=State)
+C = TypeVar("C")
+R = TypeVar("R")
+
+
+def scan(parts: Sequence[P], step: Callable[[C, P], tuple[C, R]], carry: C) -> tuple[C, list[R]]:
+    """Read parts in order with a carry: ``carry, out = step(carry, parts[i])`` for each ``i``.
+
+    A sequence that keeps its parts elsewhere (on the workers of a cluster)
+    may run each step where its part is, by a ``scan`` method of its own; only
+    the carries and the outputs then travel, never a part. ``step`` must be a
+    function that can be pickled (a module-level function, or a
+    :func:`functools.partial` of one), and its carries and outputs small.
+
+    Returns
+    -------
+    tuple
+        The last carry and the output of each step, in order.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("accuracy")
+    >>> parts = [metric.summarize([1, 0], [1, 1]), metric.summarize([1], [1])]
+    >>> def step(total, part):
+    ...     return total + int(part.matrix.sum()), int(part.matrix.trace())
+    >>> scan(parts, step, 0)
+    (3, [1, 1])
+    """
+    own = getattr(parts, "scan", None)
+    if own is not None:
+        found: tuple[C, list[R]] = own(step, carry)
+        return found
+    outs: list[R] = []
+    for i in range(len(parts)):
+        part = parts[i]
+        carry, out = step(carry, part)
+        del part
+        outs.append(out)
+    return carry, outs
 
 
 class PartsOnRead(Sequence[P]):
