@@ -6,15 +6,19 @@ array: each range gives its points (cumulative totals carried down from the
 ranges above), the points ``drop_intermediate`` drops are dropped as the
 ranges come (a point's fate looks one point behind and one ahead, across
 ranges too), and the pieces are put together in order. The state is read one
-range at a time; the curve itself holds the points it returns. With more than
-two labels, :class:`OneVsRest` pools each range's labels other than the
-positive one before the walk, as the curves of the joined histogram do.
+range at a time, through :func:`scorekit.core.scan`: each range gives its
+kept points as the output of a step, and only the two points held across
+ranges are carried; the curve itself holds the points it returns. With more
+than two labels, :class:`OneVsRest` pools each range's labels other than the
+positive one before the walk, as the curves of the joined histogram do, in
+the step that reads the range.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -22,24 +26,26 @@ import numpy as np
 from scorekit.classification._histogram import Float, ScoreHistogram, _find, _starts
 from scorekit.classification._ranges_read import (
     Parts,
-    _corners,
-    _descend,
+    RangesView,
+    Step,
     _survey,
-    _Walk,
     roc_corners,
+    walk_corners,
+    walk_down,
 )
 from scorekit.classification._scores import _positive_index
 
 __all__ = ["OneVsRest", "ranges_curve_points", "recall_steps", "roc_corners", "two_labels"]
 
 
-class OneVsRest(Sequence[ScoreHistogram]):
+class OneVsRest(RangesView):
     """Ranges whose labels other than ``positive`` are pooled into one negative label.
 
-    Range ``i``, read when asked, holds the positive rows of ``parts[i]`` and,
-    under the first other label, one row per distinct score of the others with
-    their counts summed as the curves of the joined histogram sum them, so the
-    walk over the ranges sees two labels.
+    Range ``i``, made when read (in the step of a scan that reads ``parts[i]``),
+    holds the positive rows of ``parts[i]`` and, under the first other label,
+    one row per distinct score of the others with their counts summed as the
+    curves of the joined histogram sum them, so the walk over the ranges sees
+    two labels.
 
     Examples
     --------
@@ -51,40 +57,50 @@ class OneVsRest(Sequence[ScoreHistogram]):
     """
 
     def __init__(self, parts: Parts, positive: Any) -> None:
+        super().__init__(parts)
         self.parts = parts
         self.positive = positive
 
-    def __len__(self) -> int:
-        return len(self.parts)
+    def view(self, part: ScoreHistogram) -> ScoreHistogram:
+        return _pooled(self.positive, part)
 
-    def __getitem__(self, i: Any) -> Any:
-        part = self.parts[i]
-        if not part.task or part.key.size == 0:
-            return part
-        j = _find(part.labels, self.positive)
-        is_pos = part.key == j
-        c = part.counts[:, 0]
-        # the sums of the joined histogram's curves: each distinct score's rows in the
-        # order of the labels, a positive row counting 0 (numpy's sum of floats is not
-        # one addition after another, so the zeros stay)
-        order = np.argsort(part.score, kind="stable")
-        starts = _starts(part.score[order])
-        negative = np.where(is_pos, np.zeros_like(c), c)[order]
-        others = np.add.reduceat((~is_pos)[order].astype(np.intp), starts) > 0
-        un = part.score[order][starts][others]
-        cn = np.add.reduceat(negative, starts)[others]
-        up, cp = part.score[is_pos], c[is_pos]
-        # the positive label (key 0, if a label), then one label standing for the rest
-        rest = [k for k in range(part.labels.size) if k != j][:1]
-        labels = part.labels[([j] if j >= 0 else []) + rest]
-        key = np.concatenate([np.zeros(up.size, np.int64), np.full(un.size, int(j >= 0))])
-        return dataclasses.replace(
-            part,
-            labels=labels,
-            key=key,
-            score=np.concatenate([up, un]),
-            counts=np.concatenate([cp, cn])[:, None],
-        )
+    def view_step(self, step: Step) -> Step:
+        return partial(_pooled_step, step, self.positive)
+
+
+def _pooled_step(step: Step, positive: Any, carry: Any, part: ScoreHistogram) -> Any:
+    """``step`` on the range ``part`` with its labels other than ``positive`` pooled."""
+    return step(carry, _pooled(positive, part))
+
+
+def _pooled(positive: Any, part: ScoreHistogram) -> ScoreHistogram:
+    """The range ``part`` with its labels other than ``positive`` pooled into one."""
+    if not part.task or part.key.size == 0:
+        return part
+    j = _find(part.labels, positive)
+    is_pos = part.key == j
+    c = part.counts[:, 0]
+    # the sums of the joined histogram's curves: each distinct score's rows in the
+    # order of the labels, a positive row counting 0 (numpy's sum of floats is not
+    # one addition after another, so the zeros stay)
+    order = np.argsort(part.score, kind="stable")
+    starts = _starts(part.score[order])
+    negative = np.where(is_pos, np.zeros_like(c), c)[order]
+    others = np.add.reduceat((~is_pos)[order].astype(np.intp), starts) > 0
+    un = part.score[order][starts][others]
+    cn = np.add.reduceat(negative, starts)[others]
+    up, cp = part.score[is_pos], c[is_pos]
+    # the positive label (key 0, if a label), then one label standing for the rest
+    rest = [k for k in range(part.labels.size) if k != j][:1]
+    labels = part.labels[([j] if j >= 0 else []) + rest]
+    key = np.concatenate([np.zeros(up.size, np.int64), np.full(un.size, int(j >= 0))])
+    return dataclasses.replace(
+        part,
+        labels=labels,
+        key=key,
+        score=np.concatenate([up, un]),
+        counts=np.concatenate([cp, cn])[:, None],
+    )
 
 
 def two_labels(parts: Parts, labels: Any, index: int, pos_label: Any) -> tuple[Any, Parts]:
@@ -109,11 +125,21 @@ def recall_steps(tps: Float, fps: Float) -> Any:
     return np.logical_or(np.diff(tps[:-1]), np.diff(tps[1:]))
 
 
+def _collect(
+    carry: None, thresholds: Float, tps: Float, fps: Float
+) -> tuple[None, tuple[Float, Float, Float]]:
+    """A range's points of the curve, as the output of its step."""
+    return carry, (thresholds, tps, fps)
+
+
 def _points(
     parts: Parts, positive: Any, drop_intermediate: bool, rule: Any
 ) -> tuple[Float, Float, Float]:
-    walk = _descend(parts, positive, _Walk())
-    pieces = list(_corners(parts, positive, rule) if drop_intermediate else walk)
+    if drop_intermediate:
+        _, _, outs = walk_corners(parts, positive, _collect, rule=rule)
+    else:
+        _, _, outs = walk_down(parts, positive, _collect)
+    pieces = [out for out in outs if out is not None]
     if not pieces:
         empty = np.empty(0, dtype=np.float64)
         return empty, empty, empty

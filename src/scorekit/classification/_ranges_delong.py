@@ -7,22 +7,26 @@ negative units: ``V10`` of a positive is the share of negatives below its score
 Every unit of one label and one score has the same component, so the exact
 histogram holds them all: one value per histogram row, counted as often as the
 row's count. :func:`ranges_delong` reads them from the ranges' histograms in
-increasing score order, holding one range at a time and carrying the running
-totals of negatives and positives between ranges, as the readers of
-:mod:`scorekit.classification._ranges_read` do.
+increasing score order, through :func:`scorekit.core.scan`: each range is read
+in a step, and only the running totals of negatives and positives and the
+partial sums travel between ranges, as in the readers of
+:mod:`scorekit.classification._ranges_read`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from scorekit.classification._histogram import Scores, _find
+from scorekit.classification._histogram import ScoreHistogram, Scores, _find
 from scorekit.classification._pairs import _EXACT_INT
 from scorekit.classification._pairwise import PairwiseSum
 from scorekit.classification._ranges_read import Parts, _below, _sides, _survey, ranges_roc_auc
+from scorekit.core import scan
 from scorekit.errors import ConfigError, InputError, TooFewUnitsError, choices, message, raw
 
 __all__ = ["DeLongMoments", "ranges_delong"]
@@ -187,16 +191,57 @@ def _twice_below(
     return twice, np.int64(total)
 
 
+def _area_step(
+    positive: Any, carry: tuple[int, np.int64], part: ScoreHistogram
+) -> tuple[tuple[int, np.int64], None]:
+    area, below = carry
+    un, cn, up, cp = _sides(part, positive)
+    twice, below = _twice_below(un, cn, up, below)
+    # each product and partial sum is at most 2 m n < 2**63
+    area += int(np.dot(cp.astype(np.int64), twice))
+    return (area, below), None
+
+
 def _twice_area(parts: Parts, positive: Any) -> int:
     """``2 m n AUC``: twice the pairs a positive outranks, ties once, as an exact integer."""
-    area, carry = 0, np.int64(0)
-    for i in range(len(parts)):
-        un, cn, up, cp = _sides(parts[i], positive)
-        twice, carry = _twice_below(un, cn, up, carry)
-        # each product and partial sum is at most 2 m n < 2**63
-        area += int(np.dot(cp.astype(np.int64), twice))
-        del un, cn, up, cp, twice
+    (area, _), _ = scan(parts, partial(_area_step, positive), (0, np.int64(0)))
     return area
+
+
+@dataclass
+class _Deviations:
+    """The sums of squared deviations of the rows below, with the running totals they need."""
+
+    sum10: PairwiseSum
+    sum01: PairwiseSum
+    negatives: np.int64 = field(default_factory=lambda: np.int64(0))
+    positives: np.int64 = field(default_factory=lambda: np.int64(0))
+
+
+def _deviation_step(
+    positive: Any,
+    totals: tuple[int, int],
+    area: int | None,
+    auc: float,
+    carry: _Deviations,
+    part: ScoreHistogram,
+) -> tuple[_Deviations, None]:
+    """One range's ``count * deviation**2`` of its positive and its negative rows, summed."""
+    m, n = totals
+    un, cn, up, cp = _sides(part, positive)
+    # 2 n V10 of each positive row; 2 m V01 = 2 m - (twice the positives below + tied)
+    twice10, carry.negatives = _twice_below(un, cn, up, carry.negatives)
+    twice_pos_below, carry.positives = _twice_below(up, cp, un, carry.positives)
+    twice01 = np.int64(2 * m) - twice_pos_below
+    if area is not None:
+        d10 = (twice10 * np.int64(m) - np.int64(area)).astype(np.float64)
+        d01 = (twice01 * np.int64(n) - np.int64(area)).astype(np.float64)
+    else:
+        d10 = twice10 / float(2 * n) - auc
+        d01 = twice01 / float(2 * m) - auc
+    carry.sum10.add(cp.astype(np.float64) * (d10 * d10))
+    carry.sum01.add(cn.astype(np.float64) * (d01 * d01))
+    return carry, None
 
 
 def _squared_deviations(
@@ -212,22 +257,6 @@ def _squared_deviations(
     With the exact ``area``, the deviations are ``2 m n`` times those of the
     placements, exact integers; without it, those of the placements in float64.
     """
-    m, n = totals
-    sum10, sum01 = PairwiseSum(rows[0]), PairwiseSum(rows[1])
-    carry_neg, carry_pos = np.int64(0), np.int64(0)
-    for i in range(len(parts)):
-        un, cn, up, cp = _sides(parts[i], positive)
-        # 2 n V10 of each positive row; 2 m V01 = 2 m - (twice the positives below + tied)
-        twice10, carry_neg = _twice_below(un, cn, up, carry_neg)
-        twice_pos_below, carry_pos = _twice_below(up, cp, un, carry_pos)
-        twice01 = np.int64(2 * m) - twice_pos_below
-        if area is not None:
-            d10 = (twice10 * np.int64(m) - np.int64(area)).astype(np.float64)
-            d01 = (twice01 * np.int64(n) - np.int64(area)).astype(np.float64)
-        else:
-            d10 = twice10 / float(2 * n) - auc
-            d01 = twice01 / float(2 * m) - auc
-        sum10.add(cp.astype(np.float64) * (d10 * d10))
-        sum01.add(cn.astype(np.float64) * (d01 * d01))
-        del un, cn, up, cp, twice10, twice01, twice_pos_below, d10, d01
-    return sum10.result(), sum01.result()
+    step = partial(_deviation_step, positive, totals, area, auc)
+    found, _ = scan(parts, step, _Deviations(PairwiseSum(rows[0]), PairwiseSum(rows[1])))
+    return found.sum10.result(), found.sum01.result()

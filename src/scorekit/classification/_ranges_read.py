@@ -1,9 +1,14 @@
 """Binary ROC AUC and average precision read from score ranges, one range at a time.
 
 The readers take the ranges' histograms in increasing score order as a
-sequence (``len`` and indexing: :attr:`ScoreRanges.parts`, or any object that
-loads range ``i`` when asked, from a worker or a file) and hold one range at a
-time, carrying running totals between ranges. They repeat the arithmetic of
+sequence (:attr:`ScoreRanges.parts`, or any object that loads range ``i`` when
+asked, from a worker or a file) and read it only through
+:func:`scorekit.core.scan`: each pass is a step run on one range at a time,
+carrying running totals between ranges, so a sequence that keeps its ranges on
+the workers of a cluster runs each step there and only the carries (a few
+numbers, the partial sums of a :class:`PairwiseSum`) and the small outputs
+travel. A walk down the scores, from the highest range to the lowest, is
+:func:`scan_down`. The readers repeat the arithmetic of
 :class:`~scorekit.classification.ROCAUC` and
 :class:`~scorekit.classification.AveragePrecision` on the merged histogram
 operation by operation: cumulative sums are continued across ranges
@@ -17,9 +22,11 @@ lengths fix.
 
 from __future__ import annotations
 
+import abc
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,11 +37,97 @@ from scorekit.classification._histogram import Float, ScoreHistogram, Scores, _f
 from scorekit.classification._pairs import _EXACT_INT, _exponent
 from scorekit.classification._pairwise import PairwiseSum, carried_cumsum
 from scorekit.classification._scores import _OVR_SCORES, _many_classes, _warn
+from scorekit.core import scan
 from scorekit.errors import ConfigError, InputError, choices, message, raw
 
-__all__ = ["ranges_average_precision", "ranges_roc_auc"]
+__all__ = ["RangesView", "ranges_average_precision", "ranges_roc_auc", "scan_down"]
 
 Parts = Sequence[ScoreHistogram]
+Step = Callable[[Any, ScoreHistogram], tuple[Any, Any]]
+Stage = Callable[[Any, Float, Float, Float], tuple[Any, Any]]
+"""A step on the points of one range: ``stage(carry, thresholds, tps, fps) -> (carry, out)``."""
+
+
+# reading the ranges --------------------------------------------------------------------------
+
+
+class RangesView(Sequence[ScoreHistogram]):
+    """Ranges made from the ranges of ``inner``, each from its own range by :meth:`view`.
+
+    A subclass gives :meth:`view`, and :meth:`view_step` the picklable step
+    that applies it before a step; :meth:`scan` reads ``inner`` through
+    :func:`scorekit.core.scan` with that step, so the view is made next to
+    each range, where ``inner`` keeps it.
+    """
+
+    def __init__(self, inner: Parts) -> None:
+        self.inner = inner
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.view(self.inner[i])
+
+    @abc.abstractmethod
+    def view(self, part: ScoreHistogram) -> ScoreHistogram:
+        """The range made from ``part``."""
+
+    @abc.abstractmethod
+    def view_step(self, step: Step) -> Step:
+        """``step`` run on the view of each range instead of the range: a picklable step."""
+
+    def scan(self, step: Step, carry: Any) -> tuple[Any, list[Any]]:
+        """:func:`scorekit.core.scan` of the views, each made where its range is read."""
+        return scan(self.inner, self.view_step(step), carry)
+
+
+class _Backwards(Sequence[ScoreHistogram]):
+    """The ranges of a sequence that reads them here, last first."""
+
+    def __init__(self, parts: Parts) -> None:
+        self._parts = parts
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._parts[len(self._parts) - 1 - int(i)]
+
+
+def _only(target: int, step: Step, carry: tuple[int, Any], part: ScoreHistogram) -> Any:
+    """``step`` on range ``target`` of a scan only; the other ranges are passed by."""
+    at, inner = carry
+    if at != target:
+        return (at + 1, inner), None
+    inner, out = step(inner, part)
+    return (at + 1, inner), out
+
+
+def scan_down(parts: Parts, step: Step, carry: Any) -> tuple[Any, list[Any]]:
+    """:func:`scorekit.core.scan` from the last range to the first: the outputs come last first.
+
+    A sequence read here is scanned backwards; one that scans its ranges
+    itself (on a cluster) is scanned once per range, from the last, each scan
+    running ``step`` on its one range, so the steps still run where the ranges
+    are. The views of a :class:`RangesView` are made inside the steps.
+
+    Examples
+    --------
+    >>> from scorekit.classification._ranges import summarize_ranges
+    >>> state = summarize_ranges([0, 1, 1], [0.2, 0.7, 0.5], cuts=[0.5])
+    >>> scan_down(state.parts, lambda total, part: (total + part.n_samples, part.n_samples), 0)
+    (3, [2, 1])
+    """
+    while isinstance(parts, RangesView):
+        step, parts = parts.view_step(step), parts.inner
+    if getattr(parts, "scan", None) is None:
+        return scan(_Backwards(parts), step, carry)
+    outs: list[Any] = []
+    for i in range(len(parts) - 1, -1, -1):
+        (_, carry), found = scan(parts, partial(_only, i, step), (0, carry))
+        outs.append(found[i])
+    return carry, outs
 
 
 # the first pass: labels and totals ---------------------------------------------------------
@@ -53,9 +146,11 @@ class _Side:
 class _Survey:
     """What one pass over the ranges tells: labels, rows and totals of each, count types."""
 
-    labels: NDArray[Any]
+    labels: NDArray[Any] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     sides: dict[Any, _Side] = field(default_factory=dict)
     ints: bool = True
+    seen: bool = False
+    rows: int = 0
 
     def side(self, label: Any) -> _Side:
         return self.sides.get(_item(label), _Side())
@@ -65,52 +160,49 @@ def _item(label: Any) -> Any:
     return label.item() if isinstance(label, np.generic) else label
 
 
+def _survey_step(metric: str, survey: _Survey, part: ScoreHistogram) -> tuple[_Survey, None]:
+    """Add one range's labels, rows and totals to the survey of the ranges below."""
+    if not part.task:
+        return survey, None
+    survey.seen = True
+    if part.task != "binary":
+        raise InputError(
+            message(
+                metric,
+                "needs 1-D scores of one positive class",
+                raw(f"a {part.task} score matrix"),
+                "y_score of shape (n,)",
+            )
+        )
+    survey.labels = union_labels(metric, survey.labels, part.labels)
+    survey.ints = survey.ints and part.counts.dtype.kind in "iu"
+    survey.rows += part.key.size
+    c = part.counts[:, 0] if part.key.size else part.counts.reshape(-1)
+    for j, label in enumerate(part.labels.tolist()):
+        lo, hi = np.searchsorted(part.key, [j, j + 1])
+        if hi == lo:
+            continue
+        side = survey.sides.setdefault(label, _Side())
+        side.rows += int(hi - lo)
+        if c.dtype.kind in "iu":
+            run = c[lo:hi]
+            side.total += int(run.sum())
+            side.ones = side.ones and bool((run == 1).all())
+        else:
+            side.ones = False
+    return survey, None
+
+
 def _survey(metric: str, parts: Parts) -> _Survey:
     """Labels and per-label rows and totals; the errors of ``compute`` for no data."""
-    labels: NDArray[Any] = np.empty(0, dtype=np.int64)
-    sides: dict[Any, _Side] = {}
-    ints, seen, rows = True, False, 0
-    # one range at a time: each is let go before the next is read
-    for i in range(len(parts)):
-        part = parts[i]
-        if not part.task:
-            del part
-            continue
-        seen = True
-        if part.task != "binary":
-            raise InputError(
-                message(
-                    metric,
-                    "needs 1-D scores of one positive class",
-                    raw(f"a {part.task} score matrix"),
-                    "y_score of shape (n,)",
-                )
-            )
-        labels = union_labels(metric, labels, part.labels)
-        ints = ints and part.counts.dtype.kind in "iu"
-        rows += part.key.size
-        c = part.counts[:, 0] if part.key.size else part.counts.reshape(-1)
-        for j, label in enumerate(part.labels.tolist()):
-            lo, hi = np.searchsorted(part.key, [j, j + 1])
-            if hi == lo:
-                continue
-            side = sides.setdefault(label, _Side())
-            side.rows += int(hi - lo)
-            if c.dtype.kind in "iu":
-                run = c[lo:hi]
-                side.total += int(run.sum())
-                side.ones = side.ones and bool((run == 1).all())
-                del run  # a view of the range's counts: let go with the range
-            else:
-                side.ones = False
-        del part, c
-    if not seen:
+    survey, _ = scan(parts, partial(_survey_step, metric), _Survey())
+    if not survey.seen:
         raise InputError(message(metric, "empty input", raw("0 samples"), "at least one sample"))
-    if rows == 0:
+    if survey.rows == 0:
         raise InputError(
             message(metric, "every sample has zero weight", raw("sample_weight all 0"), "some > 0")
         )
-    return _Survey(labels, sides, ints)
+    return survey
 
 
 def _sides(
@@ -160,21 +252,28 @@ def _tied(un: Scores, up: Scores) -> int:
     return int(np.count_nonzero(un.take(at - 1, mode="clip") == up))
 
 
+def _tied_step(positive: Any, tied: int, part: ScoreHistogram) -> tuple[int, None]:
+    return tied + _tied(*_sides(part, positive)[::2]), None
+
+
+def _float_totals_step(
+    positive: Any, carry: tuple[PairwiseSum, PairwiseSum, int], part: ScoreHistogram
+) -> tuple[tuple[PairwiseSum, PairwiseSum, int], None]:
+    n_neg, n_pos, tied = carry
+    un, cn, up, cp = _sides(part, positive)
+    # a total past float64 is refused by the caller, as compute refuses it
+    with np.errstate(over="ignore", invalid="ignore"):
+        n_neg.add(cn)
+        n_pos.add(cp)
+    return (n_neg, n_pos, tied + _tied(un, up)), None
+
+
 def _float_totals(
     parts: Parts, positive: Any, survey: _Survey, neg: Any
 ) -> tuple[float, float, int]:
     """Negative and positive float totals as ``compute`` sums them, and the tied positives."""
-    n_neg = PairwiseSum(survey.side(neg).rows)
-    n_pos = PairwiseSum(survey.side(positive).rows)
-    tied = 0
-    for i in range(len(parts)):
-        un, cn, up, cp = _sides(parts[i], positive)
-        # a total past float64 is refused by the caller, as compute refuses it
-        with np.errstate(over="ignore", invalid="ignore"):
-            n_neg.add(cn)
-            n_pos.add(cp)
-        tied += _tied(un, up)
-        del un, cn, up, cp
+    start = (PairwiseSum(survey.side(neg).rows), PairwiseSum(survey.side(positive).rows), 0)
+    (n_neg, n_pos, tied), _ = scan(parts, partial(_float_totals_step, positive), start)
     return n_neg.result(), n_pos.result(), tied
 
 
@@ -188,7 +287,7 @@ def ranges_roc_auc(parts: Parts, *, max_fpr: float | None = None, metric: str = 
     ----------
     parts : sequence of ScoreHistogram
         The ranges' histograms in increasing score order; each is read on its
-        own, in two to four passes (by the counts' type and ``max_fpr``).
+        own, in two to four scans (by the counts' type and ``max_fpr``).
     max_fpr : float in (0, 1], optional
         The McClish-standardised partial AUC over ``FPR <= max_fpr``.
     metric : str
@@ -225,6 +324,37 @@ def ranges_roc_auc(parts: Parts, *, max_fpr: float | None = None, metric: str = 
     return _partial_auc(metric, parts, positive, float(max_fpr))
 
 
+def _exact_area_step(
+    positive: Any, carry: tuple[int, np.int64], part: ScoreHistogram
+) -> tuple[tuple[int, np.int64], None]:
+    """Twice the pairs a positive outranks, ties once, added over the ranges as exact integers."""
+    twice, below_carry = carry
+    un, cn, up, cp = _sides(part, positive)
+    below, ties, weight, below_carry = _below(un, cn.astype(np.int64), up, below_carry)
+    cp = cp.astype(np.int64)
+    twice += 2 * int(np.dot(cp, below)) + int(np.dot(cp[ties], weight))
+    return (twice, below_carry), None
+
+
+def _float_area_step(
+    positive: Any,
+    ints: bool,
+    exponents: tuple[int, int],
+    carry: tuple[PairwiseSum, PairwiseSum, Any],
+    part: ScoreHistogram,
+) -> tuple[tuple[PairwiseSum, PairwiseSum, Any], None]:
+    """The scaled area and tied area of one range, fed to the pairwise sums."""
+    area, tied, fcarry = carry
+    e_pos, e_neg = exponents
+    un, cn, up, cp = _sides(part, positive)
+    cn = cn.astype(np.int64 if ints else np.float64)
+    below, ties, weight, fcarry = _below(un, cn, up, fcarry)
+    p = np.ldexp(cp.astype(np.float64), -e_pos)
+    area.add(p * np.ldexp(below.astype(np.float64), -e_neg))
+    tied.add(p[ties] * np.ldexp(weight.astype(np.float64), -e_neg))
+    return (area, tied, fcarry), None
+
+
 def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: Any) -> float:
     """The area over pairs: positive weight times the negative weight below, ties half."""
     if survey.ints:
@@ -237,28 +367,15 @@ def _pair_auc(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: An
             raise overflow_error(metric, "the sum of sample weights")
     exact = survey.ints and n_pos + n_neg < _EXACT_INT
     if exact:
-        twice, carry = 0, np.int64(0)
-        for i in range(len(parts)):
-            un, cn, up, cp = _sides(parts[i], positive)
-            below, ties, weight, carry = _below(un, cn.astype(np.int64), up, carry)
-            cp = cp.astype(np.int64)
-            twice += 2 * int(np.dot(cp, below)) + int(np.dot(cp[ties], weight))
-            del un, cn, up, cp
+        (twice, _), _ = scan(parts, partial(_exact_area_step, positive), (0, np.int64(0)))
         return twice / (2 * int(n_pos) * int(n_neg))
     if survey.ints:
-        tied_rows = sum(_tied(*_sides(parts[i], positive)[::2]) for i in range(len(parts)))
+        tied_rows, _ = scan(parts, partial(_tied_step, positive), 0)
     e_pos, e_neg = _exponent(float(n_pos)), _exponent(float(n_neg))
-    area = PairwiseSum(survey.side(positive).rows)
-    tied = PairwiseSum(tied_rows)
     fcarry: Any = np.int64(0) if survey.ints else np.float64(0.0)
-    for i in range(len(parts)):
-        un, cn, up, cp = _sides(parts[i], positive)
-        cn = cn.astype(np.int64 if survey.ints else np.float64)
-        below, ties, weight, fcarry = _below(un, cn, up, fcarry)
-        p = np.ldexp(cp.astype(np.float64), -e_pos)
-        area.add(p * np.ldexp(below.astype(np.float64), -e_neg))
-        tied.add(p[ties] * np.ldexp(weight.astype(np.float64), -e_neg))
-        del un, cn, up, cp
+    start = (PairwiseSum(survey.side(positive).rows), PairwiseSum(tied_rows), fcarry)
+    step = partial(_float_area_step, positive, survey.ints, (e_pos, e_neg))
+    (area, tied, _), _ = scan(parts, step, start)
     value = float(area.result()) + 0.5 * float(tied.result())
     return value / (math.ldexp(float(n_pos), -e_pos) * math.ldexp(float(n_neg), -e_neg))
 
@@ -298,16 +415,36 @@ class _Walk:
     points: int = 0
 
 
-def _descend(parts: Parts, positive: Any, walk: _Walk) -> Iterator[tuple[Float, Float, Float]]:
-    """Each range's ``(thresholds, tps, fps)`` from the highest range down."""
-    for i in range(len(parts) - 1, -1, -1):
-        thresholds, pos, neg = _points(parts[i], positive)
-        if thresholds.size == 0:
-            continue
-        tps, fps = carried_cumsum(walk.tp, pos), carried_cumsum(walk.fp, neg)
-        walk.tp, walk.fp = tps[-1], fps[-1]
-        walk.points += thresholds.size
-        yield thresholds, tps, fps
+def _walk_step(
+    positive: Any, then: Stage | None, carry: tuple[_Walk, Any], part: ScoreHistogram
+) -> tuple[tuple[_Walk, Any], Any]:
+    """One range's ``(thresholds, tps, fps)``, its totals carried down from the ranges above,
+    given to the stage ``then`` (with its own carry) if any."""
+    walk, inner = carry
+    thresholds, pos, neg = _points(part, positive)
+    if thresholds.size == 0:
+        return carry, None
+    tps, fps = carried_cumsum(walk.tp, pos), carried_cumsum(walk.fp, neg)
+    walk.tp, walk.fp = tps[-1], fps[-1]
+    walk.points += thresholds.size
+    if then is None:
+        return carry, None
+    inner, out = then(inner, thresholds, tps, fps)
+    return (walk, inner), out
+
+
+def walk_down(
+    parts: Parts, positive: Any, then: Stage | None = None, carry: Any = None
+) -> tuple[_Walk, Any, list[Any]]:
+    """Walk the curve down the ranges: the totals, the stage's last carry and its outputs.
+
+    ``then(carry, thresholds, tps, fps)`` gets each range's distinct scores,
+    descending, with the cumulative true and false positives there, from the
+    highest range down (ranges without a row are passed by); its outputs come
+    in that order, ``None`` for the ranges passed by.
+    """
+    (walk, carry), outs = scan_down(parts, partial(_walk_step, positive, then), (_Walk(), carry))
+    return walk, carry, outs
 
 
 def roc_corners(tps: Float, fps: Float) -> NDArray[np.bool_]:
@@ -316,73 +453,147 @@ def roc_corners(tps: Float, fps: Float) -> NDArray[np.bool_]:
     return keep
 
 
-def _corners(
-    parts: Parts, positive: Any, rule: Any = roc_corners
-) -> Iterator[tuple[Float, Float, Float]]:
-    """The points ``drop_intermediate`` keeps: the first, the last and those ``rule`` keeps.
+@dataclass
+class _Held:
+    """The last two points of the ranges above, and whether the last waits for the next."""
+
+    points: tuple[Float, ...] = ()
+    pending: bool = False
+
+
+def _corner_stage(
+    rule: Callable[[Float, Float], Any],
+    then: Stage,
+    carry: tuple[_Held, Any],
+    thresholds: Float,
+    tps: Float,
+    fps: Float,
+) -> tuple[tuple[_Held, Any], Any]:
+    """The points of a range ``drop_intermediate`` keeps, given to ``then``.
 
     ``rule(tps, fps)`` tells which interior points to keep by looking one
     point behind and one ahead (for the ROC curve, where the second difference
     of ``fps`` or ``tps`` is not zero), across ranges too: the last two points
-    of a range are held until the next range's first.
+    of a range are held until the next range's first; the first point of the
+    curve is kept, and the last once the walk is over (:func:`_corner_end`).
     """
-    held: tuple[Float, ...] = ()
-    pending = False  # whether the last held point waits for the point after it
-    for arrays in _descend(parts, positive, _Walk()):
-        first = not held
-        g = arrays if first else tuple(np.concatenate(p) for p in zip(held, arrays, strict=True))
-        thresholds, tps, fps = g
-        n = thresholds.size
-        keep = np.zeros(n, dtype=bool)
-        if n > 2:
-            keep[1:-1] = rule(tps, fps)
-        # the points decided now: all but the last, from the first not yet decided
-        lo = 0 if first else (held[0].size - 1 if pending else held[0].size)
-        keep[0] |= first
-        kept = np.flatnonzero(keep[lo : n - 1]) + lo
-        if first and n == 1:
-            kept = np.zeros(1, dtype=np.intp)
-        if kept.size:
-            yield thresholds[kept], tps[kept], fps[kept]
-        pending = not (first and n == 1)
-        held = (thresholds[-2:], tps[-2:], fps[-2:])
-    if pending:
-        yield held[0][-1:], held[1][-1:], held[2][-1:]
+    held, inner = carry
+    first = not held.points
+    if not first:
+        thresholds, tps, fps = (
+            np.concatenate(p) for p in zip(held.points, (thresholds, tps, fps), strict=True)
+        )
+    n = thresholds.size
+    keep = np.zeros(n, dtype=bool)
+    if n > 2:
+        keep[1:-1] = rule(tps, fps)
+    # the points decided now: all but the last, from the first not yet decided
+    lo = 0 if first else (held.points[0].size - 1 if held.pending else held.points[0].size)
+    keep[0] |= first
+    kept = np.flatnonzero(keep[lo : n - 1]) + lo
+    if first and n == 1:
+        kept = np.zeros(1, dtype=np.intp)
+    out = None
+    if kept.size:
+        inner, out = then(inner, thresholds[kept], tps[kept], fps[kept])
+    held.pending = not (first and n == 1)
+    held.points = (thresholds[-2:].copy(), tps[-2:].copy(), fps[-2:].copy())
+    return (held, inner), out
+
+
+def _corner_end(then: Stage, carry: tuple[_Held, Any]) -> tuple[Any, list[Any]]:
+    """The last point of the curve, still held when the walk is over, given to ``then``."""
+    held, inner = carry
+    if not held.pending:
+        return inner, []
+    inner, out = then(inner, *(p[-1:] for p in held.points))
+    return inner, [out]
+
+
+def walk_corners(
+    parts: Parts, positive: Any, then: Stage, carry: Any = None, rule: Any = roc_corners
+) -> tuple[_Walk, Any, list[Any]]:
+    """:func:`walk_down` over the points ``drop_intermediate`` keeps (:func:`_corner_stage`).
+
+    The outputs of ``then`` are those of the ranges with a kept point, then
+    that of the last point if it was held.
+    """
+    stage = partial(_corner_stage, rule, then)
+    walk, ends, outs = walk_down(parts, positive, stage, (_Held(), carry))
+    carry, last = _corner_end(then, ends)
+    return walk, carry, outs + last
+
+
+@dataclass
+class _Stop:
+    """How many points of the curve lie at ``fpr <= max_fpr``, the first (0, 0) included."""
+
+    count: int = 1
+    done: bool = False
+
+
+def _stop_stage(
+    n_fp: Any, max_fpr: float, carry: _Stop, thresholds: Float, tps: Float, fps: Float
+) -> tuple[_Stop, None]:
+    if carry.done:
+        return carry, None
+    fpr = fps / n_fp
+    carry.count += int(np.searchsorted(fpr, max_fpr, "right"))
+    carry.done = bool(fpr[-1] > max_fpr)
+    return carry, None
+
+
+@dataclass
+class _Trapezoids:
+    """The trapezoids under the curve up to ``max_fpr``, summed as numpy sums them."""
+
+    total: PairwiseSum
+    x0: Any = field(default_factory=lambda: np.float64(0.0))
+    y0: Any = field(default_factory=lambda: np.float64(0.0))
+    seen: int = 1
+    done: bool = False
+
+
+def _area_stage(
+    totals: tuple[Any, Any],
+    max_fpr: float,
+    stop: int,
+    carry: _Trapezoids,
+    thresholds: Float,
+    tps: Float,
+    fps: Float,
+) -> tuple[_Trapezoids, None]:
+    if carry.done:
+        return carry, None
+    n_tp, n_fp = totals
+    fpr, tpr = fps / n_fp, tps / n_tp
+    take = min(fpr.size, stop - carry.seen)
+    if take:
+        x = np.concatenate([[carry.x0], fpr[:take]])
+        y = np.concatenate([[carry.y0], tpr[:take]])
+        carry.total.add(np.diff(x) * (y[1:] + y[:-1]) / 2.0)
+        carry.seen += take
+        carry.x0, carry.y0 = fpr[take - 1], tpr[take - 1]
+    if carry.seen == stop and take < fpr.size:
+        # the first point past max_fpr: the curve is cut where it crosses max_fpr
+        x0, y0 = carry.x0, carry.y0
+        y_end = np.interp(max_fpr, np.array([x0, fpr[take]]), np.array([y0, tpr[take]]))
+        carry.total.add([(max_fpr - x0) * (y_end + y0) / 2.0])
+        carry.done = True
+    return carry, None
 
 
 def _partial_auc(metric: str, parts: Parts, positive: Any, max_fpr: float) -> float:
     """McClish-standardised partial AUC up to ``max_fpr``, as ``compute`` takes it."""
-    walk = _Walk()
-    for _ in _descend(parts, positive, walk):
-        pass
+    walk, _, _ = walk_down(parts, positive)
     n_tp, n_fp = walk.tp, walk.fp
     if walk.points == 0 or n_tp <= 0 or n_fp <= 0:
         _warn(metric, "only one class has a positive weight; ROC AUC is undefined")
         return math.nan
-    # points with fpr <= max_fpr, the first (0, 0) included
-    stop = 1
-    for _, _, fps in _corners(parts, positive):
-        fpr = fps / n_fp
-        stop += int(np.searchsorted(fpr, max_fpr, "right"))
-        if fpr[-1] > max_fpr:
-            break
-    total = PairwiseSum(stop)
-    x0, y0, seen = np.float64(0.0), np.float64(0.0), 1
-    for _, tps, fps in _corners(parts, positive):
-        fpr, tpr = fps / n_fp, tps / n_tp
-        take = min(fpr.size, stop - seen)
-        if take:
-            x = np.concatenate([[x0], fpr[:take]])
-            y = np.concatenate([[y0], tpr[:take]])
-            total.add(np.diff(x) * (y[1:] + y[:-1]) / 2.0)
-            seen += take
-            x0, y0 = fpr[take - 1], tpr[take - 1]
-        if seen == stop and take < fpr.size:
-            # the first point past max_fpr: the curve is cut where it crosses max_fpr
-            y_end = np.interp(max_fpr, np.array([x0, fpr[take]]), np.array([y0, tpr[take]]))
-            total.add([(max_fpr - x0) * (y_end + y0) / 2.0])
-            break
-    area = float(total.result())
+    _, stop, _ = walk_corners(parts, positive, partial(_stop_stage, n_fp, max_fpr), _Stop())
+    stage = partial(_area_stage, (n_tp, n_fp), max_fpr, stop.count)
+    _, trapezoids, _ = walk_corners(parts, positive, stage, _Trapezoids(PairwiseSum(stop.count)))
+    area = float(trapezoids.total.result())
     lo, hi = 0.5 * max_fpr**2, max_fpr
     return 0.5 * (1 + (area - lo) / (hi - lo))
 
@@ -399,7 +610,7 @@ def ranges_average_precision(
     ----------
     parts : sequence of ScoreHistogram
         The ranges' histograms in increasing score order; each is read on its
-        own, in two or three passes (by the counts' type).
+        own, in two or three scans (by the counts' type).
     pos_label : label, default 1
         The positive class.
     metric : str
@@ -437,6 +648,47 @@ def ranges_average_precision(
     return _positives_only_ap(parts, labels[pos])
 
 
+@dataclass
+class _Precisions:
+    """The precision sum over the ranges below, with the running totals it needs."""
+
+    total: PairwiseSum
+    below: Any
+    done: int = 0
+    tp: Any = field(default_factory=lambda: np.float64(0.0))
+
+
+def _ap_step(
+    positive: Any,
+    ints: bool,
+    unit: bool,
+    totals: tuple[int, Any, Any],
+    carry: _Precisions,
+    part: ScoreHistogram,
+) -> tuple[_Precisions, None]:
+    """The precision at each positive score of a range, weighted by the recall it adds."""
+    rows, n_neg, n_pos = totals
+    un, cn, up, cp = _sides(part, positive)
+    cn = cn.astype(np.int64 if ints else np.float64)
+    below, _, _, carry.below = _below(un, cn, up, carry.below)
+    if unit:
+        tp1 = np.arange(rows - carry.done, rows - carry.done - up.size, -1)
+        tp1 = tp1.astype(np.float64)
+        fp1 = n_neg - below.astype(np.float64)
+        fp1 += tp1
+        carry.total.add(tp1 / fp1)
+    else:
+        cpf = cp.astype(np.float64)
+        cum = carried_cumsum(carry.tp, cpf)
+        if cum.size:
+            carry.tp = cum[-1]
+        tp = n_pos - (cum - cpf)
+        fp = n_neg - below.astype(np.float64)
+        carry.total.add(cpf * (tp / (tp + fp)))
+    carry.done += up.size
+    return carry, None
+
+
 def _pair_ap(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: Any) -> float:
     """Precision at each distinct positive score, weighted by the recall it adds."""
     positives = survey.side(positive)
@@ -453,49 +705,38 @@ def _pair_ap(metric: str, parts: Parts, survey: _Survey, neg: Any, positive: Any
         if not math.isfinite(float(n_neg) + float(n_pos)):
             raise overflow_error(metric, "the sum of sample weights")
         n_neg = float(n_neg)
-    total = PairwiseSum(positives.rows)
-    carry: Any = np.int64(0) if survey.ints else np.float64(0.0)
-    done = 0
-    tp_carry = np.float64(0.0)
-    for i in range(len(parts)):
-        un, cn, up, cp = _sides(parts[i], positive)
-        cn = cn.astype(np.int64 if survey.ints else np.float64)
-        below, _, _, carry = _below(un, cn, up, carry)
-        if unit:
-            tp1 = np.arange(positives.rows - done, positives.rows - done - up.size, -1)
-            tp1 = tp1.astype(np.float64)
-            fp1 = n_neg - below.astype(np.float64)
-            fp1 += tp1
-            total.add(tp1 / fp1)
-        else:
-            cpf = cp.astype(np.float64)
-            cum = carried_cumsum(tp_carry, cpf)
-            if cum.size:
-                tp_carry = cum[-1]
-            tp = n_pos - (cum - cpf)
-            fp = n_neg - below.astype(np.float64)
-            total.add(cpf * (tp / (tp + fp)))
-        done += up.size
-        del un, cn, up, cp
+    below: Any = np.int64(0) if survey.ints else np.float64(0.0)
+    step = partial(_ap_step, positive, survey.ints, unit, (positives.rows, n_neg, n_pos))
+    found, _ = scan(parts, step, _Precisions(PairwiseSum(positives.rows), below))
     if unit:
-        return float(total.result()) / positives.rows
-    return float(total.result()) / n_pos
+        return float(found.total.result()) / positives.rows
+    return float(found.total.result()) / n_pos
+
+
+@dataclass
+class _Steps:
+    """The step-wise sum of the precision-recall curve, taken from the top score down."""
+
+    total: PairwiseSum
+    previous: Any = field(default_factory=lambda: np.float64(0.0))
+
+
+def _steps_stage(
+    n_tp: Any, carry: _Steps, thresholds: Float, tps: Float, fps: Float
+) -> tuple[_Steps, None]:
+    ps = tps + fps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(ps != 0, tps / np.where(ps != 0, ps, 1.0), 0.0)
+    recall = tps / n_tp
+    higher = np.concatenate([[carry.previous], recall[:-1]])
+    carry.total.add((higher - recall) * precision)
+    carry.previous = recall[-1]
+    return carry, None
 
 
 def _positives_only_ap(parts: Parts, positive: Any) -> float:
     """AP when every sample is positive: the step-wise sum of the precision-recall curve."""
-    walk = _Walk()
-    for _ in _descend(parts, positive, walk):
-        pass
-    n_tp = walk.tp
-    total = PairwiseSum(walk.points, reverse=True)
-    previous = np.float64(0.0)
-    for _, tps, fps in _descend(parts, positive, _Walk()):
-        ps = tps + fps
-        with np.errstate(divide="ignore", invalid="ignore"):
-            precision = np.where(ps != 0, tps / np.where(ps != 0, ps, 1.0), 0.0)
-        recall = tps / n_tp
-        higher = np.concatenate([[previous], recall[:-1]])
-        total.add((higher - recall) * precision)
-        previous = recall[-1]
-    return float(max(0.0, -total.result()))
+    walk, _, _ = walk_down(parts, positive)
+    start = _Steps(PairwiseSum(walk.points, reverse=True))
+    _, steps, _ = walk_down(parts, positive, partial(_steps_stage, walk.tp), start)
+    return float(max(0.0, -steps.total.result()))

@@ -9,20 +9,26 @@ the curve whose objective value is the best, kept as ``np.argmax`` (or
 ``np.argmin``) over the whole curve keeps it. The objective values come from
 the function the metric gives, the one it applies to the joined histogram's
 arrays, so the choice is that of ``compute`` on the joined histogram, bit for
-bit. The walks take ranges of at most two labels (``two_labels`` of
-:mod:`scorekit.classification._ranges_curves` pools the others).
+bit. The ranges are read only through :func:`scorekit.core.scan`, each in a
+step that reduces it to its best point (the objective function goes with the
+step, so it must be picklable: a module-level function or a
+:func:`functools.partial` of one). The walks take ranges of at most two labels
+(``two_labels`` of :mod:`scorekit.classification._ranges_curves` pools the
+others).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.classification._histogram import Float
-from scorekit.classification._ranges_read import Parts, _descend, _survey, _Walk
+from scorekit.classification._ranges_read import Parts, _survey, walk_down
 from scorekit.errors import InputError, message, raw
 
 __all__ = ["BestPoint", "ranges_best", "ranges_labels", "ranges_totals"]
@@ -60,10 +66,41 @@ def ranges_totals(parts: Parts, positive: Any) -> tuple[float, float]:
     >>> ranges_totals(state.parts, 1)
     (2.5, 1.0)
     """
-    walk = _Walk()
-    for _ in _descend(parts, positive, walk):
-        pass
+    walk, _, _ = walk_down(parts, positive)
     return float(walk.tp), float(walk.fp)
+
+
+@dataclass
+class _Best:
+    """The best point of the ranges above, its value, and whether a nan ended the search."""
+
+    point: BestPoint | None = None
+    value: Any = np.nan
+    done: bool = False
+
+
+def _best_stage(
+    values: Callable[[Float, Float], Float],
+    maximize: bool,
+    carry: _Best,
+    thresholds: Float,
+    tps: Float,
+    fps: Float,
+) -> tuple[_Best, None]:
+    """The best point so far, after one range's points (the first of equal values wins)."""
+    if carry.done:
+        return carry, None
+    v = values(tps, fps)
+    i = int(np.argmax(v) if maximize else np.argmin(v))
+    here = v[i]
+    nan = bool(np.isnan(here))
+    held = carry.value
+    if carry.point is None or nan or (here > held if maximize else here < held):
+        at = slice(i, i + 1)
+        carry.point = BestPoint(thresholds[at].copy(), tps[at].copy(), fps[at].copy())
+        carry.value = here
+    carry.done = nan
+    return carry, None
 
 
 def ranges_best(
@@ -89,7 +126,8 @@ def ranges_best(
     positive : label
         The positive class.
     values : callable
-        The objective value at each point, elementwise.
+        The objective value at each point, elementwise; picklable (it runs
+        where each range is read).
     maximize : bool
         Whether the highest value is the best (else the lowest).
     metric : str
@@ -108,22 +146,10 @@ def ranges_best(
     >>> best.thresholds, best.tps, best.fps
     (array([0.4]), array([2.]), array([0.]))
     """
-    pick = np.argmax if maximize else np.argmin
-    best: BestPoint | None = None
-    held = np.nan
-    for thresholds, tps, fps in _descend(parts, positive, _Walk()):
-        v = values(tps, fps)
-        i = int(pick(v))
-        here = v[i]
-        nan = bool(np.isnan(here))
-        if best is None or nan or (here > held if maximize else here < held):
-            at = slice(i, i + 1)
-            best = BestPoint(thresholds[at].copy(), tps[at].copy(), fps[at].copy())
-            held = here
-        if nan:
-            break
-    if best is None:
+    found: _Best
+    _, found, _ = walk_down(parts, positive, partial(_best_stage, values, maximize), _Best())
+    if found.point is None:
         raise InputError(
             message(metric, "every sample has zero weight", raw("sample_weight all 0"), "some > 0")
         )
-    return best
+    return found.point

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
@@ -198,10 +199,8 @@ class BestThreshold(_RangedHistogramMetric):
             )
             positives, negatives = ranges_totals(parts, positive)
             _warn_missing(name, positives, negatives)
-
-            def values(tps: Float, fps: Float) -> Float:
-                return self._at(tps, fps, positives, negatives).values
-
+            # the objective goes with the step that reads each range: a picklable partial
+            values = partial(_objective, self, positives, negatives)
             point = ranges_best(parts, positive, values, maximize=maximize, metric=name)
             thresholds, best = point.thresholds, 0
             at = self._at(point.tps, point.fps, positives, negatives)
@@ -213,6 +212,13 @@ class BestThreshold(_RangedHistogramMetric):
             at = self._at(tps, fps, positives, negatives)
             best = int(np.argmax(at.values) if maximize else np.argmin(at.values))
         return _choice(name, float(thresholds[best]), at, best, positives, negatives)
+
+
+def _objective(
+    metric: BestThreshold, positives: float, negatives: float, tps: Float, fps: Float
+) -> Float:
+    """The objective value of ``metric`` at each threshold, from the cumulative counts there."""
+    return metric._at(tps, fps, positives, negatives).values
 
 
 def _warn_missing(name: str, positives: float, negatives: float) -> None:
