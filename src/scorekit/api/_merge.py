@@ -14,7 +14,10 @@ __all__ = ["merge_files", "merge_with_header"]
 
 
 def merge_files(
-    paths: Sequence[str | os.PathLike[str]], *, allow_duplicates: bool = False
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    allow_duplicates: bool = False,
+    part: int | None = None,
 ) -> EvaluationResult:
     """Merge the state files of several shards into the result of all the data.
 
@@ -31,6 +34,13 @@ def merge_files(
     time, so their memory is that of one range. The states are those of
     merging the files' states pairwise in order, bit for bit.
 
+    Range by range (``part``): range ``I`` of the states split by score
+    ranges can be merged by a process of its own, and the ``N`` range files
+    assembled after, so that no process holds more than one range (see
+    :func:`merge_with_header`). Range files given here, in any order, are
+    assembled into the whole merge: the values are those of merging the
+    shard files, bit for bit.
+
     Parameters
     ----------
     paths : sequence of str or Path
@@ -40,12 +50,19 @@ def merge_files(
     allow_duplicates : bool, default False
         Merge files of identical content (shards whose data happen to give equal
         states). A file given twice, through any path or link, is always refused.
+    part : int, optional
+        Merge range ``part`` only of the states split by score ranges
+        (``roc_auc:ranges=N``): their states hold that range of the merge and
+        the merged shell, the other states are merged whole, and there are no
+        values (one range is no value); write them with
+        :func:`merge_with_header`'s header, as ``scorekit merge --part`` does.
 
     Returns
     -------
     EvaluationResult
         ``values``, ``states`` and ``metrics`` by metric string (in the order
-        of the first file) and ``rows``, the sum over the files.
+        of the first file) and ``rows``, the sum over the files (for range
+        files, the rows of the merge they come from).
 
     Raises
     ------
@@ -54,7 +71,12 @@ def merge_files(
         configurations, state settings, commands, input kinds or columns
         (naming the field, both values and both files), or versions; a file
         given twice (same device and inode), or two files of identical content
-        unless ``allow_duplicates``.
+        unless ``allow_duplicates``. Range files of different merges, a range
+        missing or given twice (naming it and the files), range files among
+        shard files.
+    ConfigError
+        ``part`` past the ranges (naming their number), for files with no
+        state of score ranges, or with grouped or bootstrapped ones.
     InputError
         A missing, truncated or corrupt file, or one that is not a state file,
         naming the path.
@@ -71,7 +93,7 @@ def merge_files(
     >>> merge_files([tmp / "a.json", tmp / "b.json"]).values
     {'accuracy': 0.75}
     """
-    return merge_with_header(paths, allow_duplicates=allow_duplicates)[0]
+    return merge_with_header(paths, allow_duplicates=allow_duplicates, part=part)[0]
 
 
 def merge_with_header(
@@ -79,6 +101,7 @@ def merge_with_header(
     *,
     allow_duplicates: bool = False,
     allow_different_runs: bool = False,
+    part: int | None = None,
 ) -> tuple[EvaluationResult, dict[str, Any]]:
     """:func:`merge_files`, and the header of the merged files (``rows`` their sum).
 
@@ -87,10 +110,40 @@ def merge_with_header(
     ``allow_different_runs``. Files of ``--ci`` keep the intervals' confidence
     and method (``options["ci"]``): the values of their bootstraps are then
     :class:`~scorekit.stats.Interval` s.
+
+    With ``part=I``, the header's ``range`` (``{"index": I, "count": N,
+    "inputs": ...}``) marks the states as range ``I`` of ``N`` of this merge,
+    and the result has no values; ``save_states(path, result,
+    part=header["range"], ...)`` writes the range file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scorekit import parse_metric
+    >>> from scorekit.api import save_states
+    >>> auc = parse_metric("roc_auc:ranges=4")
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> shards = [tmp / "a.json", tmp / "b.json"]
+    >>> _ = save_states(shards[0], {"auc": (auc, auc.summarize([0, 1, 1], [0.1, 0.6, 0.9]))})
+    >>> _ = save_states(shards[1], {"auc": (auc, auc.summarize([1, 0], [0.3, 0.7]))})
+    >>> for i in range(4):   # each range by a process of its own
+    ...     result, header = merge_with_header(shards, part=i)
+    ...     _ = save_states(tmp / f"range-{i}.json", result, part=header["range"])
+    >>> result.values, header["range"]["count"]
+    ({}, 4)
+    >>> ranges = [tmp / f"range-{i}.json" for i in (2, 0, 3, 1)]   # in any order
+    >>> merge_files(ranges).values == merge_files(shards).values
+    True
     """
     metrics, states, header = merge_states(
-        paths, allow_duplicates=allow_duplicates, allow_different_runs=allow_different_runs
+        paths,
+        allow_duplicates=allow_duplicates,
+        allow_different_runs=allow_different_runs,
+        part=part,
     )
+    if part is not None:
+        result = EvaluationResult(values={}, states=states, metrics=metrics, rows=header["rows"])
+        return result, header
     ci = _intervals_asked(header)
     values = {key: value_of(ci, metric, states[key]) for key, metric in metrics.items()}
     result = EvaluationResult(values=values, states=states, metrics=metrics, rows=header["rows"])

@@ -26,6 +26,7 @@ at a time.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import struct
@@ -49,7 +50,15 @@ from scorekit.errors import InputError, ScorekitError, message, raw
 from scorekit.io import max_file_size, require_regular
 from scorekit.statefiles._format import BINARY_MAGIC, binary_memory_limit
 
-__all__ = ["BlockWriter", "Blocks", "array_bytes", "encode_state", "part_fields", "read_binary"]
+__all__ = [
+    "BlockWriter",
+    "Blocks",
+    "array_bytes",
+    "encode_state",
+    "head_digest",
+    "part_fields",
+    "read_binary",
+]
 
 _TRAILER = struct.Struct("<QI")
 _ALIGN = 64
@@ -210,6 +219,21 @@ def _read_head(path: Path, handle: IO[bytes], size: int) -> bytes:
     if zlib.crc32(head) != crc:
         raise _error(path, "corrupt state file (its header checksum differs)", None)
     return head
+
+
+def head_digest(path: Path) -> str:
+    """The SHA-256 of a binary state file's header, which holds the CRC-32 of every block.
+
+    It tells the content of the file apart without reading its blocks: two
+    files of the same digest hold the same header and blocks of the same
+    checksums.
+    """
+    size = require_regular(path, "a state file").st_size
+    try:
+        with path.open("rb") as handle:
+            return hashlib.sha256(_read_head(path, handle, size)).hexdigest()
+    except OSError as exc:
+        raise _error(path, "cannot read", raw(str(exc)), "a readable state file") from None
 
 
 def _blocks(path: Path, data: dict[str, Any], head_start: int) -> list[tuple[int, int, int]]:

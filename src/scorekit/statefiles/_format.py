@@ -17,6 +17,7 @@ __all__ = [
     "FILE_FORMAT",
     "HEADER",
     "MAGIC",
+    "RANGE_FILE_FORMAT",
     "STATE_FORMATS",
     "STATE_FORMAT_VARIABLE",
     "StateFile",
@@ -27,6 +28,14 @@ __all__ = [
 
 FILE_FORMAT = 1
 """Version of the state-file layout written by :func:`~scorekit.statefiles.save_states`."""
+
+RANGE_FILE_FORMAT = 2
+"""Version of the layout of a range file: version 1 with a ``range`` field in the header.
+
+A range file (``scorekit merge --part I``) holds range ``I`` of the states
+split by score ranges; a scorekit that reads version 1 only refuses it rather
+than merge it as a shard.
+"""
 
 MAGIC = "scorekit_states"
 """The key that marks a state file (its value is the layout version)."""

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,8 +23,9 @@ from scorekit.errors import (
     raw,
 )
 from scorekit.io import local_path, require_regular
-from scorekit.statefiles._format import HEADER, StateFile
-from scorekit.statefiles._parts import PartError, PartFile
+from scorekit.statefiles._binary import head_digest
+from scorekit.statefiles._format import BINARY_MAGIC, HEADER, StateFile
+from scorekit.statefiles._parts import PartError, PartFile, Reordered
 from scorekit.statefiles._read import malformed, read_states
 
 __all__ = ["merge_states"]
@@ -230,6 +231,7 @@ def merge_states(
     *,
     allow_duplicates: bool = False,
     allow_different_runs: bool = False,
+    part: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The metrics and merged states of several state files, and their header.
 
@@ -263,6 +265,20 @@ def merge_states(
     pairwise in order, bit for bit. The size limit applies to each file (see
     :func:`~scorekit.statefiles.load_states`).
 
+    Range by range: with ``part=I``, the states split by score ranges hold
+    range ``I`` of their merge only (the files cut alike first, so range
+    ``I`` holds the same scores whichever process merges it), beside their
+    merged shell (cut points and sample count, the whole's); the other
+    states are merged whole. The header's ``range``, ``{"index": I,
+    "count": N, "inputs": ID}``, says which range of how many, and of which
+    files (``ID``, a digest of the files in order); ``save_states(...,
+    part=header["range"])`` writes the range file. Merging the ``N`` range
+    files of one such merge, in any order, assembles the states of the
+    whole merge, bit for bit: each file must hold another range, every
+    range must be there, and the shells, the other states, ``rows`` and the
+    inputs must be the same in every file. Grouped or bootstrapped states of
+    score ranges (``--by``, ``--ci``) are not split: ``part`` refuses them.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -275,9 +291,32 @@ def merge_states(
     >>> metrics, states, header = merge_states([tmp / "a.json", tmp / "b.json"])
     >>> acc.compute(states["accuracy"]), header["rows"]
     (0.75, 0)
+
+    Range 1 of ``roc_auc:ranges=2`` of the two files, then the whole from
+    the range files:
+
+    >>> auc = parse_metric("roc_auc:ranges=2")
+    >>> for name, y, s in (("c", [0, 1], [0.2, 0.7]), ("d", [1, 0], [0.9, 0.4])):
+    ...     _ = save_states(tmp / f"{name}.json", {"auc": (auc, auc.summarize(y, s))})
+    >>> shards = [tmp / "c.json", tmp / "d.json"]
+    >>> for i in range(2):
+    ...     metrics, states, header = merge_states(shards, part=i)
+    ...     _ = save_states(tmp / f"r{i}.json", {"auc": (auc, states["auc"])},
+    ...                     part=header["range"])
+    >>> header["range"]["index"], header["range"]["count"]
+    (1, 2)
+    >>> [p.score.tolist() for p in states["auc"].parts]
+    [[], [0.7, 0.9]]
+    >>> metrics, states, header = merge_states([tmp / "r1.json", tmp / "r0.json"])
+    >>> auc.compute(states["auc"]) == auc.compute(merge_states(shards)[1]["auc"])
+    True
     """
     paths = [local_path(p) for p in paths]
     _refuse_duplicates(paths, allow_duplicates)
+    if part is not None and (
+        isinstance(part, bool) or not isinstance(part, int | np.integer) or part < 0
+    ):
+        raise ConfigError(message("part", "not a range index", part, "an integer >= 0"))
     first: _First | None = None
     states: dict[str, Any] = {}
     # the states merged together at the end, with the file each came from, and the
@@ -290,10 +329,17 @@ def merge_states(
     for number, path in enumerate(paths):
         # one file at a time: read it, check it, merge or gather its states, drop it
         file, prints = read_states(Path(path), lazy=True)
+        ranged = file.meta.get("range")
+        if ranged is not None and first is None and part is None:
+            return _assemble(paths, file, prints, allow_different_runs)
+        if ranged is not None:
+            raise _range_file_here(file, first, part)
         narrow: dict[int, Any] = {}
         if first is None:
             first = _first_of(file)
             equal = _equal_states(file, prints)
+            if part is not None:
+                _refuse_unsplit(first.metrics, file.states)
         else:
             _check_same_metrics(first, file)
             _check_same_header(first, file, allow_different_runs)
@@ -326,11 +372,21 @@ def merge_states(
             # the same states in every file, merged the same way: the same merged state
             states[key] = states[twin]
         else:
-            states[key] = _widened(_merge_gathered(key, metric, gathered[key], first), key in wide)
+            try:
+                merged = _merge_gathered(key, metric, gathered[key], first, part)
+            except _PastTheParts as exc:
+                raise _past(int(part or 0), exc.count, [key]) from None
+            states[key] = _widened(merged, key in wide)
         gathered[key] = []
     header = {k: v for k, v in first.meta.items() if k != "path"}
     header["rows"] = rows
     header["tallies"] = tallies
+    if part is not None:
+        header["range"] = {
+            "index": int(part),
+            "count": _range_count(first.metrics, states, int(part)),
+            "inputs": _inputs_digest(paths),
+        }
     return dict(first.metrics), states, header
 
 
@@ -419,19 +475,24 @@ def _merge_pair(
 
 
 def _merge_gathered(
-    key: str, metric: Metric[Any], found: list[tuple[str, State]], first: _First
+    key: str,
+    metric: Metric[Any],
+    found: list[tuple[str, State]],
+    first: _First,
+    part: int | None = None,
 ) -> State:
     """The states of one metric from every file, merged in file order.
 
     The result is that of merging them pairwise in order, bit for bit; an
     error names the first file whose state does not merge with those before.
+    With ``part``, parted states hold their merged part ``part`` only.
     """
     try:
         if all(type(state).parted for _, state in found):
-            return _merge_by_parts([state for _, state in found])
+            return _merge_by_parts([state for _, state in found], part)
         merged: State = metric.merge_many([state for _, state in found])
         return merged
-    except PartError:
+    except (PartError, _PastTheParts):
         raise
     except ScorekitError as exc:
         # find the file at fault, merging pairwise
@@ -442,7 +503,7 @@ def _merge_gathered(
         raise StateMismatchError(f"{key}: the states in {files} do not merge: {exc}") from None
 
 
-def _merge_by_parts(states: list[State]) -> State:
+def _merge_by_parts(states: list[State], part: int | None = None) -> State:
     """Parted states merged part by part: the parts of index ``i`` of every state at a time.
 
     The shells merge as whole states; each merged part is written to a
@@ -450,7 +511,9 @@ def _merge_by_parts(states: list[State]) -> State:
     merge holds one part of each state and their merge, never the whole.
     A kind with an ``aligned`` class method (score ranges) first gives its
     states one layout of parts: ranges of other cut points are cut at common
-    ones.
+    ones. With ``part``, only the parts of that index are read and merged:
+    the merged state holds that part, its other parts empty (those of the
+    shell).
     """
     # states cut at other points (shards of separate cuts=sample runs) are cut alike
     aligned = getattr(type(states[0]), "aligned", None)
@@ -460,7 +523,15 @@ def _merge_by_parts(states: list[State]) -> State:
     shell = split[0][0]
     for other, _ in split[1:]:
         shell = shell.merge(other)
-    count = len(shell.split_parts()[1])
+    blank = shell.split_parts()[1]
+    count = len(blank)
+    if part is not None:
+        if part >= count:
+            raise _PastTheParts(count)
+        alone = _merge_in_order([p[part] for _, p in split if len(p) == count])
+        return type(shell).from_parts(
+            shell, tuple(alone if i == part else blank[i] for i in range(count))
+        )
     merged = PartFile()
     for i in range(count):
         parts = [part[i] for _, part in split if len(part) == count]
@@ -477,3 +548,283 @@ def _merge_in_order(states: list[State]) -> State:
         merged: State = merge_all(states)
         return merged
     return functools.reduce(lambda a, b: a.merge(b), states)
+
+
+class _PastTheParts(ConfigError):
+    """A part index past the parts of a merged state (``count``, the number of parts)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} parts")
+        self.count = count
+
+
+def _splits(metric: Any) -> bool:
+    """Whether a metric, or the metric a wrapper (``--by``, ``--ci``) holds, has parted states."""
+    while metric is not None:
+        try:
+            if type(metric.empty()).parted:
+                return True
+        except (ScorekitError, AttributeError, TypeError):
+            return False
+        metric = getattr(metric, "inner", None)
+    return False
+
+
+def _refuse_unsplit(metrics: dict[str, Any], states: dict[str, Any]) -> None:
+    """Refuse ``part`` for files with no state of score ranges, or with wrapped ones."""
+    for key, metric in metrics.items():
+        if _splits(metric) and not type(states[key]).parted:
+            raise ConfigError(
+                message(
+                    key,
+                    "its states are per group or per resample and cannot be merged range by range",
+                    raw(f"a {type(states[key]).kind} state"),
+                    "states of score ranges not grouped (--by) or bootstrapped (--ci); "
+                    "merge these files whole, without --part",
+                )
+            )
+    if not any(type(state).parted for state in states.values()):
+        raise ConfigError(
+            message(
+                "scorekit merge --part",
+                "no metric of the files is split by score ranges",
+                raw(f"the metrics {list(metrics)}"),
+                "a metric with ranges=N, such as 'roc_auc:ranges=64'",
+            )
+        )
+
+
+def _range_count(metrics: dict[str, Any], states: dict[str, Any], part: int) -> int:
+    """The number of ranges of the merged states of score ranges: one number for all."""
+    counts = {
+        key: len(state.split_parts()[1])
+        for key, state in states.items()
+        if type(state).parted and state.has_data
+    }
+    if not counts:
+        counts = {key: len(s.split_parts()[1]) for key, s in states.items() if type(s).parted}
+    if len(set(counts.values())) > 1:
+        shown = ", ".join(f"{key}: {n}" for key, n in counts.items())
+        raise ConfigError(
+            message(
+                "scorekit merge --part",
+                "the metrics have different numbers of ranges",
+                raw(shown),
+                "one number of ranges for every metric split by score ranges "
+                "(the same ranges=N); merge them whole, without --part",
+            )
+        )
+    count = next(iter(counts.values()))
+    if part >= count:
+        raise _past(part, count, list(counts))
+    return count
+
+
+def _past(part: int, count: int, keys: list[str]) -> ConfigError:
+    return ConfigError(
+        message(
+            f"scorekit merge --part {part}",
+            f"there is no range {part}: the merged states of {', '.join(keys)} "
+            f"have {count} range{'' if count == 1 else 's'}",
+            part,
+            f"a range from 0 to {count - 1}",
+        )
+    )
+
+
+def _inputs_digest(paths: Sequence[str | os.PathLike[str]]) -> str:
+    """A digest of the files of a merge, in order: each binary file by its header (which holds
+    the checksum of every block), each JSON file by its bytes."""
+    digest = hashlib.sha256()
+    for p in paths:
+        path = Path(p)
+        if _is_binary_file(path):
+            digest.update(b"binary " + head_digest(path).encode("ascii") + b"\n")
+        else:
+            digest.update(b"json " + _digest(path).encode("ascii") + b"\n")
+    return digest.hexdigest()
+
+
+def _is_binary_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(BINARY_MAGIC)) == BINARY_MAGIC
+    except OSError as exc:
+        raise InputError(message(str(path), "cannot read", raw(str(exc)), "a state file")) from None
+
+
+def _describe(found: dict[str, Any]) -> str:
+    return f"range {found['index']} of {found['count']}"
+
+
+def _range_file_here(file: StateFile, first: _First | None, part: int | None) -> ScorekitError:
+    """The error for a range file where shard files are merged (or ranges taken)."""
+    found = file.meta["range"]
+    if part is not None:
+        return ConfigError(
+            message(
+                file.path,
+                "a range file cannot be merged range by range again",
+                raw(f"a file of {_describe(found)} (written by merge --part)"),
+                "the shard files the range files were merged from",
+            )
+        )
+    where = first.path if first is not None else file.path
+    return StateMismatchError(
+        message(
+            file.path,
+            "a range file among state files of shards",
+            raw(f"a file of {_describe(found)} (written by merge --part)"),
+            f"state files of shards, as {where}, or only the range files of one merge",
+        )
+    )
+
+
+def _assemble(
+    paths: Sequence[str | os.PathLike[str]],
+    file: StateFile,
+    prints: dict[str, str],
+    allow_different_runs: bool,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The states of a merge assembled from its range files (``merge --part``), in any order.
+
+    Each file is read whole (it holds one range of each state of score
+    ranges) and checked against the first: the same metrics, header, shells
+    (cut points and sample counts), other states, rows, tallies, number of
+    ranges and inputs. Its range of each state goes to a temporary file
+    (:class:`PartFile`) before the next file is read; the assembled states
+    read their ranges from there, in the order of the ranges.
+    """
+    first = _first_of(file)
+    spec = file.meta["range"]
+    held: dict[str, State] = {}  # the shells of parted states, the other states whole
+    kept: dict[str, PartFile] = {}
+    where: dict[int, str] = {}  # the file of each range
+    places: dict[int, int] = {}  # the place of each range in the temporary files
+    equal = _equal_states(file, prints)
+    for number, path in enumerate(paths):
+        if number:
+            file, prints = read_states(Path(path), lazy=True)
+            found = file.meta.get("range")
+            if found is None:
+                raise StateMismatchError(
+                    message(
+                        file.path,
+                        "a state file of a shard among range files",
+                        raw("a file of no range"),
+                        f"the range files of one merge only, as {first.path} ({_describe(spec)})",
+                    )
+                )
+            _check_same_metrics(first, file)
+            _check_same_header(first, file, allow_different_runs)
+            here = _equal_states(file, prints)
+            equal = {key: twin for key, twin in equal.items() if here.get(key) == twin}
+            _check_one_merge(first, file, spec)
+        index = int(file.meta["range"]["index"])
+        if index in where:
+            raise StateMismatchError(
+                message(
+                    file.path,
+                    f"range {index} is given twice",
+                    raw(f"range {index} in {file.path} and in {where[index]}"),
+                    f"each range from 0 to {spec['count'] - 1} once",
+                )
+            )
+        where[index] = file.path
+        places[index] = number
+        for key in first.metrics:
+            state = file.states[key]
+            if number:
+                _check_same_config(key, first, file)
+                _check_same_settings(key, first, file)
+            if type(state).parted:
+                shell, parts = state.split_parts()
+                if not number:
+                    held[key], kept[key] = shell, PartFile()
+                elif not shell.equals(held[key]):
+                    raise _not_one_merge(first, file, f"the shell of {key!r}", held[key], shell)
+                kept[key].append(parts[index])
+            elif not number:
+                held[key] = state
+            elif not state.equals(held[key]):
+                raise _not_one_merge(first, file, f"the state of {key!r}", held[key], state)
+        del file, state
+    missing = [i for i in range(spec["count"]) if i not in where]
+    if missing:
+        shown = ", ".join(str(i) for i in missing[:10]) + (", ..." if len(missing) > 10 else "")
+        raise StateMismatchError(
+            message(
+                "scorekit merge",
+                f"range{'' if len(missing) == 1 else 's'} {shown} of {spec['count']} "
+                f"{'is' if len(missing) == 1 else 'are'} missing",
+                raw(f"{len(where)} range files, as {first.path}"),
+                f"the {spec['count']} range files of one merge, ranges 0 to {spec['count'] - 1}",
+            )
+        )
+    order = [places[i] for i in range(spec["count"])]
+    states: dict[str, Any] = {}
+    for key, metric in first.metrics.items():
+        shell = held[key]
+        if key not in kept:
+            states[key] = shell
+            continue
+        twin = equal.get(key, key)
+        if twin != key and twin in states and merges_alike(metric, first.metrics[twin]):
+            states[key] = states[twin]  # the same states in every file: one assembled state
+        else:
+            states[key] = type(shell).from_parts(shell, Reordered(kept[key], order))
+        del kept[key]
+    header = {k: v for k, v in first.meta.items() if k not in ("path", "range")}
+    return dict(first.metrics), states, header
+
+
+def _check_one_merge(first: _First, file: StateFile, spec: dict[str, Any]) -> None:
+    """Refuse a range file of another merge than the first: other ranges, inputs, rows, tallies."""
+    found = file.meta["range"]
+    if found["count"] != spec["count"]:
+        raise _not_one_merge(
+            first, file, "the number of ranges", spec["count"], found["count"], plain=True
+        )
+    if found["inputs"] != spec["inputs"]:
+        raise StateMismatchError(
+            message(
+                "scorekit merge",
+                "the range files are not of one merge: they were merged from other files "
+                "(or the same files in another order)",
+                raw(f"{file.path}"),
+                f"range files merged from the files of {first.path}, in the same order",
+            )
+        )
+    for name in ("rows", "tallies"):
+        a, b = first.meta.get(name), file.meta.get(name)
+        if a != b:
+            raise _not_one_merge(first, file, repr(name), a, b, plain=True)
+
+
+def _not_one_merge(
+    first: _First, file: StateFile, what: str, a: Any, b: Any, plain: bool = False
+) -> StateMismatchError:
+    shown: Callable[[Any], str] = repr if plain else _shown
+    return StateMismatchError(
+        message(
+            "scorekit merge",
+            f"the range files are not of one merge: {what} differs",
+            raw(f"{shown(b)} in {file.path}"),
+            f"{shown(a)} as in {first.path}",
+        )
+    )
+
+
+def _shown(state: Any) -> str:
+    """A short account of a state: its settings and counts, never its arrays in full."""
+    fields = []
+    for f in dataclasses.fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, np.ndarray):
+            text = repr(value.tolist()) if value.size <= 8 else f"{value.size} values"
+        elif isinstance(value, tuple | list) or not isinstance(value, int | float | str):
+            continue
+        else:
+            text = repr(value)
+        fields.append(f"{f.name}={text}")
+    return f"a state with {', '.join(fields)}" if fields else "another state"

@@ -24,7 +24,7 @@ from scorekit.core import PartsOnRead, State
 from scorekit.errors import InputError, ScorekitError
 from scorekit.statefiles._binary import Blocks
 
-__all__ = ["FileParts", "PartError", "PartFile"]
+__all__ = ["FileParts", "PartError", "PartFile", "Reordered"]
 
 
 class PartError(InputError):
@@ -152,6 +152,34 @@ class PartFile(PartsOnRead[State]):
 
     def __repr__(self) -> str:
         return f"PartFile({len(self)} parts in {str(self._path)!r})"
+
+
+class Reordered(PartsOnRead[State]):
+    """The parts of ``parts`` in another order: part ``i`` is ``parts[places[i]]``.
+
+    Range files given in any order keep their ranges in the order of the
+    files; read in this order, they are the ranges of the state.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("roc_auc")
+    >>> kept = (metric.summarize([0], [0.75]), metric.summarize([1], [0.25]))
+    >>> [part.score.tolist() for part in Reordered(kept, [1, 0])]
+    [[0.25], [0.75]]
+    """
+
+    def __init__(self, parts: Sequence[State], places: Sequence[int]) -> None:
+        self._parts, self._places = parts, list(places)
+
+    def __len__(self) -> int:
+        return len(self._places)
+
+    def _read(self, index: int) -> State:
+        return self._parts[self._places[index]]
+
+    def __repr__(self) -> str:
+        return f"Reordered({len(self)} parts of {self._parts!r})"
 
 
 _LARGE = 1 << 12

@@ -22,11 +22,18 @@ from scorekit.core import (
 from scorekit.errors import ConfigError, InputError, ScorekitError, StateMismatchError, message, raw
 from scorekit.io import local_path, read_limited, require_regular
 from scorekit.statefiles._binary import Blocks, part_fields, read_binary
-from scorekit.statefiles._format import BINARY_MAGIC, FILE_FORMAT, MAGIC, StateFile, rebuild
+from scorekit.statefiles._format import (
+    BINARY_MAGIC,
+    FILE_FORMAT,
+    MAGIC,
+    RANGE_FILE_FORMAT,
+    StateFile,
+    rebuild,
+)
 from scorekit.statefiles._parts import FileParts
 from scorekit.stats import Bootstrap, Replicates
 
-__all__ = ["load_states", "malformed", "read_states"]
+__all__ = ["RANGE_FIELDS", "check_range", "load_states", "malformed", "read_states"]
 
 
 def _read_text(path: Path) -> str:
@@ -58,7 +65,18 @@ def _parse(
     states come with a binary file (see :func:`read_binary`).
     """
     if _is_binary(path):
-        return read_binary(path, _parse_text, _parted if lazy else None)
+        ranged = [False]
+
+        def parse(where: Path, text: str) -> dict[str, Any]:
+            data = _parse_text(where, text)
+            ranged[0] = "range" in data
+            return data
+
+        # a range file holds one range of each state: read whole, its other ranges checked empty
+        def parted(entry: dict[str, Any]) -> bool:
+            return not ranged[0] and _parted(entry)
+
+        return read_binary(path, parse, parted if lazy else None)
     return _parse_text(path, _read_text(path)), None, None
 
 
@@ -138,15 +156,26 @@ def _parse_text(path: Path, text: str) -> dict[str, Any]:
 
 def _check_versions(path: Path, data: Mapping[str, Any]) -> None:
     version = data.get(MAGIC)
-    if version != FILE_FORMAT:
+    ranged = "range" in data
+    if version != FILE_FORMAT and not (version == RANGE_FILE_FORMAT and ranged):
         raise StateMismatchError(
             message(
                 str(path),
                 "state file of another format version",
                 raw(f"version {version!r} (written by scorekit {data.get('scorekit', '?')})"),
-                f"version {FILE_FORMAT}, the one scorekit {__version__} reads",
+                f"version {FILE_FORMAT}, the one scorekit {__version__} reads "
+                f"(version {RANGE_FILE_FORMAT} for range files)",
             )
         )
+    if ranged and version != RANGE_FILE_FORMAT:
+        raise malformed(
+            path,
+            f"a range field in a file of version {version!r}",
+            data["range"],
+            f"range files of version {RANGE_FILE_FORMAT}",
+        )
+    if ranged:
+        check_range(path, data["range"])
     state_format = data.get("state_format")
     if state_format != STATE_FORMAT:
         raise StateMismatchError(
@@ -164,6 +193,43 @@ def _check_versions(path: Path, data: Mapping[str, Any]) -> None:
 
 def malformed(path: Path, problem: str, got: Any, expected: str) -> InputError:
     return InputError(message(str(path), f"malformed state file: {problem}", got, expected))
+
+
+RANGE_FIELDS = ("index", "count", "inputs")
+"""The fields of a range file's ``range``: its range, the number of ranges, the merge's inputs."""
+
+
+def check_range(path: Path, found: Any) -> dict[str, Any]:
+    """The ``range`` field of a range file, checked: ``{"index": I, "count": N, "inputs": ID}``.
+
+    ``I`` is the range the file holds, of ``N`` ranges (``0 <= I < N``), and
+    ``ID`` the digest of the files merged into it (every range file of one
+    merge has the same).
+
+    Examples
+    --------
+    >>> check_range(Path("r3.st"), {"index": 3, "count": 64, "inputs": "ab12"})["count"]
+    64
+    >>> check_range(Path("r3.st"), {"index": 64, "count": 64, "inputs": "ab12"})
+    Traceback (most recent call last):
+    ...
+    scorekit.errors.InputError: r3.st: malformed state file: a range index past the ranges; \
+got 64, expected an index from 0 to 63.
+    """
+    shape = "{" + ", ".join(f"{name!r}: ..." for name in RANGE_FIELDS) + "}"
+    if not isinstance(found, dict) or set(found) != set(RANGE_FIELDS):
+        raise malformed(path, "a wrong range field", found, shape)
+    index, count, inputs = (found[name] for name in RANGE_FIELDS)
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (index, count))
+    if not whole or not isinstance(inputs, str) or count < 1 or index < 0:
+        raise malformed(
+            path, "a wrong range field", found, f"{shape} of integers >= 0 and a digest"
+        )
+    if index >= count:
+        raise malformed(
+            path, "a range index past the ranges", index, f"an index from 0 to {count - 1}"
+        )
+    return dict(found)
 
 
 def load_states(path: str | os.PathLike[str]) -> StateFile:
@@ -322,7 +388,33 @@ def _load_entry(
             f"a {expected.kind} state",
         )
     _check_settings(path, key, metric, state)
+    if "range" in data and type(state).parted:
+        _check_one_range(path, key, metric, state, data["range"])
     return key, metric, state
+
+
+def _check_one_range(
+    path: Path, key: str, metric: Metric[Any], state: State, found: Mapping[str, Any]
+) -> None:
+    """Refuse a state of a range file that does not hold its one range (the others empty)."""
+    parts = state.split_parts()[1]
+    index, count = found["index"], found["count"]
+    if len(parts) != count:
+        raise malformed(
+            path,
+            f"metric {key!r} has another number of ranges than the file's range field",
+            len(parts),
+            f"{count} ranges",
+        )
+    blank = metric.empty().split_parts()[1][0]
+    for i in range(count):
+        if i != index and not parts[i].equals(blank):
+            raise malformed(
+                path,
+                f"metric {key!r} holds data in range {i} of a file of range {index}",
+                raw(f"range {i}"),
+                f"data in range {index} only",
+            )
 
 
 def _has_blocks(value: Any) -> bool:

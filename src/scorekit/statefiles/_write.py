@@ -20,9 +20,11 @@ from scorekit.statefiles._format import (
     AUTO_BINARY_BYTES,
     FILE_FORMAT,
     MAGIC,
+    RANGE_FILE_FORMAT,
     chosen_format,
     rebuild,
 )
+from scorekit.statefiles._read import check_range
 from scorekit.stats import Bootstrap
 
 __all__ = ["save_states"]
@@ -122,6 +124,7 @@ def save_states(
     rows: int | None = None,
     tallies: Mapping[str, Mapping[str, int]] | None = None,
     state_format: str | None = None,
+    part: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write the states of an evaluation to a state file.
 
@@ -160,6 +163,13 @@ def save_states(
         or more (:data:`~scorekit.statefiles.AUTO_BINARY_BYTES`) and the name
         does not end in ``.gz``, JSON otherwise. By default
         ``SCOREKIT_STATE_FORMAT`` (``--state-format``), else ``auto``.
+    part : mapping, optional
+        Write a range file: the states split by score ranges hold one range
+        each, the one ``part`` names, ``{"index": I, "count": N, "inputs":
+        ID}`` (the header's ``range`` of :func:`~scorekit.statefiles.merge_states`
+        with ``part=I``). The file is of layout version
+        :data:`~scorekit.statefiles.RANGE_FILE_FORMAT`; ``scorekit merge`` of
+        the ``N`` range files of one merge assembles the merged states.
 
     Returns
     -------
@@ -208,6 +218,9 @@ def save_states(
             for name, counts in (tallies or {}).items()
         },
     }
+    if part is not None:
+        header[MAGIC] = RANGE_FILE_FORMAT
+        header["range"] = _range_field(path, part, states)
     fmt = _format_for(Path(path), state_format, states)
     entries: list[dict[str, Any]] = []
     for key, metric in metrics.items():
@@ -254,6 +267,29 @@ def save_states(
         blocks.finish(text.encode("utf-8"))
 
     return _write(Path(path), fill)
+
+
+def _range_field(
+    path: str | os.PathLike[str], part: Mapping[str, Any], states: Mapping[str, State]
+) -> dict[str, Any]:
+    """The ``range`` field of a range file, checked against the states it is written with."""
+    try:
+        found = check_range(Path(path), dict(part))
+    except InputError as exc:
+        raise ConfigError(str(exc).replace("malformed state file: ", "")) from None
+    for key, state in states.items():
+        if isinstance(state, State) and type(state).parted:
+            count = len(state.split_parts()[1])
+            if count != found["count"]:
+                raise ConfigError(
+                    message(
+                        key,
+                        "a range file's states must have as many ranges as its range field",
+                        raw(f"{count} ranges"),
+                        f"{found['count']} ranges",
+                    )
+                )
+    return found
 
 
 def _format_for(path: Path, state_format: str | None, states: Mapping[str, State]) -> str:
