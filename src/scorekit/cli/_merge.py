@@ -16,6 +16,7 @@ from scorekit.cli._flags import (
 )
 from scorekit.cli._output import write_values
 from scorekit.core import ByGroup, Grouped
+from scorekit.errors import ConfigError, message, raw
 from scorekit.stats import Bootstrap, Interval
 
 NAME = "merge"
@@ -44,7 +45,21 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     format_flag(mg, "table", "json", "csv")
     report_flag(mg)
     max_file_size_flag(mg, "state file")
-    mg.add_argument("--save-state", metavar="FILE", help="also write the merged states to FILE")
+    mg.add_argument(
+        "--save-state",
+        metavar="FILE",
+        help="also write the merged states to FILE (with --part, the range file: required)",
+    )
+    mg.add_argument(
+        "--part",
+        type=_range_index,
+        metavar="I",
+        help="merge range I (from 0) only of the states split by score ranges "
+        "(roc_auc:ranges=N) and write it, with the merged shell and the other metrics' "
+        "merged states, to the --save-state FILE: each range by a process of its own, "
+        "in the memory of one range; `scorekit merge` of the N range files, in any order, "
+        "prints the values of the whole",
+    )
     state_format_flag(mg)
     mg.add_argument(
         "--allow-duplicates",
@@ -63,7 +78,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Merge the files with :func:`scorekit.api.merge_with_header` and print the values."""
-
+    if args.part is not None:
+        return _merge_part(args, err)
     result, header = merge_with_header(
         args.states,
         allow_duplicates=args.allow_duplicates,
@@ -108,8 +124,70 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_values(shown, args.format, out)
     for note in notes:
         err.write(f"scorekit: {note}\n")
-    err.write(f"scorekit: merged {merged_files(len(args.states))}, {result.rows:,} rows\n")
+    ranges = header.get("range_files")
+    assembled = f" (the {ranges} ranges of one merge)" if ranges else ""
+    err.write(
+        f"scorekit: merged {merged_files(len(args.states))}{assembled}, {result.rows:,} rows\n"
+    )
     write_report(args, result, err, title=f"scorekit merge ({command})", inputs=args.states)
+    return 0
+
+
+def _range_index(text: str) -> int:
+    """``--part I``: a range index, an integer >= 0."""
+    try:
+        index = int(text)
+    except ValueError:
+        index = -1
+    if index < 0:
+        raise argparse.ArgumentTypeError(
+            f"not a range index; got {text!r}, expected an integer >= 0, such as 0"
+        )
+    return index
+
+
+def _merge_part(args: argparse.Namespace, err: TextIO) -> int:
+    """``merge --part I``: range ``I`` of the merge, written to the ``--save-state`` file."""
+    if not args.save_state:
+        raise ConfigError(
+            message(
+                "scorekit merge --part",
+                "a range file needs a path",
+                None,
+                "--save-state FILE, where the range file is written",
+            )
+        )
+    if args.report:
+        raise ConfigError(
+            message(
+                "scorekit merge --part",
+                "one range has no values to report",
+                raw(f"--report {args.report}"),
+                "--report on the merge of the range files",
+            )
+        )
+    result, header = merge_with_header(
+        args.states,
+        allow_duplicates=args.allow_duplicates,
+        allow_different_runs=args.allow_different_runs,
+        part=args.part,
+    )
+    found = header["range"]
+    save_states(
+        args.save_state,
+        result,
+        command=str(header.get("command")),
+        input=header.get("input"),
+        columns=header.get("columns"),
+        options=header.get("options"),
+        rows=result.rows,
+        tallies=header.get("tallies"),
+        part=found,
+    )
+    err.write(
+        f"scorekit: merged range {found['index']} of {found['count']} of "
+        f"{merged_files(len(args.states))}, {result.rows:,} rows, into {args.save_state}\n"
+    )
     return 0
 
 

@@ -276,7 +276,8 @@ def merge_states(
     files of one such merge, in any order, assembles the states of the
     whole merge, bit for bit: each file must hold another range, every
     range must be there, and the shells, the other states, ``rows`` and the
-    inputs must be the same in every file. Grouped or bootstrapped states of
+    inputs must be the same in every file (the header then counts the
+    files in ``range_files``). Grouped or bootstrapped states of
     score ranges (``--by``, ``--ci``) are not split: ``part`` refuses them.
 
     Examples
@@ -775,6 +776,7 @@ def _assemble(
             states[key] = type(shell).from_parts(shell, Reordered(kept[key], order))
         del kept[key]
     header = {k: v for k, v in first.meta.items() if k not in ("path", "range")}
+    header["range_files"] = spec["count"]
     return dict(first.metrics), states, header
 
 
