@@ -31,6 +31,7 @@ from scorekit.classification import ScoreRanges
 from scorekit.core import State
 from scorekit.engines import dask as dask_engine
 from scorekit.engines._columns import resolve
+from scorekit.engines._dask_parts import ClusterParts
 from scorekit.engines._fold import side_inputs
 from scorekit.engines._parts import StoredParts, parted_metrics
 from scorekit.engines.dask import PART_TREES, _batch_of, _merge_batches, dask_states
@@ -87,12 +88,13 @@ def test_ranges_merged_part_by_part_equal_the_stream_engine(
     assert count == n
     for metric, got, want in zip(metrics, states, expected, strict=True):
         assert got.equals(want), metric.name
-        assert _bits(metric.compute(got)) == _bits(metric.compute(want)), metric.name
+        assert _outcome(metric, got) == _outcome(metric, want), metric.name
     for j in parted_metrics(metrics):
         parts = states[j].parts
-        assert isinstance(parts, StoredParts) and len(parts) == 8
+        # the client's own cluster keeps the merged ranges on its workers
+        assert isinstance(parts, ClusterParts) and parts.on_cluster and len(parts) == 8
     # with ranges, the AUC is the whole histogram's, bit for bit
-    assert _bits(metrics[0].compute(states[0])) == _bits(metrics[2].compute(states[2]))
+    assert _outcome(metrics[0], states[0]) == _outcome(metrics[2], states[2])
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -108,14 +110,22 @@ def test_any_weights_agree_with_the_stream_engine(client: Client, seed: int) -> 
     assert _bits(metrics[0].compute(states[0])) == _bits(metrics[2].compute(states[2]))
 
 
-def test_the_client_state_keeps_its_ranges_in_files(client: Client) -> None:
+def test_a_cluster_the_run_connects_to_brings_its_ranges_to_files(
+    dask_cluster: LocalCluster,
+) -> None:
     table = binary_scores(3, 2000, distinct=300, weights="none", float32=True)
     metric = parse_metric("roc_auc:ranges=8")
-    (state,), _ = _dask([metric], table, 250)
+    mapping = _mapping([metric], table)
+    # a client the run opens closes with it: the ranges come here before it does
+    (state,), _ = dask_states(
+        table, [metric], mapping, scheduler=dask_cluster.scheduler_address, partition_hint=250
+    )
     assert isinstance(state, ScoreRanges)
     parts = state.parts
-    assert isinstance(parts, StoredParts)
-    files = sorted(parts._folder.iterdir())
+    assert isinstance(parts, ClusterParts) and not parts.on_cluster
+    stored = parts._stored
+    assert isinstance(stored, StoredParts)
+    files = sorted(stored._folder.iterdir())
     assert len(files) == 8 and all(f.stat().st_size > 0 for f in files)
     # each range is read from its file when indexed; the state checks as a decoded one
     state.validate()
@@ -125,8 +135,8 @@ def test_the_client_state_keeps_its_ranges_in_files(client: Client) -> None:
     back = pickle.loads(pickle.dumps(state))
     assert isinstance(back.parts, tuple) and back.equals(whole)
     assert State.from_json(state.to_json()).equals(whole)
-    folder = parts._folder
-    del state, parts, back
+    folder = stored._folder
+    del state, parts, back, stored
     import gc
 
     gc.collect()
@@ -269,7 +279,7 @@ def test_evaluate_with_other_metrics_and_cut_points(client: Client) -> None:
     assert [_bits(got[n]) for n in names] == [_bits(want[n]) for n in names]
     metric = parse_metric("roc_auc", cuts=[0.1, 0.5, 0.52])
     (state,), _ = _dask([metric], table, 300)
-    assert isinstance(state.parts, StoredParts) and len(state.parts) == 4
+    assert isinstance(state.parts, ClusterParts) and len(state.parts) == 4
     assert state.equals(_stream([metric], table)[0])
 
 
@@ -278,7 +288,7 @@ def test_parts_merged_in_batches_equal_the_stream_engine(client: Client, ranges:
     table = binary_scores(11, 2500, distinct=1000, weights="dyadic", float32=False)
     metrics = [parse_metric(f"roc_auc:ranges={ranges}"), parse_metric("roc_auc")]
     states, _ = _dask(metrics, table, 150)
-    assert isinstance(states[0].parts, StoredParts) and len(states[0].parts) == ranges
+    assert isinstance(states[0].parts, ClusterParts) and len(states[0].parts) == ranges
     assert states[0].equals(_stream(metrics[:1], table)[0])
     assert _bits(metrics[0].compute(states[0])) == _bits(metrics[1].compute(states[1]))
 
@@ -348,7 +358,7 @@ def test_state_files_and_the_spark_codec_write_the_ranges(
     names = ["roc_auc:ranges=8", "roc_auc"]
     metrics = [parse_metric(name) for name in names]
     states, rows = _dask(metrics, table, 200)
-    assert isinstance(states[0].parts, StoredParts)
+    assert isinstance(states[0].parts, ClusterParts)
     whole = _stream(metrics, table)
     entries = {n: (m, s) for n, m, s in zip(names, metrics, states, strict=True)}
     path = save_states(tmp_path / "states.sk", entries, rows=rows, state_format=state_format)

@@ -42,6 +42,7 @@ from scorekit import io as _io
 from scorekit.core import MergeTree, Metric, State, merge_shared, share_equal
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
+from scorekit.engines._dask_parts import ClusterParts, keeping_parts
 from scorekit.engines._dask_sources import (
     grouped_frame,
     remote_columns,
@@ -57,7 +58,7 @@ from scorekit.engines._fold import (
     state_nbytes,
     summarize_chunk,
 )
-from scorekit.engines._parts import StoredParts, merge_parts, parted_metrics
+from scorekit.engines._parts import merge_parts, parted_metrics
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 
 __all__ = ["dask_states"]
@@ -240,7 +241,7 @@ def _states(
         reading = _reading_errors(label) if files else contextlib.nullcontext()
         with reading, cluster_errors(scheduler):
             if parted:
-                states, rows, notes = _with_parts(client, total, batches)
+                states, rows, notes = _with_parts(client, total, batches, scheduler)
             else:
                 states, rows, notes = client.compute(total).result()
     return list(states), int(rows), notes
@@ -394,7 +395,7 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
                     f"the address of a running scheduler ({_first_line(exc)})",
                 )
             ) from None
-        with client:
+        with client, keeping_parts(client):
             yield client
         return
     if workers is None:
@@ -419,6 +420,7 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
             client = stack.enter_context(
                 Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]
             )
+        stack.enter_context(keeping_parts(client))
         yield client
 
 
@@ -955,17 +957,17 @@ def _merge_batches(batches: list[Batch]) -> Batch:
 
 
 def _with_parts(
-    client: Any, total: Any, batches: dict[tuple[int, int], Any]
+    client: Any, total: Any, batches: dict[tuple[int, int], Any], scheduler: str | None
 ) -> tuple[list[State], int, Notes]:
     """The merged states, the parted ones made of their merged batches of parts.
 
     The shells and the other metrics' states are merged by the graph's tree,
     and the parts of each parted metric, batch by batch, by a tree per batch
     (:func:`_graph`): the tree the whole states would have gone through, so the
-    values are the same, bit for bit. The merged batches come here one at a
-    time, each part written to a file of a
-    :class:`~scorekit.engines._parts.StoredParts` and let go before the next:
-    this process holds one batch of a parted state at most.
+    values are the same, bit for bit. The merged parts stay on the workers, a
+    future each, in a :class:`~scorekit.engines._dask_parts.ClusterParts`:
+    readers of the state run there, and only their totals come here (a cluster
+    the engine started brings the parts here, one at a time, before it stops).
     """
     keys = list(batches)
     futures = client.compute([total, *(batches[at] for at in keys)])
@@ -979,23 +981,25 @@ def _with_parts(
             continue
         shell, empty = out[j].split_parts()
         count = len(empty)
-        stored = StoredParts()
+        parts = []
         for k in range(PART_TREES):
             future = held.pop((j, k))
             bounds = _bounds(count, k)
-            batch = None if bounds is None else future.result().get(count)
+            if bounds is not None:
+                for i in range(bounds[1] - bounds[0]):
+                    part = empty[bounds[0] + i]
+                    parts.append(client.submit(_part_of, future, count, i, part, pure=False))
             future.release()
-            del future
-            if bounds is None:
-                continue
-            if batch is None:
-                batch = [None] * (bounds[1] - bounds[0])
-            for i in range(len(batch)):
-                merged, batch[i] = batch[i], None
-                stored.append(empty[bounds[0] + i] if merged is None else merged)
-                del merged
-            del batch
-        out[j] = type(shell).from_parts(shell, stored)
+        out[j] = type(shell).from_parts(shell, ClusterParts(client, parts, scheduler))
     for future in held.values():
         future.release()
     return out, int(rows), notes
+
+
+def _part_of(batch: Batch, count: int, index: int, empty: State) -> State:
+    """Part ``index`` of a merged batch of parts of states of ``count`` parts; ``empty`` when
+    no partition had such a state (runs on a worker)."""
+    _register_sizes()
+    merged = batch.get(count)
+    found = None if merged is None else merged[index]
+    return empty if found is None else found

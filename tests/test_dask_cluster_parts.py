@@ -1,0 +1,146 @@
+"""Merged score ranges kept on the workers of a Dask cluster, and read there.
+
+On the caller's own cluster the Dask engine leaves the merged ranges of a
+parted state on the workers (:class:`ClusterParts`): readers going through
+:func:`scorekit.core.scan` run each step next to its range, and only the
+steps' totals come back. A cluster the engine connects to or starts stops with
+the run or session, after bringing the ranges still in use here; one that fails
+lets them go, and reading them then is a clear error.
+"""
+
+from __future__ import annotations
+
+import gc
+import pickle
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+pytest.importorskip("dask.dataframe")
+
+from distributed import Client, LocalCluster
+
+import scorekit
+from scorekit import engines, parse_metric
+from scorekit.core import State, scan
+from scorekit.engines._dask_parts import ClusterParts
+from scorekit.errors import ConfigError
+from tables import binary_scores
+
+
+@pytest.fixture(scope="module")
+def client(dask_cluster: LocalCluster) -> Iterator[Client]:
+    with Client(dask_cluster) as made:
+        yield made
+
+
+def _where(total: int, part: State) -> tuple[int, tuple[str, int]]:
+    """A step that adds up the samples and tells where it ran."""
+    from distributed import get_worker
+
+    try:
+        address = get_worker().address
+    except ValueError:
+        address = "here"
+    return total + int(part.n_samples), (address, int(part.n_samples))
+
+
+def _fails(total: int, part: State) -> tuple[int, None]:
+    raise scorekit.errors.InputError("a step: refused; got a part, expected none.")
+
+
+def _table(seed: int = 5, n: int = 3000) -> Any:
+    return binary_scores(seed, n, distinct=500, weights="none", float32=False)
+
+
+def test_steps_run_on_the_workers_and_only_their_totals_come_back(
+    client: Client, dask_cluster: LocalCluster
+) -> None:
+    table = _table()
+    metric = parse_metric("roc_auc:ranges=8")
+    found = scorekit.evaluate(table, [metric], engine="dask", chunk_size=400)
+    parts = found.states[metric.name].parts
+    assert isinstance(parts, ClusterParts) and parts.on_cluster
+    total, outs = scan(parts, _where, 0)
+    workers = set(dask_cluster.scheduler_info["workers"])
+    assert total == table.num_rows
+    assert {address for address, _ in outs} <= workers
+    # the same scan over the ranges fetched here gives the same totals
+    here = tuple(parts[i] for i in range(len(parts)))
+    assert scan(here, _where, 0) == (total, [("here", n) for _, n in outs])
+    whole = parse_metric("roc_auc").summarize(table["y_true"], table["y_score"])
+    assert found.values[metric.name] == parse_metric("roc_auc").compute(whole)
+
+
+def test_an_error_of_a_step_is_raised_here_as_it_is(client: Client) -> None:
+    metric = parse_metric("average_precision:ranges=4")
+    found = scorekit.evaluate(_table(6), [metric], engine="dask", chunk_size=500)
+    parts = found.states[metric.name].parts
+    assert isinstance(parts, ClusterParts) and parts.on_cluster
+    with pytest.raises(scorekit.errors.InputError, match="a step: refused"):
+        scan(parts, _fails, 0)
+
+
+def test_a_session_brings_the_ranges_here_before_its_cluster_stops(
+    dask_cluster: LocalCluster,
+) -> None:
+    table = _table(7)
+    metric = parse_metric("roc_auc:ranges=8")
+    address = dask_cluster.scheduler_address
+    with engines.session("dask", scheduler=address):
+        found = scorekit.evaluate(table, [metric], engine="dask", scheduler=address, chunk_size=500)
+        parts = found.states[metric.name].parts
+        assert isinstance(parts, ClusterParts) and parts.on_cluster
+        inside = scan(parts, _where, 0)[0]
+    assert not parts.on_cluster
+    assert scan(parts, _where, 0)[0] == inside == table.num_rows
+    again = scorekit.evaluate(table, [metric], chunk_size=500)
+    assert found.states[metric.name].equals(again.states[metric.name])
+    assert pickle.loads(pickle.dumps(found.states[metric.name])).equals(again.states[metric.name])
+
+
+def test_ranges_no_longer_used_are_not_brought_here(
+    dask_cluster: LocalCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    metric = parse_metric("roc_auc:ranges=4")
+    address = dask_cluster.scheduler_address
+    brought: list[ClusterParts] = []
+    original = ClusterParts.localize
+
+    def localize(self: ClusterParts) -> None:
+        brought.append(self)
+        original(self)
+
+    monkeypatch.setattr(ClusterParts, "localize", localize)
+    with engines.session("dask", scheduler=address):
+        found = scorekit.evaluate(_table(8), [metric], engine="dask", scheduler=address)
+        value = found.values[metric.name]
+        kept = scorekit.evaluate(_table(9), [metric], engine="dask", scheduler=address)
+        del found
+        gc.collect()
+    # only the state still in use came here
+    assert brought == [kept.states[metric.name].parts] and np.isfinite(value)
+
+
+def test_a_failed_session_lets_the_ranges_go_and_says_so_when_read(
+    dask_cluster: LocalCluster,
+) -> None:
+    metric = parse_metric("roc_auc:ranges=4")
+    address = dask_cluster.scheduler_address
+    kept: list[Any] = []
+    with (
+        pytest.raises(RuntimeError, match="stop here"),
+        engines.session("dask", scheduler=address),
+    ):
+        found = scorekit.evaluate(_table(9), [metric], engine="dask", scheduler=address)
+        kept.append(found.states[metric.name])
+        raise RuntimeError("stop here")
+    parts = kept[0].parts
+    assert isinstance(parts, ClusterParts) and not parts.on_cluster
+    with pytest.raises(ConfigError, match="on a cluster that has stopped"):
+        parts[0]
+    with pytest.raises(ConfigError, match="on a cluster that has stopped"):
+        scan(parts, _where, 0)
