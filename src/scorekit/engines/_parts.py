@@ -2,8 +2,9 @@
 
 A state kind that declares ``parted`` splits into a shell and parts (score
 ranges); the cluster engines merge the parts in trees of their own (Dask: one per
-batch of consecutive parts) and bring the merged parts to this process a part or
-a batch at a time, into a :class:`StoredParts`. The
+batch of consecutive parts). Spark brings the merged parts to this process a part
+at a time, into a :class:`StoredParts`; Dask keeps them on its workers, and brings
+them into one when its cluster stops (:mod:`scorekit.engines._dask_parts`). The
 stream engine folds such a state with a :class:`PartedFold`: past a size, each
 chunk's parts go unmerged to a :class:`SpilledParts` file, and each part is
 merged on its own at the end, in the tree the whole states would have gone

@@ -10,8 +10,12 @@ same query is an error, which checks that the query sets are disjoint. A state
 made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC AUC and
 AP with ``ranges=N``) is merged part by part: its shell goes through the tree with
 the other states, and batches of consecutive parts, taken out of each partition's
-state where it lies, through trees of their own; the merged batches come to the
-client one at a time, into files, so that no process holds the whole state.
+state where it lies, through trees of their own; the merged parts stay on the
+workers (:mod:`scorekit.engines._dask_parts`), where the readers of the state run
+step by step, so that no process holds the whole state and only per-range totals
+reach the client. A cluster the engine started, or connected to by address,
+stops with the run: before it does, the parts still in use come to the client
+one at a time, into files.
 
 The engine holds no metric code. A lost worker costs nothing but time: Dask
 recomputes the tasks whose results died with it, and the relevance judgments
