@@ -305,3 +305,17 @@ def test_one_vs_rest_pools_the_labels_where_the_ranges_are() -> None:
 @pytest.mark.parametrize("pos_label", [None, 1, "b"])
 def test_errors_and_warnings_are_those_over_a_tuple(state: ScoreRanges, pos_label: Any) -> None:
     _check_all(state, 0.4, pos_label, "f1", True)
+
+
+def test_a_partial_auc_stops_scanning_past_max_fpr() -> None:
+    rng = np.random.default_rng(3)
+    y = (rng.random(2000) < 0.5).astype(int)
+    s = np.clip(rng.normal(0.4 + 0.2 * y, 0.15), 0.0, 1.0)
+    state = summarize_ranges(y, s, np.linspace(0.0, 1.0, 11)[1:-1].tolist())
+    ranges = len(state.parts)
+    remote = Remote(state.parts)
+    metric = ROCAUC(max_fpr=0.05)
+    assert _same(metric.compute(_with(state, remote)), metric.compute(state))
+    # the labels and the totals over every range; the points up to max_fpr over the top ones
+    assert 1 + ranges < remote.scans < 1 + 3 * ranges
+    assert remote.steps == remote.scans * ranges

@@ -104,13 +104,17 @@ def _only(target: int, step: Step, carry: tuple[int, Any], part: ScoreHistogram)
     return (at + 1, inner), out
 
 
-def scan_down(parts: Parts, step: Step, carry: Any) -> tuple[Any, list[Any]]:
+def scan_down(
+    parts: Parts, step: Step, carry: Any, until: Callable[[Any], bool] | None = None
+) -> tuple[Any, list[Any]]:
     """:func:`scorekit.core.scan` from the last range to the first: the outputs come last first.
 
     A sequence read here is scanned backwards; one that scans its ranges
     itself (on a cluster) is scanned once per range, from the last, each scan
     running ``step`` on its one range, so the steps still run where the ranges
-    are. The views of a :class:`RangesView` are made inside the steps.
+    are, and no further scan is made once ``until(carry)`` is true (the
+    outputs of the ranges not scanned are left out). The views of a
+    :class:`RangesView` are made inside the steps.
 
     Examples
     --------
@@ -125,6 +129,8 @@ def scan_down(parts: Parts, step: Step, carry: Any) -> tuple[Any, list[Any]]:
         return scan(_Backwards(parts), step, carry)
     outs: list[Any] = []
     for i in range(len(parts) - 1, -1, -1):
+        if until is not None and until(carry):
+            break
         (_, carry), found = scan(parts, partial(_only, i, step), (0, carry))
         outs.append(found[i])
     return carry, outs
@@ -421,6 +427,8 @@ def _walk_step(
     """One range's ``(thresholds, tps, fps)``, its totals carried down from the ranges above,
     given to the stage ``then`` (with its own carry) if any."""
     walk, inner = carry
+    if _finished(inner):
+        return carry, None
     thresholds, pos, neg = _points(part, positive)
     if thresholds.size == 0:
         return carry, None
@@ -433,6 +441,15 @@ def _walk_step(
     return (walk, inner), out
 
 
+def _finished(carry: Any) -> bool:
+    """Whether a stage's carry says its walk is over (a ``done`` attribute that is true)."""
+    return bool(getattr(carry, "done", False))
+
+
+def _walk_finished(carry: tuple[_Walk, Any]) -> bool:
+    return _finished(carry[1])
+
+
 def walk_down(
     parts: Parts, positive: Any, then: Stage | None = None, carry: Any = None
 ) -> tuple[_Walk, Any, list[Any]]:
@@ -441,9 +458,13 @@ def walk_down(
     ``then(carry, thresholds, tps, fps)`` gets each range's distinct scores,
     descending, with the cumulative true and false positives there, from the
     highest range down (ranges without a row are passed by); its outputs come
-    in that order, ``None`` for the ranges passed by.
+    in that order, ``None`` for the ranges passed by. Once the stage's carry
+    has a true ``done``, the ranges below are passed by (the totals are then
+    those of the ranges walked).
     """
-    (walk, carry), outs = scan_down(parts, partial(_walk_step, positive, then), (_Walk(), carry))
+    start = (_Walk(), carry)
+    step = partial(_walk_step, positive, then)
+    (walk, carry), outs = scan_down(parts, step, start, _walk_finished)
     return walk, carry, outs
 
 
@@ -455,20 +476,26 @@ def roc_corners(tps: Float, fps: Float) -> NDArray[np.bool_]:
 
 @dataclass
 class _Held:
-    """The last two points of the ranges above, and whether the last waits for the next."""
+    """The last two points of the ranges above, whether the last waits for the next, and the
+    carry of the stage given the kept points."""
 
+    inner: Any = None
     points: tuple[Float, ...] = ()
     pending: bool = False
+
+    @property
+    def done(self) -> bool:
+        return _finished(self.inner)
 
 
 def _corner_stage(
     rule: Callable[[Float, Float], Any],
     then: Stage,
-    carry: tuple[_Held, Any],
+    held: _Held,
     thresholds: Float,
     tps: Float,
     fps: Float,
-) -> tuple[tuple[_Held, Any], Any]:
+) -> tuple[_Held, Any]:
     """The points of a range ``drop_intermediate`` keeps, given to ``then``.
 
     ``rule(tps, fps)`` tells which interior points to keep by looking one
@@ -477,7 +504,6 @@ def _corner_stage(
     of a range are held until the next range's first; the first point of the
     curve is kept, and the last once the walk is over (:func:`_corner_end`).
     """
-    held, inner = carry
     first = not held.points
     if not first:
         thresholds, tps, fps = (
@@ -495,18 +521,17 @@ def _corner_stage(
         kept = np.zeros(1, dtype=np.intp)
     out = None
     if kept.size:
-        inner, out = then(inner, thresholds[kept], tps[kept], fps[kept])
+        held.inner, out = then(held.inner, thresholds[kept], tps[kept], fps[kept])
     held.pending = not (first and n == 1)
     held.points = (thresholds[-2:].copy(), tps[-2:].copy(), fps[-2:].copy())
-    return (held, inner), out
+    return held, out
 
 
-def _corner_end(then: Stage, carry: tuple[_Held, Any]) -> tuple[Any, list[Any]]:
+def _corner_end(then: Stage, held: _Held) -> tuple[Any, list[Any]]:
     """The last point of the curve, still held when the walk is over, given to ``then``."""
-    held, inner = carry
-    if not held.pending:
-        return inner, []
-    inner, out = then(inner, *(p[-1:] for p in held.points))
+    if not held.pending or held.done:
+        return held.inner, []
+    inner, out = then(held.inner, *(p[-1:] for p in held.points))
     return inner, [out]
 
 
@@ -519,7 +544,7 @@ def walk_corners(
     that of the last point if it was held.
     """
     stage = partial(_corner_stage, rule, then)
-    walk, ends, outs = walk_down(parts, positive, stage, (_Held(), carry))
+    walk, ends, outs = walk_down(parts, positive, stage, _Held(carry))
     carry, last = _corner_end(then, ends)
     return walk, carry, outs + last
 
