@@ -124,7 +124,8 @@ class PairwiseSum:
                 break
         # keep the values of the first node not yet summed: less than one block
         keep_from = self._fed_range(*todo[-1])[0] if todo else self._seen
-        if keep_from > at:
+        if keep_from > at or buffer.base is not None:
+            # a copy: no view keeps the array of the values fed (a range's counts) alive
             self._buffer = buffer[keep_from - at :].copy()
             self._buffer_start = keep_from
 
