@@ -262,19 +262,19 @@ def test_a_walk_down_the_scores_is_one_scan_per_range_from_the_top() -> None:
     assert remote.scans == 1 + 2 * len(state.parts)
 
 
+def _count(total: int, part: ScoreHistogram) -> tuple[int, list[Any]]:
+    return total + int(part.counts.sum()), part.labels.tolist()
+
+
 def test_one_vs_rest_pools_the_labels_where_the_ranges_are() -> None:
     state = summarize_ranges([0, 2, 1, 0, 2], [0.1, 0.1, 0.7, 0.6, 0.8], [0.5])
     remote = Remote(state.parts)
-
-    def count(total: int, part: ScoreHistogram) -> tuple[int, list[Any]]:
-        return total + int(part.counts.sum()), part.labels.tolist()
-
-    # a lambda cannot be pickled: the view's step is the one shipped
-    with pytest.raises((pickle.PicklingError, AttributeError)):
-        scan(OneVsRest(remote, 1), count, 0)
-    assert scan(OneVsRest(state.parts, 1), count, 0) == (5, [[1, 0], [1, 0]])
+    pooled = OneVsRest(remote, 1)
+    assert scan(pooled, _count, 0) == (5, [[1, 0], [1, 0]])
+    assert (remote.scans, remote.steps) == (1, 2)
+    assert scan(OneVsRest(state.parts, 1), _count, 0) == scan(pooled, _count, 0)
     with pytest.raises(ReadHere):
-        OneVsRest(remote, 1)[0]
+        pooled[0]
 
 
 @pytest.mark.parametrize(
