@@ -332,7 +332,9 @@ def merge_states(
         file, prints = read_states(Path(path), lazy=True)
         ranged = file.meta.get("range")
         if ranged is not None and first is None and part is None:
-            return _assemble(paths, file, prints, allow_different_runs)
+            read = [(file, prints)]
+            del file, prints  # the assembly lets the first file go as it goes on
+            return _assemble(paths, read, allow_different_runs)
         if ranged is not None:
             raise _range_file_here(file, first, part)
         narrow: dict[int, Any] = {}
@@ -683,8 +685,7 @@ def _range_file_here(file: StateFile, first: _First | None, part: int | None) ->
 
 def _assemble(
     paths: Sequence[str | os.PathLike[str]],
-    file: StateFile,
-    prints: dict[str, str],
+    read: list[tuple[StateFile, dict[str, str]]],
     allow_different_runs: bool,
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The states of a merge assembled from its range files (``merge --part``), in any order.
@@ -694,8 +695,10 @@ def _assemble(
     (cut points and sample counts), other states, rows, tallies, number of
     ranges and inputs. Its range of each state goes to a temporary file
     (:class:`PartFile`) before the next file is read; the assembled states
-    read their ranges from there, in the order of the ranges.
+    read their ranges from there, in the order of the ranges. ``read`` holds
+    the first file, read already, and is emptied.
     """
+    file, prints = read.pop()
     first = _first_of(file)
     spec = file.meta["range"]
     held: dict[str, State] = {}  # the shells of parted states, the other states whole
