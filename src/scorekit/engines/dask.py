@@ -3,17 +3,21 @@
 Each partition of a Dask DataFrame becomes a pyarrow table and goes through
 :func:`scorekit.engines._columns.summarize_table`, the same per-chunk work as the
 streaming engine; the per-partition states (plain dataclasses of numpy arrays)
-travel between workers by pickle and are merged in a tree, ``split_every`` at a
-time, keeping partition order. Ranking metrics first shuffle the rows by query so
+travel between workers by pickle and are merged in a tree, keeping partition
+order. The tree is driven from the client as the summaries finish: a merge task
+takes consecutive states that hold :data:`MERGE_BYTES` together (two at least,
+:data:`SPLIT_EVERY` at most), as the scheduler knows their bytes, so that a task
+holds a bounded size of states and merges start before every partition is
+summarized. Ranking metrics first shuffle the rows by query so
 that all rows of a query meet in one partition; merging two states that hold the
 same query is an error, which checks that the query sets are disjoint. A state
 made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC AUC and
 AP with ``ranges=N``) is merged part by part: its shell goes through the tree with
 the other states, and batches of consecutive parts, taken out of each partition's
-state where it lies, through trees of their own; the merged parts stay on the
-workers (:mod:`scorekit.engines._dask_parts`), where the readers of the state run
-step by step, so that no process holds the whole state and only per-range totals
-reach the client. A cluster the engine started, or connected to by address,
+state where it lies, through trees of their own, all of one shape; the merged
+parts stay on the workers (:mod:`scorekit.engines._dask_parts`), where the readers
+of the state run step by step, so that no process holds the whole state and only
+per-range totals reach the client. A cluster the engine started, or connected to by address,
 stops with the run: before it does, the parts still in use come to the client
 one at a time, into files.
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import inspect
 import math
 import os
@@ -68,7 +73,7 @@ from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 __all__ = ["dask_states"]
 
 SPLIT_EVERY = 8
-"""How many states one merge task combines."""
+"""The most states one merge task combines (:data:`MERGE_BYTES` caps their bytes)."""
 
 _ROWS_PER_PARTITION = 1_000_000
 _BLOCKSIZE = 64 * 2**20
@@ -240,14 +245,15 @@ def _states(
             frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
         parted = parted_metrics(metrics)
-        total, batches = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted)
+        leaves = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted)
+        if not leaves.keys:
+            return [m.empty() for m in metrics], 0, Notes()
         files = isinstance(source, str | os.PathLike | _io.Source)
         reading = _reading_errors(label) if files else contextlib.nullcontext()
         with reading, cluster_errors(scheduler):
-            if parted:
-                states, rows, notes = _with_parts(client, total, batches, scheduler)
-            else:
-                states, rows, notes = client.compute(total).result()
+            root = _Tree(client, leaves).root().futures
+            held = dict(zip(leaves.batches, root[1:], strict=True))
+            states, rows, notes = _with_parts(client, root[0], held, scheduler)
     return list(states), int(rows), notes
 
 
@@ -712,29 +718,25 @@ def _graph(
     meta: dict[bytes, bytes],
     offsets: bool,
     parted: Sequence[int] = (),
-) -> tuple[Any, dict[tuple[int, int], Any]]:
-    """One ``summarize`` task per partition and a tree of merge tasks over them.
+) -> Leaves:
+    """One ``summarize`` task per partition: the leaves of the merge trees (:class:`_Tree`).
 
     For the metrics ``parted`` names (their states are made of independent
-    parts), the tree merges the states' shells, and each partition's parts are
-    one more task; each of :data:`PART_TREES` batches of consecutive parts is
-    merged over the partitions in a tree of its own (:func:`_part_trees`). The
-    delayed merged batches are returned beside the tree's delayed result, by
-    metric and batch (none without such metrics), for :func:`_with_parts`. Being
-    in the same graph as the summaries, a partition's parts are merged as soon as
-    its neighbours' are there, instead of every partition's being held until the
-    last is summarized.
+    parts), a leaf is the partition's states with their parts left out (the
+    shells) and, for each of :data:`PART_TREES` batches of consecutive parts of
+    each such metric, that batch of the partition's parts: one tree merges the
+    shells and one each batch, all alike.
 
     The metrics, the mapping and the judgments are each one task of the graph,
     sent to a worker once and fetched from there by the others (and computed
-    again if that worker dies, unlike scattered data). The summarize and merge
-    tasks are one layer of plain tasks, made in one pass: building a delayed
-    call per task would merge the partitions' graph into each, at a cost per
-    partition that grows with the number of partitions.
+    again if that worker dies, unlike scattered data). The tasks are one layer
+    of plain tasks, made in one pass: building a delayed call per task would
+    merge the partitions' graph into each, at a cost per partition that grows
+    with the number of partitions.
     """
     import uuid
 
-    from dask.delayed import Delayed, delayed
+    from dask.delayed import delayed
     from dask.highlevelgraph import HighLevelGraph
 
     run = uuid.uuid4().hex
@@ -743,75 +745,228 @@ def _graph(
     )
     judgments = delayed(qrels, name=f"scorekit-qrels-{run}", pure=False)
     parts = frame.to_delayed(optimize_graph=True)
+    batches = [(j, k) for j in parted for k in range(PART_TREES)]
     layer: dict[Any, Any] = {}
-    level: list[Any] = []
-    pieces: list[Any] = []
+    leaves: list[list[str]] = []
     for i, part in enumerate(parts):
         key = f"scorekit-summarize-{run}-{i}"
         layer[key] = (_summarize_partition, part.key, setup.key, judgments.key, i)
+        keys = [key]
         if parted:
-            # the parts are taken out of the states: the tree merges the shells
-            layer[f"scorekit-shells-{run}-{i}"] = (_shells_of, key, list(parted))
-            layer[f"scorekit-parts-{run}-{i}"] = (_parts_of, key, list(parted))
-            key = f"scorekit-shells-{run}-{i}"
-            pieces.append(f"scorekit-parts-{run}-{i}")
-        level.append(key)
-    root = _tree(
-        layer, level, f"scorekit-merge-{run}", lambda keys: (_merge_group, setup.key, keys)
-    )
-    finals = _part_trees(layer, run, pieces, parted)
+            # the parts are taken out of the states: the first tree merges the shells
+            shells, pieces = f"scorekit-shells-{run}-{i}", f"scorekit-parts-{run}-{i}"
+            layer[shells] = (_shells_of, key, list(parted))
+            layer[pieces] = (_parts_of, key, list(parted))
+            keys = [shells]
+            for j, k in batches:
+                keys.append(f"scorekit-batch-{run}-{j}-{k}-{i}")
+                layer[keys[-1]] = (_batch_of, pieces, j, k)
+        leaves.append(keys)
     name = f"scorekit-{run}"
     graphs = {id(p.dask): p for p in parts}
     graph = HighLevelGraph.from_collections(
         name, layer, dependencies=[*graphs.values(), setup, judgments]
     )
-    total = Delayed(root, graph, layer=name)  # type: ignore[no-untyped-call]
-    batches = {
-        at: Delayed(key, graph, layer=name)  # type: ignore[no-untyped-call]
-        for at, key in finals.items()
-    }
-    return total, batches
+    return Leaves(run, graph, setup.key, leaves, batches)
 
 
-def _tree(
-    layer: dict[Any, Any], level: list[str], prefix: str, task: Callable[[list[str]], Any]
-) -> str:
-    """Add to ``layer`` a tree merging the keys ``level``, :data:`SPLIT_EVERY` at a time,
-    in order (``task`` makes the task of a merge of keys); the key of its root."""
-    depth = 0
-    while len(level) > 1:
-        depth += 1
-        merged = []
-        for i in range(0, len(level), SPLIT_EVERY):
-            key = f"{prefix}-{depth}-{i}"
-            layer[key] = task(list(level[i : i + SPLIT_EVERY]))
-            merged.append(key)
-        level = merged
-    return level[0]
+@dataclasses.dataclass
+class Leaves:
+    """The summaries of a run's partitions, as :func:`_graph` makes them."""
+
+    run: str
+    """The run's name, in the name of each of its tasks."""
+    graph: Any
+    """The tasks that read and summarize the partitions."""
+    setup: str
+    """The key of the task holding the metrics, mapping and source label (:data:`Setup`)."""
+    keys: list[list[str]]
+    """Per partition, in order, the key of its result in each tree (:func:`_merges`)."""
+    batches: list[tuple[int, int]]
+    """The parted metric and batch of parts of each tree after the first."""
 
 
-def _part_trees(
-    layer: dict[Any, Any], run: str, pieces: list[str], parted: Sequence[int]
-) -> dict[tuple[int, int], str]:
-    """Add to ``layer`` a tree per parted metric and batch of parts; the key of each root.
+MERGE_BYTES = 256 << 20
+"""The most bytes of states one merge task takes, as the stream engine merges the states
+it gathers once they hold as many (``GATHER_BYTES``); whatever their bytes, a merge takes
+two at least (a state larger than this merges with one neighbour) and
+:data:`SPLIT_EVERY` at most."""
 
-    The tree of batch ``k`` takes that batch out of each partition's parts
-    (:func:`_batch_of`) and merges the batches :data:`SPLIT_EVERY` partitions at
-    a time, in partition order, as the whole states' tree does.
+
+@dataclasses.dataclass(eq=False)
+class Node:
+    """Partitions ``start`` to ``stop`` (excluded), merged or not yet: the future of their
+    result in each tree, and the bytes of them all once they are there."""
+
+    start: int
+    stop: int
+    futures: list[Any]
+    waiting: int
+    """How many of the futures are not there yet."""
+    nbytes: int = 0
+
+
+def _merges(leaves: Leaves, setup: Any) -> list[tuple[Callable[..., Any], str, tuple[Any, ...]]]:
+    """The merge of each tree: its function, the prefix of its tasks' keys, the arguments
+    before the merged results."""
+    run = leaves.run
+    return [
+        (_merge_group, f"scorekit-merge-{run}", (setup,)),
+        *((_merge_batches, f"scorekit-batches-{run}-{j}-{k}", ()) for j, k in leaves.batches),
+    ]
+
+
+def _group(sizes: Sequence[int], last: bool, cap: int) -> int:
+    """How many nodes one merge takes from the front of a level, now: 0 to wait for more.
+
+    ``sizes`` are the bytes of the nodes at the front that are there, in order,
+    and ``last`` says that no other node of the level follows them. A merge takes
+    the nodes in order while they hold at most ``cap`` bytes together, two at
+    least and :data:`SPLIT_EVERY` at most; it waits while the nodes there fit and
+    more may come. One node left at the end of a level (1) goes up unmerged.
+
+    Examples
+    --------
+    >>> _group([5, 5, 5], last=False, cap=12)
+    2
+    >>> _group([5, 5], last=False, cap=12), _group([5, 5], last=True, cap=12)
+    (0, 2)
+    >>> _group([50, 1, 1], last=False, cap=12), _group([1] * 9, last=False, cap=12)
+    (2, 8)
+    >>> _group([5], last=True, cap=12)
+    1
     """
-    finals: dict[tuple[int, int], str] = {}
-    if not pieces:
-        return finals
-    for j in parted:
-        for k in range(PART_TREES):
-            level = []
-            for i, piece in enumerate(pieces):
-                key = f"scorekit-batch-{run}-{j}-{k}-{i}"
-                layer[key] = (_batch_of, piece, j, k)
-                level.append(key)
-            prefix = f"scorekit-batches-{run}-{j}-{k}"
-            finals[(j, k)] = _tree(layer, level, prefix, lambda keys: (_merge_batches, keys))
-    return finals
+    taken = total = 0
+    for size in sizes:
+        if taken == SPLIT_EVERY or (taken >= 2 and total + size > cap):
+            return taken
+        taken += 1
+        total += size
+    return taken if last or taken == SPLIT_EVERY else 0
+
+
+class _Tree:
+    """The merge trees of a run, driven from here over futures as the summaries finish.
+
+    Every tree has one shape: a node bundles the futures of a range of partitions
+    in every tree, and a merge of nodes is one merge task per tree. Nodes are
+    grouped in partition order, level by level, as soon as :func:`_group` can
+    tell where a merge ends from the bytes the scheduler knows of the nodes
+    there, so that merges start while other partitions are still summarized
+    and no worker holds every partition's states at once. The shape depends
+    on the bytes of the states only, not on the order in which tasks finish.
+    """
+
+    def __init__(self, client: Any, leaves: Leaves) -> None:
+        from distributed import as_completed
+
+        self.client = client
+        setup, keys = client.get(leaves.graph, [leaves.setup, leaves.keys], sync=False)
+        self.merges = _merges(leaves, setup)
+        nodes = [Node(i, i + 1, list(f), len(f)) for i, f in enumerate(keys)]
+        del keys
+        self.levels: list[list[Node | None]] = [list(nodes)]
+        self.fronts = [0]
+        self.closed = [True]
+        self.owner = {f.key: node for node in nodes for f in node.futures}
+        futures = [f for node in nodes for f in node.futures]
+        self.pending: Any = as_completed(futures)  # type: ignore[no-untyped-call]
+        del nodes, futures
+
+    def root(self) -> Node:
+        """The node of every partition merged (its tasks submitted, maybe not finished)."""
+        try:
+            top = self._advance()
+            if top is None:
+                for batch in self.pending.batches():
+                    self._finished(batch)
+                    del batch
+                    top = self._advance()
+                    if top is not None:
+                        break
+        except BaseException:
+            self._release()
+            raise
+        self.pending.clear()
+        if top is None:
+            raise RuntimeError("the merge trees of the Dask engine ended without a root")
+        return top
+
+    def _finished(self, futures: list[Any]) -> None:
+        """Count finished futures; a node whose futures are all there learns its bytes."""
+        there = []
+        for future in futures:
+            if future.status != "finished":
+                future.result()  # raises the task's error, or the cluster's
+            node = self.owner.pop(future.key)
+            node.waiting -= 1
+            if not node.waiting:
+                there.append(node)
+        if there:
+            keys = [f.key for node in there for f in node.futures]
+            sizes = self.client.nbytes(keys, summary=False)
+            for node in there:
+                node.nbytes = sum(sizes.get(f.key, 0) for f in node.futures)
+
+    def _advance(self) -> Node | None:
+        """Merge what can be merged at each level; the root, once there is one."""
+        levels, fronts, closed = self.levels, self.fronts, self.closed
+        for level, nodes in enumerate(levels):
+            if closed[level] and len(nodes) == 1:
+                return nodes[0]
+            front = fronts[level]
+            while True:
+                there = []
+                for node in nodes[front : front + SPLIT_EVERY]:
+                    if node is None or node.waiting:
+                        break
+                    there.append(node.nbytes)
+                last = closed[level] and front + len(there) == len(nodes)
+                taken = _group(there, last, MERGE_BYTES)
+                if not taken:
+                    break
+                group = [node for node in nodes[front : front + taken] if node is not None]
+                nodes[front : front + taken] = [None] * taken
+                front += taken
+                up = group[0] if taken == 1 else self._merge(group)
+                if level + 1 == len(levels):
+                    levels.append([])
+                    fronts.append(0)
+                    closed.append(False)
+                levels[level + 1].append(up)
+            fronts[level] = front
+            if closed[level] and front == len(nodes):
+                closed[level + 1] = True
+        return None
+
+    def _merge(self, group: list[Node]) -> Node:
+        """Submit the merge of consecutive nodes in every tree: the node of their result."""
+        start, stop = group[0].start, group[-1].stop
+        futures = [
+            self.client.submit(
+                merge,
+                *args,
+                [node.futures[t] for node in group],
+                key=f"{prefix}-{start}-{stop}",
+                priority=1,
+            )
+            for t, (merge, prefix, args) in enumerate(self.merges)
+        ]
+        node = Node(start, stop, futures, len(futures))
+        for future in futures:
+            self.owner[future.key] = node
+        self.pending.update(futures)
+        return node
+
+    def _release(self) -> None:
+        """Let go of every future the trees hold (the run failed)."""
+        self.pending.clear()
+        for nodes in self.levels:
+            for node in nodes:
+                for future in node.futures if node else ():
+                    future.release()
+        self.levels = []
+        self.owner = {}
 
 
 def _partition_table(
@@ -961,22 +1116,20 @@ def _merge_batches(batches: list[Batch]) -> Batch:
 
 
 def _with_parts(
-    client: Any, total: Any, batches: dict[tuple[int, int], Any], scheduler: str | None
+    client: Any, head: Any, held: dict[tuple[int, int], Any], scheduler: str | None
 ) -> tuple[list[State], int, Notes]:
-    """The merged states, the parted ones made of their merged batches of parts.
+    """The merged states, from the futures of the roots of the merge trees (:class:`_Tree`):
+    ``head`` of the whole states (the shells of parted ones), ``held`` of each parted
+    metric's batches of parts.
 
-    The shells and the other metrics' states are merged by the graph's tree,
-    and the parts of each parted metric, batch by batch, by a tree per batch
-    (:func:`_graph`): the tree the whole states would have gone through, so the
-    values are the same, bit for bit. The merged parts stay on the workers, a
-    future each, in a :class:`~scorekit.engines._dask_parts.ClusterParts`:
-    readers of the state run there, and only their totals come here (a cluster
-    the engine started brings the parts here, one at a time, before it stops).
+    The parts of each parted metric were merged batch by batch, in trees of the
+    shape of the whole states' tree, so the values are those of the whole
+    states, bit for bit. The merged parts stay on the workers, a future each, in
+    a :class:`~scorekit.engines._dask_parts.ClusterParts`: readers of the state run
+    there, and only their totals come here (a cluster the engine started brings
+    the parts here, one at a time, before it stops).
     """
-    keys = list(batches)
-    futures = client.compute([total, *(batches[at] for at in keys)])
-    head, held = futures[0], dict(zip(keys, futures[1:], strict=True))
-    del futures
+    keys = list(held)
     states, rows, notes = head.result()
     head.release()
     out = list(states)
