@@ -51,6 +51,19 @@ whole histogram. Equal states of two metrics of one binary file (``roc_auc``
 and ``average_precision`` of the same data) are read and merged once. The
 states are those of merging the files pairwise in order, bit for bit.
 
+Range files (layout version 2, :data:`RANGE_FILE_FORMAT`): ``merge_states(paths,
+part=I)`` (``scorekit merge --part I ... --save-state FILE``) merges range ``I``
+only of the states split by score ranges, and ``save_states(..., part=...)``
+writes it with the header field ``"range": {"index": I, "count": N, "inputs":
+ID}``. Such a state holds the merged shell (cut points and sample count of the
+whole merge) and range ``I`` of the merge, its other ranges empty; the other
+metrics' states are the whole merged states, in every range file. ``ID`` is a
+digest of the merged files in order. :func:`merge_states` of the ``N`` range
+files of one merge, in any order, assembles the merged states one range file at
+a time, bit for bit those of the plain merge, and refuses range files that are
+missing, repeated, of other merges or among shard files. A scorekit reading
+version 1 only refuses a range file instead of merging it as a shard.
+
 Compatibility: files merge when their ``scorekit_states`` and ``state_format``
 versions are the ones this scorekit reads; the scorekit package version that
 wrote them may differ (it is recorded, not compared), because the state format
@@ -63,6 +76,7 @@ from scorekit.statefiles._format import (
     AUTO_BINARY_BYTES,
     DEFAULT_BINARY_MEMORY,
     FILE_FORMAT,
+    RANGE_FILE_FORMAT,
     STATE_FORMAT_VARIABLE,
     STATE_FORMATS,
     StateFile,
@@ -76,6 +90,7 @@ __all__ = [
     "AUTO_BINARY_BYTES",
     "DEFAULT_BINARY_MEMORY",
     "FILE_FORMAT",
+    "RANGE_FILE_FORMAT",
     "STATE_FORMATS",
     "STATE_FORMAT_VARIABLE",
     "StateFile",
