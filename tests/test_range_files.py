@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import warnings
 import weakref
 from pathlib import Path
 from typing import Any
@@ -467,3 +468,51 @@ def test_a_range_field_must_fit_the_states(tmp_path: Path) -> None:
         save_states(
             tmp_path / "a.st", {"r": (metric, state)}, part={"index": 3, "count": 3, "inputs": ""}
         )
+
+
+def _save_shards(folder: Path, specs: list[str], batches: list[tuple[Any, Any]]) -> list[Path]:
+    paths = []
+    for i, (y, s) in enumerate(batches):
+        entry = {k: (parse_metric(k), parse_metric(k).summarize(y, s)) for k in specs}
+        paths.append(save_states(folder / f"edge{i}.st", entry, rows=len(y), command="eval"))
+    return paths
+
+
+@pytest.mark.parametrize(
+    "batches",
+    [
+        [([], []), ([0, 1, 1], [0.2, 0.9, 0.4]), ([1, 0], [0.4, 0.1])],  # an empty shard
+        [([1, 1], [0.3, 0.8]), ([1], [0.5])],  # one class: undefined, alike
+        [([0, 1, 0, 1], [0.5] * 4), ([1, 0], [0.5, 0.5])],  # one score, ties across shards
+        [([0, 1, 1], [-1.7e308, 1e300, 1.7e308]), ([0, 1], [-1e-300, 5e-324])],  # extremes
+        [([0, 1] * 50, np.linspace(-1e6, 1e6, 100)), ([1, 0], [1e-9, -1e-9])],
+    ],
+    ids=["empty-shard", "one-class", "one-score", "extremes", "wide"],
+)
+def test_edge_cases_assemble_to_the_plain_merge(tmp_path: Path, batches: list[Any]) -> None:
+    specs = [AUC.format(n=4), AP.format(n=4)]
+    paths = _save_shards(tmp_path, specs, batches)
+    _, plain, _ = merge_states(paths)
+    files = _range_files(tmp_path, paths, "json")
+    _, assembled, _ = merge_states(files[::-1])
+    _same_states(assembled, plain)
+    y = np.concatenate([np.asarray(b[0], dtype=np.int64) for b in batches])
+    s = np.concatenate([np.asarray(b[1], dtype=np.float64) for b in batches])
+    for key, whole in zip(specs, (roc_auc, average_precision), strict=True):
+        metric = parse_metric(key)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, expected = metric.compute(assembled[key]), whole(y, s)
+            merged = metric.compute(plain[key])
+        assert _bits(got) == _bits(merged), key
+        assert _bits(got) == _bits(expected), key
+
+
+def test_shards_of_no_rows_have_one_range(tmp_path: Path) -> None:
+    paths = _save_shards(tmp_path, [AUC.format(n=4)], [([], [])])
+    _, _, header = merge_states(paths, part=0)
+    assert header["range"]["count"] == 1 and header["rows"] == 0
+    with pytest.raises(ConfigError, match="no range 1"):
+        merge_states(paths, part=1)
+    files = _range_files(tmp_path, paths)
+    _same_states(merge_states(files)[1], merge_states(paths)[1])
