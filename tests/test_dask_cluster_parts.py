@@ -11,6 +11,7 @@ lets them go, and reading them then is a clear error.
 from __future__ import annotations
 
 import gc
+import json
 import pickle
 from collections.abc import Iterator
 from typing import Any
@@ -144,3 +145,43 @@ def test_a_failed_session_lets_the_ranges_go_and_says_so_when_read(
         parts[0]
     with pytest.raises(ConfigError, match="on a cluster that has stopped"):
         scan(parts, _where, 0)
+
+
+@pytest.mark.parametrize("save", [False, True])
+def test_eval_brings_ranges_here_only_to_save_them(
+    dask_cluster: LocalCluster,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+    capsys: pytest.CaptureFixture[str],
+    save: bool,
+) -> None:
+    import pyarrow.parquet as pq
+
+    from scorekit.cli import main
+
+    table = _table(10, 4000)
+    path = tmp_path / "scores.parquet"
+    pq.write_table(table, path)
+    counted = {"localize": 0, "drop": 0}
+    for name in counted:
+        original = getattr(ClusterParts, name)
+
+        def wrapped(self: ClusterParts, _name: str = name, _original: Any = original) -> None:
+            counted[_name] += 1
+            _original(self)
+
+        monkeypatch.setattr(ClusterParts, name, wrapped)
+    argv = ["eval", str(path), "--task", "binary", "--true", "y_true", "--score", "y_score"]
+    argv += ["--metric", "roc_auc:ranges=8", "--metric", "average_precision:ranges=8"]
+    argv += ["--engine", "dask", "--scheduler", dask_cluster.scheduler_address]
+    argv += ["--format", "json", "--chunk-size", "700"]
+    if save:
+        argv += ["--save-state", str(tmp_path / "state.sk")]
+    assert main(argv) == 0
+    found = json.loads(capsys.readouterr().out)
+    here = scorekit.evaluate(table, ["roc_auc", "average_precision"])
+    assert found["roc_auc:ranges=8"] == here.values["roc_auc"]
+    assert found["average_precision:ranges=8"] == here.values["average_precision"]
+    # the values were read on the cluster; its ranges come here only to be saved
+    used, unused = ("localize", "drop") if save else ("drop", "localize")
+    assert counted[used] >= 1 and counted[unused] == 0

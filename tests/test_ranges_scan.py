@@ -61,11 +61,13 @@ class Remote(Sequence[ScoreHistogram]):
     def __iter__(self) -> Iterator[ScoreHistogram]:
         raise ReadHere("the ranges iterated outside a scan")
 
-    def scan(self, step: Callable[[Any, Any], Any], carry: Any) -> tuple[Any, list[Any]]:
+    def scan(
+        self, step: Callable[[Any, Any], Any], carry: Any, *, reverse: bool = False
+    ) -> tuple[Any, list[Any]]:
         self.scans += 1
         outs = []
         shipped = pickle.dumps(step)
-        for part in self._parts:
+        for part in reversed(self._parts) if reverse else self._parts:
             sent = pickle.dumps(carry)
             self.largest = max(self.largest, len(sent))
             here = pickle.loads(shipped)
@@ -253,13 +255,29 @@ def test_a_hundred_thousand_scores_travel_as_small_carries(weights: str) -> None
     assert remote.scans == (2 if w is None else 3)
 
 
-def test_a_walk_down_the_scores_is_one_scan_per_range_from_the_top() -> None:
+def test_a_walk_down_the_scores_is_one_scan_from_the_top() -> None:
     state = summarize_ranges([0, 1, 0, 1, 1], [0.1, 0.2, 0.45, 0.7, 0.9], [0.3, 0.6])
     remote = Remote(state.parts)
     point = BestThreshold(objective="youden").compute(_with(state, remote))
     assert point == BestThreshold(objective="youden").compute(state)
-    # the labels, then the totals and the best point, each walked one range per scan
-    assert remote.scans == 1 + 2 * len(state.parts)
+    # the labels, then the totals and the best point, each walked in one scan from the top
+    assert remote.scans == 3
+    assert remote.steps == 3 * len(state.parts)
+
+
+class _Counted(Sequence[ScoreHistogram]):
+    """Ranges read here, counting the reads."""
+
+    def __init__(self, parts: Sequence[ScoreHistogram]) -> None:
+        self._parts = tuple(parts)
+        self.reads = 0
+
+    def __len__(self) -> int:
+        return len(self._parts)
+
+    def __getitem__(self, i: Any) -> Any:
+        self.reads += 1
+        return self._parts[i]
 
 
 def _count(total: int, part: ScoreHistogram) -> tuple[int, list[Any]]:
@@ -316,6 +334,11 @@ def test_a_partial_auc_stops_scanning_past_max_fpr() -> None:
     remote = Remote(state.parts)
     metric = ROCAUC(max_fpr=0.05)
     assert _same(metric.compute(_with(state, remote)), metric.compute(state))
-    # the labels and the totals over every range; the points up to max_fpr over the top ones
-    assert 1 + ranges < remote.scans < 1 + 3 * ranges
+    # the labels, the totals, and one walk from the top whose steps pass by the ranges
+    # below max_fpr once it is reached
+    assert remote.scans <= 4
     assert remote.steps == remote.scans * ranges
+    local = _Counted(state.parts)
+    assert _same(metric.compute(_with(state, local)), metric.compute(state))
+    # read here, the walk stops reading past max_fpr
+    assert local.reads < remote.steps

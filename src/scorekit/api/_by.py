@@ -15,7 +15,7 @@ from typing import Any, cast
 from scorekit.api._ci import CI, value_of
 from scorekit.api._evaluate import columns_read, computed_values, held_session, settled
 from scorekit.core import EvaluationResult, Grouped, GroupStates, Metric
-from scorekit.errors import InputError, message
+from scorekit.errors import InputError, ScorekitError, message
 from scorekit.stats import Bootstrap
 
 __all__ = ["attribute_rows", "fold", "run_metrics"]
@@ -29,6 +29,8 @@ def fold(
     by: str | Sequence[str] | None = None,
     adapt: Callable[[str, Metric[Any]], Metric[Any]] | None = None,
     compute: bool = True,
+    keep_states: bool = True,
+    failed: Callable[[str, ScorekitError], None] | None = None,
     **where: Any,
 ) -> EvaluationResult:
     """Metrics over ``source``, each wrapped as the features ask, folded by a registered engine.
@@ -43,6 +45,14 @@ def fold(
     ``side``, ``chunk_size``, ``engine``, ``scheduler``, ``workers``,
     ``progress``). With ``compute=False`` the values are left to the caller;
     the result's ``metrics`` are the wrapped metrics, whose states it holds.
+
+    The values are read while the engine's session runs (on Dask, next to the
+    merged score ranges its workers keep). With ``keep_states=False`` the
+    states are not used after the call, and an engine need not bring what it
+    keeps on a cluster it stops to this process (the result's states may then
+    be unreadable). With ``failed``, a metric whose value cannot be computed
+    (a :class:`~scorekit.errors.ScorekitError`) is given to ``failed(key,
+    error)`` and left out of the values instead of raising.
 
     Examples
     --------
@@ -64,7 +74,8 @@ def fold(
         found = run_metrics(source, listed, compute=False, **{**where, "columns": read})
         return list(found.states.values())
 
-    with held_session(parsed.values(), where.get("engine") or "stream", where):
+    engine = where.get("engine") or "stream"
+    with held_session(engine, where, keep_states=keep_states):
         folded: dict[str, Metric[Any]] = {}
         for key, wrapped in settled(parsed, first_pass).items():
             boot = ci.wrap(wrapped) if ci is not None and ci.resamples else None
@@ -74,21 +85,37 @@ def fold(
             folded[key] = Grouped(wrapped, by=names) if names else wrapped
         engine_metrics = {k: adapt(k, m) for k, m in folded.items()} if adapt else folded
         found = run_metrics(source, engine_metrics, compute=False, **where)
-    states = dict(found.states)
-    values: dict[str, Any] = {}
-    for key, metric in folded.items() if compute else ():
-        inner = metric.inner if isinstance(metric, Grouped) else metric
-        if ci is None or isinstance(inner, Bootstrap) or not ci.resamples:
-            values[key] = value_of(ci, metric, states[key])
-        elif isinstance(metric, Grouped):
-            # a state that keeps each unit's value (a query's) is resampled once merged
-            per_group = cast(GroupStates, states[key])
-            values[key] = ci.group_intervals(metric, per_group, boot=ci.wrap(inner))
-        else:
-            folded[key] = boot = ci.wrap(metric)
-            states[key] = boot.wrap(states[key])
-            values[key] = ci.interval(boot, states[key])
+        states = dict(found.states)
+        values: dict[str, Any] = {}
+        for key, metric in folded.items() if compute else ():
+            try:
+                values[key] = _value(ci, key, metric, folded, states)
+            except ScorekitError as exc:
+                if failed is None:
+                    raise
+                failed(key, exc)
     return EvaluationResult(values, states, folded, found.rows, settings=ci)
+
+
+def _value(
+    ci: CI | None,
+    key: str,
+    metric: Metric[Any],
+    folded: dict[str, Metric[Any]],
+    states: dict[str, Any],
+) -> Any:
+    """The value of ``folded[key]`` from its merged state: an interval with ``ci``, per group
+    with ``by``; a state that keeps each unit's value is wrapped in its bootstrap here."""
+    inner = metric.inner if isinstance(metric, Grouped) else metric
+    if ci is None or isinstance(inner, Bootstrap) or not ci.resamples:
+        return value_of(ci, metric, states[key])
+    if isinstance(metric, Grouped):
+        # a state that keeps each unit's value (a query's) is resampled once merged
+        per_group = cast(GroupStates, states[key])
+        return ci.group_intervals(metric, per_group, boot=ci.wrap(inner))
+    folded[key] = boot = ci.wrap(metric)
+    states[key] = boot.wrap(states[key])
+    return ci.interval(boot, states[key])
 
 
 def run_metrics(

@@ -10,7 +10,7 @@ import numpy as np
 
 from scorekit import io
 from scorekit.api._by import fold, run_metrics
-from scorekit.api._ci import CI, value_of
+from scorekit.api._ci import CI
 from scorekit.classification import (
     TableTask,
     TruthClasses,
@@ -47,6 +47,7 @@ def evaluate_table(
     ci: CI | None = None,
     by: Sequence[str] | None = None,
     threshold: float | None = None,
+    keep_states: bool = True,
 ) -> EvaluationResult:
     """Evaluate the columns of a file with the named metrics (or the task's defaults).
 
@@ -89,6 +90,11 @@ def evaluate_table(
     With ``threshold`` (``--task binary`` with ``score`` and no ``pred``) a row
     whose score is at least ``threshold`` is predicted positive, and the label
     metrics (accuracy, F1, ...) are computed from those predictions.
+
+    With ``keep_states=False`` the result's states are not used after the call:
+    an engine need not bring what it keeps on a cluster it stops here (on Dask,
+    the merged score ranges then stay on the workers until the cluster stops,
+    and only the values read from them come here).
 
     Examples
     --------
@@ -151,6 +157,7 @@ def evaluate_table(
         scheduler=scheduler,
         workers=workers,
         ci=ci,
+        keep_states=keep_states,
     )
 
 
@@ -166,6 +173,7 @@ def _engine_eval(
     scheduler: str | None = None,
     workers: int | None = None,
     ci: CI | None = None,
+    keep_states: bool = True,
 ) -> EvaluationResult:
     """The task's metrics over ``source``, folded by a registered engine.
 
@@ -224,7 +232,8 @@ def _engine_eval(
             ci=ci,
             by=plan.by,
             adapt=adapt,
-            compute=False,
+            keep_states=keep_states,
+            failed=None if explicit else lambda _, exc: skipped.append(str(exc)),
             columns=columns,
             chunk_size=chunk_size,
             progress=progress,
@@ -232,14 +241,7 @@ def _engine_eval(
             scheduler=scheduler,
             workers=workers,
         )
-    values: dict[str, Any] = {}
-    for name, metric in found.metrics.items():
-        try:
-            values[name] = value_of(ci, metric, found.states[name])
-        except ScorekitError as exc:
-            if explicit:
-                raise
-            skipped.append(str(exc))
+    values = found.values
     return EvaluationResult(
         values=values,
         skipped=skipped,

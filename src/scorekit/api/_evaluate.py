@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit import engines
@@ -154,7 +154,7 @@ def evaluate(
         )
         return list(found)
 
-    with held_session(configured.values(), engine, engine_options):
+    with held_session(engine, engine_options):
         configured = settled(configured, first_pass)
         if by is not None:
             configured = {key: Grouped(metric, by=by) for key, metric in configured.items()}
@@ -169,8 +169,9 @@ def evaluate(
             progress=progress,
             **engine_options,
         )
+        values = computed_values(configured, states)
     return EvaluationResult(
-        values=computed_values(configured, states),
+        values=values,
         states=dict(zip(configured, states, strict=True)),
         metrics=configured,
         rows=int(rows),
@@ -193,13 +194,12 @@ def computed_values(metrics: Mapping[str, Metric[Any]], states: Sequence[Any]) -
 
 
 def held_session(
-    metrics: Iterable[Metric[Any]], engine: str, options: Mapping[str, Any]
+    engine: str, options: Mapping[str, Any], *, keep_states: bool = True
 ) -> contextlib.AbstractContextManager[None]:
-    """The engine's session kept for a first pass and the fold after it, when a metric
-    has a :attr:`~scorekit.core.Metric.sampler` (else nothing is held)."""
-    if any(m.sampler is not None for m in metrics):
-        return engines.session(engine, **options)
-    return contextlib.nullcontext()
+    """The engine's session, kept for a first pass, the fold after it and the values read
+    from the merged states (:func:`scorekit.engines.session`); ``keep_states=False`` when
+    the states are not used after the block."""
+    return engines.session(engine, keep_states=keep_states, **options)
 
 
 def columns_read(

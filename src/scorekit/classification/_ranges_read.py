@@ -77,31 +77,9 @@ class RangesView(Sequence[ScoreHistogram]):
     def view_step(self, step: Step) -> Step:
         """``step`` run on the view of each range instead of the range: a picklable step."""
 
-    def scan(self, step: Step, carry: Any) -> tuple[Any, list[Any]]:
+    def scan(self, step: Step, carry: Any, *, reverse: bool = False) -> tuple[Any, list[Any]]:
         """:func:`scorekit.core.scan` of the views, each made where its range is read."""
-        return scan(self.inner, self.view_step(step), carry)
-
-
-class _Backwards(Sequence[ScoreHistogram]):
-    """The ranges of a sequence that reads them here, last first."""
-
-    def __init__(self, parts: Parts) -> None:
-        self._parts = parts
-
-    def __len__(self) -> int:
-        return len(self._parts)
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._parts[len(self._parts) - 1 - int(i)]
-
-
-def _only(target: int, step: Step, carry: tuple[int, Any], part: ScoreHistogram) -> Any:
-    """``step`` on range ``target`` of a scan only; the other ranges are passed by."""
-    at, inner = carry
-    if at != target:
-        return (at + 1, inner), None
-    inner, out = step(inner, part)
-    return (at + 1, inner), out
+        return scan(self.inner, self.view_step(step), carry, reverse=reverse)
 
 
 def scan_down(
@@ -109,12 +87,11 @@ def scan_down(
 ) -> tuple[Any, list[Any]]:
     """:func:`scorekit.core.scan` from the last range to the first: the outputs come last first.
 
-    A sequence read here is scanned backwards; one that scans its ranges
-    itself (on a cluster) is scanned once per range, from the last, each scan
-    running ``step`` on its one range, so the steps still run where the ranges
-    are, and no further scan is made once ``until(carry)`` is true (the
-    outputs of the ranges not scanned are left out). The views of a
-    :class:`RangesView` are made inside the steps.
+    A sequence read here stops being read once ``until(carry)`` is true (the
+    outputs of the ranges not read are left out); one that scans its ranges
+    itself (on a cluster) is scanned once, backwards, its steps passing by the
+    ranges below once the carry says so. The views of a :class:`RangesView`
+    are made inside the steps.
 
     Examples
     --------
@@ -125,14 +102,16 @@ def scan_down(
     """
     while isinstance(parts, RangesView):
         step, parts = parts.view_step(step), parts.inner
-    if getattr(parts, "scan", None) is None:
-        return scan(_Backwards(parts), step, carry)
+    if until is None or getattr(parts, "scan", None) is not None:
+        return scan(parts, step, carry, reverse=True)
     outs: list[Any] = []
     for i in range(len(parts) - 1, -1, -1):
-        if until is not None and until(carry):
+        if until(carry):
             break
-        (_, carry), found = scan(parts, partial(_only, i, step), (0, carry))
-        outs.append(found[i])
+        part = parts[i]
+        carry, out = step(carry, part)
+        del part
+        outs.append(out)
     return carry, outs
 
 

@@ -121,6 +121,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ci=ci,
         by=args.by,
         threshold=args.threshold,
+        keep_states=bool(args.save_state or args.report),
         **engine_options(args),
     )
     report_notes(result, err)

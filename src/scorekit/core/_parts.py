@@ -15,8 +15,11 @@ C = TypeVar("C")
 R = TypeVar("R")
 
 
-def scan(parts: Sequence[P], step: Callable[[C, P], tuple[C, R]], carry: C) -> tuple[C, list[R]]:
-    """Read parts in order with a carry: ``carry, out = step(carry, parts[i])`` for each ``i``.
+def scan(
+    parts: Sequence[P], step: Callable[[C, P], tuple[C, R]], carry: C, *, reverse: bool = False
+) -> tuple[C, list[R]]:
+    """Read parts in order with a carry: ``carry, out = step(carry, parts[i])`` for each ``i``
+    (from the last part to the first with ``reverse``).
 
     A sequence that keeps its parts elsewhere (on the workers of a cluster)
     may run each step where its part is, by a ``scan`` method of its own; only
@@ -27,7 +30,8 @@ def scan(parts: Sequence[P], step: Callable[[C, P], tuple[C, R]], carry: C) -> t
     Returns
     -------
     tuple
-        The last carry and the output of each step, in order.
+        The last carry and the output of each step, in the order the steps ran
+        (the last part's first with ``reverse``).
 
     Examples
     --------
@@ -38,13 +42,16 @@ def scan(parts: Sequence[P], step: Callable[[C, P], tuple[C, R]], carry: C) -> t
     ...     return total + int(part.matrix.sum()), int(part.matrix.trace())
     >>> scan(parts, step, 0)
     (3, [1, 1])
+    >>> scan(parts, lambda seen, part: (seen + [int(part.matrix.sum())], None), [], reverse=True)[0]
+    [1, 2]
     """
     own = getattr(parts, "scan", None)
     if own is not None:
-        found: tuple[C, list[R]] = own(step, carry)
+        found: tuple[C, list[R]] = own(step, carry, reverse=reverse)
         return found
     outs: list[R] = []
-    for i in range(len(parts)):
+    count = len(parts)
+    for i in range(count - 1, -1, -1) if reverse else range(count):
         part = parts[i]
         carry, out = step(carry, part)
         del part

@@ -36,6 +36,7 @@ from scorekit.engines._fold import (
     side_inputs,
     summarize_chunk,
 )
+from scorekit.engines._parts import STATES_KEPT
 from scorekit.errors import ConfigError, choices, message
 
 __all__ = [
@@ -100,7 +101,7 @@ _COMMON = ("source", "metrics", "columns", "side", "chunk_size", "progress")
 
 
 @contextlib.contextmanager
-def session(name: str, **options: Any) -> Iterator[None]:
+def session(name: str, *, keep_states: bool = True, **options: Any) -> Iterator[None]:
     """Keep an engine's cluster or session for several runs with the same options.
 
     An engine module may define ``session(**options)``, a context manager
@@ -109,7 +110,11 @@ def session(name: str, **options: Any) -> Iterator[None]:
     without one (``stream``, engines registered as functions) needs nothing.
     ``options`` may be a run's: those the session does not take are left out.
     A first pass over the data (cut points from a sample) and the fold that
-    follows it then share one cluster.
+    follows it then share one cluster, and the values are read from the merged
+    states while it runs (the Dask engine keeps merged score ranges on its
+    workers, and its readers run there). With ``keep_states=False`` the states
+    of the block's runs are not used after it: what they keep on a cluster that
+    stops with the session is let go instead of brought here.
 
     Examples
     --------
@@ -128,8 +133,12 @@ def session(name: str, **options: Any) -> Iterator[None]:
     # the options its session takes (a run's others, such as columns, are not the session's)
     takes = inspect.signature(opened).parameters
     given = {k: v for k, v in options.items() if v is not None and k in takes}
-    with opened(**given):
-        yield
+    token = STATES_KEPT.set(bool(keep_states))
+    try:
+        with opened(**given):
+            yield
+    finally:
+        STATES_KEPT.reset(token)
 
 
 def engine_options(name: str) -> list[str]:

@@ -11,8 +11,10 @@ A cluster the engine started (a local cluster, or a client of a scheduler
 address) stops at the end of the run or session; before it does, the parts
 still in use are brought here one at a time into files
 (:class:`~scorekit.engines._parts.StoredParts`), as the states must outlive the
-cluster. The parts of a cluster the caller runs (the current ``distributed``
-client) stay on it as long as that client and the state live.
+cluster, unless the session was told its states are not used after it (a
+command that prints values and saves no state). The parts of a cluster the
+caller runs (the current ``distributed`` client) stay on it as long as that
+client and the state live.
 
 dask and distributed are imported by the caller: this module needs only the
 client it is given.
@@ -27,7 +29,7 @@ from typing import Any, TypeVar
 
 from scorekit.core import PartsOnRead, State, scan
 from scorekit.engines._dask_errors import cluster_errors
-from scorekit.engines._parts import StoredParts
+from scorekit.engines._parts import STATES_KEPT, StoredParts
 from scorekit.errors import ConfigError, message, raw
 
 __all__ = ["ClusterParts", "keeping_parts"]
@@ -81,19 +83,21 @@ class ClusterParts(PartsOnRead[State]):
             part: State = self._futures[index].result()
         return part
 
-    def scan(self, step: Callable[[C, State], tuple[C, R]], carry: C) -> tuple[C, list[R]]:
+    def scan(
+        self, step: Callable[[C, State], tuple[C, R]], carry: C, *, reverse: bool = False
+    ) -> tuple[C, list[R]]:
         """:func:`scorekit.core.scan` with each step run on the worker holding its part.
 
         The carry goes from one step's task to the next on the cluster; the
         outputs and the last carry are gathered here at the end.
         """
         if self._stored is not None:
-            return scan(self._stored, step, carry)
+            return scan(self._stored, step, carry, reverse=reverse)
         self._check()
         client = self._client
         pairs = []
         previous: Any = carry
-        for future in self._futures:
+        for future in reversed(self._futures) if reverse else self._futures:
             pair = client.submit(_step, step, previous, future, pure=False)
             previous = client.submit(_carry, pair, pure=False)
             pairs.append(pair)
@@ -144,7 +148,9 @@ class ClusterParts(PartsOnRead[State]):
 @contextlib.contextmanager
 def keeping_parts(client: Any) -> Iterator[None]:
     """Within the block, the parts made on ``client`` (a client the engine started and
-    closes after) are brought here when it ends normally, and let go when it fails."""
+    closes after) are brought here when it ends normally, and let go when it fails or
+    when its session's states are not used after it
+    (:data:`~scorekit.engines._parts.STATES_KEPT`)."""
     key = id(client)
     made: list[weakref.ref[ClusterParts]] = []
     _OWNED[key] = made
@@ -158,10 +164,14 @@ def keeping_parts(client: Any) -> Iterator[None]:
                 parts.drop()
         raise
     _OWNED.pop(key, None)
+    kept = STATES_KEPT.get()
     for ref in made:
         parts = ref()
         if parts is not None:
-            parts.localize()
+            if kept:
+                parts.localize()
+            else:
+                parts.drop()
         del parts
 
 

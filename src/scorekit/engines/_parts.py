@@ -13,6 +13,7 @@ through, so that no more than one part is held in memory.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import shutil
 import tempfile
@@ -30,6 +31,7 @@ from scorekit.io import parse_size
 __all__ = [
     "DEFAULT_SPILL_SIZE",
     "SPILL_SIZE_VARIABLE",
+    "STATES_KEPT",
     "PartedFold",
     "SpilledParts",
     "StoredParts",
@@ -37,6 +39,13 @@ __all__ = [
     "parted_metrics",
     "spill_size",
 ]
+
+STATES_KEPT: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "scorekit_states_kept", default=True
+)
+"""Whether the states of the runs of an engine session are used once it ends: a cluster
+that stops with the session brings the parts they keep on it here only if they are
+(:func:`scorekit.engines.session`)."""
 
 DEFAULT_SPILL_SIZE = 256 << 20
 """Bytes the parted states of one fold may hold in memory before their parts go to disk."""
