@@ -28,7 +28,8 @@ from scorekit.classification._histogram import (
 from scorekit.classification._pairs import pair_ap, replicate_ap, rows_ap, split_binary
 from scorekit.classification._ranges import ScoreRanges
 from scorekit.classification._ranges_curves import ranges_curve_points, recall_steps
-from scorekit.classification._ranges_read import Parts, ranges_average_precision
+from scorekit.classification._ranges_read import ranges_average_precision
+from scorekit.classification._ranges_walk import Parts
 from scorekit.classification._scores import (
     _VARIANTS,
     AVERAGES,

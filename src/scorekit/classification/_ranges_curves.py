@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from scorekit.classification._histogram import Float, ScoreHistogram, _find, _starts
-from scorekit.classification._ranges_read import (
+from scorekit.classification._ranges_walk import (
     Parts,
     RangesView,
     Step,

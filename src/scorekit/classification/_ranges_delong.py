@@ -25,7 +25,8 @@ from numpy.typing import NDArray
 from scorekit.classification._histogram import ScoreHistogram, Scores, _find
 from scorekit.classification._pairs import _EXACT_INT
 from scorekit.classification._pairwise import PairwiseSum
-from scorekit.classification._ranges_read import Parts, _below, _sides, _survey, ranges_roc_auc
+from scorekit.classification._ranges_read import ranges_roc_auc
+from scorekit.classification._ranges_walk import Parts, _below, _sides, _survey
 from scorekit.core import scan
 from scorekit.errors import ConfigError, InputError, TooFewUnitsError, choices, message, raw
 

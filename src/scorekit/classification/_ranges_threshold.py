@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scorekit.classification._histogram import Float
-from scorekit.classification._ranges_read import Parts, _survey, walk_down
+from scorekit.classification._ranges_walk import Parts, _survey, walk_down
 from scorekit.errors import InputError, message, raw
 
 __all__ = ["BestPoint", "ranges_best", "ranges_labels", "ranges_totals"]

@@ -27,7 +27,8 @@ from scorekit.classification._histogram import (
 from scorekit.classification._pairs import pair_auc, replicate_auc, rows_auc, split_binary
 from scorekit.classification._ranges import ScoreRanges
 from scorekit.classification._ranges_curves import ranges_curve_points
-from scorekit.classification._ranges_read import Parts, ranges_roc_auc, roc_corners
+from scorekit.classification._ranges_read import ranges_roc_auc
+from scorekit.classification._ranges_walk import Parts, roc_corners
 from scorekit.classification._scores import (
     _OVR_SCORES,
     _VARIANTS,
