@@ -822,15 +822,18 @@ def _group(sizes: Sequence[int], last: bool, cap: int) -> int:
     ``sizes`` are the bytes of the nodes at the front that are there, in order,
     and ``last`` says that no other node of the level follows them. A merge takes
     the nodes in order while they hold at most ``cap`` bytes together, two at
-    least and :data:`SPLIT_EVERY` at most; it waits while the nodes there fit and
-    more may come. One node left at the end of a level (1) goes up unmerged.
+    least and :data:`SPLIT_EVERY` at most; it waits while the nodes there hold
+    less and more may come. One node left at the end of a level (1) goes up
+    unmerged.
 
     Examples
     --------
     >>> _group([5, 5, 5], last=False, cap=12)
     2
-    >>> _group([5, 5], last=False, cap=12), _group([5, 5], last=True, cap=12)
+    >>> _group([5, 5], last=False, cap=12), _group([5, 5], last=True, cap=10)
     (0, 2)
+    >>> _group([5, 5], last=False, cap=10)
+    2
     >>> _group([50, 1, 1], last=False, cap=12), _group([1] * 9, last=False, cap=12)
     (2, 8)
     >>> _group([5], last=True, cap=12)
@@ -842,7 +845,8 @@ def _group(sizes: Sequence[int], last: bool, cap: int) -> int:
             return taken
         taken += 1
         total += size
-    return taken if last or taken == SPLIT_EVERY else 0
+    full = taken == SPLIT_EVERY or (taken >= 2 and total >= cap)
+    return taken if last or full else 0
 
 
 class _Tree:
