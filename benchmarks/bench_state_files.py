@@ -17,7 +17,13 @@ bits.
 Usage::
 
     python benchmarks/bench_state_files.py [--rows N] [--shards K] [--ranges R] [--runs 3]
-                                           [--no-whole] [--keep]
+                                           [--no-whole] [--keep] [--by-part]
+
+With ``--by-part`` the ranged files are also merged range by range, as
+separate machines would: ``scorekit merge --part I`` of the shards for each
+range ``I``, each in a fresh process (time and peak of each), then ``scorekit
+merge`` of the range files (time and peak); its values must be the plain
+merge's, bit for bit.
 
 The default is the issue's 100,000,000 rows in 8 shards (about 2 GB of files
 and a few minutes); ``--rows 16000000`` is a quick look. Files go to
@@ -71,6 +77,23 @@ print(json.dumps({"values": {k: float(v).hex() for k, v in json.loads(out.getval
 """
 
 
+PART = """
+import contextlib, io, json, sys
+from scorekit.cli import main
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    status = main(["merge", *sys.argv[1:]])
+if status:
+    sys.exit(err.getvalue())
+peak = 0.0
+with open("/proc/self/status") as lines:
+    for line in lines:
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) * 1024
+print(json.dumps({"peak": peak}))
+"""
+
+
 def shard_states(rows: int, seed: int, ranges: int) -> tuple[dict[str, Any], dict[str, Any], int]:
     """One shard's entries of whole histograms and of score ranges, and its distinct pairs."""
     from scorekit import parse_metric
@@ -112,8 +135,43 @@ def merge(paths: list[str]) -> dict[str, Any]:
     return result
 
 
+def merge_by_part(paths: list[str], ranges: int, folder: Path) -> dict[str, Any]:
+    """``scorekit merge --part I`` of ``paths`` for every range, each in a fresh process, then
+    the merge of the range files: the times, the peaks and the values."""
+    seconds, peaks, parts = [], [], []
+    for i in range(ranges):
+        out = folder / f"part{i}.st"
+        argv = ["--part", str(i), *paths, "--save-state", str(out), "--state-format", "binary"]
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-c", PART, *argv], stdout=subprocess.PIPE, text=True, check=False
+        )
+        seconds.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"scorekit merge --part {i} failed with exit code {done.returncode}")
+        peaks.append(json.loads(done.stdout)["peak"])
+        parts.append(str(out))
+    assembled = merge(parts)
+    size = sum(Path(p).stat().st_size for p in parts)
+    if not os.environ.get("SCOREKIT_BENCH_KEEP"):
+        for p in parts:
+            Path(p).unlink(missing_ok=True)
+    return {
+        "part_seconds": seconds,
+        "part_peak": max(peaks),
+        "assembled": assembled,
+        "bytes": size,
+    }
+
+
 def measure(
-    rows: int, shards: int, ranges: int, runs: int, whole: bool, folder: Path
+    rows: int,
+    shards: int,
+    ranges: int,
+    runs: int,
+    whole: bool,
+    folder: Path,
+    by_part: bool = False,
 ) -> dict[str, Any]:
     """Write the shards' files and merge them ``runs`` times; the numbers of the measurement."""
     from scorekit.statefiles import save_states
@@ -146,6 +204,9 @@ def measure(
             "bytes_per_pair": size[form] / pairs,
             "load": os.getloadavg()[0],
         }
+    if ranges and by_part:
+        out["by_part"] = merge_by_part(paths["ranges"], ranges, folder)
+        out["by_part"]["same"] = out["by_part"]["assembled"]["values"] == out["ranges"]["values"]
     if ranges and whole:
         a = [out["ranges"]["values"][metric_key(m, ranges)] for m in METRICS]
         b = [out["whole"]["values"][m] for m in METRICS]
@@ -190,6 +251,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="merges of each form (median)")
     parser.add_argument("--no-whole", action="store_true", help="skip the whole histograms")
     parser.add_argument("--keep", action="store_true", help="keep the files")
+    parser.add_argument(
+        "--by-part", action="store_true", help="also merge the ranged files range by range"
+    )
     args = parser.parse_args()
     given = os.environ.get("SCOREKIT_BENCH_DIR")
     folder = Path(tempfile.mkdtemp(prefix="scorekit-bench-", dir=given))
@@ -197,7 +261,15 @@ def main() -> None:
         os.environ["SCOREKIT_BENCH_KEEP"] = "1"
     print(f"{args.rows:,} rows in {args.shards} shards; files in {folder}; load {os.getloadavg()}")
     try:
-        found = measure(args.rows, args.shards, args.ranges, args.runs, not args.no_whole, folder)
+        found = measure(
+            args.rows,
+            args.shards,
+            args.ranges,
+            args.runs,
+            not args.no_whole,
+            folder,
+            by_part=args.by_part,
+        )
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)
@@ -213,6 +285,17 @@ def main() -> None:
             f"scorekit merge median {r['seconds']:.1f} s ({times}), peak "
             f"{r['peak'] / 2**20:,.0f} MiB (goal at 100M rows: <= 30 s, <= 2 GB); "
             f"load {r['load']:.1f}"
+        )
+    if "by_part" in found:
+        b = found["by_part"]
+        t = b["part_seconds"]
+        a = b["assembled"]
+        print(
+            f"merge --part I, {len(t)} processes: {sum(t):.1f} s in all (each "
+            f"{min(t):.1f}-{max(t):.1f} s, median {statistics.median(t):.1f} s), largest peak "
+            f"{b['part_peak'] / 2**20:,.0f} MiB; merge of the {len(t)} range files "
+            f"({b['bytes'] / 1e6:,.0f} MB): {a['seconds']:.1f} s, peak {a['peak'] / 2**20:,.0f} "
+            f"MiB; the plain merge's values, bit for bit: {b['same']}"
         )
     if "same" in found:
         print(f"values of the two forms the same bits: {found['same']}")
