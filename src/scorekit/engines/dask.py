@@ -874,7 +874,7 @@ class _Tree:
         self.closed = [True]
         self.owner = {f.key: node for node in nodes for f in node.futures}
         futures = [f for node in nodes for f in node.futures]
-        self.pending: Any = as_completed(futures)  # type: ignore[no-untyped-call]
+        self.pending: Any = as_completed(futures, loop=client.loop)  # type: ignore[no-untyped-call]
         del nodes, futures
 
     def root(self) -> Node:
