@@ -101,13 +101,37 @@ class ScoreRanges(State):
         >>> y.cuts.tolist(), [part.score.tolist() for part in x.merge(y).parts]
         ([0.5, 0.6], [[0.1, 0.2], [], [0.7, 0.9]])
         """
-        full = [s for s in states if s.has_data]
-        if not full or all(np.array_equal(s.cuts, full[0].cuts) for s in full[1:]):
+        cuts = cls.common_cuts(states)
+        if cuts is None:
             return list(states)
-        every = np.unique(np.concatenate([s.cuts for s in full]))
-        ranges = max(s.cuts.size for s in full) + 1
-        cuts = every if every.size < ranges else range_cuts(every, ranges)
         return [recut(s, cuts) if s.has_data else s for s in states]
+
+    @classmethod
+    def common_cuts(cls, states: Sequence[ScoreRanges]) -> Float | None:
+        """The cut points :meth:`aligned` cuts the states at; None when theirs are alike.
+
+        Only states with data count (the state of no data merges with any).
+        The states of one cut list count once, however many there are (the
+        states of every group of a shard).
+
+        Examples
+        --------
+        >>> a = summarize_ranges([0, 1], [0.2, 0.7], cuts=[0.5])
+        >>> b = summarize_ranges([1, 0], [0.9, 0.1], cuts=[0.3, 0.6])
+        >>> ScoreRanges.common_cuts([a, b, a]).tolist(), ScoreRanges.common_cuts([a, a])
+        ([0.5, 0.6], None)
+        """
+        distinct: dict[bytes, Float] = {}
+        for state in states:
+            if state.has_data:
+                distinct.setdefault(state.cuts.tobytes(), state.cuts)
+        if len(distinct) < 2:
+            return None
+        found = list(distinct.values())
+        every = np.unique(np.concatenate(found))
+        ranges = max(c.size for c in found) + 1
+        cuts: Float = every if every.size < ranges else range_cuts(every, ranges)
+        return cuts
 
     def split_parts(self) -> tuple[ScoreRanges, Sequence[ScoreHistogram]]:
         """The state with empty ranges (its cut points and sample count) and its ranges.

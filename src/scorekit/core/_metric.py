@@ -13,10 +13,11 @@ Its name, direction, bounds and input kind live in the registry
 from __future__ import annotations
 
 import abc
+import dataclasses
 import inspect
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol
+from typing import Any, ClassVar, Generic, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -103,7 +104,58 @@ class Metric(abc.ABC, Generic[S]):
     shard_options: ClassVar[tuple[str, ...]] = ()
     """Options that may differ between the state files of shards merged together: the
     states make up for them (the cut points of score ranges that each run chose from
-    its own sample are cut alike). Every other option must agree."""
+    its own sample are cut alike). Every other option must agree (:meth:`shard_config`)."""
+
+    def shard_config(self) -> dict[str, Any]:
+        """The options that must agree between the state files of shards merged together.
+
+        Every option but the :attr:`shard_options`, by name. An option whose
+        value is a metric (the metric a wrapper holds) gives that metric's
+        own ``shard_config`` as ``"option.name"``, so a wrapper passes on the
+        shard options of the metric it wraps.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> config = parse_metric("roc_auc:ranges=4,cuts=sample").shard_config()
+        >>> "cuts" in config, config["max_fpr"]
+        (False, None)
+        """
+        found: dict[str, Any] = {}
+        for f in dataclasses.fields(cast(Any, self)):
+            if not f.init or f.name in self.shard_options:
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, Metric):
+                found.update({f"{f.name}.{k}": v for k, v in value.shard_config().items()})
+            else:
+                found[f.name] = value
+        return found
+
+    def with_shard_options(self, **values: Any) -> Metric[S]:
+        """This configuration with other values of its :attr:`shard_options`.
+
+        The configuration of states that were made up for them: the merge of
+        shards cut at their own points, cut alike, has the common cut points.
+        A wrapper gives the values to the metric it wraps.
+
+        Examples
+        --------
+        >>> from scorekit import parse_metric
+        >>> parse_metric("roc_auc:cuts=[0.5]").with_shard_options(cuts=(0.25, 0.75)).cuts
+        (0.25, 0.75)
+        """
+        unknown = sorted(set(values) - set(self.shard_options))
+        if unknown:
+            raise ConfigError(
+                self._error(
+                    "not an option that may differ between shards",
+                    unknown[0],
+                    f"one of {list(self.shard_options)}",
+                )
+            )
+        changed: Metric[S] = dataclasses.replace(cast(Any, self), **values)
+        return changed
 
     def merge_many(self, states: Sequence[S]) -> S:
         """Merge several states, in order (the states of consecutive parts of the data)."""

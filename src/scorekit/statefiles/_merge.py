@@ -6,13 +6,13 @@ import dataclasses
 import functools
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from scorekit.classification import ScoreHistogram
+from scorekit.classification import ScoreHistogram, ScoreRanges, recut
 from scorekit.core import Metric, State, equal_values, merges_alike, narrowed
 from scorekit.errors import (
     ConfigError,
@@ -123,40 +123,49 @@ def _check_same_header(first: _First, file: StateFile, allow_different_runs: boo
             )
 
 
-def _check_same_values(
-    key: str, first: _First, file: StateFile, a: Any, b: Any, names: Iterable[str], problem: str
-) -> None:
-    """Raise when ``a`` (of ``first``) and ``b`` (of ``file``) differ in an attribute ``names``.
-
-    ``a`` is an object or a mapping of the attributes; ``problem`` is the
-    message's problem with ``{!r}`` where the attribute is named.
-    """
-    for name in names:
-        va = a[name] if isinstance(a, dict) else getattr(a, name)
-        vb = getattr(b, name)
-        if not equal_values(va, vb):
+def _check_same_config(key: str, first: _First, file: StateFile) -> None:
+    """Compare the configurations but the options the states make up for (cut points each
+    shard chose, those of a wrapped metric too: :meth:`Metric.shard_config`)."""
+    a, b = first.metrics[key].shard_config(), file.metrics[key].shard_config()
+    for name in dict.fromkeys([*a, *b]):
+        if name not in a or name not in b or not equal_values(a[name], b[name]):
             raise StateMismatchError(
                 message(
                     key,
-                    problem.format(name),
-                    raw(f"{vb!r} in {file.path}"),
-                    f"{va!r} as in {first.path}",
+                    f"the files configure {name!r} differently",
+                    raw(f"{b.get(name)!r} in {file.path}"),
+                    f"{a.get(name)!r} as in {first.path}",
                 )
             )
 
 
-def _check_same_config(key: str, first: _First, file: StateFile) -> None:
-    a, b = first.metrics[key], file.metrics[key]
-    # options the states make up for may differ (cut points each shard chose)
-    free = getattr(type(a), "shard_options", ())
-    names = [f.name for f in dataclasses.fields(a) if f.init and f.name not in free]
-    _check_same_values(key, first, file, a, b, names, "the files configure {!r} differently")
-
-
 def _check_same_settings(key: str, first: _First, file: StateFile) -> None:
-    """Compare the state fields that must agree (merge rule ``same``), naming both files."""
+    """Compare the state fields that must agree (merge rule ``same``), naming both files.
+
+    A setting may differ where the two configurations make it differ, their
+    shard options apart (a bootstrap state keeps its metric's options, the
+    cut points each shard chose among them): it is the setting of each
+    file's metric's empty state, and the states are made alike as they merge.
+    """
     a, b = first.settings[key], file.states[key]
-    _check_same_values(key, first, file, a, b, list(a), "the states differ in their setting {!r}")
+    empties: list[Any] = []
+    for name in a:
+        va, vb = a[name], getattr(b, name)
+        if equal_values(va, vb):
+            continue
+        if not empties:
+            empties = [first.metrics[key].empty(), file.metrics[key].empty()]
+        made_a, made_b = (getattr(empty, name) for empty in empties)
+        if equal_values(va, made_a) and equal_values(vb, made_b):
+            continue
+        raise StateMismatchError(
+            message(
+                key,
+                f"the states differ in their setting {name!r}",
+                raw(f"{vb!r} in {file.path}"),
+                f"{va!r} as in {first.path}",
+            )
+        )
 
 
 def _add_tallies(total: dict[str, dict[str, int]], file: StateFile) -> None:
@@ -367,6 +376,9 @@ def merge_states(
         del file, state, narrow
     if first is None:
         raise ConfigError(message("scorekit merge", "no state file given", None, "one or more"))
+    # the metrics of states cut at common cut points have them, and their shard options
+    metrics = dict(first.metrics)
+    configured: dict[str, dict[str, Any]] = {}
     for key, metric in first.metrics.items():
         if key not in gathered:
             continue
@@ -374,12 +386,17 @@ def merge_states(
         if twin != key and twin in gathered and merges_alike(metric, first.metrics[twin]):
             # the same states in every file, merged the same way: the same merged state
             states[key] = states[twin]
+            if twin in configured:
+                metrics[key] = metric.with_shard_options(**configured[twin])
         else:
             try:
-                merged = _merge_gathered(key, metric, gathered[key], first, part)
+                merged_metric, merged = _merge_gathered(key, metric, gathered[key], first, part)
             except _PastTheParts as exc:
                 raise _past(int(part or 0), exc.count, [key]) from None
             states[key] = _widened(merged, key in wide)
+            if merged_metric is not metric:
+                metrics[key] = merged_metric
+                configured[key] = {"cuts": _cuts_of(merged_metric)}
         gathered[key] = []
     header = {k: v for k, v in first.meta.items() if k != "path"}
     header["rows"] = rows
@@ -390,7 +407,14 @@ def merge_states(
             "count": _range_count(first.metrics, states, int(part)),
             "inputs": _inputs_digest(paths),
         }
-    return dict(first.metrics), states, header
+    return metrics, states, header
+
+
+def _cuts_of(metric: Any) -> Any:
+    """The cut points of a metric of score ranges, or of the one its states hold."""
+    while _within(metric) is not None:
+        metric = _within(metric)
+    return metric.cuts
 
 
 def _equal_states(file: StateFile, prints: dict[str, str]) -> dict[str, str]:
@@ -413,9 +437,13 @@ def _gathers(metric: Metric[Any], state: State) -> bool:
     States of independent parts (score ranges) merge part by part, one part
     of every file at a time; the states of metrics that merge many states at
     once better than pairwise (exact score histograms, one sort of their runs
-    instead of a merge per file) are merged by ``merge_many``.
+    instead of a merge per file) are merged by ``merge_many``; grouped and
+    bootstrapped states of score ranges are cut at the cut points common to
+    every file first (:func:`_cut_alike`).
     """
-    return bool(type(state).parted) or bool(getattr(metric, "defers_merges", False))
+    if type(state).parted or getattr(metric, "defers_merges", False):
+        return True
+    return _cut_within(metric)
 
 
 def _held(state: State, narrow: dict[int, Any]) -> State:
@@ -483,27 +511,111 @@ def _merge_gathered(
     found: list[tuple[str, State]],
     first: _First,
     part: int | None = None,
-) -> State:
-    """The states of one metric from every file, merged in file order.
+) -> tuple[Metric[Any], State]:
+    """The states of one metric from every file, merged in file order, and their metric.
 
     The result is that of merging them pairwise in order, bit for bit; an
     error names the first file whose state does not merge with those before.
-    With ``part``, parted states hold their merged part ``part`` only.
+    With ``part``, parted states hold their merged part ``part`` only. States
+    of score ranges cut at other points in some files are cut alike first
+    (:func:`_cut_alike`); the metric is then configured with the common cut
+    points.
     """
+    metric, states = _cut_alike(key, metric, [state for _, state in found])
     try:
-        if all(type(state).parted for _, state in found):
-            return _merge_by_parts([state for _, state in found], part)
-        merged: State = metric.merge_many([state for _, state in found])
-        return merged
+        if all(type(state).parted for state in states):
+            return metric, _merge_by_parts(states, part)
+        merged: State = metric.merge_many(states)
+        return metric, merged
     except (PartError, _PastTheParts):
         raise
     except ScorekitError as exc:
         # find the file at fault, merging pairwise
-        merged = found[0][1]
-        for path, state in found[1:]:
+        merged = states[0]
+        for (path, _), state in zip(found[1:], states[1:], strict=True):
             merged = _merge_pair(key, metric, merged, path, state, first)
         files = ", ".join(str(path) for path, _ in found)
         raise StateMismatchError(f"{key}: the states in {files} do not merge: {exc}") from None
+
+
+def _within(metric: Any) -> Any:
+    """The metric a wrapper's states hold states of (``--by``, ``--ci``, both), or None."""
+    return metric.inner if callable(getattr(metric, "inner_states", None)) else None
+
+
+def _leaves(metric: Any, state: State) -> Iterator[State]:
+    """The states of the innermost wrapped metric that ``state`` holds (``state`` itself
+    for a metric that wraps none)."""
+    inner = _within(metric)
+    if inner is None:
+        yield state
+        return
+    for held in metric.inner_states(state):
+        yield from _leaves(inner, held)
+
+
+def _changed(metric: Any, state: State, change: Callable[[State], State]) -> State:
+    """``state`` with ``change`` applied to each state of the innermost wrapped metric, as a
+    state of ``metric`` (whose wrapped metric may have other shard options)."""
+    inner = _within(metric)
+    if inner is None:
+        return change(state)
+    changed: State = metric.with_inner_states(state, lambda held: _changed(inner, held, change))
+    return changed
+
+
+def _cut_within(metric: Any) -> bool:
+    """Whether a wrapper's states hold states of score ranges (its innermost metric's)."""
+    inner = _within(metric)
+    if inner is None:
+        return False
+    while _within(inner) is not None:
+        inner = _within(inner)
+    try:
+        return isinstance(inner.empty(), ScoreRanges)
+    except (ScorekitError, AttributeError, TypeError):
+        return False
+
+
+def _cut_alike(
+    key: str, metric: Metric[Any], states: list[State]
+) -> tuple[Metric[Any], list[State]]:
+    """The states of score ranges of every file, and of every group and replicate in them,
+    cut at common cut points, and the metric configured with them.
+
+    Shards evaluated by separate runs with ``cuts=sample`` choose their own
+    cut points (each the same for every group and replicate of its run); the
+    common ones are chosen from all of them (:meth:`ScoreRanges.common_cuts`),
+    so merged groups agree. A plain state of score ranges keeps its metric
+    when its configuration names no cut points (``cuts=sample`` not settled
+    by a first pass: each batch chose its own).
+    """
+    found = [leaf for state in states for leaf in _leaves(metric, state)]
+    ranged = [leaf for leaf in found if isinstance(leaf, ScoreRanges)]
+    if len(ranged) != len(found):
+        return metric, states
+    cuts = ScoreRanges.common_cuts(ranged)
+    if cuts is None:
+        return metric, states
+    try:
+        target = metric.with_shard_options(cuts=tuple(cuts.tolist()))
+    except ConfigError:
+        if _within(metric) is not None:
+            raise StateMismatchError(
+                message(
+                    key,
+                    "the files' grouped or bootstrapped score ranges have other cut points "
+                    "but their configuration names none",
+                    raw(f"{len({c.cuts.tobytes() for c in ranged if c.has_data})} cut lists"),
+                    "state files written by scorekit eval, whose first pass settles the cut "
+                    "points (cuts=sample)",
+                )
+            ) from None
+        target = metric
+    return target, [
+        _changed(target, state, lambda leaf: recut(cast(ScoreRanges, leaf), cuts))
+        for state in states
+    ]
 
 
 def _merge_by_parts(states: list[State], part: int | None = None) -> State:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -653,6 +654,81 @@ class Bootstrap(Metric[Replicates]):
             return self
         settled = cast(str, self.inner.sampled(state))
         return dataclasses.replace(self, metric=settled, options="{}")
+
+    # shards evaluated apart: the wrapped metric's shard options, and its states -----------
+
+    shard_options: ClassVar[tuple[str, ...]] = ("options",)
+    """The wrapped metric's options are compared one by one (:meth:`shard_config`), its own
+    shard options aside."""
+
+    def shard_config(self) -> dict[str, Any]:
+        """The settings that must agree between shard files: the bootstrap's, and the wrapped
+        metric's options but its shard options (as ``"options.name"``).
+
+        Examples
+        --------
+        >>> config = Bootstrap("roc_auc:ranges=4,cuts=sample", key="k").shard_config()
+        >>> config["key"], config["options.max_fpr"], "options.cuts" in config
+        ('k', None, False)
+        """
+        found: dict[str, Any] = {}
+        for name, value in super().shard_config().items():
+            if name == "n_resamples":  # the wrapped metric's options, where its own would be
+                found.update({f"options.{k}": v for k, v in self.inner.shard_config().items()})
+            found[name] = value
+        return found
+
+    def with_shard_options(self, **values: Any) -> Bootstrap:
+        """The bootstrap of the wrapped metric with other values of its shard options.
+
+        Examples
+        --------
+        >>> boot = Bootstrap("roc_auc:cuts=[0.5]", key="k")
+        >>> boot.with_shard_options(cuts=(0.2, 0.6)).inner.cuts
+        (0.2, 0.6)
+        """
+        inner = self.inner.with_shard_options(**values)
+        return dataclasses.replace(self, metric=cast(str, inner), options="{}")
+
+    def inner_states(self, state: Replicates) -> list[State]:
+        """The wrapped metric's states ``state`` holds: all the data's, the replicates' and
+        the jackknife's."""
+        return [state.whole, *state.replicates, *state.leave_out]
+
+    def with_inner_states(self, state: Replicates, change: Callable[[State], State]) -> Replicates:
+        """``state`` with ``change`` applied to each state of the wrapped metric it holds.
+
+        ``change`` keeps what a state summarizes and may give it another
+        layout (score ranges cut at other points); the state is one of this
+        bootstrap (its ``options`` this bootstrap's), the rows a state of rows
+        keeps as they are.
+
+        Examples
+        --------
+        >>> from scorekit.classification import recut
+        >>> boot = Bootstrap("roc_auc:cuts=[0.5]", key="k", n_resamples=20)
+        >>> state = boot.summarize([1, 0, 1, 0], [0.9, 0.4, 0.2, 0.6], unit_key=[1, 2, 3, 4])
+        >>> other = boot.with_shard_options(cuts=(0.3, 0.7))
+        >>> cut = other.with_inner_states(state, lambda s: recut(s, other.inner.cuts))
+        >>> cut.whole.cuts.tolist(), cut.options == other.options
+        ([0.3, 0.7], True)
+        >>> import numpy as np
+        >>> a, b = other.compute(cut).replicates, boot.compute(state).replicates
+        >>> np.array_equal(a, b, equal_nan=True)
+        True
+        """
+        held = state.state
+        if isinstance(held, UnitRows):
+            held = dataclasses.replace(held, summary=change(held.summary))
+        else:
+            held = change(held)
+        return dataclasses.replace(
+            state,
+            options=self.options,
+            state=held,
+            replicates=tuple(change(s) for s in state.replicates),
+            leave_out=tuple(change(s) for s in state.leave_out),
+        )
 
     @property
     def wraps(self) -> Metric[Any] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
@@ -222,6 +223,48 @@ class Grouped(Metric[GroupStates]):
         if self.inner.sampler is None:
             return self
         return type(self)(self.inner.sampled(state), by=self.by)
+
+    # shards evaluated apart: the wrapped metric's shard options, and its states -----------
+
+    def with_shard_options(self, **values: Any) -> Grouped:
+        """The grouping of the wrapped metric with other values of its shard options.
+
+        Examples
+        --------
+        >>> grouped = Grouped("roc_auc:cuts=[0.5]", by="g")
+        >>> grouped.with_shard_options(cuts=(0.2, 0.6)).inner.cuts
+        (0.2, 0.6)
+        """
+        return type(self)(self.inner.with_shard_options(**values), by=self.by)
+
+    def inner_states(self, state: GroupStates) -> list[State]:
+        """The wrapped metric's states ``state`` holds: all the rows', then each group's."""
+        return [state.overall, *state.states]
+
+    def with_inner_states(
+        self, state: GroupStates, change: Callable[[State], State]
+    ) -> GroupStates:
+        """``state`` with ``change`` applied to each state of the wrapped metric it holds.
+
+        ``change`` keeps what a state summarizes and may give it another
+        layout (score ranges cut at other points), the same for every group.
+
+        Examples
+        --------
+        >>> from scorekit.classification import recut
+        >>> grouped = Grouped("roc_auc:cuts=[0.5]", by="g")
+        >>> state = grouped.summarize([1, 0, 1, 0], [0.9, 0.4, 0.2, 0.6], group=list("aabb"))
+        >>> cut = grouped.with_inner_states(state, lambda s: recut(s, [0.3, 0.7]))
+        >>> [s.cuts.tolist() for s in grouped.inner_states(cut)]
+        [[0.3, 0.7], [0.3, 0.7], [0.3, 0.7]]
+        >>> grouped.compute(cut).by_group == grouped.compute(state).by_group
+        True
+        """
+        return dataclasses.replace(
+            state,
+            overall=change(state.overall),
+            states=tuple(change(part) for part in state.states),
+        )
 
     def values_of(self, state: GroupStates, value: Callable[[Any], Any]) -> ByGroup:
         """``value`` of the overall state and of each group's (an interval, say), with the sizes.
