@@ -268,7 +268,13 @@ def merge_states(
     each range of every file is read, merged and written to a temporary file
     before the next, and the merged state
     reads its ranges from there when the metric asks for them, so memory
-    holds one range of every file, never a whole histogram. Two metrics
+    holds one range of every file, never a whole histogram. Grouped and
+    bootstrapped states of score ranges (``--by``, ``--ci``) are kept until
+    all files are read: the ranges of every group, replicate and file are
+    then cut at the same common cut points, so merged groups agree, and
+    merged. The metrics returned are the first file's, configured with the
+    common cut points where the files' states were cut alike (their other
+    options agree in every file). Two metrics
     whose states are equal in every binary file are merged once and share
     the merged state. The states are those of merging the files' states
     pairwise in order, bit for bit. The size limit applies to each file (see
@@ -586,9 +592,10 @@ def _cut_alike(
     Shards evaluated by separate runs with ``cuts=sample`` choose their own
     cut points (each the same for every group and replicate of its run); the
     common ones are chosen from all of them (:meth:`ScoreRanges.common_cuts`),
-    so merged groups agree. A plain state of score ranges keeps its metric
-    when its configuration names no cut points (``cuts=sample`` not settled
-    by a first pass: each batch chose its own).
+    so merged groups agree; states of no data (an empty shard's) take them
+    too. A metric whose configuration names no cut points
+    (``cuts=sample`` not settled by a first pass: each batch chose its own)
+    stays as it is.
     """
     found = [leaf for state in states for leaf in _leaves(metric, state)]
     ranged = [leaf for leaf in found if isinstance(leaf, ScoreRanges)]
@@ -596,22 +603,16 @@ def _cut_alike(
         return metric, states
     cuts = ScoreRanges.common_cuts(ranged)
     if cuts is None:
-        return metric, states
+        # one cut list among the states with data: theirs, for the states of no data too
+        # (an empty shard's own cut points, kept in its bootstrap's options)
+        full = next((leaf for leaf in ranged if leaf.has_data), None)
+        if full is None:
+            return metric, [_changed(metric, state, lambda leaf: leaf) for state in states]
+        cuts = full.cuts
     try:
         target = metric.with_shard_options(cuts=tuple(cuts.tolist()))
     except ConfigError:
-        if _within(metric) is not None:
-            raise StateMismatchError(
-                message(
-                    key,
-                    "the files' grouped or bootstrapped score ranges have other cut points "
-                    "but their configuration names none",
-                    raw(f"{len({c.cuts.tobytes() for c in ranged if c.has_data})} cut lists"),
-                    "state files written by scorekit eval, whose first pass settles the cut "
-                    "points (cuts=sample)",
-                )
-            ) from None
-        target = metric
+        target = metric  # cuts=sample not settled: the configuration names no cut points
     return target, [
         _changed(target, state, lambda leaf: recut(cast(ScoreRanges, leaf), cuts))
         for state in states
