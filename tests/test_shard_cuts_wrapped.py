@@ -423,3 +423,26 @@ def test_unsettled_cuts_keep_their_configuration(tmp_path: Path) -> None:
     for group in range(3):
         rows = np.concatenate([np.arange(60) % 3 == group] * 2)
         assert _bits(found.by_group[group]) == _bits(roc_auc(ys[rows], ss[rows]))
+
+
+def test_wrappers_pass_the_wrapped_metrics_shard_options_on() -> None:
+    auc = parse_metric("roc_auc:cuts=[0.5]")
+    grouped, boot = Grouped(auc, by="g"), Bootstrap(auc, key="k", n_resamples=20)
+    both = Grouped(boot, by="g")
+    assert "cuts" not in auc.shard_config() and auc.shard_config()["max_fpr"] is None
+    assert grouped.shard_config() == {"metric." + k: v for k, v in auc.shard_config().items()} | {
+        "by": ("g",)
+    }
+    assert {k: v for k, v in boot.shard_config().items() if k.startswith("options.")} == {
+        "options." + k: v for k, v in auc.shard_config().items()
+    }
+    assert "options" not in boot.shard_config() and boot.shard_config()["key"] == "k"
+    assert "metric.options.max_fpr" in both.shard_config()
+    moved = both.with_shard_options(cuts=(0.25, 0.75))
+    assert moved.inner.inner.cuts == (0.25, 0.75) and moved.by == ("g",)
+    assert moved.inner.options != boot.options and moved.inner.n_resamples == 20
+    assert moved.shard_config() == both.shard_config()
+    with pytest.raises(ConfigError, match="accuracy: not an option that may differ between shards"):
+        parse_metric("accuracy").with_shard_options(cuts=(0.5,))
+    with pytest.raises(ConfigError, match="roc_auc: not an option that may differ"):
+        grouped.with_shard_options(max_fpr=0.5)
