@@ -22,23 +22,18 @@ client it is given.
 
 from __future__ import annotations
 
-import contextlib
-import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from scorekit.core import PartsOnRead, State, scan
 from scorekit.engines._dask_errors import cluster_errors
-from scorekit.engines._parts import STATES_KEPT, StoredParts
+from scorekit.engines._parts import StoredParts, keep_for, keeping_parts
 from scorekit.errors import ConfigError, message, raw
 
 __all__ = ["ClusterParts", "keeping_parts"]
 
 C = TypeVar("C")
 R = TypeVar("R")
-
-_OWNED: dict[int, list[weakref.ref[ClusterParts]]] = {}
-"""The parts made on each client the engine started, by the client's id."""
 
 
 class ClusterParts(PartsOnRead[State]):
@@ -63,9 +58,7 @@ class ClusterParts(PartsOnRead[State]):
         self._scheduler = scheduler
         self._stored: StoredParts | None = None
         self._gone = False
-        owned = _OWNED.get(id(client))
-        if owned is not None:
-            owned.append(weakref.ref(self))
+        keep_for(client, self)
 
     @property
     def on_cluster(self) -> bool:
@@ -143,36 +136,6 @@ class ClusterParts(PartsOnRead[State]):
     def __repr__(self) -> str:
         where = "on the cluster" if self.on_cluster else "here" if self._stored else "lost"
         return f"ClusterParts({len(self)} parts {where})"
-
-
-@contextlib.contextmanager
-def keeping_parts(client: Any) -> Iterator[None]:
-    """Within the block, the parts made on ``client`` (a client the engine started and
-    closes after) are brought here when it ends normally, and let go when it fails or
-    when its session's states are not used after it
-    (:data:`~scorekit.engines._parts.STATES_KEPT`)."""
-    key = id(client)
-    made: list[weakref.ref[ClusterParts]] = []
-    _OWNED[key] = made
-    try:
-        yield
-    except BaseException:
-        _OWNED.pop(key, None)
-        for ref in made:
-            parts = ref()
-            if parts is not None:
-                parts.drop()
-        raise
-    _OWNED.pop(key, None)
-    kept = STATES_KEPT.get()
-    for ref in made:
-        parts = ref()
-        if parts is not None:
-            if kept:
-                parts.localize()
-            else:
-                parts.drop()
-        del parts
 
 
 def _step(step: Callable[[Any, State], tuple[Any, Any]], carry: Any, part: State) -> Any:

@@ -2,25 +2,28 @@
 
 A state kind that declares ``parted`` splits into a shell and parts (score
 ranges); the cluster engines merge the parts in trees of their own (Dask: one per
-batch of consecutive parts). Spark brings the merged parts to this process a part
-at a time, into a :class:`StoredParts`; Dask keeps them on its workers, and brings
-them into one when its cluster stops (:mod:`scorekit.engines._dask_parts`). The
-stream engine folds such a state with a :class:`PartedFold`: past a size, each
-chunk's parts go unmerged to a :class:`SpilledParts` file, and each part is
-merged on its own at the end, in the tree the whole states would have gone
-through, so that no more than one part is held in memory.
+batch of consecutive parts) and keep the merged parts on the cluster
+(:mod:`scorekit.engines._dask_parts`, :mod:`scorekit.engines._spark_parts`). A
+cluster or session the engine started brings the parts still in use to this
+process, a part at a time, into a :class:`StoredParts` before it stops, or lets
+them go (:func:`keeping_parts`). The stream engine folds such a state with a
+:class:`PartedFold`: past a size, each chunk's parts go unmerged to a
+:class:`SpilledParts` file, and each part is merged on its own at the end, in
+the tree the whole states would have gone through, so that no more than one
+part is held in memory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 
@@ -32,10 +35,14 @@ __all__ = [
     "DEFAULT_SPILL_SIZE",
     "SPILL_SIZE_VARIABLE",
     "STATES_KEPT",
+    "KeptParts",
     "PartedFold",
     "SpilledParts",
     "StoredParts",
+    "keep_for",
+    "keeping_parts",
     "merge_parts",
+    "owner_keeps",
     "parted_metrics",
     "spill_size",
 ]
@@ -46,6 +53,88 @@ STATES_KEPT: contextvars.ContextVar[bool] = contextvars.ContextVar(
 """Whether the states of the runs of an engine session are used once it ends: a cluster
 that stops with the session brings the parts they keep on it here only if they are
 (:func:`scorekit.engines.session`)."""
+
+
+class KeptParts(Protocol):
+    """Parts kept on a cluster that may stop before they are read: they can come here, or go."""
+
+    def localize(self) -> None:
+        """Bring the parts to this process (into a :class:`StoredParts`)."""
+
+    def drop(self) -> None:
+        """Let the parts go; reading them afterwards is an error that says so."""
+
+
+_OWNED: dict[int, list[weakref.ref[Any]]] = {}
+"""The parts made on each cluster the engine started (by the id of its client or context)."""
+
+_KEEPS: dict[int, bool] = {}
+"""Whether the states of each cluster the engine started are kept once it stops."""
+
+
+def keep_for(owner: object, parts: KeptParts) -> None:
+    """Record ``parts`` as made on ``owner``: if a :func:`keeping_parts` block of ``owner``
+    runs, they are brought here or let go when it ends; otherwise they stay where they are."""
+    made = _OWNED.get(id(owner))
+    if made is not None:
+        made.append(weakref.ref(parts))
+
+
+def owner_keeps(owner: object) -> bool | None:
+    """Whether the states of the session of ``owner`` (a client or context) are used after it
+    stops (:data:`STATES_KEPT` when its :func:`keeping_parts` block began); None when
+    ``owner`` is in no such block (the engine did not start it, and does not stop it).
+
+    Examples
+    --------
+    >>> owner = object()
+    >>> with keeping_parts(owner):
+    ...     owner_keeps(owner)
+    True
+    >>> owner_keeps(owner) is None
+    True
+    """
+    return _KEEPS.get(id(owner))
+
+
+@contextlib.contextmanager
+def keeping_parts(owner: object) -> Iterator[None]:
+    """Within the block, the parts made on ``owner`` (a cluster's client or a session's
+    context the engine started and stops after) are brought here when it ends normally,
+    and let go when it fails or when its session's states are not used after it
+    (:data:`STATES_KEPT`).
+
+    Each part sequence recorded by :func:`keep_for` and still in use is brought
+    here (:meth:`KeptParts.localize`) or let go (:meth:`KeptParts.drop`), one
+    after the other.
+    """
+    key = id(owner)
+    made: list[weakref.ref[Any]] = []
+    _OWNED[key] = made
+    _KEEPS[key] = STATES_KEPT.get()
+    try:
+        yield
+    except BaseException:
+        _OWNED.pop(key, None)
+        _KEEPS.pop(key, None)
+        for ref in made:
+            parts = ref()
+            if parts is not None:
+                parts.drop()
+            del parts
+        raise
+    _OWNED.pop(key, None)
+    _KEEPS.pop(key, None)
+    kept = STATES_KEPT.get()
+    for ref in made:
+        parts = ref()
+        if parts is not None:
+            if kept:
+                parts.localize()
+            else:
+                parts.drop()
+        del parts
+
 
 DEFAULT_SPILL_SIZE = 256 << 20
 """Bytes the parted states of one fold may hold in memory before their parts go to disk."""

@@ -71,7 +71,13 @@ from scorekit.engines._fold import (
     positive_int,
     side_inputs,
 )
-from scorekit.engines._parts import StoredParts, parted_metrics
+from scorekit.engines._parts import (
+    StoredParts,
+    keeping_parts,
+    owner_keeps,
+    parted_metrics,
+)
+from scorekit.engines._spark_parts import kept_parts
 from scorekit.engines.stream import fold, read_chunks
 from scorekit.errors import ConfigError, ScorekitError, message, raw
 
@@ -389,7 +395,9 @@ def _session(scheduler: str | None, workers: int | None) -> Iterator[Any]:
                 )
             ) from None
     try:
-        yield session
+        # the merged parts still in use come here (or go) before the session stops
+        with keeping_parts(session.sparkContext):
+            yield session
     finally:
         session.stop()
 
@@ -1043,14 +1051,20 @@ def _merged(frame: Any, setup: Any, last: int) -> Any:
 def _with_parts(
     frame: Any, setup: Any, metrics: list[Metric[Any]], context: Any
 ) -> tuple[list[State], int, Notes]:
-    """The merged states when some are made of parts: the parts reach the driver one at a time.
+    """The merged states when some are made of parts: the parts stay on the executors, or
+    reach the driver one at a time.
 
     Every value is merged on the executors as :func:`_reduce` merges them, to
     one partition, a state's parts each under a key of their own; the merged
-    values are kept by Spark while the whole values are collected, then the
-    parts come here in order, one Spark partition at a time, each written to a
-    file of a :class:`~scorekit.engines._parts.StoredParts` and let go before
-    the next.
+    values are kept by Spark while the whole values are collected. On the
+    caller's session, or when the states are not used after the session the
+    engine started (:func:`~scorekit.engines._parts.owner_keeps`), the parts
+    stay on the executors, arranged metric by metric, in a
+    :class:`~scorekit.engines._spark_parts.SparkParts` whose readers run there.
+    Otherwise (the session stops after the run and its states are kept) they
+    come here in order, one Spark partition at a time, each written to a file
+    of a :class:`~scorekit.engines._parts.StoredParts` and let go before the
+    next.
     """
     from pyspark.sql import functions as F
 
@@ -1060,16 +1074,12 @@ def _with_parts(
         found = _values(merged.filter(F.col("sub") == WHOLE).toArrow())
         states, rows, notes = _gathered(metrics, found)
         shells = {j: states[j].split_parts() for j in range(len(states)) if type(states[j]).parted}
-        stored = {j: StoredParts() for j in shells}
-        # one merge task wrote all the pieces of a value, in order: they are in one partition
-        rows_of_parts = merged.filter(F.col("sub") != WHOLE).toLocalIterator()
-        for key, sub, value in _joined(rows_of_parts):
-            if codec.tag(value) == codec.ERROR:
-                raise codec.decode_error(value)
-            if key not in shells or sub >= len(shells[key][1]):
-                continue  # the parts of a state of no data beyond the merged shell's
-            stored[key].put(sub, codec.decode_state(value))
-            del value
+        parts_frame = merged.filter(F.col("sub") != WHOLE)
+        if owner_keeps(context):
+            parts: Mapping[int, Sequence[State]] = _stored_parts(parts_frame, shells)
+        else:
+            empties = {j: empty for j, (_, empty) in shells.items()}
+            parts = kept_parts(context, parts_frame, empties, _job_error)
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
@@ -1079,12 +1089,29 @@ def _with_parts(
             with contextlib.suppress(Exception):
                 merged.unpersist()
     out = list(states)
-    for j, (shell, empty) in shells.items():
-        # a part no partition gave is the shell's empty one
+    for j, (shell, _) in shells.items():
+        out[j] = type(shell).from_parts(shell, parts[j])
+    return out, rows, notes
+
+
+def _stored_parts(
+    frame: Any, shells: Mapping[int, tuple[State, Sequence[State]]]
+) -> dict[int, StoredParts]:
+    """The merged parts of each parted metric, brought here in order, one Spark partition at
+    a time, into files; a part no partition gave is the shell's empty one."""
+    stored = {j: StoredParts() for j in shells}
+    # one merge task wrote all the pieces of a value, in order: they are in one partition
+    for key, sub, value in _joined(frame.toLocalIterator()):
+        if codec.tag(value) == codec.ERROR:
+            raise codec.decode_error(value)
+        if key not in shells or sub >= len(shells[key][1]):
+            continue  # the parts of a state of no data beyond the merged shell's
+        stored[key].put(sub, codec.decode_state(value))
+        del value
+    for j, (_, empty) in shells.items():
         for index in stored[j].missing(len(empty)):
             stored[j].put(index, empty[index])
-        out[j] = type(shell).from_parts(shell, stored[j])
-    return out, rows, notes
+    return stored
 
 
 def _joined(rows: Iterator[Any]) -> Iterator[tuple[int, int, bytes]]:
