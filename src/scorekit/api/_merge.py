@@ -32,7 +32,11 @@ def merge_files(
     histograms are merged together once all files are read; states split by
     score ranges (``roc_auc:ranges=N``) merge one range of every file at a
     time, so their memory is that of one range. The states are those of
-    merging the files' states pairwise in order, bit for bit.
+    merging the files' states pairwise in order, bit for bit. Shards that cut
+    their ranges at their own sample points (``cuts=sample``) are cut at
+    common points first, also per group (``by``) and per replicate of a keyed
+    bootstrap (``--ci --key``), which are held until every file is read; the
+    result's metrics carry the common cut points.
 
     Range by range (``part``): range ``I`` of the states split by score
     ranges can be merged by a process of its own, and the ``N`` range files
