@@ -27,9 +27,8 @@ pytest.importorskip("distributed")
 import dask.dataframe as dd
 from distributed import Client, LocalCluster
 
-from scorekit import parse_metric
+from scorekit import core, parse_metric
 from scorekit.core import State
-from scorekit.core import _fold as core_fold
 from scorekit.engines import dask as dask_engine
 from scorekit.engines._columns import resolve
 from scorekit.engines.dask import SPLIT_EVERY, _group, dask_states
@@ -172,7 +171,7 @@ def test_the_grouping_by_examples() -> None:
 
 
 def test_the_cap_is_the_stream_engines() -> None:
-    assert dask_engine.MERGE_BYTES == core_fold.GATHER_BYTES
+    assert dask_engine.MERGE_BYTES == core.GATHER_BYTES
 
 
 # the trees on a cluster --------------------------------------------------------------------

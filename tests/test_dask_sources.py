@@ -101,9 +101,9 @@ def test_many_small_files_are_a_few_partitions(fmt: str, tmp_path: Path, dask_cl
         threads = sum(client.nthreads().values())
         frame, _, _, _ = dask_engine._frame(str(tmp_path), mapping, set(), client, None)
     assert threads <= frame.npartitions <= 40 // 2
-    graph, _ = dask_engine._graph(frame, metrics, mapping, None, "x", {}, False)
-    summarize = [k for k in graph.dask if str(k).startswith("scorekit-summarize")]
-    assert len(summarize) == frame.npartitions
+    leaves = dask_engine._graph(frame, metrics, mapping, None, "x", {}, False)
+    summarize = [k for k in leaves.graph if str(k).startswith("scorekit-summarize")]
+    assert len(summarize) == len(leaves.keys) == frame.npartitions
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])

@@ -34,6 +34,7 @@ from scorekit.core._estimate import Estimate
 from scorekit.core._explanation import SK, Explanation, sentences
 from scorekit.core._fields import Check, Flag, OneOf, Range, check_fields
 from scorekit.core._fold import (
+    GATHER_BYTES,
     MergeTree,
     merge_shared,
     merge_states,
@@ -74,6 +75,7 @@ from scorekit.core._state import (
 from scorekit.core._statecheck import totals_agree
 
 __all__ = [
+    "GATHER_BYTES",
     "INPUT_KINDS",
     "SK",
     "STATE_FORMAT",

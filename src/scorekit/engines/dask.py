@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import MergeTree, Metric, State, merge_shared, share_equal
+from scorekit.core import GATHER_BYTES, MergeTree, Metric, State, merge_shared, share_equal
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
 from scorekit.engines._dask_parts import ClusterParts, keeping_parts
@@ -786,11 +786,11 @@ class Leaves:
     """The parted metric and batch of parts of each tree after the first."""
 
 
-MERGE_BYTES = 256 << 20
+MERGE_BYTES = GATHER_BYTES
 """The most bytes of states one merge task takes, as the stream engine merges the states
-it gathers once they hold as many (``GATHER_BYTES``); whatever their bytes, a merge takes
-two at least (a state larger than this merges with one neighbour) and
-:data:`SPLIT_EVERY` at most."""
+it gathers once they hold as many (:data:`~scorekit.core.GATHER_BYTES`); whatever their
+bytes, a merge takes two at least (a state larger than this merges with one neighbour)
+and :data:`SPLIT_EVERY` at most."""
 
 
 @dataclasses.dataclass(eq=False)
