@@ -183,5 +183,41 @@ def test_eval_brings_ranges_here_only_to_save_them(
     assert found["roc_auc:ranges=8"] == here.values["roc_auc"]
     assert found["average_precision:ranges=8"] == here.values["average_precision"]
     # the values were read on the cluster; its ranges come here only to be saved
-    used, unused = ("localize", "drop") if save else ("drop", "localize")
-    assert counted[used] >= 1 and counted[unused] == 0
+    # the two metrics hold one histogram: one set of ranges on the cluster
+    assert counted == ({"localize": 1, "drop": 0} if save else {"localize": 0, "drop": 1})
+
+
+def test_metrics_of_one_histogram_merge_and_keep_their_ranges_once(client: Client) -> None:
+    table = _table(11)
+    names = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc:ranges=8,max_fpr=0.5"]
+    found = scorekit.evaluate(table, names, engine="dask", chunk_size=600)
+    parts = [found.states[name].parts for name in names]
+    assert isinstance(parts[0], ClusterParts) and parts[1] is parts[0] and parts[2] is parts[0]
+    here = scorekit.evaluate(table, names, chunk_size=600)
+    assert found.values == here.values
+    for name in names:
+        assert found.states[name].equals(here.states[name])
+
+
+def test_metrics_taken_to_share_states_that_do_not_get_trees_of_their_own(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorekit.engines import dask as dask_engine
+
+    table = _table(12)
+    names = ["roc_auc:cuts=[0.3,0.5,0.7]", "roc_auc:cuts=[0.2,0.4,0.6]"]
+    calls: list[dict[int, int]] = []
+    original = dask_engine._graph
+
+    def graph(*args: Any) -> Any:
+        calls.append(dict(args[-1]))
+        return original(*args)
+
+    # two metrics wrongly taken to share: every partition says they do not
+    monkeypatch.setattr(dask_engine, "_sharing", lambda metrics, parted: {1: 0})
+    monkeypatch.setattr(dask_engine, "_graph", graph)
+    found = scorekit.evaluate(table, names, engine="dask", chunk_size=700)
+    assert calls == [{1: 0}, {}]
+    here = scorekit.evaluate(table, names, chunk_size=700)
+    assert found.values == here.values
+    assert found.states[names[0]].parts is not found.states[names[1]].parts

@@ -48,7 +48,15 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import GATHER_BYTES, MergeTree, Metric, State, merge_shared, share_equal
+from scorekit.core import (
+    GATHER_BYTES,
+    MergeTree,
+    Metric,
+    State,
+    merge_shared,
+    merges_alike,
+    share_equal,
+)
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._dask_errors import cluster_errors, starting_errors
 from scorekit.engines._dask_parts import ClusterParts, keeping_parts
@@ -245,16 +253,52 @@ def _states(
             frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
         parted = parted_metrics(metrics)
-        leaves = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted)
-        if not leaves.keys:
-            return [m.empty() for m in metrics], 0, Notes()
+        shared = _sharing(metrics, parted)
         files = isinstance(source, str | os.PathLike | _io.Source)
-        reading = _reading_errors(label) if files else contextlib.nullcontext()
-        with reading, cluster_errors(scheduler):
-            root = _Tree(client, leaves).root().futures
-            held = dict(zip(leaves.batches, root[1:], strict=True))
-            states, rows, notes = _with_parts(client, root[0], held, scheduler)
+        while True:
+            leaves = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted, shared)
+            if not leaves.keys:
+                return [m.empty() for m in metrics], 0, Notes()
+            reading = _reading_errors(label) if files else contextlib.nullcontext()
+            try:
+                with reading, cluster_errors(scheduler):
+                    root = _Tree(client, leaves).root().futures
+                    held = dict(zip(leaves.batches, root[1:], strict=True))
+                    states, rows, notes = _with_parts(client, root[0], held, scheduler, shared)
+            except _Unshared:
+                # a partition whose states of such metrics were not one: each its own trees
+                shared = {}
+                continue
+            break
     return list(states), int(rows), notes
+
+
+class _Unshared(Exception):
+    """Metrics expected to share their states held states of their own in a partition."""
+
+
+def _sharing(metrics: Sequence[Metric[Any]], parted: Sequence[int]) -> dict[int, int]:
+    """The parted metrics whose states are an earlier one's in every partition: each such
+    metric's index -> that metric's.
+
+    Metrics that merge alike and whose states of no data are equal (ROC AUC and AP of
+    one score column in the same ranges) summarize the same rows to equal states, which
+    :func:`~scorekit.core.share_equal` makes one; their parts then go through one set
+    of trees, and the merged states keep one :class:`ClusterParts`.
+    """
+    out: dict[int, int] = {}
+    empties = {j: metrics[j].empty() for j in parted}
+    for b in parted:
+        for a in parted:
+            if a >= b:
+                break
+            if a in out:
+                continue
+            ea, eb = empties[a], empties[b]
+            if merges_alike(metrics[a], metrics[b]) and type(ea) is type(eb) and ea.equals(eb):
+                out[b] = a
+                break
+    return out
 
 
 def _check_positions(metrics: Sequence[Metric[Any]]) -> None:
@@ -718,6 +762,7 @@ def _graph(
     meta: dict[bytes, bytes],
     offsets: bool,
     parted: Sequence[int] = (),
+    shared: Mapping[int, int] | None = None,
 ) -> Leaves:
     """One ``summarize`` task per partition: the leaves of the merge trees (:class:`_Tree`).
 
@@ -725,7 +770,9 @@ def _graph(
     parts), a leaf is the partition's states with their parts left out (the
     shells) and, for each of :data:`PART_TREES` batches of consecutive parts of
     each such metric, that batch of the partition's parts: one tree merges the
-    shells and one each batch, all alike.
+    shells and one each batch, all alike. A metric that ``shared`` maps to an
+    earlier one (:func:`_sharing`) has no trees of its own: its parts are that
+    metric's, which each partition checks (:func:`_parts_of`).
 
     The metrics, the mapping and the judgments are each one task of the graph,
     sent to a worker once and fetched from there by the others (and computed
@@ -745,7 +792,8 @@ def _graph(
     )
     judgments = delayed(qrels, name=f"scorekit-qrels-{run}", pure=False)
     parts = frame.to_delayed(optimize_graph=True)
-    batches = [(j, k) for j in parted for k in range(PART_TREES)]
+    shared = dict(shared or {})
+    batches = [(j, k) for j in parted if j not in shared for k in range(PART_TREES)]
     layer: dict[Any, Any] = {}
     leaves: list[list[str]] = []
     for i, part in enumerate(parts):
@@ -756,7 +804,7 @@ def _graph(
             # the parts are taken out of the states: the first tree merges the shells
             shells, pieces = f"scorekit-shells-{run}-{i}", f"scorekit-parts-{run}-{i}"
             layer[shells] = (_shells_of, key, list(parted))
-            layer[pieces] = (_parts_of, key, list(parted))
+            layer[pieces] = (_parts_of, key, list(parted), shared)
             keys = [shells]
             for j, k in batches:
                 keys.append(f"scorekit-batch-{run}-{j}-{k}-{i}")
@@ -1059,17 +1107,30 @@ def _shells_of(part: Part, parted: list[int]) -> Part:
     _register_sizes()
     states, rows, notes = part
     out = list(states)
+    shells: dict[int, State] = {}
     for j in parted:
         if type(out[j]).parted:
-            out[j] = out[j].split_parts()[0]
+            # a state several metrics share keeps one shell between them
+            key = id(states[j])
+            if key not in shells:
+                shells[key] = states[j].split_parts()[0]
+            out[j] = shells[key]
     return out, rows, notes
 
 
-def _parts_of(part: Part, parted: list[int]) -> Pieces:
-    """The parts of a partition's parted states (runs on a worker)."""
+def _parts_of(part: Part, parted: list[int], shared: Mapping[int, int]) -> Pieces:
+    """The parts of a partition's parted states, but those of the metrics ``shared`` maps
+    to an earlier one, which must hold that one's state (runs on a worker)."""
     _register_sizes()
     states = part[0]
-    return {j: states[j].split_parts()[1] if type(states[j]).parted else None for j in parted}
+    for j, first in shared.items():
+        if states[j] is not states[first]:
+            raise _Unshared(j, first)
+    return {
+        j: states[j].split_parts()[1] if type(states[j]).parted else None
+        for j in parted
+        if j not in shared
+    }
 
 
 PART_TREES = 16
@@ -1120,7 +1181,11 @@ def _merge_batches(batches: list[Batch]) -> Batch:
 
 
 def _with_parts(
-    client: Any, head: Any, held: dict[tuple[int, int], Any], scheduler: str | None
+    client: Any,
+    head: Any,
+    held: dict[tuple[int, int], Any],
+    scheduler: str | None,
+    shared: Mapping[int, int],
 ) -> tuple[list[State], int, Notes]:
     """The merged states, from the futures of the roots of the merge trees (:class:`_Tree`):
     ``head`` of the whole states (the shells of parted ones), ``held`` of each parted
@@ -1131,7 +1196,8 @@ def _with_parts(
     states, bit for bit. The merged parts stay on the workers, a future each, in
     a :class:`~scorekit.engines._dask_parts.ClusterParts`: readers of the state run
     there, and only their totals come here (a cluster the engine started brings
-    the parts here, one at a time, before it stops).
+    the parts here, one at a time, before it stops). A metric ``shared`` maps to
+    an earlier one takes that one's merged state (or its parts under its own shell).
     """
     keys = list(held)
     states, rows, notes = head.result()
@@ -1154,6 +1220,11 @@ def _with_parts(
         out[j] = type(shell).from_parts(shell, ClusterParts(client, parts, scheduler))
     for future in held.values():
         future.release()
+    for j, first in shared.items():
+        if states[j] is states[first]:
+            out[j] = out[first]
+        elif type(out[j]).parted and type(out[first]).parted:
+            out[j] = type(out[j]).from_parts(out[j].split_parts()[0], out[first].parts)
     return out, int(rows), notes
 
 
