@@ -14,9 +14,9 @@ evaluates ``accuracy`` and ``f1`` over the folder:
 - the peak memory (RSS) of the client process and the largest peak of the two
   worker processes, and the time, evaluating exact ROC AUC and AP over 100,000,000
   rows (int8 labels, float32 scores) in 8 Parquet files read on the workers, with
-  ``ranges=16`` (each range merged on the cluster and brought to the client one at
-  a time, into files) against the whole histogram merged into the client; the
-  values must be the same, bit for bit. Both runs keep Dask's default memory limit
+  ``ranges=16`` (each range merged on the cluster and kept there, the values read
+  on the workers, since the cluster is the caller's) against the whole histogram
+  merged into the client; the values must be the same, bit for bit. Both runs keep Dask's default memory limit
   of the workers.
 
 With ``--memory ROWS`` it gives only the last row, for ROWS rows (in
