@@ -35,9 +35,12 @@ stream engine wants them in its input); a table is cut between queries.
 
 A state made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC
 AUC and AP with ``ranges=N``) travels as its shell and one value per part, each
-merged under a key of its own; the merged parts reach the driver one at a time
-(``toLocalIterator``), each written to a file, so that no process holds the whole
-state.
+merged under a key of its own. On the caller's session (or one whose states are
+not used after it) the merged parts stay on the executors
+(:mod:`scorekit.engines._spark_parts`): a reader's scan is one job that reads them
+there, and only per-range totals reach the driver. A session the engine starts
+and stops, whose states are kept, brings them to the driver one at a time
+(``toLocalIterator``), each written to a file. No process holds the whole state.
 
 Merging two states that hold the same query is an error, as is merging states of
 different settings: the engine cannot give a wrong number from badly partitioned
@@ -93,6 +96,8 @@ PIECE = 4 * 2**20
 """The bytes of a value in one row: a large state travels as rows of at most this many."""
 BATCH = 64 * PIECE
 """The bytes of values in one Arrow batch (far below the 2 GiB of Arrow's binary offsets)."""
+PARTS_AT_ONCE = 4
+"""About how many merged parts one Spark partition brings to the driver, when they come here."""
 SPLIT_EVERY = 8
 """How many partitions' states one merge task (or the driver, at the end) combines, in
 partition order."""
@@ -1074,12 +1079,18 @@ def _with_parts(
         found = _values(merged.filter(F.col("sub") == WHOLE).toArrow())
         states, rows, notes = _gathered(metrics, found)
         shells = {j: states[j].split_parts() for j in range(len(states)) if type(states[j]).parted}
+        # the merged values are in as many partitions as a shuffle makes, most of them
+        # empty: fewer tasks read them (a partition's values in order, its pieces together)
         parts_frame = merged.filter(F.col("sub") != WHOLE)
+        total = sum(len(empty) for _, empty in shells.values())
         if owner_keeps(context):
-            parts: Mapping[int, Sequence[State]] = _stored_parts(parts_frame, shells)
+            # a job per partition, each bringing its parts to the driver's JVM at once
+            fewer = parts_frame.coalesce(max(1, -(-total // PARTS_AT_ONCE)))
+            parts: Mapping[int, Sequence[State]] = _stored_parts(fewer, shells)
         else:
             empties = {j: empty for j, (_, empty) in shells.items()}
-            parts = kept_parts(context, parts_frame, empties, _job_error)
+            fewer = parts_frame.coalesce(max(1, min(total, context.defaultParallelism)))
+            parts = kept_parts(context, fewer, empties, _job_error)
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
