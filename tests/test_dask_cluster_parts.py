@@ -199,8 +199,9 @@ def test_metrics_of_one_histogram_merge_and_keep_their_ranges_once(client: Clien
         assert found.states[name].equals(here.states[name])
 
 
+@pytest.mark.parametrize("chunk_size", [700, 5000])
 def test_metrics_taken_to_share_states_that_do_not_get_trees_of_their_own(
-    client: Client, monkeypatch: pytest.MonkeyPatch
+    client: Client, monkeypatch: pytest.MonkeyPatch, chunk_size: int
 ) -> None:
     from scorekit.engines import dask as dask_engine
 
@@ -216,8 +217,63 @@ def test_metrics_taken_to_share_states_that_do_not_get_trees_of_their_own(
     # two metrics wrongly taken to share: every partition says they do not
     monkeypatch.setattr(dask_engine, "_sharing", lambda metrics, parted: {1: 0})
     monkeypatch.setattr(dask_engine, "_graph", graph)
-    found = scorekit.evaluate(table, names, engine="dask", chunk_size=700)
+    # several partitions, or one (whose tree is its leaf)
+    found = scorekit.evaluate(table, names, engine="dask", chunk_size=chunk_size)
     assert calls == [{1: 0}, {}]
-    here = scorekit.evaluate(table, names, chunk_size=700)
+    here = scorekit.evaluate(table, names, chunk_size=chunk_size)
     assert found.values == here.values
     assert found.states[names[0]].parts is not found.states[names[1]].parts
+
+
+def _count_rows(carry: list[int], part: State) -> tuple[list[int], None]:
+    """A step that changes its carry in place."""
+    carry.append(int(part.n_samples))
+    return carry, None
+
+
+def test_a_step_changing_its_carry_leaves_the_earlier_results_as_they_were(
+    client: Client,
+) -> None:
+    from scorekit.engines._dask_parts import _step
+
+    metric = parse_metric("roc_auc:ranges=4")
+    found = scorekit.evaluate(_table(13), [metric], engine="dask", chunk_size=800)
+    parts = found.states[metric.name].parts
+    assert isinstance(parts, ClusterParts) and parts.on_cluster
+    counts, _ = scan(parts, _count_rows, [])
+    assert counts == [int(parts[i].n_samples) for i in range(len(parts))]
+    # a carry held by the cluster (an earlier step's result) is not changed by the next
+    held: list[int] = [7]
+    carry, _ = _step(_count_rows, held, parts[0])
+    assert held == [7] and carry == [7, counts[0]]
+    assert scan(parts, _count_rows, []) == (counts, [None] * len(parts))
+
+
+def test_a_cluster_lost_while_its_ranges_come_here_loses_them_all(
+    dask_cluster: LocalCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorekit.engines import _parts as parts_module
+
+    names = ["roc_auc:ranges=4", "roc_auc:cuts=[0.3,0.5,0.7]"]
+    address = dask_cluster.scheduler_address
+    kept: list[Any] = []
+
+    class Lost(Exception):
+        pass
+
+    def fail(self: ClusterParts) -> None:
+        self.drop()
+        raise Lost
+
+    monkeypatch.setattr(ClusterParts, "localize", fail)
+    with (
+        pytest.raises(Lost),
+        engines.session("dask", scheduler=address),
+    ):
+        found = scorekit.evaluate(_table(14), names, engine="dask", scheduler=address)
+        kept.extend(found.states[name].parts for name in names)
+    assert all(isinstance(p, ClusterParts) and not p.on_cluster for p in kept)
+    for parts in kept:
+        with pytest.raises(ConfigError, match="on a cluster that has stopped"):
+            parts[0]
+    assert not parts_module._OWNED

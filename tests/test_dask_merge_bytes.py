@@ -315,3 +315,18 @@ def test_a_grouped_ranking_metric_over_a_shuffled_frame(
         assert _bits(a[1]) == _bits(b[1]), metric.name
         assert got.undefined == want.undefined
     assert merges and all(len(g) == 2 for g in merges)
+
+
+def test_kinds_of_state_sized_before_the_rule_take_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dask.sizeof import sizeof
+
+    from scorekit.core import state_nbytes
+
+    metric = parse_metric("roc_auc:ranges=4")
+    state = metric.summarize(np.arange(400) % 2, np.linspace(0.0, 1.0, 400))
+    # a worker that sized this kind of state by the generic rule keeps it cached
+    monkeypatch.setitem(sizeof._lookup, type(state), sizeof._lookup[object])
+    assert sizeof(state) < state_nbytes(state)
+    monkeypatch.setattr(dask_engine, "_SIZED", [])
+    dask_engine._register_sizes()
+    assert sizeof(state) >= state_nbytes(state) > 0

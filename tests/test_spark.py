@@ -45,7 +45,7 @@ from scorekit.core import State, state_field
 from scorekit.engines import _spark_codec as codec
 from scorekit.engines import spark as spark_engine
 from scorekit.engines._columns import resolve
-from scorekit.engines._parts import StoredParts
+from scorekit.engines._spark_parts import SparkParts
 from scorekit.engines.spark import spark_states
 from scorekit.engines.stream import fold
 from scorekit.errors import ConfigError, InputError, UndefinedMetricWarning
@@ -571,9 +571,9 @@ def test_columns_are_resolved_before_the_job(spark: Any) -> None:
 # states made of parts: score ranges merged range by range ------------------------------------
 
 # each partition sends its state's shell and each range as values of their own; the ranges
-# are merged on the executors in partition order and reach the driver one at a time, into
-# files; the states equal the stream engine's (bit for bit, with weights whose sums are
-# exact), beside metrics of whole states in the same call
+# are merged on the executors in partition order and stay there, on the module's session
+# (the readers run there); the states equal the stream engine's (bit for bit, with weights
+# whose sums are exact), beside metrics of whole states in the same call
 PARTED = ["roc_auc:ranges=8", "average_precision:ranges=8", "roc_auc"]
 
 
@@ -603,7 +603,7 @@ def _parts_check(metrics: list[Any], got: list[State], want: list[State]) -> Non
         assert a.equals(b), metric.name
         assert _parts_bits(metric.compute(a)) == _parts_bits(metric.compute(b)), metric.name
         if type(a).parted:
-            assert isinstance(a.parts, StoredParts)
+            assert isinstance(a.parts, SparkParts)
 
 
 @settings(max_examples=2, deadline=None)

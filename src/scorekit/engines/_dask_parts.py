@@ -22,6 +22,7 @@ client it is given.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -105,12 +106,18 @@ class ClusterParts(PartsOnRead[State]):
         if self._stored is not None or self._gone:
             return
         stored = StoredParts()
-        with cluster_errors(self._scheduler):
-            for i in range(len(self._futures)):
-                future, self._futures[i] = self._futures[i], None
-                stored.append(future.result())
-                future.release()
-                del future
+        try:
+            with cluster_errors(self._scheduler):
+                for i in range(len(self._futures)):
+                    future = self._futures[i]
+                    stored.append(future.result())
+                    self._futures[i] = None
+                    future.release()
+                    del future
+        except BaseException:
+            # a cluster lost on the way: the parts not here are lost, and say so when read
+            self.drop()
+            raise
         self._futures = []
         self._stored = stored
 
@@ -139,8 +146,13 @@ class ClusterParts(PartsOnRead[State]):
 
 
 def _step(step: Callable[[Any, State], tuple[Any, Any]], carry: Any, part: State) -> Any:
-    """One step of a scan, on the worker holding ``part``."""
-    return step(carry, part)
+    """One step of a scan, on the worker holding ``part``.
+
+    Steps may change their carry in place, and the carry given here is the result
+    of an earlier task, which Dask may hold and use again (a task computed again
+    after a worker is lost): the step takes a copy of it.
+    """
+    return step(copy.deepcopy(carry), part)
 
 
 def _carry(pair: tuple[Any, Any]) -> Any:

@@ -124,15 +124,24 @@ def keeping_parts(owner: object) -> Iterator[None]:
             del parts
         raise
     _OWNED.pop(key, None)
-    _KEEPS.pop(key, None)
-    kept = STATES_KEPT.get()
-    for ref in made:
+    # the choice made when the block began, which the parts were made under
+    kept = _KEEPS.pop(key, True)
+    for i, ref in enumerate(made):
         parts = ref()
-        if parts is not None:
-            if kept:
-                parts.localize()
-            else:
-                parts.drop()
+        if parts is None:
+            continue
+        if not kept:
+            parts.drop()
+            continue
+        try:
+            parts.localize()
+        except BaseException:
+            # the cluster failed while the parts came here: the others are lost too
+            for other in made[i + 1 :]:
+                rest = other()
+                if rest is not None:
+                    rest.drop()
+            raise
         del parts
 
 

@@ -102,6 +102,12 @@ def _register_sizes() -> None:
     from dask.sizeof import sizeof
 
     sizeof.register(State)(_state_size)  # type: ignore[no-untyped-call]
+    # a kind of state sized before (by the generic rule, on a task that did not register)
+    # is cached under its own class, which would hide this rule from it
+    cached = getattr(sizeof, "_lookup", {})
+    for kind in [k for k in cached if isinstance(k, type) and issubclass(k, State)]:
+        if kind is not State:
+            del cached[kind]
     _SIZED.append(True)
 
 
@@ -274,7 +280,7 @@ def _states(
 
 
 class _Unshared(Exception):
-    """Metrics expected to share their states held states of their own in a partition."""
+    """Metrics taken to share their states held states of their own in a partition."""
 
 
 def _sharing(metrics: Sequence[Metric[Any]], parted: Sequence[int]) -> dict[int, int]:
@@ -1123,9 +1129,9 @@ def _parts_of(part: Part, parted: list[int], shared: Mapping[int, int]) -> Piece
     to an earlier one, which must hold that one's state (runs on a worker)."""
     _register_sizes()
     states = part[0]
-    for j, first in shared.items():
-        if states[j] is not states[first]:
-            raise _Unshared(j, first)
+    if any(states[j] is not states[first] for j, first in shared.items()):
+        # each batch of these parts says so, and the run goes again without sharing
+        return {UNSHARED: None}
     return {
         j: states[j].split_parts()[1] if type(states[j]).parted else None
         for j in parted
@@ -1135,6 +1141,10 @@ def _parts_of(part: Part, parted: list[int], shared: Mapping[int, int]) -> Piece
 
 PART_TREES = 16
 """At most this many trees merge the parts of a parted state, each a batch of consecutive parts."""
+
+UNSHARED = -1
+"""The key of a batch of parts (and of a partition's parts) that says a partition's states of
+metrics taken to share them were not one (:func:`_sharing`)."""
 
 
 Batch = dict[int, list[State | None]]
@@ -1157,6 +1167,8 @@ def _batch_of(pieces: Pieces, metric: int, k: int) -> Batch:
     than the merged one holds no data (its shell merged into the others).
     """
     _register_sizes()
+    if UNSHARED in pieces:
+        return {UNSHARED: []}
     parts = pieces[metric]
     if parts is None:
         return {}
@@ -1173,6 +1185,8 @@ def _merge_batches(batches: list[Batch]) -> Batch:
     Batches of states of different numbers of parts are merged apart.
     """
     _register_sizes()
+    if any(UNSHARED in batch for batch in batches):
+        return {UNSHARED: []}
     out: Batch = {}
     for count in dict.fromkeys(c for batch in batches for c in batch):
         columns = [batch[count] for batch in batches if count in batch]
@@ -1200,6 +1214,9 @@ def _with_parts(
     an earlier one takes that one's merged state (or its parts under its own shell).
     """
     keys = list(held)
+    firsts = [held[(j, 0)] for j in dict.fromkeys(j for j, _ in keys) if (j, 0) in held]
+    if shared and any(client.gather([client.submit(_says_unshared, f) for f in firsts])):
+        raise _Unshared()
     states, rows, notes = head.result()
     head.release()
     out = list(states)
@@ -1226,6 +1243,11 @@ def _with_parts(
         elif type(out[j]).parted and type(out[first]).parted:
             out[j] = type(out[j]).from_parts(out[j].split_parts()[0], out[first].parts)
     return out, int(rows), notes
+
+
+def _says_unshared(batch: Batch) -> bool:
+    """Whether a merged batch of parts says a partition did not share (runs on a worker)."""
+    return UNSHARED in batch
 
 
 def _part_of(batch: Batch, count: int, index: int, empty: State) -> State:
