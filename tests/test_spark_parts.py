@@ -304,29 +304,10 @@ def test_a_session_keeps_the_ranges_here_before_it_stops(no_session: None) -> No
         assert found.states[name].equals(want.states[name])
 
 
-def test_a_session_lets_unused_ranges_go_and_says_so_when_read(no_session: None) -> None:
-    table = binary_scores(10, 2000, distinct=300, weights="none", float32=False)
-    metric = parse_metric("roc_auc:ranges=8")
-    with engines.session("spark", workers=2, keep_states=False):
-        found = evaluate(table, [metric], engine="spark", chunk_size=500)
-        parts = found.states[metric.name].parts
-        assert isinstance(parts, SparkParts) and parts.on_cluster
-        inside = scan(parts, _where, 0)
-        assert inside[0] == 2000 and all(in_task for in_task, _, _ in inside[1])
-    assert found[metric.name] == evaluate(table, ["roc_auc"])["roc_auc"]
-    assert not parts.on_cluster
-    with pytest.raises(ConfigError, match="on a Spark session that has stopped"):
-        parts[0]
-    with pytest.raises(ConfigError, match="on a Spark session that has stopped"):
-        scan(parts, _where, 0)
-
-
-def test_ranges_still_in_use_are_brought_here_when_the_states_are_kept(
+def test_a_session_lets_the_ranges_still_in_use_go_and_says_so_when_read(
     no_session: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from scorekit.engines._parts import STATES_KEPT
-
-    table = binary_scores(11, 2000, distinct=300, weights="dyadic", float32=False)
+    table = binary_scores(10, 2000, distinct=300, weights="dyadic", float32=False)
     metric = parse_metric("average_precision:ranges=4")
     counted = {"localize": 0, "drop": 0}
     for name in counted:
@@ -343,14 +324,16 @@ def test_ranges_still_in_use_are_brought_here_when_the_states_are_kept(
         gone = evaluate(table, [metric], engine="spark", columns=columns, chunk_size=700)
         parts = found.states[metric.name].parts
         assert isinstance(parts, SparkParts) and parts.on_cluster
+        inside = scan(parts, _where, 0)
+        assert inside[0] == 2000 and all(in_task for in_task, _, _ in inside[1])
         del gone
         gc.collect()
-        # the states of the block are wanted after it after all
-        STATES_KEPT.set(True)
-    # only the ranges still in use came here, one at a time, into files
-    assert counted == {"localize": 1, "drop": 0}
-    assert not parts.on_cluster and isinstance(parts._stored, StoredParts)
+    # the ranges of the state still in use were let go, not brought here
+    assert counted == {"localize": 0, "drop": 1}
     want = evaluate(table, [metric], columns=columns, chunk_size=500)
-    assert found.states[metric.name].equals(want.states[metric.name])
-    assert _bits(metric.compute(found.states[metric.name])) == _bits(want[metric.name])
-    assert scan(parts, _where, 0)[0] == 2000
+    assert _bits(found[metric.name]) == _bits(want[metric.name])
+    assert not parts.on_cluster
+    with pytest.raises(ConfigError, match="on a Spark session that has stopped"):
+        parts[0]
+    with pytest.raises(ConfigError, match="on a Spark session that has stopped"):
+        scan(parts, _where, 0)
