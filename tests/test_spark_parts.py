@@ -154,7 +154,7 @@ def _jobs(context: Any, group: str) -> int:
 
 
 @settings(
-    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -187,14 +187,20 @@ def test_edge_inputs_give_the_stream_engine_values(spark: Any) -> None:
     huge = pa.table({"y_true": [0, 1, 0, 1], "y_score": [1e300, -1e300, 1.7e308, 3.0]})
     names = ["roc_auc:ranges=4", "average_precision:ranges=4", "roc_curve:ranges=4"]
     for table in (one_class, tied, tiny, huge):
-        for name in names:
-            try:
-                _, want = _values(table, [name], chunk_size=2)
-            except scorekit.errors.ScorekitError as exc:
-                with pytest.raises(type(exc)):
-                    _values(table, [name], engine="spark", chunk_size=2)
-                continue
-            assert _values(table, [name], engine="spark", chunk_size=2)[1] == want
+        try:
+            _, want = _values(table, names, chunk_size=2)
+        except scorekit.errors.ScorekitError:
+            # a metric refuses this input: each its own run, the same error on Spark
+            for name in names:
+                try:
+                    _, alone = _values(table, [name], chunk_size=2)
+                except scorekit.errors.ScorekitError as exc:
+                    with pytest.raises(type(exc)):
+                        _values(table, [name], engine="spark", chunk_size=2)
+                    continue
+                assert _values(table, [name], engine="spark", chunk_size=2)[1] == alone
+            continue
+        assert _values(table, names, engine="spark", chunk_size=2)[1] == want
 
 
 def test_ranges_no_partition_gave_are_the_empty_ones(spark: Any) -> None:
