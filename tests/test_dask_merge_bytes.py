@@ -187,7 +187,7 @@ def test_states_equal_the_stream_engine_under_any_cap(
 ) -> None:
     monkeypatch.setattr(dask_engine, "MERGE_BYTES", cap)
     table = _scores(3, 3000, weights)
-    metrics, states, mapping = _run(table, LIGHT + OTHERS, 50)
+    metrics, states, mapping = _run(table, LIGHT + OTHERS, 26)
     expected = _stream(metrics, table, mapping)
     for metric, got, want in zip(metrics, states, expected, strict=True):
         if metric.name == "log_loss":
@@ -198,15 +198,15 @@ def test_states_equal_the_stream_engine_under_any_cap(
         assert _bits(metric.compute(got)) == _bits(metric.compute(want)), metric.name
     # the ranges went through trees of the whole states' shape: the same bits
     assert _bits(metrics[0].compute(states[0])) == _bits(metrics[1].compute(states[1]))
-    # 50 partitions merged into one: 49 partitions' worth of merges in all
-    assert sum(len(g) - 1 for g in merges) == 49
+    # 26 partitions merged into one: 25 partitions' worth of merges in all
+    assert sum(len(g) - 1 for g in merges) == 25
     first = _levels(merges)
     if cap == TINY:
         assert all(len(g) == 2 for g in merges)
-        assert len(first) == 25
+        assert len(first) == 13
     else:
         assert all(len(g) <= SPLIT_EVERY for g in merges)
-        assert [len(g) for g in sorted(first)] == [8] * 6 + [2]
+        assert [len(g) for g in sorted(first)] == [8] * 3 + [2]
     _check_greedy(merges, cap)
 
 

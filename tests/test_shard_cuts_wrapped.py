@@ -241,7 +241,7 @@ def _run(metric: Metric[Any], y: Any, s: Any, w: Any, **inputs: Any) -> tuple[An
     return settled, settled.summarize(y, s, sample_weight=w, **inputs)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(case=_splits())
 def test_any_split_of_shards_merges_to_each_group_and_the_whole_bootstrap(
     tmp_path_factory: pytest.TempPathFactory, case: dict[str, Any]
