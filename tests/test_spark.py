@@ -39,6 +39,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from conftest import ROOT
+from local_spark import start_local_spark
 from scorekit import engines, evaluate, parse_metric
 from scorekit.cli import main
 from scorekit.core import State, state_field
@@ -62,22 +63,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully suppo
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     """A local Spark session of two cores, the active session of the module's tests."""
-    from pyspark.sql import SparkSession
-
     before = os.environ.get("PYSPARK_PYTHON")
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("scorekit-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.log.level", "ERROR")
-        # a JVM that lives for one test module: its quick compiler only, one garbage collector
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-        .getOrCreate()
-    )
+    session = start_local_spark()
     try:
         yield session
     finally:

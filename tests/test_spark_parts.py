@@ -39,6 +39,7 @@ import pyarrow as pa
 from pyspark import cloudpickle
 
 import scorekit
+from local_spark import start_local_spark
 from scorekit import engines, evaluate, parse_metric
 from scorekit.core import State, scan
 from scorekit.engines._parts import StoredParts
@@ -60,23 +61,6 @@ NAMES = [
     "best_threshold:ranges=8",
     "roc_auc",
 ]
-
-
-def _start() -> Any:
-    from pyspark.sql import SparkSession
-
-    return (
-        SparkSession.builder.master("local[2]")
-        .appName("scorekit-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.log.level", "ERROR")
-        # a JVM that lives for one test module: its quick compiler only, one garbage collector
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-        .getOrCreate()
-    )
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +85,7 @@ def spark(python: None) -> Any:
     """The module's local Spark session of two cores (started again if a test stopped it)."""
     from pyspark.sql import SparkSession
 
-    return SparkSession.getActiveSession() or _start()
+    return SparkSession.getActiveSession() or start_local_spark()
 
 
 @pytest.fixture
