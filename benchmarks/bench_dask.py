@@ -16,8 +16,8 @@ evaluates ``accuracy`` and ``f1`` over the folder:
   rows (int8 labels, float32 scores) in 8 Parquet files read on the workers, with
   ``ranges=16`` (each range merged on the cluster and kept there, the values read
   on the workers, since the cluster is the caller's) against the whole histogram
-  merged into the client; the values must be the same, bit for bit. Both runs keep Dask's default memory limit
-  of the workers.
+  merged into the client; the values must be the same, bit for bit. Both runs keep
+  Dask's default memory limit of the workers.
 
 With ``--memory ROWS`` it gives only the last row, for ROWS rows (in
 ``--memory-files`` files, the workers of the ranged run limited to
