@@ -671,11 +671,8 @@ class Bootstrap(Metric[Replicates]):
         >>> config["key"], config["options.max_fpr"], "options.cuts" in config
         ('k', None, False)
         """
-        found: dict[str, Any] = {}
-        for name, value in super().shard_config().items():
-            if name == "n_resamples":  # the wrapped metric's options, where its own would be
-                found.update({f"options.{k}": v for k, v in self.inner.shard_config().items()})
-            found[name] = value
+        found = super().shard_config()
+        found.update({f"options.{k}": v for k, v in self.inner.shard_config().items()})
         return found
 
     def with_shard_options(self, **values: Any) -> Bootstrap:
