@@ -100,16 +100,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if args.save_state:
         entries = {key: (result.metrics[key], result.states[key]) for key in result.states}
-        save_states(
-            args.save_state,
-            entries,
-            command=command,
-            input=header.get("input"),
-            columns=header.get("columns"),
-            options=header.get("options"),
-            rows=result.rows,
-            tallies=header.get("tallies"),
-        )
+        _save_merged(args.save_state, entries, header, command, result.rows)
     asked = (header.get("options") or {}).get("ci")
     if isinstance(asked, dict) and any(
         isinstance(v.overall if isinstance(v, ByGroup) else v, Interval) for v in shown.values()
@@ -146,6 +137,28 @@ def _range_index(text: str) -> int:
     return index
 
 
+def _save_merged(
+    path: str,
+    entries: Any,
+    header: dict[str, Any],
+    command: str,
+    rows: int,
+    part: dict[str, Any] | None = None,
+) -> None:
+    """Write merged states with the input files' header (a range file with ``part``)."""
+    save_states(
+        path,
+        entries,
+        command=command,
+        input=header.get("input"),
+        columns=header.get("columns"),
+        options=header.get("options"),
+        rows=rows,
+        tallies=header.get("tallies"),
+        part=part,
+    )
+
+
 def _merge_part(args: argparse.Namespace, err: TextIO) -> int:
     """``merge --part I``: range ``I`` of the merge, written to the ``--save-state`` file."""
     if not args.save_state:
@@ -173,16 +186,8 @@ def _merge_part(args: argparse.Namespace, err: TextIO) -> int:
         part=args.part,
     )
     found = header["range"]
-    save_states(
-        args.save_state,
-        result,
-        command=str(header.get("command")),
-        input=header.get("input"),
-        columns=header.get("columns"),
-        options=header.get("options"),
-        rows=result.rows,
-        tallies=header.get("tallies"),
-        part=found,
+    _save_merged(
+        args.save_state, result, header, str(header.get("command")), result.rows, part=found
     )
     err.write(
         f"scorekit: merged range {found['index']} of {found['count']} of "
