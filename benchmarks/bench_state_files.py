@@ -72,25 +72,9 @@ with open("/proc/self/status") as lines:
     for line in lines:
         if line.startswith("VmHWM:"):
             peak = int(line.split()[1]) * 1024
-print(json.dumps({"values": {k: float(v).hex() for k, v in json.loads(out.getvalue()).items()},
-                  "peak": peak}))
-"""
-
-
-PART = """
-import contextlib, io, json, sys
-from scorekit.cli import main
-err = io.StringIO()
-with contextlib.redirect_stderr(err):
-    status = main(["merge", *sys.argv[1:]])
-if status:
-    sys.exit(err.getvalue())
-peak = 0.0
-with open("/proc/self/status") as lines:
-    for line in lines:
-        if line.startswith("VmHWM:"):
-            peak = int(line.split()[1]) * 1024
-print(json.dumps({"peak": peak}))
+text = out.getvalue().strip()  # nothing for merge --part, which writes a range file
+values = {k: float(v).hex() for k, v in json.loads(text).items()} if text else {}
+print(json.dumps({"values": values, "peak": peak}))
 """
 
 
@@ -122,7 +106,8 @@ def metric_key(name: str, ranges: int) -> str:
 
 
 def merge(paths: list[str]) -> dict[str, Any]:
-    """``scorekit merge`` of ``paths`` in a fresh process: wall seconds, its peak, its values."""
+    """``scorekit merge`` with the arguments ``paths`` (the files, and any flags) in a fresh
+    process: wall seconds, its peak, its values (none for ``--part``)."""
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", MERGE, *paths], stdout=subprocess.PIPE, text=True, check=False
@@ -141,15 +126,11 @@ def merge_by_part(paths: list[str], ranges: int, folder: Path) -> dict[str, Any]
     seconds, peaks, parts = [], [], []
     for i in range(ranges):
         out = folder / f"part{i}.st"
-        argv = ["--part", str(i), *paths, "--save-state", str(out), "--state-format", "binary"]
-        start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-c", PART, *argv], stdout=subprocess.PIPE, text=True, check=False
+        found = merge(
+            ["--part", str(i), *paths, "--save-state", str(out), "--state-format", "binary"]
         )
-        seconds.append(time.perf_counter() - start)
-        if done.returncode != 0:
-            raise SystemExit(f"scorekit merge --part {i} failed with exit code {done.returncode}")
-        peaks.append(json.loads(done.stdout)["peak"])
+        seconds.append(found["seconds"])
+        peaks.append(found["peak"])
         parts.append(str(out))
     assembled = merge(parts)
     size = sum(Path(p).stat().st_size for p in parts)
