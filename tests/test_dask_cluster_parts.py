@@ -215,7 +215,7 @@ def test_metrics_taken_to_share_states_that_do_not_get_trees_of_their_own(
         return original(*args)
 
     # two metrics wrongly taken to share: every partition says they do not
-    monkeypatch.setattr(dask_engine, "_sharing", lambda metrics, parted: {1: 0})
+    monkeypatch.setattr(dask_engine, "sharing", lambda metrics, parted: {1: 0})
     monkeypatch.setattr(dask_engine, "_graph", graph)
     # several partitions, or one (whose tree is its leaf)
     found = scorekit.evaluate(table, names, engine="dask", chunk_size=chunk_size)

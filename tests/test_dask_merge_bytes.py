@@ -31,7 +31,9 @@ from scorekit import core, parse_metric
 from scorekit.core import State
 from scorekit.engines import dask as dask_engine
 from scorekit.engines._columns import resolve
-from scorekit.engines.dask import SPLIT_EVERY, _group, dask_states
+from scorekit.engines._parts import SPLIT_EVERY
+from scorekit.engines._parts import merge_take as _group
+from scorekit.engines.dask import dask_states
 from scorekit.engines.stream import fold
 from scorekit.errors import InputError
 from tables import binary_scores
@@ -330,3 +332,24 @@ def test_kinds_of_state_sized_before_the_rule_take_it(monkeypatch: pytest.Monkey
     monkeypatch.setattr(dask_engine, "_SIZED", [])
     dask_engine._register_sizes()
     assert sizeof(state) >= state_nbytes(state) > 0
+
+
+def test_metrics_share_ranges_when_their_states_are_one() -> None:
+    """ROC AUC, AP, the curve and the best threshold of one column in the same ranges keep one
+    state; other ranges, or cut points from a sample beside fixed ones, keep their own."""
+    from scorekit.engines._parts import parted_metrics, sharing
+
+    names = [
+        "roc_auc:ranges=4",
+        "ap:ranges=4",
+        "ap:ranges=2",
+        "roc_curve:ranges=4",
+        "best_threshold:ranges=4",
+        "roc_auc:ranges=4,max_fpr=0.5",
+        "roc_auc:ranges=4,cuts=sample",
+        "ap:ranges=4,cuts=sample",
+        "roc_auc",
+    ]
+    metrics = [parse_metric(name) for name in names]
+    assert parted_metrics(metrics) == list(range(8))
+    assert sharing(metrics, parted_metrics(metrics)) == {1: 0, 3: 0, 4: 0, 5: 0, 7: 6}

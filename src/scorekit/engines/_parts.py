@@ -27,13 +27,24 @@ from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 
-from scorekit.core import MergeTree, Metric, PartsOnRead, State, state_nbytes
+from scorekit.core import (
+    GATHER_BYTES,
+    MergeTree,
+    Metric,
+    PartsOnRead,
+    State,
+    merges_alike,
+    state_nbytes,
+)
 from scorekit.engines._spark_codec import decode_state, encode_state
+from scorekit.errors import ScorekitError
 from scorekit.io import parse_size
 
 __all__ = [
     "DEFAULT_SPILL_SIZE",
+    "MERGE_BYTES",
     "SPILL_SIZE_VARIABLE",
+    "SPLIT_EVERY",
     "STATES_KEPT",
     "KeptParts",
     "PartedFold",
@@ -42,8 +53,11 @@ __all__ = [
     "keep_for",
     "keeping_parts",
     "merge_parts",
+    "merge_starts",
+    "merge_take",
     "owner_keeps",
     "parted_metrics",
+    "sharing",
     "spill_size",
 ]
 
@@ -162,6 +176,120 @@ def parted_metrics(metrics: Sequence[Metric[Any]]) -> list[int]:
     [1]
     """
     return [i for i, metric in enumerate(metrics) if type(metric.empty()).parted]
+
+
+SPLIT_EVERY = 8
+"""The most states one merge of a cluster engine combines (:data:`MERGE_BYTES` caps their
+bytes)."""
+
+MERGE_BYTES = GATHER_BYTES
+"""The most bytes of states one merge of a cluster engine takes, as the stream engine
+merges the states it gathers once they hold as many (:data:`~scorekit.core.GATHER_BYTES`);
+whatever their bytes, a merge takes two at least (a state larger than this merges with
+one neighbour) and :data:`SPLIT_EVERY` at most."""
+
+
+def merge_take(sizes: Sequence[int], last: bool, cap: int) -> int:
+    """How many nodes one merge takes from the front of a level, now: 0 to wait for more.
+
+    ``sizes`` are the bytes of the nodes at the front that are there, in order,
+    and ``last`` says that no other node of the level follows them. A merge takes
+    the nodes in order while they hold at most ``cap`` bytes together, two at
+    least and :data:`SPLIT_EVERY` at most; it waits while the nodes there hold
+    less and more may come. One node left at the end of a level (1) goes up
+    unmerged.
+
+    Examples
+    --------
+    >>> merge_take([5, 5, 5], last=False, cap=12)
+    2
+    >>> merge_take([5, 5], last=False, cap=12), merge_take([5, 5], last=True, cap=10)
+    (0, 2)
+    >>> merge_take([5, 5], last=False, cap=10)
+    2
+    >>> merge_take([50, 1, 1], last=False, cap=12), merge_take([1] * 9, last=False, cap=12)
+    (2, 8)
+    >>> merge_take([5], last=True, cap=12)
+    1
+    """
+    taken = total = 0
+    for size in sizes:
+        if taken == SPLIT_EVERY or (taken >= 2 and total + size > cap):
+            return taken
+        taken += 1
+        total += size
+    full = taken == SPLIT_EVERY or (taken >= 2 and total >= cap)
+    return taken if last or full else 0
+
+
+def merge_starts(sizes: Sequence[int], cap: int) -> list[int]:
+    """Where each merge of a whole level starts, the level's nodes holding ``sizes`` bytes in
+    order (:func:`merge_take` of what is left, level by level).
+
+    Examples
+    --------
+    >>> merge_starts([5, 5, 5, 5, 5], cap=12)
+    [0, 2, 4]
+    >>> merge_starts([1] * 10, cap=100)
+    [0, 8]
+    """
+    starts: list[int] = []
+    front = 0
+    while front < len(sizes):
+        starts.append(front)
+        front += merge_take(sizes[front:], True, cap)
+    return starts
+
+
+def sharing(metrics: Sequence[Metric[Any]], parted: Sequence[int]) -> dict[int, int]:
+    """The parted metrics whose states are an earlier one's in every partition: each such
+    metric's index -> that metric's.
+
+    Metrics that merge alike and whose states of no data are equal (ROC AUC and AP of
+    one score column in the same ranges) summarize the same rows to equal states, which
+    :func:`~scorekit.core.share_equal` makes one; a cluster engine then merges their
+    parts once and keeps them once. A partition whose states of such metrics are not
+    one (other options that change the rows they keep) makes the engine run again
+    without sharing.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metrics = [parse_metric(m) for m in ("roc_auc:ranges=4", "ap:ranges=4", "ap:ranges=2")]
+    >>> sharing(metrics, parted_metrics(metrics))
+    {1: 0}
+    """
+    out: dict[int, int] = {}
+    empties = {j: metrics[j].empty() for j in parted}
+    probes = {j: _probe(metrics[j]) for j in parted}
+    for b in parted:
+        for a in parted:
+            if a >= b:
+                break
+            if a in out:
+                continue
+            ea, eb = empties[a], empties[b]
+            pa, pb = probes[a], probes[b]
+            if (
+                merges_alike(metrics[a], metrics[b])
+                and type(ea) is type(eb)
+                and ea.equals(eb)
+                and (pa is None) == (pb is None)
+                and (pa is None or (type(pa) is type(pb) and pa.equals(pb)))
+            ):
+                out[b] = a
+                break
+    return out
+
+
+def _probe(metric: Metric[Any]) -> State | None:
+    """A metric's state of three scored rows (None if it takes other inputs): metrics whose
+    options keep other states (ranges of another number) keep other states of these."""
+    try:
+        state: State = metric.summarize([0, 1, 1], [0.25, 0.75, 0.5])
+    except (ScorekitError, TypeError, ValueError):
+        return None
+    return state
 
 
 def merge_parts(parts: Sequence[State | None]) -> State | None:

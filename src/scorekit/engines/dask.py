@@ -49,12 +49,10 @@ from typing import Any
 
 from scorekit import io as _io
 from scorekit.core import (
-    GATHER_BYTES,
     MergeTree,
     Metric,
     State,
     merge_shared,
-    merges_alike,
     share_equal,
 )
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
@@ -75,13 +73,18 @@ from scorekit.engines._fold import (
     state_nbytes,
     summarize_chunk,
 )
-from scorekit.engines._parts import merge_parts, parted_metrics
+from scorekit.engines._parts import (
+    MERGE_BYTES,
+    SPLIT_EVERY,
+    merge_parts,
+    merge_take,
+    parted_metrics,
+    sharing,
+)
 from scorekit.errors import ConfigError, InputError, ScorekitError, message, raw
 
 __all__ = ["dask_states"]
 
-SPLIT_EVERY = 8
-"""The most states one merge task combines (:data:`MERGE_BYTES` caps their bytes)."""
 
 _ROWS_PER_PARTITION = 1_000_000
 _BLOCKSIZE = 64 * 2**20
@@ -259,7 +262,7 @@ def _states(
             frame = frame.shuffle(on=keys, shuffle_method="tasks")
             offsets = False
         parted = parted_metrics(metrics)
-        shared = _sharing(metrics, parted)
+        shared = sharing(metrics, parted)
         files = isinstance(source, str | os.PathLike | _io.Source)
         while True:
             leaves = _graph(frame, metrics, mapping, qrels, label, meta, offsets, parted, shared)
@@ -281,30 +284,6 @@ def _states(
 
 class _Unshared(Exception):
     """Metrics taken to share their states held states of their own in a partition."""
-
-
-def _sharing(metrics: Sequence[Metric[Any]], parted: Sequence[int]) -> dict[int, int]:
-    """The parted metrics whose states are an earlier one's in every partition: each such
-    metric's index -> that metric's.
-
-    Metrics that merge alike and whose states of no data are equal (ROC AUC and AP of
-    one score column in the same ranges) summarize the same rows to equal states, which
-    :func:`~scorekit.core.share_equal` makes one; their parts then go through one set
-    of trees, and the merged states keep one :class:`ClusterParts`.
-    """
-    out: dict[int, int] = {}
-    empties = {j: metrics[j].empty() for j in parted}
-    for b in parted:
-        for a in parted:
-            if a >= b:
-                break
-            if a in out:
-                continue
-            ea, eb = empties[a], empties[b]
-            if merges_alike(metrics[a], metrics[b]) and type(ea) is type(eb) and ea.equals(eb):
-                out[b] = a
-                break
-    return out
 
 
 def _check_positions(metrics: Sequence[Metric[Any]]) -> None:
@@ -777,8 +756,8 @@ def _graph(
     shells) and, for each of :data:`PART_TREES` batches of consecutive parts of
     each such metric, that batch of the partition's parts: one tree merges the
     shells and one each batch, all alike. A metric that ``shared`` maps to an
-    earlier one (:func:`_sharing`) has no trees of its own: its parts are that
-    metric's, which each partition checks (:func:`_parts_of`).
+    earlier one (:func:`~scorekit.engines._parts.sharing`) has no trees of its own:
+    its parts are that metric's, which each partition checks (:func:`_parts_of`).
 
     The metrics, the mapping and the judgments are each one task of the graph,
     sent to a worker once and fetched from there by the others (and computed
@@ -840,13 +819,6 @@ class Leaves:
     """The parted metric and batch of parts of each tree after the first."""
 
 
-MERGE_BYTES = GATHER_BYTES
-"""The most bytes of states one merge task takes, as the stream engine merges the states
-it gathers once they hold as many (:data:`~scorekit.core.GATHER_BYTES`); whatever their
-bytes, a merge takes two at least (a state larger than this merges with one neighbour)
-and :data:`SPLIT_EVERY` at most."""
-
-
 @dataclasses.dataclass(eq=False)
 class Node:
     """Partitions ``start`` to ``stop`` (excluded), merged or not yet: the future of their
@@ -870,49 +842,17 @@ def _merges(leaves: Leaves, setup: Any) -> list[tuple[Callable[..., Any], str, t
     ]
 
 
-def _group(sizes: Sequence[int], last: bool, cap: int) -> int:
-    """How many nodes one merge takes from the front of a level, now: 0 to wait for more.
-
-    ``sizes`` are the bytes of the nodes at the front that are there, in order,
-    and ``last`` says that no other node of the level follows them. A merge takes
-    the nodes in order while they hold at most ``cap`` bytes together, two at
-    least and :data:`SPLIT_EVERY` at most; it waits while the nodes there hold
-    less and more may come. One node left at the end of a level (1) goes up
-    unmerged.
-
-    Examples
-    --------
-    >>> _group([5, 5, 5], last=False, cap=12)
-    2
-    >>> _group([5, 5], last=False, cap=12), _group([5, 5], last=True, cap=10)
-    (0, 2)
-    >>> _group([5, 5], last=False, cap=10)
-    2
-    >>> _group([50, 1, 1], last=False, cap=12), _group([1] * 9, last=False, cap=12)
-    (2, 8)
-    >>> _group([5], last=True, cap=12)
-    1
-    """
-    taken = total = 0
-    for size in sizes:
-        if taken == SPLIT_EVERY or (taken >= 2 and total + size > cap):
-            return taken
-        taken += 1
-        total += size
-    full = taken == SPLIT_EVERY or (taken >= 2 and total >= cap)
-    return taken if last or full else 0
-
-
 class _Tree:
     """The merge trees of a run, driven from here over futures as the summaries finish.
 
     Every tree has one shape: a node bundles the futures of a range of partitions
     in every tree, and a merge of nodes is one merge task per tree. Nodes are
-    grouped in partition order, level by level, as soon as :func:`_group` can
-    tell where a merge ends from the bytes the scheduler knows of the nodes
-    there, so that merges start while other partitions are still summarized
-    and no worker holds every partition's states at once. The shape depends
-    on the bytes of the states only, not on the order in which tasks finish.
+    grouped in partition order, level by level, as soon as
+    :func:`~scorekit.engines._parts.merge_take` can tell where a merge ends from
+    the bytes the scheduler knows of the nodes there, so that merges start while
+    other partitions are still summarized and no worker holds every partition's
+    states at once. The shape depends on the bytes of the states only, not on the
+    order in which tasks finish.
     """
 
     def __init__(self, client: Any, leaves: Leaves) -> None:
@@ -980,7 +920,7 @@ class _Tree:
                         break
                     there.append(node.nbytes)
                 last = closed[level] and front + len(there) == len(nodes)
-                taken = _group(there, last, MERGE_BYTES)
+                taken = merge_take(there, last, MERGE_BYTES)
                 if not taken:
                     break
                 group = [node for node in nodes[front : front + taken] if node is not None]
@@ -1144,7 +1084,7 @@ PART_TREES = 16
 
 UNSHARED = -1
 """The key of a batch of parts (and of a partition's parts) that says a partition's states of
-metrics taken to share them were not one (:func:`_sharing`)."""
+metrics taken to share them were not one (:func:`~scorekit.engines._parts.sharing`)."""
 
 
 Batch = dict[int, list[State | None]]
