@@ -46,6 +46,7 @@ from scorekit.core import State, state_field
 from scorekit.engines import _spark_codec as codec
 from scorekit.engines import spark as spark_engine
 from scorekit.engines._columns import resolve
+from scorekit.engines._parts import merge_starts
 from scorekit.engines._spark_parts import SparkParts
 from scorekit.engines.spark import spark_states
 from scorekit.engines.stream import fold
@@ -118,10 +119,11 @@ def test_every_metric_equals_the_stream_engine(spark: Any, tmp_path: Path, kind:
             source = tmp_path / "part.parquet"
             pq.write_table(table, source, row_group_size=7)
         # a table in more partitions than a merge takes (a merge on the executors, then
-        # the driver's: 3 partitions, 2 a merge), a file in fewer (the driver's merge only)
-        every = 2 if index % 3 == 1 else spark_engine.SPLIT_EVERY
+        # the driver's: 3 partitions, 2 a merge as a merge takes 1 byte), a file in fewer
+        # (the driver's merge only)
+        cap = 1 if index % 3 == 1 else spark_engine.MERGE_BYTES
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(spark_engine, "SPLIT_EVERY", every)
+            patch.setattr(spark_engine, "MERGE_BYTES", cap)
             got, count = _spark(source, metrics, columns, qrels, partitions=3, chunk_size=4)
     assert count == table.num_rows
     _check(metrics, got, expected)
@@ -277,7 +279,7 @@ def test_an_alias_names_an_earlier_equal_state() -> None:
     metrics = [parse_metric(n) for n in ("roc_auc", "accuracy", "average_precision", "roc_auc")]
     y, s = [0, 1, 1, 0], [0.2, 0.9, 0.4, 0.4]
     states = [m.summarize(y, [round(v) for v in s] if i == 1 else s) for i, m in enumerate(metrics)]
-    values = list(spark_engine._state_values(states))
+    values = list(spark_engine._state_values(states, {}))
     kinds = [codec.tag(b"".join(v)) for _, _, v in values]
     assert kinds == [codec.STATE, codec.STATE, codec.ALIAS, codec.ALIAS]
     assert [codec.alias_of(v[0]) for _, _, v in values[2:]] == [0, 0]
@@ -285,10 +287,8 @@ def test_an_alias_names_an_earlier_equal_state() -> None:
     other = metrics[0].summarize([1, 1, 1, 1], s)
     one = metrics[0].summarize([1, 1, 1, 1], s)
     assert not other.equals(states[0])
-    assert [codec.tag(b"".join(v)) for *_, v in spark_engine._state_values([states[0], one])] == [
-        codec.STATE,
-        codec.STATE,
-    ]
+    pair = spark_engine._state_values([states[0], one], {})
+    assert [codec.tag(b"".join(v)) for *_, v in pair] == [codec.STATE, codec.STATE]
 
 
 @settings(max_examples=40, deadline=None)
@@ -325,14 +325,15 @@ SHARED = ["roc_auc", "average_precision", "roc_auc:max_fpr=0.5", "accuracy", "br
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 600),
     partitions=st.sampled_from([3, 9]),
-    every=st.sampled_from([2, 8]),
+    cap=st.sampled_from([1, 2**40]),
     alike=st.booleans(),
 )
 def test_equal_states_travel_once_and_merge_as_the_stream_engine(
-    spark: Any, seed: int, n: int, partitions: int, every: int, alike: bool
+    spark: Any, seed: int, n: int, partitions: int, cap: int, alike: bool
 ) -> None:
     """Spark's states are the stream engine's, merged by the driver alone, or by trees of
-    one or more levels (9 partitions, 2 a merge: 9, 5, 3, then 2 for the driver)."""
+    one or more levels (9 partitions, 2 a merge of at most 1 byte: 9, 5, 3, then 2 for
+    the driver; 8 a merge of at most 1 TiB: 9, then 2 for the driver)."""
     table = binary_scores(seed, n, distinct=50, weights="dyadic", float32=True)
     y = table.column("y_true").to_numpy()
     table = table.append_column("y_pred", pa.array(y ^ (np.arange(n) % 3 == 0)))
@@ -340,7 +341,7 @@ def test_equal_states_travel_once_and_merge_as_the_stream_engine(
     columns = {"y_pred": "y_pred", "y_proba": "y_score"}
     expected, _ = _stream(table, metrics, columns, None, 7)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(spark_engine, "SPLIT_EVERY", every)
+        patch.setattr(spark_engine, "MERGE_BYTES", cap)
         if not alike:  # the driver's merge merges each metric's states, equal or not
             patch.setattr(spark_engine, "merges_alike", lambda a, b: False)
         got, rows = _spark(table, metrics, columns, None, partitions=partitions, chunk_size=20)
@@ -657,3 +658,122 @@ def test_values_are_read_from_binary_and_large_binary_columns(kind: Any) -> None
     column = pa.array(values, type=kind)
     assert [bytes(v) for v in _views(column)] == values
     assert [bytes(v) for v in _views(column.slice(1, 2))] == values[1:3]
+
+
+# merges capped by bytes, and ranges merged once for the metrics that share them -----------
+
+
+def _levels(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[int]], list[list[int]]]:
+    """Record the bytes of each level the engine measured, and where each level's merges start."""
+    sizes: list[list[int]] = []
+    starts: list[list[int]] = []
+    measure, merger = spark_engine._sizes, spark_engine._merger
+
+    def sizes_of(frame: Any, width: int, kept: list[Any]) -> list[int]:
+        found = measure(frame, width, kept)
+        sizes.append(found)
+        return found
+
+    def merger_of(setup: Any, begins: list[int]) -> Any:
+        starts.append(list(begins))
+        return merger(setup, begins)
+
+    monkeypatch.setattr(spark_engine, "_sizes", sizes_of)
+    monkeypatch.setattr(spark_engine, "_merger", merger_of)
+    return sizes, starts
+
+
+def _persisted(spark: Any) -> int:
+    return int(spark.sparkContext._jsc.getPersistentRDDs().size())
+
+
+def test_merges_take_the_partitions_that_hold_the_bytes_a_merge_takes(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eleven partitions, merged as many at a time as hold MERGE_BYTES (two at least, eight at
+    most), level after level, until the partitions of one merge, which the driver merges
+    (merges of two, as a merge takes one byte, are in the test of equal states above)."""
+    table = _parts_table(5, 1100, 10**6, True, False)
+    metrics = [parse_metric(name) for name in ("roc_auc", "ap")]
+    want = _parts_stream(metrics, table)
+    before = _persisted(spark)
+    found = {}
+    for name, cap in (("eights", 2**40), ("between", None)):
+        sizes, starts = _levels(monkeypatch)
+        if cap is None:  # about three first-level partitions' bytes a merge
+            cap = 3 * int(np.median(found["eights"][0][0]))
+        monkeypatch.setattr(spark_engine, "MERGE_BYTES", cap)
+        states, rows, _ = spark_states(table, metrics, chunk_size=100, partitions=11)
+        assert rows == 1100
+        _parts_check(metrics, states, want)
+        found[name] = (list(sizes), list(starts))
+        # every level of more than two partitions is grouped by the bytes measured
+        assert [len(s) for s in sizes] == [11, *(len(s) for s in starts)][: len(sizes)]
+        assert starts == [merge_starts(s, cap) for s in sizes][: len(starts)]
+        # the driver merges the last level: two partitions, or those of one merge
+        if len(sizes) == len(starts):
+            assert len(starts[-1]) <= 2
+        else:
+            assert len(sizes) == len(starts) + 1 and len(merge_starts(sizes[-1], cap)) == 1
+        assert min(sizes[0]) > 0
+    assert found["eights"][1] == [[0, 8]]
+    between = found["between"][1][0]
+    assert 2 < len(between) < 6
+    assert _persisted(spark) == before
+
+
+def test_ranges_merge_to_one_partition_by_bytes_and_once_for_metrics_that_share(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _parts_table(9, 1500, 10**6, True, True)
+    metrics = [parse_metric(name) for name in PARTED]
+    want = _parts_stream(metrics, table)
+    sizes, starts = _levels(monkeypatch)
+    kept = spark_engine.kept_parts
+    arranged: list[list[int]] = []
+
+    def kept_of(context: Any, frame: Any, empties: Any, error: Any) -> Any:
+        arranged.append(sorted(empties))
+        return kept(context, frame, empties, error)
+
+    monkeypatch.setattr(spark_engine, "kept_parts", kept_of)
+    monkeypatch.setattr(spark_engine, "MERGE_BYTES", 1)
+    before = _persisted(spark)
+    states, rows, _ = spark_states(table, metrics, chunk_size=100, partitions=5)
+    assert rows == 1500
+    _parts_check(metrics, states, want)
+    # 5 partitions, 3, 2, then one: the last merge on the executors, to keep the ranges there
+    assert starts == [[0, 2, 4], [0, 2], [0]]
+    assert [len(s) for s in sizes] == [5, 3]
+    # ROC AUC and AP share one histogram: their ranges travel, merge and stay once
+    assert arranged == [[0]]
+    assert states[1].parts is states[0].parts
+    # of the levels and the merged values, Spark keeps the ranges alone, while their state lives
+    assert _persisted(spark) == before + 1
+    del states
+    assert _persisted(spark) == before
+
+
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_metrics_taken_to_share_that_do_not_run_again_each_its_own(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, partitions: int
+) -> None:
+    """ROC AUC in 4 ranges and AP in 2, taken to share their states, keep states of their own:
+    the run goes again without sharing."""
+    table = _parts_table(3, 800, 10**6, False, False)
+    metrics = [parse_metric(name) for name in ("roc_auc:ranges=4", "ap:ranges=2", "roc_auc")]
+    assert spark_engine.sharing(metrics, [0, 1]) == {}
+    monkeypatch.setattr(spark_engine, "sharing", lambda metrics, parted: {1: 0})
+    want = _parts_stream(metrics, table)
+    runs = []
+    with_parts = spark_engine._with_parts
+
+    def counted(*args: Any) -> Any:
+        runs.append(1)
+        return with_parts(*args)
+
+    monkeypatch.setattr(spark_engine, "_with_parts", counted)
+    states, rows, _ = spark_states(table, metrics, chunk_size=100, partitions=partitions)
+    assert rows == 800 and len(runs) == 2
+    _parts_check(metrics, states, want)
+    assert len(states[0].parts) == 4 and len(states[1].parts) == 2

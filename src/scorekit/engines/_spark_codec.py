@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 STATE, META, ERROR, ALIAS = b"S", b"M", b"E", b"A"
+UNSHARED = b"U"
+"""The value of a metric taken to share an earlier metric's state made of parts, from a
+partition where its state was not that one's: the run goes again without sharing."""
 _INDEX = struct.Struct("<I")
 INDEX_BYTES = _INDEX.size
 """The bytes of a metric's index, after the tag of a state or an alias."""
@@ -320,12 +323,13 @@ def decode_error(data: Any) -> ScorekitError:
 
 
 def tag(data: Any) -> bytes:
-    """The kind of a value: :data:`STATE`, :data:`ALIAS`, :data:`META` or :data:`ERROR`."""
+    """The kind of a value: :data:`STATE`, :data:`ALIAS`, :data:`META`, :data:`ERROR` or
+    :data:`UNSHARED`."""
     kind = bytes(memoryview(data)[:1])
-    if kind not in (STATE, ALIAS, META, ERROR):
+    if kind not in (STATE, ALIAS, META, ERROR, UNSHARED):
         raise InputError(
             message(
-                "the Spark engine", "unknown value from a task", raw(repr(kind)), "S, A, M or E"
+                "the Spark engine", "unknown value from a task", raw(repr(kind)), "S, A, M, E or U"
             )
         )
     return kind

@@ -8,13 +8,14 @@ and the partition yields one row per metric holding its state, encoded by
 :meth:`~scorekit.core.State.to_dict` with its arrays as raw blocks in the smallest
 type that keeps every bit, never pickle; a state equal to an earlier metric's,
 as ``average_precision``'s histogram is ``roc_auc``'s, as an alias of it), plus
-one row with the rows it read and the warnings its metrics raised. While there
-are more than :data:`SPLIT_EVERY` partitions, their states are merged on the
-executors in a tree, :data:`SPLIT_EVERY` consecutive partitions per task and in
-partition order (``groupBy`` of the group of partitions, then ``applyInArrow``,
-level after level, as the Dask engine merges); the driver receives the states
-of at most :data:`SPLIT_EVERY` partitions and merges them in order, so states
-that keep per-row values keep them in the order of the input. A value travels
+one row with the rows it read and the warnings its metrics raised. Their states
+are merged on the executors in a tree, level after level, each task merging the
+states of consecutive partitions in partition order (``groupBy`` of the group of
+partitions, then ``applyInArrow``), as many as hold
+:data:`~scorekit.engines._parts.MERGE_BYTES` together (two at least, eight at
+most), as the Dask engine merges; the driver receives the states of the
+partitions of one merge and merges them in order, so states that keep per-row
+values keep them in the order of the input. A value travels
 as Arrow rows of at most :data:`PIECE` bytes, never through Spark's row pickler.
 
 The input is one of:
@@ -51,6 +52,7 @@ Java 17 or later.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import itertools
 import os
@@ -75,10 +77,13 @@ from scorekit.engines._fold import (
     side_inputs,
 )
 from scorekit.engines._parts import (
+    MERGE_BYTES,
     StoredParts,
     keeping_parts,
+    merge_starts,
     owner_keeps,
     parted_metrics,
+    sharing,
 )
 from scorekit.engines._spark_parts import kept_parts
 from scorekit.engines.stream import fold, read_chunks
@@ -98,9 +103,6 @@ BATCH = 64 * PIECE
 """The bytes of values in one Arrow batch (far below the 2 GiB of Arrow's binary offsets)."""
 PARTS_AT_ONCE = 4
 """About how many merged parts one Spark partition brings to the driver, when they come here."""
-SPLIT_EVERY = 8
-"""How many partitions' states one merge task (or the driver, at the end) combines, in
-partition order."""
 _LOCAL = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -271,16 +273,26 @@ def spark_states(
             with _quiet():
                 if frame:
                     parts = _frame_parts(source, mapping, keys, partitions, context)
-                    task = _frame_task(setup, "spark dataframe")
                 else:
                     units = _units(src, mapping, keys, optional, size)
                     count = max(1, min(len(units), partitions or context.defaultParallelism))
                     parts = spark.createDataFrame(context.parallelize(units, count), _UNITS)
-                    task = _unit_task(setup)
-                reduced = parts.mapInArrow(task, _OUT)
-                if parted_metrics(metrics):
-                    return _with_parts(reduced, setup, metrics, context)
-                return _reduce(reduced, setup, metrics)
+                parted = parted_metrics(metrics)
+                shared = sharing(metrics, parted)
+                while True:
+                    task = (
+                        _frame_task(setup, "spark dataframe", shared)
+                        if frame
+                        else _unit_task(setup, shared)
+                    )
+                    reduced = parts.mapInArrow(task, _OUT)
+                    if not parted:
+                        return _reduce(reduced, setup, metrics)
+                    try:
+                        return _with_parts(reduced, setup, metrics, context)
+                    except _Unshared:
+                        # a partition whose states of such metrics were not one: each its own
+                        shared = {}
         finally:
             with contextlib.suppress(Exception):
                 setup.destroy()
@@ -563,8 +575,11 @@ Setup = tuple[list[Metric[Any]], dict[str, tuple[str, ...]], dict[str, Any], set
 """What every task needs: metrics, mapping, side inputs, optional columns, chunk size."""
 
 
-def _frame_task(setup: Any, label: str) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function of a DataFrame's partitions."""
+def _frame_task(
+    setup: Any, label: str, shared: Mapping[int, int]
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function of a DataFrame's partitions (``shared``: the parted
+    metrics whose states are taken to be an earlier one's, :func:`_state_values`)."""
 
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         from pyspark import TaskContext
@@ -573,7 +588,9 @@ def _frame_task(setup: Any, label: str) -> Callable[[Iterator[Any]], Iterator[An
         context = TaskContext.get()
         name = f"{label}, partition {context.partitionId() if context is not None else 0}"
         yield from _outcome(
-            len(metrics), lambda: fold(metrics, _rechunk(batches, size, name), mapping, side)
+            len(metrics),
+            lambda: fold(metrics, _rechunk(batches, size, name), mapping, side),
+            shared,
         )
 
     return task
@@ -601,8 +618,9 @@ def _rechunk(batches: Iterator[Any], size: int, name: str) -> Iterator[Any]:
         yield _io.with_meta(pa.Table.from_batches(pending), name, None, offset)
 
 
-def _unit_task(setup: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function of the units of files and tables.
+def _unit_task(setup: Any, shared: Mapping[int, int]) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function of the units of files and tables (``shared`` as
+    :func:`_frame_task` takes it).
 
     Consecutive row groups and table chunks are folded together, as the stream
     engine folds the chunks of its input (one merge tree, its exact histograms
@@ -626,7 +644,7 @@ def _unit_task(setup: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
                         tree.add(found)
             return tree.result(), total
 
-        yield from _outcome(len(metrics), work)
+        yield from _outcome(len(metrics), work, shared)
 
     return task
 
@@ -685,7 +703,9 @@ def _parquet_rows(
         raise _io.pyarrow_error(path, "Parquet", exc) from None
 
 
-def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> list[Any]:
+def _outcome(
+    count: int, work: Callable[[], tuple[list[State], int]], shared: Mapping[int, int]
+) -> list[Any]:
     """The Arrow batches of the task's values: its states and rows, or the error it raised."""
     from pyspark import TaskContext
 
@@ -698,29 +718,41 @@ def _outcome(count: int, work: Callable[[], tuple[list[State], int]]) -> list[An
         notes.record(found)
         pairs = [(count, WHOLE, codec.encode_meta(rows, notes))]
         if rows:
-            pairs.extend(_state_values(states))
+            pairs.extend(_state_values(states, shared))
     context = TaskContext.get()
     return _rows(pairs, context.partitionId() if context is not None else 0)
 
 
-def _state_values(states: list[State]) -> Iterator[tuple[int, int, Any]]:
+def _state_values(states: list[State], shared: Mapping[int, int]) -> Iterator[tuple[int, int, Any]]:
     """Each state as a whole value; a state made of parts as its shell and one value per part.
 
     A whole state equal, bit for bit, to an earlier metric's (``roc_auc`` and
     ``average_precision`` keep the same histogram) travels as an alias of that
     metric's value. Parts are merged key by key, part by part, so no task
     holds a whole parted state; a state of fewer parts than the merged shell
-    holds no data, and its parts add nothing to the others.
+    holds no data, and its parts add nothing to the others. A state made of parts
+    of a metric ``shared`` maps to an earlier one
+    (:func:`~scorekit.engines._parts.sharing`) travels as an alias of that one's,
+    parts and all, when it equals it; otherwise as :data:`~._spark_codec.UNSHARED`.
 
     Examples
     --------
     >>> from scorekit import parse_metric
-    >>> states = [parse_metric(m).summarize([0, 1, 1], [0.1, 0.4, 0.3]) for m in ("roc_auc", "ap")]
-    >>> [(key, sub, codec.tag(b"".join(value))) for key, sub, value in _state_values(states)]
-    [(0, -1, b'S'), (1, -1, b'A')]
+    >>> metrics = [parse_metric(m) for m in ("roc_auc", "ap", "roc_auc:ranges=2", "ap:ranges=2")]
+    >>> states = [m.summarize([0, 1, 1], [0.1, 0.4, 0.3]) for m in metrics]
+    >>> [
+    ...     (key, sub, codec.tag(b"".join(value)))
+    ...     for key, sub, value in _state_values(states, {3: 2})
+    ... ]
+    [(0, -1, b'S'), (1, -1, b'A'), (2, -1, b'S'), (2, 0, b'S'), (2, 1, b'S'), (3, -1, b'A')]
     """
     sent: list[tuple[int, list[Any]]] = []
     for i, state in enumerate(states):
+        if i in shared:
+            first = states[shared[i]]
+            same = first is state or (type(first) is type(state) and first.equals(state))
+            yield i, WHOLE, [codec.encode_alias(i, shared[i]) if same else codec.UNSHARED]
+            continue
         if type(state).parted:
             shell, parts = state.split_parts()
             yield i, WHOLE, codec.state_buffers(i, shell)
@@ -968,6 +1000,9 @@ def _combined(
     if error is not None:
         (key, sub, _), value = error
         return [(key, sub, value)]
+    unshared = _unshared(values)
+    if unshared is not None:
+        return [(unshared, WHOLE, codec.UNSHARED)]
     subs = {(key, sub) for key, sub, _ in values if sub != WHOLE}
     try:
         if subs:
@@ -990,16 +1025,23 @@ def _combined(
     return out
 
 
-def _merger(setup: Any, every: int) -> Callable[[Any], Any]:
-    """The ``applyInArrow`` function merging the values of a group of ``every`` partitions,
-    in order."""
+def _unshared(values: Mapping[tuple[int, int, int], Any]) -> int | None:
+    """The first metric whose values say a partition did not share its state, if any."""
+    found = [key for (key, sub, _), v in values.items() if codec.tag(v) == codec.UNSHARED]
+    return min(found) if found else None
+
+
+def _merger(setup: Any, starts: list[int]) -> Callable[[Any], Any]:
+    """The ``applyInArrow`` function merging the values of a group of consecutive partitions,
+    in order: the group of partitions ``starts[k]`` to the next start is partition ``k`` of
+    the next level."""
 
     def merge(table: Any) -> Any:
         import pyarrow as pa
 
         metrics = setup.value[0]
         values = _values(table)
-        group = min(part for _, _, part in values) // every
+        group = bisect.bisect_right(starts, min(part for _, _, part in values)) - 1
         return pa.Table.from_batches(_rows(_combined(metrics, values), group), schema=_schema())
 
     return merge
@@ -1017,40 +1059,85 @@ def _schema() -> Any:
 
 
 def _reduce(frame: Any, setup: Any, metrics: list[Metric[Any]]) -> tuple[list[State], int, Notes]:
-    """The merged states: merged on the executors in partition order, the last step here.
+    """The merged states: merged on the executors in partition order, the last merge here.
 
-    While there are more than :data:`SPLIT_EVERY` partitions, the values of
-    :data:`SPLIT_EVERY` consecutive partitions are merged by one task
-    (``groupBy`` of the group of partitions, ``applyInArrow``), level after
-    level; the driver then receives the values of at most :data:`SPLIT_EVERY`
-    partitions and merges them, in order. Values travel as Arrow rows of at
-    most :data:`PIECE` bytes.
+    The values of consecutive partitions are merged level after level as
+    :func:`_merged` groups them; the driver receives the values of the partitions
+    of one merge (at most :data:`~scorekit.engines._parts.SPLIT_EVERY`, holding
+    at most :data:`~scorekit.engines._parts.MERGE_BYTES` together, or two) and
+    merges them, in order. Values travel as Arrow rows of at most :data:`PIECE` bytes.
     """
+    kept: list[Any] = []
     try:
-        table = _merged(frame, setup, SPLIT_EVERY).toArrow()
+        table = _merged(frame, setup, kept, to_one=False).toArrow()
     except ScorekitError:
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
         raise _job_error(exc) from None
+    finally:
+        _unpersist(kept)
     return _gathered(metrics, _values(table))
 
 
-def _merged(frame: Any, setup: Any, last: int) -> Any:
-    """The frame of the tasks' values merged in a tree, to the values of ``last`` partitions
-    or fewer: the whole values of a group of partitions in one task, each part of a
-    state made of parts in one of its own."""
+def _merged(frame: Any, setup: Any, kept: list[Any], *, to_one: bool) -> Any:
+    """The frame of the tasks' values merged in a tree: to the values of one partition
+    (``to_one``), or of the partitions of one merge, which the driver then merges.
+
+    Level after level, each task merges the values of consecutive partitions,
+    in order, that hold at most :data:`~scorekit.engines._parts.MERGE_BYTES`
+    together (two at least, :data:`~scorekit.engines._parts.SPLIT_EVERY` at most:
+    :func:`~scorekit.engines._parts.merge_starts`):
+    the whole values of a group of partitions in one task, each part of a state
+    made of parts in one of its own, all in groups of the same partitions, so
+    that every state goes through a tree of one shape. A level of more than two
+    partitions is kept by Spark (in ``kept``, to let go once the result is read)
+    while a small job adds up the bytes of each of its partitions.
+    """
     from pyspark.sql import functions as F
 
     width = frame.rdd.getNumPartitions()
-    every = SPLIT_EVERY
-    merge = _merger(setup, every)
     whole = F.col("sub") == WHOLE
-    while width > last:
-        width = -(-width // every)
+    while width > 1:
+        starts = [0] if width <= 2 else merge_starts(_sizes(frame, width, kept), MERGE_BYTES)
+        if len(starts) == 1 and not to_one:
+            break
+        groups = [
+            k
+            for k, (lo, hi) in enumerate(itertools.pairwise([*starts, width]))
+            for _ in range(lo, hi)
+        ]
         slot = F.when(whole, F.lit(-1)).otherwise(F.col("key")).alias("slot")
-        group = F.floor(F.col("part") / every).alias("group")
-        frame = frame.groupBy(slot, "sub", group).applyInArrow(merge, _OUT)
+        group = F.element_at(
+            F.create_map(*(F.lit(x) for part, k in enumerate(groups) for x in (part, k))),
+            F.col("part"),
+        ).alias("group")
+        frame = frame.groupBy(slot, "sub", group).applyInArrow(_merger(setup, starts), _OUT)
+        width = len(starts)
     return frame
+
+
+def _sizes(frame: Any, width: int, kept: list[Any]) -> list[int]:
+    """The bytes of the values of each of the ``width`` partitions of a level, in order; the
+    level is kept by Spark (and added to ``kept``) so that its values are made once."""
+    import numpy as np
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    frame.persist(StorageLevel.MEMORY_AND_DISK)
+    kept.append(frame)
+    # a row per value piece: fewer rows than a shuffle to add them up there would cost
+    found = frame.select("part", F.length("value").alias("bytes")).toArrow()
+    parts = found.column("part").to_numpy(zero_copy_only=False)
+    sizes = found.column("bytes").to_numpy(zero_copy_only=False)
+    return [int(b) for b in np.bincount(parts, weights=sizes, minlength=width)[:width]]
+
+
+def _unpersist(frames: list[Any]) -> None:
+    """Let Spark drop the levels it kept."""
+    for frame in frames:
+        with contextlib.suppress(Exception):
+            frame.unpersist()
+    frames.clear()
 
 
 def _with_parts(
@@ -1074,11 +1161,21 @@ def _with_parts(
     from pyspark.sql import functions as F
 
     merged = None
+    kept: list[Any] = []
     try:
-        merged = _merged(frame, setup, 1).persist()
+        merged = _merged(frame, setup, kept, to_one=True).persist()
         found = _values(merged.filter(F.col("sub") == WHOLE).toArrow())
+        _unpersist(kept)
         states, rows, notes = _gathered(metrics, found)
-        shells = {j: states[j].split_parts() for j in range(len(states)) if type(states[j]).parted}
+        shells: dict[int, tuple[State, Sequence[State]]] = {}
+        same: dict[int, int] = {}
+        for j, state in enumerate(states):
+            if type(state).parted:
+                first = next((i for i in shells if states[i] is state), None)
+                if first is None:
+                    shells[j] = state.split_parts()
+                else:
+                    same[j] = first
         # the merged values are in as many partitions as a shuffle makes, most of them
         # empty: fewer tasks read them (a partition's values in order, its pieces together)
         parts_frame = merged.filter(F.col("sub") != WHOLE)
@@ -1091,17 +1188,17 @@ def _with_parts(
             empties = {j: empty for j, (_, empty) in shells.items()}
             fewer = parts_frame.coalesce(max(1, min(total, context.defaultParallelism)))
             parts = kept_parts(context, fewer, empties, _job_error)
-    except ScorekitError:
+    except (ScorekitError, _Unshared):
         raise
     except Exception as exc:  # Py4J and pyspark wrap a failed task whatever it raised
         raise _job_error(exc) from None
     finally:
-        if merged is not None:
-            with contextlib.suppress(Exception):
-                merged.unpersist()
+        _unpersist([*kept, *([merged] if merged is not None else [])])
     out = list(states)
     for j, (shell, _) in shells.items():
         out[j] = type(shell).from_parts(shell, parts[j])
+    for j, first in same.items():
+        out[j] = out[first]
     return out, rows, notes
 
 
@@ -1150,6 +1247,8 @@ def _gathered(
     error = _first_error(wholes, count)
     if error is not None:
         raise codec.decode_error(error[1])
+    if _unshared(wholes) is not None:
+        raise _Unshared()
     rows, notes = _metas(wholes, count)
     merged, same = _merged_states(metrics, wholes)
     states = [
@@ -1157,6 +1256,11 @@ def _gathered(
         for i, metric in enumerate(metrics)
     ]
     return states, rows, notes
+
+
+class _Unshared(Exception):
+    """Metrics taken to share their states made of parts held states of their own in a
+    partition (:func:`~scorekit.engines._parts.sharing`)."""
 
 
 _ANY_ERROR = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*(?:Error|Exception)): (?=([^\n]*))")
