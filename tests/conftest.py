@@ -2,6 +2,7 @@
 
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,38 @@ def dask_cluster() -> Iterator[Any]:
         with distributed.Client(local, set_as_default=False) as client:
             client.run(exec, "import scorekit\nscorekit.available()")
         yield local
+
+
+@pytest.fixture(scope="session")
+def spark_python() -> Iterator[None]:
+    """Spark's Python workers run this Python, which has scorekit; the local session the
+    Spark test modules share is stopped after the last test of the test process."""
+    before = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    try:
+        yield
+    finally:
+        if "pyspark" in sys.modules:
+            from pyspark.sql import SparkSession
+
+            active = SparkSession.getActiveSession()
+            if active is not None:
+                active.stop()
+        if before is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
+        else:
+            os.environ["PYSPARK_PYTHON"] = before
+
+
+@pytest.fixture
+def spark(spark_python: None) -> Any:
+    """The local Spark session of two cores the Spark tests share (started again if a test
+    stopped it): one start of Spark per test process, whichever modules its tests are in."""
+    from pyspark.sql import SparkSession
+
+    from local_spark import start_local_spark
+
+    return SparkSession.getActiveSession() or start_local_spark()
 
 
 @pytest.fixture

@@ -1,14 +1,16 @@
 """The Spark engine gives the stream engine's states, for every registered metric and source.
 
-One local Spark session (``local[2]``) serves the module. Every input kind of the
-registry is evaluated on Spark from a Spark DataFrame, an in-memory table or a
-Parquet file (the three in turn), and its states compared with the stream engine's:
-integer states bitwise, float sums to 1e-12 relative (they add in another order).
-States made of parts (score ranges) are merged part by part and equal the stream
-engine's. Commands run
-with ``--engine spark`` print what ``--engine stream`` prints. Errors raised on
-the executors come back as the scorekit errors they are; Spark's own failures,
-a missing pyspark and a missing Java become one ``scorekit:`` error.
+The local Spark session the Spark modules share (``local[2]``, the ``spark``
+fixture) serves the module. Every input kind of the registry is evaluated on
+Spark from a Spark DataFrame, an in-memory table or a Parquet file (the three in
+turn), and its states compared with the stream engine's: integer states
+bitwise, float sums to 1e-12 relative (they add in another order). States made
+of parts (score ranges) are merged part by part and equal the stream engine's;
+merges take partitions by their bytes, and metrics of one histogram merge its
+ranges once. Commands run with ``--engine spark`` print what ``--engine
+stream`` prints. Errors raised on the executors come back as the scorekit
+errors they are; Spark's own failures, a missing pyspark and a missing Java
+become one ``scorekit:`` error.
 """
 
 from __future__ import annotations
@@ -18,14 +20,13 @@ import shutil
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("pyspark", reason="the Spark engine needs pyspark (the spark extra)")
@@ -39,7 +40,6 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from conftest import ROOT
-from local_spark import start_local_spark
 from scorekit import engines, evaluate, parse_metric
 from scorekit.cli import main
 from scorekit.core import State, state_field
@@ -59,22 +59,6 @@ DATA = ROOT / "examples" / "data"
 
 # pyspark's own notice about the pandas version, raised where the tests build DataFrames
 pytestmark = pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """A local Spark session of two cores, the active session of the module's tests."""
-    before = os.environ.get("PYSPARK_PYTHON")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = start_local_spark()
-    try:
-        yield session
-    finally:
-        session.stop()
-        if before is None:
-            os.environ.pop("PYSPARK_PYTHON", None)
-        else:
-            os.environ["PYSPARK_PYTHON"] = before
 
 
 def _stream(source: Any, metrics: list[Any], columns: Any, qrels: Any, chunk: int) -> Any:
@@ -320,7 +304,9 @@ def test_values_travel_in_pieces_and_batches(
 SHARED = ["roc_auc", "average_precision", "roc_auc:max_fpr=0.5", "accuracy", "brier"]
 
 
-@settings(max_examples=3, deadline=None)
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 600),
@@ -595,7 +581,9 @@ def _parts_check(metrics: list[Any], got: list[State], want: list[State]) -> Non
             assert isinstance(a.parts, SparkParts)
 
 
-@settings(max_examples=2, deadline=None)
+@settings(
+    max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 2000),

@@ -9,8 +9,9 @@ engine starts stops with the run or session, after bringing the ranges still in
 use here, or letting them go when its states are not used after it; reading
 ranges let go is a clear error.
 
-One local Spark session (``local[2]``) serves the module; the tests of sessions
-the engine starts stop it first, and come last.
+The local Spark session the Spark modules share (``local[2]``, the ``spark``
+fixture) serves the module; the tests of sessions the engine starts stop it
+first, and come last.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import pickle
 import shutil
 import sys
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,6 @@ import pyarrow as pa
 from pyspark import cloudpickle
 
 import scorekit
-from local_spark import start_local_spark
 from scorekit import engines, evaluate, parse_metric
 from scorekit.core import State, scan
 from scorekit.engines._parts import StoredParts
@@ -63,33 +62,8 @@ NAMES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def python() -> Iterator[None]:
-    """The workers run this Python, which has scorekit."""
-    before = os.environ.get("PYSPARK_PYTHON")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    yield
-    from pyspark.sql import SparkSession
-
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        active.stop()
-    if before is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
-    else:
-        os.environ["PYSPARK_PYTHON"] = before
-
-
 @pytest.fixture
-def spark(python: None) -> Any:
-    """The module's local Spark session of two cores (started again if a test stopped it)."""
-    from pyspark.sql import SparkSession
-
-    return SparkSession.getActiveSession() or start_local_spark()
-
-
-@pytest.fixture
-def no_session(python: None) -> None:
+def no_session(spark_python: None) -> None:
     """No active session: the engine starts its own."""
     from pyspark.sql import SparkSession
 
