@@ -39,6 +39,7 @@ from scorekit.core._fold import (
     merge_shared,
     merge_states,
     merges_alike,
+    same_state,
     share_equal,
     state_nbytes,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "repeated_row_replicates",
     "reraise",
     "row_replicates",
+    "same_state",
     "scan",
     "sentences",
     "share_equal",

@@ -18,6 +18,7 @@ __all__ = [
     "merge_shared",
     "merge_states",
     "merges_alike",
+    "same_state",
     "share_equal",
     "state_nbytes",
 ]
@@ -77,15 +78,26 @@ def share_equal(metrics: Sequence[Metric[Any]], states: Sequence[State]) -> list
         for i in range(j):
             if out[i] is out[j]:
                 break
-            if (
-                type(out[i]) is type(out[j])
-                and merges_alike(metrics[i], metrics[j])
-                and _same_types(out[i], out[j])
-                and out[i].equals(out[j])
-            ):
+            if merges_alike(metrics[i], metrics[j]) and same_state(out[i], out[j]):
                 out[j] = out[i]
                 break
     return out
+
+
+def same_state(a: State, b: State) -> bool:
+    """Whether two states are one: equal, of one class, with arrays of the same types.
+
+    Examples
+    --------
+    >>> from scorekit import parse_metric
+    >>> metric = parse_metric("roc_auc")
+    >>> a = metric.summarize([0, 1], [0.2, 0.9])
+    >>> same_state(a, metric.summarize([0, 1], [0.2, 0.9]))
+    True
+    >>> same_state(a, metric.summarize([0, 1], [0.2, 0.9], sample_weight=[1.0, 1.0]))
+    False
+    """
+    return a is b or (type(a) is type(b) and _same_types(a, b) and a.equals(b))
 
 
 def _same_types(a: Any, b: Any) -> bool:

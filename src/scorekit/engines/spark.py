@@ -12,10 +12,11 @@ one row with the rows it read and the warnings its metrics raised. Their states
 are merged on the executors in a tree, level after level, each task merging the
 states of consecutive partitions in partition order (``groupBy`` of the group of
 partitions, then ``applyInArrow``), as many as hold
-:data:`~scorekit.engines._parts.MERGE_BYTES` together (two at least, eight at
-most), as the Dask engine merges; the driver receives the states of the
-partitions of one merge and merges them in order, so states that keep per-row
-values keep them in the order of the input. A value travels
+:data:`~scorekit.engines._parts.MERGE_BYTES` together as they travel (two at
+least, eight at most), as the Dask engine merges; the driver receives the states
+of the partitions of one merge (with score ranges, of one partition: the
+executors merge them to the end) and merges them in order, so states that keep
+per-row values keep them in the order of the input. A value travels
 as Arrow rows of at most :data:`PIECE` bytes, never through Spark's row pickler.
 
 The input is one of:
@@ -36,8 +37,10 @@ stream engine wants them in its input); a table is cut between queries.
 
 A state made of independent parts (:attr:`~scorekit.core.State.parted`: exact ROC
 AUC and AP with ``ranges=N``) travels as its shell and one value per part, each
-merged under a key of its own. On the caller's session (or one whose states are
-not used after it) the merged parts stay on the executors
+merged under a key of its own; the metrics that keep one such state (ROC AUC and
+AP of one column in the same ranges) send it once, the others as an alias of it.
+On the caller's session (or one whose states are not used after it) the merged
+parts stay on the executors
 (:mod:`scorekit.engines._spark_parts`): a reader's scan is one job that reads them
 there, and only per-range totals reach the driver. A session the engine starts
 and stops, whose states are kept, brings them to the driver one at a time
@@ -65,7 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit import io as _io
-from scorekit.core import MergeTree, Metric, State, caught, merges_alike
+from scorekit.core import MergeTree, Metric, State, caught, merges_alike, same_state
 from scorekit.engines import _spark_codec as codec
 from scorekit.engines._columns import optional_columns, resolve, wanted_columns
 from scorekit.engines._fold import (
@@ -750,7 +753,7 @@ def _state_values(states: list[State], shared: Mapping[int, int]) -> Iterator[tu
     for i, state in enumerate(states):
         if i in shared:
             first = states[shared[i]]
-            same = first is state or (type(first) is type(state) and first.equals(state))
+            same = same_state(first, state)
             yield i, WHOLE, [codec.encode_alias(i, shared[i]) if same else codec.UNSHARED]
             continue
         if type(state).parted:
@@ -1084,52 +1087,70 @@ def _merged(frame: Any, setup: Any, kept: list[Any], *, to_one: bool) -> Any:
     (``to_one``), or of the partitions of one merge, which the driver then merges.
 
     Level after level, each task merges the values of consecutive partitions,
-    in order, that hold at most :data:`~scorekit.engines._parts.MERGE_BYTES`
-    together (two at least, :data:`~scorekit.engines._parts.SPLIT_EVERY` at most:
-    :func:`~scorekit.engines._parts.merge_starts`):
-    the whole values of a group of partitions in one task, each part of a state
-    made of parts in one of its own, all in groups of the same partitions, so
-    that every state goes through a tree of one shape. A level of more than two
-    partitions is kept by Spark (in ``kept``, to let go once the result is read)
-    while a small job adds up the bytes of each of its partitions.
+    in order, whose values hold at most :data:`~scorekit.engines._parts.MERGE_BYTES`
+    together as they travel (two at least, :data:`~scorekit.engines._parts.SPLIT_EVERY`
+    at most: :func:`~scorekit.engines._parts.merge_starts`): the whole values of a
+    group of partitions in one task, each part of a state made of parts in one of
+    its own, all in groups of the same partitions, so that every state goes through
+    a tree of one shape. A level of more than two partitions is kept by Spark (in
+    ``kept``, to let go once the result is read) while a small job reads the bytes
+    of each of its partitions; the level below it is let go then.
     """
     from pyspark.sql import functions as F
 
     width = frame.rdd.getNumPartitions()
     whole = F.col("sub") == WHOLE
     while width > 1:
-        starts = [0] if width <= 2 else merge_starts(_sizes(frame, width, kept), MERGE_BYTES)
+        starts = [0]
+        if width > 2:
+            sizes = _sizes(frame, width, kept)
+            starts, width = merge_starts(sizes, MERGE_BYTES), len(sizes)
         if len(starts) == 1 and not to_one:
             break
-        groups = [
-            k
-            for k, (lo, hi) in enumerate(itertools.pairwise([*starts, width]))
-            for _ in range(lo, hi)
-        ]
         slot = F.when(whole, F.lit(-1)).otherwise(F.col("key")).alias("slot")
-        group = F.element_at(
-            F.create_map(*(F.lit(x) for part, k in enumerate(groups) for x in (part, k))),
-            F.col("part"),
-        ).alias("group")
+        group = _group_of(starts, width).alias("group")
         frame = frame.groupBy(slot, "sub", group).applyInArrow(_merger(setup, starts), _OUT)
         width = len(starts)
     return frame
 
 
+def _group_of(starts: list[int], width: int) -> Any:
+    """The column of the merge of the next level that takes each row's partition: ``k`` for
+    the partitions from ``starts[k]`` to the next start, of ``width`` partitions.
+
+    A level of one merge takes every partition, whatever its number. A partition
+    beyond ``width`` is an error of the job, never a merge of the wrong partitions.
+    """
+    from pyspark.sql import functions as F
+
+    if len(starts) == 1:
+        return F.lit(0)
+    groups = [
+        k for k, (lo, hi) in enumerate(itertools.pairwise([*starts, width])) for _ in range(lo, hi)
+    ]
+    return F.expr(f"array({', '.join(map(str, groups))})[part]")
+
+
 def _sizes(frame: Any, width: int, kept: list[Any]) -> list[int]:
-    """The bytes of the values of each of the ``width`` partitions of a level, in order; the
-    level is kept by Spark (and added to ``kept``) so that its values are made once."""
+    """The bytes of the values of each partition of a level, in order, as they travel: of at
+    least ``width`` partitions, as many as the values name.
+
+    The level is kept by Spark so that its values are made once: it is added to
+    ``kept``, and the levels kept before it, which made it, are let go.
+    """
     import numpy as np
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     frame.persist(StorageLevel.MEMORY_AND_DISK)
-    kept.append(frame)
-    # a row per value piece: fewer rows than a shuffle to add them up there would cost
+    # a row per value piece, added up here (no shuffle)
     found = frame.select("part", F.length("value").alias("bytes")).toArrow()
+    _unpersist(kept)
+    kept.append(frame)
     parts = found.column("part").to_numpy(zero_copy_only=False)
-    sizes = found.column("bytes").to_numpy(zero_copy_only=False)
-    return [int(b) for b in np.bincount(parts, weights=sizes, minlength=width)[:width]]
+    sizes = found.column("bytes").to_numpy(zero_copy_only=False).astype(np.float64)
+    count = max(width, int(parts.max()) + 1 if len(parts) else 0)
+    return [int(b) for b in np.bincount(parts, weights=sizes, minlength=count)]
 
 
 def _unpersist(frames: list[Any]) -> None:
