@@ -221,7 +221,7 @@ def test_ranges_equal_the_whole_histogram_with_any_weights(
     names = [*LIGHT, "average_precision:ranges=3", "average_precision"]
     metrics = [parse_metric(name) for name in names]
     mapping = _mapping(metrics, table)
-    states, _ = dask_states(table, metrics, mapping, partition_hint=200)
+    states, _ = dask_states(table, metrics, mapping, partition_hint=400)
     expected = _stream(metrics, table, mapping)
     for metric, got, want in zip(metrics, states, expected, strict=True):
         assert metric.compute(got) == pytest.approx(metric.compute(want), rel=1e-12, abs=0)
@@ -281,8 +281,8 @@ def test_a_bad_value_among_many_partitions_names_its_partition(
     score = table["y_score"].to_numpy().copy()
     score[2345] = np.nan
     table = table.set_column(table.column_names.index("y_score"), "y_score", pa.array(score))
-    with pytest.raises(InputError, match=r"partition 39, row 6, column 'y_score'"):
-        _run(table, LIGHT, 50)
+    with pytest.raises(InputError, match=r"partition 9, row 96, column 'y_score'"):
+        _run(table, LIGHT, 12)
 
 
 def test_a_grouped_ranking_metric_over_a_shuffled_frame(

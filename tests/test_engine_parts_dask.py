@@ -287,7 +287,7 @@ def test_evaluate_with_other_metrics_and_cut_points(client: Client) -> None:
 def test_parts_merged_in_batches_equal_the_stream_engine(client: Client, ranges: int) -> None:
     table = binary_scores(11, 2500, distinct=1000, weights="dyadic", float32=False)
     metrics = [parse_metric(f"roc_auc:ranges={ranges}"), parse_metric("roc_auc")]
-    states, _ = _dask(metrics, table, 150)
+    states, _ = _dask(metrics, table, 500)
     assert isinstance(states[0].parts, ClusterParts) and len(states[0].parts) == ranges
     assert states[0].equals(_stream(metrics[:1], table)[0])
     assert _bits(metrics[0].compute(states[0])) == _bits(metrics[1].compute(states[1]))
