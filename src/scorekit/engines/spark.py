@@ -1107,9 +1107,13 @@ def _merged(frame: Any, setup: Any, kept: list[Any], *, to_one: bool) -> Any:
             starts, width = merge_starts(sizes, MERGE_BYTES), len(sizes)
         if len(starts) == 1 and not to_one:
             break
-        slot = F.when(whole, F.lit(-1)).otherwise(F.col("key")).alias("slot")
-        group = _group_of(starts, width).alias("group")
-        frame = frame.groupBy(slot, "sub", group).applyInArrow(_merger(setup, starts), _OUT)
+        slot = F.when(whole, F.lit(-1)).otherwise(F.col("key"))
+        keys = ["slot", "sub", "group"]
+        keyed = frame.withColumn("slot", slot).withColumn("group", _group_of(starts, width))
+        # as many tasks as the merges can use, not the session's default for a shuffle
+        tasks = len(starts) * max(1, frame.sparkSession.sparkContext.defaultParallelism)
+        merge = _merger(setup, starts)
+        frame = keyed.repartition(tasks, *keys).groupBy(*keys).applyInArrow(merge, _OUT)
         width = len(starts)
     return frame
 
