@@ -502,6 +502,14 @@ def test_without_pyspark(monkeypatch: pytest.MonkeyPatch) -> None:
         evaluate({"y_true": [1], "y_pred": [1]}, "accuracy", engine="spark")
 
 
+def test_a_pyspark_before_4_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyspark
+
+    monkeypatch.setattr(pyspark, "__version__", "3.5.1")
+    with pytest.raises(ConfigError, match=r"needs pyspark 4.0 or later; got pyspark 3.5.1"):
+        evaluate({"y_true": [1], "y_pred": [1]}, "accuracy", engine="spark")
+
+
 def test_without_java_the_command_says_so(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYSPARK_PYTHON")}
     env["PATH"] = str(Path(sys.executable).parent)

@@ -118,7 +118,7 @@ _LOCAL = {
 def _require() -> None:
     try:
         import pyarrow  # noqa: F401
-        import pyspark  # noqa: F401
+        import pyspark
         from pyspark.sql import SparkSession  # noqa: F401
     except ImportError as exc:
         raise ConfigError(
@@ -129,6 +129,18 @@ def _require() -> None:
                 _INSTALL,
             )
         ) from None
+    # Arrow's grouped maps and DataFrame.toArrow came with pyspark 4.0
+    version = str(getattr(pyspark, "__version__", "0"))
+    major = version.split(".", 1)[0]
+    if not (major.isdigit() and int(major) >= 4):
+        raise ConfigError(
+            message(
+                "evaluate",
+                "the Spark engine needs pyspark 4.0 or later",
+                raw(f"pyspark {version}"),
+                _INSTALL,
+            )
+        )
 
 
 # the engine ------------------------------------------------------------------------------
