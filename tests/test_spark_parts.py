@@ -22,6 +22,7 @@ import pickle
 import shutil
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -248,6 +249,28 @@ def test_ranges_let_go_on_the_callers_session_are_unpersisted(spark: Any) -> Non
     del state
     gc.collect()
     assert not set(context._jsc.getPersistentRDDs().keySet()) & held
+
+
+def test_ranges_that_fail_to_come_here_are_lost_and_say_so(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = binary_scores(10, 800, distinct=50, weights="none", float32=False)
+    (state,), _, _ = spark_states(table, [parse_metric("roc_auc:ranges=4")], chunk_size=300)
+    parts = state.parts
+    assert isinstance(parts, SparkParts)
+    brought = parts._local
+
+    def half_way() -> Iterator[tuple[int, bytes | None]]:
+        found = brought()
+        yield next(found)
+        raise ConfigError("the Spark engine: a session lost on the way; got none.")
+
+    monkeypatch.setattr(parts, "_local", half_way)
+    with pytest.raises(ConfigError, match="lost on the way"):
+        parts.localize()
+    assert not parts.on_cluster and "lost" in repr(parts)
+    with pytest.raises(ConfigError, match="session that has stopped"):
+        parts[0]
 
 
 # sessions the engine starts (these stop the module's session) ---------------------------------

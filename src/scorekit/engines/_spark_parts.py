@@ -191,9 +191,15 @@ class SparkParts(PartsOnRead[State]):
         if self._stored is not None or self._gone:
             return
         stored = StoredParts()
-        for index, value in self._local():
-            stored.put(index, self._empties[index] if value is None else codec.decode_state(value))
-            del value
+        try:
+            for index, value in self._local():
+                state = self._empties[index] if value is None else codec.decode_state(value)
+                stored.put(index, state)
+                del value, state
+        except BaseException:
+            # a session lost on the way: the parts not here are lost, and say so when read
+            self.drop()
+            raise
         self._stored = stored
         self._arranged = None
 
