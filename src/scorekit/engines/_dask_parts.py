@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from scorekit.core import PartsOnRead, State, scan
 from scorekit.engines._dask_errors import cluster_errors
-from scorekit.engines._parts import StoredParts, keep_for, keeping_parts
+from scorekit.engines._parts import StoredParts, keep_for, keeping_parts, lost_on_failure
 from scorekit.errors import ConfigError, message, raw
 
 __all__ = ["ClusterParts", "keeping_parts"]
@@ -106,18 +106,13 @@ class ClusterParts(PartsOnRead[State]):
         if self._stored is not None or self._gone:
             return
         stored = StoredParts()
-        try:
-            with cluster_errors(self._scheduler):
-                for i in range(len(self._futures)):
-                    future = self._futures[i]
-                    stored.append(future.result())
-                    self._futures[i] = None
-                    future.release()
-                    del future
-        except BaseException:
-            # a cluster lost on the way: the parts not here are lost, and say so when read
-            self.drop()
-            raise
+        with lost_on_failure(self), cluster_errors(self._scheduler):
+            for i in range(len(self._futures)):
+                future = self._futures[i]
+                stored.append(future.result())
+                self._futures[i] = None
+                future.release()
+                del future
         self._futures = []
         self._stored = stored
 

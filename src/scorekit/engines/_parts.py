@@ -51,6 +51,7 @@ __all__ = [
     "StoredParts",
     "keep_for",
     "keeping_parts",
+    "lost_on_failure",
     "merge_parts",
     "merge_starts",
     "merge_take",
@@ -83,6 +84,17 @@ _OWNED: dict[int, list[weakref.ref[Any]]] = {}
 
 _KEEPS: dict[int, bool] = {}
 """Whether the states of each cluster the engine started are kept once it stops."""
+
+
+@contextlib.contextmanager
+def lost_on_failure(parts: KeptParts) -> Iterator[None]:
+    """A block bringing ``parts`` here: if it fails (their cluster lost on the way), the
+    parts not here yet are let go, and reading them says so."""
+    try:
+        yield
+    except BaseException:
+        parts.drop()
+        raise
 
 
 def keep_for(owner: object, parts: KeptParts) -> None:

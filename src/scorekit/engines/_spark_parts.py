@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from scorekit.core import PartsOnRead, State, scan
 from scorekit.engines import _spark_codec as codec
-from scorekit.engines._parts import StoredParts, keep_for
+from scorekit.engines._parts import StoredParts, keep_for, lost_on_failure
 from scorekit.errors import ConfigError, ScorekitError, message, raw
 
 __all__ = ["SparkParts", "kept_parts"]
@@ -191,15 +191,11 @@ class SparkParts(PartsOnRead[State]):
         if self._stored is not None or self._gone:
             return
         stored = StoredParts()
-        try:
+        with lost_on_failure(self):
             for index, value in self._local():
                 state = self._empties[index] if value is None else codec.decode_state(value)
                 stored.put(index, state)
                 del value, state
-        except BaseException:
-            # a session lost on the way: the parts not here are lost, and say so when read
-            self.drop()
-            raise
         self._stored = stored
         self._arranged = None
 
