@@ -1134,8 +1134,8 @@ def _group_of(starts: list[int], width: int) -> Any:
     """The column of the merge of the next level that takes each row's partition: ``k`` for
     the partitions from ``starts[k]`` to the next start, of ``width`` partitions.
 
-    A level of one merge takes every partition, whatever its number. A partition
-    beyond ``width`` is an error of the job, never a merge of the wrong partitions.
+    A level of one merge takes every partition, whatever its number; a level of
+    more merges is as wide as the partitions its values name (:func:`_sizes`).
     """
     from pyspark.sql import functions as F
 
