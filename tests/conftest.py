@@ -98,6 +98,26 @@ def spark(spark_python: None) -> Any:
 
 
 @pytest.fixture
+def count_calls(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``count_calls(cls, *names)``: the calls of those methods of ``cls`` in the test, by
+    name, counted as they happen (the methods still run)."""
+
+    def counting(cls: type, *names: str) -> dict[str, int]:
+        counted = dict.fromkeys(names, 0)
+        for name in names:
+            original = getattr(cls, name)
+
+            def wrapped(self: Any, *args: Any, _name: str = name, _original: Any = original) -> Any:
+                counted[_name] += 1
+                return _original(self, *args)
+
+            monkeypatch.setattr(cls, name, wrapped)
+        return counted
+
+    return counting
+
+
+@pytest.fixture
 def quick_gc() -> Iterator[None]:
     """``gc.collect()`` in the test looks only at the objects made since it began.
 

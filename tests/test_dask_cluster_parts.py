@@ -150,7 +150,7 @@ def test_a_failed_session_lets_the_ranges_go_and_says_so_when_read(
 @pytest.mark.parametrize("save", [False, True])
 def test_eval_brings_ranges_here_only_to_save_them(
     dask_cluster: LocalCluster,
-    monkeypatch: pytest.MonkeyPatch,
+    count_calls: Any,
     tmp_path: Any,
     capsys: pytest.CaptureFixture[str],
     save: bool,
@@ -162,15 +162,7 @@ def test_eval_brings_ranges_here_only_to_save_them(
     table = _table(10, 4000)
     path = tmp_path / "scores.parquet"
     pq.write_table(table, path)
-    counted = {"localize": 0, "drop": 0}
-    for name in counted:
-        original = getattr(ClusterParts, name)
-
-        def wrapped(self: ClusterParts, _name: str = name, _original: Any = original) -> None:
-            counted[_name] += 1
-            _original(self)
-
-        monkeypatch.setattr(ClusterParts, name, wrapped)
+    counted = count_calls(ClusterParts, "localize", "drop")
     argv = ["eval", str(path), "--task", "binary", "--true", "y_true", "--score", "y_score"]
     argv += ["--metric", "roc_auc:ranges=8", "--metric", "average_precision:ranges=8"]
     argv += ["--engine", "dask", "--scheduler", dask_cluster.scheduler_address]

@@ -292,19 +292,11 @@ def test_a_session_keeps_the_ranges_here_before_it_stops(no_session: None) -> No
 
 
 def test_a_session_lets_the_ranges_still_in_use_go_and_says_so_when_read(
-    no_session: None, monkeypatch: pytest.MonkeyPatch
+    no_session: None, count_calls: Any
 ) -> None:
     table = binary_scores(10, 2000, distinct=300, weights="dyadic", float32=False)
     metric = parse_metric("average_precision:ranges=4")
-    counted = {"localize": 0, "drop": 0}
-    for name in counted:
-        original = getattr(SparkParts, name)
-
-        def wrapped(self: SparkParts, _name: str = name, _original: Any = original) -> None:
-            counted[_name] += 1
-            _original(self)
-
-        monkeypatch.setattr(SparkParts, name, wrapped)
+    counted = count_calls(SparkParts, "localize", "drop")
     columns = {"sample_weight": "sample_weight"}
     with engines.session("spark", workers=2, keep_states=False):
         found = evaluate(table, [metric], engine="spark", columns=columns, chunk_size=500)
